@@ -1,0 +1,163 @@
+package dev.engram.serde;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.message.SchemaStore;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.avro.util.ClassSecurityValidator;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The one factory for the Serdes of Engram's Avro records.
+ *
+ * <p>Values are written with Avro <em>single-object encoding</em>: a 2-byte marker {@code C3 01},
+ * the 8-byte CRC-64-AVRO fingerprint of the writer schema, then the Avro binary body (see the Avro
+ * specification, "Single object encoding"). No schema registry is needed: a reader resolves a writer
+ * schema by its fingerprint among the current schema and the historical schemas shipped under
+ * {@code avro-history/} on the classpath (listed in {@code avro-history/index.txt}), so records
+ * written by an older release still decode after a compatible schema change.
+ *
+ * <p>Errors: a payload that is not single-object encoded, whose writer schema is unknown, or whose
+ * body is truncated or corrupt raises a {@link SerializationException}; it never yields a silent
+ * {@code null}. A {@code null} payload (a tombstone) deserializes to {@code null}.
+ *
+ * <p>Serdes are immutable and thread-safe; one instance per record class is cached.
+ */
+public final class AvroSerdes {
+
+    /** Package of the generated records; trusted by Avro's class allow-list (CVE-2024-47561). */
+    public static final String RECORD_PACKAGE = "dev.engram.avro";
+
+    private static final String HISTORY_INDEX = "avro-history/index.txt";
+    private static final AtomicBoolean TRUSTED = new AtomicBoolean();
+    private static final Map<Class<?>, Serde<?>> CACHE = new ConcurrentHashMap<>();
+    private static final SchemaStore.Cache HISTORY = loadHistory();
+
+    private AvroSerdes() {
+    }
+
+    /**
+     * Returns the Serde of one generated record class.
+     *
+     * @param type a class generated from {@code schemas/src/main/avro}
+     * @param <T> the record type
+     * @return a cached, thread-safe Serde writing single-object encoded bytes
+     */
+    @SuppressWarnings("unchecked")
+    public static <T extends SpecificRecordBase> Serde<T> serde(final Class<T> type) {
+        trustGeneratedRecords();
+        return (Serde<T>) CACHE.computeIfAbsent(type, AvroSerdes::create);
+    }
+
+    /**
+     * Extends Avro's global class allow-list with {@link #RECORD_PACKAGE}. Avro 1.12.2 refuses to
+     * instantiate generated classes from untrusted packages ({@code SecurityException: Forbidden}).
+     * Idempotent; keeps whatever was trusted before.
+     */
+    public static void trustGeneratedRecords() {
+        if (!TRUSTED.compareAndSet(false, true)) {
+            return;
+        }
+        final ClassSecurityValidator.ClassSecurityPredicate previous = ClassSecurityValidator.getGlobal();
+        ClassSecurityValidator.setGlobal(clazz -> previous.isTrusted(clazz)
+            || (clazz.getPackage() != null && RECORD_PACKAGE.equals(clazz.getPackage().getName())));
+    }
+
+    private static <T extends SpecificRecordBase> Serde<T> create(final Class<?> rawType) {
+        @SuppressWarnings("unchecked")
+        final Class<T> type = (Class<T>) rawType;
+        final SpecificData model = new SpecificData(type.getClassLoader());
+        final Schema schema = model.getSchema(type);
+        final BinaryMessageEncoder<T> encoder = new BinaryMessageEncoder<>(model, schema);
+        final BinaryMessageDecoder<T> decoder = new BinaryMessageDecoder<>(model, schema, HISTORY);
+        final Serializer<T> serializer = (topic, record) -> {
+            if (record == null) {
+                return null;
+            }
+            try {
+                final ByteBuffer buffer = encoder.encode(record);
+                final byte[] bytes = new byte[buffer.remaining()];
+                buffer.get(bytes);
+                return bytes;
+            } catch (IOException | RuntimeException e) {
+                throw new SerializationException("Cannot serialize " + type.getSimpleName()
+                    + " for topic " + topic + ": " + e.getMessage(), e);
+            }
+        };
+        final Deserializer<T> deserializer = (topic, bytes) -> {
+            if (bytes == null) {
+                return null;
+            }
+            try {
+                return decoder.decode(bytes);
+            } catch (IOException | AvroRuntimeException e) {
+                throw new SerializationException("Cannot deserialize " + type.getSimpleName()
+                    + " from topic " + topic + " (" + bytes.length + " bytes): " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                // A corrupt body can surface as any runtime error inside Avro's decoder
+                // (negative lengths, index out of bounds): never let it pass as a valid record.
+                throw new SerializationException("Corrupt " + type.getSimpleName()
+                    + " payload from topic " + topic + " (" + bytes.length + " bytes): " + e, e);
+            }
+        };
+        return Serdes.serdeFrom(serializer, deserializer);
+    }
+
+    /** Historical writer schemas, registered once so older records still decode. */
+    private static SchemaStore.Cache loadHistory() {
+        final SchemaStore.Cache cache = new SchemaStore.Cache();
+        for (final Schema schema : historicalSchemas()) {
+            cache.addSchema(schema);
+        }
+        return cache;
+    }
+
+    /**
+     * Reads the historical writer schemas shipped with this module.
+     *
+     * @return the schemas listed in {@code avro-history/index.txt}, oldest first
+     * @throws UncheckedIOException if a listed file cannot be read
+     */
+    public static List<Schema> historicalSchemas() {
+        final List<Schema> schemas = new ArrayList<>();
+        final ClassLoader loader = AvroSerdes.class.getClassLoader();
+        try (InputStream index = loader.getResourceAsStream(HISTORY_INDEX)) {
+            if (index == null) {
+                return schemas;
+            }
+            for (final String line : new String(index.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                final String name = line.strip();
+                if (name.isEmpty() || name.startsWith("#")) {
+                    continue;
+                }
+                try (InputStream in = loader.getResourceAsStream("avro-history/" + name)) {
+                    if (in == null) {
+                        throw new UncheckedIOException(new IOException("Missing historical schema avro-history/" + name));
+                    }
+                    schemas.add(new Schema.Parser().parse(in));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return schemas;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.engram.serde;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.Message;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Serde;
+import org.junit.jupiter.api.Test;
+
+class AvroSerdesTest {
+
+    private final Serde<ConversationCompleted> serde = AvroSerdes.serde(ConversationCompleted.class);
+
+    private static ConversationCompleted conversation() {
+        return ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u-mira").setConversationId("c-101")
+            .setMessages(List.of(new Message(0, "user", "These days I write almost everything in Kotlin. \uD83D\uDE00", java.time.Instant.ofEpochMilli(1_738_573_920_000L))))
+            .setCompletedAt(java.time.Instant.ofEpochMilli(1_738_573_924_000L))
+            .setMetadata(Map.of("platform", "web"))
+            .build();
+    }
+
+    @Test
+    void shouldRoundTripWithSingleObjectEncoding() {
+        final byte[] bytes = serde.serializer().serialize("conversations-completed", conversation());
+        assertThat(bytes[0]).isEqualTo((byte) 0xC3);
+        assertThat(bytes[1]).isEqualTo((byte) 0x01);
+        assertThat(serde.deserializer().deserialize("conversations-completed", bytes)).isEqualTo(conversation());
+    }
+
+    @Test
+    void shouldDecodeRecordWrittenWithOlderWriterSchema() throws Exception {
+        final Schema v1 = AvroSerdes.historicalSchemas().get(0);
+        assertThat(v1.getField("metadata")).isNull();
+        final Schema messageSchema = v1.getField("messages").schema().getElementType();
+        final GenericRecord message = new GenericData.Record(messageSchema);
+        message.put("index", 0);
+        message.put("role", "user");
+        message.put("content", "I prefer GCP.");
+        message.put("timestamp", 1_000L);
+        final GenericRecord old = new GenericData.Record(v1);
+        old.put("tenantId", "t1");
+        old.put("userId", "u1");
+        old.put("conversationId", "c1");
+        old.put("messages", List.of(message));
+        old.put("completedAt", 2_000L);
+        final ByteBuffer buffer = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+
+        final ConversationCompleted decoded = serde.deserializer().deserialize("t", bytes);
+
+        assertThat(decoded.getUserId()).isEqualTo("u1");
+        assertThat(decoded.getMessages()).extracting(Message::getContent).containsExactly("I prefer GCP.");
+        assertThat(decoded.getMetadata()).isEmpty();
+    }
+
+    @Test
+    void shouldRaiseSerializationExceptionForCorruptPayload() {
+        final byte[] bytes = serde.serializer().serialize("t", conversation());
+        final byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length / 2);
+        assertThatThrownBy(() -> serde.deserializer().deserialize("t", truncated))
+            .isInstanceOf(SerializationException.class)
+            .hasMessageContaining("ConversationCompleted");
+    }
+
+    @Test
+    void shouldRaiseSerializationExceptionForPlainJsonOrUnknownSchema() {
+        assertThatThrownBy(() -> serde.deserializer().deserialize("t", "{\"tenantId\":\"t1\"}".getBytes()))
+            .isInstanceOf(SerializationException.class);
+        final byte[] bytes = serde.serializer().serialize("t", conversation());
+        bytes[5] ^= 0x5A; // flip a fingerprint byte: the writer schema is now unknown
+        assertThatThrownBy(() -> serde.deserializer().deserialize("t", bytes))
+            .isInstanceOf(SerializationException.class);
+    }
+
+    @Test
+    void shouldDeserializeNullAsTombstone() {
+        assertThat(serde.deserializer().deserialize("t", null)).isNull();
+        assertThat(serde.serializer().serialize("t", null)).isNull();
+    }
+}

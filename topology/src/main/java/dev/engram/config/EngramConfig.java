@@ -1,0 +1,203 @@
+package dev.engram.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * Engram's configuration, declared once with type, default, importance, doc and validator (Kafka's
+ * {@link ConfigDef}); the README's configuration table is generated from {@link #DEFINITION} by
+ * {@link #toMarkdownTable()}.
+ *
+ * <p>Sources, later wins: defaults, a properties file ({@code --config FILE}), environment
+ * variables with the prefix {@code ENGRAM_} mapped as Kafka's docker images do ({@code _}→{@code .},
+ * {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased), explicit overrides. Keys starting with
+ * {@code kafka.} pass through to the Kafka clients and Streams with the prefix removed.
+ *
+ * <p>Thresholds and weights default to the values of DESIGN.md ("Memory model"); the scoring
+ * weights 0.4 / 0.2 / 0.3 / 0.1 and the 30-day recency constant come from there.
+ */
+public final class EngramConfig extends AbstractConfig {
+
+    /** Prefix of the settings passed through to Kafka clients and Streams. */
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final String BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
+    public static final String STATE_DIR = "state.dir";
+    public static final String NUM_PARTITIONS = "topics.partitions";
+    public static final String EXTRACTOR_HTTP_PORT = "extractor.http.port";
+    public static final String CONSOLIDATOR_HTTP_PORT = "consolidator.http.port";
+    public static final String RETRIEVER_HTTP_PORT = "retriever.http.port";
+    public static final String RETRIEVER_HTTP_HOST = "retriever.http.host";
+    public static final String MIN_IMPORTANCE = "memory.min.importance";
+    public static final String MIN_CONFIDENCE = "memory.min.confidence";
+    public static final String REINFORCE_THRESHOLD = "dedup.reinforce.threshold";
+    public static final String JUDGE_THRESHOLD = "dedup.judge.threshold";
+    public static final String WEIGHT_SEMANTIC = "retrieval.weight.semantic";
+    public static final String WEIGHT_RECENCY = "retrieval.weight.recency";
+    public static final String WEIGHT_IMPORTANCE = "retrieval.weight.importance";
+    public static final String WEIGHT_ACCESS = "retrieval.weight.access";
+    public static final String RECENCY_DECAY_DAYS = "retrieval.recency.decay.days";
+    public static final String ACCESS_SATURATION = "retrieval.access.saturation";
+    public static final String OVERFETCH_FACTOR = "retrieval.overfetch.factor";
+    public static final String DEFAULT_K = "retrieval.default.k";
+    public static final String MAX_K = "retrieval.max.k";
+    public static final String CONTEXT_BUDGET_TOKENS = "retrieval.context.budget.tokens";
+    public static final String EMBEDDING_THREADS = "embedding.threads";
+    public static final String MAX_MESSAGES = "input.max.messages";
+    public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
+
+    /** The declared settings. */
+    public static final ConfigDef DEFINITION = new ConfigDef()
+        .define(BOOTSTRAP_SERVERS, Type.STRING, "localhost:9092", Importance.HIGH,
+            "Kafka bootstrap servers.")
+        .define(STATE_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/engram-streams", Importance.HIGH,
+            "Directory of the Kafka Streams state stores; one sub-directory per application.id.")
+        .define(NUM_PARTITIONS, Type.INT, 4, Range.atLeast(1), Importance.MEDIUM,
+            "Partitions of the per-user topics when Engram creates them (all co-partitioned).")
+        .define(EXTRACTOR_HTTP_PORT, Type.INT, 8081, Range.between(0, 65535), Importance.MEDIUM,
+            "HTTP port of the extractor's health and metrics endpoints (0 = any free port).")
+        .define(CONSOLIDATOR_HTTP_PORT, Type.INT, 8082, Range.between(0, 65535), Importance.MEDIUM,
+            "HTTP port of the consolidator's health and metrics endpoints (0 = any free port).")
+        .define(RETRIEVER_HTTP_PORT, Type.INT, 8080, Range.between(0, 65535), Importance.HIGH,
+            "HTTP port of the retrieval API (0 = any free port).")
+        .define(RETRIEVER_HTTP_HOST, Type.STRING, "localhost", Importance.MEDIUM,
+            "Host name other retriever instances use to reach this one (application.server).")
+        .define(MIN_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.MEDIUM,
+            "Candidates below this importance (0..1) are not stored.")
+        .define(MIN_CONFIDENCE, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.MEDIUM,
+            "Candidates below this confidence (0..1) are not stored.")
+        .define(REINFORCE_THRESHOLD, Type.DOUBLE, 0.9, Range.between(-1.0, 1.0), Importance.MEDIUM,
+            "Cosine above which a candidate reinforces an active memory of the same user (unless a fact's value differs).")
+        .define(JUDGE_THRESHOLD, Type.DOUBLE, 0.7, Range.between(-1.0, 1.0), Importance.MEDIUM,
+            "Cosine from which (up to the reinforce threshold) the ContradictionJudge is asked.")
+        .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of semantic relevance.")
+        .define(WEIGHT_RECENCY, Type.DOUBLE, 0.2, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of recency = exp(-days since last access / decay days).")
+        .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of importance.")
+        .define(WEIGHT_ACCESS, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of access = min(accessCount / saturation, 1).")
+        .define(RECENCY_DECAY_DAYS, Type.DOUBLE, 30.0, Range.atLeast(0.001), Importance.LOW,
+            "Days in the recency decay exp(-days / decay).")
+        .define(ACCESS_SATURATION, Type.INT, 10, Range.atLeast(1), Importance.LOW,
+            "Access count at which the access component reaches 1.")
+        .define(OVERFETCH_FACTOR, Type.INT, 3, Range.atLeast(1), Importance.LOW,
+            "Retrieval fetches k × this many candidates before re-ranking.")
+        .define(DEFAULT_K, Type.INT, 5, Range.between(1, 100), Importance.LOW,
+            "k when a retrieval request gives none.")
+        .define(MAX_K, Type.INT, 100, Range.between(1, 1000), Importance.LOW,
+            "Largest k a retrieval request may ask for; larger is a 400.")
+        .define(CONTEXT_BUDGET_TOKENS, Type.INT, 512, Range.atLeast(16), Importance.LOW,
+            "Token budget of the context block when the request gives none.")
+        .define(EMBEDDING_THREADS, Type.INT, Math.max(1, Runtime.getRuntime().availableProcessors()),
+            Range.atLeast(1), Importance.LOW,
+            "Threads of the in-process embedding model (one text per thread, one ONNX thread each).")
+        .define(MAX_MESSAGES, Type.INT, 2000, Range.atLeast(1), Importance.LOW,
+            "Conversations with more messages are sent to the dead-letter topic.")
+        .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
+            "Messages longer than this many characters send the conversation to the dead-letter topic.");
+
+    /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
+    public EngramConfig(final Map<String, ?> originals) {
+        super(DEFINITION, originals, false);
+    }
+
+    /** @return the defaults alone */
+    public static EngramConfig defaults() {
+        return new EngramConfig(Map.of());
+    }
+
+    /**
+     * Loads settings from an optional file, the environment and overrides.
+     *
+     * @param file a properties file, or null
+     * @param environment the environment (usually {@code System.getenv()})
+     * @param overrides settings that win over everything, e.g. from command-line flags
+     * @return the config
+     * @throws UncheckedIOException if the file cannot be read
+     * @throws org.apache.kafka.common.config.ConfigException if a value is invalid
+     */
+    public static EngramConfig load(final Path file, final Map<String, String> environment,
+                                    final Map<String, ?> overrides) {
+        final Map<String, Object> merged = new HashMap<>();
+        if (file != null) {
+            final Properties props = new Properties();
+            try (InputStream in = Files.newInputStream(file)) {
+                props.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot read config file " + file, e);
+            }
+            props.forEach((k, v) -> merged.put(k.toString(), v.toString().strip()));
+        }
+        environment.forEach((name, value) -> {
+            if (name.startsWith("ENGRAM_")) {
+                merged.put(fromEnvironmentName(name.substring("ENGRAM_".length())), value);
+            }
+        });
+        merged.putAll(overrides);
+        return new EngramConfig(merged);
+    }
+
+    /**
+     * Maps an environment variable name (without prefix) to a key as Kafka's docker images do.
+     *
+     * @param name e.g. {@code RETRIEVER_HTTP_PORT}
+     * @return e.g. {@code retriever.http.port}
+     */
+    static String fromEnvironmentName(final String name) {
+        return name.replace("___", "\u0001").replace("__", "\u0002").replace('_', '.')
+            .replace('\u0001', '-').replace('\u0002', '_').toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** @return the Kafka settings ({@code kafka.*} with the prefix removed) */
+    public Map<String, Object> kafkaProperties() {
+        final Map<String, Object> kafka = new TreeMap<>();
+        originals().forEach((k, v) -> {
+            if (k.startsWith(KAFKA_PREFIX)) {
+                kafka.put(k.substring(KAFKA_PREFIX.length()), v);
+            }
+        });
+        kafka.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS));
+        return kafka;
+    }
+
+    /**
+     * A copy with some settings replaced.
+     *
+     * @param overrides settings to set
+     * @return a new config
+     */
+    public EngramConfig with(final Map<String, ?> overrides) {
+        final Map<String, Object> merged = new HashMap<>(originals());
+        merged.putAll(overrides);
+        return new EngramConfig(merged);
+    }
+
+    /** @return the README's configuration table, as Markdown */
+    public static String toMarkdownTable() {
+        final StringBuilder out = new StringBuilder("| key | type | default | valid | description |\n")
+            .append("| --- | --- | --- | --- | --- |\n");
+        for (final ConfigDef.ConfigKey key : DEFINITION.configKeys().values()) {
+            out.append("| `").append(key.name).append("` | ").append(key.type.name().toLowerCase(java.util.Locale.ROOT))
+                .append(" | ").append(key.name.equals(STATE_DIR) ? "`$TMPDIR/engram-streams`"
+                    : key.name.equals(EMBEDDING_THREADS) ? "cores" : "`" + ConfigDef.convertToString(key.defaultValue, key.type) + "`")
+                .append(" | ").append(key.validator == null ? "" : key.validator.toString())
+                .append(" | ").append(key.documentation).append(" |\n");
+        }
+        return out.toString();
+    }
+}

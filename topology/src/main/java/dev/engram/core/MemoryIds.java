@@ -1,0 +1,67 @@
+package dev.engram.core;
+
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * Deterministic identities. Replaying a topic produces the same ids, so writes to compacted topics,
+ * state stores and Qdrant are idempotent.
+ *
+ * <p>All ids are name-based (type 3) UUIDs over NUL-separated parts.
+ */
+public final class MemoryIds {
+
+    private MemoryIds() {
+    }
+
+    /**
+     * Id of a candidate, and of the memory created from it.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param conversationId the conversation it came from
+     * @param content the memory text; normalized by {@link #normalize(String)} first
+     * @return a UUID string
+     */
+    public static String candidateId(final String tenantId, final String userId, final String conversationId,
+                                     final String content) {
+        return uuid("candidate", tenantId, userId, conversationId, normalize(content));
+    }
+
+    /**
+     * Id of one {@code memory-updated} event.
+     *
+     * @param memoryId the memory changed
+     * @param operation the UpdateOperation name
+     * @param cause what caused it, e.g. {@code candidate:<id>}
+     * @return a UUID string
+     */
+    public static String eventId(final String memoryId, final String operation, final String cause) {
+        return uuid("event", memoryId, operation, cause);
+    }
+
+    /**
+     * Normalizes text for identity and exact comparison: Unicode NFKC, lower case (ROOT), runs of
+     * whitespace collapsed, trailing punctuation trimmed.
+     *
+     * @param text any text
+     * @return the normalized text, never null
+     */
+    public static String normalize(final String text) {
+        if (text == null) {
+            return "";
+        }
+        final String nfkc = Normalizer.normalize(text, Normalizer.Form.NFKC).toLowerCase(Locale.ROOT);
+        return nfkc.replaceAll("\\s+", " ").strip().replaceAll("[\\p{Punct}\\s]+$", "");
+    }
+
+    /**
+     * @param parts the name parts
+     * @return the name-based UUID of the parts joined by NUL
+     */
+    public static String uuid(final String... parts) {
+        return UUID.nameUUIDFromBytes(String.join("\u0000", parts).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+}

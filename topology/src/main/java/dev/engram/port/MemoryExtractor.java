@@ -1,0 +1,42 @@
+package dev.engram.port;
+
+import java.util.List;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.UserProfile;
+
+/**
+ * Extracts memories from one completed conversation. Only the {@code user} role's statements make
+ * facts about the user; other roles give context.
+ *
+ * <p>The embedded default is rule-based; production uses an LLM. Implementations must be
+ * deterministic for the same input where they can be (the rule-based one is), and thread-safe.
+ */
+public interface MemoryExtractor {
+
+    /** @return a stable name recorded on candidates, e.g. {@code rule-based-v1} */
+    String name();
+
+    /**
+     * @param conversation a validated conversation
+     * @param profile the user's current profile (known facts to skip), or null when unknown
+     * @return the memories to propose, possibly empty
+     * @throws ExtractionException when extraction failed (never returned as an empty list)
+     */
+    List<ExtractedMemory> extract(ConversationCompleted conversation, UserProfile profile);
+
+    /** Extraction failed: the conversation goes to the dead-letter topic with this message. */
+    class ExtractionException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message why */
+        public ExtractionException(final String message) {
+            super(message);
+        }
+
+        /** @param message why @param cause the underlying error */
+        public ExtractionException(final String message, final Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.engram.topology;
+
+/** Every state store name in one place (kebab-case nouns ending in {@code -store}). */
+public final class Stores {
+
+    /** Consolidator: {@code <user key>\0<memory id>} → Memory, every status. Prefix-scanned per user. */
+    public static final String MEMORIES = "memories-by-user-store";
+    /** Consolidator: user key → UserProfile. */
+    public static final String PROFILES = "profiles-store";
+    /** Consolidator: user key → erasure time (ms), the erasure ledger. */
+    public static final String ERASURES = "erasures-store";
+    /** Retriever: {@code <user key>\0<memory id>} → Memory, materialized from memory-updated. */
+    public static final String RETRIEVER_MEMORIES = "retriever-memories-store";
+    /** Retriever: user key → UserProfile, materialized from memory-updated. */
+    public static final String RETRIEVER_PROFILES = "retriever-profiles-store";
+
+    private Stores() {
+    }
+}
