@@ -159,6 +159,58 @@ public final class ConversationSources {
         return Format.JSON_LINES;
     }
 
+    /**
+     * A question to show retrieval with.
+     *
+     * @param tenantId the tenant
+     * @param userId the user whose memories are searched
+     * @param query the query text
+     */
+    public record ExampleQuery(String tenantId, String userId, String query) {
+    }
+
+    /** Generic questions for JSON Lines inputs; they fit the shipped sample's first three users. */
+    private static final List<String> GENERIC_QUERIES = List.of(
+        "Which programming language should the code sample use?",
+        "Which cloud provider do we deploy to?",
+        "What should I cook for dinner tonight?");
+
+    /**
+     * Picks questions to demonstrate retrieval on an input: for LoCoMo, the first single-hop
+     * (category 4) question of each sample that names its first speaker, asked as that speaker; for
+     * JSON Lines, generic questions for the first valid users.
+     *
+     * @param file the input
+     * @param n how many, at most
+     * @return up to n questions
+     * @throws IOException if the file cannot be read
+     */
+    public static List<ExampleQuery> exampleQueries(final Path file, final int n) throws IOException {
+        final List<ExampleQuery> examples = new ArrayList<>();
+        if (detect(file) == Format.LOCOMO) {
+            for (final JsonNode sample : JSON.readTree(file.toFile())) {
+                final String speaker = sample.path("conversation").path("speaker_a").asText("");
+                for (final JsonNode qa : sample.path("qa")) {
+                    final String question = qa.path("question").asText("");
+                    if (examples.size() < n && qa.path("category").asInt() == 4 && !speaker.isBlank()
+                        && question.contains(speaker)) {
+                        examples.add(new ExampleQuery(LOCOMO_TENANT, sample.path("sample_id").asText() + ":" + speaker, question));
+                        break;
+                    }
+                }
+            }
+            return examples;
+        }
+        final java.util.Set<String> users = new java.util.LinkedHashSet<>();
+        read(file, c -> {
+            if (invalidReason(c) == null && users.size() < n && users.add(c.getTenantId() + "/" + c.getUserId())) {
+                examples.add(new ExampleQuery(c.getTenantId(), c.getUserId(),
+                    GENERIC_QUERIES.get((users.size() - 1) % GENERIC_QUERIES.size())));
+            }
+        });
+        return examples;
+    }
+
     // ---------------------------------------------------------------- LoCoMo
 
     private static Report readLoCoMo(final Reader reader, final Consumer<ConversationCompleted> sink) throws IOException {

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>Settings (see DESIGN.md, "Known facts"): replication factor and min ISR 1 for the offsets and
  * transaction-state topics (without them an {@code exactly_once_v2} app hangs without a word),
  * {@code log.cleaner.dedupe.buffer.size=2097152} (the broker heap drops from ~170 MB to ~43 MB),
- * {@code group.initial.rebalance.delay.ms=0}, and few partitions for the internal topics so that a
+ * {@code group.initial.rebalance.delay.ms=0}, no topic auto-creation, no time-based retention (record
+ * timestamps are event time, possibly years old), and few partitions for the internal topics so that a
  * laptop starts it in about two seconds. Ports are free ports chosen at start unless given.
  *
  * <p>Not for production: one node, no security, plaintext on localhost.
@@ -130,6 +131,11 @@ public final class EmbeddedBroker implements AutoCloseable {
         // The cleaner's default 128 MB dedupe buffer dominates a small broker's heap.
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
         p.put("group.initial.rebalance.delay.ms", "0");
+        // Topics are created on purpose (TopicSetup, Streams' internal topics), never by a typo.
+        p.put("auto.create.topics.enable", "false");
+        // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention
+        // would delete a replayable log by the age of the conversation, not of the write.
+        p.put("log.retention.ms", "-1");
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
         return p;

@@ -12,6 +12,7 @@ import java.util.Set;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -59,8 +60,11 @@ class EmbeddedBrokerIT {
     }
 
     @Test
-    void shouldDeliverACommittedTransactionToAReadCommittedConsumerWhenProducedTransactionally() {
+    void shouldDeliverACommittedTransactionToAReadCommittedConsumerWhenProducedTransactionally() throws Exception {
         final String topic = "embedded-broker-it";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
         final Map<String, Object> producerProps = Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
             ProducerConfig.TRANSACTIONAL_ID_CONFIG, "embedded-broker-it-tx",
