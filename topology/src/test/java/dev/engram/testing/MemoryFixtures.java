@@ -21,6 +21,11 @@ import dev.engram.scoring.Vectors;
  */
 public final class MemoryFixtures {
 
+    static {
+        // Builders deep-copy enums through Avro's class allow-list; trust our package before any copy.
+        dev.engram.serde.AvroSerdes.trustGeneratedRecords();
+    }
+
     private MemoryFixtures() {
     }
 
