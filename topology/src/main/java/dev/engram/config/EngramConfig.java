@@ -58,6 +58,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_THREADS = "embedding.threads";
     public static final String MAX_MESSAGES = "input.max.messages";
     public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
+    public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -109,7 +110,9 @@ public final class EngramConfig extends AbstractConfig {
         .define(MAX_MESSAGES, Type.INT, 2000, Range.atLeast(1), Importance.LOW,
             "Conversations with more messages are sent to the dead-letter topic.")
         .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
-            "Messages longer than this many characters send the conversation to the dead-letter topic.");
+            "Messages longer than this many characters send the conversation to the dead-letter topic.")
+        .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
+            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {
