@@ -227,6 +227,21 @@ class ConsolidationTopologyTest {
     }
 
     @Test
+    void shouldPickSameWinnerInBothOrdersWhenContradictingStatementsShareEventTime() {
+        final MemoryCandidate lyon = fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon.");
+        final MemoryCandidate nantes = fact(MIRA, "c-2", "2025-01-01T09:00:00Z", "city", "Nantes", "I live in Nantes.");
+        final String expectedWinner = lyon.getCandidateId().compareTo(nantes.getCandidateId()) > 0
+            ? lyon.getCandidateId() : nantes.getCandidateId();
+        for (final List<MemoryCandidate> order : List.of(List.of(lyon, nantes), List.of(nantes, lyon))) {
+            try (ConsolidationDriver driver = new ConsolidationDriver()) {
+                order.forEach(driver::pipe);
+                assertThat(driver.active(MIRA)).singleElement()
+                    .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(expectedWinner));
+            }
+        }
+    }
+
+    @Test
     void shouldCountCreatedReinforcedSupersededAndContradictionsWithApplicationTag() {
         try (ConsolidationDriver driver = new ConsolidationDriver()) {
             driver.pipe(
