@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
-import org.apache.avro.data.TimeConversions;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.message.SchemaStore;
@@ -85,10 +84,9 @@ public final class AvroSerdes {
     private static <T extends SpecificRecordBase> Serde<T> create(final Class<?> rawType) {
         @SuppressWarnings("unchecked")
         final Class<T> type = (Class<T>) rawType;
-        final SpecificData model = new SpecificData(type.getClassLoader());
-        // Nullable timestamps (["null", timestamp-millis]) are resolved through the model's
-        // conversions, not the field's: without this, a set validTo or lastInteractionAt fails.
-        model.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
+        // The generated class's own model (MODEL$) carries its logical-type conversions; a fresh
+        // SpecificData does not, and then a nullable timestamp (union with Instant) cannot be written.
+        final SpecificData model = SpecificData.getForClass(type);
         final Schema schema = model.getSchema(type);
         final BinaryMessageEncoder<T> encoder = new BinaryMessageEncoder<>(model, schema);
         final BinaryMessageDecoder<T> decoder = new BinaryMessageDecoder<>(model, schema, HISTORY);
