@@ -23,6 +23,11 @@ final class FedCandidates {
 
     private static final Map<String, float[]> EMBEDDINGS = new ConcurrentHashMap<>();
 
+    static {
+        // Builders copying records (newBuilder(other)) run Avro's class allow-list before any Serde exists.
+        dev.engram.serde.AvroSerdes.trustGeneratedRecords();
+    }
+
     private FedCandidates() {
     }
 
