@@ -74,7 +74,7 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
               memories superseded  %,d
               contradictions       %,d
               dead letters         %,d
-              elapsed              %.1f s""", conversations, candidates, memoriesCreated, memoriesReinforced,
+              elapsed              %.1f s""".indent(2).stripTrailing(), conversations, candidates, memoriesCreated, memoriesReinforced,
             memoriesSuperseded, contradictions, deadLetters, elapsedSeconds);
     }
 }
