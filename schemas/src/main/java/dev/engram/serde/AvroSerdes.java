@@ -84,7 +84,9 @@ public final class AvroSerdes {
     private static <T extends SpecificRecordBase> Serde<T> create(final Class<?> rawType) {
         @SuppressWarnings("unchecked")
         final Class<T> type = (Class<T>) rawType;
-        final SpecificData model = new SpecificData(type.getClassLoader());
+        // The generated class's own model (MODEL$) carries its logical-type conversions; a fresh
+        // SpecificData does not, and then a nullable timestamp (union with Instant) cannot be written.
+        final SpecificData model = SpecificData.getForClass(type);
         final Schema schema = model.getSchema(type);
         final BinaryMessageEncoder<T> encoder = new BinaryMessageEncoder<>(model, schema);
         final BinaryMessageDecoder<T> decoder = new BinaryMessageDecoder<>(model, schema, HISTORY);

@@ -89,4 +89,15 @@ class AvroSerdesTest {
         assertThat(serde.deserializer().deserialize("t", null)).isNull();
         assertThat(serde.serializer().serialize("t", null)).isNull();
     }
+
+    @Test
+    void shouldRoundTripANullableTimestampWhenItIsSet() {
+        final Serde<dev.engram.avro.UserProfile> profiles = AvroSerdes.serde(dev.engram.avro.UserProfile.class);
+        final java.time.Instant at = java.time.Instant.parse("2025-04-01T07:00:00Z");
+        final dev.engram.avro.UserProfile profile = dev.engram.avro.UserProfile.newBuilder()
+            .setTenantId("t1").setUserId("u-ana").setFacts(Map.of()).setActiveMemories(1).setArchivedMemories(0)
+            .setMemoryEnabled(true).setFirstInteractionAt(at).setLastInteractionAt(at).build();
+        final byte[] bytes = profiles.serializer().serialize("profiles", profile);
+        assertThat(profiles.deserializer().deserialize("profiles", bytes)).isEqualTo(profile);
+    }
 }
