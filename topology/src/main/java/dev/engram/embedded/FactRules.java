@@ -57,6 +57,9 @@ final class FactRules {
     /** Confidence of a diet inferred from a lone diet word. */
     static final double INFERRED_CONFIDENCE = 0.6;
 
+    /** Longest remark, in words, in which a lone diet word is read as the user's diet. */
+    static final int TERSE_WORDS = 8;
+
     static final double IMPORTANCE_NAME = 0.9;
     static final double IMPORTANCE_RESPONSE_STYLE = 0.85;
     static final double IMPORTANCE_DIET = 0.8;
@@ -133,13 +136,23 @@ final class FactRules {
         "since", "as", "for", "too", "very", "much", "lot", "anymore", "again", "now", "these", "all", "of", "on",
         "in", "at", "to", "more", "than", "though", "lately", "either", "really", "is", "are", "was", "were", "be",
         "which", "that", "who", "while", "from", "by", "about", "like", "the", "this", "those", "its",
-        "it", "them", "there", "here", "then", "just", "still", "every", "most", "best", "ever", "any", "some");
+        "it", "them", "there", "here", "then", "just", "still", "every", "most", "best", "ever", "any", "some", "out", "up", "into", "off", "over",
+        "around", "through", "back", "down");
     private static final Set<String> NOT_A_SUBJECT = Set.of("it", "that", "this", "them", "those", "these", "you",
         "him", "her", "me", "us", "what", "how", "when", "where", "why", "who", "to", "being", "having", "doing",
         "going", "getting", "everything", "anything", "something", "nothing", "it's", "that's", "there", "here",
         "your", "his", "their", "our", "my", "lots", "all", "some", "any", "every", "each", "both", "one", "myself",
         "yourself", "so", "too", "much", "way", "idea", "thought", "sound", "sounds", "hearing", "seeing", "know",
         "the", "a", "an", "such", "spending", "i", "i'm", "people", "whenever");
+    /** After a gerund, these start a clause or an object the phrase cannot stand without. */
+    private static final Set<String> GERUND_NEEDS_MORE = Set.of("it", "them", "him", "her", "me", "us", "you", "my",
+        "our", "your", "their", "his", "its", "this", "that", "these", "those", "what", "out", "up", "into", "off",
+        "over", "around", "through", "back", "down", "on", "the", "a", "an", "some", "how", "when", "where", "who");
+    /** Adverbs skipped before the liked thing ("I like also cheese pizza"). */
+    private static final Set<String> LEADING_ADVERBS = Set.of("also", "really", "just", "totally", "absolutely",
+        "so", "too", "still", "especially", "particularly", "actually");
+    private static final Pattern RELATIVE = Pattern.compile("\\b(?:things?|something|everything|anything|what|which"
+        + "|that|stuff|ones?|people|places?|someone|everyone)\\s+(?:(?:we|i)\\s+)?$", FLAGS);
     private static final Set<String> NOT_A_PLACE = Set.of("monday", "tuesday", "wednesday", "thursday", "friday",
         "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september",
         "october", "november", "december", "christmas", "easter", "the");
@@ -229,24 +242,24 @@ final class FactRules {
             (m, s) -> List.of(diet(m.group(1), false, EXPLICIT, MemorySource.EXPLICIT))),
         // 8. likes and dislikes
         rule("favourite", "(?:^|[,;]\\s*)(?:the\\s+)?" + SUBJ + "\\s+(?:is|are)\\s+(?:still\\s+)?my\\s+" + FAV_ADJ
-            + "favou?rites?\\b", (m, s) -> preference(m.group(1), true)),
+            + "favou?rites?\\b", (m, s) -> preference(subject(m.group(1), true), true)),
         rule("favourite-is", "\\bmy\\s+" + FAV_ADJ + "favou?rite\\s+(?:\\p{L}+\\s+){1,2}(?:is|are)\\s+" + SUBJ,
-            (m, s) -> preference(m.group(1), true)),
+            (m, s) -> liked(m, s, true)),
         rule("gone-off", "\\b(?:i(?:'ve|\\s+have)?\\s+)?" + ADVS + "(?:gone|went)\\s+off\\s+" + SUBJ,
-            (m, s) -> preference(m.group(1), false)),
+            (m, s) -> liked(m, s, false)),
         rule("dislike", "\\bi\\s+" + ADVS + "(?:hate|dislike|detest|loathe|despise|can't\\s+stand|cannot\\s+stand"
             + "|can\\s+no\\s+longer\\s+stand|don't\\s+like|do\\s+not\\s+like|don't\\s+enjoy|do\\s+not\\s+enjoy"
-            + "|no\\s+longer\\s+like|no\\s+longer\\s+enjoy)\\s+" + SUBJ, (m, s) -> preference(m.group(1), false)),
+            + "|no\\s+longer\\s+like|no\\s+longer\\s+enjoy)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
         rule("cant-stand", "(?:^|[,;]\\s*)" + ADVS + "(?:can't|cannot)\\s+stand\\s+" + SUBJ,
-            (m, s) -> preference(m.group(1), false)),
+            (m, s) -> liked(m, s, false)),
         rule("not-a-fan", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:not\\s+(?:a|much\\s+of\\s+a)\\s+fan\\s+of|sick\\s+of|tired\\s+of"
-            + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> preference(m.group(1), false)),
+            + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
         rule("fan-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+" + SUBJ,
-            (m, s) -> preference(m.group(1), true)),
+            (m, s) -> liked(m, s, true)),
         rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
-            (m, s) -> preference(m.group(1), true)),
+            (m, s) -> liked(m, s, true)),
         // 9. weak evidence: a diet word with no verb ("vegan potluck was great")
-        rule("diet-mentioned", "\\b" + DIET + "\\b", (m, s) -> dietMentioned(m.group(1), s)));
+        rule("diet-mentioned", "\\b(vegan|vegetarian|pescatarian|pescetarian)\\b", (m, s) -> dietMentioned(m.group(1), s)));
 
     private FactRules() {
     }
@@ -435,15 +448,32 @@ final class FactRules {
             IMPORTANCE_DIET, confidence, source);
     }
 
+    /**
+     * A diet word in a terse remark ("still vegan, going strong", "vegan potluck was great"): evidence of
+     * the user's own diet only when the remark is short (at most {@value #TERSE_WORDS} words), names no
+     * one else and negates nothing. Only identity diets count; "a gluten-free crust" describes a dish.
+     */
     private static List<Fact> dietMentioned(final String raw, final String sentence) {
-        if (NEGATION.matcher(sentence).find() || OTHER_PERSON.matcher(sentence).find()) {
+        if (sentence.split("\\s+").length > TERSE_WORDS || NEGATION.matcher(sentence).find()
+            || OTHER_PERSON.matcher(sentence).find()) {
             return List.of();
         }
         return List.of(diet(raw, false, INFERRED_CONFIDENCE, MemorySource.INFERRED));
     }
 
-    private static List<Fact> preference(final String raw, final boolean like) {
-        final String subject = subject(raw);
+    /**
+     * "the things I love makes writing fun": the statement is inside a relative clause whose object is
+     * before it, so the words after the verb are not what is liked.
+     */
+    private static boolean relativeClause(final String sentence, final int start) {
+        return RELATIVE.matcher(sentence.substring(0, start)).find();
+    }
+
+    private static List<Fact> liked(final Matcher m, final String sentence, final boolean like) {
+        return relativeClause(sentence, m.start()) ? List.of() : preference(subject(m.group(1), false), like);
+    }
+
+    private static List<Fact> preference(final String subject, final boolean like) {
         if (subject.isEmpty()) {
             return List.of();
         }
@@ -453,28 +483,42 @@ final class FactRules {
     }
 
     /**
-     * @param raw up to four words after a liking verb
-     * @return the noun phrase liked: cut at the first stop word, leading article dropped, at most three
-     *     words; empty when it is a pronoun, a possessive, an infinitive or a clause
+     * @param raw up to four words after a liking verb, or before "is my favourite"
+     * @param sentenceInitial true when the phrase starts the sentence (its capital is not a name's)
+     * @return the noun phrase liked: leading adverbs skipped, cut at the first stop word, at most three
+     *     words (titles such as "Lord of the Rings" keep their inner "of the"); a gerund keeps its object
+     *     ("making jewelry") or stands alone before a preposition ("traveling to …" → "traveling"). Empty when
+     *     the phrase is specific rather than a liking ("the color"), a pronoun, a possessive, an infinitive,
+     *     a clause, or a gerund whose object is a pronoun or particle ("making him happy", "trying out")
      */
-    static String subject(final String raw) {
+    static String subject(final String raw, final boolean sentenceInitial) {
         final String[] words = trimValue(raw).split("\\s+");
+        int start = 0;
+        while (start < words.length - 1 && LEADING_ADVERBS.contains(words[start].toLowerCase(Locale.ROOT))) {
+            start++;
+        }
         final List<String> kept = new ArrayList<>();
-        for (int i = 0; i < words.length && kept.size() < 3; i++) {
+        final boolean title = words.length > start + 1 && Character.isUpperCase(words[start].charAt(0))
+            && Character.isUpperCase(words[words.length - 1].charAt(0));
+        for (int i = start; i < words.length && kept.size() < (title ? 4 : 3); i++) {
             final String w = words[i];
             final String lower = w.toLowerCase(Locale.ROOT);
-            if (i == 0 && (lower.equals("the") || lower.equals("a") || lower.equals("an"))) {
-                continue;
-            }
-            if (kept.isEmpty() && NOT_A_SUBJECT.contains(lower)) {
+            if (kept.isEmpty()) {
+                if (NOT_A_SUBJECT.contains(lower) || STOP_WORDS.contains(lower) || lower.equals("not")
+                    || lower.equals("they") || lower.equals("he") || lower.equals("she") || lower.equals("we")) {
+                    return "";
+                }
+            } else if (kept.get(0).endsWith("ing") && kept.size() == 1 && GERUND_NEEDS_MORE.contains(lower)) {
                 return "";
-            }
-            if (!kept.isEmpty() && STOP_WORDS.contains(lower)) {
+            } else if (STOP_WORDS.contains(lower) && !(title && (lower.equals("of") || lower.equals("the")))) {
                 break;
             }
-            kept.add(Character.isUpperCase(w.charAt(0)) && !w.equals(words[0]) ? w : lower);
+            kept.add(w);
         }
-        return String.join(" ", kept);
+        final boolean properName = kept.stream().skip(1).anyMatch(k -> Character.isUpperCase(k.charAt(0)))
+            || (!sentenceInitial && !kept.isEmpty() && Character.isUpperCase(kept.get(0).charAt(0)));
+        final String phrase = String.join(" ", kept);
+        return properName ? phrase : phrase.toLowerCase(Locale.ROOT);
     }
 
     private static List<Fact> responseStyle(final String raw) {

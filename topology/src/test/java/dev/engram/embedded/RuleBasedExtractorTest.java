@@ -126,6 +126,29 @@ class RuleBasedExtractorTest {
             .containsExactly(tuple(key, value, category));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I love making jewelry out of recycled stuff.  | preference:making_jewelry    | Likes making jewelry
+        I'm a huge fan of Lord of the Rings!          | preference:lord_of_the_rings | Likes Lord of the Rings
+        Harry Potter is my favorite book.             | preference:harry_potter      | Likes Harry Potter
+        I like also cheese pizza and prosciutto.      | preference:cheese_pizza      | Likes cheese pizza
+        I love traveling too.                         | preference:traveling         | Likes traveling
+        Great idea, except I don't like dark beer.    | preference:dark_beer         | Dislikes dark beer
+        """)
+    void shouldNameTheLikedThingWhenLocomoTurnsSayIt(final String text, final String key, final String content) {
+        assertThat(facts(text)).extracting(ExtractedMemory::key, ExtractedMemory::content)
+            .containsExactly(tuple(key, content));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"I love the color and texture.", "Thanks, John! I love making him happy.",
+        "Connecting with the things I love makes writing even more fun.", "I love trying out new recipes.",
+        "Here's a dessert with a gluten-free crust.", "I made a vegan lasagna for my sister's birthday party.",
+        "I like to relax by reading."})
+    void shouldExtractNoPreferenceWhenTheSentenceIsAReactionOrAClause(final String text) {
+        assertThat(facts(text)).isEmpty();
+    }
+
     @Test
     void shouldExtractRoleAndEmployerWhenBothAreInOneStatement() {
         assertThat(facts("I'm a senior backend engineer at Ferrovia Labs."))
