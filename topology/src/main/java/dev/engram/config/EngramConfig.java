@@ -58,6 +58,9 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_THREADS = "embedding.threads";
     public static final String MAX_MESSAGES = "input.max.messages";
     public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
+    public static final String RRF_K = "retrieval.rrf.k";
+    public static final String MIN_SIMILARITY = "retrieval.min.similarity";
+    public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -109,7 +112,14 @@ public final class EngramConfig extends AbstractConfig {
         .define(MAX_MESSAGES, Type.INT, 2000, Range.atLeast(1), Importance.LOW,
             "Conversations with more messages are sent to the dead-letter topic.")
         .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
-            "Messages longer than this many characters send the conversation to the dead-letter topic.");
+            "Messages longer than this many characters send the conversation to the dead-letter topic.")
+        .define(RRF_K, Type.INT, 60, Range.atLeast(1), Importance.LOW,
+            "k of the reciprocal-rank fusion of dense and BM25 ranks: 1/(k + rank) (Cormack et al. 2009 use 60).")
+        .define(MIN_SIMILARITY, Type.DOUBLE, 0.2, Range.between(-1.0, 1.0), Importance.LOW,
+            "A memory is a retrieval candidate if it shares a query term (BM25 > 0) or its cosine to the query "
+                + "is at least this; below both it is not returned, however few hits remain.")
+        .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
+            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

@@ -1,0 +1,220 @@
+package dev.engram.retriever;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.ProfileFact;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UserProfile;
+import dev.engram.scoring.ScoredMemory;
+
+/** The JSON bodies of the retrieval API (Jackson serializes records in declaration order). */
+public final class ApiViews {
+
+    private ApiViews() {
+    }
+
+    /**
+     * Where a memory came from.
+     *
+     * @param conversationId conversation
+     * @param messageIndexes indexes of the messages that state it
+     */
+    public record Source(String conversationId, List<Integer> messageIndexes) {
+
+        static List<Source> of(final List<SourceRef> refs) {
+            final List<Source> out = new ArrayList<>(refs.size());
+            for (final SourceRef ref : refs) {
+                out.add(new Source(ref.getConversationId(), List.copyOf(ref.getMessageIndexes())));
+            }
+            return out;
+        }
+    }
+
+    /**
+     * The four score components, each 0..1 before weighting.
+     *
+     * @param semantic fused dense + BM25 relevance
+     * @param recency exp(−days since last access / 30) from the user's newest event
+     * @param importance importance
+     * @param access min(accessCount / 10, 1)
+     */
+    public record Components(double semantic, double recency, double importance, double access) {
+    }
+
+    /**
+     * One hit of {@code GET .../memories?query=}.
+     *
+     * @param memoryId id
+     * @param type EPISODIC | SEMANTIC | PROCEDURAL
+     * @param category fact category or null
+     * @param key fact key or null
+     * @param value fact value or null
+     * @param content the memory's sentence
+     * @param score total score
+     * @param components its four components
+     * @param sources where it came from
+     * @param status ACTIVE (only active memories are returned)
+     * @param reinforcementCount conversations that stated it
+     * @param createdAt event time created
+     * @param updatedAt event time of the last change
+     */
+    public record Hit(String memoryId, String type, String category, String key, String value, String content,
+                      double score, Components components, List<Source> sources, String status,
+                      int reinforcementCount, Instant createdAt, Instant updatedAt) {
+
+        static Hit of(final ScoredMemory scored) {
+            final Memory m = scored.memory();
+            return new Hit(m.getMemoryId(), m.getType().name(), m.getCategory() == null ? null : m.getCategory().name(),
+                m.getKey(), m.getValue(), m.getContent(), round(scored.score()),
+                new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
+                    round(scored.access())),
+                Source.of(m.getSources()), m.getStatus().name(), m.getReinforcementCount(), m.getCreatedAt(),
+                m.getUpdatedAt());
+        }
+    }
+
+    /**
+     * Body of {@code GET .../memories?query=}.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param query the query
+     * @param k requested k
+     * @param memories at most k hits, best first
+     */
+    public record QueryResult(String tenantId, String userId, String query, int k, List<Hit> memories) {
+    }
+
+    /**
+     * One memory in the view, history and export: its stored state without the embedding.
+     *
+     * @param memoryId id
+     * @param type type
+     * @param category category or null
+     * @param key key or null
+     * @param value value or null
+     * @param displayName display name or null
+     * @param content sentence
+     * @param importance 0..1
+     * @param confidence 0..1
+     * @param source EXPLICIT | INFERRED | CORRECTED
+     * @param status ACTIVE | ARCHIVED | DELETED
+     * @param archiveReason reason or null
+     * @param sources where it came from
+     * @param reinforcementCount conversations that stated it
+     * @param accessCount retrieval hits
+     * @param createdAt created
+     * @param updatedAt last change
+     * @param lastAccessedAt last hit (or createdAt)
+     * @param validFrom valid from
+     * @param validTo valid to, or null while current
+     * @param supersededBy the memory that replaced it, or null
+     */
+    public record MemoryView(String memoryId, String type, String category, String key, String value,
+                             String displayName, String content, double importance, double confidence, String source,
+                             String status, String archiveReason, List<Source> sources, int reinforcementCount,
+                             int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
+                             Instant validFrom, Instant validTo, String supersededBy) {
+
+        static MemoryView of(final Memory m) {
+            return new MemoryView(m.getMemoryId(), m.getType().name(),
+                m.getCategory() == null ? null : m.getCategory().name(), m.getKey(), m.getValue(), m.getDisplayName(),
+                m.getContent(), m.getImportance(), m.getConfidence(), m.getSource().name(), m.getStatus().name(),
+                m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
+                m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
+                m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy());
+        }
+    }
+
+    /**
+     * Body of {@code GET .../memories} without a query.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param count number of memories listed
+     * @param memories newest change first
+     */
+    public record MemoryList(String tenantId, String userId, int count, List<MemoryView> memories) {
+    }
+
+    /**
+     * Body of {@code GET .../memories/{id}/history}.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param memoryId memory
+     * @param versions the versions this retriever holds, oldest first (for now: the current state only)
+     */
+    public record History(String tenantId, String userId, String memoryId, List<MemoryView> versions) {
+    }
+
+    /**
+     * One fact of the profile.
+     *
+     * @param key key
+     * @param value value
+     * @param displayName display name or null
+     * @param memoryId the active memory holding it
+     * @param confidence 0..1
+     * @param source EXPLICIT | INFERRED | CORRECTED
+     * @param updatedAt last change
+     */
+    public record Fact(String key, String value, String displayName, String memoryId, double confidence,
+                       String source, Instant updatedAt) {
+    }
+
+    /**
+     * Body of {@code GET .../profile}.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param memoryEnabled whether memory is on for the user
+     * @param activeMemories count of ACTIVE memories
+     * @param archivedMemories count of ARCHIVED memories
+     * @param firstInteractionAt first event time
+     * @param lastInteractionAt last event time
+     * @param facts by category name (facts without a category under {@code OTHER}), each sorted by key
+     */
+    public record Profile(String tenantId, String userId, boolean memoryEnabled, int activeMemories,
+                          int archivedMemories, Instant firstInteractionAt, Instant lastInteractionAt,
+                          Map<String, List<Fact>> facts) {
+
+        static Profile of(final UserProfile p) {
+            final Map<String, List<Fact>> byCategory = new TreeMap<>();
+            new TreeMap<>(p.getFacts()).forEach((key, f) -> byCategory
+                .computeIfAbsent(categoryName(f), c -> new ArrayList<>())
+                .add(new Fact(f.getKey(), f.getValue(), f.getDisplayName(), f.getMemoryId(), f.getConfidence(),
+                    f.getSource().name(), f.getUpdatedAt())));
+            return new Profile(p.getTenantId(), p.getUserId(), p.getMemoryEnabled(), p.getActiveMemories(),
+                p.getArchivedMemories(), p.getFirstInteractionAt(), p.getLastInteractionAt(), byCategory);
+        }
+
+        private static String categoryName(final ProfileFact f) {
+            return f.getCategory() == null ? "OTHER" : f.getCategory().name();
+        }
+    }
+
+    /**
+     * Body of {@code GET .../context}.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param budgetTokens the budget asked for
+     * @param estimatedTokens estimated tokens of {@code context} (≈ chars / 4, rounded up)
+     * @param memoryIds the memories included, in score order
+     * @param context the prompt block to inject
+     */
+    public record Context(String tenantId, String userId, int budgetTokens, int estimatedTokens,
+                          List<String> memoryIds, String context) {
+    }
+
+    /** Rounds to 6 decimals so bodies are stable and readable. */
+    static double round(final double v) {
+        return Math.round(v * 1e6) / 1e6;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.engram.retriever;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.UserProfile;
+import dev.engram.core.UserKey;
+import dev.engram.runtime.ApiProblem;
+import dev.engram.topology.Stores;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.StreamsNotStartedException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Reads the retriever's stores with Interactive Queries. The one code path through which memories are
+ * read: every read names one {@link UserKey} and is a prefix scan of that user's keys
+ * ({@code tenant/user\0}), so no request can reach another user's memories (case-05).
+ *
+ * <p>Ownership: a user's memories live on the instance that owns the user's partition of
+ * {@code memory-updated} (partitioned by the user key). {@link #remoteOwner(UserKey)} tells whether
+ * another instance owns it, so the HTTP layer can forward (confluentinc/kafka-streams-examples'
+ * "this host, or forward to the owner"). Stores not queryable yet (starting, rebalancing, restoring)
+ * → {@link ApiProblem} 503 with Retry-After.
+ */
+public final class RetrievalService {
+
+    /** Seconds a client should wait before retrying while stores are not queryable. */
+    public static final long RETRY_AFTER_SECONDS = 1;
+
+    private final Supplier<KafkaStreams> streams;
+    private final Supplier<HostInfo> self;
+
+    /**
+     * @param streams the running Kafka Streams client (null until started)
+     * @param self this instance's {@code application.server} (null until the HTTP port is bound)
+     */
+    public RetrievalService(final Supplier<KafkaStreams> streams, final Supplier<HostInfo> self) {
+        this.streams = streams;
+        this.self = self;
+    }
+
+    /**
+     * @param user a user
+     * @return the instance that owns the user if it is not this one; empty when this one does
+     * @throws ApiProblem 503 when ownership is not known yet (rebalancing, not started)
+     */
+    public Optional<HostInfo> remoteOwner(final UserKey user) {
+        final KafkaStreams client = client();
+        final KeyQueryMetadata metadata;
+        try {
+            metadata = client.queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+        } catch (StreamsNotStartedException | IllegalStateException e) {
+            throw notReady();
+        }
+        if (metadata == null || KeyQueryMetadata.NOT_AVAILABLE.equals(metadata)
+            || metadata.activeHost() == null || HostInfo.unavailable().equals(metadata.activeHost())) {
+            throw notReady();
+        }
+        final HostInfo me = self.get();
+        return me == null || metadata.activeHost().equals(me) ? Optional.empty() : Optional.of(metadata.activeHost());
+    }
+
+    /**
+     * @param user a user
+     * @return all of the user's memories in this instance's store (every stored status), in key order
+     * @throws ApiProblem 503 when the store is not queryable
+     */
+    public List<Memory> memories(final UserKey user) {
+        final List<Memory> out = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = this.<Memory>store(Stores.RETRIEVER_MEMORIES)
+            .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
+            it.forEachRemaining(kv -> out.add(kv.value));
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+        return out;
+    }
+
+    /**
+     * @param user a user
+     * @param memoryId a memory id
+     * @return the memory, if this user has it
+     */
+    public Optional<Memory> memory(final UserKey user, final String memoryId) {
+        try {
+            return Optional.ofNullable(this.<Memory>store(Stores.RETRIEVER_MEMORIES).get(user.storeKey(memoryId)));
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+    }
+
+    /**
+     * @param user a user
+     * @return the user's profile, empty for a user the retriever has never seen (or erased)
+     */
+    public Optional<UserProfile> profile(final UserKey user) {
+        try {
+            return Optional.ofNullable(this.<UserProfile>store(Stores.RETRIEVER_PROFILES).get(user.wire()));
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(final String name) {
+        try {
+            return client().store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+        } catch (InvalidStateStoreException | IllegalStateException e) {
+            throw notReady();
+        }
+    }
+
+    private KafkaStreams client() {
+        final KafkaStreams client = streams.get();
+        if (client == null) {
+            throw notReady();
+        }
+        return client;
+    }
+
+    private static ApiProblem notReady() {
+        return ApiProblem.unavailable("The memory store is not ready yet (starting or rebalancing); retry shortly.",
+            RETRY_AFTER_SECONDS);
+    }
+}

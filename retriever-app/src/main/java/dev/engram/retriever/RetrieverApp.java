@@ -1,0 +1,162 @@
+package dev.engram.retriever;
+
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.port.Embedder;
+import dev.engram.runtime.AppHttpServer;
+import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.StreamsRunner;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.topology.RetrievalTopology;
+import dev.engram.topology.Topics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The retriever: materializes {@code memory-updated} into its own stores ({@link RetrievalTopology}) and
+ * serves the retrieval API ({@link RetrieverApi}) plus {@code /health/live}, {@code /health/ready} and
+ * {@code /metrics} on {@code retriever.http.port}.
+ *
+ * <ul>
+ *   <li>input: {@code memory-updated} (key {@code tenant/user}, MemoryUpdated);</li>
+ *   <li>output: {@code memory-access} (key {@code tenant/user}, MemoryAccessed), one record per answered
+ *       query or context request with hits, from a plain idempotent producer;</li>
+ *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store} (changelogged);</li>
+ *   <li>guarantee: exactly_once_v2 for the read model; the access report is at-least-once (a retried
+ *       request reports again; access counts are a ranking signal, not a ledger).</li>
+ * </ul>
+ * Start order: HTTP first (answers 503 until the stores are queryable), so that the bound port is known
+ * and advertised as {@code application.server} when {@code retriever.http.port=0}; then Kafka Streams.
+ * {@link #start(EngramConfig)} returns a {@link Handle} so the demo can run it next to the other apps in
+ * one JVM; {@link #main} runs one retriever per JVM until shut down.
+ */
+@Command(name = "retriever", mixinStandardHelpOptions = true,
+    description = "Engram retriever: read model of memory-updated and the retrieval HTTP API.")
+public final class RetrieverApp implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (see the README's configuration table).")
+    private Path configFile;
+
+    /**
+     * A running retriever.
+     *
+     * @param runner the Kafka Streams runner
+     * @param server the HTTP server
+     * @param access the access reporter
+     * @param registry the metrics registry
+     */
+    public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
+                         PrometheusMeterRegistry registry) implements AutoCloseable {
+
+        /** @return the bound HTTP port */
+        public int port() {
+            return server.port();
+        }
+
+        /** @return the base URL of the API on this host, e.g. {@code http://localhost:8080} */
+        public String baseUrl() {
+            return "http://localhost:" + port();
+        }
+
+        /**
+         * @param timeout bound of the wait
+         * @return whether Kafka Streams reached RUNNING in time
+         */
+        public boolean awaitRunning(final Duration timeout) {
+            return runner.awaitRunning(timeout);
+        }
+
+        /** Stops HTTP, then Streams, then the producer, then the registry. */
+        @Override
+        public void close() {
+            server.close();
+            runner.close(Duration.ofSeconds(30));
+            access.close();
+            registry.close();
+        }
+    }
+
+    /**
+     * Starts a retriever with the shared MiniLM embedder and a Kafka access reporter.
+     *
+     * @param config the config
+     * @return the running retriever (HTTP bound, Streams starting)
+     */
+    public static Handle start(final EngramConfig config) {
+        return start(config, MiniLmEmbedder.shared(), KafkaAccessReporter.create(config));
+    }
+
+    /**
+     * Starts a retriever with explicit ports (the seam tests use).
+     *
+     * @param config the config
+     * @param embedder embeds queries (must be the model of the stored embeddings)
+     * @param access where hits are reported (owned: closed with the handle)
+     * @return the running retriever
+     */
+    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access) {
+        final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
+        final AtomicReference<HostInfo> self = new AtomicReference<>();
+        final RetrievalService service = new RetrievalService(
+            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
+        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config), access,
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry);
+        final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
+            () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
+                : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
+            () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
+                : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
+            api::register).start();
+        try {
+            final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
+            self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
+            final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound),
+                RetrievalTopology.properties(bound), "retriever", registry);
+            runner.set(streams);
+            streams.start();
+            LOG.info("Retriever API on port {}", server.port());
+            return new Handle(streams, server, access, registry);
+        } catch (RuntimeException e) {
+            server.close();
+            access.close();
+            registry.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Runs one retriever until the JVM is asked to stop.
+     *
+     * @return the exit code: 0 after a clean shutdown, 1 if Kafka Streams ended in ERROR
+     */
+    @Override
+    public Integer call() {
+        final EngramConfig config = EngramConfig.load(configFile, System.getenv(), Map.of());
+        final Handle handle = start(config);
+        final int code = handle.runner().runUntilShutdown();
+        handle.close();
+        return code;
+    }
+
+    /**
+     * @param args {@code [--config FILE]}
+     */
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new RetrieverApp()).execute(args));
+    }
+}

@@ -1,0 +1,70 @@
+package dev.engram.retriever;
+
+import static dev.engram.testing.MemoryFixtures.fact;
+import static dev.engram.testing.MemoryFixtures.memory;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryType;
+import dev.engram.scoring.ScoredMemory;
+import org.junit.jupiter.api.Test;
+
+class ContextBlockTest {
+
+    private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
+
+    private static ScoredMemory hit(final Memory m, final double score) {
+        return new ScoredMemory(m, score, 0, 0, 0, 0);
+    }
+
+    private final List<ScoredMemory> hits = List.of(
+        hit(memory("t1", "u", "e1", "Asked about the gym locker", T0).build(), 0.9),
+        hit(fact("t1", "u", "f1", FactCategory.TECHNICAL, "preferred_language", "Kotlin", "Prefers Kotlin", T0), 0.8),
+        hit(Memory.newBuilder(memory("t1", "u", "p1", "Wants short answers", T0).build())
+            .setType(MemoryType.PROCEDURAL).build(), 0.7),
+        hit(fact("t1", "u", "f2", FactCategory.PERSONAL, "city", "Lisbon", "Lives in Lisbon", T0), 0.6));
+
+    @Test
+    void shouldGroupByTypeAndCategoryInAFixedOrderWhenTheBudgetIsAmple() {
+        final ContextBlock.Result result = ContextBlock.build(hits, 1000);
+        assertThat(result.text()).isEqualTo("""
+            Known facts about the user:
+            ## TECHNICAL
+            - Prefers Kotlin
+            ## PERSONAL
+            - Lives in Lisbon
+            How the user wants to be served:
+            - Wants short answers
+            Relevant past conversations:
+            - [2025-04-01] Asked about the gym locker
+            """);
+        assertThat(result.included()).containsExactly("e1", "f1", "p1", "f2");
+        assertThat(result.estimatedTokens()).isEqualTo((result.text().length() + 3) / 4);
+    }
+
+    @Test
+    void shouldKeepTheBestMemoriesWithinTheBudgetWhenItIsTight() {
+        final ContextBlock.Result result = ContextBlock.build(hits, 20);
+        assertThat(result.estimatedTokens()).isLessThanOrEqualTo(20);
+        assertThat(result.included()).startsWith("e1").doesNotContain("f2");
+    }
+
+    @Test
+    void shouldBeEmptyWhenNothingFits() {
+        final ContextBlock.Result result = ContextBlock.build(hits, 1);
+        assertThat(result.text()).isEmpty();
+        assertThat(result.included()).isEmpty();
+        assertThat(result.estimatedTokens()).isZero();
+    }
+
+    @Test
+    void shouldEstimateFourCharactersPerToken() {
+        assertThat(ContextBlock.estimateTokens("")).isZero();
+        assertThat(ContextBlock.estimateTokens("abcd")).isEqualTo(1);
+        assertThat(ContextBlock.estimateTokens("abcde")).isEqualTo(2);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.engram.consolidation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.engram.core.MemoryIds;
+
+/**
+ * Comparisons of facts and statements shared by the {@link Consolidator} and the embedded
+ * contradiction judge: whether two values of one fact slot are the same, which numbers a sentence
+ * carries, and whether a sentence is phrased as a negation.
+ *
+ * <p>Pure functions, no state.
+ */
+public final class Facts {
+
+    private static final Pattern TOKENS = Pattern.compile("\\d+(?:[.,]\\d+)?|\\p{L}+");
+    private static final Map<String, String> NUMBER_WORDS = Map.ofEntries(
+        Map.entry("two", "2"), Map.entry("three", "3"),
+        Map.entry("four", "4"), Map.entry("five", "5"), Map.entry("six", "6"), Map.entry("seven", "7"),
+        Map.entry("eight", "8"), Map.entry("nine", "9"), Map.entry("ten", "10"), Map.entry("eleven", "11"),
+        Map.entry("twelve", "12"), Map.entry("thirteen", "13"), Map.entry("fourteen", "14"),
+        Map.entry("fifteen", "15"), Map.entry("sixteen", "16"), Map.entry("seventeen", "17"),
+        Map.entry("eighteen", "18"), Map.entry("nineteen", "19"), Map.entry("twenty", "20"),
+        Map.entry("thirty", "30"), Map.entry("forty", "40"), Map.entry("fifty", "50"));
+    /**
+     * Cues that flip the polarity of a statement about a subject: explicit negation ("no longer",
+     * "not", "n't", "never", "anymore"), stopping ("stopped", "quit", "gave up", "gone off") and
+     * aversion ("hate", "dislike", "can't stand").
+     */
+    private static final Pattern NEGATION = Pattern.compile(
+        "\\b(no longer|not|never|no more|any ?more|stopped|quit|gave up|given up|gone off|went off"
+            + "|hate|hates|dislike|dislikes|can'?t stand|cannot stand)\\b|n't\\b|n’t\\b",
+        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+
+    private Facts() {
+    }
+
+    /**
+     * Tells whether two statements of one fact slot say the same thing: the values are equal after
+     * {@link MemoryIds#normalize(String)}, and when both contents carry numbers, the numbers are
+     * equal too ("3 years at Ferrovia Labs" is not "4 years at Ferrovia Labs", case-02).
+     *
+     * @param valueA value of the first statement, may be null
+     * @param contentA content of the first statement
+     * @param valueB value of the second statement, may be null
+     * @param contentB content of the second statement
+     * @return true when they state the same value
+     */
+    public static boolean sameValue(final String valueA, final String contentA,
+                                    final String valueB, final String contentB) {
+        if (!MemoryIds.normalize(valueA).equals(MemoryIds.normalize(valueB))) {
+            return false;
+        }
+        final List<String> numbersA = numbers(contentA);
+        final List<String> numbersB = numbers(contentB);
+        return numbersA.isEmpty() || numbersB.isEmpty() || numbersA.equals(numbersB);
+    }
+
+    /**
+     * The numbers a sentence carries, in order: digit runs ("3", "2.5") and the English number
+     * words two to twenty, thirty, forty and fifty ("three" → "3"); "one" and "zero" are left out
+     * because "the one language I use" is not a quantity.
+     *
+     * @param text any text, may be null
+     * @return the numbers as canonical decimal strings, possibly empty
+     */
+    public static List<String> numbers(final String text) {
+        final List<String> out = new ArrayList<>();
+        if (text == null) {
+            return out;
+        }
+        final Matcher tokens = TOKENS.matcher(text.toLowerCase(Locale.ROOT));
+        while (tokens.find()) {
+            final String token = tokens.group();
+            if (Character.isDigit(token.charAt(0))) {
+                out.add(token.replace(',', '.'));
+            } else if (NUMBER_WORDS.containsKey(token)) {
+                out.add(NUMBER_WORDS.get(token));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param text a statement
+     * @return true when it carries a negation or aversion cue (see {@link #NEGATION})
+     */
+    public static boolean isNegative(final String text) {
+        return text != null && NEGATION.matcher(text).find();
+    }
+
+    /**
+     * @param a a key or null
+     * @param b a key or null
+     * @return true when both are non-null and equal
+     */
+    public static boolean sameKey(final String a, final String b) {
+        return a != null && Objects.equals(a, b);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.engram.embedded;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndex;
+import dev.engram.scoring.Vectors;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The embedded {@link VectorIndex}: exact cosine search over one user's memories held in a Kafka
+ * Streams key-value store keyed {@code <user key>\0<memory id>} (see {@link UserKey#storeKey}).
+ *
+ * <p>The user scope is the store's prefix scan ({@link UserKey#storePrefix()}), so only that user's
+ * memories are ever read: scoping is part of the query, never a filter applied after top-k. The
+ * {@code activeOnly} filter is applied during the scan as well. Results are ordered by descending
+ * cosine, ties by ascending memory id, so the same store gives the same hits. Memories whose
+ * embedding has another size than the query (another model) are skipped.
+ *
+ * <p>{@link #upsert}, {@link #delete} and {@link #deleteUser} do nothing: the store is the index, so
+ * whatever the owning processor writes to the store is searchable by its next {@link #search}
+ * (read-your-own-writes). Cost: O(memories of the user × dimensions) per search, which suits the
+ * per-user sizes of a chatbot memory; Qdrant is the choice for larger ones.
+ *
+ * <p>Not thread-safe beyond the store's own guarantees: use it from the task that owns the store.
+ */
+public final class StoreVectorIndex implements VectorIndex {
+
+    private static final StringSerializer PREFIX_SERIALIZER = new StringSerializer();
+    private static final Comparator<Hit> ORDER = Comparator.comparingDouble(Hit::similarity).reversed()
+        .thenComparing(hit -> hit.memory().getMemoryId());
+
+    private final ReadOnlyKeyValueStore<String, Memory> store;
+
+    /** @param store a store keyed {@code <user key>\0<memory id>} */
+    public StoreVectorIndex(final ReadOnlyKeyValueStore<String, Memory> store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * @param query a user-scoped query
+     * @return at most {@code limit} hits by descending cosine (-1..1), ties by memory id
+     */
+    @Override
+    public List<Hit> search(final Query query) {
+        final List<Hit> hits = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = store.prefixScan(query.user().storePrefix(), PREFIX_SERIALIZER)) {
+            while (it.hasNext()) {
+                final Memory memory = it.next().value;
+                if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
+                    || memory.getEmbedding().size() != query.vector().length) {
+                    continue;
+                }
+                hits.add(new Hit(memory, Vectors.cosine(query.vector(), Vectors.toArray(memory.getEmbedding()))));
+            }
+        }
+        hits.sort(ORDER);
+        return hits.size() > query.limit() ? List.copyOf(hits.subList(0, query.limit())) : List.copyOf(hits);
+    }
+
+    /** No-op: the store is the index; the memory is searchable as soon as the store holds it. */
+    @Override
+    public void upsert(final Memory memory) {
+    }
+
+    /** No-op: the store is the index. */
+    @Override
+    public void delete(final UserKey user, final String memoryId) {
+    }
+
+    /** No-op: the store is the index. */
+    @Override
+    public void deleteUser(final UserKey user) {
+    }
+}

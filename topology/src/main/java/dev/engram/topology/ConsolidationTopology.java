@@ -1,0 +1,132 @@
+package dev.engram.topology;
+
+import java.util.Map;
+import java.util.Properties;
+
+import dev.engram.avro.ContradictionDetected;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryArchived;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UserProfile;
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Consolidator;
+import dev.engram.port.ContradictionJudge;
+import dev.engram.port.VectorIndexFactory;
+import dev.engram.serde.AvroSerdes;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+
+/**
+ * The consolidation topology: memory candidates → memory state, {@code memory-updated},
+ * {@code memory-contradictions}, {@code memory-archived}.
+ *
+ * <pre>
+ * memory-candidates (String user key, MemoryCandidate)
+ *   └─ read-memory-candidates
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store]
+ *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
+ *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
+ *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
+ *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
+ * </pre>
+ *
+ * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
+ * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
+ * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}).
+ *
+ * <p>Guarantees: candidates are keyed by user, so one task processes all of a user's candidates in
+ * order on one thread, and the store written for one candidate is the index searched for the next
+ * (read-your-own-writes). The decision ({@link Consolidator}) uses event time only, so replaying
+ * {@code memory-candidates} yields identical stores and identical {@code memory-updated} records;
+ * output records carry the candidate's event time as their timestamp. Records that fail to
+ * deserialize go to {@code engram-consolidator-dlq} through Streams' own dead-letter handler
+ * (KIP-1034, see {@link StreamsSettings}); records that deserialize but fail validation go there
+ * from this topology, with the same {@code __streams.errors.*} headers.
+ */
+public final class ConsolidationTopology {
+
+    /** Source node reading {@link Topics#MEMORY_CANDIDATES}. */
+    public static final String SOURCE = "read-memory-candidates";
+    /** The processor owning the stores. */
+    public static final String PROCESSOR = "consolidate-memories";
+    /** Sink to {@link Topics#MEMORY_UPDATED}. */
+    public static final String UPDATED_SINK = "write-memory-updated";
+    /** Sink to {@link Topics#MEMORY_CONTRADICTIONS}. */
+    public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
+    /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
+    public static final String ARCHIVED_SINK = "write-memory-archived";
+    /** Sink to the consolidator's dead-letter topic. */
+    public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
+
+    private ConsolidationTopology() {
+    }
+
+    /**
+     * @param config Engram config
+     * @return the Streams properties of the consolidator ({@link StreamsSettings#forApp})
+     */
+    public static Properties config(final EngramConfig config) {
+        return StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP);
+    }
+
+    /**
+     * Builds the topology, counting into {@link Metrics#globalRegistry}.
+     *
+     * @param config thresholds ({@code memory.min.*}, {@code dedup.*}, {@code embedding.dimensions})
+     * @param judge asked about pairs in the judge band
+     * @param indexFactory opens each task's vector index
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final ContradictionJudge judge,
+                                 final VectorIndexFactory indexFactory) {
+        return build(config, judge, indexFactory, Metrics.globalRegistry);
+    }
+
+    /**
+     * Builds the topology.
+     *
+     * @param config thresholds ({@code memory.min.*}, {@code dedup.*}, {@code embedding.dimensions})
+     * @param judge asked about pairs in the judge band
+     * @param indexFactory opens each task's vector index
+     * @param registry where the counters {@code engram.memories.created|reinforced|superseded},
+     *     {@code engram.contradictions} and {@code engram.candidates.skipped|invalid} go (tag
+     *     {@code application=engram-consolidator})
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final ContradictionJudge judge,
+                                 final VectorIndexFactory indexFactory, final MeterRegistry registry) {
+        final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
+        final ConsolidateMemoriesProcessor.Counters counters =
+            new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
+        final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.MEMORIES),
+                Serdes.String(), AvroSerdes.serde(Memory.class))
+            .withLoggingEnabled(Map.of()).withCachingEnabled();
+        final StoreBuilder<KeyValueStore<String, UserProfile>> profiles = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.PROFILES),
+                Serdes.String(), AvroSerdes.serde(UserProfile.class))
+            .withLoggingEnabled(Map.of()).withCachingEnabled();
+        final StringSerializer keys = new StringSerializer();
+        return new Topology()
+            .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
+                Topics.MEMORY_CANDIDATES)
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory, counters), SOURCE)
+            .addStateStore(memories, PROCESSOR)
+            .addStateStore(profiles, PROCESSOR)
+            .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,
+                AvroSerdes.serde(MemoryUpdated.class).serializer(), PROCESSOR)
+            .addSink(CONTRADICTIONS_SINK, Topics.MEMORY_CONTRADICTIONS, keys,
+                AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
+            .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
+                AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR)
+            .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
+                AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
+    }
+}

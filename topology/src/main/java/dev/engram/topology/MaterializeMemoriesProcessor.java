@@ -1,0 +1,94 @@
+package dev.engram.topology;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.avro.UserProfile;
+import dev.engram.core.UserKey;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code materialize-memories}: folds one MemoryUpdated into the retriever's stores
+ * ({@link Stores#RETRIEVER_MEMORIES}, {@link Stores#RETRIEVER_PROFILES}); forwards nothing.
+ *
+ * <ul>
+ *   <li>ERASED: every entry under the user's prefix and the profile are deleted;</li>
+ *   <li>DELETED (or a state with status DELETED): the memory's entry is deleted, so its content is
+ *       no longer served; the profile is updated;</li>
+ *   <li>anything else: the memory's entry becomes {@code event.memory} (the full state after) and the
+ *       profile is folded with {@link ProfileProjection#apply} given the previous state.</li>
+ * </ul>
+ * The user is taken from the event's tenant and user (the record key must agree); an event without a
+ * valid user is logged and skipped (memory-updated is written by the consolidator only).
+ */
+public final class MaterializeMemoriesProcessor implements Processor<String, MemoryUpdated, Void, Void> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MaterializeMemoriesProcessor.class);
+
+    private KeyValueStore<String, Memory> memories;
+    private KeyValueStore<String, UserProfile> profiles;
+
+    @Override
+    public void init(final ProcessorContext<Void, Void> context) {
+        this.memories = context.getStateStore(Stores.RETRIEVER_MEMORIES);
+        this.profiles = context.getStateStore(Stores.RETRIEVER_PROFILES);
+    }
+
+    @Override
+    public void process(final Record<String, MemoryUpdated> record) {
+        final MemoryUpdated event = record.value();
+        if (event == null) {
+            return;
+        }
+        final UserKey user;
+        try {
+            user = new UserKey(event.getTenantId(), event.getUserId());
+        } catch (IllegalArgumentException e) {
+            LOG.warn("Skipping memory-updated event {} without a valid user: {}", event.getEventId(), e.getMessage());
+            return;
+        }
+        if (event.getOperation() == UpdateOperation.ERASED) {
+            erase(user);
+            return;
+        }
+        final String storeKey = user.storeKey(event.getMemoryId());
+        final Memory previous = memories.get(storeKey);
+        final Memory after = event.getMemory();
+        if (after == null || after.getStatus() == MemoryStatus.DELETED
+            || event.getOperation() == UpdateOperation.DELETED) {
+            memories.delete(storeKey);
+        } else {
+            memories.put(storeKey, after);
+        }
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
+        if (profile == null) {
+            profiles.delete(user.wire());
+        } else {
+            profiles.put(user.wire(), profile);
+        }
+    }
+
+    private void erase(final UserKey user) {
+        final List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
+            org.apache.kafka.common.serialization.Serdes.String().serializer())) {
+            while (it.hasNext()) {
+                final KeyValue<String, Memory> entry = it.next();
+                keys.add(entry.key);
+            }
+        }
+        keys.forEach(memories::delete);
+        profiles.delete(user.wire());
+    }
+}

@@ -1,0 +1,75 @@
+package dev.engram.topology;
+
+import java.util.Properties;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UserProfile;
+import dev.engram.config.EngramConfig;
+import dev.engram.serde.AvroSerdes;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * The retriever's read model: materializes {@code memory-updated} into the retriever's own state
+ * stores, which the HTTP API queries with Interactive Queries.
+ *
+ * <ul>
+ *   <li>input: {@link Topics#MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated;</li>
+ *   <li>processor {@code materialize-memories} ({@link MaterializeMemoriesProcessor}) owning
+ *       <ul>
+ *         <li>{@link Stores#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
+ *             state of every memory of every status except DELETED (a delete removes the entry);
+ *             an ERASED event removes all of the user's entries;</li>
+ *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
+ *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree).</li>
+ *       </ul></li>
+ *   <li>no output topic; both stores are changelogged (restored on restart, standby-able).</li>
+ * </ul>
+ * Per-user stores are keyed so that one {@code prefixScan(userKey.storePrefix())} returns exactly
+ * one user's memories: the tenant and user scope is applied inside the store read.
+ */
+public final class RetrievalTopology {
+
+    /** Source node reading memory-updated. */
+    public static final String SOURCE = "read-memory-updated";
+    /** The processor that owns both stores. */
+    public static final String PROCESSOR = "materialize-memories";
+
+    private RetrievalTopology() {
+    }
+
+    /**
+     * @param config the Engram config (not used yet: the read model has no tunables)
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config) {
+        final Topology topology = new Topology();
+        topology.addSource(SOURCE, Serdes.String().deserializer(),
+            AvroSerdes.serde(MemoryUpdated.class).deserializer(), Topics.MEMORY_UPDATED);
+        topology.addProcessor(PROCESSOR, MaterializeMemoriesProcessor::new, SOURCE);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
+            Serdes.String(), AvroSerdes.serde(Memory.class)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
+            Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR);
+        return topology;
+    }
+
+    /**
+     * Streams properties of the retriever: {@link StreamsSettings#forApp} plus
+     * {@code application.server} = {@code retriever.http.host:retriever.http.port}, which other
+     * instances use to forward a request to the owner of a user.
+     *
+     * @param config the Engram config; give the bound port when the configured one is 0
+     * @return the properties
+     */
+    public static Properties properties(final EngramConfig config) {
+        final Properties props = StreamsSettings.forApp(config, Topics.RETRIEVER_APP);
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(EngramConfig.RETRIEVER_HTTP_HOST)
+            + ":" + config.getInt(EngramConfig.RETRIEVER_HTTP_PORT));
+        return props;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.engram.scoring;
+
+import static dev.engram.testing.MemoryFixtures.memory;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.MiniLmEmbedder;
+import org.junit.jupiter.api.Test;
+
+/** Uses the real all-MiniLM-L6-v2 model. */
+class HybridScorerTest {
+
+    private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
+    private static final double RRF_MAX = 2.0 / 61;
+
+    private final HybridScorer scorer = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults());
+
+    private static Memory m(final String id, final String content, final Instant at) {
+        return memory("t1", "u-ana", id, content, at).build();
+    }
+
+    @Test
+    void shouldRankTheMatchingMemoryFirstWithAllComponentsWhenQueried() {
+        final List<Memory> memories = List.of(
+            m("m1", "My gym locker code is 4417.", T0),
+            m("m2", "Uses Kotlin for backend work", T0),
+            m("m3", "Enjoys hiking on weekends", T0));
+        final List<ScoredMemory> hits = scorer.rank("locker code", memories, 5);
+
+        assertThat(hits).isNotEmpty();
+        final ScoredMemory top = hits.get(0);
+        assertThat(top.memory().getMemoryId()).isEqualTo("m1");
+        // first by dense cosine and first (only) by BM25: the fused relevance is the maximum
+        assertThat(top.semantic()).isCloseTo(1.0, within(1e-9));
+        assertThat(top.recency()).isCloseTo(1.0, within(1e-9));
+        assertThat(top.importance()).isEqualTo(0.5);
+        assertThat(top.access()).isZero();
+        assertThat(top.score()).isCloseTo(0.4 * 1.0 + 0.2 * 1.0 + 0.3 * 0.5 + 0.1 * 0, within(1e-9));
+        // hiking has neither a shared term nor cosine ≥ 0.2 with "locker code": not a candidate at all
+        assertThat(hits).extracting(h -> h.memory().getMemoryId()).doesNotContain("m3");
+    }
+
+    @Test
+    void shouldReturnNothingWhenNoMemoryIsRelevant() {
+        final List<Memory> memories = List.of(m("b1", "Ben plays chess on Sundays", T0),
+            m("b2", "Enjoys hiking on weekends", T0));
+        assertThat(scorer.rank("locker code", memories, 5)).isEmpty();
+    }
+
+    @Test
+    void shouldIgnoreMemoriesThatAreNotActive() {
+        final Memory archived = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
+            .setStatus(MemoryStatus.ARCHIVED).build();
+        final Memory current = m("m2", "My new gym locker code is 9021.", T0.plusSeconds(60));
+        assertThat(scorer.rank("gym locker code", List.of(archived, current), 5))
+            .extracting(h -> h.memory().getMemoryId()).containsExactly("m2");
+    }
+
+    @Test
+    void shouldDecayRecencyFromTheNewestEventOfTheUserWhenMemoriesAge() {
+        final Instant newest = T0.plusSeconds(30L * 86_400);
+        final List<Memory> memories = List.of(
+            m("old", "Has a gym locker at the downtown club", T0),
+            m("new", "Renewed the gym membership", newest));
+        final List<ScoredMemory> hits = scorer.rank("gym", memories, 5);
+        final ScoredMemory old = hits.stream().filter(h -> h.memory().getMemoryId().equals("old")).findFirst().orElseThrow();
+        final ScoredMemory fresh = hits.stream().filter(h -> h.memory().getMemoryId().equals("new")).findFirst().orElseThrow();
+        // 30 days before the reference with a 30-day decay: e^-1, independent of the wall clock
+        assertThat(old.recency()).isCloseTo(Math.exp(-1), within(1e-9));
+        assertThat(fresh.recency()).isCloseTo(1.0, within(1e-9));
+        assertThat(HybridScorer.referenceTime(memories)).isEqualTo(newest);
+    }
+
+    @Test
+    void shouldSaturateAccessAndUseImportanceWhenComputingTheTotal() {
+        final Memory often = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
+            .setAccessCount(25).setImportance(0.9).build();
+        final ScoredMemory hit = scorer.rank("locker code", List.of(often), 1).get(0);
+        assertThat(hit.access()).isEqualTo(1.0);
+        assertThat(hit.importance()).isEqualTo(0.9);
+        assertThat(hit.score()).isCloseTo(0.4 * hit.semantic() + 0.2 * hit.recency() + 0.3 * 0.9 + 0.1,
+            within(1e-9));
+    }
+
+    @Test
+    void shouldUseConfiguredWeightsWhenGiven() {
+        final HybridScorer importanceOnly = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults().with(Map.of(
+            EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
+            EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 0.0)));
+        final List<Memory> memories = List.of(
+            Memory.newBuilder(m("a", "Gym locker code is 4417", T0)).setImportance(0.4).build(),
+            Memory.newBuilder(m("b", "Locker at the gym is number 12", T0)).setImportance(0.8).build());
+        final List<ScoredMemory> hits = importanceOnly.rank("gym locker", memories, 2);
+        assertThat(hits).extracting(h -> h.memory().getMemoryId()).containsExactly("b", "a");
+        assertThat(hits.get(0).score()).isCloseTo(0.8, within(1e-9));
+    }
+
+    @Test
+    void shouldFindALexicalMatchThatDenseRanksLowWhenFused() {
+        // A rare token (an id) is exactly what BM25 is good at and MiniLM is not.
+        final List<Memory> memories = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            memories.add(m("n" + i, "Talked about the project deadline and the team meeting number " + i, T0));
+        }
+        memories.add(m("ticket", "Filed ticket JIRA-5521 about the flaky build", T0));
+        final List<ScoredMemory> hits = scorer.rank("what happened with JIRA-5521", memories, 3);
+        assertThat(hits).extracting(h -> h.memory().getMemoryId()).contains("ticket");
+        assertThat(hits).allSatisfy(h -> {
+            assertThat(h.semantic()).isBetween(0.0, 1.0);
+            assertThat(h.semantic()).isLessThanOrEqualTo(1.0 + 1e-12);
+        });
+    }
+
+    @Test
+    void shouldReturnAtMostKAndBeDeterministicWhenCalledTwice() {
+        final List<Memory> memories = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            memories.add(m(String.format("m%02d", i), "Gym session number " + i + " with the locker", T0.plusSeconds(i)));
+        }
+        final List<ScoredMemory> first = scorer.rank("gym locker", memories, 4);
+        final List<ScoredMemory> second = scorer.rank("gym locker", memories, 4);
+        assertThat(first).hasSize(4);
+        assertThat(first).isEqualTo(second);
+        assertThat(first.get(0).semantic()).isLessThanOrEqualTo(1.0);
+        assertThat(RRF_MAX).isPositive();
+    }
+}

@@ -1,0 +1,286 @@
+package dev.engram.topology;
+
+import static dev.engram.topology.FedCandidates.episodic;
+import static dev.engram.topology.FedCandidates.fact;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.EmbeddedVectorIndexFactory;
+import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.scoring.Vectors;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.TopologyDescription;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ConsolidationTopology} on TopologyTestDriver with the embedded judge and index and the real
+ * MiniLM model: naming, thresholds, dead letters, negation, the judge band, read-your-own-writes,
+ * metrics. Candidates are FED (built as the extractor would emit them).
+ */
+class ConsolidationTopologyTest {
+
+    private static final String MIRA = "t1/u-mira";
+
+    @Test
+    void shouldPinNodeStoreAndInternalTopicNamesWhenDescribed() {
+        final TopologyDescription description = ConsolidationTopology.build(EngramConfig.defaults(),
+            new KeyValueContradictionJudge(), new EmbeddedVectorIndexFactory(), new SimpleMeterRegistry()).describe();
+        final Set<String> nodes = new TreeSet<>();
+        final Set<String> stores = new TreeSet<>();
+        final Set<String> sinkTopics = new TreeSet<>();
+        final Set<String> sourceTopics = new TreeSet<>();
+        for (final TopologyDescription.Subtopology sub : description.subtopologies()) {
+            for (final TopologyDescription.Node node : sub.nodes()) {
+                nodes.add(node.name());
+                if (node instanceof TopologyDescription.Processor processor) {
+                    stores.addAll(processor.stores());
+                } else if (node instanceof TopologyDescription.Sink sink) {
+                    sinkTopics.add(sink.topic());
+                } else if (node instanceof TopologyDescription.Source source) {
+                    sourceTopics.addAll(source.topicSet());
+                }
+            }
+        }
+        assertThat(description.subtopologies()).hasSize(1);
+        assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "consolidate-memories",
+            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-invalid-candidates");
+        assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store");
+        assertThat(sourceTopics).containsExactly("memory-candidates");
+        assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
+            "engram-consolidator-dlq");
+
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin", "I write Kotlin."));
+            assertThat(driver.testDriver().producedTopicNames()).contains(
+                "engram-consolidator-memories-by-user-store-changelog",
+                "engram-consolidator-profiles-store-changelog",
+                "memory-updated");
+        }
+    }
+
+    @Test
+    void shouldNotStoreCandidatesWhenImportanceOrConfidenceBelowThreshold() {
+        final MemoryCandidate base = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
+            "I write Kotlin.");
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(MemoryCandidate.newBuilder(base).setImportance(0.2).build());
+            driver.pipe(MemoryCandidate.newBuilder(base).setConfidence(0.4).build());
+            assertThat(driver.memories(MIRA)).isEmpty();
+            assertThat(driver.updated()).isEmpty();
+            assertThat(driver.deadLetters()).isEmpty();
+            assertThat(driver.registry.get("engram.candidates.skipped").tag("reason", "below_threshold").counter().count())
+                .isEqualTo(2.0);
+
+            // The minimums themselves are stored (importance 0.3, confidence 0.5).
+            driver.pipe(MemoryCandidate.newBuilder(base).setImportance(0.3).setConfidence(0.5).build());
+            assertThat(driver.active(MIRA)).hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldSendInvalidCandidatesToDeadLetterTopicWithReasonAndGoOn() {
+        final MemoryCandidate valid = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
+            "I write Kotlin.");
+        final List<Float> nan = new ArrayList<>(valid.getEmbedding());
+        nan.set(7, Float.NaN);
+        final Instant t = Instant.parse("2025-02-03T09:12:00Z");
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe("no-slash", valid, t);
+            driver.pipe("t1/someone-else", valid, t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setEmbedding(List.of(0.1f, 0.2f, 0.3f)).build(), t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setEmbedding(nan).build(), t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setImportance(1.5).build(), t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setContent("  ").build(), t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setValue(null).build(), t);
+            driver.pipe(MIRA, null, t);
+            driver.pipe(valid);
+
+            final List<TestRecord<String, byte[]>> dead = driver.deadLetters();
+            assertThat(dead).hasSize(8);
+            assertThat(dead).extracting(r -> header(r, "__streams.errors.message")).containsExactly(
+                "invalid user key: user key must be <tenant>/<user>: no-slash",
+                "record key does not match the candidate's tenantId/userId",
+                "embedding has 3 dimensions, expected 384",
+                "embedding contains a NaN or infinite value",
+                "importance and confidence must be numbers within 0..1",
+                "content is missing or blank",
+                "key and value go together and must not be blank",
+                "empty value: a memory candidate is required");
+            assertThat(dead).allSatisfy(r -> {
+                assertThat(header(r, "__streams.errors.exception")).isEqualTo("dev.engram.InvalidMemoryCandidate");
+                assertThat(header(r, "__streams.errors.topic")).isEqualTo("memory-candidates");
+                assertThat(r.timestamp()).isEqualTo(t.toEpochMilli());
+            });
+            // The stream went on: the valid candidate after them is stored.
+            assertThat(driver.active(MIRA)).singleElement()
+                .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(valid.getCandidateId()));
+            assertThat(driver.registry.get("engram.candidates.invalid").counter().count()).isEqualTo(8.0);
+        }
+    }
+
+    /**
+     * Undeserializable bytes are Streams' business (KIP-1034 handler configured in StreamsSettings):
+     * TopologyTestDriver skips them without producing the dead-letter record, so here we only check
+     * that the stream goes on; the dead-letter write itself needs a real broker (an IT).
+     */
+    @Test
+    void shouldSkipUndeserializableBytesAndGoOnWhenPipedToTestDriver() {
+        final MemoryCandidate valid = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
+            "I write Kotlin.");
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipeBytes(MIRA, "not avro at all".getBytes(StandardCharsets.UTF_8), valid.getEventTime());
+            driver.pipe(valid);
+            assertThat(driver.active(MIRA)).singleElement()
+                .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(valid.getCandidateId()));
+            assertThat(driver.updated()).hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldSeeMemoryOfPreviousCandidateWhenNextArrivesOneMillisecondLater() {
+        final MemoryCandidate first = episodic(MIRA, "c-1", "2025-02-03T09:12:00.000Z",
+            "Is preparing a talk about Kafka Streams for the Berlin meetup.");
+        final MemoryCandidate second = episodic(MIRA, "c-2", "2025-02-03T09:12:00.001Z",
+            "Is preparing a talk about Kafka Streams for the Berlin meetup!");
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(first, second);
+            assertThat(driver.active(MIRA)).singleElement()
+                .satisfies(m -> assertThat(m.getReinforcementCount()).isEqualTo(2));
+        }
+    }
+
+    @Test
+    void shouldArchiveFactAsNegatedWhenUserNoLongerUsesIt() {
+        final MemoryCandidate uses = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "uses:jira", "Jira", "Uses Jira at work.");
+        final MemoryCandidate noLonger = MemoryCandidate.newBuilder(
+            fact(MIRA, "c-2", "2025-03-03T09:00:00Z", "uses:jira", "Jira", "I no longer use Jira.")).setNegated(true).build();
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(uses, noLonger);
+            final Memory archived = driver.memory(MIRA, uses.getCandidateId());
+            assertThat(archived.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.NEGATED);
+            assertThat(archived.getValidTo()).isEqualTo(noLonger.getEventTime());
+            assertThat(driver.active(MIRA)).isEmpty();
+            assertThat(driver.profile(MIRA).getFacts()).doesNotContainKey("uses:jira");
+            assertThat(driver.archived()).singleElement()
+                .satisfies(r -> assertThat(r.value().getReason()).isEqualTo(ArchiveReason.NEGATED));
+            assertThat(driver.contradictions()).singleElement()
+                .satisfies(r -> assertThat(r.value().getReason()).isEqualTo("negation"));
+
+            // Redelivered, it finds nothing left to retract.
+            driver.pipe(noLonger);
+            assertThat(driver.updated()).hasSize(2);
+        }
+    }
+
+    @Test
+    void shouldNotMergeFactsOfDifferentKeysWhenTheyEmbedClose() {
+        final MemoryCandidate language = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "preferred_language", "Kotlin",
+            "Writes Kotlin with IntelliJ.");
+        final MemoryCandidate ide = fact(MIRA, "c-2", "2025-02-04T09:00:00Z", "ide", "IntelliJ",
+            "Writes Kotlin in IntelliJ.");
+        System.out.printf("different keys: cosine = %.3f%n", FedCandidates.cosine(language.getContent(), ide.getContent()));
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(language, ide);
+            assertThat(driver.active(MIRA)).hasSize(2);
+            assertThat(driver.profile(MIRA).getFacts()).containsOnlyKeys("preferred_language", "ide");
+        }
+    }
+
+    @Test
+    void shouldSupersedeEpisodicMemoryWhenJudgeFindsNegatedRestatement() {
+        final String existing = "Loves hiking in the mountains on weekends.";
+        final String restated = "Doesn't love hiking in the mountains on weekends anymore.";
+        final double cosine = FedCandidates.cosine(existing, restated);
+        System.out.printf("judge band: cosine = %.3f%n", cosine);
+        final MemoryCandidate first = episodic(MIRA, "c-1", "2025-02-03T09:00:00Z", existing);
+        final MemoryCandidate second = episodic(MIRA, "c-2", "2025-04-03T09:00:00Z", restated);
+        // Pin the band with the thresholds so that the judge is asked whatever the model's exact score.
+        final double judgeFrom = Math.min(0.7, cosine - 0.01);
+        final double reinforceAbove = Math.max(0.9, cosine + 0.01);
+        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(
+            EngramConfig.JUDGE_THRESHOLD, judgeFrom, EngramConfig.REINFORCE_THRESHOLD, reinforceAbove))) {
+            driver.pipe(first, second);
+            assertThat(driver.active(MIRA)).singleElement()
+                .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(second.getCandidateId()));
+            assertThat(driver.memory(MIRA, first.getCandidateId()).getSupersededBy()).isEqualTo(second.getCandidateId());
+            assertThat(driver.contradictions()).singleElement().satisfies(r -> {
+                assertThat(r.value().getReason()).isEqualTo("judge");
+                assertThat(r.value().getSimilarity()).isEqualTo(cosine, org.assertj.core.api.Assertions.within(1e-6));
+            });
+        }
+    }
+
+    @Test
+    void shouldPickSameWinnerInBothOrdersWhenContradictingStatementsShareEventTime() {
+        final MemoryCandidate lyon = fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon.");
+        final MemoryCandidate nantes = fact(MIRA, "c-2", "2025-01-01T09:00:00Z", "city", "Nantes", "I live in Nantes.");
+        final String expectedWinner = lyon.getCandidateId().compareTo(nantes.getCandidateId()) > 0
+            ? lyon.getCandidateId() : nantes.getCandidateId();
+        for (final List<MemoryCandidate> order : List.of(List.of(lyon, nantes), List.of(nantes, lyon))) {
+            try (ConsolidationDriver driver = new ConsolidationDriver()) {
+                order.forEach(driver::pipe);
+                assertThat(driver.active(MIRA)).singleElement()
+                    .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(expectedWinner));
+            }
+        }
+    }
+
+    @Test
+    void shouldCountCreatedReinforcedSupersededAndContradictionsWithApplicationTag() {
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            driver.pipe(
+                fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon."),
+                fact(MIRA, "c-2", "2025-01-02T09:00:00Z", "city", "Lyon", "Still living in Lyon."),
+                fact(MIRA, "c-3", "2025-01-03T09:00:00Z", "city", "Nantes", "We moved to Nantes."));
+            assertThat(count(driver, "engram.memories.created")).isEqualTo(2.0);
+            assertThat(count(driver, "engram.memories.reinforced")).isEqualTo(1.0);
+            assertThat(count(driver, "engram.memories.superseded")).isEqualTo(1.0);
+            assertThat(count(driver, "engram.contradictions")).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void shouldStampOutputsWithEventTimeAndKeyThemByUser() {
+        final MemoryCandidate candidate = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
+            "I write Kotlin.");
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            // Arrival (record) time differs from event time on purpose.
+            driver.pipe(MIRA, candidate, Instant.parse("2030-01-01T00:00:00Z"));
+            assertThat(driver.updated()).singleElement().satisfies(r -> {
+                assertThat(r.key()).isEqualTo(MIRA);
+                assertThat(r.timestamp()).isEqualTo(candidate.getEventTime().toEpochMilli());
+                assertThat(r.value().getOperation()).isEqualTo(UpdateOperation.CREATED);
+                final Memory m = r.value().getMemory();
+                assertThat(List.of(m.getCreatedAt(), m.getUpdatedAt(), m.getLastAccessedAt(), m.getLastConfirmedAt(),
+                    m.getValidFrom())).containsOnly(candidate.getEventTime());
+                assertThat(m.getReinforcementCount()).isEqualTo(1);
+                assertThat(Vectors.toArray(m.getEmbedding())).containsExactly(Vectors.toArray(candidate.getEmbedding()));
+            });
+        }
+    }
+
+    private static double count(final ConsolidationDriver driver, final String name) {
+        return driver.registry.get(name).tag("application", "engram-consolidator").counter().count();
+    }
+
+    private static String header(final TestRecord<String, byte[]> record, final String name) {
+        final Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}
