@@ -1,0 +1,353 @@
+package dev.engram.deploy;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.deploy.ConversationSources.ExampleQuery;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/engram demo}: the whole pipeline on a laptop, in one JVM.
+ *
+ * <ol>
+ *   <li>starts the {@link EmbeddedBroker} in a fresh run directory and creates the topics
+ *       ({@link TopicSetup});</li>
+ *   <li>starts the extractor, consolidator and retriever ({@link DemoApps});</li>
+ *   <li>ingests the input ({@link Ingest}; default: the sample shipped in {@value ProjectPaths#SAMPLE})
+ *       while printing a progress line every ~2 s;</li>
+ *   <li>waits until everything is processed: the three apps' consumer groups have no lag on their
+ *       inputs (checked in pipeline order) and the counting consumer has read every committed output
+ *       ({@link PipelineMonitor});</li>
+ *   <li>prints the {@link DemoSummary} (counted on the topics) and example retrievals over HTTP;</li>
+ *   <li>with {@code --once} exits 0; otherwise keeps serving until Ctrl-C, then closes everything in
+ *       reverse order.</li>
+ * </ol>
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Start the embedded stack (broker and the three apps), ingest conversations, print a summary and example retrievals.")
+public final class DemoCommand implements Callable<Integer> {
+
+    /** Preferred retriever port when none is given; a free port is used if it is taken. */
+    static final int DEFAULT_PORT = 8080;
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
+    /** How often lag is checked; also the gap between the two checks that declare the run settled. */
+    private static final Duration SETTLE_CHECK = Duration.ofMillis(500);
+    /** The demo fails when nothing moves for this long while work is pending. */
+    private static final Duration STALL_LIMIT = Duration.ofMinutes(3);
+
+    @Option(names = "--input", paramLabel = "FILE",
+        description = "LoCoMo JSON or JSON Lines of ConversationCompleted (default: the shipped sample, deploy/sample/conversations.jsonl).")
+    Path input;
+
+    @Option(names = "--once", description = "Exit after the summary instead of serving the retrieval API.")
+    boolean once;
+
+    @Option(names = "--summary", paramLabel = "FILE", description = "Also write the summary as JSON to FILE.")
+    Path summaryFile;
+
+    @Option(names = "--port", paramLabel = "N", description = "Retriever HTTP port (default: 8080, or a free port if 8080 is taken; 0 = a free port).")
+    Integer port;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", hidden = true,
+        description = "Run directory (broker logs, Streams state); emptied at start. Default: run/demo in the repository.")
+    Path runDir;
+
+    private final PrintStream out;
+
+    /** A demo writing to standard output. */
+    public DemoCommand() {
+        this(System.out);
+    }
+
+    /** @param out where progress, summary and examples are printed */
+    public DemoCommand(final PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final long startedAt = System.nanoTime();
+        final Path file = resolveInput();
+        if (file == null) {
+            return 2;
+        }
+        final Path dir = freshRunDir();
+        final int retrieverPort = retrieverPort();
+        final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final Thread hook = new Thread(() -> {
+            if (stopped.getCount() > 0 && !resources.isEmpty()) {
+                out.println("Stopping: retriever, consolidator, extractor, broker…");
+            }
+            closeAll(resources);
+            stopped.countDown();
+        }, "engram-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            out.printf("Engram demo — input %s, run directory %s%n", file, dir);
+            out.println("Starting the Kafka broker (KRaft, in-process)…");
+            final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
+            final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of(
+                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                EngramConfig.STATE_DIR, dir.resolve("streams").toString(),
+                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+                EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
+            }
+            out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
+                broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
+            final DemoApps apps = push(resources, DemoApps.start(config));
+            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers()));
+            out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
+
+            final long ingestStartedAt = System.nanoTime();
+            final Ingest ingest = push(resources, new Ingest(broker.bootstrapServers(), Map.of()));
+            final IngestThread ingestThread = new IngestThread(ingest, file);
+            ingestThread.start();
+            awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
+            final ConversationSources.Report report = ingestThread.report();
+            final DemoSummary summary = monitor.summary(seconds(ingestStartedAt));
+
+            out.printf("%nRead %s as %s: %d records published, %d rejected.%n", file.getFileName(), report.format(),
+                report.records(), report.rejected());
+            report.problems().forEach(p -> out.println("  " + p));
+            out.println();
+            out.println("Summary (counted on the topics with read_committed consumers):");
+            out.println(summary.toText());
+            if (summaryFile != null) {
+                summary.write(summaryFile.toAbsolutePath());
+                out.println("Summary written to " + summaryFile.toAbsolutePath());
+            }
+            printExamples(file, apps);
+            out.printf("Total %.1f s.%n", seconds(startedAt));
+            if (once) {
+                return 0;
+            }
+            out.printf("%nServing the retrieval API at %s — try:%n", apps.retrieverUrl());
+            for (final ExampleQuery example : ConversationSources.exampleQueries(file, 2)) {
+                out.printf("  curl '%s'%n", new RetrievalExamples(apps.retrieverUrl()).url(example, 5));
+            }
+            out.printf("  curl %s/health/ready%n", apps.retrieverUrl());
+            out.println("Press Ctrl-C to stop.");
+            stopped.await();
+            return 0;
+        } finally {
+            closeAll(resources);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException alreadyShuttingDown) {
+                // the hook is running (Ctrl-C); closeAll is idempotent
+            }
+        }
+    }
+
+    /**
+     * Polls and prints progress (every {@link #PROGRESS_EVERY}) until everything ingested is processed;
+     * fails on a dead app or a stall. Settled = ingest done, no group lag, the counting consumer caught
+     * up — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
+     * reads are not atomic.
+     */
+    private void awaitProcessed(final PipelineMonitor monitor, final IngestThread ingest, final DemoApps apps,
+                                final long ingestStartedAt) {
+        long lastSignature = -1;
+        long lastChange = System.nanoTime();
+        long lastPrint = System.nanoTime();
+        int settledChecks = 0;
+        while (true) {
+            monitor.poll(SETTLE_CHECK);
+            ingest.rethrow();
+            apps.requireAlive();
+            final long lag = monitor.lag();
+            final boolean settled = ingest.done() && lag == 0 && monitor.caughtUp();
+            settledChecks = settled ? settledChecks + 1 : 0;
+            final boolean finished = settledChecks >= 2;
+            if (finished || System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {
+                lastPrint = System.nanoTime();
+                out.printf(Locale.ROOT, "[%6.1f s] ingested %,d%s · extractor consumed %,d · candidates %,d · memories %,d"
+                        + " created / %,d reinforced / %,d superseded · lag %,d%n",
+                    seconds(ingestStartedAt), ingest.sent(), ingest.done() ? "" : "…", monitor.extractorConsumed(),
+                    monitor.count(Topics.MEMORY_CANDIDATES), monitor.updates(UpdateOperation.CREATED),
+                    monitor.updates(UpdateOperation.REINFORCED), monitor.updates(UpdateOperation.SUPERSEDED), lag);
+            }
+            if (finished) {
+                return;
+            }
+            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topics.MEMORY_CANDIDATES),
+                monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
+            if (signature != lastSignature) {
+                lastSignature = signature;
+                lastChange = System.nanoTime();
+            } else if (!settled && System.nanoTime() - lastChange > STALL_LIMIT.toNanos()) {
+                throw new IllegalStateException("The pipeline made no progress for " + STALL_LIMIT.toMinutes()
+                    + " minutes (lag " + lag + "); see the log above");
+            }
+        }
+    }
+
+    private void printExamples(final Path file, final DemoApps apps) throws IOException {
+        final RetrievalExamples retriever = new RetrievalExamples(apps.retrieverUrl());
+        apps.awaitRetrieverReady(Duration.ofSeconds(60));
+        out.println();
+        out.println("Example retrievals (GET /v1/tenants/{tenant}/users/{user}/memories?query=…&k=3):");
+        for (final ExampleQuery example : ConversationSources.exampleQueries(file, 3)) {
+            try {
+                out.print(RetrievalExamples.format(example, retriever.query(example, 3)));
+            } catch (IOException e) {
+                out.printf("  %s/%s: \"%s\" failed: %s%n", example.tenantId(), example.userId(), example.query(), e.getMessage());
+            }
+        }
+    }
+
+    private Path resolveInput() {
+        final Path file = input != null ? input.toAbsolutePath().normalize() : ProjectPaths.sample().orElse(null);
+        if (file == null) {
+            System.err.println("No --input given and the shipped sample (" + ProjectPaths.SAMPLE
+                + ") was not found: run from the repository, or set -D" + ProjectPaths.HOME_PROPERTY);
+            return null;
+        }
+        if (!Files.isReadable(file)) {
+            System.err.println("Cannot read the input file " + file);
+            return null;
+        }
+        return file;
+    }
+
+    private Path freshRunDir() throws IOException {
+        final Path dir = runDir != null ? runDir.toAbsolutePath()
+            : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
+                .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    private int retrieverPort() {
+        if (port == null) {
+            return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
+        }
+        return port;
+    }
+
+    private static boolean isFree(final int candidate) {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(candidate)) {
+            socket.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static void deleteRecursively(final Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("Cannot delete " + p, e);
+                }
+            });
+        }
+    }
+
+    private static <T extends AutoCloseable> T push(final Deque<AutoCloseable> resources, final T resource) {
+        synchronized (resources) {
+            resources.push(resource);
+        }
+        return resource;
+    }
+
+    /** Closes in reverse order of start; idempotent (each resource is closed once). */
+    private static void closeAll(final Deque<AutoCloseable> resources) {
+        while (true) {
+            final AutoCloseable next;
+            synchronized (resources) {
+                next = resources.poll();
+            }
+            if (next == null) {
+                return;
+            }
+            try {
+                next.close();
+            } catch (Exception e) {
+                System.err.println("Error while closing " + next.getClass().getSimpleName() + ": " + e);
+            }
+        }
+    }
+
+    private static double seconds(final long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    /** Publishes the input on its own thread, so progress is printed while ingesting. */
+    private static final class IngestThread extends Thread {
+        private final Ingest ingest;
+        private final Path file;
+        private final AtomicLong sent = new AtomicLong();
+        private final AtomicReference<ConversationSources.Report> report = new AtomicReference<>();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        IngestThread(final Ingest ingest, final Path file) {
+            super("engram-demo-ingest");
+            setDaemon(true);
+            this.ingest = ingest;
+            this.file = file;
+        }
+
+        @Override
+        public void run() {
+            try {
+                report.set(ingest.publish(file, sent::set));
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }
+
+        long sent() {
+            return sent.get();
+        }
+
+        boolean done() {
+            return report.get() != null;
+        }
+
+        ConversationSources.Report report() {
+            return report.get();
+        }
+
+        void rethrow() {
+            final Throwable e = failure.get();
+            if (e != null) {
+                throw new IllegalStateException("Ingest failed: " + e.getMessage(), e);
+            }
+            if (ingest.failed() > 0) {
+                throw new IllegalStateException("Ingest could not send " + ingest.failed() + " records: " + ingest.errors());
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.engram.extractor;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.runtime.AppHttpServer;
+import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.StreamsRunner;
+import dev.engram.topology.ExtractionTopology;
+import dev.engram.topology.StreamsSettings;
+import dev.engram.topology.Topics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+/**
+ * The extractor app ({@code application.id} {@value Topics#EXTRACTOR_APP}): runs
+ * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
+ * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
+ * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
+ * and the in-process all-MiniLM-L6-v2 model ({@link MiniLmEmbedder#shared()}).
+ *
+ * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
+ * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
+ * {@code extractor.http.port} ({@code /health/live}, {@code /health/ready}, {@code /metrics}) →
+ * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via
+ * {@link StreamsSettings}.
+ */
+public final class ExtractorApp implements AutoCloseable {
+
+    private final PrometheusMeterRegistry registry;
+    private final StreamsRunner runner;
+    private final AppHttpServer http;
+
+    private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http) {
+        this.registry = registry;
+        this.runner = runner;
+        this.http = http;
+    }
+
+    /**
+     * Builds the topology, starts the HTTP server and the Streams client; returns at once.
+     *
+     * @param config the Engram config
+     * @return the running app
+     */
+    public static ExtractorApp start(final EngramConfig config) {
+        final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
+        final StreamsRunner runner = new StreamsRunner(
+            ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry),
+            StreamsSettings.forApp(config, Topics.EXTRACTOR_APP), "extractor", registry);
+        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
+            runner, app -> { }).start();
+        runner.start();
+        return new ExtractorApp(registry, runner, http);
+    }
+
+    /**
+     * Runs until the JVM is asked to stop or the Streams client dies.
+     *
+     * @param config the Engram config
+     * @return the process exit code (0 after a clean shutdown, 1 after an error)
+     */
+    public static int run(final EngramConfig config) {
+        try (ExtractorApp app = start(config)) {
+            return app.runner.runUntilShutdown();
+        }
+    }
+
+    /** @return the Streams runner (state, health, interactive queries) */
+    public StreamsRunner runner() {
+        return runner;
+    }
+
+    /** @return the bound HTTP port */
+    public int httpPort() {
+        return http.port();
+    }
+
+    /** Closes Streams, then HTTP, then the metrics registry; idempotent. */
+    @Override
+    public void close() {
+        runner.close(Duration.ofSeconds(30));
+        http.close();
+        registry.close();
+    }
+
+    /**
+     * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
+     */
+    public static void main(final String[] args) {
+        final Path file = args.length > 0 ? Path.of(args[0]) : null;
+        System.exit(run(EngramConfig.load(file, System.getenv(), Map.of())));
+    }
+}
