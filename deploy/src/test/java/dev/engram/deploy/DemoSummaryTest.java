@@ -1,0 +1,32 @@
+package dev.engram.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DemoSummaryTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldWriteExactlyTheAgreedKeysWhenWritingTheSummaryFile() throws Exception {
+        final DemoSummary summary = new DemoSummary(374, 4120, 3927, 4, 87, 87, 0, 27.4);
+        final Path file = dir.resolve("nested/s.json");
+
+        summary.write(file);
+
+        final JsonNode json = new ObjectMapper().readTree(Files.readString(file));
+        assertThat(json.fieldNames()).toIterable().containsExactly("conversations", "candidates", "memoriesCreated",
+            "memoriesReinforced", "memoriesSuperseded", "contradictions", "deadLetters", "elapsedSeconds");
+        assertThat(json.get("conversations").asLong()).isEqualTo(374);
+        assertThat(json.get("elapsedSeconds").asDouble()).isEqualTo(27.4);
+        assertThat(DemoSummary.read(file)).isEqualTo(summary);
+    }
+}
