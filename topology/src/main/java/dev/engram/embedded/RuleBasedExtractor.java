@@ -1,0 +1,140 @@
+package dev.engram.embedded;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.Message;
+import dev.engram.avro.UserProfile;
+import dev.engram.core.MemoryIds;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.port.MemoryExtractor;
+
+/**
+ * The embedded default {@link MemoryExtractor} ({@value #NAME}): deterministic rules, no model, no
+ * network.
+ *
+ * <p>Only messages with role {@code user} are read; the other roles are context the rules do not
+ * need. For each user turn:
+ * <ol>
+ *   <li><b>Facts.</b> Every sentence goes through {@link FactRules}: explicit first-person statements
+ *       become SEMANTIC facts (and response-style wishes PROCEDURAL ones) with the agreed key vocabulary
+ *       ({@code preferred_language}, {@code ide}, {@code cloud_provider}, {@code uses:<tool>}, {@code city},
+ *       {@code employer}, {@code role}, {@code diet}, {@code name}, {@code preference:<subject>} = like |
+ *       dislike, {@code response_style}). Retractions ("I no longer use Jira") become negated facts
+ *       carrying the key and value they retract. Within a turn the last positive statement of a key
+ *       wins, and a retraction is dropped when the same turn states a new value for that key ("Started
+ *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only).</li>
+ *   <li><b>Episodes.</b> A turn with at least one substantive sentence that made no fact becomes one
+ *       EPISODIC memory whose content is the turn text as said (LoCoMo's " [image: caption]" included),
+ *       with importance from {@link TurnHeuristics#importance(List)} and confidence
+ *       {@value #EPISODIC_CONFIDENCE}. A turn whose every sentence made a fact or was small talk gives no
+ *       episode: the episode would repeat the fact in other words, embed above the 0.9 reinforce
+ *       threshold next to it, and reinforce (or shadow) the wrong memory. Pure small talk gives nothing.</li>
+ * </ol>
+ * Identical contents within one conversation are merged into one memory listing every message that
+ * said it (they would get the same candidate id anyway). Each memory's event time is the time of the
+ * first message that said it.
+ *
+ * <p>{@code profile}: when the user has turned memory off ({@code memoryEnabled=false}) nothing is
+ * extracted. Known facts are <em>not</em> skipped: a restated fact must reach the consolidator to count
+ * as evidence (reinforcement).
+ *
+ * <p>Confidence {@value #EPISODIC_CONFIDENCE} for episodes: the text is verbatim, so what it says is
+ * certain; the remaining doubt is whether the turn is about the user at all (a quoted film line, a joke).
+ * It sits below the explicit-fact confidence of {@link FactRules} (0.9).
+ *
+ * <p>Stateless, thread-safe, deterministic: the same conversation always gives the same list.
+ */
+public final class RuleBasedExtractor implements MemoryExtractor {
+
+    /** Recorded on every candidate as {@code extractor}. */
+    public static final String NAME = "rule-based-v1";
+    /** Confidence of an episodic memory. */
+    public static final double EPISODIC_CONFIDENCE = 0.8;
+
+    private static final String USER_ROLE = "user";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * @param conversation a validated conversation
+     * @param profile the user's profile or null; nothing is extracted when memory is turned off
+     * @return facts and episodes in message order (a turn's facts before its episode), possibly empty
+     */
+    @Override
+    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
+        if (profile != null && !profile.getMemoryEnabled()) {
+            return List.of();
+        }
+        final Map<String, ExtractedMemory> byContent = new LinkedHashMap<>();
+        for (final Message message : conversation.getMessages()) {
+            if (!USER_ROLE.equals(message.getRole().strip().toLowerCase(Locale.ROOT))) {
+                continue;
+            }
+            for (final ExtractedMemory memory : fromTurn(message)) {
+                byContent.merge(MemoryIds.normalize(memory.content()), memory, RuleBasedExtractor::merge);
+            }
+        }
+        return List.copyOf(byContent.values());
+    }
+
+    private static List<ExtractedMemory> fromTurn(final Message message) {
+        final int index = message.getIndex();
+        final Instant time = message.getTimestamp();
+        final Map<String, FactRules.Fact> facts = new LinkedHashMap<>();
+        final List<String> substantive = new ArrayList<>();
+        for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(message.getContent()))) {
+            final List<FactRules.Fact> stated = FactRules.extract(sentence);
+            if (stated.isEmpty()) {
+                if (!TurnHeuristics.isSmallTalk(sentence)) {
+                    substantive.add(sentence);
+                }
+                continue;
+            }
+            for (final FactRules.Fact fact : stated) {
+                final FactRules.Fact earlier = facts.get(fact.key());
+                // A later positive statement of the same key wins; a retraction never replaces a value
+                // stated in the same turn (the new value already supersedes the old one downstream).
+                if (earlier == null || !fact.negated()) {
+                    facts.remove(fact.key());
+                    facts.put(fact.key(), fact);
+                }
+            }
+        }
+        final List<ExtractedMemory> out = new ArrayList<>();
+        for (final FactRules.Fact f : facts.values()) {
+            out.add(new ExtractedMemory(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+                NumberWords.toDigits(f.content()), f.negated(), f.importance(), f.confidence(), f.source(),
+                List.of(index), time));
+        }
+        if (!substantive.isEmpty()) {
+            out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, null, message.getContent().strip(),
+                false, TurnHeuristics.importance(substantive), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
+                List.of(index), time));
+        }
+        return out;
+    }
+
+    /** Two memories with the same content: one memory, every source message, the first time. */
+    private static ExtractedMemory merge(final ExtractedMemory first, final ExtractedMemory again) {
+        final List<Integer> indexes = new ArrayList<>(first.sourceMessageIndexes());
+        for (final Integer i : again.sourceMessageIndexes()) {
+            if (!indexes.contains(i)) {
+                indexes.add(i);
+            }
+        }
+        return new ExtractedMemory(first.type(), first.category(), first.key(), first.value(), first.displayName(),
+            first.content(), first.negated(), Math.max(first.importance(), again.importance()),
+            Math.max(first.confidence(), again.confidence()), first.source(), indexes, first.eventTime());
+    }
+}
