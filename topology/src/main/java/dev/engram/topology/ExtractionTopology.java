@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * tombstone, a conversation {@link ConversationValidator} rejects, and a failed extraction or
  * embedding each go to the dead-letter topic with {@link #HEADER_REASON}, {@link #HEADER_CLASS},
  * {@link #HEADER_STAGE} and the source coordinates ({@link #HEADER_SOURCE_TOPIC},
- * {@link #HEADER_SOURCE_PARTITION}, {@link #HEADER_SOURCE_OFFSET}); processing goes on with the next
- * record. The value is consumed as bytes so the dead letter carries exactly what was received.
+ * {@link #HEADER_SOURCE_PARTITION}, {@link #HEADER_SOURCE_OFFSET}), repeated under Kafka Streams'
+ * KIP-1034 names ({@link #KIP_1034_HEADERS}); processing goes on with the next record. The value is consumed as bytes so the dead letter carries exactly what was received.
  *
  * <p>No state stores. Candidate ids are {@link MemoryIds#candidateId} of tenant, user, conversation and
  * content, so a replay gives the same candidates; with {@code exactly_once_v2} each conversation's
@@ -87,6 +87,14 @@ public final class ExtractionTopology {
     public static final String HEADER_SOURCE_PARTITION = "engram.source.partition";
     /** Dead-letter header: its offset (decimal). */
     public static final String HEADER_SOURCE_OFFSET = "engram.source.offset";
+
+    /**
+     * The same facts under the header names Kafka Streams' own dead-letter queue (KIP-1034) writes, so
+     * one operator tool reads the dead letters of every Engram app (the consolidator writes these too).
+     */
+    public static final List<String> KIP_1034_HEADERS = List.of("__streams.errors.exception",
+        "__streams.errors.message", "__streams.errors.topic", "__streams.errors.partition",
+        "__streams.errors.offset");
 
     /** Counter of valid conversations extracted. */
     public static final String METER_CONVERSATIONS = "engram.extraction.conversations";
@@ -299,6 +307,11 @@ public final class ExtractionTopology {
             header(headers, HEADER_SOURCE_TOPIC, source.map(RecordMetadata::topic).orElse(""));
             header(headers, HEADER_SOURCE_PARTITION, source.map(m -> Integer.toString(m.partition())).orElse(""));
             header(headers, HEADER_SOURCE_OFFSET, source.map(m -> Long.toString(m.offset())).orElse(""));
+            header(headers, KIP_1034_HEADERS.get(0), errorClass);
+            header(headers, KIP_1034_HEADERS.get(1), reason);
+            header(headers, KIP_1034_HEADERS.get(2), source.map(RecordMetadata::topic).orElse(""));
+            header(headers, KIP_1034_HEADERS.get(3), source.map(m -> Integer.toString(m.partition())).orElse(""));
+            header(headers, KIP_1034_HEADERS.get(4), source.map(m -> Long.toString(m.offset())).orElse(""));
             LOG.warn("Dead letter to {} ({} at {}-{}@{}): {}", DEAD_LETTER_TOPIC, stage,
                 source.map(RecordMetadata::topic).orElse("?"), source.map(RecordMetadata::partition).orElse(-1),
                 source.map(RecordMetadata::offset).orElse(-1L), reason);

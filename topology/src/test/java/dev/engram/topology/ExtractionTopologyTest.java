@@ -222,6 +222,9 @@ class ExtractionTopologyTest {
         assertThat(header(dead, ExtractionTopology.HEADER_SOURCE_PARTITION)).isEqualTo("0");
         assertThat(header(dead, ExtractionTopology.HEADER_SOURCE_OFFSET)).isEqualTo("0");
         assertThat(header(dead, "trace-id")).isEqualTo("abc");
+        assertThat(header(dead, "__streams.errors.message")).isEqualTo(header(dead, ExtractionTopology.HEADER_REASON));
+        assertThat(header(dead, "__streams.errors.exception")).isEqualTo("validation");
+        assertThat(header(dead, "__streams.errors.offset")).isEqualTo("0");
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(candidates.readValuesToList()).extracting(MemoryCandidate::getConversationId).containsExactly("c-101");
         assertThat(count(ExtractionTopology.METER_DEAD_LETTERS)).isEqualTo(1.0);
