@@ -443,7 +443,10 @@ final class FactRules {
         } else if (diet.equals("plant-based")) {
             diet = "vegan";
         }
-        final String content = negated ? "No longer follows a " + diet + " diet" : "Follows a " + diet + " diet";
+        // The clause names what a diet is for, so food questions that share no word with the diet
+        // ("what should I cook for him tonight?", case-04) still find it: MiniLM cosine 0.14 → 0.30.
+        final String content = negated ? "No longer follows a " + diet + " diet"
+            : "Follows a " + diet + " diet (keep in mind when cooking or suggesting meals)";
         return new Fact(MemoryType.SEMANTIC, FactCategory.CONSTRAINT, "diet", diet, "Diet", content, negated,
             IMPORTANCE_DIET, confidence, source);
     }

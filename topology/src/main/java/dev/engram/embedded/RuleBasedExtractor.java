@@ -96,7 +96,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(message.getContent()))) {
             final List<FactRules.Fact> stated = FactRules.extract(sentence);
             if (stated.isEmpty()) {
-                if (!TurnHeuristics.isSmallTalk(sentence)) {
+                if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
                     substantive.add(sentence);
                 }
                 continue;

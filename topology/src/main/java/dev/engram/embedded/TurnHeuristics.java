@@ -89,6 +89,17 @@ final class TurnHeuristics {
     }
 
     /**
+     * A question is a request to the assistant, not something the user told about themselves
+     * ("What was my locker code again?" must not become a memory of the asker: case-05).
+     *
+     * @param sentence one sentence
+     * @return true when it ends with a question mark
+     */
+    static boolean isQuestion(final String sentence) {
+        return sentence.strip().endsWith("?");
+    }
+
+    /**
      * @param sentence one sentence
      * @return true when, after removing greetings, thanks, reactions and one following name, fewer than
      *     two words remain ("Thanks, Melanie!", "That's really sweet.", "Wow, cool")

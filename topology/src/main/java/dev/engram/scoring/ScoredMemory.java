@@ -15,4 +15,11 @@ import dev.engram.avro.Memory;
  */
 public record ScoredMemory(Memory memory, double score, double semantic, double recency, double importance,
                            double access) {
+
+    /** @return id, score and content, without the embedding */
+    @Override
+    public String toString() {
+        return String.format(java.util.Locale.ROOT, "ScoredMemory[%s %.3f %s]", memory.getMemoryId(), score,
+            memory.getContent());
+    }
 }

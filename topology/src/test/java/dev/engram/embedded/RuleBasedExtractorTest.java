@@ -59,10 +59,10 @@ class RuleBasedExtractorTest {
         Four years at Ferrovia Labs as of this month.                  | employer           | Ferrovia Labs | Has worked at Ferrovia Labs for 4 years
         Sushi is my all-time favourite food.                           | preference:sushi   | like          | Likes sushi
         I've totally gone off sushi, can't stand it anymore.           | preference:sushi   | dislike       | Dislikes sushi
-        I've been vegan for two years.                                 | diet               | vegan         | Follows a vegan diet
-        still vegan, going strong                                      | diet               | vegan         | Follows a vegan diet
-        vegan potluck was great                                        | diet               | vegan         | Follows a vegan diet
-        Started eating fish again; being vegan wasn't working for me.  | diet               | pescatarian   | Follows a pescatarian diet
+        I've been vegan for two years.                                 | diet               | vegan         | Follows a vegan diet (keep in mind when cooking or suggesting meals)
+        still vegan, going strong                                      | diet               | vegan         | Follows a vegan diet (keep in mind when cooking or suggesting meals)
+        vegan potluck was great                                        | diet               | vegan         | Follows a vegan diet (keep in mind when cooking or suggesting meals)
+        Started eating fish again; being vegan wasn't working for me.  | diet               | pescatarian   | Follows a pescatarian diet (keep in mind when cooking or suggesting meals)
         I use IntelliJ for everything.                                 | ide                | IntelliJ      | Uses IntelliJ as IDE
         We relocated to Oslo                                           | city               | Oslo          | Lives in Oslo
         Now living in Trondheim                                        | city               | Trondheim     | Lives in Trondheim
@@ -243,6 +243,13 @@ class RuleBasedExtractorTest {
     @ValueSource(strings = {"Hey Mel! Good to see you! How have you been?", "Thanks!", "Ok", "Wow, that's cool!",
         "Thanks, Melanie! That's really sweet.", "haha yes", "Talk to you soon!", "I love it!", "Sounds good, thank you"})
     void shouldExtractNothingWhenTheTurnIsSmallTalk(final String text) {
+        assertThat(said(text)).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"What was my locker code again?", "Can you remind me what I said about Lyon?",
+        "Have you ever been to Sweden?"})
+    void shouldRememberNothingWhenTheTurnOnlyAsksTheAssistant(final String text) {
         assertThat(said(text)).isEmpty();
     }
 
