@@ -203,13 +203,16 @@ class ConsolidationTopologyTest {
     }
 
     @Test
-    void shouldSupersedeEpisodicMemoryWhenJudgeFindsNegatedRestatement() {
+    void shouldSupersedeUnkeyedStatementWhenJudgeFindsNegatedRestatement() {
         final String existing = "Loves hiking in the mountains on weekends.";
         final String restated = "Doesn't love hiking in the mountains on weekends anymore.";
         final double cosine = FedCandidates.cosine(existing, restated);
         System.out.printf("judge band: cosine = %.3f%n", cosine);
-        final MemoryCandidate first = episodic(MIRA, "c-1", "2025-02-03T09:00:00Z", existing);
-        final MemoryCandidate second = episodic(MIRA, "c-2", "2025-04-03T09:00:00Z", restated);
+        // Unkeyed statements about the user (SEMANTIC): two episodes never contradict each other.
+        final MemoryCandidate first = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:00:00Z", existing))
+            .setType(dev.engram.avro.MemoryType.SEMANTIC).build();
+        final MemoryCandidate second = MemoryCandidate.newBuilder(episodic(MIRA, "c-2", "2025-04-03T09:00:00Z", restated))
+            .setType(dev.engram.avro.MemoryType.SEMANTIC).build();
         // Pin the band with the thresholds so that the judge is asked whatever the model's exact score.
         final double judgeFrom = Math.min(0.7, cosine - 0.01);
         final double reinforceAbove = Math.max(0.9, cosine + 0.01);
