@@ -80,7 +80,7 @@ final class PipelineDriver implements AutoCloseable {
         consolidation = new TopologyTestDriver(
             ConsolidationTopology.build(config, new KeyValueContradictionJudge(), new EmbeddedVectorIndexFactory(), registry),
             ConsolidationTopology.config(config));
-        retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.properties(config));
+        retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.config(config));
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
         conversations = extraction.createInputTopic(Topics.CONVERSATIONS_COMPLETED, keys,
