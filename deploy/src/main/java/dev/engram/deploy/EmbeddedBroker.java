@@ -74,7 +74,8 @@ public final class EmbeddedBroker implements AutoCloseable {
     /**
      * Formats {@code runDir/kafka-logs} and starts a broker.
      *
-     * @param runDir the run directory; the log directory is created under it
+     * @param runDir the run directory; the log directory is created under it, or reused as it is when
+     *     it was formatted before (a restart: same topics, offsets and transactions)
      * @param brokerPort the client port, 0 for a free port
      * @param overrides broker settings that replace the defaults (e.g. {@code num.partitions})
      * @return the running broker
@@ -92,7 +93,9 @@ public final class EmbeddedBroker implements AutoCloseable {
         final Properties props = settings(logDir, port, controllerPort);
         props.putAll(overrides);
         final KafkaConfig config = new KafkaConfig(props, false);
-        format(logDir);
+        if (!Files.exists(logDir.resolve("meta.properties"))) {
+            format(logDir);
+        } // else: a restart on the same log directory (and port), keeping every topic and offset
         final KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
         final EmbeddedBroker broker = new EmbeddedBroker(server, "localhost:" + port, logDir);

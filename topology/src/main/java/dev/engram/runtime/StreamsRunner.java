@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>On {@link #start()} it logs {@code topology.describe()}, sets the uncaught exception handler (log,
  * then {@code SHUTDOWN_CLIENT}: a bug stops this client, it does not spin on a poison record), a state
  * listener that feeds the health probes, binds Micrometer's {@link KafkaStreamsMetrics} (closed on
- * {@link #close(Duration)}) and starts the client without blocking, so several apps can share one JVM
+ * {@link #close(Duration)}) and the gauges {@code engram.streams.live} / {@code engram.streams.ready} (0/1) and starts the client without blocking, so several apps can share one JVM
  * (the demo). {@link #runUntilShutdown()} is the one-app-per-JVM form: start, block until a terminal
  * state (NOT_RUNNING or ERROR), return the process exit code.
  *
@@ -93,6 +93,11 @@ public final class StreamsRunner implements AutoCloseable {
         LOG.info("{}: starting with topology\n{}", appName, topology.describe());
         final KafkaStreamsMetrics binder = new KafkaStreamsMetrics(streams);
         binder.bindTo(registry);
+        // the probes as gauges, so alerts can see an app in ERROR (1 = live / ready, 0 = not)
+        io.micrometer.core.instrument.Gauge.builder("engram.streams.live", this, r -> r.isLive() ? 1 : 0)
+            .description("1 while the Streams client is alive (not ERROR, not stopped)").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("engram.streams.ready", this, r -> r.isReady() ? 1 : 0)
+            .description("1 while the Streams client is RUNNING").register(registry);
         metrics.set(binder);
         streams.start();
     }

@@ -140,6 +140,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         });
         LOG.warn("invalid memory candidate at {}: {}", metadata.map(Object::toString).orElse("?"), reason);
         counters.invalid.increment();
+        counters.deadLetters.increment();
         context.forward(new Record<String, Object>(record.key(), record.value(), record.timestamp(), headers),
             ConsolidationTopology.DEAD_LETTER_SINK);
     }
@@ -151,6 +152,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         private final Counter superseded;
         private final Counter contradictions;
         private final Counter invalid;
+        private final Counter archived;
+        private final Counter deadLetters;
         private final MeterRegistry registry;
         private final String application;
 
@@ -162,6 +165,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
             this.superseded = counter("engram.memories.superseded", "Memories archived as superseded by a newer statement");
             this.contradictions = counter("engram.contradictions", "Contradictions detected (same key, judge or negation)");
             this.invalid = counter("engram.candidates.invalid", "Candidates sent to the dead-letter topic");
+            this.archived = counter("engram.memories.archived", "Memories archived (expired, decayed or by command)");
+            this.deadLetters = counter(ExtractionTopology.METER_DEAD_LETTERS, "Records sent to the dead-letter topic");
         }
 
         private Counter counter(final String name, final String description) {
@@ -173,6 +178,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
                 case CREATED -> created.increment();
                 case REINFORCED -> reinforced.increment();
                 case SUPERSEDED -> superseded.increment();
+                case ARCHIVED -> archived.increment();
                 default -> { }
             }
         }

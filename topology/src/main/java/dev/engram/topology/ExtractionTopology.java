@@ -108,6 +108,8 @@ public final class ExtractionTopology {
     public static final String METER_CANDIDATES = "engram.extraction.candidates";
     /** Counter of records sent to a dead-letter topic (shared name; tag {@code application}). */
     public static final String METER_DEAD_LETTERS = "engram.dead.letters";
+    /** Timer of extraction and embedding per valid conversation. */
+    public static final String METER_LATENCY = "engram.extraction.latency";
 
     private static final Logger LOG = LoggerFactory.getLogger(ExtractionTopology.class);
 
@@ -168,11 +170,15 @@ public final class ExtractionTopology {
     }
 
     /** The three counters, shared by every task of the topology. */
-    private record Counters(Counter conversations, Counter candidates, Counter deadLetters) {
+    private record Counters(Counter conversations, Counter candidates, Counter deadLetters,
+                            io.micrometer.core.instrument.Timer latency) {
         Counters(final MeterRegistry registry) {
             this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
-                counter(registry, METER_DEAD_LETTERS, "Records sent to the dead-letter topic"));
+                counter(registry, METER_DEAD_LETTERS, "Records sent to the dead-letter topic"),
+                io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
+                    .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
+                    .register(registry));
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {
@@ -250,7 +256,9 @@ public final class ExtractionTopology {
             final ConversationCompleted conversation;
             try {
                 conversation = decode(record.value());
+                final long extractStarted = System.nanoTime();
                 candidates = candidates(conversation);
+                counters.latency().record(System.nanoTime() - extractStarted, java.util.concurrent.TimeUnit.NANOSECONDS);
             } catch (Rejected e) {
                 deadLetter(record, e.stage, e.errorClass, e.getMessage());
                 return;

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
 
 /**
  * The Kafka Streams properties every Engram app shares.
@@ -17,6 +18,9 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  *   <li>{@code processing.guarantee=exactly_once_v2} on every app;</li>
  *   <li>undeserializable records go to {@code <application.id>-dlq} (KIP-1034,
  *       {@code errors.dead.letter.queue.topic.name}) with the error in headers, and the stream goes on;</li>
+ *   <li>a record that makes a processor throw goes to the same dead-letter topic (KIP-1034's
+ *       {@code processing.exception.handler}, log and continue), with the exception class and message in
+ *       the {@code __streams.errors.*} headers; the rest of the stream continues;</li>
  *   <li>internal topic and store names are explicit ({@code ensure.explicit.internal.resource.naming});</li>
  *   <li>one stream thread, so each task runs on one thread (the per-user order is per task).</li>
  * </ul>
@@ -41,6 +45,7 @@ public final class StreamsSettings {
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
         props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.deadLetter(applicationId));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Commit often: under exactly-once, output becomes visible to read_committed readers at commit.

@@ -1,0 +1,44 @@
+package dev.engram.ops;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.engram.config.EngramConfig;
+import picocli.CommandLine.Option;
+
+/** Options shared by the ops commands: the cluster and the config file. */
+final class OpsOptions {
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+        description = "Kafka bootstrap servers (default: kafka.bootstrap.servers of the config, localhost:9092).")
+    String bootstrapServers;
+
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "Properties file (keys as in the README's configuration table); ENGRAM_* environment variables override it.")
+    Path config;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+        description = "Streams state directory of the apps this command runs (default: state.dir of the config).")
+    Path stateDir;
+
+    /** @return the config: defaults, file, environment, then these options; HTTP ports free (0) */
+    EngramConfig load() {
+        final Map<String, Object> overrides = new HashMap<>();
+        if (bootstrapServers != null) {
+            overrides.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers);
+        }
+        if (stateDir != null) {
+            overrides.put(EngramConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
+        }
+        overrides.put(EngramConfig.EXTRACTOR_HTTP_PORT, 0);
+        overrides.put(EngramConfig.CONSOLIDATOR_HTTP_PORT, 0);
+        overrides.put(EngramConfig.RETRIEVER_HTTP_PORT, 0);
+        return EngramConfig.load(config == null ? null : config.toAbsolutePath(), System.getenv(), overrides);
+    }
+
+    /** @return consumer/admin properties for the cluster */
+    Map<String, Object> client() {
+        return Map.of("bootstrap.servers", load().getString(EngramConfig.BOOTSTRAP_SERVERS));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.engram.ops;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/engram rebuild [--app consolidator|retriever|extractor] [--from-timestamp T] [--re-extract]}:
+ * see {@link Rebuild}. Exit code 0 when the state after equals the state before, 1 when they differ or
+ * the rebuild failed, 2 on bad usage.
+ */
+@Command(name = "rebuild", mixinStandardHelpOptions = true,
+    description = "Reset an app (Kafka's StreamsResetter + local state), re-process its input, report counts and verify against the state before. Stop the app's instances first.")
+public final class RebuildCommand implements Callable<Integer> {
+
+    @Mixin
+    OpsOptions options = new OpsOptions();
+
+    @Option(names = "--app", paramLabel = "APP", defaultValue = "consolidator",
+        description = "consolidator (default), retriever or extractor.")
+    String app;
+
+    @Option(names = "--from-timestamp", paramLabel = "ISO-8601",
+        description = "With --re-extract: re-extract conversations from this time on (e.g. 2026-01-01T00:00:00Z).")
+    Instant fromTimestamp;
+
+    @Option(names = "--re-extract", description = "Also reset and re-run the extractor (LLM cost with an LLM extractor).")
+    boolean reExtract;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where before.json and after.json go (default: run/rebuild-<time>).")
+    Path workDir;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30M",
+        description = "How long re-processing may take (ISO-8601 duration, default PT30M).")
+    Duration timeout;
+
+    private final PrintStream out;
+
+    /** Prints to standard output. */
+    public RebuildCommand() {
+        this(System.out);
+    }
+
+    /** @param out where progress and the report go */
+    public RebuildCommand(final PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        final Rebuild.App which;
+        try {
+            which = Rebuild.App.valueOf(app.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            System.err.println("--app must be consolidator, retriever or extractor: " + app);
+            return 2;
+        }
+        final Path dir = workDir != null ? workDir.toAbsolutePath()
+            : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
+        try {
+            final Rebuild.Report report = new Rebuild(options.load(), which, fromTimestamp, reExtract, dir, timeout, out).run();
+            return report.differences().isEmpty() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        } catch (IllegalStateException e) {
+            System.err.println("rebuild failed: " + e.getMessage());
+            return 1;
+        }
+    }
+}

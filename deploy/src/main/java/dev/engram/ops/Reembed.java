@@ -1,0 +1,226 @@
+package dev.engram.ops;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.port.Embedder;
+import dev.engram.scoring.Vectors;
+import dev.engram.serde.AvroSerdes;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Re-embeds every memory under another embedding model, side by side with the current one.
+ *
+ * <ol>
+ *   <li>reads the memory state ({@code memory-updated}, read_committed, folded per user; DELETED memories
+ *       left out);</li>
+ *   <li>embeds each memory's content with the new model in batches of {@value #BATCH};</li>
+ *   <li>writes each memory, with the new {@code embedding} and {@code embeddingModel}, to its own compacted
+ *       topic {@code memory-embeddings-<model>} (key {@code tenant/user\0memoryId}, value Memory in
+ *       Avro single-object encoding), idempotently (a re-run overwrites the same keys);</li>
+ *   <li>when every record is acknowledged and their count equals the memories read, switches: the model
+ *       name is written under key {@value #ACTIVE_KEY} to the compacted {@value #ACTIVE_TOPIC};</li>
+ *   <li>keeps the previous model's topic until {@link #drop} is called for it (refused while active).</li>
+ * </ol>
+ * The in-line embeddings on {@code memory-updated} stay those of the model that created each memory
+ * ({@code Memory.embeddingModel} says which), so the old model's index is always rebuildable.
+ */
+public final class Reembed {
+
+    /** The compacted topic naming the active embedding model. */
+    public static final String ACTIVE_TOPIC = "memory-embeddings-active";
+    /** The key of the active model's record. */
+    public static final String ACTIVE_KEY = "active";
+    private static final int BATCH = 64;
+
+    /**
+     * What a re-embedding did.
+     *
+     * @param model the new model
+     * @param topic its side-by-side topic
+     * @param memories memories read
+     * @param written records acknowledged on the topic
+     * @param dimensions the new vectors' size
+     * @param switched whether the new model became active
+     * @param seconds wall time
+     */
+    public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
+                         double seconds) {
+    }
+
+    private Reembed() {
+    }
+
+    /**
+     * @param model a model name
+     * @return its topic, {@code memory-embeddings-<model>} with every character outside {@code [a-z0-9-]} as {@code -}
+     */
+    public static String topicFor(final String model) {
+        return "memory-embeddings-" + model.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+    }
+
+    /**
+     * Re-embeds every memory; see the class comment.
+     *
+     * @param client admin/consumer/producer properties (bootstrap.servers at least)
+     * @param provider the new model
+     * @param partitions partitions of the new topic if it has to be created
+     * @param switchWhenComplete write the active-model record once complete
+     * @param out progress
+     * @return the report
+     */
+    public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
+                             final boolean switchWhenComplete, final PrintStream out) {
+        final long started = System.nanoTime();
+        final String topic = topicFor(provider.model());
+        try (Admin admin = Admin.create(client)) {
+            create(admin, new NewTopic(topic, Optional.of(partitions), Optional.empty()));
+            create(admin, new NewTopic(ACTIVE_TOPIC, Optional.of(1), Optional.empty()));
+        }
+        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10));
+        final List<Memory> memories = new ArrayList<>();
+        fold.memories().values().forEach(list -> list.stream()
+            .filter(m -> m.getStatus() != MemoryStatus.DELETED).forEach(memories::add));
+        out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
+        final Serializer<Memory> encoder = AvroSerdes.serde(Memory.class).serializer();
+        final AtomicLong acked = new AtomicLong();
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+        final Embedder embedder = provider.create();
+        int dimensions = 0;
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps(client),
+            new StringSerializer(), new ByteArraySerializer())) {
+            for (int from = 0; from < memories.size(); from += BATCH) {
+                final List<Memory> batch = memories.subList(from, Math.min(memories.size(), from + BATCH));
+                final List<float[]> vectors = embedder.embedAll(batch.stream().map(Memory::getContent).toList());
+                for (int i = 0; i < batch.size(); i++) {
+                    final Memory m = batch.get(i);
+                    dimensions = vectors.get(i).length;
+                    final Memory reembedded = Memory.newBuilder(m).setEmbedding(Vectors.toList(vectors.get(i)))
+                        .setEmbeddingModel(provider.model()).build();
+                    final String key = m.getTenantId() + "/" + m.getUserId() + '\0' + m.getMemoryId();
+                    producer.send(new ProducerRecord<>(topic, key, encoder.serialize(topic, reembedded)), (md, e) -> {
+                        if (e != null) {
+                            failure.compareAndSet(null, e);
+                        } else {
+                            acked.incrementAndGet();
+                        }
+                    });
+                }
+                out.printf(Locale.ROOT, "  %,d / %,d embedded%n", Math.min(memories.size(), from + BATCH), memories.size());
+            }
+            producer.flush();
+            if (failure.get() != null) {
+                throw new IllegalStateException("Writing " + topic + " failed", failure.get());
+            }
+            final boolean complete = acked.get() == memories.size();
+            final boolean switched = switchWhenComplete && complete;
+            if (switched) {
+                producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
+                    provider.model().getBytes(StandardCharsets.UTF_8))).get();
+            }
+            final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
+                (System.nanoTime() - started) / 1e9);
+            out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; %s%n",
+                report.written(), report.memories(), dimensions, topic, report.seconds(),
+                switched ? "active model is now " + provider.model() : "active model unchanged");
+            return report;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Cannot switch the active model", e.getCause());
+        } finally {
+            if (!Embedders.DEFAULT_MODEL.equals(provider.model())) {
+                embedder.close(); // the default is the JVM-wide shared MiniLM
+            }
+        }
+    }
+
+    /**
+     * @param client client properties
+     * @return the active model, if one was switched to
+     */
+    public static Optional<String> active(final Map<String, Object> client) {
+        try (KafkaConsumer<byte[], byte[]> consumer = MemorySnapshot.consumer(client)) {
+            if (consumer.listTopics(Duration.ofSeconds(30)).get(ACTIVE_TOPIC) == null) {
+                return Optional.empty();
+            }
+            final List<TopicPartition> partitions = MemorySnapshot.partitions(consumer, ACTIVE_TOPIC);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            String model = null;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!MemorySnapshot.reached(consumer, ends) && System.nanoTime() < deadline) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() != null) {
+                        model = new String(r.value(), StandardCharsets.UTF_8);
+                    }
+                }
+            }
+            return Optional.ofNullable(model);
+        }
+    }
+
+    /**
+     * Deletes a model's side-by-side topic.
+     *
+     * @param client client properties
+     * @param model the model to drop
+     * @throws IllegalStateException if it is the active model
+     */
+    public static void drop(final Map<String, Object> client, final String model) {
+        if (active(client).filter(model::equals).isPresent()) {
+            throw new IllegalStateException(model + " is the active embedding model: switch to another before dropping it");
+        }
+        try (Admin admin = Admin.create(client)) {
+            GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all());
+        }
+    }
+
+    private static void create(final Admin admin, final NewTopic topic) {
+        topic.configs(Map.of("cleanup.policy", "compact"));
+        try {
+            admin.createTopics(List.of(topic)).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("Cannot create " + topic.name(), e.getCause());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        }
+    }
+
+    private static Map<String, Object> producerProps(final Map<String, Object> client) {
+        final Map<String, Object> props = new HashMap<>(client);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        return props;
+    }
+}

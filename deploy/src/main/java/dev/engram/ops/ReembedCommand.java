@@ -1,0 +1,75 @@
+package dev.engram.ops;
+
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+
+import dev.engram.config.EngramConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/engram reembed --model NAME [--no-switch] | --drop NAME | --list}: see {@link Reembed}.
+ * Exit code 0 on success, 1 on failure, 2 on bad usage.
+ */
+@Command(name = "reembed", mixinStandardHelpOptions = true,
+    description = "Re-embed every memory with another model into a side-by-side topic, switch when complete; drop an old model's topic.")
+public final class ReembedCommand implements Callable<Integer> {
+
+    @Mixin
+    OpsOptions options = new OpsOptions();
+
+    @Option(names = "--model", paramLabel = "NAME", description = "The new embedding model.")
+    String model;
+
+    @Option(names = "--no-switch", description = "Build the new model's topic but keep the active model.")
+    boolean noSwitch;
+
+    @Option(names = "--drop", paramLabel = "NAME", description = "Delete this model's topic (refused while it is active).")
+    String drop;
+
+    @Option(names = "--list", description = "List the available models and the active one.")
+    boolean list;
+
+    private final PrintStream out;
+
+    /** Prints to standard output. */
+    public ReembedCommand() {
+        this(System.out);
+    }
+
+    /** @param out where progress goes */
+    public ReembedCommand(final PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        try {
+            if (list) {
+                out.println("available: " + Embedders.available().keySet());
+                out.println("active: " + Reembed.active(options.client()).orElse("(none switched; memories keep their own)"));
+                return 0;
+            }
+            if (drop != null) {
+                Reembed.drop(options.client(), drop);
+                out.println("Dropped " + Reembed.topicFor(drop));
+                return 0;
+            }
+            if (model == null) {
+                System.err.println("reembed needs --model NAME, --drop NAME or --list");
+                return 2;
+            }
+            final EngramConfig config = options.load();
+            final Reembed.Report report = Reembed.run(options.client(), Embedders.named(model),
+                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out);
+            return report.written() == report.memories() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        } catch (IllegalStateException e) {
+            System.err.println("reembed failed: " + e.getMessage());
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.engram.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.retriever.RetrieverApp;
+import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topology.Topics;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two consolidator instances share the partitions; one is stopped: the other takes its partitions
+ * over and every candidate (before and after the stop) yields exactly one {@code memory-updated}
+ * event. Meanwhile the retriever is asked for a known user's memories the whole time and answers
+ * either 200 with that memory or 503 with {@code Retry-After} — never a wrong answer.
+ */
+class ConsolidatorFailoverIT {
+
+    private static final int PER_PHASE = 200;
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(4, Topics.all());
+    }
+
+    @AfterAll
+    static void stopKafka() throws Exception {
+        kafka.close();
+    }
+
+    @Test
+    void shouldTakeOverAndKeepAnsweringWhenOneOfTwoConsolidatorsStops() throws Exception {
+        final String bootstrap = kafka.bootstrapServers();
+        final ConsolidatorApp a = ConsolidatorApp.start(kafka.engramConfig(Map.of()));
+        final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        final AtomicInteger answered = new AtomicInteger();
+        final AtomicBoolean asking = new AtomicBoolean(true);
+        try (ConsolidatorApp b = ConsolidatorApp.start(kafka.engramConfig(Map.of()));
+             RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of()))) {
+            OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
+            OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), Duration.ofSeconds(60));
+            OpsTestSupport.awaitNoLag(bootstrap, Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), Duration.ofSeconds(60));
+            final String expectedId = OpsTestSupport.candidate(7).getCandidateId();
+            final URI uri = URI.create(retriever.baseUrl() + "/v1/tenants/t/users/u-7/memories");
+            final Thread asker = new Thread(() -> {
+                while (asking.get()) {
+                    try {
+                        final HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
+                            .GET().build(), HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() == 200 && r.body().contains(expectedId)) {
+                            answered.incrementAndGet();
+                        } else if (!(r.statusCode() == 503 && r.headers().firstValue("Retry-After").isPresent())) {
+                            wrong.add(r.statusCode() + " " + r.body());
+                        }
+                    } catch (Exception e) {
+                        wrong.add(e.toString());
+                    }
+                }
+            }, "failover-asker");
+            asker.start();
+
+            a.close();
+            OpsTestSupport.sendCandidates(bootstrap, PER_PHASE, 2 * PER_PHASE);
+            OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), Duration.ofSeconds(60));
+            asking.set(false);
+            asker.join(10_000);
+
+            final List<MemoryUpdated> updates = OpsTestSupport.committedUpdates(bootstrap);
+            assertThat(b.runner().isLive()).isTrue();
+            assertThat(updates).hasSize(2 * PER_PHASE);
+            assertThat(updates.stream().map(MemoryUpdated::getMemoryId).collect(Collectors.toSet())).hasSize(2 * PER_PHASE);
+            assertThat(wrong).as("wrong answers").isEmpty();
+            assertThat(answered.get()).isPositive();
+        } finally {
+            asking.set(false);
+            a.close();
+        }
+    }
+}
