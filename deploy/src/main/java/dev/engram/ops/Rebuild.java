@@ -39,8 +39,9 @@ import org.apache.kafka.tools.StreamsResetter;
  * Rebuilds one Streams app's state from its input topics, the supported way:
  *
  * <ol>
- *   <li>refuses while an instance of the app is running (its consumer group has members): Kafka's
- *       reset tool must only run against a stopped application;</li>
+ *   <li>waits (up to 60 s) until the app's consumer group has no members, and refuses if it still has:
+ *       Kafka's reset tool must only run against a stopped application ({@code force} removes the
+ *       members of instances already stopped, as the reset tool's {@code --force});</li>
  *   <li>snapshots the memory state before ({@link MemorySnapshot} of {@code memory-updated}) and
  *       remembers where {@code memory-updated} ends;</li>
  *   <li>runs Kafka's {@link StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs):
@@ -102,6 +103,8 @@ public final class Rebuild {
     }
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
+    /** Longer than Streams' default session timeout (45 s). */
+    private static final Duration MEMBERS_WAIT = Duration.ofSeconds(60);
     private static final DateTimeFormatter RESETTER_TIME =
         DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
 
@@ -109,6 +112,7 @@ public final class Rebuild {
     private final App app;
     private final Instant fromTimestamp;
     private final boolean reExtract;
+    private final boolean force;
     private final Path workDir;
     private final Duration timeout;
     private final PrintStream out;
@@ -118,16 +122,19 @@ public final class Rebuild {
      * @param app the app to rebuild
      * @param fromTimestamp re-extract conversations from this event time on (with {@code reExtract}); null = all
      * @param reExtract also reset and re-run the extractor (LLM cost with an LLM extractor)
+     * @param force remove members left in the app's consumer group (instances stopped less than a
+     *     session timeout ago) instead of waiting for them to expire; never use it while one still runs
      * @param workDir where {@code before.json} and {@code after.json} are written
      * @param timeout how long re-processing may take at most
      * @param out progress and report
      */
     public Rebuild(final EngramConfig config, final App app, final Instant fromTimestamp, final boolean reExtract,
-                   final Path workDir, final Duration timeout, final PrintStream out) {
+                   final boolean force, final Path workDir, final Duration timeout, final PrintStream out) {
         this.config = config;
         this.app = app;
         this.fromTimestamp = fromTimestamp;
         this.reExtract = reExtract || app == App.EXTRACTOR;
+        this.force = force;
         this.workDir = workDir;
         this.timeout = timeout;
         this.out = out;
@@ -158,9 +165,8 @@ public final class Rebuild {
         try (Admin admin = Admin.create(client)) {
             final GroupOffsets offsets = new GroupOffsets(admin);
             for (final App a : apps) {
-                if (offsets.hasMembers(a.applicationId)) {
-                    throw new IllegalStateException("Consumer group " + a.applicationId + " has running members: stop "
-                        + "every " + a.name().toLowerCase(Locale.ROOT) + " instance before a rebuild");
+                if (!force) {
+                    awaitNoMembers(offsets, a);
                 }
             }
             final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout);
@@ -229,6 +235,33 @@ public final class Rebuild {
         }
     }
 
+    /**
+     * Waits up to {@link #MEMBERS_WAIT} for the group to be empty: instances stopped a moment ago stay
+     * members until their session times out (Streams does not leave the group on close).
+     */
+    private void awaitNoMembers(final GroupOffsets offsets, final App a) {
+        final long deadline = System.nanoTime() + MEMBERS_WAIT.toNanos();
+        boolean told = false;
+        while (offsets.hasMembers(a.applicationId)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Consumer group " + a.applicationId + " still has members after "
+                    + MEMBERS_WAIT.toSeconds() + " s: stop every " + a.name().toLowerCase(Locale.ROOT)
+                    + " instance before a rebuild (--force removes members of instances already stopped)");
+            }
+            if (!told) {
+                out.printf("Waiting for the members of %s to leave (instances stopped less than a session timeout ago)…%n",
+                    a.applicationId);
+                told = true;
+            }
+            try {
+                Thread.sleep(1000); // polling the group; there is nothing to block on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted", e);
+            }
+        }
+    }
+
     /** Runs StreamsResetter for one app; returns its input topics. */
     private Set<String> reset(final App a, final GroupOffsets offsets) {
         final Set<String> existing = GroupOffsets.get(adminTopics());
@@ -257,6 +290,9 @@ public final class Rebuild {
         final List<String> args = new ArrayList<>(List.of("--bootstrap-server", bootstrapServers(),
             "--application-id", a.applicationId, "--input-topics", String.join(",", topics)));
         args.addAll(position);
+        if (force) {
+            args.add("--force");
+        }
         final int code = new StreamsResetter().execute(args.toArray(String[]::new));
         if (code != 0) {
             throw new IllegalStateException("StreamsResetter failed for " + a.applicationId + " (exit " + code

@@ -34,6 +34,10 @@ public final class RebuildCommand implements Callable<Integer> {
     @Option(names = "--re-extract", description = "Also reset and re-run the extractor (LLM cost with an LLM extractor).")
     boolean reExtract;
 
+    @Option(names = "--force", description = "Remove members left in the app's group by instances already stopped "
+        + "(as kafka-streams-application-reset --force) instead of waiting for their session timeout. Never while one runs.")
+    boolean force;
+
     @Option(names = "--work-dir", paramLabel = "DIR", description = "Where before.json and after.json go (default: run/rebuild-<time>).")
     Path workDir;
 
@@ -65,7 +69,7 @@ public final class RebuildCommand implements Callable<Integer> {
         final Path dir = workDir != null ? workDir.toAbsolutePath()
             : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
         try {
-            final Rebuild.Report report = new Rebuild(options.load(), which, fromTimestamp, reExtract, dir, timeout, out).run();
+            final Rebuild.Report report = new Rebuild(options.load(), which, fromTimestamp, reExtract, force, dir, timeout, out).run();
             return report.differences().isEmpty() ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());

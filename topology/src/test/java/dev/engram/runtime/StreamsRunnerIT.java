@@ -87,8 +87,13 @@ class StreamsRunnerIT {
     @Test
     void shouldEndInErrorWithNonZeroExitCodeWhenAProcessorThrows() {
         final PrometheusMeterRegistry registry = AppMetrics.registry("engram-runner-boom", "it");
+        final Properties props = kafka.streamsConfig("engram-runner-boom");
+        // Engram's apps send a record that makes a processor throw to the DLQ (StreamsSettings); here the
+        // failure path of the runner itself is under test, so processing exceptions fail the client
+        props.put(org.apache.kafka.streams.StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+            org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler.class);
         final StreamsRunner runner = new StreamsRunner(passThrough("boom-in", "boom-out", true),
-            kafka.streamsConfig("engram-runner-boom"), "runner-boom", registry);
+            props, "runner-boom", registry);
         kafka.send("boom-in", new StringSerializer(), new StringSerializer(),
             List.of(new EmbeddedKafka.Record<>("k", "v", Instant.parse("2025-01-01T00:00:00Z"))));
         try {
