@@ -178,7 +178,7 @@ public final class Rebuild {
             final Map<App, Set<String>> inputs = new HashMap<>();
             final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
             for (final App a : apps) {
-                inputs.put(a, reset(a, offsets));
+                inputs.put(a, reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
                 resetAt.put(a, offsets.committed(a.applicationId));
             }
             final Map<App, Long> processed = new HashMap<>();
@@ -263,8 +263,7 @@ public final class Rebuild {
     }
 
     /** Runs StreamsResetter for one app; returns its input topics. */
-    private Set<String> reset(final App a, final GroupOffsets offsets) {
-        final Set<String> existing = GroupOffsets.get(adminTopics());
+    private Set<String> reset(final App a, final GroupOffsets offsets, final Set<String> existing) {
         final Set<String> topics = new TreeSet<>(a.inputs);
         topics.addAll(offsets.inputTopics(a.applicationId));
         topics.retainAll(existing);
@@ -300,13 +299,6 @@ public final class Rebuild {
         }
     }
 
-    private org.apache.kafka.common.KafkaFuture<Set<String>> adminTopics() {
-        final Admin admin = Admin.create(clientProperties());
-        final org.apache.kafka.common.KafkaFuture<Set<String>> names = admin.listTopics().names();
-        names.whenComplete((n, e) -> admin.close(Duration.ZERO));
-        return names;
-    }
-
     private void deleteLocalState(final App a) {
         final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId);
         try {
@@ -333,7 +325,7 @@ public final class Rebuild {
             settled = lag == 0 && runner.isReady() ? settled + 1 : 0;
             if (settled >= 2 || System.nanoTime() - lastPrint > PROGRESS_EVERY.toNanos()) {
                 lastPrint = System.nanoTime();
-                out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed, lag %,d · memory-updated +%,d%n",
+                out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed, lag %,d · memory-updated offsets +%,d%n",
                     (System.nanoTime() - started) / 1e9, a.applicationId, processed, lag,
                     updatesSince(offsets, updatedEnd));
             }
