@@ -1,6 +1,7 @@
 package dev.engram.bench;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,9 @@ import picocli.CommandLine.Parameters;
  *       conversations/s = conversations / elapsed; pipeline embeddings/s = candidates on
  *       {@code memory-candidates} / elapsed; memories/s = CREATED events / elapsed.</li>
  *   <li>ratioToCeiling = pipeline embeddings/s ÷ ceiling embeddings/s (1.0 = the pipeline costs
- *       nothing beyond embedding).</li>
+ *       nothing beyond embedding). The ceiling is measured before and again after the pipeline (stack
+ *       closed) and averaged, because other processes on a shared machine change it during the run; both
+ *       and the load average at the start are in the JSON.</li>
  * </ol>
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
@@ -76,8 +79,9 @@ public final class IngestBenchmark implements Callable<Integer> {
                 texts.add(m.content());
             }
         }
-        final double ceiling = ceiling(texts);
-        out.printf("Embedding ceiling: %d texts at %.0f embeddings/s%n", texts.size(), ceiling);
+        final double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        final double ceilingBefore = ceiling(texts);
+        out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
         final Map<String, Object> figures;
         try (EmbeddedStack stack = EmbeddedStack.start("ingest")) {
@@ -95,7 +99,14 @@ public final class IngestBenchmark implements Callable<Integer> {
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
-            figures = figures(conversations.size(), candidates, created, seconds, texts.size(), ceiling);
+            stack.close();
+            final double ceilingAfter = ceiling(texts);
+            out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
+            figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
+            figures.put("ceilingBefore", BenchReport.round(ceilingBefore, 1));
+            figures.put("ceilingAfter", BenchReport.round(ceilingAfter, 1));
+            figures.put("loadAverageAtStart", BenchReport.round(load, 2));
+            figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
         }
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);

@@ -1,5 +1,13 @@
 package dev.engram.bench;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +24,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -66,6 +76,49 @@ final class MemorySnapshot {
         final Map<String, List<Memory>> byUser = new HashMap<>();
         byId.values().forEach(m -> byUser.computeIfAbsent(m.getUserId(), u -> new ArrayList<>()).add(m));
         return byUser;
+    }
+
+    /**
+     * Saves memories for a later {@link #load}: each as a 4-byte length and its Avro single-object encoding.
+     *
+     * @param memories by user
+     * @param file target
+     * @throws IOException if it cannot be written
+     */
+    static void save(final Map<String, List<Memory>> memories, final Path file) throws IOException {
+        final Serializer<Memory> serializer = AvroSerdes.serde(Memory.class).serializer();
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+            for (final List<Memory> list : memories.values()) {
+                for (final Memory m : list) {
+                    final byte[] bytes = serializer.serialize(Topics.MEMORY_UPDATED, m);
+                    out.writeInt(bytes.length);
+                    out.write(bytes);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param file written by {@link #save}
+     * @return memories by user id
+     * @throws IOException if it cannot be read
+     */
+    static Map<String, List<Memory>> load(final Path file) throws IOException {
+        final Deserializer<Memory> deserializer = AvroSerdes.serde(Memory.class).deserializer();
+        final Map<String, List<Memory>> byUser = new HashMap<>();
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+            while (true) {
+                final int length;
+                try {
+                    length = in.readInt();
+                } catch (EOFException end) {
+                    return byUser;
+                }
+                final byte[] bytes = in.readNBytes(length);
+                final Memory m = deserializer.deserialize(Topics.MEMORY_UPDATED, bytes);
+                byUser.computeIfAbsent(m.getUserId(), u -> new ArrayList<>()).add(m);
+            }
+        }
     }
 
     private static boolean atEnd(final KafkaConsumer<?, ?> consumer, final Map<TopicPartition, Long> ends) {

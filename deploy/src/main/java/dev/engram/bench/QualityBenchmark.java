@@ -1,6 +1,7 @@
 package dev.engram.bench;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.deploy.Ingest;
@@ -28,6 +30,7 @@ import dev.engram.scoring.ScoredMemory;
 import dev.engram.scoring.Vectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -38,7 +41,8 @@ import picocli.CommandLine.Parameters;
  * embedded stack (broker, rule-based extractor, MiniLM, consolidator; {@link EmbeddedStack}), exactly
  * as {@code bin/engram demo} does; once everything is processed the memories are read back from
  * {@code memory-updated} ({@link MemorySnapshot}) and ranked in-process with the retriever's
- * {@link HybridScorer} and default config (the same code the HTTP API runs, without reporting hits on
+ * {@link HybridScorer} and default config exactly as the HTTP API ranks (recall@k: {@code rank(query, k)};
+ * budgets: {@code rank(query, retrieval.max.k)} then {@link ContextBlock}, as {@code GET .../context} does; without reporting hits on
  * {@code memory-access}, so the order of questions cannot change the answers). A memory's source turns
  * are its {@link SourceRef}s mapped back to {@code dia_id}s. Budgets use the retriever's
  * {@link ContextBlock} over the ranked memories.
@@ -58,13 +62,20 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     /** RRF constant of the fusion baseline (Cormack et al. 2009). */
     static final int RRF_K = 60;
-    /** How many memories Engram ranks per user: enough to fill the largest budget. */
-    static final int RANK_DEPTH = 200;
     private static final Pattern SESSION = Pattern.compile(":session_(\\d+)$");
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
         description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + ").")
     Path input;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "Retriever config override for Engram's ranking (repeatable), e.g. --set retrieval.weight.recency=0.1.")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    @Option(names = "--memories", paramLabel = "FILE",
+        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet), "
+            + "to compare ranking settings without re-ingesting.")
+    Path memoriesFile;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -89,7 +100,10 @@ public final class QualityBenchmark implements Callable<Integer> {
             samples.stream().mapToInt(s -> s.questions().size()).sum());
         final Map<String, List<Memory>> memories;
         final long start = System.nanoTime();
-        try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
+        if (memoriesFile != null && Files.exists(memoriesFile)) {
+            memories = MemorySnapshot.load(memoriesFile);
+            out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
+        } else try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 ingest.publish(file, null);
                 if (ingest.failed() > 0) {
@@ -98,10 +112,17 @@ public final class QualityBenchmark implements Callable<Integer> {
             }
             stack.awaitSettled(Duration.ofMinutes(3));
             memories = MemorySnapshot.read(stack.bootstrapServers());
+            if (memoriesFile != null) {
+                MemorySnapshot.save(memories, memoriesFile);
+            }
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(), EngramConfig.defaults());
+        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
+            EngramConfig.defaults().with(overrides));
+        if (!overrides.isEmpty()) {
+            out.println("Engram ranked with " + overrides);
+        }
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
@@ -119,6 +140,7 @@ public final class QualityBenchmark implements Callable<Integer> {
     static Map<String, Object> evaluate(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
                                         final Embedder embedder, final EngramConfig config) {
         final HybridScorer scorer = new HybridScorer(embedder, config);
+        final int maxK = config.getInt(EngramConfig.MAX_K);
         final RecallEvaluation engram = new RecallEvaluation();
         final RecallEvaluation dense = new RecallEvaluation();
         final RecallEvaluation bm25 = new RecallEvaluation();
@@ -129,7 +151,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             final Map<List<String>, Pool> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final float[] qv = embedder.embed(q.question());
-                engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer));
+                engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
                 final Pool pool = pools.computeIfAbsent(q.speakers(), s -> new Pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
                 final List<Integer> lexicalOrder = pool.lexical(q.question());
@@ -148,30 +170,47 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     private static RecallEvaluation.Answer engramAnswer(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q,
                                                         final float[] qv, final Map<String, List<Memory>> memories,
-                                                        final HybridScorer scorer) {
-        final List<ScoredMemory> hits = new ArrayList<>();
-        for (final String speaker : q.speakers()) {
-            hits.addAll(scorer.rank(q.question(), qv, memories.getOrDefault(sample.userId(speaker), List.of()), RANK_DEPTH));
-        }
-        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
-        final Map<String, Set<String>> sourcesById = new HashMap<>();
-        final List<Set<String>> ranked = new ArrayList<>();
-        for (final ScoredMemory h : hits) {
-            final Set<String> sources = sources(sample, h.memory());
-            sourcesById.put(h.memory().getMemoryId(), sources);
-            ranked.add(sources);
-        }
+                                                        final HybridScorer scorer, final int maxK) {
+        // as the API ranks: GET .../memories?k=K ranks with k = K; GET .../context ranks with retrieval.max.k
+        final List<Set<String>> atK = new ArrayList<>();
         final List<Integer> tokens = new ArrayList<>();
         for (final int k : RecallEvaluation.KS) {
-            tokens.add(ContextBlock.build(hits.subList(0, Math.min(k, hits.size())), Integer.MAX_VALUE).estimatedTokens());
+            final List<ScoredMemory> hits = merged(sample, q, qv, memories, scorer, k);
+            final Set<String> union = new HashSet<>();
+            hits.forEach(h -> union.addAll(sources(sample, h.memory())));
+            atK.add(union);
+            tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
         }
+        final List<ScoredMemory> deep = merged(sample, q, qv, memories, scorer, maxK);
+        final Map<String, Set<String>> sourcesById = new HashMap<>();
+        deep.forEach(h -> sourcesById.put(h.memory().getMemoryId(), sources(sample, h.memory())));
         final List<Set<String>> atBudget = new ArrayList<>();
         for (final int budget : RecallEvaluation.BUDGETS) {
             final Set<String> union = new HashSet<>();
-            ContextBlock.build(hits, budget).included().forEach(id -> union.addAll(sourcesById.get(id)));
+            ContextBlock.build(deep, budget).included().forEach(id -> union.addAll(sourcesById.get(id)));
             atBudget.add(union);
         }
-        return new RecallEvaluation.Answer(RecallEvaluation.prefixSources(ranked), tokens, atBudget);
+        final Set<String> reachable = new HashSet<>();
+        for (final String speaker : q.speakers()) {
+            for (final Memory m : memories.getOrDefault(sample.userId(speaker), List.of())) {
+                if (m.getStatus() == MemoryStatus.ACTIVE) {
+                    reachable.addAll(sources(sample, m));
+                }
+            }
+        }
+        return new RecallEvaluation.Answer(atK, tokens, atBudget, reachable);
+    }
+
+    /** Each asked user's top k, merged by score (ties by id), top k. */
+    private static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
+                                             final Map<String, List<Memory>> memories, final HybridScorer scorer,
+                                             final int k) {
+        final List<ScoredMemory> hits = new ArrayList<>();
+        for (final String speaker : q.speakers()) {
+            hits.addAll(scorer.rank(q.question(), qv, memories.getOrDefault(sample.userId(speaker), List.of()), k));
+        }
+        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
+        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
     }
 
     /** @return the dia_ids a memory cites */
@@ -274,7 +313,9 @@ public final class QualityBenchmark implements Callable<Integer> {
                 }
                 atBudget.add(included);
             }
-            return new RecallEvaluation.Answer(RecallEvaluation.prefixSources(ranked), tokens, atBudget);
+            final Set<String> reachable = new HashSet<>();
+            turns.forEach(t -> reachable.add(t.diaId()));
+            return new RecallEvaluation.Answer(RecallEvaluation.prefixSources(ranked), tokens, atBudget, reachable);
         }
     }
 
@@ -285,6 +326,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         RecallEvaluation.BUDGETS.forEach(b -> header.add("R@" + b + "tok"));
         RecallEvaluation.KS.forEach(k -> header.add("turns@" + k));
         RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
+        header.add("reachable");
         rows.add(header);
         figures.forEach((system, value) -> rows.add(row(system, value)));
         out.println();
@@ -315,6 +357,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) turns.get(String.valueOf(k))).doubleValue(), 1)));
         final Map<?, ?> tokens = (Map<?, ?>) f.get("meanTokensAtK");
         RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) tokens.get(String.valueOf(k))).doubleValue(), 0)));
+        row.add(BenchReport.num(((Number) f.get("evidenceReachable")).doubleValue(), 3));
         return row;
     }
 }

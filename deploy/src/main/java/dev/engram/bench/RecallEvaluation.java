@@ -16,6 +16,9 @@ import java.util.TreeMap;
  *       questions, for k ∈ {@link #KS};</li>
  *   <li>per k, the mean number of distinct source turns and of estimated tokens the top-k results
  *       return;</li>
+ *   <li>evidenceReachable: the same fraction for everything the system could return at all (Engram:
+ *       the source turns of every ACTIVE memory of the users asked; baselines: the turns of the pool),
+ *       the ceiling of its recall;</li>
  *   <li>recall at a token budget B ∈ {@link #BUDGETS}: the same fraction for the results that fit in B
  *       tokens (Engram: its formatted context block; baselines: their top turns concatenated).</li>
  * </ul>
@@ -34,8 +37,10 @@ final class RecallEvaluation {
      * @param sourcesAtK for each k of {@link #KS}: the source turns of its top-k results
      * @param tokensAtK for each k of {@link #KS}: the estimated tokens of its top-k results
      * @param sourcesAtBudget for each budget of {@link #BUDGETS}: the source turns of what fits
+     * @param reachable every turn the system could return for this question at all (its whole corpus)
      */
-    record Answer(List<Set<String>> sourcesAtK, List<Integer> tokensAtK, List<Set<String>> sourcesAtBudget) {
+    record Answer(List<Set<String>> sourcesAtK, List<Integer> tokensAtK, List<Set<String>> sourcesAtBudget,
+                  Set<String> reachable) {
     }
 
     /** Sums for one group of questions (all, or one category). */
@@ -45,9 +50,11 @@ final class RecallEvaluation {
         private final double[] turnsAtK = new double[KS.size()];
         private final double[] tokensAtK = new double[KS.size()];
         private final double[] recallAtBudget = new double[BUDGETS.size()];
+        private double reachable;
 
         void add(final Set<String> evidence, final Answer a) {
             questions++;
+            reachable += recall(evidence, a.reachable());
             for (int i = 0; i < KS.size(); i++) {
                 recallAtK[i] += recall(evidence, a.sourcesAtK().get(i));
                 turnsAtK[i] += a.sourcesAtK().get(i).size();
@@ -78,6 +85,7 @@ final class RecallEvaluation {
                 }
                 f.put("meanSourceTurnsAtK", turns);
                 f.put("meanTokensAtK", tokens);
+                f.put("evidenceReachable", BenchReport.round(reachable / n, 4));
             }
             f.put("questions", questions);
             return f;
