@@ -23,7 +23,9 @@ import org.apache.kafka.streams.Topology;
  *             state of every memory of every status except DELETED (a delete removes the entry);
  *             an ERASED event removes all of the user's entries;</li>
  *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
- *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree).</li>
+ *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree);</li>
+ *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
+ *             erased user are dropped.</li>
  *       </ul></li>
  *   <li>no output topic; both stores are changelogged (restored on restart, standby-able).</li>
  * </ul>
@@ -55,6 +57,9 @@ public final class RetrievalTopology {
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
             Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
+            Serdes.String(), Serdes.Long()), PROCESSOR);
         return topology;
     }
 

@@ -14,6 +14,9 @@ public final class Stores {
     /** Retriever: user key → UserProfile, materialized from memory-updated. */
     public static final String RETRIEVER_PROFILES = "retriever-profiles-store";
 
+    /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */
+    public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
+
     private Stores() {
     }
 }
