@@ -61,6 +61,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String RRF_K = "retrieval.rrf.k";
     public static final String MIN_SIMILARITY = "retrieval.min.similarity";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    public static final String PII_ACTION = "privacy.pii.action";
+    public static final String AUTH_ENABLED = "retriever.auth.enabled";
+    public static final String AUTH_KEYS = "retriever.auth.keys";
+    public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -119,7 +123,18 @@ public final class EngramConfig extends AbstractConfig {
             "A memory is a retrieval candidate if it shares a query term (BM25 > 0) or its cosine to the query "
                 + "is at least this; below both it is not returned, however few hits remain.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
-            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.");
+            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
+        .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
+            "What the extractor (and a correction through the API) does with a memory containing a card number "
+                + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
+            "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
+                + "demo turns this off.")
+        .define(AUTH_KEYS, Type.PASSWORD, "", Importance.HIGH,
+            "API keys, comma-separated: KEY=TENANT:admin (the whole tenant) or KEY=TENANT:user:USER (one user). "
+                + "Default deny: no key, no access.")
+        .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
+            "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

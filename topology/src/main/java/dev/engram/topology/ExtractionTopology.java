@@ -14,6 +14,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.Counter;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * read-conversations-completed   source: conversations-completed, key String (ignored), value raw bytes
  *   └─ extract-memories          decode (AvroSerdes), validate (ConversationValidator), extract
- *        │                       (MemoryExtractor), embed every candidate of the conversation in one
+ *        │                       (MemoryExtractor), redact or drop personal identifiers (PiiFilter,
+ *        │                       privacy.pii.action) before anything is embedded or written, embed every candidate of the conversation in one
  *        │                       Embedder#embedAll call, build MemoryCandidates
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
@@ -142,10 +144,11 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry) {
         final ConversationValidator validator = ConversationValidator.from(config);
         final Counters counters = new Counters(registry);
+        final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
-        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters), SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters, pii), SOURCE);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
             AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
         topology.addSink(DEAD_LETTER_SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -189,12 +192,14 @@ public final class ExtractionTopology {
         private final MemoryExtractor extractor;
         private final Embedder embedder;
         private final Counters counters;
+        private final PiiFilter pii;
         private final Deserializer<ConversationCompleted> deserializer =
             AvroSerdes.serde(ConversationCompleted.class).deserializer();
         private ProcessorContext<String, Object> context;
 
         ExtractMemories(final ConversationValidator validator, final MemoryExtractor extractor,
-                        final Embedder embedder, final Counters counters) {
+                        final Embedder embedder, final Counters counters, final PiiFilter pii) {
+            this.pii = pii;
             this.validator = validator;
             this.extractor = extractor;
             this.embedder = embedder;
@@ -246,7 +251,7 @@ public final class ExtractionTopology {
 
         private List<MemoryCandidate> candidates(final ConversationCompleted conversation) throws Rejected {
             try {
-                final List<ExtractedMemory> extracted = extractor.extract(conversation, null);
+                final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, null));
                 if (extracted.isEmpty()) {
                     return List.of();
                 }
