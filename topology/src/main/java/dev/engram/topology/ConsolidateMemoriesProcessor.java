@@ -156,6 +156,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         }
         if (!decision.changes().isEmpty()) {
             profiles.put(user.wire(), profile);
+            context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
         }
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),
@@ -244,6 +245,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         keys.forEach(memories::delete);
         profiles.delete(user.wire());
         index.deleteUser(user);
+        // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
+        context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
         final long at = command.getIssuedAt().toEpochMilli();
         erasures.put(user.wire(), erasedBefore == null ? at : Math.max(at, erasedBefore));
         final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.ERASED, null, null, command);
@@ -268,16 +272,22 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.SETTINGS_CHANGED, null, null,
             command);
         event.setMemoryEnabled(command.getMemoryEnabled());
-        profiles.put(user.wire(), ProfileProjection.apply(profiles.get(user.wire()), null, event));
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), null, event);
+        profiles.put(user.wire(), profile);
         context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
             ConsolidationTopology.UPDATED_SINK);
+        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
     }
 
     /** Writes the profile folded with the event and forwards the event. */
     private void emit(final UserKey user, final Memory before, final MemoryUpdated event, final MemoryCommand command) {
-        profiles.put(user.wire(), ProfileProjection.apply(profiles.get(user.wire()), before, event));
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), before, event);
+        profiles.put(user.wire(), profile);
         context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
             ConsolidationTopology.UPDATED_SINK);
+        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
     }
 
     /** What stays of a deleted memory: its id (so a replayed candidate stays a duplicate) and times. */

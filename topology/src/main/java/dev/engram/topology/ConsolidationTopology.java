@@ -77,6 +77,8 @@ public final class ConsolidationTopology {
     public static final String COMMANDS_SOURCE = "read-memory-commands";
     /** Sink to {@link Topics#MEMORY_AUDIT}. */
     public static final String AUDIT_SINK = "write-memory-audit";
+    /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
+    public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink to the consolidator's dead-letter topic. */
     public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
 
@@ -151,6 +153,8 @@ public final class ConsolidationTopology {
                 AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR)
             .addSink(AUDIT_SINK, Topics.MEMORY_AUDIT, keys,
                 AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
+            .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
+                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR)
             .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }

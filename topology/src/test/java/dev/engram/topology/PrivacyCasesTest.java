@@ -96,6 +96,8 @@ class PrivacyCasesTest {
         assertThat(driver.index.points(CARA)).isEmpty();
         assertThat(driver.consolidatorStore(CARA)).isEmpty();
         assertThat(driver.consolidatorProfile(CARA)).isNull();
+        assertThat(driver.profileLog.get(driver.profileLog.size() - 1).value()).as("tombstone on user-profiles").isNull();
+        assertThat(driver.profileLog.get(driver.profileLog.size() - 1).key()).isEqualTo(CARA.wire());
         assertThat(driver.audits).singleElement().satisfies(a -> {
             assertThat(a.getAction()).isEqualTo("user.erase.applied");
             assertThat(a.getOutcome()).isEqualTo("APPLIED");
@@ -180,7 +182,11 @@ class PrivacyCasesTest {
         driver.command(settings(FAY, false, "2025-11-01T10:00:00Z"));
         assertThat(driver.profile(FAY).getMemoryEnabled()).isFalse();
 
-        driver.consolidate(driver.extract(conversation(FAY, "c-2", "I keep bees on my roof", "2025-11-01T10:30:00Z")));
+        final int callsBefore = driver.extractor.calls;
+        assertThat(driver.extract(conversation(FAY, "c-2", "I keep bees on my roof", "2025-11-01T10:30:00Z"))).isEmpty();
+        assertThat(driver.extractor.calls).as("no extractor (LLM) call while memory is off").isEqualTo(callsBefore);
+        // a candidate extracted before the switch reached the extractor is still dropped by the consolidator
+        driver.candidates(FedCandidates.episodic("t1/u-fay", "c-2b", "2025-11-01T10:31:00Z", "I keep bees on my roof"));
         driver.command(settings(FAY, true, "2025-11-01T11:00:00Z"));
         // said while memory was off, delivered late: still not remembered
         driver.consolidate(driver.extract(conversation(FAY, "c-3", "I collect vinyl records", "2025-11-01T10:45:00Z")));
@@ -234,6 +240,8 @@ class PrivacyCasesTest {
 
     /** The extractor stub of case-09: every user turn becomes an episodic memory. */
     private static final class EveryTurnExtractor implements MemoryExtractor {
+        private int calls;
+
         @Override
         public String name() {
             return "every-turn-stub";
@@ -241,6 +249,7 @@ class PrivacyCasesTest {
 
         @Override
         public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
+            calls++;
             final List<ExtractedMemory> out = new ArrayList<>();
             for (final Message m : conversation.getMessages()) {
                 if ("user".equals(m.getRole())) {
@@ -266,9 +275,13 @@ class PrivacyCasesTest {
         private final TestOutputTopic<String, MemoryUpdated> updatedOut;
         private final TestOutputTopic<String, AuditRecord> auditOut;
         private final TestInputTopic<String, MemoryUpdated> updatedIn;
+        private final TestOutputTopic<String, UserProfile> profilesOut;
+        private final TestInputTopic<String, UserProfile> profilesIn;
+        private final EveryTurnExtractor extractor = new EveryTurnExtractor();
         private final HybridScorer scorer;
         private final List<MemoryUpdated> updates = new ArrayList<>();
         private final List<AuditRecord> audits = new ArrayList<>();
+        private final List<TestRecord<String, UserProfile>> profileLog = new ArrayList<>();
 
         Driver() {
             try {
@@ -278,11 +291,11 @@ class PrivacyCasesTest {
             }
             final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            extraction = new TopologyTestDriver(ExtractionTopology.build(config, new EveryTurnExtractor(),
+            extraction = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
                 MiniLmEmbedder.shared(), registry), ExtractionTopology.config(config));
             consolidation = new TopologyTestDriver(ConsolidationTopology.build(config, new KeyValueContradictionJudge(),
                 index, registry), ConsolidationTopology.config(config));
-            retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.properties(config));
+            retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.config(config));
             final StringSerializer keys = new StringSerializer();
             final StringDeserializer keyReader = new StringDeserializer();
             conversations = extraction.createInputTopic(Topics.CONVERSATIONS_COMPLETED, keys,
@@ -299,6 +312,10 @@ class PrivacyCasesTest {
                 AvroSerdes.serde(AuditRecord.class).deserializer());
             updatedIn = retrieval.createInputTopic(Topics.MEMORY_UPDATED, keys,
                 AvroSerdes.serde(MemoryUpdated.class).serializer());
+            profilesOut = consolidation.createOutputTopic(Topics.USER_PROFILES, keyReader,
+                AvroSerdes.serde(UserProfile.class).deserializer());
+            profilesIn = extraction.createInputTopic(Topics.USER_PROFILES, keys,
+                AvroSerdes.serde(UserProfile.class).serializer());
             scorer = new HybridScorer(MiniLmEmbedder.shared(), config);
         }
 
@@ -333,6 +350,10 @@ class PrivacyCasesTest {
                 updatedIn.pipeInput(u);
             }
             audits.addAll(auditOut.readValuesToList());
+            for (final TestRecord<String, UserProfile> p : profilesOut.readRecordsToList()) {
+                profileLog.add(p);
+                profilesIn.pipeInput(p);
+            }
         }
 
         List<Memory> readModel(final UserKey user) {
