@@ -418,6 +418,7 @@ class RetrieverApiIT {
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);
+        assertProblem(send("GET", "/v1/tenants/t1/users/u-ben/export", null, null), 401);
         final HttpResponse<String> erase = send("DELETE", "/v1/tenants/t1/users/u-nobody-yet", T1_ADMIN, null);
         assertThat(erase.statusCode()).isEqualTo(202);
 
@@ -451,6 +452,7 @@ class RetrieverApiIT {
             audits.addAll(kafka.read(Topics.MEMORY_AUDIT, new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.AuditRecord.class).deserializer(), 1, Duration.ofSeconds(5)));
             return audits.stream().anyMatch(a -> commandId.equals(a.value().getCommandId()))
+                && audits.stream().anyMatch(a -> "UNAUTHENTICATED".equals(a.value().getOutcome()))
                 && audits.stream().anyMatch(a -> "user.erase".equals(a.value().getAction()));
         }, TIMEOUT, "audit records of the writes");
         assertThat(audits).anySatisfy(a -> {
@@ -460,6 +462,11 @@ class RetrieverApiIT {
             assertThat(a.value().getActorScope()).isEqualTo("USER");
         });
         assertThat(audits).anySatisfy(a -> assertThat(a.value().getOutcome()).isEqualTo("NOT_FOUND"));
+        assertThat(audits).anySatisfy(a -> {
+            assertThat(a.value().getOutcome()).isEqualTo("UNAUTHENTICATED");
+            assertThat(a.value().getActor()).isEqualTo("anonymous");
+            assertThat(a.value().getAction()).isEqualTo("user.export");
+        });
         assertThat(audits).allSatisfy(a -> assertThat(a.value().toString())
             .doesNotContain("Saturdays", "4111", "locker", "4417", T1_ADMIN, BEN_KEY));
     }
