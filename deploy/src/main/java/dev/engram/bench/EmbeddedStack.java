@@ -25,7 +25,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 /**
  * The demo's embedded stack for the benchmarks: {@link EmbeddedBroker} in a fresh run directory,
  * the topics ({@link TopicSetup}), extractor + consolidator + retriever ({@link DemoApps}) on free
- * ports, and a {@link PipelineMonitor}. {@link #awaitSettled(Duration)} is the demo's "everything
+ * ports with API keys off (as in the demo: localhost only), and a {@link PipelineMonitor}. {@link #awaitSettled(Duration)} is the demo's "everything
  * processed" rule: no consumer-group lag in pipeline order and the counting consumer caught up, twice
  * in a row 200 ms apart. Closed in reverse order of start.
  */
@@ -47,7 +47,9 @@ public final class EmbeddedStack implements AutoCloseable {
                 EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
                 EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
-                EngramConfig.RETRIEVER_HTTP_PORT, 0));
+                EngramConfig.RETRIEVER_HTTP_PORT, 0,
+                // a local benchmark on localhost, as the demo: no API keys
+                EngramConfig.AUTH_ENABLED, false));
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }
