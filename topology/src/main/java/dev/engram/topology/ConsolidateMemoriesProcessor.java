@@ -55,6 +55,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
 
     private final Consolidator consolidator;
     private final VectorIndexFactory indexFactory;
+    private final RetryingVectorIndex.Policy retry;
     private final Counters counters;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
@@ -62,9 +63,10 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
     private VectorIndex index;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
-                                 final Counters counters) {
+                                 final RetryingVectorIndex.Policy retry, final Counters counters) {
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
+        this.retry = retry;
         this.counters = counters;
     }
 
@@ -73,7 +75,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
-        this.index = indexFactory.open(memories);
+        this.index = new RetryingVectorIndex(indexFactory.open(memories), context.taskId(), retry,
+            counters.registry, counters.application);
     }
 
     @Override
@@ -87,11 +90,15 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         final UserKey user = UserKey.parse(record.key());
         final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
+        // The index first (a no-op for the embedded one): if it is unavailable the record is retried or
+        // the task rewound (RetryingVectorIndex) before any store write or forward of this record.
+        for (final Consolidator.Change change : decision.changes()) {
+            updateIndex(user, change.after());
+        }
         UserProfile profile = profiles.get(user.wire());
         for (final Consolidator.Change change : decision.changes()) {
             final Memory after = change.after();
             memories.put(user.storeKey(after.getMemoryId()), after);
-            index.upsert(after);
             profile = ProfileProjection.apply(profile, change.before(), change.event());
             context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp), ConsolidationTopology.UPDATED_SINK);
             counters.count(change.event().getOperation());
@@ -111,6 +118,15 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
             counters.skipped(decision.outcome());
         }
         LOG.debug("candidate {} of {}: {}", candidate.getCandidateId(), user, decision.outcome());
+    }
+
+    /** Mirrors one memory change into the index: DELETED memories leave it, every other state replaces it. */
+    private void updateIndex(final UserKey user, final Memory after) {
+        if (after.getStatus() == dev.engram.avro.MemoryStatus.DELETED) {
+            index.delete(user, after.getMemoryId());
+        } else {
+            index.upsert(after);
+        }
     }
 
     /** Every memory of the user, every status, in store-key (memory id) order. */

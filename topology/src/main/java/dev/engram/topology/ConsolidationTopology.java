@@ -117,7 +117,8 @@ public final class ConsolidationTopology {
         return new Topology()
             .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
                 Topics.MEMORY_CANDIDATES)
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory, counters), SOURCE)
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory,
+                RetryingVectorIndex.Policy.from(config), counters), SOURCE)
             .addStateStore(memories, PROCESSOR)
             .addStateStore(profiles, PROCESSOR)
             .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,

@@ -1,0 +1,183 @@
+package dev.engram.topology;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import dev.engram.avro.Memory;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndex;
+import dev.engram.port.VectorIndexUnavailableException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.processor.TaskId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consolidator's guard around its {@link VectorIndex}: a call that fails with
+ * {@link VectorIndexUnavailableException} never lets the task move past the record.
+ *
+ * <ol>
+ *   <li>It is retried in place with exponential backoff (100 ms doubling to 1.6 s) for at most
+ *       {@code qdrant.retry.budget.ms} (default 5 s). That budget stays below the 10 s transaction
+ *       timeout Kafka Streams gives its exactly-once producer and far below
+ *       {@code max.poll.interval.ms}, so a short outage costs a pause and nothing else.</li>
+ *   <li>When the budget is spent, it throws Kafka Streams' {@link TaskCorruptedException} for this
+ *       task (the cause attached). Streams rethrows that exception past the processing exception
+ *       handler (so it is neither logged-and-skipped nor fatal), closes the task dirty, drops its
+ *       uncommitted state (under exactly-once the stores are restored from their changelogs),
+ *       rewinds the input to the last committed offset and processes again — the same path Streams
+ *       itself takes for a producer timeout under exactly-once. The stream thread, the other
+ *       instances and the consumer group are untouched (no rebalance), and the loop goes on by
+ *       itself, one budget at a time, until the index answers.</li>
+ * </ol>
+ * Why this is safe: the processor calls the index before it writes a store or forwards anything for a
+ * record, so a failing record leaves nothing half-done; records earlier in the same transaction are
+ * either committed (then their reprocessing is recognised as a duplicate by the consolidator) or
+ * aborted (then redone identically: deterministic ids, idempotent upserts). No record is skipped and
+ * no offset moves past unfinished work. Other failures (a wrong collection, a refused request) are not
+ * retried: they reach the processing exception handler and stop the app with the error.
+ *
+ * <p>Counters: {@code engram.vector.index.retries} (in-place retries) and
+ * {@code engram.vector.index.rewinds} (task rewinds), tag {@code operation}.
+ */
+public final class RetryingVectorIndex implements VectorIndex {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryingVectorIndex.class);
+
+    /**
+     * Backoff and budget.
+     *
+     * @param initialBackoff first pause
+     * @param maxBackoff longest pause (the pause doubles up to it)
+     * @param budget total time spent retrying one call before the task is rewound
+     */
+    public record Policy(Duration initialBackoff, Duration maxBackoff, Duration budget) {
+
+        /**
+         * @param config {@code qdrant.retry.budget.ms}
+         * @return 100 ms doubling to 1.6 s within the configured budget
+         */
+        public static Policy from(final EngramConfig config) {
+            return new Policy(Duration.ofMillis(100), Duration.ofMillis(1600),
+                Duration.ofMillis(config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS)));
+        }
+    }
+
+    /** Pauses the calling thread; a seam for tests. */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(Duration duration) throws InterruptedException;
+    }
+
+    private final VectorIndex delegate;
+    private final TaskId task;
+    private final Policy policy;
+    private final Sleeper sleeper;
+    private final LongSupplier nanoTime;
+    private final MeterRegistry registry;
+    private final String application;
+
+    /**
+     * @param delegate the index of the task
+     * @param task the task, named in the {@link TaskCorruptedException}
+     * @param policy backoff and budget
+     * @param registry where the counters go
+     * @param application the {@code application} tag
+     */
+    public RetryingVectorIndex(final VectorIndex delegate, final TaskId task, final Policy policy,
+                               final MeterRegistry registry, final String application) {
+        this(delegate, task, policy, d -> Thread.sleep(d.toMillis()), System::nanoTime, registry, application);
+    }
+
+    RetryingVectorIndex(final VectorIndex delegate, final TaskId task, final Policy policy, final Sleeper sleeper,
+                        final LongSupplier nanoTime, final MeterRegistry registry, final String application) {
+        this.nanoTime = nanoTime;
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.task = task;
+        this.policy = policy;
+        this.sleeper = sleeper;
+        this.registry = registry;
+        this.application = application;
+    }
+
+    @Override
+    public List<Hit> search(final Query query) {
+        return call("search", () -> delegate.search(query));
+    }
+
+    @Override
+    public void upsert(final Memory memory) {
+        call("upsert", () -> {
+            delegate.upsert(memory);
+            return null;
+        });
+    }
+
+    @Override
+    public void delete(final UserKey user, final String memoryId) {
+        call("delete", () -> {
+            delegate.delete(user, memoryId);
+            return null;
+        });
+    }
+
+    @Override
+    public void deleteUser(final UserKey user) {
+        call("delete_user", () -> {
+            delegate.deleteUser(user);
+            return null;
+        });
+    }
+
+    private <T> T call(final String operation, final Supplier<T> body) {
+        final long start = nanoTime.getAsLong();
+        Duration backoff = policy.initialBackoff();
+        int attempt = 0;
+        while (true) {
+            try {
+                final T result = body.get();
+                if (attempt > 0) {
+                    LOG.info("vector index {} of task {} succeeded after {} retries", operation, task, attempt);
+                }
+                return result;
+            } catch (VectorIndexUnavailableException e) {
+                final Duration spent = Duration.ofNanos(nanoTime.getAsLong() - start);
+                if (spent.plus(backoff).compareTo(policy.budget()) > 0) {
+                    counter("engram.vector.index.rewinds", "Task rewinds to the last commit after the vector index "
+                        + "stayed unavailable for the retry budget", operation).increment();
+                    LOG.warn("vector index {} unavailable for {} ms ({}): rewinding task {} to its last commit to "
+                        + "process the record again", operation, spent.toMillis(), e.getMessage(), task);
+                    final TaskCorruptedException rewind = new TaskCorruptedException(Set.of(task));
+                    rewind.initCause(e);
+                    throw rewind;
+                }
+                if (attempt == 0) {
+                    LOG.warn("vector index {} unavailable ({}); retrying with backoff", operation, e.getMessage());
+                }
+                counter("engram.vector.index.retries", "In-place retries of an unavailable vector index", operation)
+                    .increment();
+                try {
+                    sleeper.sleep(backoff);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                attempt++;
+                backoff = backoff.multipliedBy(2).compareTo(policy.maxBackoff()) > 0 ? policy.maxBackoff()
+                    : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    private Counter counter(final String name, final String description, final String operation) {
+        return Counter.builder(name).description(description).tag("application", application)
+            .tag("operation", operation).register(registry);
+    }
+}
