@@ -360,6 +360,10 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             metrics.record(operation, code, System.nanoTime() - start);
             final String message = "Qdrant " + operation + " on collection '" + collection + "' failed: " + code
                 + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
+            if (status.getCode() == Status.Code.UNAVAILABLE) {
+                // the caller paces its retries: let the next one reconnect now, not after gRPC's own backoff
+                client.grpcClient().channel().resetConnectBackoff();
+            }
             if (RETRIABLE.contains(status.getCode())) {
                 throw new VectorIndexUnavailableException(operation, code, message, e.getCause());
             }

@@ -3,7 +3,6 @@ package dev.engram.topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -14,7 +13,7 @@ import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,24 +27,30 @@ import org.slf4j.LoggerFactory;
  *       {@code qdrant.retry.budget.ms} (default 5 s). That budget stays below the 10 s transaction
  *       timeout Kafka Streams gives its exactly-once producer and far below
  *       {@code max.poll.interval.ms}, so a short outage costs a pause and nothing else.</li>
- *   <li>When the budget is spent, it throws Kafka Streams' {@link TaskCorruptedException} for this
- *       task (the cause attached). Streams rethrows that exception past the processing exception
- *       handler (so it is neither logged-and-skipped nor fatal), closes the task dirty, drops its
- *       uncommitted state (under exactly-once the stores are restored from their changelogs),
- *       rewinds the input to the last committed offset and processes again — the same path Streams
- *       itself takes for a producer timeout under exactly-once. The stream thread, the other
- *       instances and the consumer group are untouched (no rebalance), and the loop goes on by
- *       itself, one budget at a time, until the index answers.</li>
+ *   <li>When the budget is spent, the {@link VectorIndexUnavailableException} leaves
+ *       {@code process}: the processing exception handler (Streams' default, log-and-fail) fails the
+ *       stream thread, and the app's uncaught-exception handler, seeing an index outage in the cause
+ *       chain ({@link #isIndexOutage}), answers {@code REPLACE_THREAD} (KIP-671). Streams closes the
+ *       thread's tasks dirty (under exactly-once the open transaction is aborted and the stores are
+ *       restored from their changelogs), and a new thread with a new consumer joins the group and
+ *       starts from the last committed offsets: the same record is processed again, after the same
+ *       in-place retries. This repeats by itself until the index answers.</li>
  * </ol>
- * Why this is safe: the processor calls the index before it writes a store or forwards anything for a
- * record, so a failing record leaves nothing half-done; records earlier in the same transaction are
- * either committed (then their reprocessing is recognised as a duplicate by the consolidator) or
- * aborted (then redone identically: deterministic ids, idempotent upserts). No record is skipped and
- * no offset moves past unfinished work. Other failures (a wrong collection, a refused request) are not
- * retried: they reach the processing exception handler and stop the app with the error.
+ * Why not Streams' {@code TaskCorruptedException} (rethrown past the handler, "rewind the task"):
+ * measured on 4.3.1 with the state updater, the rebuilt task kept the consumer's fetch position
+ * instead of seeking back to the committed offset, so the next record ran and the held one would
+ * have been skipped. A replaced thread has a fresh consumer, whose position is the committed offset.
+ *
+ * <p>Why it is safe: the processor calls the index before it writes a store or forwards anything for
+ * a record, so a failing record leaves nothing half-done, and the aborted transaction takes every
+ * uncommitted output with it; on the way back, deterministic ids and idempotent upserts make the
+ * redone writes identical. No record is skipped and no offset moves past unfinished work. Other
+ * failures (a wrong collection, a refused request) are not retried: they stop the app with the error.
+ * A processing exception handler that resumed on errors would defeat this and must not be set.
  *
  * <p>Counters: {@code engram.vector.index.retries} (in-place retries) and
- * {@code engram.vector.index.rewinds} (task rewinds), tag {@code operation}.
+ * {@code engram.vector.index.rewinds} (budgets spent, each one a thread replacement), tag
+ * {@code operation}.
  */
 public final class RetryingVectorIndex implements VectorIndex {
 
@@ -86,7 +91,7 @@ public final class RetryingVectorIndex implements VectorIndex {
 
     /**
      * @param delegate the index of the task
-     * @param task the task, named in the {@link TaskCorruptedException}
+     * @param task the task, named in the logs
      * @param policy backoff and budget
      * @param registry where the counters go
      * @param application the {@code application} tag
@@ -152,11 +157,11 @@ public final class RetryingVectorIndex implements VectorIndex {
                 if (spent.plus(backoff).compareTo(policy.budget()) > 0) {
                     counter("engram.vector.index.rewinds", "Task rewinds to the last commit after the vector index "
                         + "stayed unavailable for the retry budget", operation).increment();
-                    LOG.warn("vector index {} unavailable for {} ms ({}): rewinding task {} to its last commit to "
-                        + "process the record again", operation, spent.toMillis(), e.getMessage(), task);
-                    final TaskCorruptedException rewind = new TaskCorruptedException(Set.of(task));
-                    rewind.initCause(e);
-                    throw rewind;
+                    LOG.warn("vector index {} unavailable for {} ms ({}): task {} gives the record back; the stream "
+                        + "thread drops its tasks and rejoins to resume from the last commit", operation,
+                        spent.toMillis(), e.getMessage(), task);
+                    throw new TaskMigratedException("vector index " + operation + " unavailable for " + spent.toMillis()
+                        + " ms: resuming task " + task + " from its last committed offset", e);
                 }
                 if (attempt == 0) {
                     LOG.warn("vector index {} unavailable ({}); retrying with backoff", operation, e.getMessage());
@@ -174,6 +179,20 @@ public final class RetryingVectorIndex implements VectorIndex {
                     : backoff.multipliedBy(2);
             }
         }
+    }
+
+    /**
+     * @param error an exception that ended a stream thread
+     * @return true when a {@link VectorIndexUnavailableException} is in its cause chain: the thread
+     *     should be replaced (the record is processed again), not the client shut down
+     */
+    public static boolean isIndexOutage(final Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof VectorIndexUnavailableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Counter counter(final String name, final String description, final String operation) {

@@ -14,7 +14,6 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 
@@ -46,12 +45,13 @@ class RetryingVectorIndexTest {
     }
 
     @Test
-    void shouldRewindTheTaskWithTheCauseWhenTheIndexStaysDownForTheBudget() {
+    void shouldGiveTheRecordBackAsAnIndexOutageWhenTheIndexStaysDownForTheBudget() {
         final VectorIndex down = new Failing(new AtomicInteger(Integer.MAX_VALUE));
         assertThatThrownBy(() -> retrying(down).search(new VectorIndex.Query(ANA, new float[] {1}, 1, true)))
-            .isInstanceOf(TaskCorruptedException.class)
-            .satisfies(e -> assertThat(((TaskCorruptedException) e).corruptedTasks()).containsExactly(TASK))
-            .hasCauseInstanceOf(VectorIndexUnavailableException.class);
+            .isInstanceOf(org.apache.kafka.streams.errors.TaskMigratedException.class)
+            .hasCauseInstanceOf(VectorIndexUnavailableException.class)
+            .satisfies(e -> assertThat(RetryingVectorIndex.isIndexOutage(e)).isTrue());
+        assertThat(RetryingVectorIndex.isIndexOutage(new IllegalStateException("bug"))).isFalse();
         // 100+200+400+800+1600+1600 = 4700 ms spent; one more 1600 ms pause would pass the 5000 ms budget
         assertThat(pauses).hasSize(6).last().isEqualTo(Duration.ofMillis(1600));
         assertThat(registry.get("engram.vector.index.rewinds").tag("operation", "search").counter().count()).isEqualTo(1);
