@@ -18,6 +18,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
@@ -45,7 +46,9 @@ import org.apache.kafka.streams.state.HostInfo;
  * </table>
  * Errors (problem+json): blank or missing tenant/user, bad {@code k}, {@code budgetTokens}, {@code type}
  * or {@code status}, blank {@code query} or {@code message} → 400; a user without a profile (never seen,
- * or erased) or an unknown memory → 404; stores not queryable → 503 with Retry-After. A request for a
+ * or erased) or an unknown memory → 404; stores not queryable → 503 with Retry-After; a query or context
+ * request while the vector index (Qdrant) is unavailable → 503 with Retry-After (profile and list views
+ * are served from the stores all the same). A request for a
  * user owned by another instance is forwarded there once (header {@value #FORWARDED_HEADER}).
  */
 public final class RetrieverApi {
@@ -65,6 +68,7 @@ public final class RetrieverApi {
     private final int defaultK;
     private final int maxK;
     private final int defaultBudget;
+    private final long indexRetryAfterSeconds;
 
     /**
      * @param config k limits and the default context budget
@@ -84,6 +88,7 @@ public final class RetrieverApi {
         this.defaultK = config.getInt(EngramConfig.DEFAULT_K);
         this.maxK = config.getInt(EngramConfig.MAX_K);
         this.defaultBudget = config.getInt(EngramConfig.CONTEXT_BUDGET_TOKENS);
+        this.indexRetryAfterSeconds = Math.max(1, (config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS) + 999) / 1000);
     }
 
     /**
@@ -136,7 +141,7 @@ public final class RetrieverApi {
         requireKnown(user);
         final List<Memory> memories = service.memories(user);
         if (query != null) {
-            final List<ScoredMemory> hits = scorer.rank(query, memories, k);
+            final List<ScoredMemory> hits = rank(user, query, memories, k);
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
             for (final ScoredMemory hit : hits) {
@@ -182,11 +187,21 @@ public final class RetrieverApi {
             return;
         }
         requireKnown(user);
-        final List<ScoredMemory> hits = scorer.rank(message, service.memories(user), maxK);
+        final List<ScoredMemory> hits = rank(user, message, service.memories(user), maxK);
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
         access.report(user, block.included());
         ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
+    }
+
+    /** Ranks through the scorer; a vector index that cannot answer now is a 503 with Retry-After. */
+    private List<ScoredMemory> rank(final UserKey user, final String query, final List<Memory> memories, final int k) {
+        try {
+            return scorer.rank(user, query, memories, k);
+        } catch (VectorIndexUnavailableException e) {
+            throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
+                + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
+        }
     }
 
     private UserProfile requireKnown(final UserKey user) {

@@ -4,10 +4,13 @@ import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.runtime.AppHttpServer;
@@ -60,7 +63,7 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param registry the metrics registry
      */
     public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry) implements AutoCloseable {
+                         PrometheusMeterRegistry registry, AutoCloseable denseIndex) implements AutoCloseable {
 
         /** @return the bound HTTP port */
         public int port() {
@@ -80,12 +83,13 @@ public final class RetrieverApp implements Callable<Integer> {
             return runner.awaitRunning(timeout);
         }
 
-        /** Stops HTTP, then Streams, then the producer, then the registry. */
+        /** Stops HTTP, then Streams, then the producer, then the vector index client, then the registry. */
         @Override
         public void close() {
             server.close();
             runner.close(Duration.ofSeconds(30));
             access.close();
+            closeQuietly(denseIndex);
             registry.close();
         }
     }
@@ -110,11 +114,19 @@ public final class RetrieverApp implements Callable<Integer> {
      */
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final Optional<QdrantVectorIndex> dense;
+        try {
+            dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
+        } catch (RuntimeException e) {
+            access.close();
+            registry.close();
+            throw e;
+        }
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
         final RetrievalService service = new RetrievalService(
             () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
-        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config), access,
+        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config, dense.orElse(null)), access,
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
@@ -130,12 +142,24 @@ public final class RetrieverApp implements Callable<Integer> {
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry);
+            return new Handle(streams, server, access, registry, dense.orElse(null));
         } catch (RuntimeException e) {
             server.close();
             access.close();
+            closeQuietly(dense.orElse(null));
             registry.close();
             throw e;
+        }
+    }
+
+    private static void closeQuietly(final AutoCloseable resource) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.warn("Cannot close {}", resource, e);
         }
     }
 

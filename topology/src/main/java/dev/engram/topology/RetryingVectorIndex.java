@@ -27,29 +27,30 @@ import org.slf4j.LoggerFactory;
  *       {@code qdrant.retry.budget.ms} (default 5 s). That budget stays below the 10 s transaction
  *       timeout Kafka Streams gives its exactly-once producer and far below
  *       {@code max.poll.interval.ms}, so a short outage costs a pause and nothing else.</li>
- *   <li>When the budget is spent, the {@link VectorIndexUnavailableException} leaves
- *       {@code process}: the processing exception handler (Streams' default, log-and-fail) fails the
- *       stream thread, and the app's uncaught-exception handler, seeing an index outage in the cause
- *       chain ({@link #isIndexOutage}), answers {@code REPLACE_THREAD} (KIP-671). Streams closes the
- *       thread's tasks dirty (under exactly-once the open transaction is aborted and the stores are
- *       restored from their changelogs), and a new thread with a new consumer joins the group and
- *       starts from the last committed offsets: the same record is processed again, after the same
- *       in-place retries. This repeats by itself until the index answers.</li>
+ *   <li>When the budget is spent, it throws Kafka Streams' {@link TaskMigratedException} (the outage
+ *       as its cause). Streams rethrows that exception past the processing exception handler (it is
+ *       neither logged-and-skipped nor fatal) and handles it in the stream thread: every task of the
+ *       thread is closed dirty (under exactly-once the open transaction is aborted with a fresh
+ *       producer, and the stores are restored from their changelogs), the consumer unsubscribes
+ *       (leaving the group, dropping its fetch positions) and subscribes again; the reassigned task
+ *       starts from the last committed offset, so the same record is processed again after the same
+ *       in-place retries. This repeats by itself, one budget plus one quick rebalance at a time (about
+ *       1.3 s per cycle with a 1 s budget in {@code QdrantConsolidationIT}), until the index answers.</li>
  * </ol>
- * Why not Streams' {@code TaskCorruptedException} (rethrown past the handler, "rewind the task"):
- * measured on 4.3.1 with the state updater, the rebuilt task kept the consumer's fetch position
- * instead of seeking back to the committed offset, so the next record ran and the held one would
- * have been skipped. A replaced thread has a fresh consumer, whose position is the committed offset.
+ * Measured alternatives, rejected: {@code TaskCorruptedException} (also rethrown past the handler)
+ * rebuilt the task on 4.3.1 without seeking back, so the next record ran and the held one would have
+ * been skipped; failing the thread with {@code REPLACE_THREAD} works but the dead member stays in
+ * the group until its 45 s session timeout, so each cycle stalled 45 s. ({@code StreamsRunner} still
+ * answers {@code REPLACE_THREAD} for an outage that escapes some other way, see {@link #isIndexOutage}.)
  *
  * <p>Why it is safe: the processor calls the index before it writes a store or forwards anything for
  * a record, so a failing record leaves nothing half-done, and the aborted transaction takes every
  * uncommitted output with it; on the way back, deterministic ids and idempotent upserts make the
  * redone writes identical. No record is skipped and no offset moves past unfinished work. Other
  * failures (a wrong collection, a refused request) are not retried: they stop the app with the error.
- * A processing exception handler that resumed on errors would defeat this and must not be set.
  *
  * <p>Counters: {@code engram.vector.index.retries} (in-place retries) and
- * {@code engram.vector.index.rewinds} (budgets spent, each one a thread replacement), tag
+ * {@code engram.vector.index.rewinds} (budgets spent, each one a rejoin from the last commit), tag
  * {@code operation}.
  */
 public final class RetryingVectorIndex implements VectorIndex {

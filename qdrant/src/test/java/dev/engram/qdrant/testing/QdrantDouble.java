@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -156,24 +155,31 @@ public final class QdrantDouble implements AutoCloseable {
         return d;
     }
 
-    /** Starts the in-process server again (after {@link #stop()}), with the same data. */
+    /** Starts the server again (after {@link #stop()}), with the same data; TCP on the same port if it had one. */
     public synchronized void startServer() {
         if (server != null) {
             return;
         }
         try {
-            server = InProcessServerBuilder.forName(name).addService(services(ServerInterceptors.intercept(
-                    new Health().bindService(), new Recorder())))
+            server = InProcessServerBuilder.forName(name)
+                .addService(ServerInterceptors.intercept(new Health().bindService(), new Recorder()))
                 .addService(ServerInterceptors.intercept(new Collections().bindService(), new Recorder()))
                 .addService(ServerInterceptors.intercept(new Points().bindService(), new Recorder()))
                 .build().start();
+            if (tcpPort > 0 && tcpServer == null) {
+                tcpServer = tcp(tcpPort);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private static io.grpc.ServerServiceDefinition services(final io.grpc.ServerServiceDefinition d) {
-        return d;
+    private Server tcp(final int port) throws IOException {
+        return ServerBuilder.forPort(port)
+            .addService(ServerInterceptors.intercept(new Health().bindService(), new Recorder()))
+            .addService(ServerInterceptors.intercept(new Collections().bindService(), new Recorder()))
+            .addService(ServerInterceptors.intercept(new Points().bindService(), new Recorder()))
+            .build().start();
     }
 
     /**
@@ -185,11 +191,7 @@ public final class QdrantDouble implements AutoCloseable {
     public synchronized int startTcp() {
         if (tcpServer == null) {
             try {
-                tcpServer = ServerBuilder.forPort(0)
-                    .addService(ServerInterceptors.intercept(new Health().bindService(), new Recorder()))
-                    .addService(ServerInterceptors.intercept(new Collections().bindService(), new Recorder()))
-                    .addService(ServerInterceptors.intercept(new Points().bindService(), new Recorder()))
-                    .build().start();
+                tcpServer = tcp(0);
                 tcpPort = tcpServer.getPort();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -198,8 +200,17 @@ public final class QdrantDouble implements AutoCloseable {
         return tcpPort;
     }
 
-    /** Takes the in-process server down: calls fail with UNAVAILABLE until {@link #startServer()}. */
+    /** Takes the server down (in-process and TCP): calls fail with UNAVAILABLE until {@link #startServer()}. */
     public synchronized void stop() {
+        if (tcpServer != null) {
+            tcpServer.shutdownNow();
+            try {
+                tcpServer.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            tcpServer = null;
+        }
         if (server != null) {
             server.shutdownNow();
             try {
@@ -297,10 +308,6 @@ public final class QdrantDouble implements AutoCloseable {
     @Override
     public synchronized void close() {
         stop();
-        if (tcpServer != null) {
-            tcpServer.shutdownNow();
-            tcpServer = null;
-        }
     }
 
     /** Records every call, checks the api-key, puts the api-key into the call's context. */
@@ -730,9 +737,5 @@ public final class QdrantDouble implements AutoCloseable {
     @Override
     public String toString() {
         return "QdrantDouble[" + name + ", collections=" + collections.keySet() + "]";
-    }
-
-    static {
-        Objects.requireNonNull(API_KEY);
     }
 }
