@@ -105,6 +105,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         }
         if (!decision.changes().isEmpty()) {
             profiles.put(user.wire(), profile);
+            context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
         }
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),

@@ -62,6 +62,8 @@ public final class ConsolidationTopology {
     public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
     /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
     public static final String ARCHIVED_SINK = "write-memory-archived";
+    /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
+    public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink to the consolidator's dead-letter topic. */
     public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
 
@@ -127,6 +129,8 @@ public final class ConsolidationTopology {
                 AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
             .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
                 AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR)
+            .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
+                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR)
             .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }

@@ -8,6 +8,7 @@ import java.util.Properties;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
@@ -28,6 +29,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,10 @@ public final class ExtractionTopology {
     public static final String SOURCE = "read-conversations-completed";
     /** The processor that decodes, validates, extracts and embeds. */
     public static final String PROCESSOR = "extract-memories";
+    /** Source node reading {@link Topics#USER_PROFILES}, the consolidator's profiles. */
+    public static final String PROFILES_SOURCE = "read-user-profiles";
+    /** Processor keeping {@link Stores#EXTRACTOR_PROFILES} up to date. */
+    public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
     /** Sink node writing {@link Topics#MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
     /** Sink node writing the extractor's dead-letter topic. */
@@ -146,6 +152,14 @@ public final class ExtractionTopology {
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
         topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters), SOURCE);
+        // The profiles table: co-partitioned with conversations-completed (same key, same partition
+        // count), so the task extracting a user's conversation holds that user's profile.
+        topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
+            AvroSerdes.serde(UserProfile.class).deserializer(), Topics.USER_PROFILES);
+        topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfiles::new, PROFILES_SOURCE);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
+            Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
             AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
         topology.addSink(DEAD_LETTER_SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -184,6 +198,28 @@ public final class ExtractionTopology {
      * Decodes, validates, extracts and embeds one conversation; forwards its candidates, or the
      * original record to the dead letters.
      */
+    /** Keeps the latest profile of each user; a tombstone (erasure) removes it. */
+    private static final class MaterializeProfiles implements Processor<String, UserProfile, Void, Void> {
+        private KeyValueStore<String, UserProfile> profiles;
+
+        @Override
+        public void init(final ProcessorContext<Void, Void> context) {
+            this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+        }
+
+        @Override
+        public void process(final Record<String, UserProfile> record) {
+            if (record.key() == null) {
+                return;
+            }
+            if (record.value() == null) {
+                profiles.delete(record.key());
+            } else {
+                profiles.put(record.key(), record.value());
+            }
+        }
+    }
+
     private static final class ExtractMemories implements Processor<String, byte[], String, Object> {
         private final ConversationValidator validator;
         private final MemoryExtractor extractor;
@@ -192,6 +228,7 @@ public final class ExtractionTopology {
         private final Deserializer<ConversationCompleted> deserializer =
             AvroSerdes.serde(ConversationCompleted.class).deserializer();
         private ProcessorContext<String, Object> context;
+        private KeyValueStore<String, UserProfile> profiles;
 
         ExtractMemories(final ConversationValidator validator, final MemoryExtractor extractor,
                         final Embedder embedder, final Counters counters) {
@@ -204,6 +241,7 @@ public final class ExtractionTopology {
         @Override
         public void init(final ProcessorContext<String, Object> context) {
             this.context = context;
+            this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
         }
 
         @Override
@@ -246,7 +284,9 @@ public final class ExtractionTopology {
 
         private List<MemoryCandidate> candidates(final ConversationCompleted conversation) throws Rejected {
             try {
-                final List<ExtractedMemory> extracted = extractor.extract(conversation, null);
+                final UserProfile profile =
+                    profiles.get(new UserKey(conversation.getTenantId(), conversation.getUserId()).wire());
+                final List<ExtractedMemory> extracted = extractor.extract(conversation, profile);
                 if (extracted.isEmpty()) {
                     return List.of();
                 }

@@ -20,6 +20,11 @@ public final class Topics {
     public static final String MEMORY_CONTRADICTIONS = "memory-contradictions";
     /** MemoryArchived; written by the consolidator. */
     public static final String MEMORY_ARCHIVED = "memory-archived";
+    /**
+     * UserProfile, compacted; written by the consolidator on every profile change (a tombstone when a
+     * user is erased), read by the extractor as its co-partitioned profiles table.
+     */
+    public static final String USER_PROFILES = "user-profiles";
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final String MEMORY_AUDIT = "memory-audit";
 
@@ -44,7 +49,7 @@ public final class Topics {
     /** @return the topics every deployment creates up front, dead-letter topics included */
     public static java.util.List<String> all() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
-            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT,
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES,
             deadLetter(EXTRACTOR_APP), deadLetter(CONSOLIDATOR_APP), deadLetter(RETRIEVER_APP));
     }
 }
