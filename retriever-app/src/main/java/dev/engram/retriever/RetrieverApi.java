@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -35,12 +36,14 @@ import org.apache.kafka.streams.state.HostInfo;
  * <table>
  *   <caption>routes</caption>
  *   <tr><td>{@code GET /v1/tenants/{tenant}/users/{user}/profile}</td><td>{@link ApiViews.Profile}</td></tr>
- *   <tr><td>{@code GET .../memories?query=…&k=5}</td><td>{@link ApiViews.QueryResult}: top-k ACTIVE memories
+ *   <tr><td>{@code GET .../memories?query=…&k=5[&asOf=T]}</td><td>{@link ApiViews.QueryResult}: top-k ACTIVE
+ *       memories (with {@code asOf}: the memories valid at event time T, whatever their status now;
+ *       {@code recordAccess=false}: an evaluation or admin read whose hits are not reported as use)
  *       with score and components; the hits are reported on {@code memory-access}</td></tr>
  *   <tr><td>{@code GET .../memories[?type=…&status=…]}</td><td>{@link ApiViews.MemoryList}: every stored
  *       memory of the user, newest change first</td></tr>
- *   <tr><td>{@code GET .../memories/{id}/history}</td><td>{@link ApiViews.History}: the versions held here
- *       (the current state; the full history is a later issue)</td></tr>
+ *   <tr><td>{@code GET .../memories/{id}/history}</td><td>{@link ApiViews.History}: every version of the
+ *       memory (operation, cause, event time, state after), oldest first</td></tr>
  *   <tr><td>{@code GET .../context?message=…&budgetTokens=…}</td><td>{@link ApiViews.Context}, see
  *       {@link ContextBlock}; the included memories are reported on {@code memory-access}</td></tr>
  * </table>
@@ -132,6 +135,8 @@ public final class RetrieverApi {
         final int k = k(ctx);
         final MemoryType type = enumParam(ctx, "type", MemoryType.class);
         final MemoryStatus status = enumParam(ctx, "status", MemoryStatus.class);
+        final Instant asOf = instantParam(ctx, "asOf");
+        final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
         if (query != null && query.isBlank()) {
             throw ApiProblem.badRequest("query must not be blank; omit it to list all memories");
         }
@@ -141,14 +146,19 @@ public final class RetrieverApi {
         requireKnown(user);
         final List<Memory> memories = service.memories(user);
         if (query != null) {
-            final List<ScoredMemory> hits = rank(user, query, memories, k);
+            // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
+            // without reporting access; the current answer takes its dense candidates from the vector index
+            final List<ScoredMemory> hits = asOf == null ? rank(user, query, memories, k)
+                : scorer.rankAsOf(query, memories, k, asOf);
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
             for (final ScoredMemory hit : hits) {
                 body.add(ApiViews.Hit.of(hit));
                 ids.add(hit.memory().getMemoryId());
             }
-            access.report(user, ids);
+            if (asOf == null && recordAccess) {
+                access.report(user, ids);
+            }
             ctx.json(new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
             return;
         }
@@ -170,10 +180,12 @@ public final class RetrieverApi {
             return;
         }
         requireKnown(user);
-        final Memory memory = service.memory(user, memoryId)
-            .orElseThrow(() -> ApiProblem.notFound("No memory " + memoryId + " for this user"));
-        ctx.json(new ApiViews.History(user.tenantId(), user.userId(), memoryId,
-            List.of(ApiViews.MemoryView.of(memory))));
+        final List<ApiViews.Version> versions = service.history(user, memoryId).stream()
+            .map(ApiViews.Version::of).toList();
+        if (versions.isEmpty()) {
+            throw ApiProblem.notFound("No memory " + memoryId + " for this user");
+        }
+        ctx.json(new ApiViews.History(user.tenantId(), user.userId(), memoryId, versions));
     }
 
     private void context(final Context ctx) throws Exception {
@@ -201,6 +213,32 @@ public final class RetrieverApi {
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
+        }
+    }
+
+    /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */
+    private static boolean booleanParam(final Context ctx, final String name, final boolean fallback) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return fallback;
+        }
+        return switch (raw.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw ApiProblem.badRequest(name + " must be true or false: " + raw);
+        };
+    }
+
+    /** @return the ISO-8601 instant query parameter, null when absent; a malformed one is a 400 */
+    private static Instant instantParam(final Context ctx, final String name) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(raw.strip());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw ApiProblem.badRequest(name + " must be an ISO-8601 instant such as 2025-03-01T00:00:00Z: " + raw);
         }
     }
 

@@ -100,4 +100,22 @@ class AvroSerdesTest {
         final byte[] bytes = profiles.serializer().serialize("profiles", profile);
         assertThat(profiles.deserializer().deserialize("profiles", bytes)).isEqualTo(profile);
     }
+
+    @Test
+    void shouldDecodeMemoryUpdatedWrittenBeforeAccessedWasAdded() throws Exception {
+        final Schema v1 = AvroSerdes.historicalSchemas().stream()
+            .filter(x -> x.getName().equals("MemoryUpdated")).findFirst().orElseThrow();
+        assertThat(v1.getField("operation").schema().getEnumSymbols()).doesNotContain("ACCESSED");
+        final dev.engram.avro.MemoryUpdated event = dev.engram.avro.MemoryUpdated.newBuilder()
+            .setEventId("e1").setTenantId("t1").setUserId("u1").setMemoryId("m1")
+            .setOperation(dev.engram.avro.UpdateOperation.ERASED).setMemory(null).setPreviousValue(null)
+            .setCause("command:c1").setEventTime(java.time.Instant.ofEpochMilli(5_000L)).build();
+        final ByteBuffer buffer = new BinaryMessageEncoder<dev.engram.avro.MemoryUpdated>(
+            org.apache.avro.specific.SpecificData.getForClass(dev.engram.avro.MemoryUpdated.class), v1).encode(event);
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+
+        assertThat(AvroSerdes.serde(dev.engram.avro.MemoryUpdated.class).deserializer().deserialize("t", bytes))
+            .isEqualTo(event);
+    }
 }

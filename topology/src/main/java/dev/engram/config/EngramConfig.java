@@ -61,6 +61,15 @@ public final class EngramConfig extends AbstractConfig {
     public static final String RRF_K = "retrieval.rrf.k";
     public static final String MIN_SIMILARITY = "retrieval.min.similarity";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
+    public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
+    public static final String STALE_DAYS = "lifecycle.stale.days";
+    public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
+    public static final String STALE_MAX_ACCESS_COUNT = "lifecycle.stale.max.access.count";
+    public static final String TTL_ROLE_DAYS = "lifecycle.ttl.role.days";
+    public static final String TTL_CONTEXT_DAYS = "lifecycle.ttl.context.days";
+    public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
+    public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
     public static final String VECTOR_INDEX = "vector.index";
     public static final String QDRANT_HOST = "qdrant.host";
     public static final String QDRANT_PORT = "qdrant.port";
@@ -132,6 +141,26 @@ public final class EngramConfig extends AbstractConfig {
                 + "is at least this; below both it is not returned, however few hits remain.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
+        .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
+            "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
+                + "hard delete); one day by default, as the seeds' daily consolidation.")
+        .define(MERGE_THRESHOLD, Type.DOUBLE, 0.85, Range.between(-1.0, 1.0), Importance.LOW,
+            "Cosine from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
+        .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
+            "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
+            "Only memories accessed fewer times than this become STALE.")
+        .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
+            "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
+        .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,
+            "Days an explicit CONTEXT fact (current project, situation) lives after its last statement; 0 = permanent. "
+                + "Preferences, technical, constraint and personal facts and episodes are permanent.")
+        .define(TTL_INFERRED_FACTOR, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.LOW,
+            "TTL of an INFERRED fact as a fraction of the explicit one's.")
+        .define(ARCHIVE_RETENTION_DAYS, Type.INT, 365, Range.atLeast(1), Importance.LOW,
+            "Archived memories are hard-deleted (tombstones, vector deleted, a DELETED event) this many days after archiving.")
         .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
             ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
             "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "
@@ -150,8 +179,9 @@ public final class EngramConfig extends AbstractConfig {
             "Deadline of every Qdrant call, in milliseconds.")
         .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
             "How long the consolidator retries an unavailable Qdrant (backoff 100 ms doubling to 1.6 s) inside one "
-                + "record before it rewinds its task to the last commit and tries again; kept below the 10 s "
-                + "transaction timeout of exactly-once. Also the Retry-After of the retriever's 503, rounded up to seconds.");
+                + "record before it hands the record back (the stream thread rejoins and resumes from the last commit, "
+                + "again and again until Qdrant answers); kept below the 10 s transaction timeout of exactly-once. "
+                + "Also the Retry-After of the retriever's 503, rounded up to seconds.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

@@ -55,7 +55,6 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
 
     private final Consolidator consolidator;
     private final VectorIndexFactory indexFactory;
-    private final RetryingVectorIndex.Policy retry;
     private final Counters counters;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
@@ -63,10 +62,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
     private VectorIndex index;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
-                                 final RetryingVectorIndex.Policy retry, final Counters counters) {
+                                 final Counters counters) {
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
-        this.retry = retry;
         this.counters = counters;
     }
 
@@ -75,8 +73,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
-        this.index = new RetryingVectorIndex(indexFactory.open(memories), context.taskId(), retry,
-            counters.registry, counters.application);
+        this.index = indexFactory.open(memories);
     }
 
     @Override

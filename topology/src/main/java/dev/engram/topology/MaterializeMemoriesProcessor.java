@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  *   <li>anything else: the memory's entry becomes {@code event.memory} (the full state after) and the
  *       profile is folded with {@link ProfileProjection#apply} given the previous state.</li>
  * </ul>
+ * Every event is also kept as a version in {@link Stores#RETRIEVER_HISTORY} (operation, values,
+ * cause, event time; the embedding stripped), which serves {@code GET …/memories/{id}/history}; a
+ * DELETED memory's versions and an ERASED user's versions are removed with it.
  * The user is taken from the event's tenant and user (the record key must agree); an event without a
  * valid user is logged and skipped (memory-updated is written by the consolidator only).
  */
@@ -38,11 +41,27 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
 
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
+    private KeyValueStore<String, MemoryUpdated> history;
 
     @Override
     public void init(final ProcessorContext<Void, Void> context) {
         this.memories = context.getStateStore(Stores.RETRIEVER_MEMORIES);
         this.profiles = context.getStateStore(Stores.RETRIEVER_PROFILES);
+        this.history = context.getStateStore(Stores.RETRIEVER_HISTORY);
+    }
+
+    /**
+     * @param user the user
+     * @param memoryId the memory
+     * @return the prefix of the memory's versions in {@link Stores#RETRIEVER_HISTORY}
+     */
+    public static String historyPrefix(final UserKey user, final String memoryId) {
+        return user.storeKey(memoryId) + UserKey.STORE_SEPARATOR;
+    }
+
+    private static String historyKey(final UserKey user, final MemoryUpdated event) {
+        return historyPrefix(user, event.getMemoryId()) + String.format("%013d", event.getEventTime().toEpochMilli())
+            + UserKey.STORE_SEPARATOR + event.getEventId();
     }
 
     @Override
@@ -68,8 +87,11 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         if (after == null || after.getStatus() == MemoryStatus.DELETED
             || event.getOperation() == UpdateOperation.DELETED) {
             memories.delete(storeKey);
+            deleteAll(history, historyPrefix(user, event.getMemoryId()));
         } else {
             memories.put(storeKey, after);
+            history.put(historyKey(user, event), MemoryUpdated.newBuilder(event)
+                .setMemory(Memory.newBuilder(after).setEmbedding(List.of()).build()).build());
         }
         final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
         if (profile == null) {
@@ -80,15 +102,20 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     }
 
     private void erase(final UserKey user) {
+        deleteAll(memories, user.storePrefix());
+        deleteAll(history, user.storePrefix());
+        profiles.delete(user.wire());
+    }
+
+    private static <V> void deleteAll(final KeyValueStore<String, V> store, final String prefix) {
         final List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
+        try (KeyValueIterator<String, V> it = store.prefixScan(prefix,
             org.apache.kafka.common.serialization.Serdes.String().serializer())) {
             while (it.hasNext()) {
-                final KeyValue<String, Memory> entry = it.next();
+                final KeyValue<String, V> entry = it.next();
                 keys.add(entry.key);
             }
         }
-        keys.forEach(memories::delete);
-        profiles.delete(user.wire());
+        keys.forEach(store::delete);
     }
 }

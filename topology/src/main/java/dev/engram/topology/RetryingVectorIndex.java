@@ -10,11 +10,11 @@ import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
+import dev.engram.port.VectorIndexFactory;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.streams.errors.TaskMigratedException;
-import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +83,6 @@ public final class RetryingVectorIndex implements VectorIndex {
     }
 
     private final VectorIndex delegate;
-    private final TaskId task;
     private final Policy policy;
     private final Sleeper sleeper;
     private final LongSupplier nanoTime;
@@ -92,21 +91,33 @@ public final class RetryingVectorIndex implements VectorIndex {
 
     /**
      * @param delegate the index of the task
-     * @param task the task, named in the logs
      * @param policy backoff and budget
      * @param registry where the counters go
      * @param application the {@code application} tag
      */
-    public RetryingVectorIndex(final VectorIndex delegate, final TaskId task, final Policy policy,
-                               final MeterRegistry registry, final String application) {
-        this(delegate, task, policy, d -> Thread.sleep(d.toMillis()), System::nanoTime, registry, application);
+    public RetryingVectorIndex(final VectorIndex delegate, final Policy policy, final MeterRegistry registry,
+                               final String application) {
+        this(delegate, policy, d -> Thread.sleep(d.toMillis()), System::nanoTime, registry, application);
     }
 
-    RetryingVectorIndex(final VectorIndex delegate, final TaskId task, final Policy policy, final Sleeper sleeper,
+    /**
+     * Wraps every index a factory opens (the seam {@code ConsolidationTopology} uses for all its processors).
+     *
+     * @param factory the index factory
+     * @param policy backoff and budget
+     * @param registry where the counters go
+     * @param application the {@code application} tag
+     * @return a factory whose indexes retry and never let a task move past a record
+     */
+    public static VectorIndexFactory guard(final VectorIndexFactory factory, final Policy policy,
+                                           final MeterRegistry registry, final String application) {
+        return store -> new RetryingVectorIndex(factory.open(store), policy, registry, application);
+    }
+
+    RetryingVectorIndex(final VectorIndex delegate, final Policy policy, final Sleeper sleeper,
                         final LongSupplier nanoTime, final MeterRegistry registry, final String application) {
         this.nanoTime = nanoTime;
         this.delegate = Objects.requireNonNull(delegate, "delegate");
-        this.task = task;
         this.policy = policy;
         this.sleeper = sleeper;
         this.registry = registry;
@@ -150,7 +161,7 @@ public final class RetryingVectorIndex implements VectorIndex {
             try {
                 final T result = body.get();
                 if (attempt > 0) {
-                    LOG.info("vector index {} of task {} succeeded after {} retries", operation, task, attempt);
+                    LOG.info("vector index {} succeeded after {} retries", operation, attempt);
                 }
                 return result;
             } catch (VectorIndexUnavailableException e) {
@@ -158,11 +169,11 @@ public final class RetryingVectorIndex implements VectorIndex {
                 if (spent.plus(backoff).compareTo(policy.budget()) > 0) {
                     counter("engram.vector.index.rewinds", "Task rewinds to the last commit after the vector index "
                         + "stayed unavailable for the retry budget", operation).increment();
-                    LOG.warn("vector index {} unavailable for {} ms ({}): task {} gives the record back; the stream "
-                        + "thread drops its tasks and rejoins to resume from the last commit", operation,
-                        spent.toMillis(), e.getMessage(), task);
+                    LOG.warn("vector index {} unavailable for {} ms ({}): giving the record back; the stream thread "
+                        + "drops its tasks and rejoins to resume from the last commit", operation, spent.toMillis(),
+                        e.getMessage());
                     throw new TaskMigratedException("vector index " + operation + " unavailable for " + spent.toMillis()
-                        + " ms: resuming task " + task + " from its last committed offset", e);
+                        + " ms: resuming from the last committed offset", e);
                 }
                 if (attempt == 0) {
                     LOG.warn("vector index {} unavailable ({}); retrying with backoff", operation, e.getMessage());

@@ -59,9 +59,9 @@ class ConsolidationTopologyTest {
         assertThat(description.subtopologies()).hasSize(1);
         assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "consolidate-memories",
             "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-invalid-candidates",
-            "write-user-profiles");
+            "write-user-profiles", "read-memory-access", "maintain-memory-lifecycle");
         assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store");
-        assertThat(sourceTopics).containsExactly("memory-candidates");
+        assertThat(sourceTopics).containsExactlyInAnyOrder("memory-candidates", "memory-access");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
             "engram-consolidator-dlq", "user-profiles");
 

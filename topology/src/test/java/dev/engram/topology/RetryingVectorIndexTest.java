@@ -14,12 +14,10 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 
 class RetryingVectorIndexTest {
 
-    private static final TaskId TASK = new TaskId(0, 3);
     private static final UserKey ANA = new UserKey("t1", "u-ana");
     private static final RetryingVectorIndex.Policy POLICY =
         new RetryingVectorIndex.Policy(Duration.ofMillis(100), Duration.ofMillis(1600), Duration.ofMillis(5000));
@@ -29,7 +27,7 @@ class RetryingVectorIndexTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private RetryingVectorIndex retrying(final VectorIndex delegate) {
-        return new RetryingVectorIndex(delegate, TASK, POLICY, d -> {
+        return new RetryingVectorIndex(delegate, POLICY, d -> {
             pauses.add(d);
             clock.addAndGet(d.toNanos());
         }, clock::get, registry, "engram-consolidator");
