@@ -62,7 +62,8 @@ class RetrieverQdrantIT {
         kafka.createTopics(2, Topics.all());
         qdrant = QdrantDouble.start();
         final int port = qdrant.startTcp();
-        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.VECTOR_INDEX, "qdrant",
+        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false,
+            EngramConfig.VECTOR_INDEX, "qdrant",
             EngramConfig.QDRANT_HOST, "localhost", EngramConfig.QDRANT_PORT, port, EngramConfig.QDRANT_TIMEOUT_MS, 1000,
             EngramConfig.QDRANT_RETRY_BUDGET_MS, 2000));
 

@@ -70,6 +70,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String TTL_CONTEXT_DAYS = "lifecycle.ttl.context.days";
     public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
     public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
+    public static final String PII_ACTION = "privacy.pii.action";
+    public static final String AUTH_ENABLED = "retriever.auth.enabled";
+    public static final String AUTH_KEYS = "retriever.auth.keys";
+    public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
     public static final String VECTOR_INDEX = "vector.index";
     public static final String QDRANT_HOST = "qdrant.host";
     public static final String QDRANT_PORT = "qdrant.port";
@@ -161,6 +165,17 @@ public final class EngramConfig extends AbstractConfig {
             "TTL of an INFERRED fact as a fraction of the explicit one's.")
         .define(ARCHIVE_RETENTION_DAYS, Type.INT, 365, Range.atLeast(1), Importance.LOW,
             "Archived memories are hard-deleted (tombstones, vector deleted, a DELETED event) this many days after archiving.")
+        .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
+            "What the extractor (and a correction through the API) does with a memory containing a card number "
+                + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
+            "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
+                + "demo turns this off.")
+        .define(AUTH_KEYS, Type.PASSWORD, "", Importance.HIGH,
+            "API keys, comma-separated: KEY=TENANT:admin (the whole tenant) or KEY=TENANT:user:USER (one user). "
+                + "Default deny: no key, no access.")
+        .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
+            "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
         .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
             ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
             "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "

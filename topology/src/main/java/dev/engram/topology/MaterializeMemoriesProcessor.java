@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * Every event is also kept as a version in {@link Stores#RETRIEVER_HISTORY} (operation, values,
  * cause, event time; the embedding stripped), which serves {@code GET …/memories/{id}/history}; a
  * DELETED memory's versions and an ERASED user's versions are removed with it.
+ *
+ * <p>Erasure ledger ({@link Stores#RETRIEVER_ERASURES}, user key → erasure time): an ERASED event records its
+ * event time; any later-processed event of that user whose event time is at or before it is dropped, so
+ * a replay of {@code memory-updated} (or events the consolidator re-emits from replayed candidates)
+ * never brings the user back into the read model. Memories said after the erasure are kept.
  * The user is taken from the event's tenant and user (the record key must agree); an event without a
  * valid user is logged and skipped (memory-updated is written by the consolidator only).
  */
@@ -42,12 +47,14 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, MemoryUpdated> history;
+    private KeyValueStore<String, Long> erasures;
 
     @Override
     public void init(final ProcessorContext<Void, Void> context) {
         this.memories = context.getStateStore(Stores.RETRIEVER_MEMORIES);
         this.profiles = context.getStateStore(Stores.RETRIEVER_PROFILES);
         this.history = context.getStateStore(Stores.RETRIEVER_HISTORY);
+        this.erasures = context.getStateStore(Stores.RETRIEVER_ERASURES);
     }
 
     /**
@@ -77,8 +84,18 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             LOG.warn("Skipping memory-updated event {} without a valid user: {}", event.getEventId(), e.getMessage());
             return;
         }
+        final long at = event.getEventTime().toEpochMilli();
+        final Long erasedAt = erasures.get(user.wire());
         if (event.getOperation() == UpdateOperation.ERASED) {
             erase(user);
+            erasures.put(user.wire(), erasedAt == null ? at : Math.max(at, erasedAt));
+            return;
+        }
+        if (erasedAt != null && at <= erasedAt) {
+            return;
+        }
+        if (event.getOperation() == UpdateOperation.SETTINGS_CHANGED) {
+            profiles.put(user.wire(), ProfileProjection.apply(profiles.get(user.wire()), null, event));
             return;
         }
         final String storeKey = user.storeKey(event.getMemoryId());

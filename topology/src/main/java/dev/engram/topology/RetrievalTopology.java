@@ -24,7 +24,9 @@ import org.apache.kafka.streams.Topology;
  *             an ERASED event removes all of the user's entries;</li>
  *         <li>{@link Stores#RETRIEVER_HISTORY}: every version of every memory, for the history view;</li>
  *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
- *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree).</li>
+ *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree);</li>
+ *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
+ *             erased user are dropped.</li>
  *       </ul></li>
  *   <li>no output topic; both stores are changelogged (restored on restart, standby-able).</li>
  * </ul>
@@ -59,6 +61,9 @@ public final class RetrievalTopology {
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_HISTORY),
             Serdes.String(), AvroSerdes.serde(MemoryUpdated.class)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
+            Serdes.String(), Serdes.Long()), PROCESSOR);
         return topology;
     }
 
