@@ -102,6 +102,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
+    private MemoryChangeWriter writer;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters) {
@@ -117,6 +118,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.profiles = context.getStateStore(Stores.PROFILES);
         this.erasures = context.getStateStore(Stores.ERASURES);
         this.index = indexFactory.open(memories);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, index);
     }
 
     @Override
@@ -145,23 +147,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         }
         final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
-        // The index first (a no-op for the embedded one): if it is unavailable the record is retried or
-        // the task rewound (RetryingVectorIndex) before any store write or forward of this record.
-        for (final Consolidator.Change change : decision.changes()) {
-            updateIndex(user, change.after());
-        }
-        UserProfile profile = profiles.get(user.wire());
-        for (final Consolidator.Change change : decision.changes()) {
-            final Memory after = change.after();
-            memories.put(user.storeKey(after.getMemoryId()), after);
-            profile = ProfileProjection.apply(profile, change.before(), change.event());
-            context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp), ConsolidationTopology.UPDATED_SINK);
-            counters.count(change.event().getOperation());
-        }
-        if (!decision.changes().isEmpty()) {
-            profiles.put(user.wire(), profile);
-            context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
-        }
+        writer.apply(user, decision.changes(), timestamp);
+        decision.changes().forEach(change -> counters.count(change.event().getOperation()));
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),
                 ConsolidationTopology.CONTRADICTIONS_SINK);
@@ -174,15 +161,6 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             counters.skipped(decision.outcome());
         }
         LOG.debug("candidate {} of {}: {}", candidate.getCandidateId(), user, decision.outcome());
-    }
-
-    /** Mirrors one memory change into the index: DELETED memories leave it, every other state replaces it. */
-    private void updateIndex(final UserKey user, final Memory after) {
-        if (after.getStatus() == dev.engram.avro.MemoryStatus.DELETED) {
-            index.delete(user, after.getMemoryId());
-        } else {
-            index.upsert(after);
-        }
     }
 
     private void processCommand(final String key, final MemoryCommand command) {
