@@ -7,6 +7,9 @@ import java.util.Map;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.port.VectorIndexFactory;
+import dev.engram.qdrant.QdrantVectorIndexFactory;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
@@ -20,8 +23,10 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * {@link ConsolidationTopology} — {@code memory-candidates} (user key, MemoryCandidate) → memory state
  * in {@code memories-by-user-store} and {@code profiles-store}, {@code memory-updated},
  * {@code memory-contradictions}, {@code memory-archived}; invalid records to
- * {@code engram-consolidator-dlq} — with the embedded defaults: {@link KeyValueContradictionJudge}
- * and the store-backed exact vector index ({@link EmbeddedVectorIndexFactory}).
+ * {@code engram-consolidator-dlq} — with {@link KeyValueContradictionJudge} and the vector index chosen by
+ * {@code vector.index} ({@link VectorIndexes}): the store-backed exact index
+ * ({@link EmbeddedVectorIndexFactory}, default) or Qdrant ({@link QdrantVectorIndexFactory}, every memory
+ * change upserted with {@code wait=true} before it is forwarded).
  *
  * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -34,11 +39,14 @@ public final class ConsolidatorApp implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final StreamsRunner runner;
     private final AppHttpServer http;
+    private final VectorIndexFactory indexFactory;
 
-    private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http) {
+    private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
+                            final VectorIndexFactory indexFactory) {
         this.registry = registry;
         this.runner = runner;
         this.http = http;
+        this.indexFactory = indexFactory;
     }
 
     /**
@@ -49,13 +57,14 @@ public final class ConsolidatorApp implements AutoCloseable {
      */
     public static ConsolidatorApp start(final EngramConfig config) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.CONSOLIDATOR_APP);
+        final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, new KeyValueContradictionJudge(), new EmbeddedVectorIndexFactory(), registry),
+            ConsolidationTopology.build(config, new KeyValueContradictionJudge(), indexFactory, registry),
             StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();
-        return new ConsolidatorApp(registry, runner, http);
+        return new ConsolidatorApp(registry, runner, http, indexFactory);
     }
 
     /**
@@ -80,11 +89,18 @@ public final class ConsolidatorApp implements AutoCloseable {
         return http.port();
     }
 
-    /** Closes Streams, then HTTP, then the metrics registry; idempotent. */
+    /** Closes Streams, then HTTP, then the vector index client, then the metrics registry; idempotent. */
     @Override
     public void close() {
         runner.close(Duration.ofSeconds(30));
         http.close();
+        if (indexFactory instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("Cannot close the vector index", e);
+            }
+        }
         registry.close();
     }
 

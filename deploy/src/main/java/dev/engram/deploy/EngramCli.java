@@ -1,5 +1,6 @@
 package dev.engram.deploy;
 
+import dev.engram.bench.BenchCommand;
 import dev.engram.retriever.RetrieverApp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -8,14 +9,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code bin/engram} command line (picocli): {@code demo}, {@code ingest}, and one command per
- * app ({@code extractor}, {@code consolidator}, {@code retriever}), and the operations commands
- * {@code rebuild}, {@code reembed}, {@code verify} (package {@code dev.engram.ops}). Paths given by the user are
+ * app ({@code extractor}, {@code consolidator}, {@code retriever}), {@code bench} (benchmarks), and the
+ * operations commands {@code rebuild}, {@code reembed}, {@code verify}, {@code topics} (package
+ * {@code dev.engram.ops}). Paths given by the user are
  * resolved against the caller's working directory; {@code bin/engram} does not change it.
  */
 @Command(name = "engram", mixinStandardHelpOptions = true, version = "Engram 0.1.0-SNAPSHOT",
     description = "Kafka-native long-term memory for chatbots.",
     subcommands = {DemoCommand.class, IngestCommand.class, AppCommands.Extractor.class,
-        AppCommands.Consolidator.class, RetrieverApp.class, dev.engram.ops.RebuildCommand.class,
+        AppCommands.Consolidator.class, RetrieverApp.class, BenchCommand.class, dev.engram.ops.RebuildCommand.class,
         dev.engram.ops.ReembedCommand.class, dev.engram.ops.VerifyCommand.class, dev.engram.ops.TopicsCommand.class})
 public final class EngramCli implements Runnable {
 

@@ -70,7 +70,7 @@ public final class Rebuild {
         /** {@value Topics#EXTRACTOR_APP}. */
         EXTRACTOR(Topics.EXTRACTOR_APP, List.of(Topics.CONVERSATIONS_COMPLETED, Topics.USER_PROFILES)),
         /** {@value Topics#CONSOLIDATOR_APP}. */
-        CONSOLIDATOR(Topics.CONSOLIDATOR_APP, List.of(Topics.MEMORY_CANDIDATES)),
+        CONSOLIDATOR(Topics.CONSOLIDATOR_APP, List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS)),
         /** {@value Topics#RETRIEVER_APP}. */
         RETRIEVER(Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED));
 

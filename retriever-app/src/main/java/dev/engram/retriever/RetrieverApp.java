@@ -2,14 +2,19 @@ package dev.engram.retriever;
 
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.port.Embedder;
+import dev.engram.privacy.PiiFilter;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
@@ -32,8 +37,11 @@ import picocli.CommandLine.Option;
  * <ul>
  *   <li>input: {@code memory-updated} (key {@code tenant/user}, MemoryUpdated);</li>
  *   <li>output: {@code memory-access} (key {@code tenant/user}, MemoryAccessed), one record per answered
- *       query or context request with hits, from a plain idempotent producer;</li>
- *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store} (changelogged);</li>
+ *       query or context request with hits, from a plain idempotent producer; {@code memory-commands}
+ *       (MemoryCommand, the API's writes) and {@code memory-audit} (AuditRecord, every /v1 answer);</li>
+ *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store},
+ *       {@code retriever-erasures-store} (changelogged);</li>
+ *   <li>authentication: API keys ({@link ApiKeys}) unless {@code retriever.auth.enabled=false};</li>
  *   <li>guarantee: exactly_once_v2 for the read model; the access report is at-least-once (a retried
  *       request reports again; access counts are a ranking signal, not a ledger).</li>
  * </ul>
@@ -58,9 +66,12 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param server the HTTP server
      * @param access the access reporter
      * @param registry the metrics registry
+     * @param commands the command publisher and audit reporter (closed last)
+     * @param denseIndex the Qdrant client of the dense search, or null with the embedded index
      */
     public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry) implements AutoCloseable {
+                         PrometheusMeterRegistry registry, AutoCloseable commands, AutoCloseable denseIndex)
+        implements AutoCloseable {
 
         /** @return the bound HTTP port */
         public int port() {
@@ -80,12 +91,18 @@ public final class RetrieverApp implements Callable<Integer> {
             return runner.awaitRunning(timeout);
         }
 
-        /** Stops HTTP, then Streams, then the producer, then the registry. */
+        /** Stops HTTP, then Streams, then the producer, then the vector index client, then the registry. */
         @Override
         public void close() {
             server.close();
             runner.close(Duration.ofSeconds(30));
             access.close();
+            try {
+                commands.close();
+            } catch (Exception e) {
+                LOG.warn("Closing the command publisher failed: {}", e.toString());
+            }
+            closeQuietly(denseIndex);
             registry.close();
         }
     }
@@ -109,13 +126,57 @@ public final class RetrieverApp implements Callable<Integer> {
      * @return the running retriever
      */
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access) {
+        final KafkaPrivacyTopics topics = KafkaPrivacyTopics.create(config);
+        return start(config, embedder, access, topics, topics);
+    }
+
+    /**
+     * Starts a retriever with explicit ports for commands and audit as well.
+     *
+     * @param config the config ({@code retriever.auth.*}, {@code privacy.pii.action})
+     * @param embedder embeds queries and corrections
+     * @param access where hits are reported (owned)
+     * @param commands where writes are published (owned)
+     * @param audit where audit records go (owned)
+     * @return the running retriever
+     */
+    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access,
+                               final CommandPublisher commands, final AuditReporter audit) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final Optional<QdrantVectorIndex> dense;
+        try {
+            dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
+        } catch (RuntimeException e) {
+            access.close();
+            closeQuietly(commands);
+            if (audit != commands) {
+                closeQuietly(audit);
+            }
+            registry.close();
+            throw e;
+        }
+        final boolean authEnabled = config.getBoolean(EngramConfig.AUTH_ENABLED);
+        final ApiKeys keys = ApiKeys.from(config);
+        if (authEnabled && keys.size() == 0) {
+            LOG.warn("retriever.auth.enabled=true and no API keys are configured: every /v1 request is refused (401)");
+        } else if (!authEnabled) {
+            LOG.warn("retriever.auth.enabled=false: the API serves every tenant without authentication (local demo only)");
+        }
+        final AutoCloseable owned = () -> {
+            commands.close();
+            if (audit != commands) {
+                audit.close();
+            }
+        };
+        final RetrieverApi.Privacy privacy = new RetrieverApi.Privacy(authEnabled, keys, commands, audit,
+            new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry), embedder,
+            Clock.systemUTC());
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
         final RetrievalService service = new RetrievalService(
             () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
-        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config), access,
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry);
+        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config, dense.orElse(null)),
+            access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
@@ -130,12 +191,29 @@ public final class RetrieverApp implements Callable<Integer> {
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry);
+            return new Handle(streams, server, access, registry, owned, dense.orElse(null));
         } catch (RuntimeException e) {
             server.close();
             access.close();
+            try {
+                owned.close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            closeQuietly(dense.orElse(null));
             registry.close();
             throw e;
+        }
+    }
+
+    private static void closeQuietly(final AutoCloseable resource) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.warn("Cannot close {}", resource, e);
         }
     }
 

@@ -61,6 +61,31 @@ public final class EngramConfig extends AbstractConfig {
     public static final String RRF_K = "retrieval.rrf.k";
     public static final String MIN_SIMILARITY = "retrieval.min.similarity";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
+    public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
+    public static final String STALE_DAYS = "lifecycle.stale.days";
+    public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
+    public static final String STALE_MAX_ACCESS_COUNT = "lifecycle.stale.max.access.count";
+    public static final String TTL_ROLE_DAYS = "lifecycle.ttl.role.days";
+    public static final String TTL_CONTEXT_DAYS = "lifecycle.ttl.context.days";
+    public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
+    public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
+    public static final String PII_ACTION = "privacy.pii.action";
+    public static final String AUTH_ENABLED = "retriever.auth.enabled";
+    public static final String AUTH_KEYS = "retriever.auth.keys";
+    public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
+    public static final String VECTOR_INDEX = "vector.index";
+    public static final String QDRANT_HOST = "qdrant.host";
+    public static final String QDRANT_PORT = "qdrant.port";
+    public static final String QDRANT_API_KEY = "qdrant.api.key";
+    public static final String QDRANT_TLS = "qdrant.tls";
+    public static final String QDRANT_COLLECTION = "qdrant.collection";
+    public static final String QDRANT_TIMEOUT_MS = "qdrant.timeout.ms";
+    public static final String QDRANT_RETRY_BUDGET_MS = "qdrant.retry.budget.ms";
+    /** {@link #VECTOR_INDEX} value: exact cosine over the consolidator's own state store. */
+    public static final String VECTOR_INDEX_EMBEDDED = "embedded";
+    /** {@link #VECTOR_INDEX} value: Qdrant through its gRPC client. */
+    public static final String VECTOR_INDEX_QDRANT = "qdrant";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -119,7 +144,59 @@ public final class EngramConfig extends AbstractConfig {
             "A memory is a retrieval candidate if it shares a query term (BM25 > 0) or its cosine to the query "
                 + "is at least this; below both it is not returned, however few hits remain.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
-            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.");
+            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
+        .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
+            "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
+                + "hard delete); one day by default, as the seeds' daily consolidation.")
+        .define(MERGE_THRESHOLD, Type.DOUBLE, 0.85, Range.between(-1.0, 1.0), Importance.LOW,
+            "Cosine from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
+        .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
+            "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
+            "Only memories accessed fewer times than this become STALE.")
+        .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
+            "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
+        .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,
+            "Days an explicit CONTEXT fact (current project, situation) lives after its last statement; 0 = permanent. "
+                + "Preferences, technical, constraint and personal facts and episodes are permanent.")
+        .define(TTL_INFERRED_FACTOR, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.LOW,
+            "TTL of an INFERRED fact as a fraction of the explicit one's.")
+        .define(ARCHIVE_RETENTION_DAYS, Type.INT, 365, Range.atLeast(1), Importance.LOW,
+            "Archived memories are hard-deleted (tombstones, vector deleted, a DELETED event) this many days after archiving.")
+        .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
+            "What the extractor (and a correction through the API) does with a memory containing a card number "
+                + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
+            "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
+                + "demo turns this off.")
+        .define(AUTH_KEYS, Type.PASSWORD, "", Importance.HIGH,
+            "API keys, comma-separated: KEY=TENANT:admin (the whole tenant) or KEY=TENANT:user:USER (one user). "
+                + "Default deny: no key, no access.")
+        .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
+            "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
+        .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
+            ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
+            "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "
+                + "(exact cosine over the local state store, no server) or qdrant.")
+        .define(QDRANT_HOST, Type.STRING, "localhost", Importance.HIGH,
+            "Qdrant host (gRPC), used when vector.index=qdrant.")
+        .define(QDRANT_PORT, Type.INT, 6334, Range.between(1, 65535), Importance.HIGH,
+            "Qdrant gRPC port (Qdrant serves gRPC on 6334, REST on 6333).")
+        .define(QDRANT_API_KEY, Type.PASSWORD, null, Importance.MEDIUM,
+            "Qdrant API key, sent as the api-key header on every call; empty = none.")
+        .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
+            "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
+        .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
+            "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+        .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
+            "Deadline of every Qdrant call, in milliseconds.")
+        .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
+            "How long the consolidator retries an unavailable Qdrant (backoff 100 ms doubling to 1.6 s) inside one "
+                + "record before it hands the record back (the stream thread rejoins and resumes from the last commit, "
+                + "again and again until Qdrant answers); kept below the 10 s transaction timeout of exactly-once. "
+                + "Also the Retry-After of the retriever's 503, rounded up to seconds.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

@@ -15,6 +15,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.Counter;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * read-conversations-completed   source: conversations-completed, key String (ignored), value raw bytes
  *   └─ extract-memories          decode (AvroSerdes), validate (ConversationValidator), extract
- *        │                       (MemoryExtractor), embed every candidate of the conversation in one
+ *        │                       (MemoryExtractor), redact or drop personal identifiers (PiiFilter,
+ *        │                       privacy.pii.action) before anything is embedded or written, embed every candidate of the conversation in one
  *        │                       Embedder#embedAll call, build MemoryCandidates
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
@@ -150,10 +152,11 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry) {
         final ConversationValidator validator = ConversationValidator.from(config);
         final Counters counters = new Counters(registry);
+        final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
-        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters), SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters, pii), SOURCE);
         // The profiles table: co-partitioned with conversations-completed (same key, same partition
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
@@ -231,13 +234,15 @@ public final class ExtractionTopology {
         private final MemoryExtractor extractor;
         private final Embedder embedder;
         private final Counters counters;
+        private final PiiFilter pii;
         private final Deserializer<ConversationCompleted> deserializer =
             AvroSerdes.serde(ConversationCompleted.class).deserializer();
         private ProcessorContext<String, Object> context;
         private KeyValueStore<String, UserProfile> profiles;
 
         ExtractMemories(final ConversationValidator validator, final MemoryExtractor extractor,
-                        final Embedder embedder, final Counters counters) {
+                        final Embedder embedder, final Counters counters, final PiiFilter pii) {
+            this.pii = pii;
             this.validator = validator;
             this.extractor = extractor;
             this.embedder = embedder;
@@ -294,7 +299,11 @@ public final class ExtractionTopology {
             try {
                 final UserProfile profile =
                     profiles.get(new UserKey(conversation.getTenantId(), conversation.getUserId()).wire());
-                final List<ExtractedMemory> extracted = extractor.extract(conversation, profile);
+                if (profile != null && !profile.getMemoryEnabled()) {
+                    // Memory is off for this user: no extraction call at all (and so no LLM call).
+                    return List.of();
+                }
+                final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, profile));
                 if (extracted.isEmpty()) {
                     return List.of();
                 }
