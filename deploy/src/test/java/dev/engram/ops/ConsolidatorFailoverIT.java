@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 class ConsolidatorFailoverIT {
 
     private static final int PER_PHASE = 200;
+    private static final String KEY = "ops-failover-it-admin-key";
     private static EmbeddedKafka kafka;
 
     @BeforeAll
@@ -58,7 +59,7 @@ class ConsolidatorFailoverIT {
         final AtomicInteger answered = new AtomicInteger();
         final AtomicBoolean asking = new AtomicBoolean(true);
         try (ConsolidatorApp b = ConsolidatorApp.start(kafka.engramConfig(fastFailover));
-             RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of()))) {
+             RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t:admin")))) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
             OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), Duration.ofSeconds(60));
             OpsTestSupport.awaitNoLag(bootstrap, Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), Duration.ofSeconds(60));
@@ -68,7 +69,7 @@ class ConsolidatorFailoverIT {
                 while (asking.get()) {
                     try {
                         final HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
-                            .GET().build(), HttpResponse.BodyHandlers.ofString());
+                            .header("Authorization", "Bearer " + KEY).GET().build(), HttpResponse.BodyHandlers.ofString());
                         if (r.statusCode() == 200 && r.body().contains(expectedId)) {
                             answered.incrementAndGet();
                         } else if (!(r.statusCode() == 503 && r.headers().firstValue("Retry-After").isPresent())) {

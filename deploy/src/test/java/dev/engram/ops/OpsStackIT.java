@@ -72,7 +72,8 @@ class OpsStackIT {
         broker = EmbeddedBroker.start(dir);
         final EngramConfig config = new EngramConfig(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
             EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0));
+            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
+            EngramConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
         }
@@ -171,6 +172,9 @@ class OpsStackIT {
     @Test
     @Order(2)
     void shouldRebuildTheConsolidatorAndVerifyNoDifferencesWhenRunOnTheDemoStack() {
+        // the retrieval in startStack reported its hits on memory-access: let the consolidator fold them first
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP,
+            Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS), Duration.ofSeconds(60));
         consolidator.close(); // a rebuild needs the app stopped
         final Path work = dir.resolve("rebuild-consolidator");
         final Run rebuild = engram("rebuild", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir",
