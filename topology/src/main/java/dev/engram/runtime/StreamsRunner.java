@@ -53,8 +53,6 @@ public final class StreamsRunner implements AutoCloseable {
     private final AtomicReference<Throwable> uncaught = new AtomicReference<>();
     private final List<KafkaStreams.StateListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<KafkaStreamsMetrics> metrics = new AtomicReference<>();
-    /** {@code <state.dir>/<application.id>.engram-running}: present while running, removed on a clean close. */
-    private final java.nio.file.Path runningMarker;
 
     /**
      * Creates the client (not started).
@@ -72,10 +70,6 @@ public final class StreamsRunner implements AutoCloseable {
         this.streams = new KafkaStreams(topology, Objects.requireNonNull(properties, "properties"));
         this.streams.setUncaughtExceptionHandler(this::onUncaught);
         this.streams.setStateListener(this::onStateChange);
-        final Object stateDir = properties.get(org.apache.kafka.streams.StreamsConfig.STATE_DIR_CONFIG);
-        final Object applicationId = properties.get(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG);
-        this.runningMarker = stateDir == null || applicationId == null ? null
-            : java.nio.file.Path.of(stateDir.toString(), applicationId + ".engram-running");
     }
 
     /**
@@ -98,7 +92,6 @@ public final class StreamsRunner implements AutoCloseable {
             throw new IllegalStateException(appName + " already started");
         }
         LOG.info("{}: starting with topology\n{}", appName, topology.describe());
-        wipeStateAfterUncleanStop();
         final KafkaStreamsMetrics binder = new KafkaStreamsMetrics(streams);
         binder.bindTo(registry);
         // the probes as gauges, so alerts can see an app in ERROR (1 = live / ready, 0 = not)
@@ -220,38 +213,7 @@ public final class StreamsRunner implements AutoCloseable {
         if (binder != null) {
             binder.close();
         }
-        if (stopped && runningMarker != null) {
-            try {
-                java.nio.file.Files.deleteIfExists(runningMarker);
-            } catch (java.io.IOException e) {
-                LOG.warn("{}: cannot delete {}: {}", appName, runningMarker, e.toString());
-            }
-        }
         terminal.countDown();
-    }
-
-    /**
-     * After a crash (the marker of the previous run is still there) the local stores have no checkpoint,
-     * and under exactly-once Kafka Streams would wipe them anyway (TaskCorruptedException) and restore
-     * from the changelogs. Wiping them up front with {@link KafkaStreams#cleanUp()} gives the same state
-     * and avoids that recovery path, after which Kafka Streams 4.3.1 was seen (ConsolidatorKillIT, about
-     * every other run) to reach RUNNING and never fetch its input again.
-     */
-    private void wipeStateAfterUncleanStop() {
-        if (runningMarker == null) {
-            return;
-        }
-        try {
-            if (java.nio.file.Files.exists(runningMarker)) {
-                LOG.warn("{}: the previous run did not stop cleanly; wiping local state (restored from the changelogs)",
-                    appName);
-                streams.cleanUp();
-            }
-            java.nio.file.Files.createDirectories(runningMarker.getParent());
-            java.nio.file.Files.writeString(runningMarker, java.time.Instant.now().toString());
-        } catch (java.io.IOException e) {
-            LOG.warn("{}: cannot write {}: {}", appName, runningMarker, e.toString());
-        }
     }
 
     @Override
