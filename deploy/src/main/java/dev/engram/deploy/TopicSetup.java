@@ -49,7 +49,11 @@ public final class TopicSetup {
         final List<NewTopic> missing = new ArrayList<>();
         for (final String name : Topics.all()) {
             if (!existing.contains(name)) {
-                missing.add(new NewTopic(name, Optional.of(partitions), Optional.empty()));
+                final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
+                if (Topics.compacted().contains(name)) {
+                    topic.configs(java.util.Map.of("cleanup.policy", "compact"));
+                }
+                missing.add(topic);
             }
         }
         final List<String> created = new ArrayList<>();

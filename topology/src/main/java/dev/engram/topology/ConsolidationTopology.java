@@ -34,6 +34,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
+ *             ├─ write-user-profiles          → user-profiles         (user key, UserProfile; compacted)
  *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * </pre>
  *
@@ -62,6 +63,8 @@ public final class ConsolidationTopology {
     public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
     /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
     public static final String ARCHIVED_SINK = "write-memory-archived";
+    /** Sink to {@link Topics#USER_PROFILES} (compacted; the profile after each change). */
+    public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink to the consolidator's dead-letter topic. */
     public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
 
@@ -126,6 +129,8 @@ public final class ConsolidationTopology {
                 AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
             .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
                 AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR)
+            .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
+                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR)
             .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }

@@ -22,6 +22,11 @@ public final class Topics {
     public static final String MEMORY_ARCHIVED = "memory-archived";
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final String MEMORY_AUDIT = "memory-audit";
+    /**
+     * UserProfile, compacted: the consolidator writes a user's profile on every change (a tombstone on
+     * erase); the extractor reads it as a table to skip known facts and users who turned memory off.
+     */
+    public static final String USER_PROFILES = "user-profiles";
 
     /** application.id of the extractor. */
     public static final String EXTRACTOR_APP = "engram-extractor";
@@ -41,10 +46,15 @@ public final class Topics {
         return applicationId + "-dlq";
     }
 
+    /** @return the topics that are compacted (latest value per key), among {@link #all()} */
+    public static java.util.List<String> compacted() {
+        return java.util.List.of(USER_PROFILES);
+    }
+
     /** @return the topics every deployment creates up front, dead-letter topics included */
     public static java.util.List<String> all() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
-            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT,
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES,
             deadLetter(EXTRACTOR_APP), deadLetter(CONSOLIDATOR_APP), deadLetter(RETRIEVER_APP));
     }
 }

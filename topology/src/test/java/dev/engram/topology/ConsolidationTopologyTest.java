@@ -58,11 +58,11 @@ class ConsolidationTopologyTest {
         }
         assertThat(description.subtopologies()).hasSize(1);
         assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "consolidate-memories",
-            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-invalid-candidates");
+            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-user-profiles", "write-invalid-candidates");
         assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store");
         assertThat(sourceTopics).containsExactly("memory-candidates");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
-            "engram-consolidator-dlq");
+            "user-profiles", "engram-consolidator-dlq");
 
         try (ConsolidationDriver driver = new ConsolidationDriver()) {
             driver.pipe(fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin", "I write Kotlin."));

@@ -30,12 +30,14 @@ class ExtractionTopologyNamingTest {
             } else if (node instanceof TopologyDescription.Sink sink) {
                 nodes.put(node.name(), "sink " + sink.topic());
             } else if (node instanceof TopologyDescription.Processor processor) {
-                nodes.put(node.name(), "processor " + processor.stores());
+                nodes.put(node.name(), "processor " + new java.util.TreeSet<>(processor.stores()));
             }
         }
         assertThat(nodes).containsExactlyInAnyOrderEntriesOf(Map.of(
             "read-conversations-completed", "source " + Set.of("conversations-completed"),
-            "extract-memories", "processor []",
+            "read-user-profiles", "source " + Set.of("user-profiles"),
+            "materialize-user-profiles", "processor [extraction-profiles-store]",
+            "extract-memories", "processor [extraction-pending-store, extraction-profiles-store]",
             "write-memory-candidates", "sink memory-candidates",
             "write-dead-letters", "sink engram-extractor-dlq"));
     }
