@@ -18,7 +18,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * {@code UserKey.wire()}) are co-partitioned: a user's candidates, commands, access events and
  * updates land in the same partition number and are processed by one task. The broker's default
  * replication factor is used. {@code memory-updated} keeps {@code cleanup.policy=delete} for now; it
- * could become compacted once every consumer tolerates seeing only the latest event per key.
+ * could become compacted once every consumer tolerates seeing only the latest event per key;
+ * {@code user-profiles} is compacted.
  */
 public final class TopicSetup {
 
@@ -50,7 +51,8 @@ public final class TopicSetup {
         for (final String name : Topics.all()) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
-                if (Topics.compacted().contains(name)) {
+                if (Topics.USER_PROFILES.equals(name)) {
+                    // one latest profile per user; an erasure's tombstone removes it for good
                     topic.configs(java.util.Map.of("cleanup.policy", "compact"));
                 }
                 missing.add(topic);

@@ -126,7 +126,7 @@ public final class RetrieverApp implements Callable<Integer> {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
             final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound),
-                RetrievalTopology.properties(bound), "retriever", registry);
+                RetrievalTopology.config(bound), "retriever", registry);
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());

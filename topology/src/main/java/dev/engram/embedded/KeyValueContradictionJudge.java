@@ -2,6 +2,7 @@ package dev.engram.embedded;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryType;
 import dev.engram.consolidation.Facts;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ContradictionJudge;
@@ -16,7 +17,9 @@ import dev.engram.port.ContradictionJudge;
  *   <li>facts of different keys → COMPATIBLE;</li>
  *   <li>otherwise (at least one side is not a keyed fact): a negated candidate whose value appears
  *       in the existing content → CONTRADICTS; one side phrased as a negation or aversion and the
- *       other not ("Sushi is my favourite" / "I can't stand sushi anymore") → CONTRADICTS;
+ *       other not ("Sushi is my favourite" / "I can't stand sushi anymore") → CONTRADICTS, unless
+ *       both are EPISODIC: an episode is an event at its time, and a later event never makes an
+ *       earlier one untrue (on LoCoMo the polarity cue archived 87 similar but unrelated turns);
  *       otherwise COMPATIBLE.</li>
  * </ul>
  * The caller only asks about pairs that are already close (the 0.7–0.9 cosine band), so topical
@@ -44,7 +47,9 @@ public final class KeyValueContradictionJudge implements ContradictionJudge {
             && MemoryIds.normalize(existing.getContent()).contains(MemoryIds.normalize(candidate.getValue()))) {
             return Verdict.CONTRADICTS;
         }
-        if (Facts.isNegative(existing.getContent()) != Facts.isNegative(candidate.getContent())) {
+        final boolean bothEpisodes = existing.getType() == MemoryType.EPISODIC
+            && candidate.getType() == MemoryType.EPISODIC;
+        if (!bothEpisodes && Facts.isNegative(existing.getContent()) != Facts.isNegative(candidate.getContent())) {
             return Verdict.CONTRADICTS;
         }
         return Verdict.COMPATIBLE;

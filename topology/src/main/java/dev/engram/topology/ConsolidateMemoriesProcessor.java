@@ -98,9 +98,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         }
         if (!decision.changes().isEmpty()) {
             profiles.put(user.wire(), profile);
-            // The extractor's view of the profile (known facts, memory on/off): compacted user-profiles.
-            context.forward(new Record<String, Object>(user.wire(), profile, timestamp),
-                ConsolidationTopology.PROFILES_SINK);
+            context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
         }
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),

@@ -34,7 +34,6 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
- *             ├─ write-user-profiles          → user-profiles         (user key, UserProfile; compacted)
  *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * </pre>
  *
@@ -63,7 +62,7 @@ public final class ConsolidationTopology {
     public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
     /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
     public static final String ARCHIVED_SINK = "write-memory-archived";
-    /** Sink to {@link Topics#USER_PROFILES} (compacted; the profile after each change). */
+    /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
     public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink to the consolidator's dead-letter topic. */
     public static final String DEAD_LETTER_SINK = "write-invalid-candidates";

@@ -72,9 +72,9 @@ import org.slf4j.LoggerFactory;
  * {@link #HEADER_SOURCE_PARTITION}, {@link #HEADER_SOURCE_OFFSET}), repeated under Kafka Streams'
  * KIP-1034 names ({@link #KIP_1034_HEADERS}); processing goes on with the next record. The value is consumed as bytes so the dead letter carries exactly what was received.
  *
- * <p><b>Profile join.</b> {@value #PROFILES_STORE} is a read-only store sourced from the compacted
- * {@code user-profiles} topic ({@code read-user-profiles} → {@code materialize-user-profiles}; the topic is
- * its changelog), co-partitioned with {@code conversations-completed} by the user key. A user whose
+ * <p><b>Profile join.</b> {@code extractor-profiles-store} holds the latest record of the compacted
+ * {@code user-profiles} topic per user ({@code read-user-profiles} → {@code materialize-user-profiles}),
+ * co-partitioned with {@code conversations-completed} by the user key. A user whose
  * profile says memory is off costs no extraction call and gets no candidates; otherwise the profile's
  * known facts go to the extractor.
  *
@@ -117,10 +117,8 @@ public final class ExtractionTopology {
 
     /** Source node reading {@link Topics#USER_PROFILES}. */
     public static final String PROFILES_SOURCE = "read-user-profiles";
-    /** Processor writing user-profiles into {@link #PROFILES_STORE}. */
+    /** Processor writing user-profiles into {@link Stores#EXTRACTOR_PROFILES}. */
     public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
-    /** Read-only store: user key → UserProfile, sourced from {@link Topics#USER_PROFILES}. */
-    public static final String PROFILES_STORE = "extraction-profiles-store";
     /** Changelogged store: per-task sequence → a consumed conversation whose output is not forwarded yet. */
     public static final String PENDING_STORE = "extraction-pending-store";
     /** Counter of conversations skipped because the user turned memory off. */
@@ -218,12 +216,14 @@ public final class ExtractionTopology {
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PENDING_STORE), Serdes.Long(),
                 Serdes.ByteArray()).withLoggingEnabled(Map.of()), PROCESSOR);
-        topology.addReadOnlyStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PROFILES_STORE), Serdes.String(),
-                AvroSerdes.serde(UserProfile.class)).withLoggingDisabled(),
-            PROFILES_SOURCE, Serdes.String().deserializer(), AvroSerdes.serde(UserProfile.class).deserializer(),
-            Topics.USER_PROFILES, PROFILES_PROCESSOR, MaterializeProfile::new);
-        topology.connectProcessorAndStateStores(PROCESSOR, PROFILES_STORE);
+        // The profiles table: co-partitioned with conversations-completed (same key, same partition
+        // count), so the task extracting a user's conversation holds that user's profile.
+        topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
+            AvroSerdes.serde(UserProfile.class).deserializer(), Topics.USER_PROFILES);
+        topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
+            Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
             AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
         topology.addSink(DEAD_LETTER_SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -246,13 +246,13 @@ public final class ExtractionTopology {
         }
     }
 
-    /** Keeps {@link #PROFILES_STORE} equal to the latest user-profiles record per key (tombstone = delete). */
+    /** Keeps {@link Stores#EXTRACTOR_PROFILES} equal to the latest user-profiles record per key (tombstone = delete). */
     private static final class MaterializeProfile implements Processor<String, UserProfile, Void, Void> {
         private KeyValueStore<String, UserProfile> store;
 
         @Override
         public void init(final ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(PROFILES_STORE);
+            store = context.getStateStore(Stores.EXTRACTOR_PROFILES);
         }
 
         @Override
@@ -402,7 +402,7 @@ public final class ExtractionTopology {
         public void init(final ProcessorContext<String, Object> context) {
             this.context = context;
             this.pending = context.getStateStore(PENDING_STORE);
-            this.profiles = context.getStateStore(PROFILES_STORE);
+            this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
             // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
             try (KeyValueIterator<Long, byte[]> it = pending.all()) {
                 while (it.hasNext()) {

@@ -66,7 +66,7 @@ public final class RetrievalTopology {
      * @param config the Engram config; give the bound port when the configured one is 0
      * @return the properties
      */
-    public static Properties properties(final EngramConfig config) {
+    public static Properties config(final EngramConfig config) {
         final Properties props = StreamsSettings.forApp(config, Topics.RETRIEVER_APP);
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(EngramConfig.RETRIEVER_HTTP_HOST)
             + ":" + config.getInt(EngramConfig.RETRIEVER_HTTP_PORT));

@@ -14,6 +14,9 @@ public final class Stores {
     /** Retriever: user key → UserProfile, materialized from memory-updated. */
     public static final String RETRIEVER_PROFILES = "retriever-profiles-store";
 
+    /** Extractor: user key → UserProfile, materialized from {@link Topics#USER_PROFILES}. */
+    public static final String EXTRACTOR_PROFILES = "extractor-profiles-store";
+
     private Stores() {
     }
 }

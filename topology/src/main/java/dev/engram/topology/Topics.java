@@ -20,13 +20,13 @@ public final class Topics {
     public static final String MEMORY_CONTRADICTIONS = "memory-contradictions";
     /** MemoryArchived; written by the consolidator. */
     public static final String MEMORY_ARCHIVED = "memory-archived";
-    /** AuditRecord; written by the retriever and the consolidator. */
-    public static final String MEMORY_AUDIT = "memory-audit";
     /**
-     * UserProfile, compacted: the consolidator writes a user's profile on every change (a tombstone on
-     * erase); the extractor reads it as a table to skip known facts and users who turned memory off.
+     * UserProfile, compacted; written by the consolidator on every profile change (a tombstone when a
+     * user is erased), read by the extractor as its co-partitioned profiles table.
      */
     public static final String USER_PROFILES = "user-profiles";
+    /** AuditRecord; written by the retriever and the consolidator. */
+    public static final String MEMORY_AUDIT = "memory-audit";
 
     /** application.id of the extractor. */
     public static final String EXTRACTOR_APP = "engram-extractor";
@@ -44,11 +44,6 @@ public final class Topics {
      */
     public static String deadLetter(final String applicationId) {
         return applicationId + "-dlq";
-    }
-
-    /** @return the topics that are compacted (latest value per key), among {@link #all()} */
-    public static java.util.List<String> compacted() {
-        return java.util.List.of(USER_PROFILES);
     }
 
     /** @return the topics every deployment creates up front, dead-letter topics included */

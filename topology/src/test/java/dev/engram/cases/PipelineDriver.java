@@ -44,7 +44,8 @@ import org.apache.kafka.streams.test.TestRecord;
 /**
  * The whole offline pipeline on TopologyTestDriver: the real rule-based extractor and MiniLM model
  * (extraction topology) → consolidation topology → the retriever's read model, with retrieval
- * ranked by the retriever's {@link HybridScorer} over the read model's store. Records flow
+ * ranked by the retriever's {@link HybridScorer} over the read model's store, and the
+ * consolidator's {@code user-profiles} fed back to the extractor's profiles table. Records flow
  * topic by topic in order, exactly as through the broker with one partition per user.
  *
  * <p>Conversations can also be replayed from their candidates ({@link #replayCandidates}) to
@@ -61,6 +62,8 @@ final class PipelineDriver implements AutoCloseable {
     private final TestInputTopic<String, MemoryCandidate> candidatesIn;
     private final TestOutputTopic<String, MemoryUpdated> updatedOut;
     private final TestInputTopic<String, MemoryUpdated> updatedIn;
+    private final TestOutputTopic<String, UserProfile> profilesOut;
+    private final TestInputTopic<String, UserProfile> profilesIn;
     private final List<TestRecord<String, MemoryCandidate>> candidateLog = new ArrayList<>();
     private final List<MemoryUpdated> updates = new ArrayList<>();
     private final HybridScorer scorer;
@@ -80,7 +83,7 @@ final class PipelineDriver implements AutoCloseable {
         consolidation = new TopologyTestDriver(
             ConsolidationTopology.build(config, new KeyValueContradictionJudge(), new EmbeddedVectorIndexFactory(), registry),
             ConsolidationTopology.config(config));
-        retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.properties(config));
+        retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.config(config));
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
         conversations = extraction.createInputTopic(Topics.CONVERSATIONS_COMPLETED, keys,
@@ -93,6 +96,10 @@ final class PipelineDriver implements AutoCloseable {
             AvroSerdes.serde(MemoryUpdated.class).deserializer());
         updatedIn = retrieval.createInputTopic(Topics.MEMORY_UPDATED, keys,
             AvroSerdes.serde(MemoryUpdated.class).serializer());
+        profilesOut = consolidation.createOutputTopic(Topics.USER_PROFILES, keyReader,
+            AvroSerdes.serde(UserProfile.class).deserializer());
+        profilesIn = extraction.createInputTopic(Topics.USER_PROFILES, keys,
+            AvroSerdes.serde(UserProfile.class).serializer());
         scorer = new HybridScorer(embedder, config);
     }
 
@@ -156,6 +163,7 @@ final class PipelineDriver implements AutoCloseable {
                 updates.add(u.value());
                 updatedIn.pipeInput(u);
             }
+            profilesOut.readRecordsToList().forEach(profilesIn::pipeInput);
         }
     }
 

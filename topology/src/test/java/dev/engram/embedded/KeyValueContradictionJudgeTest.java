@@ -19,8 +19,12 @@ class KeyValueContradictionJudgeTest {
     private final KeyValueContradictionJudge judge = new KeyValueContradictionJudge();
 
     private static Memory memory(final String key, final String value, final String content) {
+        return memory(key == null ? MemoryType.EPISODIC : MemoryType.SEMANTIC, key, value, content);
+    }
+
+    private static Memory memory(final MemoryType type, final String key, final String value, final String content) {
         return Memory.newBuilder().setMemoryId("m1").setTenantId("t1").setUserId("u1")
-            .setType(key == null ? MemoryType.EPISODIC : MemoryType.SEMANTIC).setKey(key).setValue(value)
+            .setType(type).setKey(key).setValue(value)
             .setContent(content).setImportance(0.7).setConfidence(0.9).setSource(MemorySource.EXPLICIT)
             .setStatus(MemoryStatus.ACTIVE).setCreatedAt(T).setUpdatedAt(T).setLastAccessedAt(T)
             .setLastConfirmedAt(T).setValidFrom(T).setSources(List.of()).setEmbedding(List.of(1f))
@@ -71,7 +75,7 @@ class KeyValueContradictionJudgeTest {
 
     @Test
     void shouldSayContradictsWhenPolarityOfUnkeyedStatementsDiffers() {
-        assertThat(judge.judge(memory(null, null, "Sushi is my all-time favourite food."),
+        assertThat(judge.judge(memory(MemoryType.SEMANTIC, null, null, "Sushi is my all-time favourite food."),
             candidate(null, null, "I've totally gone off sushi, can't stand it anymore.", false), 0.75))
             .isEqualTo(Verdict.CONTRADICTS);
         assertThat(judge.judge(memory(null, null, "Went hiking in the Alps."),
@@ -82,5 +86,12 @@ class KeyValueContradictionJudgeTest {
     void shouldSayContradictsWhenNegatedFactNamesValueOfUnkeyedMemory() {
         assertThat(judge.judge(memory(null, null, "Tracks every task in Jira."),
             candidate("uses:jira", "Jira", "Stopped tracking in it", true), 0.75)).isEqualTo(Verdict.CONTRADICTS);
+    }
+
+    @Test
+    void shouldSayCompatibleWhenTwoEpisodesDifferOnlyInPolarity() {
+        assertThat(judge.judge(memory(null, null, "I painted a sunrise by the lake last weekend."),
+            candidate(null, null, "I didn't paint anything last weekend, too busy with the kids.", false), 0.75))
+            .isEqualTo(Verdict.COMPATIBLE);
     }
 }

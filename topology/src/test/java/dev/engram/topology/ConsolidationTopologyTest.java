@@ -58,11 +58,12 @@ class ConsolidationTopologyTest {
         }
         assertThat(description.subtopologies()).hasSize(1);
         assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "consolidate-memories",
-            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-user-profiles", "write-invalid-candidates");
+            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-invalid-candidates",
+            "write-user-profiles");
         assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store");
         assertThat(sourceTopics).containsExactly("memory-candidates");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
-            "user-profiles", "engram-consolidator-dlq");
+            "engram-consolidator-dlq", "user-profiles");
 
         try (ConsolidationDriver driver = new ConsolidationDriver()) {
             driver.pipe(fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin", "I write Kotlin."));
@@ -203,13 +204,16 @@ class ConsolidationTopologyTest {
     }
 
     @Test
-    void shouldSupersedeEpisodicMemoryWhenJudgeFindsNegatedRestatement() {
+    void shouldSupersedeUnkeyedStatementWhenJudgeFindsNegatedRestatement() {
         final String existing = "Loves hiking in the mountains on weekends.";
         final String restated = "Doesn't love hiking in the mountains on weekends anymore.";
         final double cosine = FedCandidates.cosine(existing, restated);
         System.out.printf("judge band: cosine = %.3f%n", cosine);
-        final MemoryCandidate first = episodic(MIRA, "c-1", "2025-02-03T09:00:00Z", existing);
-        final MemoryCandidate second = episodic(MIRA, "c-2", "2025-04-03T09:00:00Z", restated);
+        // Unkeyed statements about the user (SEMANTIC): two episodes never contradict each other.
+        final MemoryCandidate first = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:00:00Z", existing))
+            .setType(dev.engram.avro.MemoryType.SEMANTIC).build();
+        final MemoryCandidate second = MemoryCandidate.newBuilder(episodic(MIRA, "c-2", "2025-04-03T09:00:00Z", restated))
+            .setType(dev.engram.avro.MemoryType.SEMANTIC).build();
         // Pin the band with the thresholds so that the judge is asked whatever the model's exact score.
         final double judgeFrom = Math.min(0.7, cosine - 0.01);
         final double reinforceAbove = Math.max(0.9, cosine + 0.01);

@@ -33,12 +33,12 @@ class ExtractionTopologyNamingTest {
                 nodes.put(node.name(), "processor " + new java.util.TreeSet<>(processor.stores()));
             }
         }
-        assertThat(nodes).containsExactlyInAnyOrderEntriesOf(Map.of(
-            "read-conversations-completed", "source " + Set.of("conversations-completed"),
-            "read-user-profiles", "source " + Set.of("user-profiles"),
-            "materialize-user-profiles", "processor [extraction-profiles-store]",
-            "extract-memories", "processor [extraction-pending-store, extraction-profiles-store]",
-            "write-memory-candidates", "sink memory-candidates",
-            "write-dead-letters", "sink engram-extractor-dlq"));
+        assertThat(nodes).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+            Map.entry("read-conversations-completed", "source " + Set.of("conversations-completed")),
+            Map.entry("extract-memories", "processor [extraction-pending-store, extractor-profiles-store]"),
+            Map.entry("read-user-profiles", "source " + Set.of("user-profiles")),
+            Map.entry("materialize-user-profiles", "processor [extractor-profiles-store]"),
+            Map.entry("write-memory-candidates", "sink memory-candidates"),
+            Map.entry("write-dead-letters", "sink engram-extractor-dlq")));
     }
 }

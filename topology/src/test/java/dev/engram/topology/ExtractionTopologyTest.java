@@ -85,6 +85,21 @@ class ExtractionTopologyTest {
         driver.close();
     }
 
+    @Test
+    void shouldExtractNothingWhileTheProfileFromUserProfilesSaysMemoryIsOff() {
+        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topics.USER_PROFILES,
+            Serdes.String().serializer(), AvroSerdes.serde(UserProfile.class).serializer());
+        final UserProfile off = UserProfile.newBuilder(ProfileProjection.empty("t1", "u-mira"))
+            .setMemoryEnabled(false).build();
+        profiles.pipeInput("t1/u-mira", off, SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
+        assertThat(candidates.readRecordsToList()).isEmpty();
+
+        profiles.pipeInput("t1/u-mira", null, SENT); // the profile is gone (erased): extraction starts fresh
+        input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
+        assertThat(candidates.readRecordsToList()).isNotEmpty();
+    }
+
     /** case-01's first conversation. */
     private static ConversationCompleted.Builder mira() {
         return ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u-mira").setConversationId("c-101")

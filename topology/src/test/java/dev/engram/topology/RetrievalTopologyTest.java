@@ -48,7 +48,7 @@ class RetrievalTopologyTest {
     void setUp() throws Exception {
         final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR,
             Files.createTempDirectory("retrieval-ttd").toString()));
-        final Properties props = RetrievalTopology.properties(config);
+        final Properties props = RetrievalTopology.config(config);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:9092");
         driver = new TopologyTestDriver(RetrievalTopology.build(config), props);
         input = driver.createInputTopic(Topics.MEMORY_UPDATED, Serdes.String().serializer(),
@@ -163,7 +163,7 @@ class RetrievalTopologyTest {
 
     @Test
     void shouldAdvertiseTheHttpEndpointWhenPropertiesAreBuilt() {
-        final Properties props = RetrievalTopology.properties(EngramConfig.defaults().with(Map.of(
+        final Properties props = RetrievalTopology.config(EngramConfig.defaults().with(Map.of(
             EngramConfig.RETRIEVER_HTTP_HOST, "retriever-0", EngramConfig.RETRIEVER_HTTP_PORT, 9999)));
         assertThat(props.get(StreamsConfig.APPLICATION_SERVER_CONFIG)).isEqualTo("retriever-0:9999");
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.RETRIEVER_APP);
