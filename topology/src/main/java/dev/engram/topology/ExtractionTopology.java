@@ -215,7 +215,9 @@ public final class ExtractionTopology {
             Math.max(1, maxPending)), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PENDING_STORE), Serdes.Long(),
-                Serdes.ByteArray()).withLoggingEnabled(Map.of()), PROCESSOR);
+                Serdes.ByteArray()).withLoggingEnabled(Map.of())
+            // A conversation forwarded within one commit interval leaves only a tombstone in the changelog.
+            .withCachingEnabled(), PROCESSOR);
         // The profiles table: co-partitioned with conversations-completed (same key, same partition
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
