@@ -8,8 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +15,6 @@ import java.util.function.BooleanSupplier;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
-import dev.engram.avro.MemorySource;
-import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
@@ -26,8 +22,6 @@ import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
 import dev.engram.llm.StubChatServer;
-import dev.engram.port.Embedder;
-import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -67,29 +61,9 @@ class ExtractionConcurrencyTest {
         pool.shutdownNow();
     }
 
-    /** A tiny deterministic embedder: no model needed to test ordering. */
-    private static final Embedder EMBEDDER = new Embedder() {
-        @Override
-        public String modelName() {
-            return "test-embedder";
-        }
-
-        @Override
-        public int dimensions() {
-            return 4;
-        }
-
-        @Override
-        public List<float[]> embedAll(final List<String> texts) {
-            final List<float[]> out = new ArrayList<>();
-            texts.forEach(t -> out.add(new float[] {1, 0, 0, 0}));
-            return out;
-        }
-    };
-
     private void start(final MemoryExtractor extractor, final int maxPending) {
         final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
-        driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, EMBEDDER, registry, pool, maxPending),
+        driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, GatedExtractor.EMBEDDER, registry, pool, maxPending),
             ExtractionTopology.config(config));
         input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
@@ -132,38 +106,6 @@ class ExtractionConcurrencyTest {
         }
     }
 
-    /** One episodic memory per conversation; each call blocks until the test releases its conversation. */
-    private static final class GatedExtractor implements MemoryExtractor {
-        final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
-        final Map<String, Boolean> started = new ConcurrentHashMap<>();
-
-        CountDownLatch gate(final String conversationId) {
-            return gates.computeIfAbsent(conversationId, k -> new CountDownLatch(1));
-        }
-
-        @Override
-        public String name() {
-            return "gated";
-        }
-
-        @Override
-        public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-            started.put(conversation.getConversationId(), true);
-            try {
-                gate(conversation.getConversationId()).await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ExtractionException("interrupted");
-            }
-            if (conversation.getConversationId().contains("fail")) {
-                throw new ExtractionException("scripted failure");
-            }
-            return List.of(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, null,
-                conversation.getMessages().get(0).getContent(), false, 0.6, 0.8, MemorySource.EXPLICIT, List.of(0),
-                conversation.getCompletedAt()));
-        }
-    }
-
     @Test
     void shouldEmitEachUsersCandidatesInInputOrderWhenCallsCompleteOutOfOrder_case11() {
         final GatedExtractor extractor = new GatedExtractor();
@@ -190,6 +132,30 @@ class ExtractionConcurrencyTest {
         assertThat(deadLetters.readRecordsToList()).singleElement().satisfies(r ->
             assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_REASON).value()))
                 .isEqualTo("scripted failure"));
+    }
+
+    @Test
+    void shouldDeadLetterAnUnusableAnswerAndProcessTheNextConversationNormally_case06() throws Exception {
+        try (StubChatServer server = StubChatServer.start(4)) {
+            final StubChatServer.Reply emptyFence = StubChatServer.Reply.content("```json\n```");
+            server.script(emptyFence, emptyFence, emptyFence);
+            final LlmMemoryExtractor extractor = new LlmMemoryExtractor(new ChatCompletionsClient(
+                LlmSettings.of(server.baseUrl(), "stub-model")
+                    .withResilience(Duration.ofSeconds(2), 3, Duration.ofMillis(1), Duration.ofSeconds(1)),
+                registry, "test"), registry, "test");
+            start(extractor, 1);
+
+            pipe(conversation("u-lee", "c-501", 0, "I prefer Python for scripting and I work from the Berlin office."));
+            pipe(conversation("u-lee", "c-502", 10, "I prefer Python for scripting and I work from the Berlin office."));
+
+            assertThat(awaitCandidates(1)).extracting(MemoryCandidate::getConversationId).containsExactly("c-502");
+            assertThat(deadLetters.readRecordsToList()).singleElement().satisfies(r -> {
+                assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_STAGE).value())).isEqualTo("extraction");
+                assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_REASON).value()))
+                    .startsWith("LLM answer unusable after 3 attempts: no complete JSON object");
+            });
+            assertThat(registry.counter("engram.llm.parse.failures", "application", "test").count()).isEqualTo(3);
+        }
     }
 
     @Test
