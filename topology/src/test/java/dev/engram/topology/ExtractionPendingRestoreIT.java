@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +80,9 @@ class ExtractionPendingRestoreIT {
                 streams.start();
                 EmbeddedKafka.waitUntil(() -> stuck.started.size() == 3, TIMEOUT, "three calls in flight");
                 EmbeddedKafka.waitUntil(() -> committedInputOffsets() == 3, TIMEOUT, "input offsets committed");
+                // Leave the group, so the next instance gets the partitions without waiting for the session timeout.
+                streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(TIMEOUT));
             }
             assertThat(kafka.readRaw(Topics.MEMORY_CANDIDATES, 1, Duration.ofSeconds(2))).isEmpty();
 
