@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -22,6 +23,9 @@ import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 
 /**
@@ -79,8 +83,16 @@ public final class ExtractorApp implements AutoCloseable {
             : ExtractionTopology.build(config, new LlmMemoryExtractor(
                     new ChatCompletionsClient(llm.get(), registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP),
                 MiniLmEmbedder.shared(), registry, pool, llm.get().maxConcurrency());
-        final StreamsRunner runner = new StreamsRunner(topology,
-            StreamsSettings.forApp(config, Topics.EXTRACTOR_APP), "extractor", registry);
+        final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
+        if (llm.isPresent()) {
+            // While the LLM is down the stream thread waits inside process() for the oldest conversation
+            // (back-pressure), holding its transaction open: allow 5 minutes before the broker aborts it
+            // (Streams' exactly-once default is 10 s). Past that, the task restarts from its last commit and
+            // re-runs its pending conversations: slower, never lossy. kafka.* settings still win.
+            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 300_000);
+            props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
+        }
+        final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();

@@ -89,7 +89,9 @@ import org.slf4j.LoggerFactory;
  * rebalance the store is restored and its records are re-submitted, in sequence order, before newer
  * input is forwarded. Nothing is lost, skipped, reordered or emitted twice. When {@code maxPending}
  * conversations are in flight, {@code process} waits for the oldest (back-pressure: no new records are
- * pulled); a wall-clock punctuator forwards finished work when no new input arrives. With the default
+ * pulled; while an LLM is down this wait lasts until its circuit breaker lets calls through again, so the
+ * app allows a long transaction timeout, and a fenced or timed-out task restarts from its last commit with
+ * the pending store restored); a wall-clock punctuator forwards finished work when no new input arrives. With the default
  * direct executor (the rule-based extractor) the work is done inside {@code process}, forwarded at once,
  * and the pending store is never written: the offline path behaves exactly as before.
  *
