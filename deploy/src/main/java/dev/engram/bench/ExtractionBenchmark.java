@@ -26,6 +26,7 @@ import dev.engram.llm.StubChatServer;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -107,6 +108,11 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         }
     }
 
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+            .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
     @Override
     public Integer call() throws Exception {
         final Path file = input != null ? input : ProjectPaths.existing(LOCOMO).orElseThrow(() ->
@@ -127,9 +133,17 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 TopicSetup.createAll(admin, partitions);
                 awaitLeaders(admin);
             }
-            try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of())) {
+            // One request in flight, no idempotence: on a freshly created partition a NOT_LEADER retry of the
+            // first batch cannot land behind a later one (OUT_OF_ORDER_SEQUENCE_NUMBER), and order is kept.
+            try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1))) {
                 conversations.forEach(ingest::send);
                 ingest.flush();
+                if (ingest.acknowledged() != n) {
+                    throw new IllegalStateException("published " + ingest.acknowledged() + " of " + n
+                        + " conversations: " + ingest.errors());
+                }
             }
             final EngramConfig config = EngramConfig.defaults().with(Map.of(
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
@@ -144,6 +158,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                     throw new IllegalStateException("extractor did not reach RUNNING: " + app.runner().state());
                 }
                 final long start = System.nanoTime();
+                final long cpuStart = processCpuNanos();
                 final long deadline = start + LIMIT.toNanos();
                 long consumed = 0;
                 long lastPrint = start;
@@ -159,7 +174,13 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                     TimeUnit.MILLISECONDS.sleep(50);
                 }
                 final double seconds = (System.nanoTime() - start) / 1e9;
-                monitor.poll(Duration.ofSeconds(2));
+                final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
+                // Count what was written (read_committed) until two polls in a row add nothing.
+                long seen = -1;
+                for (int i = 0; i < 60 && seen != monitor.count(Topics.MEMORY_CANDIDATES); i++) {
+                    seen = monitor.count(Topics.MEMORY_CANDIDATES);
+                    monitor.poll(Duration.ofSeconds(1));
+                }
                 figures.put("conversations", n);
                 figures.put("llmLatencyMs", latencyMs);
                 figures.put("concurrency", concurrency);
@@ -170,6 +191,13 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("candidates", monitor.count(Topics.MEMORY_CANDIDATES));
                 figures.put("deadLetters", monitor.deadLetters());
                 figures.put("cores", Runtime.getRuntime().availableProcessors());
+                // The whole JVM (broker, stub LLM, extractor, embedding): CPU per conversation, and the rate
+                // that CPU cost allows on idle cores — the ceiling when the LLM's latency is fully hidden.
+                figures.put("cpuMillisPerConversation", Math.round(cpuSeconds * 1000 / n));
+                figures.put("cpuBoundConversationsPerSecond",
+                    Math.round(Runtime.getRuntime().availableProcessors() * n / cpuSeconds * 10) / 10.0);
+                figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    .getSystemLoadAverage());
             }
         }
         out.printf("%-24s %s%n", "figure", "value");
