@@ -108,7 +108,10 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("Engram demo — input %s, run directory %s%n", file, dir);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
             final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
+            // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
+            // printed below); every real deployment keeps the default (keys required).
             final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of(
+                EngramConfig.AUTH_ENABLED, false,
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, dir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
@@ -151,6 +154,12 @@ public final class DemoCommand implements Callable<Integer> {
                 out.printf("  curl '%s'%n", new RetrievalExamples(apps.retrieverUrl()).url(example, 5));
             }
             out.printf("  curl %s/health/ready%n", apps.retrieverUrl());
+            for (final ExampleQuery example : ConversationSources.exampleQueries(file, 1)) {
+                out.printf("Memory panel: %s/panel?tenant=%s&user=%s%n", apps.retrieverUrl(),
+                    java.net.URLEncoder.encode(example.tenantId(), java.nio.charset.StandardCharsets.UTF_8),
+                    java.net.URLEncoder.encode(example.userId(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            out.println("(local demo: API keys are off, retriever.auth.enabled=false; deployments require keys)");
             out.println("Press Ctrl-C to stop.");
             stopped.await();
             return 0;

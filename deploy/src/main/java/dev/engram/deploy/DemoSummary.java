@@ -20,12 +20,16 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * @param memoriesCreated {@code memory-updated} records with operation CREATED
  * @param memoriesReinforced ... REINFORCED
  * @param memoriesSuperseded ... SUPERSEDED
+ * @param memoriesMerged ... MERGED (memories made by merging a cluster of similar ones)
+ * @param memoriesArchived ... ARCHIVED by the lifecycle (stale, expired, merged into another, negated)
+ * @param memoriesExpired ... ARCHIVED with reason EXPIRED (end of a fact's TTL)
  * @param contradictions records on {@code memory-contradictions}
  * @param deadLetters records on all {@code engram-<app>-dlq} topics
  * @param elapsedSeconds seconds from the start of the ingest until every app had processed everything
  */
 public record DemoSummary(long conversations, long candidates, long memoriesCreated, long memoriesReinforced,
-                          long memoriesSuperseded, long contradictions, long deadLetters, double elapsedSeconds) {
+                          long memoriesSuperseded, long memoriesMerged, long memoriesArchived, long memoriesExpired,
+                          long contradictions, long deadLetters, double elapsedSeconds) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -37,6 +41,9 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
         map.put("memoriesCreated", memoriesCreated);
         map.put("memoriesReinforced", memoriesReinforced);
         map.put("memoriesSuperseded", memoriesSuperseded);
+        map.put("memoriesMerged", memoriesMerged);
+        map.put("memoriesArchived", memoriesArchived);
+        map.put("memoriesExpired", memoriesExpired);
         map.put("contradictions", contradictions);
         map.put("deadLetters", deadLetters);
         map.put("elapsedSeconds", elapsedSeconds);
@@ -72,9 +79,12 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
               memories created     %,d
               memories reinforced  %,d
               memories superseded  %,d
+              memories merged      %,d
+              memories archived    %,d (of which expired: %,d)
               contradictions       %,d
               dead letters         %,d
               elapsed              %.1f s""".indent(2).stripTrailing(), conversations, candidates, memoriesCreated, memoriesReinforced,
-            memoriesSuperseded, contradictions, deadLetters, elapsedSeconds);
+            memoriesSuperseded, memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters,
+            elapsedSeconds);
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.serde.AvroSerdes;
@@ -56,6 +57,7 @@ public final class PipelineMonitor implements AutoCloseable {
     private final List<TopicPartition> partitions = new ArrayList<>();
     private final Map<String, Long> perTopic = new HashMap<>();
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
+    private long expired;
     private long undecodableUpdates;
 
     /**
@@ -108,6 +110,10 @@ public final class PipelineMonitor implements AutoCloseable {
             final MemoryUpdated update = updates.deserialize(record.topic(), record.headers(), record.value());
             if (update != null) {
                 operations.merge(update.getOperation(), 1L, Long::sum);
+                if (update.getOperation() == UpdateOperation.ARCHIVED && update.getMemory() != null
+                    && update.getMemory().getArchiveReason() == ArchiveReason.EXPIRED) {
+                    expired++;
+                }
             }
         } catch (RuntimeException e) {
             undecodableUpdates++;
@@ -208,6 +214,11 @@ public final class PipelineMonitor implements AutoCloseable {
         return operations.getOrDefault(operation, 0L);
     }
 
+    /** @return {@code memory-updated} ARCHIVED records whose reason is EXPIRED */
+    public long expired() {
+        return expired;
+    }
+
     /** @return {@code memory-updated} records that could not be decoded */
     public long undecodableUpdates() {
         return undecodableUpdates;
@@ -231,6 +242,9 @@ public final class PipelineMonitor implements AutoCloseable {
             updates(UpdateOperation.CREATED),
             updates(UpdateOperation.REINFORCED),
             updates(UpdateOperation.SUPERSEDED),
+            updates(UpdateOperation.MERGED),
+            updates(UpdateOperation.ARCHIVED),
+            expired,
             count(Topics.MEMORY_CONTRADICTIONS),
             deadLetters(),
             Math.round(elapsedSeconds * 10) / 10.0);

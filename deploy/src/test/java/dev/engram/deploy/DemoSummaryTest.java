@@ -17,16 +17,17 @@ class DemoSummaryTest {
 
     @Test
     void shouldWriteExactlyTheAgreedKeysWhenWritingTheSummaryFile() throws Exception {
-        final DemoSummary summary = new DemoSummary(374, 4120, 3927, 4, 87, 87, 0, 27.4);
+        final DemoSummary summary = new DemoSummary(374, 3916, 3612, 4, 1, 12, 30, 5, 1, 0, 25.3);
         final Path file = dir.resolve("nested/s.json");
 
         summary.write(file);
 
         final JsonNode json = new ObjectMapper().readTree(Files.readString(file));
         assertThat(json.fieldNames()).toIterable().containsExactly("conversations", "candidates", "memoriesCreated",
-            "memoriesReinforced", "memoriesSuperseded", "contradictions", "deadLetters", "elapsedSeconds");
+            "memoriesReinforced", "memoriesSuperseded", "memoriesMerged", "memoriesArchived", "memoriesExpired",
+            "contradictions", "deadLetters", "elapsedSeconds");
         assertThat(json.get("conversations").asLong()).isEqualTo(374);
-        assertThat(json.get("elapsedSeconds").asDouble()).isEqualTo(27.4);
+        assertThat(json.get("elapsedSeconds").asDouble()).isEqualTo(25.3);
         assertThat(DemoSummary.read(file)).isEqualTo(summary);
     }
 }

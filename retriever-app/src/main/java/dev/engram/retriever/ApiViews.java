@@ -148,9 +148,32 @@ public final class ApiViews {
      * @param tenantId tenant
      * @param userId user
      * @param memoryId memory
-     * @param versions the versions this retriever holds, oldest first (for now: the current state only)
+     * @param versions every version, oldest first (event time), each the state after that event
      */
-    public record History(String tenantId, String userId, String memoryId, List<MemoryView> versions) {
+    public record History(String tenantId, String userId, String memoryId, List<Version> versions) {
+    }
+
+    /**
+     * One version of a memory: the event that made it and the memory's state after it (its fields
+     * unwrapped into the version object).
+     *
+     * @param operation CREATED, REINFORCED, SUPERSEDED, ACCESSED, ARCHIVED, MERGED, CORRECTED, …
+     * @param cause {@code candidate:<id>}, {@code command:<id>}, {@code access:<offset>} or {@code consolidation}
+     * @param eventTime when it happened (event time)
+     * @param previousValue the fact value before, null when none
+     * @param memory the state after
+     */
+    public record Version(String operation, String cause, Instant eventTime, String previousValue,
+                          @com.fasterxml.jackson.annotation.JsonUnwrapped MemoryView memory) {
+
+        /**
+         * @param event a memory-updated event with its state after
+         * @return the version
+         */
+        public static Version of(final dev.engram.avro.MemoryUpdated event) {
+            return new Version(event.getOperation().name(), event.getCause(), event.getEventTime(),
+                event.getPreviousValue(), MemoryView.of(event.getMemory()));
+        }
     }
 
     /**

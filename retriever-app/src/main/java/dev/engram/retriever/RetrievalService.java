@@ -6,9 +6,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.Stores;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -97,6 +99,23 @@ public final class RetrievalService {
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
+    }
+
+    /**
+     * @param user a user
+     * @param memoryId a memory id
+     * @return the memory's versions (memory-updated events, embedding stripped), oldest first; empty
+     *     when this user has no such memory
+     */
+    public List<MemoryUpdated> history(final UserKey user, final String memoryId) {
+        final List<MemoryUpdated> out = new ArrayList<>();
+        try (KeyValueIterator<String, MemoryUpdated> it = this.<MemoryUpdated>store(Stores.RETRIEVER_HISTORY)
+            .prefixScan(MaterializeMemoriesProcessor.historyPrefix(user, memoryId), Serdes.String().serializer())) {
+            it.forEachRemaining(kv -> out.add(kv.value));
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+        return out;
     }
 
     /**

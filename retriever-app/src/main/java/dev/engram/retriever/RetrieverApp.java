@@ -2,6 +2,7 @@ package dev.engram.retriever;
 
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.port.Embedder;
+import dev.engram.privacy.PiiFilter;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
@@ -32,8 +34,11 @@ import picocli.CommandLine.Option;
  * <ul>
  *   <li>input: {@code memory-updated} (key {@code tenant/user}, MemoryUpdated);</li>
  *   <li>output: {@code memory-access} (key {@code tenant/user}, MemoryAccessed), one record per answered
- *       query or context request with hits, from a plain idempotent producer;</li>
- *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store} (changelogged);</li>
+ *       query or context request with hits, from a plain idempotent producer; {@code memory-commands}
+ *       (MemoryCommand, the API's writes) and {@code memory-audit} (AuditRecord, every /v1 answer);</li>
+ *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store},
+ *       {@code retriever-erasures-store} (changelogged);</li>
+ *   <li>authentication: API keys ({@link ApiKeys}) unless {@code retriever.auth.enabled=false};</li>
  *   <li>guarantee: exactly_once_v2 for the read model; the access report is at-least-once (a retried
  *       request reports again; access counts are a ranking signal, not a ledger).</li>
  * </ul>
@@ -58,9 +63,10 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param server the HTTP server
      * @param access the access reporter
      * @param registry the metrics registry
+     * @param commands the command publisher and audit reporter (closed last)
      */
     public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry) implements AutoCloseable {
+                         PrometheusMeterRegistry registry, AutoCloseable commands) implements AutoCloseable {
 
         /** @return the bound HTTP port */
         public int port() {
@@ -86,6 +92,11 @@ public final class RetrieverApp implements Callable<Integer> {
             server.close();
             runner.close(Duration.ofSeconds(30));
             access.close();
+            try {
+                commands.close();
+            } catch (Exception e) {
+                LOG.warn("Closing the command publisher failed: {}", e.toString());
+            }
             registry.close();
         }
     }
@@ -109,13 +120,45 @@ public final class RetrieverApp implements Callable<Integer> {
      * @return the running retriever
      */
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access) {
+        final KafkaPrivacyTopics topics = KafkaPrivacyTopics.create(config);
+        return start(config, embedder, access, topics, topics);
+    }
+
+    /**
+     * Starts a retriever with explicit ports for commands and audit as well.
+     *
+     * @param config the config ({@code retriever.auth.*}, {@code privacy.pii.action})
+     * @param embedder embeds queries and corrections
+     * @param access where hits are reported (owned)
+     * @param commands where writes are published (owned)
+     * @param audit where audit records go (owned)
+     * @return the running retriever
+     */
+    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access,
+                               final CommandPublisher commands, final AuditReporter audit) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final boolean authEnabled = config.getBoolean(EngramConfig.AUTH_ENABLED);
+        final ApiKeys keys = ApiKeys.from(config);
+        if (authEnabled && keys.size() == 0) {
+            LOG.warn("retriever.auth.enabled=true and no API keys are configured: every /v1 request is refused (401)");
+        } else if (!authEnabled) {
+            LOG.warn("retriever.auth.enabled=false: the API serves every tenant without authentication (local demo only)");
+        }
+        final AutoCloseable owned = () -> {
+            commands.close();
+            if (audit != commands) {
+                audit.close();
+            }
+        };
+        final RetrieverApi.Privacy privacy = new RetrieverApi.Privacy(authEnabled, keys, commands, audit,
+            new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry), embedder,
+            Clock.systemUTC());
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
         final RetrievalService service = new RetrievalService(
             () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
         final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config), access,
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry);
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
@@ -130,10 +173,15 @@ public final class RetrieverApp implements Callable<Integer> {
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry);
+            return new Handle(streams, server, access, registry, owned);
         } catch (RuntimeException e) {
             server.close();
             access.close();
+            try {
+                owned.close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
             registry.close();
             throw e;
         }

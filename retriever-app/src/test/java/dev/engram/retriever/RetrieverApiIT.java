@@ -46,6 +46,15 @@ class RetrieverApiIT {
 
     private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    /** Admin keys of the two tenants of the fixed data; requests use the key of the tenant in their path. */
+    private static final String T1_ADMIN = "t1-admin-key-000000001";
+    private static final String T2_ADMIN = "t2-admin-key-000000002";
+    private static final String BEN_KEY = "t1-u-ben-user-key-00003";
+    /** Randomized isolation data: tenants and lookalike users, all with the same memory and conversation ids. */
+    private static final List<String> TENANTS = List.of("acme", "Acme", "acme-2", "acme2");
+    private static final List<String> USERS = List.of("u-1", "U-1", "u-10", "u-1-", "u_1", "u-1x");
+    private static final Map<String, String> USER_KEYS = new java.util.HashMap<>();
+    private static final Map<String, String> ADMIN_KEYS = new java.util.HashMap<>();
 
     private static EmbeddedKafka kafka;
     private static RetrieverApp.Handle retriever;
@@ -56,7 +65,20 @@ class RetrieverApiIT {
     static void start() {
         kafka = EmbeddedKafka.start();
         kafka.createTopics(2, Topics.all());
-        final EngramConfig config = kafka.engramConfig(Map.of());
+        final java.util.Random random = new java.util.Random(20251101L);
+        final StringBuilder keys = new StringBuilder(T1_ADMIN + "=t1:admin," + T2_ADMIN + "=t2:admin," + BEN_KEY
+            + "=t1:user:u-ben");
+        for (final String tenant : TENANTS) {
+            final String admin = "admin-" + Long.toHexString(random.nextLong()) + "-" + tenant.length();
+            ADMIN_KEYS.put(tenant, admin);
+            keys.append(',').append(admin).append('=').append(tenant).append(":admin");
+            for (final String user : USERS) {
+                final String key = "user-" + Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong());
+                USER_KEYS.put(tenant + "/" + user, key);
+                keys.append(',').append(key).append('=').append(tenant).append(":user:").append(user);
+            }
+        }
+        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, keys.toString()));
         retriever = RetrieverApp.start(config);
 
         // case-05: two users of one tenant, same conversation id c-1
@@ -82,6 +104,24 @@ class RetrieverApiIT {
             records.add(new EmbeddedKafka.Record<>(event.getTenantId() + "/" + event.getUserId(), event,
                 event.getEventTime()));
         }
+        // Randomized isolation data: every user has memories m-1..m-3 from conversation c-1, in shuffled order.
+        final List<String[]> owners = new ArrayList<>();
+        for (final String tenant : TENANTS) {
+            for (final String user : USERS) {
+                owners.add(new String[] {tenant, user});
+            }
+        }
+        java.util.Collections.shuffle(owners, random);
+        for (final String[] owner : owners) {
+            for (int i = 1; i <= 3; i++) {
+                final Memory m = memory(owner[0], owner[1], "m-" + i, "Token " + token(owner[0], owner[1])
+                    + " likes topic number " + i, T0.plusSeconds(i))
+                    .setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId("c-1")
+                        .setMessageIndexes(List.of(0)).setObservedAt(T0).build())).build();
+                records.add(new EmbeddedKafka.Record<>(owner[0] + "/" + owner[1],
+                    updated(m, UpdateOperation.CREATED, T0.plusSeconds(i)), T0.plusSeconds(i)));
+            }
+        }
         kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         EmbeddedKafka.waitUntil(() -> status("/v1/tenants/t1/users/u-ana/memories") == 200
@@ -99,12 +139,29 @@ class RetrieverApiIT {
     }
 
     private static HttpResponse<String> get(final String path) {
+        return send("GET", path, path.startsWith("/v1/tenants/t2/") ? T2_ADMIN : T1_ADMIN, null);
+    }
+
+    private static HttpResponse<String> send(final String method, final String path, final String key,
+                                             final String body) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+            final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(retriever.baseUrl() + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+            if (key != null) {
+                request.header("Authorization", "Bearer " + key);
+            }
+            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static String token(final String tenant, final String user) {
+        return "[" + tenant + "|" + user + "]";
+    }
+
+    private static String userPath(final String tenant, final String user) {
+        return "/v1/tenants/" + q(tenant).replace("+", "%20") + "/users/" + q(user).replace("+", "%20");
     }
 
     private static int status(final String path) {
@@ -278,5 +335,139 @@ class RetrieverApiIT {
         final String metrics = get("/metrics").body();
         assertThat(metrics).contains("kafka_stream").contains("application=\"engram-retriever\"")
             .contains("engram_retrieval_requests_seconds");
+    }
+
+    @Test
+    void shouldRefuseRequestsWithoutAValidKeyOrOutsideTheKeysScope() throws Exception {
+        assertProblem(send("GET", "/v1/tenants/t1/users/u-ana/memories", null, null), 401);
+        assertProblem(send("GET", "/v1/tenants/t1/users/u-ana/memories", "not-a-key-at-all-xxxxxx", null), 401);
+        assertProblem(send("GET", "/v1/tenants/t2/users/u-ana/memories", T1_ADMIN, null), 403);
+        assertProblem(send("GET", "/v1/tenants/t1/users/u-ana/memories", BEN_KEY, null), 403);
+        assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ana", BEN_KEY, null), 403);
+        assertProblem(send("PUT", "/v1/tenants/t1/users/u-ana/settings", T2_ADMIN, "{\"memoryEnabled\": false}"), 403);
+        assertThat(send("GET", "/v1/tenants/t1/users/u-ben/memories", BEN_KEY, null).statusCode()).isEqualTo(200);
+        assertThat(send("GET", "/panel", null, null).body()).contains("What I remember about you");
+    }
+
+    @Test
+    void shouldFindZeroCrossTenantOrCrossUserHitsAmongLookalikeIdsAndCollidingConversations() throws Exception {
+        EmbeddedKafka.waitUntil(() -> USER_KEYS.keySet().stream().allMatch(owner -> {
+            final String[] p = owner.split("/", 2);
+            final HttpResponse<String> r = send("GET", userPath(p[0], p[1]) + "/memories", USER_KEYS.get(owner), null);
+            return r.statusCode() == 200 && r.body().contains("\"count\":3");
+        }), TIMEOUT, "every randomized user to be served");
+        int ownHits = 0;
+        int refused = 0;
+        for (final Map.Entry<String, String> entry : USER_KEYS.entrySet()) {
+            final String[] owner = entry.getKey().split("/", 2);
+            final String own = token(owner[0], owner[1]);
+            final String base = userPath(owner[0], owner[1]);
+            for (final String path : List.of(base + "/memories", base + "/memories?query=" + q("Token likes topic") + "&k=20",
+                base + "/context?message=" + q("which topic does the token like?"), base + "/export",
+                base + "/memories/m-1/history")) {
+                final HttpResponse<String> r = send("GET", path, entry.getValue(), null);
+                assertThat(r.statusCode()).as(path).isEqualTo(200);
+                final java.util.regex.Matcher tokens = java.util.regex.Pattern.compile("\\[[^\\[\\]|]+\\|[^\\[\\]]+\\]")
+                    .matcher(r.body());
+                while (tokens.find()) {
+                    assertThat(tokens.group()).as("a token returned to " + entry.getKey() + " by " + path).isEqualTo(own);
+                    ownHits++;
+                }
+            }
+            for (final String other : USER_KEYS.keySet()) {
+                if (other.equals(entry.getKey())) {
+                    continue;
+                }
+                final String[] o = other.split("/", 2);
+                final HttpResponse<String> r = send("GET", userPath(o[0], o[1]) + "/memories", entry.getValue(), null);
+                assertThat(r.statusCode()).as(entry.getKey() + " reading " + other).isEqualTo(403);
+                assertThat(r.body()).doesNotContain("Token");
+                refused++;
+            }
+        }
+        for (final String tenant : TENANTS) {
+            for (final String other : USER_KEYS.keySet()) {
+                final String[] o = other.split("/", 2);
+                final HttpResponse<String> r = send("GET", userPath(o[0], o[1]) + "/memories?query=" + q("Token"),
+                    ADMIN_KEYS.get(tenant), null);
+                if (o[0].equals(tenant)) {
+                    assertThat(r.statusCode()).isEqualTo(200);
+                    assertThat(r.body()).doesNotContain("[" + tenant + "|" + (o[1].equals("u-1") ? "U-1" : "u-1") + "]");
+                } else {
+                    assertThat(r.statusCode()).as(tenant + " admin reading " + other).isEqualTo(403);
+                    refused++;
+                }
+            }
+        }
+        assertThat(ownHits).isPositive();
+        assertThat(refused).isEqualTo(USER_KEYS.size() * (USER_KEYS.size() - 1) + TENANTS.size() * USER_KEYS.size()
+            - USER_KEYS.size());
+    }
+
+    @Test
+    void shouldPublishWritesAsCommandsAnswer202AndAuditWithoutContent() throws Exception {
+        final HttpResponse<String> settings = send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY,
+            "{\"memoryEnabled\": false}");
+        assertThat(settings.statusCode()).as(settings.body()).isEqualTo(202);
+        final String commandId = JSON.readTree(settings.body()).get("commandId").asText();
+        assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": \"no\"}"), 400);
+        // a memory of another user is not found through this user
+        assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
+        assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
+            "{\"content\": \"x\"}"), 404);
+        final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
+            "{\"content\": \"Plays chess on Saturdays, card 4111 1111 1111 1111\"}");
+        assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);
+        assertProblem(send("GET", "/v1/tenants/t1/users/u-ben/export", null, null), 401);
+        final HttpResponse<String> erase = send("DELETE", "/v1/tenants/t1/users/u-nobody-yet", T1_ADMIN, null);
+        assertThat(erase.statusCode()).isEqualTo(202);
+
+        final List<ConsumerRecord<String, dev.engram.avro.MemoryCommand>> commands = new ArrayList<>();
+        EmbeddedKafka.waitUntil(() -> {
+            commands.clear();
+            commands.addAll(kafka.read(Topics.MEMORY_COMMANDS, new StringDeserializer(),
+                AvroSerdes.serde(dev.engram.avro.MemoryCommand.class).deserializer(), 3, Duration.ofSeconds(5)));
+            return commands.size() >= 3;
+        }, TIMEOUT, "three commands on memory-commands");
+        assertThat(commands).anySatisfy(c -> {
+            assertThat(c.key()).isEqualTo("t1/u-ben");
+            assertThat(c.value().getCommandId()).isEqualTo(commandId);
+            assertThat(c.value().getKind()).isEqualTo(dev.engram.avro.CommandKind.SET_MEMORY_ENABLED);
+            assertThat(c.value().getMemoryEnabled()).isFalse();
+        });
+        assertThat(commands).anySatisfy(c -> {
+            assertThat(c.value().getKind()).isEqualTo(dev.engram.avro.CommandKind.CORRECT);
+            assertThat(c.value().getContent()).isEqualTo("Plays chess on Saturdays, card [card]");
+            assertThat(c.value().getEmbedding()).hasSize(384);
+            assertThat(c.value().getActor()).startsWith("key:").doesNotContain(T1_ADMIN);
+        });
+        assertThat(commands).anySatisfy(c -> {
+            assertThat(c.key()).isEqualTo("t1/u-nobody-yet");
+            assertThat(c.value().getKind()).isEqualTo(dev.engram.avro.CommandKind.ERASE);
+        });
+
+        final List<ConsumerRecord<String, dev.engram.avro.AuditRecord>> audits = new ArrayList<>();
+        EmbeddedKafka.waitUntil(() -> {
+            audits.clear();
+            audits.addAll(kafka.read(Topics.MEMORY_AUDIT, new StringDeserializer(),
+                AvroSerdes.serde(dev.engram.avro.AuditRecord.class).deserializer(), 1, Duration.ofSeconds(5)));
+            return audits.stream().anyMatch(a -> commandId.equals(a.value().getCommandId()))
+                && audits.stream().anyMatch(a -> "UNAUTHENTICATED".equals(a.value().getOutcome()))
+                && audits.stream().anyMatch(a -> "user.erase".equals(a.value().getAction()));
+        }, TIMEOUT, "audit records of the writes");
+        assertThat(audits).anySatisfy(a -> {
+            assertThat(a.value().getAction()).isEqualTo("settings.update");
+            assertThat(a.value().getOutcome()).isEqualTo("ACCEPTED");
+            assertThat(a.value().getStatus()).isEqualTo(202);
+            assertThat(a.value().getActorScope()).isEqualTo("USER");
+        });
+        assertThat(audits).anySatisfy(a -> assertThat(a.value().getOutcome()).isEqualTo("NOT_FOUND"));
+        assertThat(audits).anySatisfy(a -> {
+            assertThat(a.value().getOutcome()).isEqualTo("UNAUTHENTICATED");
+            assertThat(a.value().getActor()).isEqualTo("anonymous");
+            assertThat(a.value().getAction()).isEqualTo("user.export");
+        });
+        assertThat(audits).allSatisfy(a -> assertThat(a.value().toString())
+            .doesNotContain("Saturdays", "4111", "locker", "4417", T1_ADMIN, BEN_KEY));
     }
 }

@@ -18,6 +18,7 @@ import java.util.Set;
 
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.Stores;
@@ -57,8 +58,9 @@ class RetrieverForwardingIT {
         }
         kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
-        first = RetrieverApp.start(kafka.engramConfig(Map.of()));
-        second = RetrieverApp.start(kafka.engramConfig(Map.of()));
+        // The same admin key on both instances: a forwarded request carries the caller's key to the owner.
+        first = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t1:admin")));
+        second = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t1:admin")));
         EmbeddedKafka.waitUntil(() -> first.runner().state() == KafkaStreams.State.RUNNING
                 && second.runner().state() == KafkaStreams.State.RUNNING
                 && owners().size() == 2 && USERS.stream().allMatch(u -> status(first, u) == 200 && status(second, u) == 200),
@@ -85,10 +87,13 @@ class RetrieverForwardingIT {
         return owners;
     }
 
+    private static final String KEY = "t1-admin-key-forwarding-1";
+
     private static HttpResponse<String> get(final RetrieverApp.Handle handle, final String user) {
         try {
             return HTTP.send(HttpRequest.newBuilder(URI.create(handle.baseUrl() + "/v1/tenants/t1/users/" + user
-                + "/memories?query=locker%20code")).GET().build(), HttpResponse.BodyHandlers.ofString());
+                + "/memories?query=locker%20code")).GET().header("Authorization", "Bearer " + KEY).build(),
+                HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

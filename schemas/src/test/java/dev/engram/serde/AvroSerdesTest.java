@@ -66,6 +66,32 @@ class AvroSerdesTest {
     }
 
     @Test
+    void shouldDecodeAUserProfileWrittenBeforeTheMemorySwitchTimeWasAdded() throws Exception {
+        final Schema v1 = AvroSerdes.historicalSchemas().stream()
+            .filter(schema -> "UserProfile".equals(schema.getName())).findFirst().orElseThrow();
+        assertThat(v1.getField("memoryEnabledSince")).isNull();
+        final GenericRecord old = new GenericData.Record(v1);
+        old.put("tenantId", "t1");
+        old.put("userId", "u1");
+        old.put("facts", java.util.Map.of());
+        old.put("activeMemories", 2);
+        old.put("archivedMemories", 0);
+        old.put("memoryEnabled", false);
+        old.put("firstInteractionAt", null);
+        old.put("lastInteractionAt", null);
+        final ByteBuffer buffer = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+
+        final dev.engram.avro.UserProfile decoded = AvroSerdes.serde(dev.engram.avro.UserProfile.class).deserializer()
+            .deserialize("user-profiles", bytes);
+
+        assertThat(decoded.getMemoryEnabled()).isFalse();
+        assertThat(decoded.getActiveMemories()).isEqualTo(2);
+        assertThat(decoded.getMemoryEnabledSince()).isNull();
+    }
+
+    @Test
     void shouldRaiseSerializationExceptionForCorruptPayload() {
         final byte[] bytes = serde.serializer().serialize("t", conversation());
         final byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length / 2);
@@ -99,5 +125,31 @@ class AvroSerdesTest {
             .setMemoryEnabled(true).setFirstInteractionAt(at).setLastInteractionAt(at).build();
         final byte[] bytes = profiles.serializer().serialize("profiles", profile);
         assertThat(profiles.deserializer().deserialize("profiles", bytes)).isEqualTo(profile);
+    }
+
+    @Test
+    void shouldDecodeMemoryUpdatedWrittenBeforeAccessedWasAdded() throws Exception {
+        final Schema v1 = AvroSerdes.historicalSchemas().stream()
+            .filter(x -> x.getName().equals("MemoryUpdated")).findFirst().orElseThrow();
+        assertThat(v1.getField("operation").schema().getEnumSymbols()).doesNotContain("ACCESSED");
+        final GenericRecord old = new GenericData.Record(v1);
+        old.put("eventId", "e1");
+        old.put("tenantId", "t1");
+        old.put("userId", "u1");
+        old.put("memoryId", "m1");
+        old.put("operation", new GenericData.EnumSymbol(v1.getField("operation").schema(), "ERASED"));
+        old.put("memory", null);
+        old.put("previousValue", null);
+        old.put("cause", "command:c1");
+        old.put("eventTime", 5_000L);
+        final ByteBuffer buffer = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+
+        final dev.engram.avro.MemoryUpdated decoded =
+            AvroSerdes.serde(dev.engram.avro.MemoryUpdated.class).deserializer().deserialize("t", bytes);
+        assertThat(decoded.getOperation()).isEqualTo(dev.engram.avro.UpdateOperation.ERASED);
+        assertThat(decoded.getEventTime()).isEqualTo(java.time.Instant.ofEpochMilli(5_000L));
+        assertThat(decoded.getCause()).isEqualTo("command:c1");
     }
 }

@@ -61,6 +61,19 @@ public final class EngramConfig extends AbstractConfig {
     public static final String RRF_K = "retrieval.rrf.k";
     public static final String MIN_SIMILARITY = "retrieval.min.similarity";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
+    public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
+    public static final String STALE_DAYS = "lifecycle.stale.days";
+    public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
+    public static final String STALE_MAX_ACCESS_COUNT = "lifecycle.stale.max.access.count";
+    public static final String TTL_ROLE_DAYS = "lifecycle.ttl.role.days";
+    public static final String TTL_CONTEXT_DAYS = "lifecycle.ttl.context.days";
+    public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
+    public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
+    public static final String PII_ACTION = "privacy.pii.action";
+    public static final String AUTH_ENABLED = "retriever.auth.enabled";
+    public static final String AUTH_KEYS = "retriever.auth.keys";
+    public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
     public static final String LLM_BASE_URL = "llm.base.url";
     public static final String LLM_MODEL = "llm.model";
     public static final String LLM_API_KEY = "llm.api.key";
@@ -133,6 +146,37 @@ public final class EngramConfig extends AbstractConfig {
                 + "is at least this; below both it is not returned, however few hits remain.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
+        .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
+            "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
+                + "hard delete); one day by default, as the seeds' daily consolidation.")
+        .define(MERGE_THRESHOLD, Type.DOUBLE, 0.85, Range.between(-1.0, 1.0), Importance.LOW,
+            "Cosine from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
+        .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
+            "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
+            "Only memories accessed fewer times than this become STALE.")
+        .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
+            "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
+        .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,
+            "Days an explicit CONTEXT fact (current project, situation) lives after its last statement; 0 = permanent. "
+                + "Preferences, technical, constraint and personal facts and episodes are permanent.")
+        .define(TTL_INFERRED_FACTOR, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.LOW,
+            "TTL of an INFERRED fact as a fraction of the explicit one's.")
+        .define(ARCHIVE_RETENTION_DAYS, Type.INT, 365, Range.atLeast(1), Importance.LOW,
+            "Archived memories are hard-deleted (tombstones, vector deleted, a DELETED event) this many days after archiving.")
+        .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
+            "What the extractor (and a correction through the API) does with a memory containing a card number "
+                + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
+            "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
+                + "demo turns this off.")
+        .define(AUTH_KEYS, Type.PASSWORD, "", Importance.HIGH,
+            "API keys, comma-separated: KEY=TENANT:admin (the whole tenant) or KEY=TENANT:user:USER (one user). "
+                + "Default deny: no key, no access.")
+        .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
+            "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
         .define(LLM_BASE_URL, Type.STRING, "", Importance.HIGH,
             "OpenAI-compatible Chat Completions base URL including the version (e.g. http://localhost:11434/v1 for Ollama, "
                 + "https://api.openai.com/v1); empty = the offline rule-based extractor and key/value judge.")

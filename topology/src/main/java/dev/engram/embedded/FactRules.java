@@ -384,7 +384,7 @@ final class FactRules {
             || TechVocabulary.resolve(city).map(t -> t.slot() != TechVocabulary.Slot.TOOL).orElse(false)) {
             return List.of();
         }
-        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.CONTEXT, "city", city, "City",
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "city", city, "City",
             (negated ? "No longer lives in " : "Lives in ") + city, negated, IMPORTANCE_CONTEXT, confidence,
             MemorySource.EXPLICIT));
     }

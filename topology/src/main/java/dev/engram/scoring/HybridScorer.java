@@ -96,12 +96,53 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final String query, final float[] queryVector,
                                    final Collection<Memory> userMemories, final int k) {
+        return rank(query, queryVector, userMemories, k, HybridScorer::isActive);
+    }
+
+    /**
+     * Ranks the memories that were valid at a point in event time ("what did we know at T").
+     *
+     * @param query the query text
+     * @param userMemories all memories of ONE user, every status
+     * @param k how many hits at most, ≥ 1
+     * @param asOf the point in event time
+     * @return at most k hits among the memories {@link #validAt valid at} {@code asOf}, best first
+     */
+    public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
+                                       final Instant asOf) {
+        return rank(query, embedder.embed(query), userMemories, k, m -> validAt(m, asOf));
+    }
+
+    /** @return true for an ACTIVE memory: what default retrieval considers */
+    private static boolean isActive(final Memory memory) {
+        return memory.getStatus() == MemoryStatus.ACTIVE;
+    }
+
+    /**
+     * Whether a memory was known and valid at a point in event time: stated by then
+     * ({@code validFrom ≤ asOf}), not yet superseded ({@code validTo} absent or after {@code asOf}),
+     * and not yet archived (ACTIVE, or archived after {@code asOf}: {@code updatedAt} is its archiving time).
+     *
+     * @param memory a memory of any status
+     * @param asOf the point in event time
+     * @return true if it belongs in an answer "as of" that time
+     */
+    public static boolean validAt(final Memory memory, final Instant asOf) {
+        return !memory.getValidFrom().isAfter(asOf)
+            && (memory.getValidTo() == null || memory.getValidTo().isAfter(asOf))
+            && (memory.getStatus() == MemoryStatus.ACTIVE
+                || memory.getStatus() == MemoryStatus.ARCHIVED && memory.getUpdatedAt().isAfter(asOf));
+    }
+
+    private List<ScoredMemory> rank(final String query, final float[] queryVector,
+                                    final Collection<Memory> userMemories, final int k,
+                                    final java.util.function.Predicate<Memory> eligible) {
         if (k < 1) {
             throw new IllegalArgumentException("k must be at least 1: " + k);
         }
         final List<Memory> active = new ArrayList<>();
         for (final Memory m : userMemories) {
-            if (m.getStatus() == MemoryStatus.ACTIVE) {
+            if (eligible.test(m)) {
                 active.add(m);
             }
         }

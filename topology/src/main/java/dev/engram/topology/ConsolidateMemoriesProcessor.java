@@ -5,13 +5,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import dev.engram.avro.AuditRecord;
+import dev.engram.avro.CommandKind;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
@@ -30,16 +37,50 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code consolidate-memories} processor: validates each candidate, reads the user's memories
+ * The {@code consolidate-memories} processor: applies the user's commands and validates each candidate, reads the user's memories
  * (prefix scan of {@link Stores#MEMORIES}), asks the {@link Consolidator}, then writes the changed
  * memories and the folded profile ({@link Stores#PROFILES}) and forwards the events to the sinks of
  * {@link ConsolidationTopology}. Invalid candidates are forwarded to the dead-letter sink with the
  * reason in {@code __streams.errors.*} headers.
  *
- * <p>Input: key = user key ({@code tenant/user}), value = MemoryCandidate. Output records are keyed
- * by the user key and stamped with the candidate's event time.
+ * <p>Input: key = user key ({@code tenant/user}), value = MemoryCandidate (from {@code memory-candidates})
+ * or MemoryCommand (from {@code memory-commands}). Output records are keyed by the user key and stamped
+ * with the candidate's event time or the command's {@code issuedAt}.
+ *
+ * <p><b>Commands.</b>
+ * <ul>
+ *   <li>CORRECT: the memory takes the new content and/or value (and the embedding the retriever computed
+ *       for the new content), source CORRECTED, confidence 1.0; event CORRECTED. Unknown or deleted
+ *       memory: nothing.</li>
+ *   <li>DELETE: the memory is replaced in the store by a content-free marker (status DELETED, no content,
+ *       key, value, sources or embedding) so that a redelivered or replayed candidate with its id stays a
+ *       duplicate and never recreates it; the vector index point is deleted; event DELETED with no
+ *       memory state.</li>
+ *   <li>ERASE: every store entry of the user (memories, markers, profile) is deleted (tombstones on the
+ *       changelogs), the vector index drops the user ({@link VectorIndex#deleteUser}), the ledger
+ *       records the erasure time (= the command's {@code issuedAt}); one event ERASED (memory id
+ *       {@value #ALL_MEMORIES}) and one AuditRecord {@code user.erase.applied}.</li>
+ *   <li>SET_MEMORY_ENABLED: the profile's switch; turning it on sets {@code memoryEnabledSince} =
+ *       {@code issuedAt}; event SETTINGS_CHANGED (memory id {@value #ALL_MEMORIES}).</li>
+ * </ul>
+ *
+ * <p><b>Erasure ledger</b> ({@link Stores#ERASURES}, user key → erasure time). "Older than the erasure"
+ * is defined by event time: a candidate whose {@code eventTime} (when the user said it) is at or before
+ * the erasure time, and a command whose {@code issuedAt} is at or before it, are dropped. So the
+ * conversations in flight at the erasure (said before it) never come back, a full replay of
+ * {@code memory-candidates}, {@code memory-commands} or {@code conversations-completed} never brings
+ * anything back, and the user's later conversations are remembered again. The ledger holds the user
+ * key and a time only (no content) and is never deleted. The ERASE command itself is idempotent (the
+ * ledger keeps the latest time).
+ *
+ * <p><b>Memory off.</b> While the user's profile says {@code memoryEnabled=false}, candidates are
+ * dropped; after memory is turned back on, candidates said before {@code memoryEnabledSince} are
+ * dropped too (it starts fresh from new conversations).
  */
-final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCandidate, String, Object> {
+final class ConsolidateMemoriesProcessor implements Processor<String, Object, String, Object> {
+
+    /** Memory id of the user-wide events (ERASED, SETTINGS_CHANGED). */
+    static final String ALL_MEMORIES = "*";
 
     /** Header names of Kafka Streams' dead-letter records (KIP-1034), reused for validation failures. */
     static final String HEADER_EXCEPTION = "__streams.errors.exception";
@@ -59,6 +100,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
+    private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
@@ -73,18 +115,34 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
+        this.erasures = context.getStateStore(Stores.ERASURES);
         this.index = indexFactory.open(memories);
     }
 
     @Override
-    public void process(final Record<String, MemoryCandidate> record) {
-        final MemoryCandidate candidate = record.value();
+    public void process(final Record<String, Object> record) {
+        if (record.value() instanceof MemoryCommand command) {
+            processCommand(record.key(), command);
+            return;
+        }
+        final MemoryCandidate candidate = (MemoryCandidate) record.value();
         final Optional<String> invalid = consolidator.validate(record.key(), candidate);
         if (invalid.isPresent()) {
             deadLetter(record, invalid.get());
             return;
         }
         final UserKey user = UserKey.parse(record.key());
+        final Long erasedAt = erasures.get(user.wire());
+        if (erasedAt != null && candidate.getEventTime().toEpochMilli() <= erasedAt) {
+            counters.skipped("erased");
+            return;
+        }
+        final UserProfile current = profiles.get(user.wire());
+        if (current != null && (!current.getMemoryEnabled() || current.getMemoryEnabledSince() != null
+            && candidate.getEventTime().isBefore(current.getMemoryEnabledSince()))) {
+            counters.skipped("memory_off");
+            return;
+        }
         final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         UserProfile profile = profiles.get(user.wire());
@@ -114,6 +172,148 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         LOG.debug("candidate {} of {}: {}", candidate.getCandidateId(), user, decision.outcome());
     }
 
+    private void processCommand(final String key, final MemoryCommand command) {
+        final UserKey user;
+        try {
+            user = UserKey.parse(key);
+            if (!user.tenantId().equals(command.getTenantId()) || !user.userId().equals(command.getUserId())) {
+                throw new IllegalArgumentException("record key does not match the command's tenantId/userId");
+            }
+        } catch (IllegalArgumentException | NullPointerException e) {
+            LOG.warn("Skipping invalid memory command {}: {}", command.getCommandId(), e.getMessage());
+            counters.skipped("invalid_command");
+            return;
+        }
+        final long at = command.getIssuedAt().toEpochMilli();
+        final Long erasedAt = erasures.get(user.wire());
+        if (erasedAt != null && at <= erasedAt && command.getKind() != CommandKind.ERASE) {
+            counters.skipped("erased");
+            return;
+        }
+        switch (command.getKind()) {
+            case CORRECT -> correct(user, command);
+            case DELETE -> delete(user, command);
+            case ERASE -> erase(user, command, erasedAt);
+            case SET_MEMORY_ENABLED -> setMemoryEnabled(user, command);
+            default -> counters.skipped("invalid_command");
+        }
+    }
+
+    private void correct(final UserKey user, final MemoryCommand command) {
+        final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
+        if (before == null || before.getStatus() == MemoryStatus.DELETED
+            || command.getContent() == null && command.getValue() == null) {
+            counters.skipped("nothing_to_correct");
+            return;
+        }
+        final Memory.Builder after = Memory.newBuilder(before).setSource(MemorySource.CORRECTED).setConfidence(1.0)
+            .setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
+            .setLastConfirmedAt(later(before.getLastConfirmedAt(), command.getIssuedAt()));
+        if (command.getContent() != null && !command.getContent().isBlank()) {
+            after.setContent(command.getContent());
+            if (command.getEmbedding().size() == before.getEmbedding().size()) {
+                after.setEmbedding(new ArrayList<>(command.getEmbedding()));
+            }
+        }
+        if (command.getValue() != null && before.getKey() != null && !command.getValue().isBlank()) {
+            after.setValue(command.getValue());
+        }
+        final Memory corrected = after.build();
+        memories.put(user.storeKey(corrected.getMemoryId()), corrected);
+        index.upsert(corrected);
+        emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
+            before.getValue(), command), command);
+    }
+
+    private void delete(final UserKey user, final MemoryCommand command) {
+        final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
+        if (before == null || before.getStatus() == MemoryStatus.DELETED) {
+            counters.skipped("nothing_to_delete");
+            return;
+        }
+        memories.put(user.storeKey(before.getMemoryId()), deletedMarker(before, command));
+        index.delete(user, before.getMemoryId());
+        emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
+            command);
+    }
+
+    private void erase(final UserKey user, final MemoryCommand command, final Long erasedBefore) {
+        final List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), PREFIX_SERIALIZER)) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.forEach(memories::delete);
+        profiles.delete(user.wire());
+        index.deleteUser(user);
+        // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
+        context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
+        final long at = command.getIssuedAt().toEpochMilli();
+        erasures.put(user.wire(), erasedBefore == null ? at : Math.max(at, erasedBefore));
+        final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.ERASED, null, null, command);
+        context.forward(new Record<String, Object>(user.wire(), event, at), ConsolidationTopology.UPDATED_SINK);
+        final AuditRecord audit = AuditRecord.newBuilder()
+            .setAuditId(MemoryIds.uuid("audit", command.getCommandId(), "user.erase.applied"))
+            .setActor(command.getActor()).setActorScope("SYSTEM").setTenantId(user.tenantId())
+            .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
+            .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
+            .setDetail("store entries deleted=" + keys.size()).setSource(Topics.CONSOLIDATOR_APP)
+            .setOccurredAt(command.getIssuedAt()).build();
+        context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);
+        counters.erased.increment();
+        LOG.info("Erased {} store entries of one user (command {})", keys.size(), command.getCommandId());
+    }
+
+    private void setMemoryEnabled(final UserKey user, final MemoryCommand command) {
+        if (command.getMemoryEnabled() == null) {
+            counters.skipped("invalid_command");
+            return;
+        }
+        final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.SETTINGS_CHANGED, null, null,
+            command);
+        event.setMemoryEnabled(command.getMemoryEnabled());
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), null, event);
+        profiles.put(user.wire(), profile);
+        context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.UPDATED_SINK);
+        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
+    }
+
+    /** Writes the profile folded with the event and forwards the event. */
+    private void emit(final UserKey user, final Memory before, final MemoryUpdated event, final MemoryCommand command) {
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), before, event);
+        profiles.put(user.wire(), profile);
+        context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.UPDATED_SINK);
+        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
+            ConsolidationTopology.PROFILES_SINK);
+    }
+
+    /** What stays of a deleted memory: its id (so a replayed candidate stays a duplicate) and times. */
+    private static Memory deletedMarker(final Memory before, final MemoryCommand command) {
+        return Memory.newBuilder(before).setStatus(MemoryStatus.DELETED).setArchiveReason(null)
+            .setCategory(null).setKey(null).setValue(null).setDisplayName(null).setContent("")
+            .setSources(List.of()).setEmbedding(List.of()).setEmbeddingModel("").setSupersedes(List.of())
+            .setSupersededBy(null).setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
+            .setValidTo(command.getIssuedAt()).build();
+    }
+
+    private static MemoryUpdated commandEvent(final UserKey user, final String memoryId, final UpdateOperation operation,
+                                              final Memory after, final String previousValue,
+                                              final MemoryCommand command) {
+        final String cause = "command:" + command.getCommandId();
+        return MemoryUpdated.newBuilder()
+            .setEventId(MemoryIds.eventId(memoryId, operation.name(), cause))
+            .setTenantId(user.tenantId()).setUserId(user.userId()).setMemoryId(memoryId)
+            .setOperation(operation).setMemory(after).setPreviousValue(previousValue)
+            .setCause(cause).setMemoryEnabled(null).setEventTime(command.getIssuedAt()).build();
+    }
+
+    private static java.time.Instant later(final java.time.Instant a, final java.time.Instant b) {
+        return a.isAfter(b) ? a : b;
+    }
+
     /** Every memory of the user, every status, in store-key (memory id) order. */
     private List<Memory> userMemories(final UserKey user) {
         final List<Memory> out = new ArrayList<>();
@@ -128,7 +328,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         return out;
     }
 
-    private void deadLetter(final Record<String, MemoryCandidate> record, final String reason) {
+    private void deadLetter(final Record<String, Object> record, final String reason) {
         final Headers headers = new RecordHeaders(record.headers().toArray());
         headers.add(HEADER_EXCEPTION, INVALID_CANDIDATE.getBytes(StandardCharsets.UTF_8));
         headers.add(HEADER_MESSAGE, reason.getBytes(StandardCharsets.UTF_8));
@@ -151,6 +351,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         private final Counter superseded;
         private final Counter contradictions;
         private final Counter invalid;
+        private final Counter erased;
         private final MeterRegistry registry;
         private final String application;
 
@@ -162,6 +363,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
             this.superseded = counter("engram.memories.superseded", "Memories archived as superseded by a newer statement");
             this.contradictions = counter("engram.contradictions", "Contradictions detected (same key, judge or negation)");
             this.invalid = counter("engram.candidates.invalid", "Candidates sent to the dead-letter topic");
+            this.erased = counter("engram.users.erased", "Users erased (ERASE commands applied)");
         }
 
         private Counter counter(final String name, final String description) {
@@ -178,8 +380,12 @@ final class ConsolidateMemoriesProcessor implements Processor<String, MemoryCand
         }
 
         void skipped(final Consolidator.Outcome outcome) {
+            skipped(outcome.name().toLowerCase(java.util.Locale.ROOT));
+        }
+
+        void skipped(final String reason) {
             Counter.builder("engram.candidates.skipped").description("Candidates that changed nothing, by reason")
-                .tag("application", application).tag("reason", outcome.name().toLowerCase(java.util.Locale.ROOT))
+                .tag("application", application).tag("reason", reason)
                 .register(registry).increment();
         }
     }

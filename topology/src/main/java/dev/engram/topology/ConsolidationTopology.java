@@ -1,16 +1,21 @@
 package dev.engram.topology;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 
+import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.serde.AvroSerdes;
@@ -28,18 +33,35 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * {@code memory-contradictions}, {@code memory-archived}.
  *
  * <pre>
- * memory-candidates (String user key, MemoryCandidate)
- *   └─ read-memory-candidates
- *        └─ consolidate-memories  [memories-by-user-store, profiles-store]
+ * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
+ * memory-commands   (String user key, MemoryCommand)   ─ read-memory-commands  ─┤
+ *        ┌─────────────────────────────────────────────────────────────────────┘
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store]
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
+ *             ├─ write-memory-audit           → memory-audit          (user key, AuditRecord: erasures applied)
  *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
+ * memory-access (String user key, MemoryAccessed)
+ *   └─ read-memory-access
+ *        └─ maintain-memory-lifecycle  [same two stores; STREAM_TIME punctuator every lifecycle.interval.ms]
+ *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
+ *
+ * <p>{@code maintain-memory-lifecycle} ({@link MemoryLifecycleProcessor}) applies retrieval hits and
+ * runs the lifecycle rules of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on stream
+ * time; both processors share the stores, so one task owns all of a user's state.
  *
  * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
  * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
- * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}).
+ * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
+ * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger).
+ *
+ * <p>Commands ({@code memory-commands}: CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are a second source
+ * of the same processor: both topics are keyed by the user key and co-partitioned, so one task applies a
+ * user's commands and candidates in order against the same stores. The erasure ledger makes a user's
+ * candidates and commands whose event time is at or before the erasure be dropped, so events in flight
+ * and full replays of old topics never bring an erased user back (see {@link ConsolidateMemoriesProcessor}).
  *
  * <p>Guarantees: candidates are keyed by user, so one task processes all of a user's candidates in
  * order on one thread, and the store written for one candidate is the index searched for the next
@@ -56,12 +78,20 @@ public final class ConsolidationTopology {
     public static final String SOURCE = "read-memory-candidates";
     /** The processor owning the stores. */
     public static final String PROCESSOR = "consolidate-memories";
+    /** Source node reading {@link Topics#MEMORY_ACCESS}. */
+    public static final String ACCESS_SOURCE = "read-memory-access";
+    /** The processor applying access events and running the lifecycle punctuator. */
+    public static final String LIFECYCLE_PROCESSOR = "maintain-memory-lifecycle";
     /** Sink to {@link Topics#MEMORY_UPDATED}. */
     public static final String UPDATED_SINK = "write-memory-updated";
     /** Sink to {@link Topics#MEMORY_CONTRADICTIONS}. */
     public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
     /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
     public static final String ARCHIVED_SINK = "write-memory-archived";
+    /** Source node reading {@link Topics#MEMORY_COMMANDS}. */
+    public static final String COMMANDS_SOURCE = "read-memory-commands";
+    /** Sink to {@link Topics#MEMORY_AUDIT}. */
+    public static final String AUDIT_SINK = "write-memory-audit";
     /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
     public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink to the consolidator's dead-letter topic. */
@@ -107,6 +137,9 @@ public final class ConsolidationTopology {
         final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
             new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
+        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config));
+        final MemoryLifecycleProcessor.Counters lifecycleCounters =
+            new MemoryLifecycleProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
         final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.MEMORIES),
                 Serdes.String(), AvroSerdes.serde(Memory.class))
@@ -115,21 +148,36 @@ public final class ConsolidationTopology {
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.PROFILES),
                 Serdes.String(), AvroSerdes.serde(UserProfile.class))
             .withLoggingEnabled(Map.of()).withCachingEnabled();
+        final StoreBuilder<KeyValueStore<String, Long>> erasures = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ERASURES),
+                Serdes.String(), Serdes.Long())
+            .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
         return new Topology()
             .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
                 Topics.MEMORY_CANDIDATES)
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory, counters), SOURCE)
-            .addStateStore(memories, PROCESSOR)
-            .addStateStore(profiles, PROCESSOR)
+            .addSource(COMMANDS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCommand.class).deserializer(),
+                Topics.MEMORY_COMMANDS)
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory, counters),
+                SOURCE, COMMANDS_SOURCE)
+            .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
+                Topics.MEMORY_ACCESS)
+            .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
+                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), indexFactory, lifecycleCounters),
+                ACCESS_SOURCE)
+            .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addStateStore(erasures, PROCESSOR)
             .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,
-                AvroSerdes.serde(MemoryUpdated.class).serializer(), PROCESSOR)
+                AvroSerdes.serde(MemoryUpdated.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(CONTRADICTIONS_SINK, Topics.MEMORY_CONTRADICTIONS, keys,
                 AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
             .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
-                AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR)
+                AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addSink(AUDIT_SINK, Topics.MEMORY_AUDIT, keys,
+                AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
             .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
-                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR)
+                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }

@@ -28,6 +28,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.Counter;
@@ -56,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * read-conversations-completed   source: conversations-completed, key String (ignored), value raw bytes
  *   └─ extract-memories          decode (AvroSerdes), validate (ConversationValidator), extract
- *        │                       (MemoryExtractor), embed every candidate of the conversation in one
+ *        │                       (MemoryExtractor), redact or drop personal identifiers (PiiFilter,
+ *        │                       privacy.pii.action) before anything is embedded or written, embed every candidate of the conversation in one
  *        │                       Embedder#embedAll call, build MemoryCandidates
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
@@ -210,11 +212,12 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry, final Executor executor, final int maxPending) {
         final ConversationValidator validator = ConversationValidator.from(config);
         final Counters counters = new Counters(registry);
+        final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
-        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters, executor,
-            Math.max(1, maxPending)), SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters, pii,
+            executor, Math.max(1, maxPending)), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PENDING_STORE), Serdes.Long(),
                 Serdes.ByteArray()).withLoggingEnabled(Map.of())
@@ -383,6 +386,7 @@ public final class ExtractionTopology {
         private final Counters counters;
         private final Executor executor;
         private final int maxPending;
+        private final PiiFilter pii;
         private final Deserializer<ConversationCompleted> deserializer =
             AvroSerdes.serde(ConversationCompleted.class).deserializer();
         private final Deque<Pending> inFlight = new ArrayDeque<>();
@@ -392,8 +396,9 @@ public final class ExtractionTopology {
         private long nextSequence;
 
         ExtractMemories(final ConversationValidator validator, final MemoryExtractor extractor,
-                        final Embedder embedder, final Counters counters, final Executor executor,
-                        final int maxPending) {
+                        final Embedder embedder, final Counters counters, final PiiFilter pii,
+                        final Executor executor, final int maxPending) {
+            this.pii = pii;
             this.validator = validator;
             this.extractor = extractor;
             this.embedder = embedder;
@@ -525,7 +530,8 @@ public final class ExtractionTopology {
         private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
             throws Rejected {
             try {
-                final List<ExtractedMemory> extracted = extractor.extract(conversation, profile);
+                // Personal identifiers are redacted or dropped before anything is embedded or written.
+                final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, profile));
                 if (extracted.isEmpty()) {
                     return List.of();
                 }

@@ -29,6 +29,14 @@ import org.slf4j.LoggerFactory;
  *   <li>anything else: the memory's entry becomes {@code event.memory} (the full state after) and the
  *       profile is folded with {@link ProfileProjection#apply} given the previous state.</li>
  * </ul>
+ * Every event is also kept as a version in {@link Stores#RETRIEVER_HISTORY} (operation, values,
+ * cause, event time; the embedding stripped), which serves {@code GET …/memories/{id}/history}; a
+ * DELETED memory's versions and an ERASED user's versions are removed with it.
+ *
+ * <p>Erasure ledger ({@link Stores#RETRIEVER_ERASURES}, user key → erasure time): an ERASED event records its
+ * event time; any later-processed event of that user whose event time is at or before it is dropped, so
+ * a replay of {@code memory-updated} (or events the consolidator re-emits from replayed candidates)
+ * never brings the user back into the read model. Memories said after the erasure are kept.
  * The user is taken from the event's tenant and user (the record key must agree); an event without a
  * valid user is logged and skipped (memory-updated is written by the consolidator only).
  */
@@ -38,11 +46,29 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
 
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
+    private KeyValueStore<String, MemoryUpdated> history;
+    private KeyValueStore<String, Long> erasures;
 
     @Override
     public void init(final ProcessorContext<Void, Void> context) {
         this.memories = context.getStateStore(Stores.RETRIEVER_MEMORIES);
         this.profiles = context.getStateStore(Stores.RETRIEVER_PROFILES);
+        this.history = context.getStateStore(Stores.RETRIEVER_HISTORY);
+        this.erasures = context.getStateStore(Stores.RETRIEVER_ERASURES);
+    }
+
+    /**
+     * @param user the user
+     * @param memoryId the memory
+     * @return the prefix of the memory's versions in {@link Stores#RETRIEVER_HISTORY}
+     */
+    public static String historyPrefix(final UserKey user, final String memoryId) {
+        return user.storeKey(memoryId) + UserKey.STORE_SEPARATOR;
+    }
+
+    private static String historyKey(final UserKey user, final MemoryUpdated event) {
+        return historyPrefix(user, event.getMemoryId()) + String.format("%013d", event.getEventTime().toEpochMilli())
+            + UserKey.STORE_SEPARATOR + event.getEventId();
     }
 
     @Override
@@ -58,8 +84,18 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             LOG.warn("Skipping memory-updated event {} without a valid user: {}", event.getEventId(), e.getMessage());
             return;
         }
+        final long at = event.getEventTime().toEpochMilli();
+        final Long erasedAt = erasures.get(user.wire());
         if (event.getOperation() == UpdateOperation.ERASED) {
             erase(user);
+            erasures.put(user.wire(), erasedAt == null ? at : Math.max(at, erasedAt));
+            return;
+        }
+        if (erasedAt != null && at <= erasedAt) {
+            return;
+        }
+        if (event.getOperation() == UpdateOperation.SETTINGS_CHANGED) {
+            profiles.put(user.wire(), ProfileProjection.apply(profiles.get(user.wire()), null, event));
             return;
         }
         final String storeKey = user.storeKey(event.getMemoryId());
@@ -68,8 +104,11 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         if (after == null || after.getStatus() == MemoryStatus.DELETED
             || event.getOperation() == UpdateOperation.DELETED) {
             memories.delete(storeKey);
+            deleteAll(history, historyPrefix(user, event.getMemoryId()));
         } else {
             memories.put(storeKey, after);
+            history.put(historyKey(user, event), MemoryUpdated.newBuilder(event)
+                .setMemory(Memory.newBuilder(after).setEmbedding(List.of()).build()).build());
         }
         final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
         if (profile == null) {
@@ -80,15 +119,20 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     }
 
     private void erase(final UserKey user) {
+        deleteAll(memories, user.storePrefix());
+        deleteAll(history, user.storePrefix());
+        profiles.delete(user.wire());
+    }
+
+    private static <V> void deleteAll(final KeyValueStore<String, V> store, final String prefix) {
         final List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
+        try (KeyValueIterator<String, V> it = store.prefixScan(prefix,
             org.apache.kafka.common.serialization.Serdes.String().serializer())) {
             while (it.hasNext()) {
-                final KeyValue<String, Memory> entry = it.next();
+                final KeyValue<String, V> entry = it.next();
                 keys.add(entry.key);
             }
         }
-        keys.forEach(memories::delete);
-        profiles.delete(user.wire());
+        keys.forEach(store::delete);
     }
 }

@@ -40,7 +40,9 @@ public final class ProfileProjection {
      *
      * @param current the profile before, or null for a new user
      * @param previous the memory's state before this event, or null if it did not exist
-     * @param event the event; an ERASED event yields null (the profile is gone)
+     * @param event the event; an ERASED event yields null (the profile is gone); SETTINGS_CHANGED sets
+     *     {@code memoryEnabled} (and {@code memoryEnabledSince} = its event time when memory is turned
+     *     back on) and changes nothing else
      * @return the profile after, a new instance
      */
     public static UserProfile apply(final UserProfile current, final Memory previous, final MemoryUpdated event) {
@@ -48,6 +50,14 @@ public final class ProfileProjection {
             return null;
         }
         final UserProfile base = current != null ? current : empty(event.getTenantId(), event.getUserId());
+        if (event.getOperation() == UpdateOperation.SETTINGS_CHANGED) {
+            final boolean enabled = !Boolean.FALSE.equals(event.getMemoryEnabled());
+            final UserProfile.Builder settings = UserProfile.newBuilder(base).setMemoryEnabled(enabled);
+            if (enabled && !base.getMemoryEnabled()) {
+                settings.setMemoryEnabledSince(event.getEventTime());
+            }
+            return settings.build();
+        }
         final UserProfile.Builder next = UserProfile.newBuilder(base);
         final Map<String, ProfileFact> facts = new HashMap<>(base.getFacts());
         int active = base.getActiveMemories();

@@ -22,8 +22,11 @@ import org.apache.kafka.streams.Topology;
  *         <li>{@link Stores#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
  *             state of every memory of every status except DELETED (a delete removes the entry);
  *             an ERASED event removes all of the user's entries;</li>
+ *         <li>{@link Stores#RETRIEVER_HISTORY}: every version of every memory, for the history view;</li>
  *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
- *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree).</li>
+ *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree);</li>
+ *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
+ *             erased user are dropped.</li>
  *       </ul></li>
  *   <li>no output topic; both stores are changelogged (restored on restart, standby-able).</li>
  * </ul>
@@ -55,6 +58,12 @@ public final class RetrievalTopology {
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
             Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_HISTORY),
+            Serdes.String(), AvroSerdes.serde(MemoryUpdated.class)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
+            Serdes.String(), Serdes.Long()), PROCESSOR);
         return topology;
     }
 

@@ -14,6 +14,13 @@ public final class Stores {
     /** Retriever: user key → UserProfile, materialized from memory-updated. */
     public static final String RETRIEVER_PROFILES = "retriever-profiles-store";
 
+    /**
+     * Retriever: {@code <user key>\0<memory id>\0<event time ms, 13 digits>\0<event id>} → MemoryUpdated
+     * (embedding stripped), every version of every memory in event-time order, from memory-updated.
+     */
+    public static final String RETRIEVER_HISTORY = "retriever-history-store";
+    /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */
+    public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
     /** Extractor: user key → UserProfile, materialized from {@link Topics#USER_PROFILES}. */
     public static final String EXTRACTOR_PROFILES = "extractor-profiles-store";
 

@@ -118,7 +118,7 @@ class RuleBasedExtractorTest {
         I can't stand jazz.                          | preference:jazz    | dislike         | PREFERENCE
         My favourite food is ramen.                  | preference:ramen   | like            | PREFERENCE
         I'm vegetarian.                              | diet               | vegetarian      | CONSTRAINT
-        I'm based in Berlin.                         | city               | Berlin          | CONTEXT
+        I'm based in Berlin.                         | city               | Berlin          | PERSONAL
         """)
     void shouldExtractTheVocabularyFactWhenTheUserStatesIt(final String text, final String key, final String value,
                                                           final FactCategory category) {

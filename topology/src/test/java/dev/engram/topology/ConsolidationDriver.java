@@ -13,6 +13,7 @@ import java.util.TreeMap;
 
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
@@ -49,6 +50,7 @@ final class ConsolidationDriver implements AutoCloseable {
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, MemoryCandidate> candidates;
     private final TestInputTopic<String, byte[]> rawCandidates;
+    private final TestInputTopic<String, MemoryAccessed> access;
     private final TestOutputTopic<String, MemoryUpdated> updatedTopic;
     private final TestOutputTopic<String, ContradictionDetected> contradictionsTopic;
     private final TestOutputTopic<String, MemoryArchived> archivedTopic;
@@ -77,6 +79,7 @@ final class ConsolidationDriver implements AutoCloseable {
         candidates = driver.createInputTopic(Topics.MEMORY_CANDIDATES, keys,
             AvroSerdes.serde(MemoryCandidate.class).serializer());
         rawCandidates = driver.createInputTopic(Topics.MEMORY_CANDIDATES, keys, new ByteArraySerializer());
+        access = driver.createInputTopic(Topics.MEMORY_ACCESS, keys, AvroSerdes.serde(MemoryAccessed.class).serializer());
         final StringDeserializer keyReader = new StringDeserializer();
         updatedTopic = driver.createOutputTopic(Topics.MEMORY_UPDATED, keyReader,
             AvroSerdes.serde(MemoryUpdated.class).deserializer());
@@ -105,6 +108,32 @@ final class ConsolidationDriver implements AutoCloseable {
     ConsolidationDriver pipe(final String key, final MemoryCandidate value, final Instant timestamp) {
         candidates.pipeInput(new TestRecord<>(key, value, timestamp));
         return this;
+    }
+
+    /**
+     * Pipes one retrieval hit report, as the retriever publishes it.
+     *
+     * @param user {@code tenant/user}
+     * @param at when the memories were returned
+     * @param memoryIds the memories returned (may be empty: then only stream time advances)
+     * @return this driver
+     */
+    ConsolidationDriver access(final String user, final Instant at, final String... memoryIds) {
+        final UserKey key = UserKey.parse(user);
+        access.pipeInput(new TestRecord<>(user, MemoryAccessed.newBuilder().setTenantId(key.tenantId())
+            .setUserId(key.userId()).setMemoryIds(List.of(memoryIds)).setAccessedAt(at).build(), at));
+        return this;
+    }
+
+    /**
+     * Advances the task's stream time (and so fires due lifecycle punctuations) without changing
+     * any memory: an empty access report of an unrelated user at that time.
+     *
+     * @param at the new stream time
+     * @return this driver
+     */
+    ConsolidationDriver advanceTo(final Instant at) {
+        return access("t1/u-clock", at);
     }
 
     /** Pipes raw bytes, e.g. a byte-for-byte redelivery. */

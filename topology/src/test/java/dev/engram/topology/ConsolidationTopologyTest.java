@@ -57,13 +57,14 @@ class ConsolidationTopologyTest {
             }
         }
         assertThat(description.subtopologies()).hasSize(1);
-        assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "consolidate-memories",
-            "write-memory-updated", "write-memory-contradictions", "write-memory-archived", "write-invalid-candidates",
-            "write-user-profiles");
-        assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store");
-        assertThat(sourceTopics).containsExactly("memory-candidates");
+        assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "read-memory-commands",
+            "consolidate-memories", "write-memory-updated", "write-memory-contradictions", "write-memory-archived",
+            "write-memory-audit", "write-invalid-candidates", "write-user-profiles", "read-memory-access",
+            "maintain-memory-lifecycle");
+        assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store", "erasures-store");
+        assertThat(sourceTopics).containsExactlyInAnyOrder("memory-candidates", "memory-commands", "memory-access");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
-            "engram-consolidator-dlq", "user-profiles");
+            "memory-audit", "engram-consolidator-dlq", "user-profiles");
 
         try (ConsolidationDriver driver = new ConsolidationDriver()) {
             driver.pipe(fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin", "I write Kotlin."));

@@ -103,7 +103,7 @@ final class FedCandidates {
         }
         return switch (key) {
             case "preferred_language", "ide", "cloud_provider" -> FactCategory.TECHNICAL;
-            case "city" -> FactCategory.CONTEXT;
+            case "city" -> FactCategory.PERSONAL;
             case "employer", "role" -> FactCategory.ROLE;
             case "diet" -> FactCategory.CONSTRAINT;
             case "response_style" -> FactCategory.PREFERENCE;

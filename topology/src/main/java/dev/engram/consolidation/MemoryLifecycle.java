@@ -1,0 +1,323 @@
+package dev.engram.consolidation;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.MemoryIds;
+import dev.engram.scoring.Vectors;
+
+/**
+ * The memory lifecycle rules, applied per user at a point of event time: the seeds' daily
+ * consolidation, driven by stream time so that a replay of the same topics gives the same result.
+ * A plain class: no clock, no Kafka; every time comes from the caller.
+ *
+ * <p>One {@link #review} pass, in this order, each rule seeing the result of the previous one:
+ * <ol>
+ *   <li><b>TTL</b>: an ACTIVE fact whose {@link #expiresAt expiry} is at or before {@code now} is
+ *       ARCHIVED with reason EXPIRED ({@code validTo} stays: the fact was not contradicted, only no
+ *       longer trusted). Explicit ROLE facts (job, employer) live 120 days and CONTEXT facts 30 days
+ *       after their last statement; preferences, technical, constraint and personal facts and
+ *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
+ *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
+ *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
+ *       use) more than 90 days before {@code now}, with importance below 0.3 and fewer than 2
+ *       accesses, is ARCHIVED with reason STALE.</li>
+ *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
+ *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
+ *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
+ *       conversation: those are two statements, however alike). Each cluster becomes one
+ *       MERGED memory: the embedding and category of the most important member (then the most
+ *       recently confirmed, then the smallest id), its content first followed by the other
+ *       members' (see {@link #mergedContent}), importance = max, confidence = max, access count = sum,
+ *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is a
+ *       name-based UUID of the member ids. The members are ARCHIVED with reason MERGED and
+ *       {@code supersededBy} = the merged id.</li>
+ *   <li><b>Hard delete</b>: an ARCHIVED memory archived ({@code updatedAt}) 365 days or more before
+ *       {@code now} is DELETED: the caller removes it from the store (a tombstone on the
+ *       changelog) and the vector index, and publishes the DELETED event.</li>
+ * </ol>
+ * Every event's time is {@code now} and its cause {@code consolidation}.
+ */
+public final class MemoryLifecycle {
+
+    /** Longest content of a merged memory, in characters. */
+    public static final int MAX_MERGED_CHARS = 2_000;
+    /** Cause of every lifecycle event. */
+    public static final String CAUSE = "consolidation";
+
+    private final Settings settings;
+
+    /**
+     * The rules' thresholds.
+     *
+     * @param mergeThreshold cosine from which memories merge, -1..1 (default 0.85)
+     * @param staleAfter unused time after which a memory can be stale (default 90 days)
+     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
+     * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
+     * @param roleTtl TTL of an explicit ROLE fact (default 120 days), zero = permanent
+     * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
+     * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
+     * @param archiveRetention time from archiving to hard delete (default 365 days)
+     */
+    public record Settings(double mergeThreshold, Duration staleAfter, double staleMaxImportance,
+                           int staleMaxAccessCount, Duration roleTtl, Duration contextTtl, double inferredFactor,
+                           Duration archiveRetention) {
+
+        /**
+         * @param config the Engram config ({@code lifecycle.*})
+         * @return the settings
+         */
+        public static Settings from(final EngramConfig config) {
+            return new Settings(config.getDouble(EngramConfig.MERGE_THRESHOLD),
+                Duration.ofDays(config.getInt(EngramConfig.STALE_DAYS)),
+                config.getDouble(EngramConfig.STALE_MAX_IMPORTANCE),
+                config.getInt(EngramConfig.STALE_MAX_ACCESS_COUNT),
+                Duration.ofDays(config.getInt(EngramConfig.TTL_ROLE_DAYS)),
+                Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
+                config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
+                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)));
+        }
+    }
+
+    /**
+     * @param settings the thresholds
+     */
+    public MemoryLifecycle(final Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * When a memory expires under the TTL rules, from its last statement.
+     *
+     * @param memory a memory
+     * @return the expiry time, or null when the memory is permanent
+     */
+    public Instant expiresAt(final Memory memory) {
+        if (memory.getKey() == null || memory.getCategory() == null) {
+            return null;
+        }
+        final Duration explicit = memory.getCategory() == FactCategory.ROLE ? settings.roleTtl()
+            : memory.getCategory() == FactCategory.CONTEXT ? settings.contextTtl() : Duration.ZERO;
+        if (explicit.isZero()) {
+            return null;
+        }
+        final Duration ttl = memory.getSource() == MemorySource.INFERRED
+            ? Duration.ofMillis(Math.round(explicit.toMillis() * settings.inferredFactor())) : explicit;
+        return memory.getLastConfirmedAt().plus(ttl);
+    }
+
+    /**
+     * Applies one retrieval hit.
+     *
+     * @param memory the memory that was returned (any status; only its counters change)
+     * @param at when it was accessed (event time of the access)
+     * @param cause e.g. {@code access:<record id>}
+     * @return the ACCESSED change
+     */
+    public Consolidator.Change access(final Memory memory, final Instant at, final String cause) {
+        final Memory after = Memory.newBuilder(memory)
+            .setAccessCount(memory.getAccessCount() + 1)
+            .setLastAccessedAt(at.isAfter(memory.getLastAccessedAt()) ? at : memory.getLastAccessedAt())
+            .build();
+        return change(memory, after, UpdateOperation.ACCESSED, cause, at);
+    }
+
+    /**
+     * Runs one consolidation pass over one user's memories.
+     *
+     * @param userMemories every memory of ONE user, every status
+     * @param now the event time of the pass (the stream time of the punctuation)
+     * @return the changes in the order to apply them; a DELETED change means "remove it"
+     */
+    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now) {
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        final List<Memory> active = new ArrayList<>();
+        for (final Memory memory : sorted(userMemories)) {
+            if (memory.getStatus() == MemoryStatus.ARCHIVED) {
+                if (!memory.getUpdatedAt().plus(settings.archiveRetention()).isAfter(now)) {
+                    final Memory deleted = Memory.newBuilder(memory).setStatus(MemoryStatus.DELETED).setUpdatedAt(now).build();
+                    changes.add(change(memory, deleted, UpdateOperation.DELETED, CAUSE, now));
+                }
+                continue;
+            }
+            if (memory.getStatus() != MemoryStatus.ACTIVE) {
+                continue;
+            }
+            final Instant expiry = expiresAt(memory);
+            if (expiry != null && !expiry.isAfter(now)) {
+                changes.add(archive(memory, ArchiveReason.EXPIRED, null, now));
+            } else if (isStale(memory, now)) {
+                changes.add(archive(memory, ArchiveReason.STALE, null, now));
+            } else {
+                active.add(memory);
+            }
+        }
+        changes.addAll(merge(active, now));
+        return changes;
+    }
+
+    private boolean isStale(final Memory memory, final Instant now) {
+        final Instant lastUse = memory.getLastAccessedAt().isAfter(memory.getLastConfirmedAt())
+            ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
+        return lastUse.plus(settings.staleAfter()).isBefore(now)
+            && memory.getImportance() < settings.staleMaxImportance()
+            && memory.getAccessCount() < settings.staleMaxAccessCount();
+    }
+
+    private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
+        if (settings.mergeThreshold() >= 1.0) {
+            return List.of();
+        }
+        final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null).toList();
+        final float[][] vectors = new float[mergeable.size()][];
+        for (int i = 0; i < vectors.length; i++) {
+            vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
+        }
+        final boolean[] taken = new boolean[mergeable.size()];
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (int seed = 0; seed < mergeable.size(); seed++) {
+            if (taken[seed]) {
+                continue;
+            }
+            final List<Integer> cluster = new ArrayList<>(List.of(seed));
+            taken[seed] = true;
+            // complete link: a memory joins only if it is similar to every member, so clusters
+            // never chain across topics (single link glued whole conversations together on LoCoMo)
+            for (int other = seed + 1; other < mergeable.size(); other++) {
+                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors)) {
+                    taken[other] = true;
+                    cluster.add(other);
+                }
+            }
+            if (cluster.size() > 1) {
+                changes.addAll(mergeCluster(cluster.stream().map(mergeable::get).toList(), now));
+            }
+        }
+        return changes;
+    }
+
+    private boolean similarToAll(final int candidate, final List<Integer> cluster, final List<Memory> mergeable,
+                                 final float[][] vectors) {
+        for (final int member : cluster) {
+            if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
+                || sharesConversation(mergeable.get(candidate), mergeable.get(member))
+                || vectors[candidate].length != vectors[member].length
+                || Vectors.cosine(vectors[candidate], vectors[member]) < settings.mergeThreshold()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Two turns of one conversation are two statements, however alike (a reply and its follow-up);
+     * a merge folds the same thing said again in another conversation.
+     */
+    private static boolean sharesConversation(final Memory a, final Memory b) {
+        for (final SourceRef x : a.getSources()) {
+            for (final SourceRef y : b.getSources()) {
+                if (x.getConversationId().equals(y.getConversationId())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private List<Consolidator.Change> mergeCluster(final List<Memory> members, final Instant now) {
+        final Memory lead = members.stream().min(Comparator.comparingDouble((Memory m) -> -m.getImportance())
+            .thenComparing(Memory::getLastConfirmedAt, Comparator.reverseOrder())
+            .thenComparing(Memory::getMemoryId)).orElseThrow();
+        final String mergedId = MemoryIds.uuid(members.stream().map(Memory::getMemoryId).sorted()
+            .reduce("merged", (a, b) -> a + "\u0000" + b));
+        final Set<SourceRef> sources = new LinkedHashSet<>();
+        final List<String> supersedes = new ArrayList<>();
+        Instant earliest = lead.getValidFrom();
+        Instant lastConfirmed = lead.getLastConfirmedAt();
+        Instant lastAccessed = lead.getLastAccessedAt();
+        double importance = 0;
+        double confidence = 0;
+        int accessCount = 0;
+        int reinforcements = 0;
+        for (final Memory m : members) {
+            sources.addAll(m.getSources());
+            supersedes.add(m.getMemoryId());
+            earliest = m.getValidFrom().isBefore(earliest) ? m.getValidFrom() : earliest;
+            lastConfirmed = m.getLastConfirmedAt().isAfter(lastConfirmed) ? m.getLastConfirmedAt() : lastConfirmed;
+            lastAccessed = m.getLastAccessedAt().isAfter(lastAccessed) ? m.getLastAccessedAt() : lastAccessed;
+            importance = Math.max(importance, m.getImportance());
+            confidence = Math.max(confidence, m.getConfidence());
+            accessCount += m.getAccessCount();
+            reinforcements += m.getReinforcementCount();
+        }
+        final Memory merged = Memory.newBuilder(lead).setMemoryId(mergedId).setStatus(MemoryStatus.ACTIVE)
+            .setContent(mergedContent(lead, members))
+            .setArchiveReason(null).setImportance(importance).setConfidence(confidence)
+            .setAccessCount(accessCount).setReinforcementCount(reinforcements)
+            .setCreatedAt(earliest).setValidFrom(earliest).setValidTo(null).setUpdatedAt(now)
+            .setLastConfirmedAt(lastConfirmed).setLastAccessedAt(lastAccessed)
+            .setSupersededBy(null).setSupersedes(supersedes).setSources(new ArrayList<>(sources)).build();
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (final Memory m : members) {
+            changes.add(archive(m, ArchiveReason.MERGED, mergedId, now));
+        }
+        changes.add(change(null, merged, UpdateOperation.MERGED, CAUSE, now));
+        return changes;
+    }
+
+    /**
+     * The lead's content, then each other member's content (oldest first) that the text does not
+     * already contain, capped at {@link #MAX_MERGED_CHARS}: without a language model to rewrite them,
+     * keeping the members' words keeps them findable by lexical retrieval. The embedding stays the
+     * lead's (every member is within the merge threshold of it).
+     */
+    private static String mergedContent(final Memory lead, final List<Memory> members) {
+        final StringBuilder text = new StringBuilder(lead.getContent());
+        members.stream().filter(m -> m != lead).sorted(Comparator.comparing(Memory::getValidFrom)
+                .thenComparing(Memory::getMemoryId))
+            .map(Memory::getContent)
+            .forEach(content -> {
+                if (!text.toString().contains(content) && text.length() + content.length() + 1 <= MAX_MERGED_CHARS) {
+                    text.append(' ').append(content);
+                }
+            });
+        return text.toString();
+    }
+
+    private static Consolidator.Change archive(final Memory memory, final ArchiveReason reason, final String by,
+                                               final Instant now) {
+        final Memory after = Memory.newBuilder(memory).setStatus(MemoryStatus.ARCHIVED).setArchiveReason(reason)
+            .setSupersededBy(by).setUpdatedAt(now).build();
+        return change(memory, after, UpdateOperation.ARCHIVED, CAUSE, now);
+    }
+
+    private static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
+                                              final String cause, final Instant at) {
+        return new Consolidator.Change(before, MemoryUpdated.newBuilder()
+            .setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause + "@" + at.toEpochMilli()))
+            .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())
+            .setOperation(operation).setMemory(after)
+            .setPreviousValue(before == null ? null : before.getValue())
+            .setCause(cause).setEventTime(at).build());
+    }
+
+    private static List<Memory> sorted(final List<Memory> memories) {
+        final List<Memory> out = new ArrayList<>(memories);
+        out.sort(Comparator.comparing(Memory::getMemoryId));
+        return out;
+    }
+}

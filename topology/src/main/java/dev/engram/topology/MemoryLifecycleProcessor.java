@@ -1,0 +1,207 @@
+package dev.engram.topology;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryAccessed;
+import dev.engram.avro.MemoryArchived;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndex;
+import dev.engram.port.VectorIndexFactory;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code maintain-memory-lifecycle} processor of the consolidation topology: applies retrieval
+ * hits from {@code memory-access} (access count, last accessed at) and runs the lifecycle pass of
+ * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on a STREAM_TIME punctuator.
+ *
+ * <p>It shares {@link Stores#MEMORIES} and {@link Stores#PROFILES} with {@code consolidate-memories},
+ * so it runs in the same task as the user's candidates (all inputs are keyed by user and
+ * co-partitioned) and sees their writes. Stream time is the largest record timestamp the task has
+ * seen (conversation and access event times), never the wall clock, so a replay of the same topics
+ * runs the same passes at the same times with the same result.
+ *
+ * <p>Input: key = user key, value = MemoryAccessed. Output: MemoryUpdated (ACCESSED, ARCHIVED,
+ * MERGED, DELETED) on {@code memory-updated}, MemoryArchived on {@code memory-archived}, the
+ * profile on {@code user-profiles}; records stamped with the event's time.
+ */
+final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed, String, Object> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryLifecycleProcessor.class);
+
+    private final MemoryLifecycle lifecycle;
+    private final Duration interval;
+    private final VectorIndexFactory indexFactory;
+    private final Counters counters;
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, Memory> memories;
+    private KeyValueStore<String, UserProfile> profiles;
+    private VectorIndex index;
+
+    MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
+                             final VectorIndexFactory indexFactory, final Counters counters) {
+        this.lifecycle = lifecycle;
+        this.interval = interval;
+        this.indexFactory = indexFactory;
+        this.counters = counters;
+    }
+
+    @Override
+    public void init(final ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.memories = context.getStateStore(Stores.MEMORIES);
+        this.profiles = context.getStateStore(Stores.PROFILES);
+        this.index = indexFactory.open(memories);
+        context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
+    }
+
+    @Override
+    public void process(final Record<String, MemoryAccessed> record) {
+        final MemoryAccessed access = record.value();
+        final UserKey user;
+        try {
+            user = UserKey.parse(record.key());
+        } catch (IllegalArgumentException | NullPointerException e) {
+            LOG.warn("memory-access record without a valid user key at {}: skipped",
+                context.recordMetadata().map(RecordMetadata::toString).orElse("?"));
+            return;
+        }
+        if (access == null || !user.equals(new UserKey(access.getTenantId(), access.getUserId()))) {
+            LOG.warn("memory-access record for another user than its key {}: skipped", user);
+            return;
+        }
+        final String cause = "access:" + context.recordMetadata()
+            .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse(access.getAccessedAt().toString());
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (final String memoryId : access.getMemoryIds()) {
+            final Memory memory = memories.get(user.storeKey(memoryId));
+            if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
+                changes.add(lifecycle.access(memory, access.getAccessedAt(), cause));
+            }
+        }
+        apply(user, changes);
+    }
+
+    /** The lifecycle pass over every user of this task, at stream time {@code now} (ms). */
+    private void review(final long now) {
+        final Instant at = Instant.ofEpochMilli(now);
+        String current = null;
+        List<Memory> userMemories = new ArrayList<>();
+        final List<KeyValue<UserKey, List<Memory>>> users = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.all()) {
+            while (it.hasNext()) {
+                final var entry = it.next();
+                final String userWire = entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR));
+                if (!userWire.equals(current)) {
+                    if (current != null) {
+                        users.add(KeyValue.pair(UserKey.parse(current), userMemories));
+                    }
+                    current = userWire;
+                    userMemories = new ArrayList<>();
+                }
+                if (entry.value != null) {
+                    userMemories.add(entry.value);
+                }
+            }
+        }
+        if (current != null) {
+            users.add(KeyValue.pair(UserKey.parse(current), userMemories));
+        }
+        for (final KeyValue<UserKey, List<Memory>> user : users) {
+            apply(user.key, lifecycle.review(user.value, at));
+        }
+    }
+
+    private void apply(final UserKey user, final List<Consolidator.Change> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        UserProfile profile = profiles.get(user.wire());
+        long timestamp = 0;
+        for (final Consolidator.Change change : changes) {
+            final Memory after = change.after();
+            timestamp = change.event().getEventTime().toEpochMilli();
+            if (after.getStatus() == MemoryStatus.DELETED) {
+                memories.delete(user.storeKey(after.getMemoryId()));
+                index.delete(user, after.getMemoryId());
+            } else {
+                memories.put(user.storeKey(after.getMemoryId()), after);
+                index.upsert(after);
+            }
+            profile = ProfileProjection.apply(profile, change.before(), change.event());
+            context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp),
+                ConsolidationTopology.UPDATED_SINK);
+            if (change.event().getOperation() == UpdateOperation.ARCHIVED) {
+                context.forward(new Record<String, Object>(user.wire(), archived(after), timestamp),
+                    ConsolidationTopology.ARCHIVED_SINK);
+            }
+            counters.count(change.event().getOperation(), after.getArchiveReason());
+        }
+        profiles.put(user.wire(), profile);
+        context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
+    }
+
+    private static MemoryArchived archived(final Memory memory) {
+        return MemoryArchived.newBuilder().setTenantId(memory.getTenantId()).setUserId(memory.getUserId())
+            .setMemoryId(memory.getMemoryId()).setReason(memory.getArchiveReason())
+            .setSupersededBy(memory.getSupersededBy()).setArchivedAt(memory.getUpdatedAt()).build();
+    }
+
+    /** Lifecycle counters: {@code engram.memories.merged|archived|expired|deleted|accessed}, tag application. */
+    static final class Counters {
+        private final Counter merged;
+        private final Counter archived;
+        private final Counter expired;
+        private final Counter deleted;
+        private final Counter accessed;
+
+        Counters(final MeterRegistry registry, final String application) {
+            this.merged = counter(registry, application, "engram.memories.merged", "Memories created by merging a cluster");
+            this.archived = counter(registry, application, "engram.memories.archived",
+                "Memories archived by the lifecycle (stale, expired, merged into another)");
+            this.expired = counter(registry, application, "engram.memories.expired", "Facts archived at the end of their TTL");
+            this.deleted = counter(registry, application, "engram.memories.deleted", "Archived memories hard-deleted");
+            this.accessed = counter(registry, application, "engram.memories.accessed", "Retrieval hits applied");
+        }
+
+        private static Counter counter(final MeterRegistry registry, final String application, final String name,
+                                       final String description) {
+            return Counter.builder(name).description(description).tag("application", application).register(registry);
+        }
+
+        void count(final UpdateOperation operation, final ArchiveReason reason) {
+            switch (operation) {
+                case MERGED -> merged.increment();
+                case ARCHIVED -> {
+                    archived.increment();
+                    if (reason == ArchiveReason.EXPIRED) {
+                        expired.increment();
+                    }
+                }
+                case DELETED -> deleted.increment();
+                case ACCESSED -> accessed.increment();
+                default -> { }
+            }
+        }
+    }
+}

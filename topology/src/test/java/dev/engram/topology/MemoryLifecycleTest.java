@@ -1,0 +1,245 @@
+package dev.engram.topology;
+
+import static dev.engram.topology.FedCandidates.episodic;
+import static dev.engram.topology.FedCandidates.fact;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.serde.AvroSerdes;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lifecycle rules of the consolidator on TopologyTestDriver, with stream time advanced across
+ * 30 / 90 / 120 / 365 days: TTL by category and source, staleness, merge, hard delete, access
+ * events, history-relevant validity, and the replay identity of two fresh runs. Candidates are fed
+ * (built as the extractor would, with real MiniLM embeddings).
+ */
+class MemoryLifecycleTest {
+
+    private static final String MIRA = "t1/u-mira";
+    private static final Instant T0 = Instant.parse("2025-01-01T09:00:00Z");
+
+    private static Instant day(final int days) {
+        return T0.plus(Duration.ofDays(days));
+    }
+
+    private static String at(final int days) {
+        return day(days).toString();
+    }
+
+    private static MemoryCandidate with(final MemoryCandidate candidate, final Consumer<MemoryCandidate.Builder> change) {
+        final MemoryCandidate.Builder builder = MemoryCandidate.newBuilder(candidate);
+        change.accept(builder);
+        return builder.build();
+    }
+
+    @Test
+    void shouldExpireARoleFactAfter120DaysAndRestartTheClockWhenItIsRestated() {
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            final MemoryCandidate employer = fact(MIRA, "c-1", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs");
+            driver.pipe(employer);
+            driver.pipe(fact(MIRA, "c-2", at(100), "employer", "Ferrovia Labs", "Works at Ferrovia Labs"));
+            driver.advanceTo(day(200));
+            assertThat(driver.memory(MIRA, employer.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+
+            driver.advanceTo(day(221)); // 121 days after the restatement
+            final Memory expired = driver.memory(MIRA, employer.getCandidateId());
+            assertThat(expired.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(expired.getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            assertThat(driver.archived()).extracting(r -> r.value().getReason()).containsExactly(ArchiveReason.EXPIRED);
+            assertThat(driver.profile(MIRA).getFacts()).doesNotContainKey("employer");
+        }
+    }
+
+    @Test
+    void shouldExpireContextAfter30DaysInferredAtHalfAndKeepPreferencesForever() {
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            final MemoryCandidate project = with(fact(MIRA, "c-1", at(0), "project", "Atlas", "Is working on project Atlas"),
+                b -> b.setCategory(FactCategory.CONTEXT));
+            final MemoryCandidate inferred = with(fact(MIRA, "c-2", at(0), "team", "payments", "Seems to be on the payments team"),
+                b -> b.setCategory(FactCategory.CONTEXT).setSource(MemorySource.INFERRED).setConfidence(0.6));
+            final MemoryCandidate likes = fact(MIRA, "c-3", at(0), "preference:sushi", "like", "Likes sushi");
+            final MemoryCandidate language = fact(MIRA, "c-4", at(0), "preferred_language", "Kotlin", "Writes Kotlin");
+            driver.pipe(project, inferred, likes, language);
+
+            driver.advanceTo(day(16));
+            assertThat(driver.memory(MIRA, inferred.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            assertThat(driver.memory(MIRA, project.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            driver.advanceTo(day(31));
+            assertThat(driver.memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            driver.advanceTo(day(400));
+            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId)
+                .containsExactlyInAnyOrder(likes.getCandidateId(), language.getCandidateId());
+        }
+    }
+
+    @Test
+    void shouldArchiveAnUnusedUnimportantMemoryAfter90DaysButNotOneThatIsUsed() {
+        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
+            final MemoryCandidate idle = with(episodic(MIRA, "c-1", at(0), "Watched a documentary about bees."),
+                b -> b.setImportance(0.2));
+            final MemoryCandidate used = with(episodic(MIRA, "c-2", at(0), "Bought a new bicycle helmet."),
+                b -> b.setImportance(0.2));
+            final MemoryCandidate restated = with(fact(MIRA, "c-3", at(0), "uses:strava", "Strava", "Uses Strava"),
+                b -> b.setImportance(0.2));
+            final MemoryCandidate important = episodic(MIRA, "c-4", at(0), "Ran the Berlin marathon in 3:45.");
+            driver.pipe(idle, used, restated, important);
+            driver.access(MIRA, day(10), used.getCandidateId());
+            driver.access(MIRA, day(20), used.getCandidateId());
+            driver.pipe(with(fact(MIRA, "c-5", at(60), "uses:strava", "Strava", "Uses Strava"), b -> b.setImportance(0.2)));
+
+            driver.advanceTo(day(89));
+            assertThat(driver.active(MIRA)).hasSize(4);
+            driver.advanceTo(day(91));
+            assertThat(driver.memory(MIRA, idle.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
+                used.getCandidateId(), restated.getCandidateId(), important.getCandidateId());
+            driver.advanceTo(day(151)); // 91 days after the restatement: reinforcement counted as use until then
+            assertThat(driver.memory(MIRA, restated.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.memory(MIRA, used.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+        }
+    }
+
+    @Test
+    void shouldMergeSimilarEpisodesIntoOneMemoryWithTheUnionOfTheirSources() {
+        final String first = "We went hiking in the Alps last weekend.";
+        final String second = "Last weekend we hiked in the Alps.";
+        final double cosine = FedCandidates.cosine(first, second);
+        assertThat(cosine).as("a near-duplicate pair").isGreaterThan(0.85);
+        // Creation keeps both (reinforce threshold above their cosine); the daily pass merges them.
+        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
+            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+            final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
+            final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
+                x -> x.setImportance(0.8));
+            driver.pipe(a, b);
+            driver.access(MIRA, T0.plusSeconds(7200), a.getCandidateId());
+            assertThat(driver.active(MIRA)).hasSize(2);
+
+            driver.advanceTo(day(3));
+            final List<Memory> active = driver.active(MIRA);
+            assertThat(active).hasSize(1);
+            final Memory merged = active.get(0);
+            assertThat(merged.getContent()).isEqualTo(second + " " + first); // the most important member's first
+            assertThat(merged.getImportance()).isEqualTo(0.8);
+            assertThat(merged.getAccessCount()).isEqualTo(1);
+            assertThat(merged.getSources()).extracting(SourceRef::getConversationId).containsExactlyInAnyOrder("c-1", "c-2");
+            assertThat(merged.getSupersedes()).containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
+            for (final MemoryCandidate member : List.of(a, b)) {
+                final Memory archived = driver.memory(MIRA, member.getCandidateId());
+                assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
+                assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
+            }
+            assertThat(driver.operations()).extracting(kv -> kv.value).contains("MERGED");
+        }
+    }
+
+    @Test
+    void shouldHardDeleteAnArchivedMemory365DaysAfterItWasArchived() {
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
+            final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
+            driver.pipe(lyon, nantes);
+            driver.advanceTo(day(374));
+            assertThat(driver.memory(MIRA, lyon.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+
+            driver.advanceTo(day(375));
+            assertThat(driver.memory(MIRA, lyon.getCandidateId())).isNull();
+            assertThat(driver.memoriesStore()).doesNotContainKey(MIRA + "\u0000" + lyon.getCandidateId());
+            assertThat(driver.updated()).filteredOn(r -> r.value().getOperation() == UpdateOperation.DELETED)
+                .singleElement().satisfies(r -> assertThat(r.value().getMemoryId()).isEqualTo(lyon.getCandidateId()));
+            assertThat(driver.memory(MIRA, nantes.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.profile(MIRA).getArchivedMemories()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCountAccessesAndAnswerAsOfAPointInEventTime() {
+        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
+            final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
+            driver.pipe(lyon).access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId());
+            final Memory accessed = driver.memory(MIRA, lyon.getCandidateId());
+            assertThat(accessed.getAccessCount()).isEqualTo(2);
+            assertThat(accessed.getLastAccessedAt()).isEqualTo(day(6));
+            assertThat(driver.operations()).extracting(kv -> kv.value).containsSubsequence("ACCESSED", "ACCESSED");
+
+            driver.pipe(nantes);
+            final Memory superseded = driver.memory(MIRA, lyon.getCandidateId());
+            assertThat(superseded.getValidTo()).isEqualTo(day(10));
+            final HybridScorer scorer = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults());
+            final List<Memory> all = driver.memories(MIRA);
+            assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
+                .containsExactly("Nantes"); // archived memories are never returned by default
+            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(7))).extracting(h -> h.memory().getValue())
+                .containsExactly("Lyon");
+            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(11))).extracting(h -> h.memory().getValue())
+                .containsExactly("Nantes");
+        }
+    }
+
+    @Test
+    void shouldRebuildIdenticalStoresAndEventsWhenTheSameTopicsAreReplayedIntoAFreshApplication() throws Exception {
+        final String first = scenarioHash();
+        final String second = scenarioHash();
+        assertThat(second).isEqualTo(first);
+    }
+
+    /** Every rule fires once; returns a SHA-256 over both stores and every memory-updated record. */
+    private static String scenarioHash() throws Exception {
+        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1,
+            EngramConfig.REINFORCE_THRESHOLD, 0.99, EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+            final MemoryCandidate hike = episodic(MIRA, "c-1", at(0), "We went hiking in the Alps last weekend.");
+            driver.pipe(hike, fact(MIRA, "c-2", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs"),
+                fact(MIRA, "c-3", at(1), "city", "Lyon", "Lives in Lyon"),
+                with(episodic(MIRA, "c-4", at(2), "Watched a documentary about bees."), b -> b.setImportance(0.2)),
+                episodic(MIRA, "c-5", at(3), "Last weekend we hiked in the Alps."),
+                fact(MIRA, "c-6", at(20), "city", "Nantes", "Moved to Nantes"));
+            driver.access(MIRA, day(4), hike.getCandidateId());
+            for (final int d : List.of(30, 90, 120, 200, 390)) {
+                driver.advanceTo(day(d));
+            }
+            assertThat(driver.operations()).extracting(kv -> kv.value)
+                .contains("CREATED", "SUPERSEDED", "ACCESSED", "MERGED", "ARCHIVED", "DELETED");
+            final MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            final var memorySerde = AvroSerdes.serde(Memory.class).serializer();
+            driver.memoriesStore().forEach((k, v) -> {
+                sha.update(k.getBytes(StandardCharsets.UTF_8));
+                sha.update(memorySerde.serialize("h", v));
+            });
+            final var profileSerde = AvroSerdes.serde(dev.engram.avro.UserProfile.class).serializer();
+            driver.profilesStore().forEach((k, v) -> {
+                sha.update(k.getBytes(StandardCharsets.UTF_8));
+                sha.update(profileSerde.serialize("h", v));
+            });
+            final var updateSerde = AvroSerdes.serde(MemoryUpdated.class).serializer();
+            for (final TestRecord<String, MemoryUpdated> r : driver.updated()) {
+                sha.update(r.key().getBytes(StandardCharsets.UTF_8));
+                sha.update(Long.toString(r.timestamp()).getBytes(StandardCharsets.UTF_8));
+                sha.update(updateSerde.serialize("h", r.value()));
+            }
+            return HexFormat.of().formatHex(sha.digest());
+        }
+    }
+}
