@@ -12,6 +12,9 @@ import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
 import dev.engram.llm.LlmSettings;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.VectorIndexFactory;
+import dev.engram.qdrant.QdrantVectorIndexFactory;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
@@ -25,10 +28,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * {@link ConsolidationTopology} — {@code memory-candidates} (user key, MemoryCandidate) → memory state
  * in {@code memories-by-user-store} and {@code profiles-store}, {@code memory-updated},
  * {@code memory-contradictions}, {@code memory-archived}; invalid records to
- * {@code engram-consolidator-dlq} — with the embedded defaults: {@link KeyValueContradictionJudge}
- * and the store-backed exact vector index ({@link EmbeddedVectorIndexFactory}). With {@code llm.base.url}
- * set (and {@code llm.judge.enabled}), pairs in the judge band that share no fact key are judged by
- * {@link LlmContradictionJudge}, with the key/value judge as its fallback.
+ * {@code engram-consolidator-dlq} — with {@link KeyValueContradictionJudge} and the vector index chosen by
+ * {@code vector.index} ({@link VectorIndexes}): the store-backed exact index
+ * ({@link EmbeddedVectorIndexFactory}, default) or Qdrant ({@link QdrantVectorIndexFactory}, every memory
+ * change upserted with {@code wait=true} before it is forwarded).
+ * With {@code llm.base.url} set (and {@code llm.judge.enabled}), pairs in the judge band that share no
+ * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback.
  *
  * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -41,11 +46,14 @@ public final class ConsolidatorApp implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final StreamsRunner runner;
     private final AppHttpServer http;
+    private final VectorIndexFactory indexFactory;
 
-    private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http) {
+    private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
+                            final VectorIndexFactory indexFactory) {
         this.registry = registry;
         this.runner = runner;
         this.http = http;
+        this.indexFactory = indexFactory;
     }
 
     /**
@@ -61,13 +69,14 @@ public final class ConsolidatorApp implements AutoCloseable {
                 new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP), new KeyValueContradictionJudge(),
                 registry, Topics.CONSOLIDATOR_APP))
             .orElseGet(KeyValueContradictionJudge::new);
+        final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, judge, new EmbeddedVectorIndexFactory(), registry),
+            ConsolidationTopology.build(config, judge, indexFactory, registry),
             StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();
-        return new ConsolidatorApp(registry, runner, http);
+        return new ConsolidatorApp(registry, runner, http, indexFactory);
     }
 
     /**
@@ -92,11 +101,18 @@ public final class ConsolidatorApp implements AutoCloseable {
         return http.port();
     }
 
-    /** Closes Streams, then HTTP, then the metrics registry; idempotent. */
+    /** Closes Streams, then HTTP, then the vector index client, then the metrics registry; idempotent. */
     @Override
     public void close() {
         runner.close(Duration.ofSeconds(30));
         http.close();
+        if (indexFactory instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("Cannot close the vector index", e);
+            }
+        }
         registry.close();
     }
 

@@ -69,6 +69,16 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "N", description = "Retriever HTTP port (default: 8080, or a free port if 8080 is taken; 0 = a free port).")
     Integer port;
 
+    @Option(names = "--vector-index", paramLabel = "embedded|qdrant",
+        description = "Vector index of the consolidator and the retriever (default: embedded, no server; qdrant: a running Qdrant).")
+    String vectorIndex;
+
+    @Option(names = "--qdrant-host", paramLabel = "HOST", description = "Qdrant gRPC host (default: localhost).")
+    String qdrantHost;
+
+    @Option(names = "--qdrant-port", paramLabel = "PORT", description = "Qdrant gRPC port (default: 6334).")
+    Integer qdrantPort;
+
     @Option(names = "--run-dir", paramLabel = "DIR", hidden = true,
         description = "Run directory (broker logs, Streams state); emptied at start. Default: run/demo in the repository.")
     Path runDir;
@@ -83,6 +93,24 @@ public final class DemoCommand implements Callable<Integer> {
     /** @param out where progress, summary and examples are printed */
     public DemoCommand(final PrintStream out) {
         this.out = out;
+    }
+
+    /**
+     * @return the settings given by {@code --vector-index}, {@code --qdrant-host} and {@code --qdrant-port}
+     *     (only those given; they win over the environment)
+     */
+    Map<String, Object> vectorIndexOverrides() {
+        final Map<String, Object> settings = new java.util.HashMap<>();
+        if (vectorIndex != null) {
+            settings.put(EngramConfig.VECTOR_INDEX, vectorIndex);
+        }
+        if (qdrantHost != null) {
+            settings.put(EngramConfig.QDRANT_HOST, qdrantHost);
+        }
+        if (qdrantPort != null) {
+            settings.put(EngramConfig.QDRANT_PORT, qdrantPort);
+        }
+        return settings;
     }
 
     @Override
@@ -110,13 +138,20 @@ public final class DemoCommand implements Callable<Integer> {
             final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
-            final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of(
+            final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
+            overrides.putAll(Map.of(
                 EngramConfig.AUTH_ENABLED, false,
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, dir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
                 EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
                 EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
+            final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
+            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
+                out.printf("Vector index: Qdrant at %s:%d (collection %s, TLS %s)%n",
+                    config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
+                    config.getString(EngramConfig.QDRANT_COLLECTION), config.getBoolean(EngramConfig.QDRANT_TLS) ? "on" : "off");
+            }
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }

@@ -34,6 +34,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
+import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
@@ -89,7 +90,9 @@ import org.apache.kafka.streams.state.HostInfo;
  *
  * <p>Errors (problem+json): blank or missing tenant/user, bad {@code k}, {@code budgetTokens}, {@code type}
  * or {@code status}, blank {@code query} or {@code message} → 400; a user without a profile (never seen,
- * or erased) or an unknown memory → 404; stores not queryable → 503 with Retry-After. A request for a
+ * or erased) or an unknown memory → 404; stores not queryable → 503 with Retry-After; a query or context
+ * request while the vector index (Qdrant) is unavailable → 503 with Retry-After (profile and list views
+ * are served from the stores all the same). A request for a
  * user owned by another instance is forwarded there once (header {@value #FORWARDED_HEADER}).
  */
 public final class RetrieverApi {
@@ -130,6 +133,7 @@ public final class RetrieverApi {
     private final int defaultK;
     private final int maxK;
     private final int defaultBudget;
+    private final long indexRetryAfterSeconds;
     private final Privacy privacy;
     private final String panelHtml;
 
@@ -155,6 +159,7 @@ public final class RetrieverApi {
         this.defaultK = config.getInt(EngramConfig.DEFAULT_K);
         this.maxK = config.getInt(EngramConfig.MAX_K);
         this.defaultBudget = config.getInt(EngramConfig.CONTEXT_BUDGET_TOKENS);
+        this.indexRetryAfterSeconds = Math.max(1, (config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS) + 999) / 1000);
     }
 
     /**
@@ -217,9 +222,10 @@ public final class RetrieverApi {
         final UserProfile profile = requireKnown(user);
         final List<Memory> memories = service.memories(user);
         if (query != null) {
-            // asOf answers "what did we know at T" from the versions' validity, without reporting access
+            // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
+            // without reporting access; the current answer takes its dense candidates from the vector index
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? scorer.rank(query, memories, k) : scorer.rankAsOf(query, memories, k, asOf);
+                : asOf == null ? rank(user, query, memories, k) : scorer.rankAsOf(query, memories, k, asOf);
             ctx.attribute(DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -492,11 +498,21 @@ public final class RetrieverApi {
             return;
         }
         final List<ScoredMemory> hits = requireKnown(user).getMemoryEnabled()
-            ? scorer.rank(message, service.memories(user), maxK) : List.of();
+            ? rank(user, message, service.memories(user), maxK) : List.of();
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
         access.report(user, block.included());
         ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
+    }
+
+    /** Ranks through the scorer; a vector index that cannot answer now is a 503 with Retry-After. */
+    private List<ScoredMemory> rank(final UserKey user, final String query, final List<Memory> memories, final int k) {
+        try {
+            return scorer.rank(user, query, memories, k);
+        } catch (VectorIndexUnavailableException e) {
+            throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
+                + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
+        }
     }
 
     /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */

@@ -5,10 +5,13 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
@@ -64,9 +67,11 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param access the access reporter
      * @param registry the metrics registry
      * @param commands the command publisher and audit reporter (closed last)
+     * @param denseIndex the Qdrant client of the dense search, or null with the embedded index
      */
     public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry, AutoCloseable commands) implements AutoCloseable {
+                         PrometheusMeterRegistry registry, AutoCloseable commands, AutoCloseable denseIndex)
+        implements AutoCloseable {
 
         /** @return the bound HTTP port */
         public int port() {
@@ -86,7 +91,7 @@ public final class RetrieverApp implements Callable<Integer> {
             return runner.awaitRunning(timeout);
         }
 
-        /** Stops HTTP, then Streams, then the producer, then the registry. */
+        /** Stops HTTP, then Streams, then the producer, then the vector index client, then the registry. */
         @Override
         public void close() {
             server.close();
@@ -97,6 +102,7 @@ public final class RetrieverApp implements Callable<Integer> {
             } catch (Exception e) {
                 LOG.warn("Closing the command publisher failed: {}", e.toString());
             }
+            closeQuietly(denseIndex);
             registry.close();
         }
     }
@@ -137,6 +143,18 @@ public final class RetrieverApp implements Callable<Integer> {
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access,
                                final CommandPublisher commands, final AuditReporter audit) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final Optional<QdrantVectorIndex> dense;
+        try {
+            dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
+        } catch (RuntimeException e) {
+            access.close();
+            closeQuietly(commands);
+            if (audit != commands) {
+                closeQuietly(audit);
+            }
+            registry.close();
+            throw e;
+        }
         final boolean authEnabled = config.getBoolean(EngramConfig.AUTH_ENABLED);
         final ApiKeys keys = ApiKeys.from(config);
         if (authEnabled && keys.size() == 0) {
@@ -157,8 +175,8 @@ public final class RetrieverApp implements Callable<Integer> {
         final AtomicReference<HostInfo> self = new AtomicReference<>();
         final RetrievalService service = new RetrievalService(
             () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
-        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config), access,
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
+        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config, dense.orElse(null)),
+            access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
@@ -173,7 +191,7 @@ public final class RetrieverApp implements Callable<Integer> {
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry, owned);
+            return new Handle(streams, server, access, registry, owned, dense.orElse(null));
         } catch (RuntimeException e) {
             server.close();
             access.close();
@@ -182,8 +200,20 @@ public final class RetrieverApp implements Callable<Integer> {
             } catch (Exception closing) {
                 e.addSuppressed(closing);
             }
+            closeQuietly(dense.orElse(null));
             registry.close();
             throw e;
+        }
+    }
+
+    private static void closeQuietly(final AutoCloseable resource) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.warn("Cannot close {}", resource, e);
         }
     }
 

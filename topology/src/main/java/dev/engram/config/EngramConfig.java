@@ -74,6 +74,18 @@ public final class EngramConfig extends AbstractConfig {
     public static final String AUTH_ENABLED = "retriever.auth.enabled";
     public static final String AUTH_KEYS = "retriever.auth.keys";
     public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
+    public static final String VECTOR_INDEX = "vector.index";
+    public static final String QDRANT_HOST = "qdrant.host";
+    public static final String QDRANT_PORT = "qdrant.port";
+    public static final String QDRANT_API_KEY = "qdrant.api.key";
+    public static final String QDRANT_TLS = "qdrant.tls";
+    public static final String QDRANT_COLLECTION = "qdrant.collection";
+    public static final String QDRANT_TIMEOUT_MS = "qdrant.timeout.ms";
+    public static final String QDRANT_RETRY_BUDGET_MS = "qdrant.retry.budget.ms";
+    /** {@link #VECTOR_INDEX} value: exact cosine over the consolidator's own state store. */
+    public static final String VECTOR_INDEX_EMBEDDED = "embedded";
+    /** {@link #VECTOR_INDEX} value: Qdrant through its gRPC client. */
+    public static final String VECTOR_INDEX_QDRANT = "qdrant";
     public static final String LLM_BASE_URL = "llm.base.url";
     public static final String LLM_MODEL = "llm.model";
     public static final String LLM_API_KEY = "llm.api.key";
@@ -177,6 +189,27 @@ public final class EngramConfig extends AbstractConfig {
                 + "Default deny: no key, no access.")
         .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
             "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
+        .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
+            ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
+            "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "
+                + "(exact cosine over the local state store, no server) or qdrant.")
+        .define(QDRANT_HOST, Type.STRING, "localhost", Importance.HIGH,
+            "Qdrant host (gRPC), used when vector.index=qdrant.")
+        .define(QDRANT_PORT, Type.INT, 6334, Range.between(1, 65535), Importance.HIGH,
+            "Qdrant gRPC port (Qdrant serves gRPC on 6334, REST on 6333).")
+        .define(QDRANT_API_KEY, Type.PASSWORD, null, Importance.MEDIUM,
+            "Qdrant API key, sent as the api-key header on every call; empty = none.")
+        .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
+            "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
+        .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
+            "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+        .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
+            "Deadline of every Qdrant call, in milliseconds.")
+        .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
+            "How long the consolidator retries an unavailable Qdrant (backoff 100 ms doubling to 1.6 s) inside one "
+                + "record before it hands the record back (the stream thread rejoins and resumes from the last commit, "
+                + "again and again until Qdrant answers); kept below the 10 s transaction timeout of exactly-once. "
+                + "Also the Retry-After of the retriever's 503, rounded up to seconds.")
         .define(LLM_BASE_URL, Type.STRING, "", Importance.HIGH,
             "OpenAI-compatible Chat Completions base URL including the version (e.g. http://localhost:11434/v1 for Ollama, "
                 + "https://api.openai.com/v1); empty = the offline rule-based extractor and key/value judge.")

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * bakdata/streams-bootstrap's {@code StreamsRunner} and {@code StreamsShutdownStateListener}).
  *
  * <p>On {@link #start()} it logs {@code topology.describe()}, sets the uncaught exception handler (log,
- * then {@code SHUTDOWN_CLIENT}: a bug stops this client, it does not spin on a poison record), a state
+ * then {@code SHUTDOWN_CLIENT}: a bug stops this client, it does not spin on a poison record; an outage
+ * of the vector index instead replaces the thread, see {@code RetryingVectorIndex}), a state
  * listener that feeds the health probes, binds Micrometer's {@link KafkaStreamsMetrics} (closed on
  * {@link #close(Duration)}) and starts the client without blocking, so several apps can share one JVM
  * (the demo). {@link #runUntilShutdown()} is the one-app-per-JVM form: start, block until a terminal
@@ -220,6 +221,11 @@ public final class StreamsRunner implements AutoCloseable {
     }
 
     private StreamThreadExceptionResponse onUncaught(final Throwable e) {
+        if (dev.engram.topology.RetryingVectorIndex.isIndexOutage(e)) {
+            // The record was given back unfinished: a new thread resumes from the last commit (no skip).
+            LOG.warn("{}: vector index unavailable past the retry budget; replacing the stream thread", appName);
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        }
         LOG.error("{}: uncaught exception in a stream thread, shutting the client down", appName, e);
         uncaught.compareAndSet(null, e);
         return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;

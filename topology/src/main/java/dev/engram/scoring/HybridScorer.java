@@ -14,7 +14,9 @@ import java.util.Set;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
+import dev.engram.port.VectorIndex;
 
 /**
  * Ranks one user's memories for a query: hybrid (dense + lexical) relevance, then DESIGN.md's score.
@@ -39,6 +41,8 @@ import dev.engram.port.Embedder;
  *   <li>total = w_s·semantic + w_r·recency + w_i·importance + w_a·access (weights from
  *       {@link EngramConfig}, defaults 0.4/0.2/0.3/0.1); sorted by total, ties by memory id; top k.</li>
  * </ol>
+ * With a dense index (Qdrant, {@code vector.index=qdrant}) step 2's dense list comes from the index
+ * query instead of the exact cosine scan; BM25 stays on the given memories.
  * Thread-safe (no mutable state); the embedder is called once per query.
  */
 public final class HybridScorer {
@@ -46,6 +50,7 @@ public final class HybridScorer {
     private static final double MILLIS_PER_DAY = Duration.ofDays(1).toMillis();
 
     private final Embedder embedder;
+    private final VectorIndex denseIndex;
     private final double weightSemantic;
     private final double weightRecency;
     private final double weightImportance;
@@ -61,7 +66,18 @@ public final class HybridScorer {
      * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config) {
+        this(embedder, config, null);
+    }
+
+    /**
+     * @param embedder embeds the query (must be the model that embedded the memories)
+     * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
+     * @param denseIndex where {@link #rank(UserKey, String, Collection, int)} takes the dense candidates
+     *     from (Qdrant), or null for exact cosine over the given memories
+     */
+    public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
         this.embedder = embedder;
+        this.denseIndex = denseIndex;
         this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
         this.weightRecency = config.getDouble(EngramConfig.WEIGHT_RECENCY);
         this.weightImportance = config.getDouble(EngramConfig.WEIGHT_IMPORTANCE);
@@ -86,6 +102,34 @@ public final class HybridScorer {
     }
 
     /**
+     * Ranks one user's memories for a query, with the dense candidates from the vector index when one
+     * was given: its top {@code overfetch·k} ACTIVE hits for this user (the user scope inside the
+     * index query), matched by id to the given memories (the read model stays the source of every
+     * score component; a hit the read model does not hold yet is left out), BM25 over the given
+     * memories as always. Without an index, the same as {@link #rank(String, Collection, int)}.
+     *
+     * @param user whose memories these are
+     * @param query the query text
+     * @param userMemories all memories of that user (any status)
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first
+     * @throws dev.engram.port.VectorIndexUnavailableException when the index cannot answer now
+     */
+    public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
+                                   final int k) {
+        final float[] vector = embedder.embed(query);
+        if (denseIndex == null) {
+            return rank(query, vector, userMemories, k);
+        }
+        if (k < 1) {
+            throw new IllegalArgumentException("k must be at least 1: " + k);
+        }
+        final List<VectorIndex.Hit> hits = denseIndex.search(
+            new VectorIndex.Query(user, vector, Math.max(k, k * overfetch), true));
+        return rank(query, vector, userMemories, k, HybridScorer::isActive, hits);
+    }
+
+    /**
      * Ranks with a precomputed query vector.
      *
      * @param query the query text (for BM25)
@@ -96,7 +140,7 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final String query, final float[] queryVector,
                                    final Collection<Memory> userMemories, final int k) {
-        return rank(query, queryVector, userMemories, k, HybridScorer::isActive);
+        return rank(query, queryVector, userMemories, k, HybridScorer::isActive, null);
     }
 
     /**
@@ -110,7 +154,7 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
                                        final Instant asOf) {
-        return rank(query, embedder.embed(query), userMemories, k, m -> validAt(m, asOf));
+        return rank(query, embedder.embed(query), userMemories, k, m -> validAt(m, asOf), null);
     }
 
     /** @return true for an ACTIVE memory: what default retrieval considers */
@@ -134,9 +178,15 @@ public final class HybridScorer {
                 || memory.getStatus() == MemoryStatus.ARCHIVED && memory.getUpdatedAt().isAfter(asOf));
     }
 
+    /**
+     * @param eligible which of the given memories may be returned
+     * @param denseHits the index's dense candidates by descending similarity, or null for exact cosine
+     *     over the eligible memories
+     */
     private List<ScoredMemory> rank(final String query, final float[] queryVector,
                                     final Collection<Memory> userMemories, final int k,
-                                    final java.util.function.Predicate<Memory> eligible) {
+                                    final java.util.function.Predicate<Memory> eligible,
+                                    final List<VectorIndex.Hit> denseHits) {
         if (k < 1) {
             throw new IllegalArgumentException("k must be at least 1: " + k);
         }
@@ -155,10 +205,25 @@ public final class HybridScorer {
 
         final double[] cosines = new double[active.size()];
         final List<Integer> denseOrder = new ArrayList<>();
-        for (int i = 0; i < active.size(); i++) {
-            cosines[i] = cosine(queryVector, active.get(i));
-            if (cosines[i] >= minSimilarity) {
-                denseOrder.add(i);
+        if (denseHits == null) {
+            for (int i = 0; i < active.size(); i++) {
+                cosines[i] = cosine(queryVector, active.get(i));
+                if (cosines[i] >= minSimilarity) {
+                    denseOrder.add(i);
+                }
+            }
+        } else {
+            final Map<String, Integer> position = new HashMap<>();
+            for (int i = 0; i < active.size(); i++) {
+                position.put(active.get(i).getMemoryId(), i);
+                cosines[i] = Double.NEGATIVE_INFINITY;
+            }
+            for (final VectorIndex.Hit hit : denseHits) {
+                final Integer i = position.get(hit.memory().getMemoryId());
+                if (i != null && hit.similarity() >= minSimilarity && cosines[i] == Double.NEGATIVE_INFINITY) {
+                    cosines[i] = hit.similarity();
+                    denseOrder.add(i);
+                }
             }
         }
         denseOrder.sort(Comparator.<Integer>comparingDouble(i -> -cosines[i]).thenComparing(i -> i));

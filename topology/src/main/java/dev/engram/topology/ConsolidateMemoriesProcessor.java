@@ -102,6 +102,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
+    private MemoryChangeWriter writer;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters) {
@@ -117,6 +118,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.profiles = context.getStateStore(Stores.PROFILES);
         this.erasures = context.getStateStore(Stores.ERASURES);
         this.index = indexFactory.open(memories);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, index);
     }
 
     @Override
@@ -145,19 +147,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         }
         final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
-        UserProfile profile = profiles.get(user.wire());
-        for (final Consolidator.Change change : decision.changes()) {
-            final Memory after = change.after();
-            memories.put(user.storeKey(after.getMemoryId()), after);
-            index.upsert(after);
-            profile = ProfileProjection.apply(profile, change.before(), change.event());
-            context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp), ConsolidationTopology.UPDATED_SINK);
-            counters.count(change.event().getOperation());
-        }
-        if (!decision.changes().isEmpty()) {
-            profiles.put(user.wire(), profile);
-            context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
-        }
+        writer.apply(user, decision.changes(), timestamp);
+        decision.changes().forEach(change -> counters.count(change.event().getOperation()));
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),
                 ConsolidationTopology.CONTRADICTIONS_SINK);

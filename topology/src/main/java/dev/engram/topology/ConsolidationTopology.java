@@ -153,17 +153,20 @@ public final class ConsolidationTopology {
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
+        // Every processor's index retries an unavailable index and never lets its task move past a record.
+        final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
+            registry, Topics.CONSOLIDATOR_APP);
         return new Topology()
             .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
                 Topics.MEMORY_CANDIDATES)
             .addSource(COMMANDS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCommand.class).deserializer(),
                 Topics.MEMORY_COMMANDS)
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, indexFactory, counters),
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters),
                 SOURCE, COMMANDS_SOURCE)
             .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
                 Topics.MEMORY_ACCESS)
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
-                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), indexFactory, lifecycleCounters),
+                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters),
                 ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)

@@ -15,7 +15,6 @@ import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.core.UserKey;
-import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,7 +55,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
-    private VectorIndex index;
+    private MemoryChangeWriter writer;
 
     MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
                              final VectorIndexFactory indexFactory, final Counters counters) {
@@ -71,7 +70,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
-        this.index = indexFactory.open(memories);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories));
         context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
     }
 
@@ -136,29 +135,16 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         if (changes.isEmpty()) {
             return;
         }
-        UserProfile profile = profiles.get(user.wire());
-        long timestamp = 0;
+        final long timestamp = changes.get(changes.size() - 1).event().getEventTime().toEpochMilli();
+        writer.apply(user, changes, timestamp);
         for (final Consolidator.Change change : changes) {
             final Memory after = change.after();
-            timestamp = change.event().getEventTime().toEpochMilli();
-            if (after.getStatus() == MemoryStatus.DELETED) {
-                memories.delete(user.storeKey(after.getMemoryId()));
-                index.delete(user, after.getMemoryId());
-            } else {
-                memories.put(user.storeKey(after.getMemoryId()), after);
-                index.upsert(after);
-            }
-            profile = ProfileProjection.apply(profile, change.before(), change.event());
-            context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp),
-                ConsolidationTopology.UPDATED_SINK);
             if (change.event().getOperation() == UpdateOperation.ARCHIVED) {
                 context.forward(new Record<String, Object>(user.wire(), archived(after), timestamp),
                     ConsolidationTopology.ARCHIVED_SINK);
             }
             counters.count(change.event().getOperation(), after.getArchiveReason());
         }
-        profiles.put(user.wire(), profile);
-        context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
     }
 
     private static MemoryArchived archived(final Memory memory) {

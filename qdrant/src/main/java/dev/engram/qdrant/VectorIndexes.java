@@ -1,0 +1,72 @@
+package dev.engram.qdrant;
+
+import java.util.Optional;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.embedded.EmbeddedVectorIndexFactory;
+import dev.engram.port.VectorIndexFactory;
+import dev.engram.port.VectorIndexUnavailableException;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Chooses the vector index from {@code vector.index}: {@code embedded} (the default, no server) or
+ * {@code qdrant} ({@code qdrant.*} settings). At start the Qdrant collection is checked (and created
+ * when absent): a collection of another shape, a refused API key or any other non-transient error
+ * stops the app start with its message; an unreachable Qdrant only logs a warning, because every
+ * later call checks again and the apps recover by themselves when Qdrant comes up.
+ */
+public final class VectorIndexes {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VectorIndexes.class);
+
+    private VectorIndexes() {
+    }
+
+    /**
+     * @param config {@code vector.index}, {@code qdrant.*}, {@code embedding.dimensions} (the vector size
+     *     the consolidator accepts)
+     * @param registry where Qdrant metrics go
+     * @return the consolidator's factory; a {@link QdrantVectorIndexFactory} (close it) or the embedded one
+     */
+    public static VectorIndexFactory consolidatorFactory(final EngramConfig config, final MeterRegistry registry) {
+        if (!isQdrant(config)) {
+            return new EmbeddedVectorIndexFactory();
+        }
+        return new QdrantVectorIndexFactory(open(config, config.getInt(EngramConfig.EMBEDDING_DIMENSIONS), registry));
+    }
+
+    /**
+     * @param config {@code vector.index}, {@code qdrant.*}
+     * @param dimensions the query embedder's vector size
+     * @param registry where Qdrant metrics go
+     * @return the retriever's dense index when {@code vector.index=qdrant} (close it), else empty
+     */
+    public static Optional<QdrantVectorIndex> retrieverIndex(final EngramConfig config, final int dimensions,
+                                                             final MeterRegistry registry) {
+        return isQdrant(config) ? Optional.of(open(config, dimensions, registry)) : Optional.empty();
+    }
+
+    /**
+     * @param config the config
+     * @return whether {@code vector.index=qdrant}
+     */
+    public static boolean isQdrant(final EngramConfig config) {
+        return EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX));
+    }
+
+    private static QdrantVectorIndex open(final EngramConfig config, final int dimensions, final MeterRegistry registry) {
+        final QdrantVectorIndex index = QdrantVectorIndex.connect(QdrantSettings.from(config), dimensions, registry);
+        try {
+            index.ensureCollection();
+        } catch (VectorIndexUnavailableException e) {
+            LOG.warn("Qdrant is not reachable at start ({}); calls will check the collection again until it is",
+                e.getMessage());
+        } catch (RuntimeException e) {
+            index.close();
+            throw e;
+        }
+        return index;
+    }
+}

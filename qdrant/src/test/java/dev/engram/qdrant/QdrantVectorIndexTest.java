@@ -1,0 +1,228 @@
+package dev.engram.qdrant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndex;
+import dev.engram.port.VectorIndexUnavailableException;
+import dev.engram.qdrant.testing.QdrantDouble;
+import dev.engram.scoring.Vectors;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.qdrant.client.QdrantClient;
+import io.qdrant.client.grpc.Collections.CreateCollection;
+import io.qdrant.client.grpc.Collections.Distance;
+import io.qdrant.client.grpc.Collections.PayloadSchemaType;
+import io.qdrant.client.grpc.Common.Condition;
+import io.qdrant.client.grpc.Points.CreateFieldIndexCollection;
+import io.qdrant.client.grpc.Points.DeletePoints;
+import io.qdrant.client.grpc.Points.PointStruct;
+import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.UpsertPoints;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Qdrant-specific behaviour of {@link QdrantVectorIndex}, checked on the wire through {@link QdrantDouble}. */
+class QdrantVectorIndexTest {
+
+    static {
+        dev.engram.serde.AvroSerdes.trustGeneratedRecords();
+    }
+
+    private static final String COLLECTION = "engram-memories";
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final UserKey ANA = new UserKey("t1", "u-ana");
+    private static final Instant T = Instant.parse("2025-04-01T07:00:00Z");
+
+    private QdrantDouble qdrant;
+    private SimpleMeterRegistry registry;
+    private QdrantVectorIndex index;
+
+    @BeforeEach
+    void setUp() {
+        qdrant = QdrantDouble.start();
+        registry = new SimpleMeterRegistry();
+        index = new QdrantVectorIndex(qdrant.client(TIMEOUT), COLLECTION, TIMEOUT, 4, registry);
+    }
+
+    @AfterEach
+    void tearDown() {
+        index.close();
+        qdrant.close();
+    }
+
+    @Test
+    void shouldPutTheTenantAndUserFilterInsideTheQueryWhenSearching() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        qdrant.clearCalls();
+
+        index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 7, true));
+        index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 3, false));
+
+        final List<QueryPoints> queries = qdrant.requests(QueryPoints.class);
+        assertThat(queries).hasSize(2);
+        final QueryPoints active = queries.get(0);
+        assertThat(active.getQuery().getNearest().getDense().getDataList()).containsExactly(1f, 0f, 0f, 0f);
+        assertThat(active.getLimit()).isEqualTo(7);
+        assertThat(active.getFilter().getShouldCount() + active.getFilter().getMustNotCount()).isZero();
+        assertThat(active.getFilter().getMustList()).extracting(QdrantVectorIndexTest::keyword).containsExactlyInAnyOrder(
+            "tenant_id=t1", "user_id=u-ana", "status=ACTIVE");
+        assertThat(queries.get(1).getFilter().getMustList()).extracting(QdrantVectorIndexTest::keyword)
+            .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ana");
+        assertThat(queries.get(1).getLimit()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldCreateTheCollectionWithCosineAndPayloadIndexesWhenAbsent() {
+        index.ensureCollection();
+        index.ensureCollection(); // idempotent: no second create
+
+        final List<CreateCollection> creates = qdrant.requests(CreateCollection.class);
+        assertThat(creates).hasSize(1);
+        assertThat(creates.get(0).getVectorsConfig().getParams().getSize()).isEqualTo(4);
+        assertThat(creates.get(0).getVectorsConfig().getParams().getDistance()).isEqualTo(Distance.Cosine);
+        assertThat(qdrant.payloadSchema(COLLECTION)).containsEntry("tenant_id", PayloadSchemaType.Keyword)
+            .containsEntry("user_id", PayloadSchemaType.Keyword).containsEntry("status", PayloadSchemaType.Keyword)
+            .containsEntry("type", PayloadSchemaType.Keyword).containsEntry("updated_at", PayloadSchemaType.Datetime)
+            .containsEntry("expires_at", PayloadSchemaType.Datetime);
+        assertThat(qdrant.requests(CreateFieldIndexCollection.class)).hasSize(8)
+            .allSatisfy(r -> assertThat(r.getWait()).isTrue());
+    }
+
+    @Test
+    void shouldRefuseAnExistingCollectionWhenItsVectorSizeOrDistanceDiffers() {
+        qdrant.createCollection(COLLECTION, 512, Distance.Cosine);
+        assertThatThrownBy(index::ensureCollection).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("'" + COLLECTION + "'").hasMessageContaining("size 512")
+            .hasMessageContaining("needs size 4 with Cosine");
+
+        qdrant.createCollection("dot-collection", 4, Distance.Dot);
+        final QdrantVectorIndex dot = new QdrantVectorIndex(qdrant.client(TIMEOUT), "dot-collection", TIMEOUT, 4, registry);
+        assertThatThrownBy(dot::ensureCollection).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("Dot distance");
+        assertThatThrownBy(() -> dot.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0)))
+            .isInstanceOf(IllegalStateException.class);
+        dot.close();
+        assertThat(qdrant.requests(UpsertPoints.class)).isEmpty();
+    }
+
+    @Test
+    void shouldWaitForEveryWriteAndSetADeadlineOnEveryCall() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        index.upsert(memory("m-2", MemoryStatus.ACTIVE, 0, 1, 0, 0));
+        index.delete(ANA, id("m-1"));
+        index.deleteUser(ANA);
+        index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true));
+        assertThat(index.count(ANA)).isZero();
+
+        assertThat(qdrant.requests(UpsertPoints.class)).hasSize(2).allSatisfy(r -> assertThat(r.getWait()).isTrue());
+        assertThat(qdrant.requests(DeletePoints.class)).hasSize(2).allSatisfy(r -> assertThat(r.getWait()).isTrue());
+        assertThat(qdrant.pendingOperations()).isZero();
+        assertThat(qdrant.calls()).isNotEmpty().allSatisfy(c -> assertThat(c.hadDeadline())
+            .as("deadline on %s", c.method()).isTrue());
+    }
+
+    @Test
+    void shouldNotReadAWriteSentWithoutWaitWhenTheDoubleFollowsQdrant() throws Exception {
+        // The double's wait semantics, so that the test above means something.
+        index.ensureCollection();
+        final QdrantClient raw = qdrant.client(TIMEOUT);
+        raw.upsertAsync(UpsertPoints.newBuilder().setCollectionName(COLLECTION)
+            .addPoints(PointStruct.newBuilder().setId(QdrantPayload.pointId(id("m-1")))
+                .setVectors(io.qdrant.client.VectorsFactory.vectors(1f, 0f, 0f, 0f))
+                .putAllPayload(QdrantPayload.of(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0))))
+            .build(), TIMEOUT).get();
+        raw.close();
+
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true))).isEmpty();
+        assertThat(qdrant.pendingOperations()).isEqualTo(1);
+        qdrant.applyPending();
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true))).hasSize(1);
+    }
+
+    @Test
+    void shouldRoundTripWhatRetrievalNeedsThroughThePayload() {
+        final Memory m = Memory.newBuilder(memory("m-1", MemoryStatus.ARCHIVED, 1, 0, 0, 0))
+            .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(id("m-2")).setValidTo(T.plusSeconds(60))
+            .setDisplayName("Preferred language").setAccessCount(3).setExpiresAt(T.plusSeconds(3600)).build();
+        index.upsert(m);
+
+        final Memory back = index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, false)).get(0).memory();
+        final Memory expected = Memory.newBuilder(m).setSources(List.of()).setSupersedes(List.of())
+            .setEmbedding(List.of()).build();
+        assertThat(back).isEqualTo(expected);
+    }
+
+    @Test
+    void shouldRaiseUnavailableCountTheErrorAndRecoverWhenQdrantIsDownThenBack() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        qdrant.stop();
+
+        assertThatThrownBy(() -> index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true)))
+            .isInstanceOf(VectorIndexUnavailableException.class)
+            .satisfies(e -> assertThat(((VectorIndexUnavailableException) e).status()).isEqualTo("UNAVAILABLE"));
+        assertThat(registry.get("engram.qdrant.errors").tag("operation", "search").tag("status", "UNAVAILABLE")
+            .counter().count()).isEqualTo(1.0);
+
+        qdrant.startServer();
+        // the channel reconnects with gRPC's backoff (about 1 s first): poll with a deadline
+        final long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        List<VectorIndex.Hit> hits = null;
+        while (hits == null && System.nanoTime() < deadline) {
+            try {
+                hits = index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true));
+            } catch (VectorIndexUnavailableException stillDown) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L); // poll again shortly
+            }
+        }
+        assertThat(hits).hasSize(1);
+        assertThat(registry.get("engram.qdrant.requests").tag("operation", "search").tag("status", "OK")
+            .timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldSendTheApiKeyOverPlainTcpWhenConnectedFromSettings() {
+        final int port = qdrant.startTcp();
+        qdrant.requireApiKey("s3cret");
+        try (QdrantVectorIndex remote = QdrantVectorIndex.connect(
+            new QdrantSettings("localhost", port, false, "s3cret", COLLECTION, TIMEOUT), 4, registry);
+             QdrantVectorIndex noKey = QdrantVectorIndex.connect(
+                 new QdrantSettings("localhost", port, false, null, COLLECTION, TIMEOUT), 4, registry)) {
+            remote.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+            assertThat(remote.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true))).hasSize(1);
+            assertThat(qdrant.calls()).allSatisfy(c -> assertThat(c.apiKey()).isEqualTo("s3cret"));
+            assertThatThrownBy(noKey::ensureCollection).isInstanceOf(QdrantVectorIndex.QdrantCallException.class)
+                .hasMessageContaining("UNAUTHENTICATED");
+        }
+    }
+
+    private static String keyword(final Condition c) {
+        return c.getField().getKey() + "=" + c.getField().getMatch().getKeyword();
+    }
+
+    private static String id(final String name) {
+        return UUID.nameUUIDFromBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+    }
+
+    private static Memory memory(final String name, final MemoryStatus status, final float... vector) {
+        return Memory.newBuilder().setMemoryId(id(name)).setTenantId(ANA.tenantId()).setUserId(ANA.userId())
+            .setType(MemoryType.SEMANTIC).setCategory(FactCategory.TECHNICAL).setKey("preferred_language")
+            .setValue("Kotlin").setContent("Prefers Kotlin.").setImportance(0.7).setConfidence(0.9)
+            .setSource(MemorySource.EXPLICIT).setStatus(status).setCreatedAt(T).setUpdatedAt(T.plusSeconds(5))
+            .setLastAccessedAt(T.plusSeconds(7)).setLastConfirmedAt(T.plusSeconds(5)).setValidFrom(T)
+            .setReinforcementCount(2).setSources(List.of()).setEmbedding(Vectors.toList(vector))
+            .setEmbeddingModel("all-minilm-l6-v2-q").build();
+    }
+}
