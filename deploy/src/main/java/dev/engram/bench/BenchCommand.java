@@ -5,13 +5,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/engram bench <name> [--json FILE]}: the benchmarks. Each subcommand prints its figures and,
- * with {@code --json}, writes them as JSON. To add one, write a {@code Callable<Integer>} command and
- * list it here.
+ * {@code bin/engram bench <name> [--json FILE]}: the benchmarks of issue 7. Each subcommand prints a
+ * table and, with {@code --json}, writes the same figures as JSON ({@link BenchReport}). To add one,
+ * write a {@code Callable<Integer>} command with the {@link JsonOption} mixin and list it here.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Benchmarks: LLM extraction throughput.",
-    subcommands = {ExtractionBenchmark.class})
+    description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
+        + "LLM extraction throughput.",
+    subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
+        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -73,8 +74,8 @@ public final class ExtractionBenchmark implements Callable<Integer> {
     @Option(names = "--input", paramLabel = "FILE", description = "LoCoMo JSON or JSON Lines (default: the LoCoMo dev file).")
     Path input;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures as JSON to FILE.")
-    Path json;
+    @Mixin
+    JsonOption json = new JsonOption();
 
     private final PrintStream out;
 
@@ -202,9 +203,9 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         }
         out.printf("%-24s %s%n", "figure", "value");
         figures.forEach((k, v) -> out.printf("%-24s %s%n", k, v));
-        if (json != null) {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), figures);
-            out.println("wrote " + json);
+        if (json.file() != null) {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.file().toFile(), figures);
+            out.println("wrote " + json.file());
         }
         return 0;
     }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code bin/engram} command line (picocli): {@code demo}, {@code ingest}, and one command per
- * app ({@code extractor}, {@code consolidator}, {@code retriever}), and {@code bench}. Paths given by the user are
+ * app ({@code extractor}, {@code consolidator}, {@code retriever}), and {@code bench} (benchmarks). Paths given by the user are
  * resolved against the caller's working directory; {@code bin/engram} does not change it.
  */
 @Command(name = "engram", mixinStandardHelpOptions = true, version = "Engram 0.1.0-SNAPSHOT",

@@ -132,4 +132,23 @@ class HybridScorerTest {
         assertThat(first.get(0).semantic()).isLessThanOrEqualTo(1.0);
         assertThat(RRF_MAX).isPositive();
     }
+
+    @Test
+    void shouldStretchSemanticOverTheCandidatesSoRelevanceOutweighsPriorsWhenRanking() {
+        final Instant newest = T0.plusSeconds(90L * 86_400);
+        final List<Memory> memories = new ArrayList<>();
+        // relevant but three months old and of middling importance
+        memories.add(Memory.newBuilder(m("locker", "My gym locker code is 4417.", T0)).setImportance(0.5).build());
+        // barely related, fresh and important: only weak candidates by rank
+        for (int i = 0; i < 6; i++) {
+            memories.add(Memory.newBuilder(m("w" + i, "Went to the gym with a friend, session " + i, newest)).setImportance(0.8).build());
+        }
+        final List<ScoredMemory> hits = scorer.rank("what is my gym locker code", memories, 3);
+
+        assertThat(hits.get(0).memory().getMemoryId()).isEqualTo("locker");
+        assertThat(hits.get(0).semantic()).isCloseTo(1.0, within(1e-9));
+        final List<ScoredMemory> all = scorer.rank("what is my gym locker code", memories, 7);
+        assertThat(all).extracting(ScoredMemory::semantic).allSatisfy(v -> assertThat(v).isBetween(0.0, 1.0));
+        assertThat(all.stream().mapToDouble(ScoredMemory::semantic).min().orElseThrow()).isCloseTo(0.0, within(1e-9));
+    }
 }
