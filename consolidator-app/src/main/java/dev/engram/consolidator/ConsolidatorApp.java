@@ -3,10 +3,15 @@ package dev.engram.consolidator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.llm.ChatCompletionsClient;
+import dev.engram.llm.LlmContradictionJudge;
+import dev.engram.llm.LlmSettings;
+import dev.engram.port.ContradictionJudge;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.qdrant.QdrantVectorIndexFactory;
 import dev.engram.qdrant.VectorIndexes;
@@ -27,6 +32,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * {@code vector.index} ({@link VectorIndexes}): the store-backed exact index
  * ({@link EmbeddedVectorIndexFactory}, default) or Qdrant ({@link QdrantVectorIndexFactory}, every memory
  * change upserted with {@code wait=true} before it is forwarded).
+ * With {@code llm.base.url} set (and {@code llm.judge.enabled}), pairs in the judge band that share no
+ * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback.
  *
  * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -57,9 +64,14 @@ public final class ConsolidatorApp implements AutoCloseable {
      */
     public static ConsolidatorApp start(final EngramConfig config) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.CONSOLIDATOR_APP);
+        final Optional<LlmSettings> llm = LlmSettings.from(config).filter(s -> config.getBoolean(EngramConfig.LLM_JUDGE));
+        final ContradictionJudge judge = llm.<ContradictionJudge>map(s -> new LlmContradictionJudge(
+                new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP), new KeyValueContradictionJudge(),
+                registry, Topics.CONSOLIDATOR_APP))
+            .orElseGet(KeyValueContradictionJudge::new);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, new KeyValueContradictionJudge(), indexFactory, registry),
+            ConsolidationTopology.build(config, judge, indexFactory, registry),
             StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).start();

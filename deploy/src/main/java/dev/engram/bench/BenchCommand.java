@@ -10,9 +10,10 @@ import picocli.CommandLine.Spec;
  * write a {@code Callable<Integer>} command with the {@link JsonOption} mixin and list it here.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases.",
+    description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
+        + "LLM extraction throughput.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
-        QualityBenchmark.class, CasesBenchmark.class})
+        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

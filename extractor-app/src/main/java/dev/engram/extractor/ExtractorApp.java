@@ -3,10 +3,19 @@ package dev.engram.extractor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.llm.ChatCompletionsClient;
+import dev.engram.llm.LlmMemoryExtractor;
+import dev.engram.llm.LlmSettings;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
@@ -14,13 +23,20 @@ import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 
 /**
  * The extractor app ({@code application.id} {@value Topics#EXTRACTOR_APP}): runs
  * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
  * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
  * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
- * and the in-process all-MiniLM-L6-v2 model ({@link MiniLmEmbedder#shared()}).
+ * and the in-process all-MiniLM-L6-v2 model ({@link MiniLmEmbedder#shared()}). With {@code llm.base.url}
+ * set, the extractor is {@link LlmMemoryExtractor} over an OpenAI-compatible server, run on a pool of
+ * {@code llm.max.concurrency} threads with as many conversations pending per task (see
+ * {@link ExtractionTopology} for how order and exactly-once are kept).
  *
  * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -33,11 +49,23 @@ public final class ExtractorApp implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final StreamsRunner runner;
     private final AppHttpServer http;
+    private final ExecutorService pool;
 
-    private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http) {
+    private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
+                         final ExecutorService pool) {
         this.registry = registry;
         this.runner = runner;
         this.http = http;
+        this.pool = pool;
+    }
+
+    private static ThreadFactory daemon() {
+        final AtomicInteger count = new AtomicInteger();
+        return task -> {
+            final Thread thread = new Thread(task, "engram-llm-extract-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /**
@@ -48,13 +76,27 @@ public final class ExtractorApp implements AutoCloseable {
      */
     public static ExtractorApp start(final EngramConfig config) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
-        final StreamsRunner runner = new StreamsRunner(
-            ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry),
-            StreamsSettings.forApp(config, Topics.EXTRACTOR_APP), "extractor", registry);
+        final Optional<LlmSettings> llm = LlmSettings.from(config);
+        final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
+        final Topology topology = llm.isEmpty()
+            ? ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry)
+            : ExtractionTopology.build(config, new LlmMemoryExtractor(
+                    new ChatCompletionsClient(llm.get(), registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP),
+                MiniLmEmbedder.shared(), registry, pool, llm.get().maxConcurrency());
+        final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
+        if (llm.isPresent()) {
+            // While the LLM is down the stream thread waits inside process() for the oldest conversation
+            // (back-pressure), holding its transaction open: allow 5 minutes before the broker aborts it
+            // (Streams' exactly-once default is 10 s). Past that, the task restarts from its last commit and
+            // re-runs its pending conversations: slower, never lossy. kafka.* settings still win.
+            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 300_000);
+            props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
+        }
+        final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();
-        return new ExtractorApp(registry, runner, http);
+        return new ExtractorApp(registry, runner, http, pool);
     }
 
     /**
@@ -83,6 +125,9 @@ public final class ExtractorApp implements AutoCloseable {
     @Override
     public void close() {
         runner.close(Duration.ofSeconds(30));
+        if (pool != null) {
+            pool.shutdownNow();
+        }
         http.close();
         registry.close();
     }

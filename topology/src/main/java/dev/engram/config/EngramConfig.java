@@ -86,6 +86,19 @@ public final class EngramConfig extends AbstractConfig {
     public static final String VECTOR_INDEX_EMBEDDED = "embedded";
     /** {@link #VECTOR_INDEX} value: Qdrant through its gRPC client. */
     public static final String VECTOR_INDEX_QDRANT = "qdrant";
+    public static final String LLM_BASE_URL = "llm.base.url";
+    public static final String LLM_MODEL = "llm.model";
+    public static final String LLM_API_KEY = "llm.api.key";
+    public static final String LLM_TIMEOUT_MS = "llm.timeout.ms";
+    public static final String LLM_MAX_TOKENS = "llm.max.tokens";
+    public static final String LLM_TEMPERATURE = "llm.temperature";
+    public static final String LLM_MAX_CONCURRENCY = "llm.max.concurrency";
+    public static final String LLM_MAX_ATTEMPTS = "llm.max.attempts";
+    public static final String LLM_BACKOFF_MS = "llm.backoff.ms";
+    public static final String LLM_CONTEXT_TOKENS = "llm.context.tokens";
+    public static final String LLM_RESPONSE_FORMAT = "llm.response.format";
+    public static final String LLM_BREAKER_OPEN_MS = "llm.breaker.open.ms";
+    public static final String LLM_JUDGE = "llm.judge.enabled";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -196,7 +209,34 @@ public final class EngramConfig extends AbstractConfig {
             "How long the consolidator retries an unavailable Qdrant (backoff 100 ms doubling to 1.6 s) inside one "
                 + "record before it hands the record back (the stream thread rejoins and resumes from the last commit, "
                 + "again and again until Qdrant answers); kept below the 10 s transaction timeout of exactly-once. "
-                + "Also the Retry-After of the retriever's 503, rounded up to seconds.");
+                + "Also the Retry-After of the retriever's 503, rounded up to seconds.")
+        .define(LLM_BASE_URL, Type.STRING, "", Importance.HIGH,
+            "OpenAI-compatible Chat Completions base URL including the version (e.g. http://localhost:11434/v1 for Ollama, "
+                + "https://api.openai.com/v1); empty = the offline rule-based extractor and key/value judge.")
+        .define(LLM_MODEL, Type.STRING, "gpt-4o-mini", Importance.HIGH,
+            "Model name sent to the LLM server; recorded with the prompt version on every candidate.")
+        .define(LLM_API_KEY, Type.PASSWORD, "", Importance.HIGH,
+            "Bearer token for the LLM server; empty sends no Authorization header (Ollama, vLLM, llama.cpp).")
+        .define(LLM_TIMEOUT_MS, Type.INT, 30_000, Range.atLeast(1), Importance.MEDIUM,
+            "Timeout of one LLM call in ms (a timeout is retried like a 5xx).")
+        .define(LLM_MAX_TOKENS, Type.INT, 1024, Range.atLeast(16), Importance.MEDIUM,
+            "max_tokens of every LLM request.")
+        .define(LLM_TEMPERATURE, Type.DOUBLE, 0.0, Range.between(0.0, 2.0), Importance.LOW,
+            "temperature of every LLM request (0 = as deterministic as the server allows).")
+        .define(LLM_MAX_CONCURRENCY, Type.INT, 32, Range.atLeast(1), Importance.MEDIUM,
+            "LLM calls in flight per extractor instance; also the most conversations a task holds pending.")
+        .define(LLM_MAX_ATTEMPTS, Type.INT, 4, Range.atLeast(1), Importance.MEDIUM,
+            "Attempts per LLM call on 429, 5xx, timeouts and unparseable answers before the conversation goes to the dead-letter topic.")
+        .define(LLM_BACKOFF_MS, Type.INT, 500, Range.atLeast(0), Importance.LOW,
+            "First retry wait in ms, doubled per attempt; a Retry-After header from the server wins.")
+        .define(LLM_CONTEXT_TOKENS, Type.INT, 6000, Range.atLeast(200), Importance.MEDIUM,
+            "Token budget of the conversation part of one extraction request; longer conversations are chunked.")
+        .define(LLM_RESPONSE_FORMAT, Type.STRING, "json_schema", ConfigDef.ValidString.in("json_schema", "json_object"),
+            Importance.LOW, "Structured output mode; json_schema falls back to json_object by itself when the server rejects it.")
+        .define(LLM_BREAKER_OPEN_MS, Type.INT, 10_000, Range.atLeast(1), Importance.LOW,
+            "How long the LLM circuit breaker stays open (no calls, no new work pulled) before a probe call.")
+        .define(LLM_JUDGE, Type.BOOLEAN, true, Importance.LOW,
+            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

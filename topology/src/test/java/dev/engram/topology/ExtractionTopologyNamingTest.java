@@ -30,12 +30,12 @@ class ExtractionTopologyNamingTest {
             } else if (node instanceof TopologyDescription.Sink sink) {
                 nodes.put(node.name(), "sink " + sink.topic());
             } else if (node instanceof TopologyDescription.Processor processor) {
-                nodes.put(node.name(), "processor " + processor.stores());
+                nodes.put(node.name(), "processor " + new java.util.TreeSet<>(processor.stores()));
             }
         }
         assertThat(nodes).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
             Map.entry("read-conversations-completed", "source " + Set.of("conversations-completed")),
-            Map.entry("extract-memories", "processor [extractor-profiles-store]"),
+            Map.entry("extract-memories", "processor [extraction-pending-store, extractor-profiles-store]"),
             Map.entry("read-user-profiles", "source " + Set.of("user-profiles")),
             Map.entry("materialize-user-profiles", "processor [extractor-profiles-store]"),
             Map.entry("write-memory-candidates", "sink memory-candidates"),
