@@ -121,9 +121,9 @@ class OpsStackIT {
                 }
             }
         });
-        // engram.memories.created is exposed as engram_memories_total: the Prometheus client drops a
-        // counter's "_created" suffix (OpenMetrics reserves it for creation timestamps)
-        assertThat(scrapes.get(Topics.CONSOLIDATOR_APP)).contains("engram_memories_total{",
+        // memories created are counted as engram.memories.added: a counter named *.created would lose that
+        // suffix in Prometheus (OpenMetrics reserves "_created" for creation timestamps)
+        assertThat(scrapes.get(Topics.CONSOLIDATOR_APP)).contains("engram_memories_added_total{",
             "engram_memories_reinforced_total{", "engram_memories_superseded_total{", "engram_memories_archived_total{",
             "engram_dead_letters_total{");
         assertThat(scrapes.get(Topics.EXTRACTOR_APP)).contains("engram_extraction_candidates_total{",

@@ -352,7 +352,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         Counters(final MeterRegistry registry, final String application) {
             this.registry = registry;
             this.application = application;
-            this.created = counter("engram.memories.created", "Memories created ACTIVE from a candidate");
+            this.created = counter("engram.memories.added", "Memories created ACTIVE from a candidate");
             this.reinforced = counter("engram.memories.reinforced", "Memories reinforced by a restatement");
             this.superseded = counter("engram.memories.superseded", "Memories archived as superseded by a newer statement");
             this.contradictions = counter("engram.contradictions", "Contradictions detected (same key, judge or negation)");

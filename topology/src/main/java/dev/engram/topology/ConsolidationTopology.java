@@ -127,7 +127,7 @@ public final class ConsolidationTopology {
      * @param config thresholds ({@code memory.min.*}, {@code dedup.*}, {@code embedding.dimensions})
      * @param judge asked about pairs in the judge band
      * @param indexFactory opens each task's vector index
-     * @param registry where the counters {@code engram.memories.created|reinforced|superseded},
+     * @param registry where the counters {@code engram.memories.added|reinforced|superseded} (added = created: a counter named *.created loses that suffix in Prometheus),
      *     {@code engram.contradictions} and {@code engram.candidates.skipped|invalid} go (tag
      *     {@code application=engram-consolidator})
      * @return the topology

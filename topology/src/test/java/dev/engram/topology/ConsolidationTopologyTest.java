@@ -253,7 +253,7 @@ class ConsolidationTopologyTest {
                 fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon."),
                 fact(MIRA, "c-2", "2025-01-02T09:00:00Z", "city", "Lyon", "Still living in Lyon."),
                 fact(MIRA, "c-3", "2025-01-03T09:00:00Z", "city", "Nantes", "We moved to Nantes."));
-            assertThat(count(driver, "engram.memories.created")).isEqualTo(2.0);
+            assertThat(count(driver, "engram.memories.added")).isEqualTo(2.0);
             assertThat(count(driver, "engram.memories.reinforced")).isEqualTo(1.0);
             assertThat(count(driver, "engram.memories.superseded")).isEqualTo(1.0);
             assertThat(count(driver, "engram.contradictions")).isEqualTo(1.0);
