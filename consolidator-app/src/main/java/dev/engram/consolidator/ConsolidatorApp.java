@@ -2,6 +2,7 @@ package dev.engram.consolidator;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,6 +18,7 @@ import dev.engram.qdrant.QdrantVectorIndexFactory;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.StreamsSettings;
@@ -41,19 +43,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via
  * {@link StreamsSettings}.
  */
-public final class ConsolidatorApp implements AutoCloseable {
-
-    private final PrometheusMeterRegistry registry;
-    private final StreamsRunner runner;
-    private final AppHttpServer http;
-    private final VectorIndexFactory indexFactory;
+public final class ConsolidatorApp extends StreamsApp {
 
     private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
                             final VectorIndexFactory indexFactory) {
-        this.registry = registry;
-        this.runner = runner;
-        this.http = http;
-        this.indexFactory = indexFactory;
+        // the vector index client (Qdrant's gRPC channel) closes after Streams and HTTP
+        super(registry, runner, http, indexFactory instanceof AutoCloseable closeable ? List.of(closeable) : List.of());
     }
 
     /**
@@ -86,41 +81,13 @@ public final class ConsolidatorApp implements AutoCloseable {
      * @return the process exit code (0 after a clean shutdown, 1 after an error)
      */
     public static int run(final EngramConfig config) {
-        try (ConsolidatorApp app = start(config)) {
-            return app.runner.runUntilShutdown();
-        }
-    }
-
-    /** @return the Streams runner (state, health, interactive queries) */
-    public StreamsRunner runner() {
-        return runner;
-    }
-
-    /** @return the bound HTTP port */
-    public int httpPort() {
-        return http.port();
-    }
-
-    /** Closes Streams, then HTTP, then the vector index client, then the metrics registry; idempotent. */
-    @Override
-    public void close() {
-        runner.close(Duration.ofSeconds(30));
-        http.close();
-        if (indexFactory instanceof AutoCloseable closeable) {
-            try {
-                closeable.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("Cannot close the vector index", e);
-            }
-        }
-        registry.close();
+        return start(config).runUntilShutdownAndClose();
     }
 
     /**
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
-        final Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(run(EngramConfig.load(file, System.getenv(), Map.of())));
+        System.exit(run(configFromArgs(args)));
     }
 }

@@ -2,6 +2,7 @@ package dev.engram.extractor;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -18,6 +19,7 @@ import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
@@ -44,19 +46,11 @@ import org.apache.kafka.streams.Topology;
  * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via
  * {@link StreamsSettings}.
  */
-public final class ExtractorApp implements AutoCloseable {
-
-    private final PrometheusMeterRegistry registry;
-    private final StreamsRunner runner;
-    private final AppHttpServer http;
-    private final ExecutorService pool;
+public final class ExtractorApp extends StreamsApp {
 
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
                          final ExecutorService pool) {
-        this.registry = registry;
-        this.runner = runner;
-        this.http = http;
-        this.pool = pool;
+        super(registry, runner, http, pool == null ? List.of() : List.of(pool::shutdownNow));
     }
 
     private static ThreadFactory daemon() {
@@ -106,37 +100,13 @@ public final class ExtractorApp implements AutoCloseable {
      * @return the process exit code (0 after a clean shutdown, 1 after an error)
      */
     public static int run(final EngramConfig config) {
-        try (ExtractorApp app = start(config)) {
-            return app.runner.runUntilShutdown();
-        }
-    }
-
-    /** @return the Streams runner (state, health, interactive queries) */
-    public StreamsRunner runner() {
-        return runner;
-    }
-
-    /** @return the bound HTTP port */
-    public int httpPort() {
-        return http.port();
-    }
-
-    /** Closes Streams, then HTTP, then the metrics registry; idempotent. */
-    @Override
-    public void close() {
-        runner.close(Duration.ofSeconds(30));
-        if (pool != null) {
-            pool.shutdownNow();
-        }
-        http.close();
-        registry.close();
+        return start(config).runUntilShutdownAndClose();
     }
 
     /**
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
-        final Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(run(EngramConfig.load(file, System.getenv(), Map.of())));
+        System.exit(run(configFromArgs(args)));
     }
 }
