@@ -83,6 +83,9 @@ public final class CasesBenchmark implements Callable<Integer> {
     public Integer call() throws Exception {
         final Path dir = casesDir != null ? casesDir.toAbsolutePath().normalize()
             : ProjectPaths.existing(CASES_DIR).orElse(Path.of(CASES_DIR).toAbsolutePath().normalize());
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("no cases directory at " + dir + " (give --cases DIR)");
+        }
         final List<String> caseFiles = caseNumbers(dir);
         out.printf("bench cases — %d case files in %s%n", caseFiles.size(), dir);
         final List<Outcome> outcomes = run();

@@ -34,6 +34,45 @@ public final class EngramCli implements Runnable {
      * @param args the command line
      */
     public static void main(final String[] args) {
-        System.exit(new CommandLine(new EngramCli()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line with Engram's error handling: a failure is one line on stderr naming its cause
+     * (a bad setting, an unreadable file, an unreachable cluster) and exit code 1; the stack trace only
+     * with {@code ENGRAM_DEBUG=1}.
+     *
+     * @return the configured picocli command line
+     */
+    public static CommandLine commandLine() {
+        return new CommandLine(new EngramCli()).setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (System.getenv("ENGRAM_DEBUG") != null) {
+                e.printStackTrace(cmd.getErr());
+            }
+            cmd.getErr().println("engram " + cmd.getCommandName() + ": " + describe(e)
+                + (System.getenv("ENGRAM_DEBUG") == null ? " (set ENGRAM_DEBUG=1 for the stack trace)" : ""));
+            return 1;
+        });
+    }
+
+    /** @return the innermost useful message of an error chain, with the kind of error where it helps */
+    static String describe(final Throwable error) {
+        Throwable cause = error;
+        while (cause.getCause() != null && cause.getCause() != cause
+            && (cause.getMessage() == null || cause instanceof java.util.concurrent.ExecutionException
+                || cause instanceof java.io.UncheckedIOException)) {
+            cause = cause.getCause();
+        }
+        final String message = cause.getMessage() == null ? "" : cause.getMessage();
+        if (cause instanceof java.nio.file.NoSuchFileException) {
+            return "no such file: " + message;
+        }
+        if (cause instanceof java.nio.file.AccessDeniedException) {
+            return "cannot read: " + message;
+        }
+        if (cause instanceof org.apache.kafka.common.config.ConfigException) {
+            return "invalid setting: " + message;
+        }
+        return message.isEmpty() ? cause.getClass().getSimpleName() : message;
     }
 }

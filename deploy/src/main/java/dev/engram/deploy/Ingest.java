@@ -54,6 +54,9 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
+        // An unreachable cluster fails the ingest within a minute instead of blocking forever.
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
         props.putAll(overrides);
         this.producer = new KafkaProducer<>(props, new StringSerializer(),
             AvroSerdes.serde(ConversationCompleted.class).serializer());

@@ -48,7 +48,7 @@ public final class RetrievalExamples {
      */
     public String url(final ExampleQuery example, final int k) {
         return baseUrl + "/v1/tenants/" + encode(example.tenantId()) + "/users/" + encode(example.userId())
-            + "/memories?query=" + encode(example.query()) + "&k=" + k;
+            + "/memories?recordAccess=false&query=" + encode(example.query()) + "&k=" + k;
     }
 
     /**

@@ -213,8 +213,8 @@ public final class RetrieverApi {
         final MemoryStatus status = enumParam(ctx, "status", MemoryStatus.class);
         final Instant asOf = instantParam(ctx, "asOf");
         final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
-        if (query != null && query.isBlank()) {
-            throw ApiProblem.badRequest("query must not be blank; omit it to list all memories");
+        if (query != null && !hasWords(query)) {
+            throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
         }
         if (forwarded(ctx, user)) {
             return;
@@ -225,7 +225,7 @@ public final class RetrieverApi {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? rank(user, query, memories, k) : scorer.rankAsOf(query, memories, k, asOf);
+                : asOf == null ? rank(user, query, memories, k) : scorer.rankAsOf(OwnNames.strip(query, user, profile), memories, k, asOf);
             ctx.attribute(DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -490,8 +490,8 @@ public final class RetrieverApi {
     private void context(final Context ctx) throws Exception {
         final UserKey user = user(ctx);
         final String message = ctx.queryParam("message");
-        if (message == null || message.isBlank()) {
-            throw ApiProblem.badRequest("message is required and must not be blank");
+        if (message == null || !hasWords(message)) {
+            throw ApiProblem.badRequest("message is required and must contain a letter or digit");
         }
         final int budget = intParam(ctx, "budgetTokens", defaultBudget, 1, MAX_BUDGET_TOKENS);
         if (forwarded(ctx, user)) {
@@ -505,14 +505,25 @@ public final class RetrieverApi {
             block.included(), block.text()));
     }
 
-    /** Ranks through the scorer; a vector index that cannot answer now is a 503 with Retry-After. */
+    /**
+     * Ranks through the scorer, without the user's own name in the query ({@link OwnNames}); a vector
+     * index that cannot answer now is a 503 with Retry-After.
+     */
     private List<ScoredMemory> rank(final UserKey user, final String query, final List<Memory> memories, final int k) {
         try {
-            return scorer.rank(user, query, memories, k);
+            return scorer.rank(user, OwnNames.strip(query, user, service.profile(user).orElse(null)), memories, k);
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
         }
+    }
+
+    /**
+     * @return true when the text has a letter or digit: blank, invisible (zero-width space, NBSP) or
+     *     undecodable (U+FFFD) text has nothing to search or embed
+     */
+    private static boolean hasWords(final String text) {
+        return text.codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD);
     }
 
     /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */

@@ -265,6 +265,10 @@ class RetrieverApiIT {
 
     @Test
     void shouldAnswer400WhenKIsBad() throws Exception {
+        // a query with nothing to search: zero-width space, no-break space, an undecodable byte
+        assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=%E2%80%8B"), 400);
+        assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=%C2%A0"), 400);
+        assertProblem(get("/v1/tenants/t1/users/u-ana/context?message=%FF%FE"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=abc"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=0"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=-3"), 400);

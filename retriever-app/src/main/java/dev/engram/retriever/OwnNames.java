@@ -1,0 +1,62 @@
+package dev.engram.retriever;
+
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import dev.engram.avro.ProfileFact;
+import dev.engram.avro.UserProfile;
+import dev.engram.core.UserKey;
+
+/**
+ * Removes the user's own name from a retrieval query. Among one user's memories their own name
+ * does not tell one memory from another, yet it matches exactly the turns where someone else
+ * addressed them ("Glad you agree, Caroline") and lexical scoring ranks those first for every
+ * question about them ("What did Caroline research?"). The names are the {@code name} fact of the
+ * profile and the last segment of the user id after {@code :} or {@code /} when it is a word
+ * (LoCoMo's {@code conv-26:Caroline}).
+ */
+final class OwnNames {
+
+    private static final Pattern WORD = Pattern.compile("\\p{L}{2,}");
+
+    private OwnNames() {
+    }
+
+    /**
+     * @param query the query as asked
+     * @param user the user it is asked for
+     * @param profile the user's profile, or null
+     * @return the query without the user's names (and their possessive {@code 's}); the query
+     *     unchanged when nothing else would remain
+     */
+    static String strip(final String query, final UserKey user, final UserProfile profile) {
+        String out = query;
+        for (final String name : names(user, profile)) {
+            out = Pattern.compile("(?iu)\\b" + Pattern.quote(name) + "(?:['’]s)?\\b").matcher(out).replaceAll(" ");
+        }
+        out = out.replaceAll("\\s+", " ").strip();
+        return out.codePoints().anyMatch(Character::isLetterOrDigit) ? out : query;
+    }
+
+    private static Set<String> names(final UserKey user, final UserProfile profile) {
+        final Set<String> names = new LinkedHashSet<>();
+        final String id = user.userId();
+        final String last = id.substring(Math.max(id.lastIndexOf(':'), id.lastIndexOf('/')) + 1);
+        if (WORD.matcher(last).matches()) {
+            names.add(last.toLowerCase(Locale.ROOT));
+        }
+        if (profile != null) {
+            final ProfileFact name = profile.getFacts().get("name");
+            if (name != null && name.getValue() != null) {
+                for (final String part : name.getValue().split("\\s+")) {
+                    if (WORD.matcher(part).matches()) {
+                        names.add(part.toLowerCase(Locale.ROOT));
+                    }
+                }
+            }
+        }
+        return names;
+    }
+}
