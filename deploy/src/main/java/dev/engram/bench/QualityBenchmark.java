@@ -17,6 +17,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
+import dev.engram.core.UserKey;
+import dev.engram.retriever.OwnNames;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
@@ -207,7 +209,10 @@ public final class QualityBenchmark implements Callable<Integer> {
                                              final int k) {
         final List<ScoredMemory> hits = new ArrayList<>();
         for (final String speaker : q.speakers()) {
-            hits.addAll(scorer.rank(q.question(), qv, memories.getOrDefault(sample.userId(speaker), List.of()), k));
+            // as the API does: the asked user's own name is not a search term (OwnNames)
+            final List<Memory> own = memories.getOrDefault(sample.userId(speaker), List.of());
+            final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
+            hits.addAll(text.equals(q.question()) ? scorer.rank(q.question(), qv, own, k) : scorer.rank(text, own, k));
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
         return List.copyOf(hits.subList(0, Math.min(k, hits.size())));

@@ -22,7 +22,7 @@ class QualityBenchmarkTest {
     private static final Instant T0 = Instant.parse("2023-05-08T13:56:00Z");
 
     static Path mini() throws URISyntaxException {
-        return Path.of(QualityBenchmarkTest.class.getResource("/bench/locomo-mini.json").toURI());
+        return Path.of(QualityBenchmarkTest.class.getResource("/bench/qa-format-mini.json").toURI());
     }
 
     private static Memory turn(final String user, final String id, final String content, final int session, final int index) {
@@ -38,9 +38,9 @@ class QualityBenchmarkTest {
         // category 5 dropped; "D" alone leaves no evidence, so the category-3 question is not scored
         assertThat(sample.questions()).extracting(LoCoMoQa.Question::category).containsExactly(4, 2, 1);
         assertThat(sample.questions().get(1).evidence()).containsExactlyInAnyOrder("D1:2"); // "D2:05" is past the end
-        assertThat(sample.questions().get(0).speakers()).containsExactly("Caroline");
-        assertThat(sample.questions().get(1).speakers()).containsExactly("Melanie");
-        assertThat(sample.questions().get(2).speakers()).containsExactly("Caroline", "Melanie");
+        assertThat(sample.questions().get(0).speakers()).containsExactly("Ines");
+        assertThat(sample.questions().get(1).speakers()).containsExactly("Tomas");
+        assertThat(sample.questions().get(2).speakers()).containsExactly("Ines", "Tomas");
         assertThat(sample.diaId(1, 2)).isEqualTo("D1:3");
         assertThat(sample.turns().get(2).text()).endsWith(" [image: a photo of a pamphlet]");
         assertThat(LoCoMoQa.normalizeEvidence("D8:6; D9:17")).containsExactly("D8:6", "D9:17");
@@ -53,13 +53,13 @@ class QualityBenchmarkTest {
     void shouldWriteEngramAndTheThreeBaselinesInTheAgreedShapeWhenEvaluated() throws Exception {
         final List<LoCoMoQa.Sample> samples = LoCoMoQa.read(mini());
         final Map<String, List<Memory>> memories = Map.of(
-            "conv-x:Caroline", List.of(
-                turn("conv-x:Caroline", "c1", "Went to an LGBTQ support group yesterday; it was so powerful.", 1, 0),
-                turn("conv-x:Caroline", "c3", "Researching adoption agencies to build a family.", 1, 2),
-                turn("conv-x:Caroline", "c5", "Gave a school talk about my transgender journey on Friday.", 2, 1)),
-            "conv-x:Melanie", List.of(
-                turn("conv-x:Melanie", "m2", "Painted a lake sunrise last week.", 1, 1),
-                turn("conv-x:Melanie", "m4", "Went camping with the kids at the beach last weekend.", 2, 0)));
+            "conv-x:Ines", List.of(
+                turn("conv-x:Ines", "c1", "Joined a rowing club on the river yesterday and loved it.", 1, 0),
+                turn("conv-x:Ines", "c3", "Comparing night schools to study architecture.", 1, 2),
+                turn("conv-x:Ines", "c5", "Gave a talk about bridges at the library on Friday.", 2, 1)),
+            "conv-x:Tomas", List.of(
+                turn("conv-x:Tomas", "m2", "Built a birdhouse for the garden last week.", 1, 1),
+                turn("conv-x:Tomas", "m4", "Went fishing with my brother at the lake last weekend.", 2, 0)));
 
         final Map<String, Object> figures = QualityBenchmark.evaluate(samples, memories, MiniLmEmbedder.shared(),
             EngramConfig.defaults());
@@ -80,7 +80,7 @@ class QualityBenchmarkTest {
             assertThat(system.path("byCategory").path("4").path("recall@10").isNumber()).isTrue();
             assertThat(system.path("byCategory").path("4").path("recallAtTokens").path("256").isNumber()).isTrue();
         }
-        // the adoption question: Engram's top memory of Caroline cites D1:3
+        // the night-school question: Engram's top memory of Ines cites D1:3
         assertThat(json.path("engram").path("byCategory").path("4").path("recall@1").asDouble()).isEqualTo(1.0);
         assertThat(json.path("baselineRrf").path("recall@25").asDouble()).isEqualTo(1.0);
     }

@@ -17,7 +17,7 @@ import dev.engram.core.UserKey;
  * profile and the last segment of the user id after {@code :} or {@code /} when it is a word
  * (LoCoMo's {@code conv-26:Caroline}).
  */
-final class OwnNames {
+public final class OwnNames {
 
     private static final Pattern WORD = Pattern.compile("\\p{L}{2,}");
 
@@ -31,7 +31,7 @@ final class OwnNames {
      * @return the query without the user's names (and their possessive {@code 's}); the query
      *     unchanged when nothing else would remain
      */
-    static String strip(final String query, final UserKey user, final UserProfile profile) {
+    public static String strip(final String query, final UserKey user, final UserProfile profile) {
         String out = query;
         for (final String name : names(user, profile)) {
             out = Pattern.compile("(?iu)\\b" + Pattern.quote(name) + "(?:['’]s)?\\b").matcher(out).replaceAll(" ");
