@@ -6,11 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Stream;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.deploy.DemoApps;
@@ -80,7 +78,7 @@ public final class EmbeddedStack implements AutoCloseable {
      */
     public static EmbeddedStack start(final Path runDir) {
         try {
-            deleteRecursively(runDir);
+            ProjectPaths.deleteRecursively(runDir);
             Files.createDirectories(runDir);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot prepare " + runDir, e);
@@ -152,18 +150,4 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("Cannot delete " + p, e);
-                }
-            });
-        }
-    }
 }

@@ -2,12 +2,10 @@ package dev.engram.deploy;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.Locale;
 import java.util.Map;
@@ -16,7 +14,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
@@ -283,7 +280,7 @@ public final class DemoCommand implements Callable<Integer> {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
-        deleteRecursively(dir);
+        ProjectPaths.deleteRecursively(dir);
         Files.createDirectories(dir);
         return dir;
     }
@@ -304,20 +301,6 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("Cannot delete " + p, e);
-                }
-            });
-        }
-    }
 
     private static <T extends AutoCloseable> T push(final Deque<AutoCloseable> resources, final T resource) {
         synchronized (resources) {

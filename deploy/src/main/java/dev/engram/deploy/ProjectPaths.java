@@ -60,4 +60,26 @@ public final class ProjectPaths {
             throw new UncheckedIOException("Cannot read " + pom, e);
         }
     }
+
+    /**
+     * Deletes a directory tree (run directories, local state); nothing if it does not exist.
+     *
+     * @param dir the tree's root
+     * @throws IOException if it cannot be walked
+     * @throws java.io.UncheckedIOException if an entry cannot be deleted
+     */
+    public static void deleteRecursively(final Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(entry -> {
+                try {
+                    Files.delete(entry);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException("Cannot delete " + entry, e);
+                }
+            });
+        }
+    }
 }

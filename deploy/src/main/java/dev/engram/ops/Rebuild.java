@@ -302,7 +302,7 @@ public final class Rebuild {
     private void deleteLocalState(final App a) {
         final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId);
         try {
-            dev.engram.ops.Files2.deleteRecursively(dir);
+            dev.engram.deploy.ProjectPaths.deleteRecursively(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot delete the local state " + dir, e);
         }

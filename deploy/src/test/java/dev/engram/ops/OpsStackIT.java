@@ -101,7 +101,7 @@ class OpsStackIT {
         consolidator.close();
         extractor.close();
         broker.close();
-        Files2.deleteRecursively(dir);
+        dev.engram.deploy.ProjectPaths.deleteRecursively(dir);
     }
 
     @Test
