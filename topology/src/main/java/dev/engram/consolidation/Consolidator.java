@@ -19,6 +19,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
 import dev.engram.scoring.Vectors;
 
@@ -47,6 +48,9 @@ import dev.engram.scoring.Vectors;
  *       (SAME → reinforce, CONTRADICTS → supersede, COMPATIBLE → create); else create. A fact is
  *       never folded into an unkeyed (episodic) memory: that path creates the fact instead.</li>
  * </ol>
+ * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–5: it is created as it
+ * is, and it is never the hit another candidate reinforces or is judged against (two sessions'
+ * summaries read alike and embed above the reinforce threshold, yet are different episodes).
  *
  * <p><b>Supersede</b> decides by event time, not processing order: the statement with the later
  * {@code validFrom} stays ACTIVE (ties: the greater memory id wins). When the candidate wins, the old
@@ -235,6 +239,9 @@ public final class Consolidator {
         if (alreadySeen(candidate, userMemories)) {
             return Decision.nothing(Outcome.DUPLICATE);
         }
+        if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
+            return create(candidate);
+        }
         final float[] vector = Vectors.toArray(candidate.getEmbedding());
         if (candidate.getKey() != null && candidate.getNegated()) {
             return retract(candidate, userMemories, vector);
@@ -251,6 +258,9 @@ public final class Consolidator {
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
         for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true))) {
             final Memory existing = hit.memory();
+            if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())) {
+                continue; // a conversation summary is never a dedup target
+            }
             if (candidate.getKey() != null && existing.getKey() != null && !candidate.getKey().equals(existing.getKey())) {
                 continue; // another fact slot: never merged, never superseded
             }

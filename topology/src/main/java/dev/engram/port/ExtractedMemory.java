@@ -53,6 +53,22 @@ public record ExtractedMemory(
         }
     }
 
+    /**
+     * Display name of a conversation's episodic summary. A summary stands for its own conversation
+     * only: the consolidator never reinforces, judges or merges one with another memory (the summaries
+     * of two sessions between the same people read alike, yet are different episodes).
+     */
+    public static final String SUMMARY_DISPLAY_NAME = "Conversation summary";
+
+    /**
+     * @param type the memory's type
+     * @param displayName its display name, or null
+     * @return true for a conversation summary (EPISODIC, {@link #SUMMARY_DISPLAY_NAME})
+     */
+    public static boolean isSummary(final MemoryType type, final String displayName) {
+        return type == MemoryType.EPISODIC && SUMMARY_DISPLAY_NAME.equals(displayName);
+    }
+
     /** @return true when this is a keyed fact (semantic or procedural with key and value) */
     public boolean isFact() {
         return key != null;
