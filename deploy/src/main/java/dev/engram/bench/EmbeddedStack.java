@@ -37,10 +37,11 @@ public final class EmbeddedStack implements AutoCloseable {
     private final DemoApps apps;
     private final PipelineMonitor monitor;
 
-    private EmbeddedStack(final Path runDir) {
+    private EmbeddedStack(final Path runDir, final Map<String, Object> settings) {
         try {
             broker = push(EmbeddedBroker.start(runDir));
-            config = EngramConfig.load(null, Map.of(), Map.of(
+            final Map<String, Object> base = new java.util.HashMap<>(settings);
+            base.putAll(Map.of(
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
@@ -48,6 +49,7 @@ public final class EmbeddedStack implements AutoCloseable {
                 EngramConfig.RETRIEVER_HTTP_PORT, 0,
                 // a local benchmark on localhost, as the demo: no API keys
                 EngramConfig.AUTH_ENABLED, false));
+            config = EngramConfig.load(null, Map.of(), base);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }
@@ -67,9 +69,20 @@ public final class EmbeddedStack implements AutoCloseable {
      * @return the running stack
      */
     public static EmbeddedStack start(final String name) {
+        return start(name, Map.of());
+    }
+
+    /**
+     * As {@link #start(String)}, with more settings for the apps (e.g. {@code llm.base.url}).
+     *
+     * @param name the benchmark's name
+     * @param settings config keys and values; the broker, state dir, ports and auth are the stack's
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final String name, final Map<String, Object> settings) {
         final Path dir = ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("bench-" + name))
             .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-bench-" + name));
-        return start(dir);
+        return start(dir, settings);
     }
 
     /**
@@ -77,13 +90,17 @@ public final class EmbeddedStack implements AutoCloseable {
      * @return the running stack
      */
     public static EmbeddedStack start(final Path runDir) {
+        return start(runDir, Map.of());
+    }
+
+    private static EmbeddedStack start(final Path runDir, final Map<String, Object> settings) {
         try {
             ProjectPaths.deleteRecursively(runDir);
             Files.createDirectories(runDir);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot prepare " + runDir, e);
         }
-        return new EmbeddedStack(runDir);
+        return new EmbeddedStack(runDir, settings);
     }
 
     /** @return the broker's bootstrap servers */

@@ -79,6 +79,24 @@ public final class QualityBenchmark implements Callable<Integer> {
             + "to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
+    @Option(names = "--llm", paramLabel = "replay",
+        description = "Extract with the LLM path: 'replay' answers the real LLM extractor and judge over HTTP with "
+            + "LoCoMo's recorded LLM facts and session summaries (LoCoMoReplay).")
+    String llm;
+
+    @Option(names = "--llm-episodes", paramLabel = "true|false", arity = "1",
+        description = "With --llm: also store the offline episodes (llm.extraction.episodes; default: its default).")
+    Boolean llmEpisodes;
+
+    @Option(names = "--prompt-price", paramLabel = "USD", defaultValue = "0.15",
+        description = "With --llm: USD per million prompt tokens for costPer1kConversations (default: ${DEFAULT-VALUE}, "
+            + "gpt-4o-mini's list price).")
+    double promptPrice;
+
+    @Option(names = "--completion-price", paramLabel = "USD", defaultValue = "0.60",
+        description = "With --llm: USD per million completion tokens (default: ${DEFAULT-VALUE}).")
+    double completionPrice;
+
     @Mixin
     JsonOption json = new JsonOption();
 
@@ -102,7 +120,17 @@ public final class QualityBenchmark implements Callable<Integer> {
             samples.stream().mapToInt(s -> s.questions().size()).sum());
         final Map<String, List<Memory>> memories;
         final long start = System.nanoTime();
-        if (memoriesFile != null && Files.exists(memoriesFile)) {
+        Map<String, Object> llmFigures = null;
+        if (llm != null) {
+            if (!"replay".equals(llm)) {
+                throw new IllegalArgumentException("--llm: only 'replay' is supported, not '" + llm + "'");
+            }
+            final LlmReplaySource.Result replay = new LlmReplaySource(promptPrice, completionPrice,
+                llmEpisodes != null ? llmEpisodes : EngramConfig.defaults().getBoolean(EngramConfig.LLM_EPISODES), out)
+                .run(file);
+            memories = replay.memories();
+            llmFigures = replay.figures();
+        } else if (memoriesFile != null && Files.exists(memoriesFile)) {
             memories = MemorySnapshot.load(memoriesFile);
             out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
         } else try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
@@ -124,6 +152,9 @@ public final class QualityBenchmark implements Callable<Integer> {
             EngramConfig.defaults().with(overrides));
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
+        }
+        if (llmFigures != null) {
+            figures.put("llm", llmFigures);
         }
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);
@@ -333,7 +364,11 @@ public final class QualityBenchmark implements Callable<Integer> {
         RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
         header.add("reachable");
         rows.add(header);
-        figures.forEach((system, value) -> rows.add(row(system, value)));
+        figures.forEach((system, value) -> {
+            if (!"llm".equals(system)) {
+                rows.add(row(system, value));
+            }
+        });
         out.println();
         out.println("LoCoMo evidence recall, categories 1-4 (R@k: top k results; R@Ntok: within N tokens):");
         BenchReport.table(out, rows);
@@ -341,6 +376,9 @@ public final class QualityBenchmark implements Callable<Integer> {
             final List<List<String>> byCat = new ArrayList<>();
             byCat.add(header);
             figures.forEach((system, value) -> {
+                if ("llm".equals(system)) {
+                    return;
+                }
                 final Object c = ((Map<?, ?>) ((Map<?, ?>) value).get("byCategory")).get(category);
                 if (c != null) {
                     byCat.add(row(system, c));
@@ -349,6 +387,11 @@ public final class QualityBenchmark implements Callable<Integer> {
             out.println();
             out.println("Category " + category + ":");
             BenchReport.table(out, byCat);
+        }
+        if (figures.get("llm") instanceof Map<?, ?> llmBlock) {
+            out.println();
+            out.println("LLM path (" + llmBlock.get("stores") + "):");
+            llmBlock.forEach((k, v) -> out.printf("  %-34s %s%n", k, v));
         }
     }
 

@@ -17,6 +17,8 @@ import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
+import dev.engram.llm.LlmWithOfflineEpisodes;
+import dev.engram.port.MemoryExtractor;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
@@ -74,8 +76,7 @@ public final class ExtractorApp extends StreamsApp {
         final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
         final Topology topology = llm.isEmpty()
             ? ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry)
-            : ExtractionTopology.build(config, new LlmMemoryExtractor(
-                    new ChatCompletionsClient(llm.get(), registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP),
+            : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
                 MiniLmEmbedder.shared(), registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
         if (llm.isPresent()) {
@@ -91,6 +92,15 @@ public final class ExtractorApp extends StreamsApp {
             runner, app -> { }).start();
         runner.start();
         return new ExtractorApp(registry, runner, http, pool);
+    }
+
+    /** The LLM extractor, with the offline episodes beside it when {@code llm.extraction.episodes} says so. */
+    private static MemoryExtractor llmExtractor(final EngramConfig config, final LlmSettings settings,
+                                                final PrometheusMeterRegistry registry) {
+        final LlmMemoryExtractor extractor = new LlmMemoryExtractor(
+            new ChatCompletionsClient(settings, registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP);
+        return config.getBoolean(EngramConfig.LLM_EPISODES)
+            ? new LlmWithOfflineEpisodes(extractor, new RuleBasedExtractor()) : extractor;
     }
 
     /**

@@ -99,6 +99,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_RESPONSE_FORMAT = "llm.response.format";
     public static final String LLM_BREAKER_OPEN_MS = "llm.breaker.open.ms";
     public static final String LLM_JUDGE = "llm.judge.enabled";
+    public static final String LLM_EPISODES = "llm.extraction.episodes";
+    public static final String LLM_MERGE = "llm.merge.enabled";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -236,7 +238,13 @@ public final class EngramConfig extends AbstractConfig {
         .define(LLM_BREAKER_OPEN_MS, Type.INT, 10_000, Range.atLeast(1), Importance.LOW,
             "How long the LLM circuit breaker stays open (no calls, no new work pulled) before a probe call.")
         .define(LLM_JUDGE, Type.BOOLEAN, true, Importance.LOW,
-            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).");
+            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).")
+        .define(LLM_EPISODES, Type.BOOLEAN, false, Importance.MEDIUM,
+            "With llm.base.url set: store the rule-based extractor's episodes (the user's turns as said) beside the LLM's "
+                + "facts and summaries; false = the LLM's memories only.")
+        .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
+            "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
+                + "members' contents are joined); off by default because the pass runs inside one transaction.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {
