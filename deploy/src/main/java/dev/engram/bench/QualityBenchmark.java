@@ -75,8 +75,8 @@ public final class QualityBenchmark implements Callable<Integer> {
     Map<String, String> overrides = new LinkedHashMap<>();
 
     @Option(names = "--memories", paramLabel = "FILE",
-        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet), "
-            + "to compare ranking settings without re-ingesting.")
+        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet, "
+            + "or always after an --llm run), to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
     @Option(names = "--llm", paramLabel = "replay",
@@ -130,6 +130,9 @@ public final class QualityBenchmark implements Callable<Integer> {
                 .run(file);
             memories = replay.memories();
             llmFigures = replay.figures();
+            if (memoriesFile != null) {
+                MemorySnapshot.save(memories, memoriesFile);
+            }
         } else if (memoriesFile != null && Files.exists(memoriesFile)) {
             memories = MemorySnapshot.load(memoriesFile);
             out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);

@@ -27,7 +27,7 @@ class SummaryConsolidationTest {
     private static final String FIRST = "Mira and Tom caught up at 1:00 pm on 1 May, 2023. Mira talked about her new "
         + "beagle puppy and Tom about his violin lessons. They agreed to meet again soon.";
     private static final String SECOND = "Mira and Tom caught up at 6:30 pm on 20 June, 2023. Mira talked about her "
-        + "new job in Lisbon and Tom about his violin teacher. They agreed to meet again soon.";
+        + "beagle puppy and Tom about his violin lessons. They agreed to meet again soon.";
 
     private static MemoryCandidate summary(final String conversation, final Instant at, final String text) {
         return MemoryCandidate.newBuilder(episodic(MIRA, conversation, at.toString(), text))
