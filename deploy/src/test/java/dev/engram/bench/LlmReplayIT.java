@@ -26,7 +26,7 @@ class LlmReplayIT {
     @Test
     void shouldReinforceParaphrasesAndSupersedeAMoveWhenReplayedThroughTheLlmPath() throws Exception {
         final ByteArrayOutputStream log = new ByteArrayOutputStream();
-        final LlmReplaySource.Result result = new LlmReplaySource(0.15, 0.60, false,
+        final LlmReplaySource.Result result = new LlmReplaySource(0.15, 0.60, false, // the LLM's memories only, so every memory is a replayed one
             new PrintStream(log, true, StandardCharsets.UTF_8)).run(LoCoMoReplayTest.fixture(), "llm-replay-it");
         final List<Memory> mira = result.memories().get("mini-1:Mira");
         final Map<String, Object> f = result.figures();

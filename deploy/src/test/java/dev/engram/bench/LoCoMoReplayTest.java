@@ -1,11 +1,11 @@
 package dev.engram.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.engram.avro.ConversationCompleted;
@@ -92,8 +92,8 @@ class LoCoMoReplayTest {
 
     @Test
     void shouldGiveEachFactOnceInTheChunkOfItsSourceTurnWhenTheConversationIsChunked() {
-        // 200 tokens of context: the five turns of session 1 do not fit in one request
-        final List<ExtractedMemory> memories = extractor(200).extract(conversation("session_1", "Mira"), null);
+        // 40 tokens of context: two turns of session 1 per request at most
+        final List<ExtractedMemory> memories = extractor(40).extract(conversation("session_1", "Mira"), null);
 
         assertThat(replay.stats().get("extraction").calls()).isGreaterThan(1);
         assertThat(memories).extracting(ExtractedMemory::content).filteredOn(c -> !c.startsWith("Mira told"))
@@ -137,17 +137,15 @@ class LoCoMoReplayTest {
     }
 
     @Test
-    void shouldAnswer400WhenARequestMatchesNoRecording() {
-        final List<ExtractedMemory> none = new ArrayList<>();
-        try {
-            none.addAll(extractor(6000).extract(ConversationCompleted.newBuilder(conversation("session_1", "Mira"))
-                .setMessages(List.of(dev.engram.avro.Message.newBuilder().setIndex(0).setRole("user")
-                    .setContent("Nothing LoCoMo ever recorded.").setTimestamp(Instant.EPOCH).build())).build(), null));
-        } catch (RuntimeException expected) {
-            assertThat(expected).hasMessageContaining("HTTP 400");
-        }
-        assertThat(none).isEmpty();
-        assertThat(replay.unmatched()).isPositive();
+    void shouldAnswer400WhenARequestMatchesNoRecording() throws Exception {
+        final LlmSettings settings = LlmSettings.of(server.baseUrl(), "locomo-replay");
+        final ChatCompletionsClient client = new ChatCompletionsClient(settings, registry, "test");
+
+        assertThatThrownBy(() -> client.complete(List.of(
+                new ChatCompletionsClient.Message("system", "Answer with {\"memories\": []} as JSON."),
+                new ChatCompletionsClient.Message("user", "Conversation:\n[0] user: Nothing LoCoMo ever recorded.\n")),
+            "engram_memories", null)).hasMessageContaining("HTTP 400");
+        assertThat(replay.unmatched()).isEqualTo(1);
     }
 
     private static Memory memory(final String id, final String content) {

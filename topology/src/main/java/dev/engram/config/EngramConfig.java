@@ -239,9 +239,10 @@ public final class EngramConfig extends AbstractConfig {
             "How long the LLM circuit breaker stays open (no calls, no new work pulled) before a probe call.")
         .define(LLM_JUDGE, Type.BOOLEAN, true, Importance.LOW,
             "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).")
-        .define(LLM_EPISODES, Type.BOOLEAN, false, Importance.MEDIUM,
-            "With llm.base.url set: store the rule-based extractor's episodes (the user's turns as said) beside the LLM's "
-                + "facts and summaries; false = the LLM's memories only.")
+        .define(LLM_EPISODES, Type.BOOLEAN, true, Importance.MEDIUM,
+            "With llm.base.url set: also store the rule-based extractor's episodes (the user's turns as said) beside the "
+                + "LLM's facts and summaries (better LoCoMo recall at every k and token budget, no extra LLM tokens); "
+                + "false = the LLM's memories only (mem0-style).")
         .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
             "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
                 + "members' contents are joined); off by default because the pass runs inside one transaction.");
