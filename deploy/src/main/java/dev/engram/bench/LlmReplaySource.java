@@ -32,7 +32,7 @@ import dev.engram.llm.StubChatServer;
  * completion tokens per conversation, {@code costPer1kConversations} in USD at the given prices per
  * million tokens ((prompt × prompt price + completion × completion price) / 10⁶ × 1000 / conversations);
  * the consolidation counts from {@code memory-updated} (candidates, created, reinforced, superseded,
- * merged, contradictions, judge calls, dead letters); and a sample of reinforced and superseded memories.
+ * merged, contradictions, judge calls and their verdicts, dead letters); and a sample of reinforced and superseded memories.
  */
 final class LlmReplaySource {
 
@@ -142,6 +142,7 @@ final class LlmReplaySource {
         f.put("merged", summary.memoriesMerged());
         f.put("contradictions", summary.contradictions());
         f.put("judgeCalls", replay.stats().get("judge").calls());
+        f.put("judgeVerdicts", replay.verdicts());
         f.put("mergeCalls", replay.stats().get("merge").calls());
         f.put("deadLetters", summary.deadLetters());
         f.put("answersCutAtMaxTokens", replay.truncated());

@@ -117,6 +117,7 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
     private final AtomicLong unmatched = new AtomicLong();
     private final AtomicLong truncated = new AtomicLong();
     private final Set<String> extracted = ConcurrentHashMap.newKeySet();
+    private final Map<String, LongAdder> verdicts = new ConcurrentHashMap<>();
 
     private LoCoMoReplay(final Map<String, Conversation> conversations, final Map<String, List<String>> byLine,
                          final Set<String> names) {
@@ -359,6 +360,7 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         } else {
             verdict = jaccard(words(a), words(b)) >= SAME_JACCARD ? "SAME" : "COMPATIBLE";
         }
+        verdicts.computeIfAbsent(verdict, v -> new LongAdder()).increment();
         return JSON.createObjectNode().put("verdict", verdict).put("memoryId", existing.group(1)).toString();
     }
 
@@ -405,6 +407,15 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         for (final String kind : List.of("extraction", "judge", "merge", "unknown")) {
             final LongAdder[] t = tallies.get(kind);
             out.put(kind, t == null ? new Tally(0, 0, 0) : new Tally(t[0].sum(), t[1].sum(), t[2].sum()));
+        }
+        return out;
+    }
+
+    /** @return the judge's answers by verdict (SAME, CONTRADICTS, COMPATIBLE), in that order */
+    public Map<String, Long> verdicts() {
+        final Map<String, Long> out = new LinkedHashMap<>();
+        for (final String v : List.of("SAME", "CONTRADICTS", "COMPATIBLE")) {
+            out.put(v, verdicts.containsKey(v) ? verdicts.get(v).sum() : 0L);
         }
         return out;
     }
