@@ -16,9 +16,9 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
-import dev.engram.deploy.DemoSummary;
-import dev.engram.deploy.Ingest;
 import dev.engram.llm.StubChatServer;
+import dev.engram.stack.DemoSummary;
+import dev.engram.stack.Ingest;
 
 /**
  * The memories of {@code bench quality --llm replay}: the input published through the embedded stack
