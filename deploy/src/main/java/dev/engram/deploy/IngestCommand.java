@@ -8,6 +8,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.Ingest;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.EngramConfig;
+import dev.engram.stack.TopicSetup;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.Topics;
