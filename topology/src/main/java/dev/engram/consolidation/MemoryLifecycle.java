@@ -41,11 +41,13 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
- *       conversation: those are two statements, however alike; never a conversation summary,
+ *       conversation: those are two statements, however alike; never two statements naming different
+ *       identifiers, {@link Facts#sameIdentifiers}; never a conversation summary,
  *       {@link ExtractedMemory#isSummary}). Each cluster becomes one
  *       MERGED memory: the embedding and category of the most important member (then the most
  *       recently confirmed, then the smallest id), its content first followed by the other
- *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}), importance = max, confidence = max, access count = sum,
+ *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}),
+ *       importance = max, confidence = max, access count = sum,
  *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is a
  *       name-based UUID of the member ids. The members are ARCHIVED with reason MERGED and
  *       {@code supersededBy} = the merged id.</li>
@@ -230,6 +232,7 @@ public final class MemoryLifecycle {
         for (final int member : cluster) {
             if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
                 || sharesConversation(mergeable.get(candidate), mergeable.get(member))
+                || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
                 || vectors[candidate].length != vectors[member].length
                 || Vectors.cosine(vectors[candidate], vectors[member]) < settings.mergeThreshold()) {
                 return false;
