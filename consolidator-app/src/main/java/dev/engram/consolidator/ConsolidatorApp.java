@@ -41,7 +41,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback; with
  * {@code llm.merge.enabled} too, merged memories are written by {@link LlmMemoryMerger}.
  *
- * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
+ * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
  * {@code consolidator.http.port} ({@code /health/live}, {@code /health/ready}, {@code /metrics}) →
  * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via
