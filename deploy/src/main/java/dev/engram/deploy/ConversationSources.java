@@ -74,12 +74,14 @@ public final class ConversationSources {
     private ConversationSources() {
     }
 
-    /** The two input formats. */
+    /** The input formats. */
     public enum Format {
         /** An array of LoCoMo samples. */
         LOCOMO,
         /** One ConversationCompleted JSON object per line. */
-        JSON_LINES
+        JSON_LINES,
+        /** A MemoryBank history object keyed by user name ({@link MemoryBankSource}). */
+        MEMORYBANK
     }
 
     /**
@@ -122,7 +124,11 @@ public final class ConversationSources {
     public static Report read(final Path file, final Consumer<ConversationCompleted> sink) throws IOException {
         final Format format = detect(file);
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return format == Format.LOCOMO ? readLoCoMo(reader, sink) : readJsonLines(new BufferedReader(reader), sink);
+            return switch (format) {
+                case LOCOMO -> readLoCoMo(reader, sink);
+                case MEMORYBANK -> MemoryBankSource.read(JSON.readTree(reader), sink);
+                case JSON_LINES -> readJsonLines(new BufferedReader(reader), sink);
+            };
         }
     }
 
@@ -140,7 +146,9 @@ public final class ConversationSources {
     }
 
     /**
-     * Tells the format by the first non-blank character: {@code [} is LoCoMo, anything else JSON Lines.
+     * Tells the format by the first non-blank character: {@code [} is LoCoMo; otherwise a first line
+     * that is a MemoryBank history object ({@link MemoryBankSource#looksLike}) is MemoryBank, anything
+     * else JSON Lines.
      *
      * @param file the input
      * @return its format
@@ -153,10 +161,21 @@ public final class ConversationSources {
                 if (c == '\uFEFF' || Character.isWhitespace(c)) {
                     continue;
                 }
-                return c == '[' ? Format.LOCOMO : Format.JSON_LINES;
+                if (c == '[') {
+                    return Format.LOCOMO;
+                }
+                return memoryBank((char) c + new BufferedReader(reader).readLine()) ? Format.MEMORYBANK : Format.JSON_LINES;
             }
         }
         return Format.JSON_LINES;
+    }
+
+    private static boolean memoryBank(final String firstLine) {
+        try {
+            return MemoryBankSource.looksLike(JSON.readTree(firstLine));
+        } catch (JsonProcessingException e) {
+            return false;
+        }
     }
 
     /**

@@ -274,7 +274,7 @@ final class FactRules {
      */
     static List<Fact> extract(final String sentence) {
         final String text = normalizeQuotes(sentence).strip();
-        if (text.isEmpty() || text.endsWith("?")) {
+        if (text.isEmpty() || TurnHeuristics.isQuestion(text)) {
             return List.of();
         }
         final List<int[]> claimed = new ArrayList<>();

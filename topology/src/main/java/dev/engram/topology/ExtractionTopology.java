@@ -589,6 +589,8 @@ public final class ExtractionTopology {
                 .setEmbedding(Vectors.toList(vector))
                 .setEmbeddingModel(embedder.modelName())
                 .setExtractor(extractor.name())
+                .setLanguage(memory.language())
+                .setEventDates(new ArrayList<>(memory.eventDates()))
                 .build();
         }
 
