@@ -12,6 +12,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
+import dev.engram.core.Languages;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
