@@ -33,6 +33,8 @@ final class Exchanges {
     static final String ASSISTANT_LABEL = "Assistant: ";
     /** Between the two parts. */
     static final String SEPARATOR = " — ";
+    /** Words a reply must add to the user's turn to be worth an exchange ("Noted, Kotlin it is." adds 1). */
+    static final int MIN_NEW_WORDS = 3;
 
     private static final Pattern RECOMMENDS = Pattern.compile("\\b(?:recommend\\w*|suggest\\w*|try|consider|check\\s+out"
         + "|you\\s+(?:could|should|might|can)|how\\s+about|i'd\\s+(?:go|start)|start\\s+with)\\b|推荐|建议|试试|可以",
@@ -60,6 +62,40 @@ final class Exchanges {
         final String[] words = joined.split("\\s+");
         return words.length <= QUESTION_WORDS ? joined
             : String.join(" ", java.util.Arrays.copyOfRange(words, words.length - QUESTION_WORDS, words.length));
+    }
+
+    /**
+     * @param turn the user's turn
+     * @param substantive the reply's sentences that are neither small talk nor questions
+     * @return true when they add at least {@value #MIN_NEW_WORDS} words the turn does not have (words of
+     *     three letters or more; in scripts without spaces, two letters count as a word)
+     */
+    static boolean addsToTurn(final String turn, final List<String> substantive) {
+        final java.util.Set<String> known = new java.util.HashSet<>(words(turn));
+        final java.util.Set<String> added = new java.util.HashSet<>();
+        int unspaced = 0;
+        for (final String w : words(String.join(" ", substantive))) {
+            if (known.contains(w) || !added.add(w)) {
+                continue;
+            }
+            if (w.codePointCount(0, w.length()) == 1) {
+                unspaced++;
+            }
+        }
+        return added.size() - unspaced + unspaced / TurnHeuristics.UNSPACED_LETTERS_PER_WORD >= MIN_NEW_WORDS;
+    }
+
+    /** Lower-case words of three letters or more, and every letter of a script written without spaces. */
+    private static List<String> words(final String text) {
+        final List<String> out = new ArrayList<>();
+        for (final String w : text.toLowerCase(java.util.Locale.ROOT).split("[^\\p{L}\\p{M}\\p{N}']+")) {
+            if (w.codePoints().anyMatch(TurnHeuristics::unspacedScript)) {
+                w.codePoints().filter(TurnHeuristics::unspacedScript).forEach(cp -> out.add(Character.toString(cp)));
+            } else if (w.length() >= 3) {
+                out.add(w);
+            }
+        }
+        return out;
     }
 
     /**

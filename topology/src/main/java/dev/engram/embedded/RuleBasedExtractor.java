@@ -19,10 +19,10 @@ import dev.engram.port.MemoryExtractor;
 
 /**
  * The embedded default {@link MemoryExtractor} ({@value #NAME}): deterministic rules, no model, no
- * network.
+ * network, any language.
  *
- * <p>Only messages with role {@code user} are read; the other roles are context the rules do not
- * need. For each user turn:
+ * <p>Messages with role {@code user} are the user's own words; an {@code assistant} message is the other
+ * party (the assistant, or in LoCoMo the other person). Other roles are ignored. For each user turn:
  * <ol>
  *   <li><b>Facts.</b> Every sentence goes through {@link FactRules}: explicit first-person statements
  *       become SEMANTIC facts (and response-style wishes PROCEDURAL ones) with the agreed key vocabulary
@@ -31,17 +31,25 @@ import dev.engram.port.MemoryExtractor;
  *       dislike, {@code response_style}). Retractions ("I no longer use Jira") become negated facts
  *       carrying the key and value they retract. Within a turn the last positive statement of a key
  *       wins, and a retraction is dropped when the same turn states a new value for that key ("Started
- *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only).</li>
+ *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only). Facts only
+ *       ever come from the user's own sentences: what the assistant says is never a fact about the user.</li>
  *   <li><b>Episodes.</b> A turn with at least one substantive sentence that made no fact becomes one
  *       EPISODIC memory whose content is the turn text as said (LoCoMo's " [image: caption]" included),
- *       with importance from {@link TurnHeuristics#importance(List)} and confidence
- *       {@value #EPISODIC_CONFIDENCE}. A turn whose every sentence made a fact or was small talk gives no
- *       episode: the episode would repeat the fact in other words, embed above the 0.9 reinforce
- *       threshold next to it, and reinforce (or shadow) the wrong memory. Pure small talk gives nothing.</li>
+ *       each relative date followed by its absolute date ({@link RelativeDates}: "last week (15–21 May
+ *       2023)", also in {@code eventDates}), and, when the message before it asked something, that
+ *       question as context ({@code (re: "…")}, {@link Exchanges}); importance from
+ *       {@link TurnHeuristics#importance(List)}, confidence {@value #EPISODIC_CONFIDENCE}. A turn whose
+ *       every sentence made a fact or was small talk gives no episode: the episode would repeat the fact
+ *       in other words, embed above the 0.9 reinforce threshold next to it, and reinforce (or shadow) the
+ *       wrong memory. Pure small talk and questions give nothing.</li>
  * </ol>
+ * For each assistant message that answers a user turn and adds to it, an <b>exchange</b> episode
+ * {@code User: <turn> — Assistant: <reply>} with both messages as sources and the display name
+ * "Assistant recommendation" or "Assistant reply" ({@link Exchanges}), so "what did you recommend to
+ * me?" has an answer. The language of every memory is detected ({@link Languages}) and recorded.
  * Identical contents within one conversation are merged into one memory listing every message that
  * said it (they would get the same candidate id anyway). Each memory's event time is the time of the
- * first message that said it.
+ * first message that said it (an exchange: the reply's).
  *
  * <p>{@code profile}: when the user has turned memory off ({@code memoryEnabled=false}) nothing is
  * extracted. Known facts are <em>not</em> skipped: a restated fact must reach the consolidator to count
@@ -51,7 +59,8 @@ import dev.engram.port.MemoryExtractor;
  * certain; the remaining doubt is whether the turn is about the user at all (a quoted film line, a joke).
  * It sits below the explicit-fact confidence of {@link FactRules} (0.9).
  *
- * <p>Stateless, thread-safe, deterministic: the same conversation always gives the same list.
+ * <p>Stateless, thread-safe, deterministic: the same conversation always gives the same list (no
+ * clock: dates resolve against each message's own timestamp).
  */
 public final class RuleBasedExtractor implements MemoryExtractor {
 
@@ -175,7 +184,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
                 substantive.add(sentence);
             }
         }
-        if (substantive.isEmpty()) {
+        if (substantive.isEmpty() || !Exchanges.addsToTurn(turn.getContent(), substantive)) {
             return List.of();
         }
         final String language = Languages.detect(said + " " + TurnHeuristics.withoutImage(turn.getContent()));

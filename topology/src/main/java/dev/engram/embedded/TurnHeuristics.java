@@ -12,18 +12,23 @@ import java.util.regex.Pattern;
  * Computed over the turn's substantive sentences (small talk removed), then rounded to two decimals:
  * <pre>
  *   0.20  base: something was said beyond small talk
- * + 0.15  the user speaks about themselves (I, me, my, we, our …): memory is about the user
+ * + 0.15  the user speaks about themselves (I, me, my, we, our …; je, ich, yo, eu, io, ik, tôi; 我, 私, 僕;
+ *         저는, 제가, 나는; أنا and first-person verbs such as أعيش): memory is about the user
  * + 0.15  a named entity (a capitalized word that does not start a sentence): people, places, products
- *         are what later questions ask about
- * + 0.15  a number, date or time word (digits, one..twenty, months, weekdays, yesterday, last week …):
- *         "when" and "how many" questions need them
- * + 0.10  at least {@value #LONG_WORDS} words, + 0.10 more at {@value #VERY_LONG_WORDS}: longer turns carry more detail
+ *         are what later questions ask about (scripts without letter case cannot show this signal)
+ * + 0.15  a number, date or time word (any digit, one..twenty, months, weekdays, yesterday, last week …;
+ *         Chinese numerals and 年月日, Korean counters, 어제, أمس, hôm qua …): "when" and "how many"
+ *         questions need them
+ * + 0.10  at least {@value #LONG_WORDS} words, + 0.10 more at {@value #VERY_LONG_WORDS}: longer turns carry
+ *         more detail (in Chinese, Japanese and Thai, written without spaces, every
+ *         {@value #UNSPACED_LETTERS_PER_WORD} letters count as a word: {@link #wordUnits})
  * capped at 0.90 (1.0 is left for facts the user corrects)
  * </pre>
  * So a substantive turn without any signal scores 0.2 and falls below the 0.3 floor of DESIGN.md,
  * one signal (first person, an entity, or a date) lifts it to 0.35 and keeps it, and a long, dated,
  * first-person turn with names reaches 0.85. A turn that is only small talk ("Hey Mel! Good to see
- * you!", "Thanks!", "Wow, cool") makes no episodic candidate at all.
+ * you!", "Thanks!", "Wow, cool", 谢谢, ありがとう, 감사합니다) makes no episodic candidate at all.
+ * Sentences end at . ! ? … and at 。！？ ؟ । and line breaks; a question ends with ?, ？ or ؟.
  */
 final class TurnHeuristics {
 
@@ -155,7 +160,7 @@ final class TurnHeuristics {
         return words + unspaced / UNSPACED_LETTERS_PER_WORD;
     }
 
-    private static boolean unspacedScript(final int cp) {
+    static boolean unspacedScript(final int cp) {
         final Character.UnicodeScript s = Character.UnicodeScript.of(cp);
         return s == Character.UnicodeScript.HAN || s == Character.UnicodeScript.HIRAGANA
             || s == Character.UnicodeScript.KATAKANA || s == Character.UnicodeScript.THAI;
