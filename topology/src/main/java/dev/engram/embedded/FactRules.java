@@ -122,6 +122,14 @@ final class FactRules {
         + "|plain\\s+text|short\\s+sentences|one\\s+paragraph)";
     private static final String FAV_ADJ = "(?:(?:all-time|all\\s+time|absolute|very|new|total|number\\s+one|top)\\s+)*";
 
+    private static final String RELATION = "(?-i:brother|sister|son|daughter|mom|mum|mother|dad|father|husband|wife"
+        + "|partner|fiancée?|boyfriend|girlfriend|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece"
+        + "|nephew|friend|stepson|stepdaughter)";
+    private static final String PET = "(?-i:dog|cat|puppy|pup|kitten|parrot|hamster|rabbit|bunny|horse|turtle|tortoise"
+        + "|snake|lizard|gecko|guinea\\s+pig|bird|fish)";
+    /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
+    private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:");
+
     private static final Pattern HYPOTHETICAL = Pattern.compile(
         "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
             + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b",
@@ -258,7 +266,17 @@ final class FactRules {
             (m, s) -> liked(m, s, true)),
         rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
             (m, s) -> liked(m, s, true)),
-        // 9. weak evidence: a diet word with no verb ("vegan potluck was great")
+        // 9. the people and pets in the user's life, by name, and the places the user went to
+        rule("family", "\\bmy\\s+(?:(?:little|older|younger|big|baby|twin|eldest|youngest|oldest|best)\\s+)?("
+            + RELATION + ")\\s*,?\\s+(" + PROPER + ")", (m, s) -> relation(m.group(1).equals("friend") ? "friend"
+                : "family:" + m.group(1).toLowerCase(Locale.ROOT),
+                m.group(2), "Has a " + m.group(1).toLowerCase(Locale.ROOT) + " named ", m.group(1))),
+        rule("pet", "\\bmy\\s+(?:(?:new|little|old|sweet|adorable|cute|\\p{L}+-year-old)\\s+)?(?:\\p{L}+\\s+)?(" + PET
+            + ")\\s*,?\\s+(?:named\\s+|called\\s+)?(" + PROPER + ")", (m, s) -> relation("pet",
+                m.group(2), "Has a " + m.group(1).toLowerCase(Locale.ROOT) + " named ", "Pet " + m.group(1).toLowerCase(Locale.ROOT))),
+        rule("visited", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:went|been|traveled|travelled|flew|drove|visited"
+            + "|took\\s+a\\s+trip)\\s+(?:back\\s+)?(?:to\\s+)?(" + PROPER + ")", (m, s) -> visited(m.group(1))),
+        // 10. weak evidence: a diet word with no verb ("vegan potluck was great")
         rule("diet-mentioned", "\\b(vegan|vegetarian|pescatarian|pescetarian)\\b", (m, s) -> dietMentioned(m.group(1), s)));
 
     private FactRules() {
@@ -295,6 +313,35 @@ final class FactRules {
             }
         }
         return List.copyOf(byKey.values());
+    }
+
+    /**
+     * @param fact a fact from {@link #extract}
+     * @return false for facts that only name a person, pet or place ("my brother Tomas plays the trumpet"):
+     *     the rest of the sentence is not in the fact, so the sentence still belongs in the turn's episode
+     */
+    static boolean coversSentence(final Fact fact) {
+        return MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
+    }
+
+    private static List<Fact> relation(final String keyPrefix, final String raw, final String contentPrefix,
+                                       final String display) {
+        final String name = trimValue(raw).replaceAll("'s$", "");
+        if (name.isEmpty() || NOT_A_PLACE.contains(name.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, keyPrefix + ":" + slug(name), name,
+            Character.toUpperCase(display.charAt(0)) + display.substring(1), contentPrefix + name, false,
+            IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> visited(final String raw) {
+        final String place = trimValue(raw).replaceAll("'s$", "");
+        if (place.isEmpty() || NOT_A_PLACE.contains(place.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "visited:" + slug(place), place,
+            "Visited", "Went to " + place, false, IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
     }
 
     /** Straight quotes for typographic ones, so "I’m" matches like "I'm" (same length: spans stay valid). */

@@ -139,11 +139,10 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final List<String> substantive = new ArrayList<>();
         for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(message.getContent()))) {
             final List<FactRules.Fact> stated = FactRules.extract(sentence);
-            if (stated.isEmpty()) {
+            if (stated.stream().noneMatch(FactRules::coversSentence)) {
                 if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
                     substantive.add(sentence);
                 }
-                continue;
             }
             for (final FactRules.Fact fact : stated) {
                 final FactRules.Fact earlier = facts.get(fact.key());

@@ -355,6 +355,18 @@ class RuleBasedExtractorTest {
     }
 
     @Test
+    void shouldNameFamilyPetsAndPlacesAsFactsAndKeepTheSentenceInTheEpisode() {
+        final String text = "I went to Paris with my daughter Chloe and my dog Max.";
+        final List<ExtractedMemory> memories = said(text);
+        assertThat(memories).extracting(ExtractedMemory::key, ExtractedMemory::content).containsExactly(
+            tuple("family:daughter:chloe", "Has a daughter named Chloe"), tuple("pet:max", "Has a dog named Max"),
+            tuple("visited:paris", "Went to Paris"), tuple(null, text));
+        assertThat(facts("My best friend Sarah moved here.")).extracting(ExtractedMemory::key)
+            .containsExactly("friend:sarah");
+        assertThat(facts("I want to go to Rome.")).isEmpty();
+    }
+
+    @Test
     void shouldMakeNoEpisodeWhenEverySentenceOfTheTurnMadeAFact() {
         assertThat(said("Thanks! These days I write almost everything in Kotlin."))
             .extracting(ExtractedMemory::type).containsExactly(MemoryType.SEMANTIC);
