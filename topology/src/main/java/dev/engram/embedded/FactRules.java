@@ -128,7 +128,7 @@ final class FactRules {
     private static final String PET = "(?-i:dog|cat|puppy|pup|kitten|parrot|hamster|rabbit|bunny|horse|turtle|tortoise"
         + "|snake|lizard|gecko|guinea\\s+pig|bird|fish)";
     /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
-    private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:");
+    private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
 
     private static final Pattern HYPOTHETICAL = Pattern.compile(
         "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
@@ -276,7 +276,12 @@ final class FactRules {
                 m.group(2), "Has a " + m.group(1).toLowerCase(Locale.ROOT) + " named ", "Pet " + m.group(1).toLowerCase(Locale.ROOT))),
         rule("visited", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:went|been|traveled|travelled|flew|drove|visited"
             + "|took\\s+a\\s+trip)\\s+(?:back\\s+)?(?:to\\s+)?(" + PROPER + ")", (m, s) -> visited(m.group(1))),
-        // 10. weak evidence: a diet word with no verb ("vegan potluck was great")
+        // 10. what the user wants or plans to do ("I want to get into jazz", "we're planning to adopt")
+        rule("plan", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(want|wanna|plan|planning|hope|hoping"
+            + "|would\\s+like|'d\\s+like|going)\\s+to\\s+(get\\s+into|learn|try|start|take\\s+up|visit|go\\s+to"
+            + "|travel\\s+to|become|adopt|buy|open|write|run|join|move\\s+to)\\s+" + SUBJ,
+            (m, s) -> plan(m.group(1), m.group(2), m.group(3))),
+        // 11. weak evidence: a diet word with no verb ("vegan potluck was great")
         rule("diet-mentioned", "\\b(vegan|vegetarian|pescatarian|pescetarian)\\b", (m, s) -> dietMentioned(m.group(1), s)));
 
     private FactRules() {
@@ -333,6 +338,18 @@ final class FactRules {
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, keyPrefix + ":" + slug(name), name,
             Character.toUpperCase(display.charAt(0)) + display.substring(1), contentPrefix + name, false,
             IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> plan(final String verb, final String action, final String raw) {
+        final String object = subject(raw.replaceFirst("(?i)^(?:a|an|the|some|my|our)\\s+", ""), false);
+        if (object.isEmpty()) {
+            return List.of();
+        }
+        final String what = action.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ") + " " + object;
+        final boolean plans = verb.toLowerCase(Locale.ROOT).startsWith("plan") || verb.equalsIgnoreCase("going");
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.CONTEXT, "plan:" + slug(what), what,
+            plans ? "Plan" : "Wish", (plans ? "Plans to " : "Wants to ") + what, false, IMPORTANCE_LIKES, EXPLICIT,
+            MemorySource.EXPLICIT));
     }
 
     private static List<Fact> visited(final String raw) {
