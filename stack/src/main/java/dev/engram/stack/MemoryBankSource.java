@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
@@ -85,10 +84,10 @@ public final class MemoryBankSource {
 
     /**
      * @param root a document for which {@link #looksLike} holds
-     * @param sink receives each conversation, user order then date order
-     * @return counts and problems (a day whose key is not a date is rejected and reported)
+     * @param sink receives each conversation with its location {@code <name>/<date>}, user order then date order
+     * @return counts and problems (a day whose key is not a date, or that the sink refuses, is rejected and reported)
      */
-    static ConversationSources.Report read(final JsonNode root, final Consumer<ConversationCompleted> sink) {
+    static ConversationSources.Report read(final JsonNode root, final ConversationSources.Sink sink) {
         final String tenant = TENANT_PREFIX + language(root);
         final List<ConversationSources.Problem> problems = new ArrayList<>();
         int records = 0;
@@ -119,15 +118,22 @@ public final class MemoryBankSource {
                     .setUserId(name).setConversationId(conversationId(name, date)).setMessages(messages)
                     .setCompletedAt(messages.isEmpty() ? start : messages.get(messages.size() - 1).getTimestamp())
                     .setMetadata(Map.of()).build();
+                final String where = name + "/" + date;
+                try {
+                    sink.accept(where, record);
+                } catch (ConversationSources.Refused e) {
+                    problems.add(new ConversationSources.Problem(where, e.getMessage(), false));
+                    rejected++;
+                    continue;
+                }
                 final String invalid = ConversationSources.invalidReason(record);
                 if (invalid != null) {
-                    problems.add(new ConversationSources.Problem(name + "/" + date, invalid, true));
+                    problems.add(new ConversationSources.Problem(where, invalid, true));
                 }
-                sink.accept(record);
                 records++;
             }
         }
-        return new ConversationSources.Report(ConversationSources.Format.MEMORYBANK, records, rejected,
+        return new ConversationSources.Report(ConversationSources.Format.MEMORYBANK, records, rejected, 0,
             List.copyOf(problems));
     }
 

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  *         {@value #UNSPACED_LETTERS_PER_WORD} letters count as a word: {@link #wordUnits})
  * capped at 0.90 (1.0 is left for facts the user corrects)
  * </pre>
- * So a substantive turn without any signal scores 0.2 and falls below the 0.3 floor of DESIGN.md,
+ * So a substantive turn without any signal scores 0.2 and falls below the 0.3 floor ({@code memory.min.importance}),
  * one signal (first person, an entity, or a date) lifts it to 0.35 and keeps it, and a long, dated,
  * first-person turn with names reaches 0.85. A turn that is only small talk ("Hey Mel! Good to see
  * you!", "Thanks!", "Wow, cool", 谢谢, ありがとう, 감사합니다) makes no episodic candidate at all.
