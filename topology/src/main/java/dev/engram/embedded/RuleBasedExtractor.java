@@ -107,13 +107,16 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final List<Message> messages = conversation.getMessages();
         for (int i = 0; i < messages.size(); i++) {
             final Message message = messages.get(i);
-            if (!isRole(message, USER_ROLE)) {
-                continue; // the other party's messages are read with the user turn they follow or answer
+            final Message before = i > 0 ? messages.get(i - 1) : null;
+            final List<ExtractedMemory> memories;
+            if (isRole(message, USER_ROLE)) {
+                memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null);
+            } else if (exchanges && isRole(message, ASSISTANT_ROLE) && before != null && isRole(before, USER_ROLE)) {
+                memories = fromReply(before, message);
+            } else {
+                memories = List.of();
             }
-            final Message asked = i > 0 && isRole(messages.get(i - 1), ASSISTANT_ROLE) ? messages.get(i - 1) : null;
-            final Message reply = exchanges && i + 1 < messages.size() && isRole(messages.get(i + 1), ASSISTANT_ROLE)
-                ? messages.get(i + 1) : null;
-            for (final ExtractedMemory memory : fromTurn(message, asked, reply)) {
+            for (final ExtractedMemory memory : memories) {
                 byContent.merge(MemoryIds.normalize(memory.content()), memory, RuleBasedExtractor::merge);
             }
         }
@@ -127,9 +130,8 @@ public final class RuleBasedExtractor implements MemoryExtractor {
     /**
      * @param message a user turn
      * @param asked the other party's message right before it, or null
-     * @param reply the assistant's message right after it, or null
      */
-    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked, final Message reply) {
+    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked) {
         final int index = message.getIndex();
         final Instant time = message.getTimestamp();
         final String language = Languages.detect(TurnHeuristics.withoutImage(message.getContent()));
@@ -158,44 +160,42 @@ public final class RuleBasedExtractor implements MemoryExtractor {
                 NumberWords.toDigits(f.content()), f.negated(), f.importance(), f.confidence(), f.source(),
                 List.of(index), time, language, List.of()));
         }
-        final List<String> answered = reply == null ? List.of() : substantive(reply.getContent());
-        final boolean exchange = !answered.isEmpty() && Exchanges.addsToTurn(message.getContent(), answered);
-        if (!exchange && substantive.isEmpty()) {
-            return out;
-        }
-        final String episodeLanguage = exchange
-            ? Languages.detect(TurnHeuristics.withoutImage(message.getContent() + "\n" + reply.getContent())) : language;
-        final Dated turn = Dated.of(message.getContent().strip(), time, episodeLanguage);
-        final String question = asked == null ? null : Exchanges.questionOf(asked.getContent());
-        final String said = question == null ? turn.text() : turn.text() + " (re: \"" + question + "\")";
-        if (!exchange) {
-            out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, null, said,
+        if (!substantive.isEmpty()) {
+            final Dated turn = Dated.of(message.getContent().strip(), time, language);
+            final String question = asked == null ? null : Exchanges.questionOf(asked.getContent());
+            final String content = question == null ? turn.text() : turn.text() + " (re: \"" + question + "\")";
+            out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, null, content,
                 false, TurnHeuristics.importance(substantive), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
                 List.of(index), time, language, turn.dates()));
-            return out;
         }
-        // the exchange carries the user's turn, so there is no separate episode of it
-        final Dated answer = Dated.of(reply.getContent().strip(), time, episodeLanguage);
-        final List<String> dates = new ArrayList<>(turn.dates());
-        answer.dates().stream().filter(d -> !dates.contains(d)).forEach(dates::add);
-        final List<String> both = new ArrayList<>(substantive);
-        both.addAll(answered);
-        out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, Exchanges.displayName(reply.getContent()),
-            Exchanges.USER_LABEL + said + Exchanges.SEPARATOR + Exchanges.ASSISTANT_LABEL + answer.text(), false,
-            TurnHeuristics.importance(both), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
-            List.of(index, reply.getIndex()), time, episodeLanguage, dates));
         return out;
     }
 
-    /** @return the sentences of a message (image captions removed) that are neither small talk nor questions */
-    private static List<String> substantive(final String text) {
-        final List<String> out = new ArrayList<>();
-        for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(text))) {
+    /**
+     * An exchange: the user's turn and the assistant's reply to it, as one episode that says who said
+     * what. Never a fact: what the assistant says is not a statement about the user.
+     */
+    private static List<ExtractedMemory> fromReply(final Message turn, final Message reply) {
+        final String said = TurnHeuristics.withoutImage(reply.getContent()).strip();
+        final List<String> substantive = new ArrayList<>();
+        for (final String sentence : TurnHeuristics.sentences(said)) {
             if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
-                out.add(sentence);
+                substantive.add(sentence);
             }
         }
-        return out;
+        if (substantive.isEmpty() || !Exchanges.addsToTurn(turn.getContent(), substantive)) {
+            return List.of();
+        }
+        final String language = Languages.detect(said + " " + TurnHeuristics.withoutImage(turn.getContent()));
+        final Dated user = Dated.of(turn.getContent().strip(), turn.getTimestamp(), language);
+        final Dated assistant = Dated.of(reply.getContent().strip(), turn.getTimestamp(), language);
+        final List<String> dates = new ArrayList<>(user.dates());
+        assistant.dates().stream().filter(d -> !dates.contains(d)).forEach(dates::add);
+        final String content = Exchanges.USER_LABEL + user.text() + Exchanges.SEPARATOR + Exchanges.ASSISTANT_LABEL
+            + assistant.text();
+        return List.of(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, Exchanges.displayName(said), content,
+            false, TurnHeuristics.importance(substantive), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
+            List.of(turn.getIndex(), reply.getIndex()), reply.getTimestamp(), language, dates));
     }
 
     /** A turn with its relative dates resolved: the annotated text and the ISO dates. */
