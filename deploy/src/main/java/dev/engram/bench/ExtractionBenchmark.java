@@ -14,13 +14,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.EngramConfig;
+import dev.engram.embedded.ScriptRoutedEmbedder;
 import dev.engram.deploy.ConversationSources;
 import dev.engram.deploy.EmbeddedBroker;
 import dev.engram.deploy.Ingest;
 import dev.engram.deploy.PipelineMonitor;
 import dev.engram.deploy.ProjectPaths;
 import dev.engram.deploy.TopicSetup;
-import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.llm.StubChatServer;
 import dev.engram.topology.Topics;
@@ -125,7 +125,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         final int n = conversations.size();
         out.printf("bench extraction — %d conversations from %s, LLM latency %d ms, concurrency %d, %d partitions%n",
             n, file.getFileName(), latencyMs, concurrency, partitions);
-        MiniLmEmbedder.shared().embed("warm up the embedding model before the clock starts");
+        ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults()).embed("warm up the embedding model before the clock starts");
         final Path runDir = Files.createTempDirectory("engram-bench-extraction");
         final Map<String, Object> figures = new LinkedHashMap<>();
         try (StubChatServer llm = StubChatServer.start(Math.max(8, concurrency * 2)).latency(latencyMs);

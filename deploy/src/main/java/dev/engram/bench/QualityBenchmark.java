@@ -23,7 +23,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.deploy.Ingest;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedded.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
 import dev.engram.scoring.Bm25;
@@ -120,8 +120,8 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
-            EngramConfig.defaults().with(overrides));
+        final Map<String, Object> figures = evaluate(samples, memories,
+            ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
@@ -152,7 +152,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             final List<float[]> vectors = embedder.embedAll(texts);
             final Map<List<String>, Pool> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
-                final float[] qv = embedder.embed(q.question());
+                final float[] qv = embedder.embedQuery(q.question());
                 engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
                 final Pool pool = pools.computeIfAbsent(q.speakers(), s -> new Pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);

@@ -177,7 +177,7 @@ public final class ExtractionTopology {
      *
      * @param config limits ({@code input.max.messages}, {@code input.max.message.chars})
      * @param extractor the extractor, e.g. {@link dev.engram.embedded.RuleBasedExtractor}
-     * @param embedder the embedder, e.g. {@link dev.engram.embedded.MiniLmEmbedder#shared()}
+     * @param embedder the embedder, e.g. {@link dev.engram.embedded.ScriptRoutedEmbedder#fromConfig}
      * @return the topology
      */
     public static Topology build(final EngramConfig config, final MemoryExtractor extractor, final Embedder embedder) {
@@ -587,7 +587,7 @@ public final class ExtractionTopology {
                 .setSourceMessageIndexes(new ArrayList<>(memory.sourceMessageIndexes()))
                 .setEventTime(memory.eventTime())
                 .setEmbedding(Vectors.toList(vector))
-                .setEmbeddingModel(embedder.modelName())
+                .setEmbeddingModel(embedder.modelFor(memory.content()))
                 .setExtractor(extractor.name())
                 .build();
         }

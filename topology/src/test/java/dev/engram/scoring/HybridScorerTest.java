@@ -12,7 +12,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedded.ScriptRoutedEmbedder;
 import org.junit.jupiter.api.Test;
 
 /** Uses the real all-MiniLM-L6-v2 model. */
@@ -21,7 +21,7 @@ class HybridScorerTest {
     private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
     private static final double RRF_MAX = 2.0 / 61;
 
-    private final HybridScorer scorer = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults());
+    private final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
 
     private static Memory m(final String id, final String content, final Instant at) {
         return memory("t1", "u-ana", id, content, at).build();
@@ -92,7 +92,7 @@ class HybridScorerTest {
 
     @Test
     void shouldUseConfiguredWeightsWhenGiven() {
-        final HybridScorer importanceOnly = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults().with(Map.of(
+        final HybridScorer importanceOnly = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults().with(Map.of(
             EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
             EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 0.0)));
         final List<Memory> memories = List.of(

@@ -12,7 +12,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedded.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
@@ -71,7 +71,7 @@ class ExtractionDeadLetterIT {
                 new EmbeddedKafka.Record<>("t1/u-jon", valid, sent)));
 
         try (KafkaStreams streams = new KafkaStreams(
-            ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry),
+            ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), registry),
             ExtractionTopology.config(config))) {
             streams.start();
 
