@@ -66,6 +66,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
     public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
     public static final String EMBEDDING_SIMILARITY_FLOORS = "embedding.similarity.floors";
+    public static final String EMBEDDING_QUERY_SIMILARITY_FLOORS = "embedding.query.similarity.floors";
     public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
     public static final String STALE_DAYS = "lifecycle.stale.days";
@@ -180,10 +181,15 @@ public final class EngramConfig extends AbstractConfig {
                 + "vector.index=qdrant set embedding.model.han empty unless both models have the same size.")
         .define(EMBEDDING_SIMILARITY_FLOORS, Type.LIST,
             "all-minilm-l6-v2-q=0,bge-small-en-v15-q=0.52,bge-small-zh-v15-q=0.40", Importance.LOW,
-            "MODEL=FLOOR per embedding model: every similarity threshold (dedup.*, lifecycle.merge.threshold, "
-                + "retrieval.min.similarity) applies to (cosine - floor) / (1 - floor), so it means the same for every model "
+            "MODEL=FLOOR per embedding model: the similarity thresholds between two memories (dedup.*, "
+                + "lifecycle.merge.threshold) apply to (cosine - floor) / (1 - floor), so they mean the same for every model "
                 + "(bge puts unrelated sentences near cosine 0.5; floors measured by matching cosine quantiles to MiniLM's, "
                 + "whose floor is 0). A model not listed uses raw cosine.")
+        .define(EMBEDDING_QUERY_SIMILARITY_FLOORS, Type.LIST,
+            "all-minilm-l6-v2-q=0,bge-small-en-v15-q=0.38,bge-small-zh-v15-q=0.30", Importance.LOW,
+            "MODEL=FLOOR per embedding model for a query against a memory (retrieval.min.similarity), as "
+                + "embedding.similarity.floors: bge queries carry an instruction and sit lower on the cosine scale than "
+                + "two memories do (floors measured on LoCoMo and MemoryBank questions against their turns).")
         .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
             "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
                 + "hard delete); one day by default, as the seeds' daily consolidation.")

@@ -215,8 +215,7 @@ public final class Consolidator {
         final int dimensions = candidate.getEmbeddingModel().equals(settings.hanModel())
             ? settings.hanDimensions() : settings.dimensions();
         if (embedding.size() != dimensions) {
-            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + dimensions
-                + " for model " + candidate.getEmbeddingModel());
+            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + dimensions);
         }
         double norm = 0;
         for (final Float v : embedding) {

@@ -236,7 +236,7 @@ public final class HybridScorer {
             }
             for (final VectorIndex.Hit hit : denseHits) {
                 final Integer i = position.get(hit.memory().getMemoryId());
-                final double similarity = scale.similarity(hit.memory().getEmbeddingModel(), hit.similarity());
+                final double similarity = scale.querySimilarity(hit.memory().getEmbeddingModel(), hit.similarity());
                 if (i != null && similarity >= minSimilarity && cosines[i] == Double.NEGATIVE_INFINITY) {
                     cosines[i] = similarity;
                     denseOrder.add(i);
@@ -336,7 +336,7 @@ public final class HybridScorer {
         if (embedding == null || query == null || embedding.size() != query.length) {
             return Double.NEGATIVE_INFINITY;
         }
-        return scale.similarity(m.getEmbeddingModel(), Vectors.cosine(query, Vectors.toArray(embedding)));
+        return scale.querySimilarity(m.getEmbeddingModel(), Vectors.cosine(query, Vectors.toArray(embedding)));
     }
 
     /** The embedding models of a user's ACTIVE memories, the embedder's default first. */

@@ -24,7 +24,9 @@ class SimilarityScaleTest {
     }
 
     @Test
-    void shouldMapTheFloorToZeroAndIdenticalVectorsToOne() {
+    void shouldMapTheFloorToZeroAndIdenticalVectorsToOneForMemoriesAndQueries() {
+        assertThat(scale.querySimilarity("bge-small-en-v15-q", 0.38)).isCloseTo(0.0, within(1e-12));
+        assertThat(scale.querySimilarity("bge-small-en-v15-q", 1.0)).isCloseTo(1.0, within(1e-12));
         assertThat(scale.similarity("bge-small-en-v15-q", 0.52)).isCloseTo(0.0, within(1e-12));
         assertThat(scale.similarity("bge-small-en-v15-q", 1.0)).isCloseTo(1.0, within(1e-12));
         assertThat(scale.similarity("bge-small-en-v15-q", 0.76)).isCloseTo(0.5, within(1e-12));
@@ -52,5 +54,10 @@ class SimilarityScaleTest {
         assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(0), v.get(1)))).isGreaterThan(judge);
         assertThat(Vectors.cosine(v.get(2), v.get(3))).isGreaterThan(minSimilarity); // raw: looks related
         assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(2), v.get(3)))).isLessThan(minSimilarity);
+
+        final float[] query = bge.embedQuery("Where did I move to?");
+        assertThat(scale.querySimilarity(bge.modelName(), Vectors.cosine(query, v.get(0)))).isGreaterThan(minSimilarity);
+        assertThat(Vectors.cosine(query, v.get(3))).isGreaterThan(minSimilarity); // raw: looks relevant
+        assertThat(scale.querySimilarity(bge.modelName(), Vectors.cosine(query, v.get(3)))).isLessThan(minSimilarity);
     }
 }
