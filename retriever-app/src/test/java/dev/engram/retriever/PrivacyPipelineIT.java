@@ -29,7 +29,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;

@@ -20,7 +20,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.scoring.HybridScorer;

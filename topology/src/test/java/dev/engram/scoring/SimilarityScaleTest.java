@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.OnnxEmbedder;
-import dev.engram.embedded.OnnxModel;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 

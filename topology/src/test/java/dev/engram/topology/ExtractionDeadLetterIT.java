@@ -12,7 +12,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;

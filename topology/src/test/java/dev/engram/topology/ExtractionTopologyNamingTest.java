@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.TopologyDescription;

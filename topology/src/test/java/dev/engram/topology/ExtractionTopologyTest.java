@@ -20,7 +20,7 @@ import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;

@@ -12,7 +12,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
-import dev.engram.embedded.ScriptRoutedEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
