@@ -109,7 +109,8 @@ class RetrieverQdrantIT {
         final List<QueryPoints> queries = qdrant.requests(QueryPoints.class);
         assertThat(queries).hasSize(2);
         assertThat(queries.get(0).getFilter().getMustList()).extracting(RetrieverQdrantIT::keyword)
-            .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ben", "status=ACTIVE");
+            .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ben", "status=ACTIVE",
+                "embedding_model=" + ScriptRoutedEmbedder.defaults().modelName()); // never another model's vectors
         assertThat(queries.get(0).getLimit()).isEqualTo(15); // k = 5, over-fetch 3
 
         qdrant.stop();
