@@ -23,7 +23,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.Ingest;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.stack.MemoryBankSource;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
@@ -156,8 +156,8 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
-            EngramConfig.defaults().with(overrides));
+        final Map<String, Object> figures = evaluate(samples, memories,
+            ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
@@ -191,7 +191,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
             .orElse(MemoryBankSource.TENANT_PREFIX + "en");
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
-            memories, MiniLmEmbedder.shared(), EngramConfig.defaults().with(overrides));
+            memories, ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
         print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
         BenchReport.writeJson(json.file(), figures, out);
@@ -242,7 +242,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             final List<float[]> vectors = embedder.embedAll(texts);
             final Map<List<String>, RawDocuments> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
-                final float[] qv = embedder.embed(q.question());
+                final float[] qv = embedder.embedQuery(q.question());
                 engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
                 final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);

@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
@@ -37,7 +37,7 @@ import org.apache.kafka.streams.Topology;
  * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
  * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
  * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
- * and the in-process all-MiniLM-L6-v2 model ({@link MiniLmEmbedder#shared()}). With {@code llm.base.url}
+ * and the in-process embedding model of {@code embedding.model} ({@link ScriptRoutedEmbedder#fromConfig}). With {@code llm.base.url}
  * set, the extractor is {@link LlmMemoryExtractor} over an OpenAI-compatible server, run on a pool of
  * {@code llm.max.concurrency} threads with as many conversations pending per task (see
  * {@link ExtractionTopology} for how order and exactly-once are kept).
@@ -75,9 +75,9 @@ public final class ExtractorApp extends StreamsApp {
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
         final Topology topology = llm.isEmpty()
-            ? ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry)
+            ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
             : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
-                MiniLmEmbedder.shared(), registry, pool, llm.get().maxConcurrency());
+                ScriptRoutedEmbedder.fromConfig(config), registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
         if (llm.isPresent()) {
             // While the LLM is down the stream thread waits inside process() for the oldest conversation

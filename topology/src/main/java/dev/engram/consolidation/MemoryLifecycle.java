@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import dev.engram.avro.ArchiveReason;
@@ -20,6 +21,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
+import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -70,7 +72,7 @@ public final class MemoryLifecycle {
     /**
      * The rules' thresholds.
      *
-     * @param mergeThreshold cosine from which memories merge, -1..1 (default 0.85)
+     * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
      * @param staleAfter unused time after which a memory can be stale (default 90 days)
      * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
      * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
@@ -78,10 +80,11 @@ public final class MemoryLifecycle {
      * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
      * @param archiveRetention time from archiving to hard delete (default 365 days)
+     * @param scale puts each model's cosines on the threshold's scale ({@code embedding.similarity.floors})
      */
     public record Settings(double mergeThreshold, Duration staleAfter, double staleMaxImportance,
                            int staleMaxAccessCount, Duration roleTtl, Duration contextTtl, double inferredFactor,
-                           Duration archiveRetention) {
+                           Duration archiveRetention, SimilarityScale scale) {
 
         /**
          * @param config the Engram config ({@code lifecycle.*})
@@ -95,7 +98,8 @@ public final class MemoryLifecycle {
                 Duration.ofDays(config.getInt(EngramConfig.TTL_ROLE_DAYS)),
                 Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
                 config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
-                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)));
+                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)),
+                SimilarityScale.fromConfig(config));
         }
     }
 
@@ -234,7 +238,9 @@ public final class MemoryLifecycle {
                 || sharesConversation(mergeable.get(candidate), mergeable.get(member))
                 || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
                 || vectors[candidate].length != vectors[member].length
-                || Vectors.cosine(vectors[candidate], vectors[member]) < settings.mergeThreshold()) {
+                || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
+                || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()) {
                 return false;
             }
         }
