@@ -540,8 +540,9 @@ public final class ExtractionTopology {
         private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
             throws Rejected {
             try {
-                // Personal identifiers are redacted or dropped before anything is embedded or written.
-                final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, profile));
+                // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
+                // dropped from its output before anything is embedded or written.
+                final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
                 if (extracted.isEmpty()) {
                     return List.of();
                 }
