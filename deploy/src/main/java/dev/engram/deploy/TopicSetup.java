@@ -48,12 +48,22 @@ public final class TopicSetup {
             throw new IllegalStateException("Cannot list topics", e.getCause());
         }
         final List<NewTopic> missing = new ArrayList<>();
-        for (final String name : Topics.all()) {
+        final List<String> names = new ArrayList<>(Topics.all());
+        names.add(Topics.DATA_KEYS);
+        for (final String name : names) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
                 if (Topics.USER_PROFILES.equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     topic.configs(java.util.Map.of("cleanup.policy", "compact"));
+                }
+                if (Topics.DATA_KEYS.equals(name)) {
+                    // Compacted: the latest wrapped key per user. Small segments and a low dirty ratio let
+                    // the cleaner drop an erased user's wrapped key soon after its tombstone (hours, not weeks);
+                    // the tombstone itself is kept one day so that every reader sees it.
+                    topic.configs(java.util.Map.of("cleanup.policy", "compact", "segment.ms", "3600000",
+                        "min.cleanable.dirty.ratio", "0.01", "delete.retention.ms", "86400000",
+                        "min.compaction.lag.ms", "60000"));
                 }
                 missing.add(topic);
             }

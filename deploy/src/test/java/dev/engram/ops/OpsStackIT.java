@@ -1,9 +1,9 @@
 package dev.engram.ops;
 
+import static dev.engram.ops.OpsTestSupport.engram;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,11 +28,11 @@ import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.deploy.EmbeddedBroker;
-import dev.engram.deploy.EngramCli;
 import dev.engram.deploy.Ingest;
 import dev.engram.deploy.ProjectPaths;
 import dev.engram.deploy.TopicSetup;
 import dev.engram.extractor.ExtractorApp;
+import dev.engram.ops.OpsTestSupport.Run;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
@@ -46,7 +46,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import picocli.CommandLine;
 
 /**
  * The demo stack (embedded broker, topics, the three apps, the shipped sample ingested) once for the
@@ -249,23 +248,6 @@ class OpsStackIT {
         return List.copyOf(latest.values());
     }
 
-    private record Run(int exit, String out) {
-    }
-
-    private static Run engram(final String... args) {
-        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-        final PrintStream previous = System.out;
-        final int exit;
-        try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
-            System.setOut(out);
-            exit = new CommandLine(new EngramCli()).execute(args);
-        } finally {
-            System.setOut(previous);
-        }
-        final String printed = buffer.toString(StandardCharsets.UTF_8);
-        System.out.println(printed);
-        return new Run(exit, printed);
-    }
 
     private static HttpResponse<String> get(final String url) {
         try {

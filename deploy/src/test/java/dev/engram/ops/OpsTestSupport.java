@@ -122,4 +122,24 @@ final class OpsTestSupport {
             throw new AssertionError("Interrupted", e);
         }
     }
+
+    /** What a CLI run printed and returned. */
+    record Run(int exit, String out) {
+    }
+
+    /** Runs {@code bin/engram ARGS} in-process, capturing (and echoing) standard output. */
+    static Run engram(final String... args) {
+        final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+        final java.io.PrintStream previous = System.out;
+        final int exit;
+        try (java.io.PrintStream out = new java.io.PrintStream(buffer, true, java.nio.charset.StandardCharsets.UTF_8)) {
+            System.setOut(out);
+            exit = new picocli.CommandLine(new dev.engram.deploy.EngramCli()).execute(args);
+        } finally {
+            System.setOut(previous);
+        }
+        final String printed = buffer.toString(java.nio.charset.StandardCharsets.UTF_8);
+        System.out.println(printed);
+        return new Run(exit, printed);
+    }
 }

@@ -136,6 +136,7 @@ public final class RetrieverApi {
     private final long indexRetryAfterSeconds;
     private final Privacy privacy;
     private final String panelHtml;
+    private final java.util.Optional<dev.engram.crypto.DataKeys> dataKeys;
 
     /**
      * @param config k limits and the default context budget
@@ -150,6 +151,7 @@ public final class RetrieverApi {
                         final AccessReporter access, final HttpClient forwardClient, final MeterRegistry registry,
                         final Privacy privacy) {
         this.privacy = privacy;
+        this.dataKeys = dev.engram.crypto.PersonalSerdes.keys(config);
         this.panelHtml = resource("/panel/index.html");
         this.service = service;
         this.scorer = scorer;
@@ -181,6 +183,7 @@ public final class RetrieverApi {
         app.delete(USER_PATH + "/memories/{id}", ctx -> timed("delete", ctx, this::deleteMemory));
         app.delete(USER_PATH, ctx -> timed("erase", ctx, this::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, this::settings));
+        app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, this::erasureCheck));
     }
 
     private interface Handler {
@@ -311,6 +314,44 @@ public final class RetrieverApi {
         accept(ctx, newCommand(ctx, user, CommandKind.ERASE).build());
     }
 
+    /**
+     * {@code GET …/users/{user}/erasure} (admin keys only): what this retriever still holds of the user —
+     * entries in its memories and history stores and its profile, the erasure ledger's time, the user's data
+     * key — and {@code clean} when none is left. The topics and the consolidator's stores are checked by
+     * {@code bin/engram verify-erasure}.
+     */
+    private void erasureCheck(final Context ctx) throws Exception {
+        final UserKey user = user(ctx);
+        if (privacy.authEnabled()) {
+            final ApiKeys.Principal principal = ctx.attribute(PRINCIPAL);
+            if (principal.scope() != ApiKeys.Scope.ADMIN) {
+                throw new ApiProblem(403, "The erasure check needs an admin key of the tenant.");
+            }
+        }
+        if (forwarded(ctx, user)) {
+            return;
+        }
+        final Map<String, Long> held = service.held(user);
+        final Map<String, Object> places = new LinkedHashMap<>();
+        long total = 0;
+        for (final Map.Entry<String, Long> e : held.entrySet()) {
+            if (!"erasedAt".equals(e.getKey())) {
+                places.put(e.getKey(), e.getValue());
+                total += e.getValue();
+            }
+        }
+        final String dataKey = dataKeys.map(k -> k.hasKey(user.wire()) ? "live" : "none").orElse("crypto off");
+        places.put("dataKey", dataKey);
+        final Map<String, Object> body = new LinkedHashMap<>();
+        body.put("tenantId", user.tenantId());
+        body.put("userId", user.userId());
+        body.put("erasedAt", held.containsKey("erasedAt") ? java.time.Instant.ofEpochMilli(held.get("erasedAt")) : null);
+        body.put("places", places);
+        body.put("clean", total == 0 && !"live".equals(dataKey));
+        ctx.attribute(DETAIL, "held=" + total + " dataKey=" + dataKey);
+        ctx.json(body);
+    }
+
     private void settings(final Context ctx) {
         final UserKey user = user(ctx);
         final JsonNode enabled = body(ctx).get("memoryEnabled");
@@ -424,6 +465,7 @@ public final class RetrieverApi {
         final boolean oneMemory = parts.length > 7;
         return switch (method + " " + tail) {
             case "GET profile" -> "profile.read";
+            case "GET erasure" -> "user.erasure.check";
             case "GET memories" -> oneMemory ? "memory.history" : query ? "memories.query" : "memories.list";
             case "GET context" -> "context.read";
             case "GET export" -> "user.export";

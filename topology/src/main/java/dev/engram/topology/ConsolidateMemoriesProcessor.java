@@ -97,6 +97,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private final Consolidator consolidator;
     private final VectorIndexFactory indexFactory;
     private final Counters counters;
+    private final boolean shredKeys;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
@@ -106,6 +107,16 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters) {
+        this(consolidator, indexFactory, counters, false);
+    }
+
+    /**
+     * @param shredKeys whether an ERASE also tombstones the user's data key ({@code crypto.enabled}: the
+     *     {@link ConsolidationTopology#DATA_KEYS_SINK} exists)
+     */
+    ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
+                                 final Counters counters, final boolean shredKeys) {
+        this.shredKeys = shredKeys;
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
         this.counters = counters;
@@ -234,11 +245,17 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(memories::delete);
-        profiles.delete(user.wire());
+        final int profileCount = profiles.delete(user.wire()) == null ? 0 : 1;
         index.deleteUser(user);
         // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
         context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
             ConsolidationTopology.PROFILES_SINK);
+        if (shredKeys) {
+            // Crypto-shredding: in the same transaction as the store deletes, the user's data key is
+            // tombstoned; every record of the user on every topic, backup and mirror becomes unreadable.
+            context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
+                ConsolidationTopology.DATA_KEYS_SINK);
+        }
         final long at = command.getIssuedAt().toEpochMilli();
         erasures.put(user.wire(), erasedBefore == null ? at : Math.max(at, erasedBefore));
         final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.ERASED, null, null, command);
@@ -248,7 +265,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             .setActor(command.getActor()).setActorScope("SYSTEM").setTenantId(user.tenantId())
             .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
             .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
-            .setDetail("store entries deleted=" + keys.size()).setSource(Topics.CONSOLIDATOR_APP)
+            .setDetail("store entries deleted=" + keys.size() + "; memories=" + keys.size() + " profile=" + profileCount
+                + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(Topics.CONSOLIDATOR_APP)
             .setOccurredAt(command.getIssuedAt()).build();
         context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);
         counters.erased.increment();
