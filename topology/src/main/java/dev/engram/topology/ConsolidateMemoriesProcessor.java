@@ -156,7 +156,16 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             counters.skipped("memory_off");
             return;
         }
-        final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
+        final List<Memory> known = userMemories(user);
+        final Optional<String> otherModel = otherModel(known, candidate.getEmbeddingModel());
+        if (otherModel.isPresent()) {
+            // Comparing vectors of two models is meaningless, and storing it would mix them in the index.
+            deadLetter(record, "embedding model mismatch: the candidate was embedded with " + candidate.getEmbeddingModel()
+                + " but the stored vectors of this user are " + otherModel.get() + "; re-embed (bin/engram reembed"
+                + " --model " + candidate.getEmbeddingModel() + ") or run the extractor with " + otherModel.get());
+            return;
+        }
+        final Consolidator.Decision decision = consolidator.decide(candidate, known, index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
@@ -321,6 +330,22 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     private static java.time.Instant later(final java.time.Instant a, final java.time.Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /**
+     * @param memories the user's stored memories
+     * @param model the candidate's embedding model
+     * @return the model of the user's stored vectors when it is another one (memories without a recorded model,
+     *     written before models were recorded, are taken as compatible)
+     */
+    static Optional<String> otherModel(final List<Memory> memories, final String model) {
+        for (final Memory m : memories) {
+            if (m.getStatus() != MemoryStatus.DELETED && !m.getEmbedding().isEmpty() && m.getEmbeddingModel() != null
+                && !m.getEmbeddingModel().isBlank() && !m.getEmbeddingModel().equals(model)) {
+                return Optional.of(m.getEmbeddingModel());
+            }
+        }
+        return Optional.empty();
     }
 
     /** Every memory of the user, every status, in store-key (memory id) order. */
