@@ -97,6 +97,8 @@ public final class DataKeys implements AutoCloseable {
     private final Map<String, Live> live = new ConcurrentHashMap<>();
     /** User key → key ids known to be gone (read a tombstone after them, or absent at a checked end offset). */
     private final Map<String, Set<Integer>> gone = new ConcurrentHashMap<>();
+    /** Users whose current key this process cannot unwrap (another KEK): never replaced by a key of its own. */
+    private final Set<String> unusable = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Long> position = new ConcurrentHashMap<>();
     private final Object progress = new Object();
     private final Thread reader;
@@ -261,6 +263,7 @@ public final class DataKeys implements AutoCloseable {
             if (current != null) {
                 return current;
             }
+            refuseUnusable(userKey);
             final byte[] proposal;
             try {
                 final KeysetHandle handle = KeysetHandle.generateNew(PredefinedDeterministicAeadParameters.AES256_SIV);
@@ -271,6 +274,7 @@ public final class DataKeys implements AutoCloseable {
             }
             final RecordMetadata written = send(userKey, proposal);
             awaitPosition(written.partition(), written.offset() + 1);
+            refuseUnusable(userKey);
             final Live winner = live.get(userKey);
             if (winner == null) {
                 throw new SerializationException("The data key of " + userKey + " was erased while being created");
@@ -281,6 +285,13 @@ public final class DataKeys implements AutoCloseable {
                 send(userKey, winner.wrapped());
             }
             return winner;
+        }
+    }
+
+    private void refuseUnusable(final String userKey) {
+        if (unusable.contains(userKey)) {
+            throw new SerializationException("The data key of " + userKey + " on " + topic + " is wrapped by another "
+                + "key-encryption key: check crypto.kek / crypto.kek.file (this process never creates a second key)");
         }
     }
 
@@ -398,13 +409,14 @@ public final class DataKeys implements AutoCloseable {
             return;
         }
         if (wrapped == null) {
+            unusable.remove(userKey);
             final Live erased = live.remove(userKey);
             if (erased != null) {
                 gone.computeIfAbsent(userKey, k -> ConcurrentHashMap.newKeySet()).add(erased.keyId());
             }
             return;
         }
-        if (live.containsKey(userKey)) {
+        if (live.containsKey(userKey) || unusable.contains(userKey)) {
             return; // a later proposal (lost a race) or the winner written again
         }
         try {
@@ -414,6 +426,7 @@ public final class DataKeys implements AutoCloseable {
                 handle.getPrimitive(RegistryConfiguration.get(), DeterministicAead.class), wrapped));
         } catch (GeneralSecurityException e) {
             // Wrapped by another KEK (a misconfigured instance) or damaged: never use it, never log it.
+            unusable.add(userKey);
             LOG.error("A data key on {} cannot be unwrapped with this key-encryption key ({}); check crypto.kek",
                 topic, e.getClass().getSimpleName());
         }
