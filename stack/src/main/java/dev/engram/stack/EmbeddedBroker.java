@@ -139,6 +139,9 @@ public final class EmbeddedBroker implements AutoCloseable {
         // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention
         // would delete a replayable log by the age of the conversation, not of the write.
         p.put("log.retention.ms", "-1");
+        // The one size limit (input.max.record.bytes + headroom), also for topics created without it.
+        p.put("message.max.bytes", String.valueOf(dev.engram.config.EngramConfig.defaults().maxMessageBytes()));
+        p.put("replica.fetch.max.bytes", String.valueOf(dev.engram.config.EngramConfig.defaults().maxMessageBytes()));
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
         return p;
