@@ -26,8 +26,8 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased), explicit overrides. Keys starting with
  * {@code kafka.} pass through to the Kafka clients and Streams with the prefix removed.
  *
- * <p>Thresholds and weights default to the values of DESIGN.md ("Memory model"); the scoring
- * weights 0.4 / 0.2 / 0.3 / 0.1 and the 30-day recency constant come from there.
+ * <p>Thresholds and weights default to the memory model of docs/ARCHITECTURE.md: the scoring
+ * weights 0.4 / 0.2 / 0.3 / 0.1, the 30-day recency constant, the 0.9 / 0.7 dedup thresholds.
  */
 public final class EngramConfig extends AbstractConfig {
 

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * port>}), then {@link KafkaRaftServer} runs controller and broker; {@link #start(Path)} returns once an
  * admin client sees the broker, or fails after 60 s.
  *
- * <p>Settings (see DESIGN.md, "Known facts"): replication factor and min ISR 1 for the offsets and
+ * <p>Settings (docs/ARCHITECTURE.md, "Facts about the dependency set"): replication factor and min ISR 1 for the offsets and
  * transaction-state topics (without them an {@code exactly_once_v2} app hangs without a word),
  * {@code log.cleaner.dedupe.buffer.size=2097152} (the broker heap drops from ~170 MB to ~43 MB),
  * {@code group.initial.rebalance.delay.ms=0}, no topic auto-creation, no time-based retention (record

@@ -26,8 +26,8 @@ import dev.engram.avro.MemoryType;
  * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
  *
  * <h2>Numbers</h2>
- * Importance and confidence are this heuristic's own, on the 0..1 scales of DESIGN.md ("Memory
- * model": below 0.3 importance or 0.5 confidence is not stored):
+ * Importance and confidence are this heuristic's own, on the 0..1 scales of the memory model
+ * (docs/ARCHITECTURE.md: below 0.3 importance or 0.5 confidence is not stored):
  * <ul>
  *   <li>confidence {@link #EXPLICIT} 0.9 — a first-person statement matched by a specific pattern; not
  *       1.0, which DESIGN reserves for a user's own correction through the API, because patterns can

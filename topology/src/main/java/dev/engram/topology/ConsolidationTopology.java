@@ -42,7 +42,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
  *             ├─ write-memory-audit           → memory-audit          (user key, AuditRecord: erasures applied)
- *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
+ *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
  *        └─ maintain-memory-lifecycle  [same two stores; STREAM_TIME punctuator every lifecycle.interval.ms]
@@ -97,8 +97,6 @@ public final class ConsolidationTopology {
     public static final String PROFILES_SINK = "write-user-profiles";
     /** Sink of the data-key tombstones to {@link Topics#DATA_KEYS} (only with {@code crypto.enabled}). */
     public static final String DATA_KEYS_SINK = "write-data-key-tombstones";
-    /** Sink to the consolidator's dead-letter topic. */
-    public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
 
     private ConsolidationTopology() {
     }
@@ -185,7 +183,7 @@ public final class ConsolidationTopology {
                 AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
             .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
                 PersonalSerdes.topic(UserProfile.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
+            .addSink(DeadLetters.SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 PersonalSerdes.topic(MemoryCandidate.class, config).serializer(), PROCESSOR);
         if (shred) {
             topology.addSink(DATA_KEYS_SINK, Topics.DATA_KEYS, keys, Serdes.ByteArray().serializer(), PROCESSOR);
