@@ -85,6 +85,12 @@ public final class EngramConfig extends AbstractConfig {
     public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
     public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
     public static final String PII_ACTION = "privacy.pii.action";
+    /** Encrypt personal fields on Engram's topics and stores with a per-user data key (crypto-shredding). */
+    public static final String CRYPTO_ENABLED = "crypto.enabled";
+    /** Key-encryption key, base64 of 32 random bytes. */
+    public static final String CRYPTO_KEK = "crypto.kek";
+    /** File holding the key-encryption key (a mounted secret), base64 of 32 random bytes. */
+    public static final String CRYPTO_KEK_FILE = "crypto.kek.file";
     public static final String AUTH_ENABLED = "retriever.auth.enabled";
     public static final String AUTH_KEYS = "retriever.auth.keys";
     public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
@@ -231,6 +237,16 @@ public final class EngramConfig extends AbstractConfig {
         .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
             "What the extractor (and a correction through the API) does with a memory containing a card number "
                 + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(CRYPTO_ENABLED, Type.BOOLEAN, false, Importance.HIGH,
+            "Crypto-shredding: every record Engram writes about a user (candidates, memory events, contradictions, "
+                + "archives, commands, profiles, store changelogs) is encrypted with that user's data key (AES-SIV, "
+                + "deterministic) kept on the compacted topic engram-data-keys, wrapped by the key-encryption key; "
+                + "erasing the user tombstones the key. Needs crypto.kek or crypto.kek.file.")
+        .define(CRYPTO_KEK, Type.PASSWORD, null, Importance.HIGH,
+            "Key-encryption key (AES-256-GCM) wrapping the data keys: base64 of 32 random bytes "
+                + "(openssl rand -base64 32). Never written to a topic.")
+        .define(CRYPTO_KEK_FILE, Type.STRING, "", Importance.HIGH,
+            "A file holding the key-encryption key as base64 (a mounted Kubernetes Secret); wins over crypto.kek.")
         .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
             "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
                 + "demo turns this off.")

@@ -168,7 +168,8 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
                 broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
             final DemoApps apps = push(resources, DemoApps.start(config));
-            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers()));
+            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers(),
+                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer()));
             out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
 
             final long ingestStartedAt = System.nanoTime();

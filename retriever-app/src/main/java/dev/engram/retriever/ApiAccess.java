@@ -138,6 +138,7 @@ final class ApiAccess {
         final boolean oneMemory = parts.length > 7;
         return switch (method + " " + tail) {
             case "GET profile" -> "profile.read";
+            case "GET erasure" -> "user.erasure.check";
             case "GET memories" -> oneMemory ? "memory.history" : query ? "memories.query" : "memories.list";
             case "GET context" -> "context.read";
             case "GET export" -> "user.export";

@@ -177,6 +177,14 @@ public final class Consolidator {
      * @param settings thresholds
      * @param judge asked for hits in the judge band
      */
+    /**
+     * @return the embedding model of mostly-Han text ({@code embedding.model.han}), or null when there is none; a
+     *     candidate of that model is compared only with memories of that model, every other one with the rest
+     */
+    public String hanModel() {
+        return settings.hanModel();
+    }
+
     public Consolidator(final Settings settings, final ContradictionJudge judge) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.judge = Objects.requireNonNull(judge, "judge");

@@ -87,14 +87,20 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
         this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
+        final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
             while (it.hasNext()) {
                 final KeyValue<Long, byte[]> entry = it.next();
+                if (entry.value == null) {
+                    erased.add(entry.key); // sealed with a data key erased meanwhile: nothing to extract
+                    continue;
+                }
                 final Consumed consumed = Consumed.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
                 nextSequence = Math.max(nextSequence, entry.key + 1);
             }
         }
+        erased.forEach(pending::delete);
         if (!inFlight.isEmpty()) {
             LOG.info("Re-submitting {} pending conversations of task {}", inFlight.size(), context.taskId());
         }
@@ -210,8 +216,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
         throws Rejected {
         try {
-            // Personal identifiers are redacted or dropped before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, profile));
+            // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
+            // dropped from its output before anything is embedded or written.
+            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
             if (extracted.isEmpty()) {
                 return List.of();
             }
