@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import dev.engram.avro.Memory;
@@ -261,6 +262,20 @@ public final class HybridScorer {
         final Set<Integer> candidates = new LinkedHashSet<>();
         addRanks(denseOrder, fetch, fused, candidates);
         addRanks(lexicalOrder, fetch, fused, candidates);
+        // A question naming a period ("in March 2023") fuses a third list: the memories of that period, in dense
+        // order, then lexical order (TimeCues). Without such a cue the ranking is the two-list fusion above.
+        final Optional<TimeCues.Period> period = TimeCues.in(query);
+        if (period.isPresent()) {
+            final Set<Integer> inPeriod = new LinkedHashSet<>();
+            for (final List<Integer> order : List.of(denseOrder, lexicalOrder)) {
+                for (final int i : order) {
+                    if (period.get().contains(active.get(i))) {
+                        inPeriod.add(i);
+                    }
+                }
+            }
+            addRanks(new ArrayList<>(inPeriod), fetch, fused, candidates);
+        }
         final double maxFused = 2.0 / (rrfK + 1);
 
         // min-max of the fused relevance over the candidates (see the class comment, step 3)
