@@ -37,10 +37,10 @@ public final class EmbeddedStack implements AutoCloseable {
     private final DemoApps apps;
     private final PipelineMonitor monitor;
 
-    private EmbeddedStack(final Path runDir) {
+    private EmbeddedStack(final Path runDir, final Map<String, ?> overrides) {
         try {
             broker = push(EmbeddedBroker.start(runDir));
-            config = EngramConfig.load(null, Map.of(), Map.of(
+            final Map<String, Object> settings = new java.util.HashMap<>(Map.of(
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
@@ -48,6 +48,8 @@ public final class EmbeddedStack implements AutoCloseable {
                 EngramConfig.RETRIEVER_HTTP_PORT, 0,
                 // a local benchmark on localhost, as the demo: no API keys
                 EngramConfig.AUTH_ENABLED, false));
+            settings.putAll(overrides);
+            config = EngramConfig.load(null, Map.of(), settings);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }
@@ -77,13 +79,22 @@ public final class EmbeddedStack implements AutoCloseable {
      * @return the running stack
      */
     public static EmbeddedStack start(final Path runDir) {
+        return start(runDir, Map.of());
+    }
+
+    /**
+     * @param runDir the run directory; emptied first
+     * @param overrides settings that win over the stack's own (API keys on, {@code serde.format}, …)
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final Path runDir, final Map<String, ?> overrides) {
         try {
             ProjectPaths.deleteRecursively(runDir);
             Files.createDirectories(runDir);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot prepare " + runDir, e);
         }
-        return new EmbeddedStack(runDir);
+        return new EmbeddedStack(runDir, overrides);
     }
 
     /** @return the broker's bootstrap servers */
