@@ -129,8 +129,10 @@ public final class Views {
      * order with the user's other events.
      *
      * @param commandId the command's id
+     * @param kind CORRECT, DELETE, ERASE or SET_MEMORY_ENABLED
+     * @param status ACCEPTED
      */
-    public record Accepted(String commandId) {
+    public record Accepted(String commandId, String kind, String status) {
     }
 
     /**

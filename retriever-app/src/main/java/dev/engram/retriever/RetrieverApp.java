@@ -182,7 +182,12 @@ public final class RetrieverApp implements Callable<Integer> {
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
             () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
                 : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
-            api::register).start();
+            app -> {
+                api.register(app);
+                new ApiDocs().register(app);
+                new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
+                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion()).register(app);
+            }).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
