@@ -16,6 +16,7 @@ import dev.engram.deploy.EmbeddedBroker;
 import dev.engram.deploy.PipelineMonitor;
 import dev.engram.deploy.ProjectPaths;
 import dev.engram.deploy.TopicSetup;
+import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -54,7 +55,7 @@ public final class EmbeddedStack implements AutoCloseable {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }
             apps = push(DemoApps.start(config));
-            monitor = push(new PipelineMonitor(broker.bootstrapServers()));
+            monitor = push(new PipelineMonitor(broker.bootstrapServers(), TopicSerdes.of(config)));
         } catch (RuntimeException e) {
             close();
             throw e;

@@ -13,6 +13,7 @@ import java.util.function.LongConsumer;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,7 +25,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Key: {@link UserKey#wire()} ({@code tenant/user}); for a record whose tenant or user is invalid
  * the same {@code tenant/user} form is built from the raw strings, so the record still reaches the
- * extractor, whose validation dead-letters it. Value: the Avro record via {@link AvroSerdes}. Record
+ * extractor, whose validation dead-letters it. Value: the Avro record via {@link RecordSerdes} ({@link AvroSerdes} single-object encoding unless given another format). Record
  * timestamp: {@code completedAt} (event time). The producer is idempotent with {@code acks=all}, so
  * a retry never duplicates or reorders a user's conversations.
  *
@@ -46,6 +47,15 @@ public final class Ingest implements AutoCloseable {
      * @param overrides extra producer settings (win over the defaults)
      */
     public Ingest(final String bootstrapServers, final Map<String, Object> overrides) {
+        this(bootstrapServers, overrides, RecordSerdes.singleObject());
+    }
+
+    /**
+     * @param bootstrapServers the cluster
+     * @param overrides extra producer settings (win over the defaults)
+     * @param serdes the value format of the pipeline ({@code serde.format})
+     */
+    public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final RecordSerdes serdes) {
         final Map<String, Object> props = new java.util.HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -59,7 +69,7 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
         props.putAll(overrides);
         this.producer = new KafkaProducer<>(props, new StringSerializer(),
-            AvroSerdes.serde(ConversationCompleted.class).serializer());
+            serdes.serde(ConversationCompleted.class).serializer());
     }
 
     /**

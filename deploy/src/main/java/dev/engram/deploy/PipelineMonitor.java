@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException;
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -53,7 +53,7 @@ public final class PipelineMonitor implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Admin admin;
-    private final Deserializer<MemoryUpdated> updates = AvroSerdes.serde(MemoryUpdated.class).deserializer();
+    private final Deserializer<MemoryUpdated> updates;
     private final List<TopicPartition> partitions = new ArrayList<>();
     private final Map<String, Long> perTopic = new HashMap<>();
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
@@ -64,6 +64,15 @@ public final class PipelineMonitor implements AutoCloseable {
      * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
      */
     public PipelineMonitor(final String bootstrapServers) {
+        this(bootstrapServers, RecordSerdes.singleObject());
+    }
+
+    /**
+     * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
+     * @param serdes the topics' value format ({@code serde.format})
+     */
+    public PipelineMonitor(final String bootstrapServers, final RecordSerdes serdes) {
+        this.updates = serdes.serde(MemoryUpdated.class).deserializer();
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
         this.consumer = new KafkaConsumer<>(Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,

@@ -11,7 +11,8 @@ import dev.engram.avro.AuditRecord;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
+import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -33,10 +34,20 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPrivacyTopics.class);
 
     private final Producer<String, byte[]> producer;
+    private final RecordSerdes serdes;
 
-    /** @param producer the producer (owned) */
+    /** @param producer the producer (owned); values single-object encoded */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer) {
+        this(producer, RecordSerdes.singleObject());
+    }
+
+    /**
+     * @param producer the producer (owned)
+     * @param serdes the topics' value format ({@code serde.format})
+     */
+    public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final RecordSerdes serdes) {
         this.producer = producer;
+        this.serdes = serdes;
     }
 
     /**
@@ -49,12 +60,13 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-commands");
-        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()));
+        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
+            TopicSerdes.of(config));
     }
 
     @Override
     public void publish(final MemoryCommand command) {
-        final byte[] value = AvroSerdes.serde(MemoryCommand.class).serializer().serialize(Topics.MEMORY_COMMANDS, command);
+        final byte[] value = serdes.serde(MemoryCommand.class).serializer().serialize(Topics.MEMORY_COMMANDS, command);
         try {
             producer.send(new ProducerRecord<>(Topics.MEMORY_COMMANDS, null, command.getIssuedAt().toEpochMilli(),
                 command.getTenantId() + "/" + command.getUserId(), value)).get(10, TimeUnit.SECONDS);
@@ -69,7 +81,7 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
 
     @Override
     public void record(final AuditRecord record) {
-        final byte[] value = AvroSerdes.serde(AuditRecord.class).serializer().serialize(Topics.MEMORY_AUDIT, record);
+        final byte[] value = serdes.serde(AuditRecord.class).serializer().serialize(Topics.MEMORY_AUDIT, record);
         final String key = record.getUserId() == null ? record.getTenantId() : record.getTenantId() + "/" + record.getUserId();
         try {
             producer.send(new ProducerRecord<>(Topics.MEMORY_AUDIT, null, record.getOccurredAt().toEpochMilli(), key, value),

@@ -99,6 +99,9 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_RESPONSE_FORMAT = "llm.response.format";
     public static final String LLM_BREAKER_OPEN_MS = "llm.breaker.open.ms";
     public static final String LLM_JUDGE = "llm.judge.enabled";
+    public static final String SERDE_FORMAT = "serde.format";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -236,7 +239,16 @@ public final class EngramConfig extends AbstractConfig {
         .define(LLM_BREAKER_OPEN_MS, Type.INT, 10_000, Range.atLeast(1), Importance.LOW,
             "How long the LLM circuit breaker stays open (no calls, no new work pulled) before a probe call.")
         .define(LLM_JUDGE, Type.BOOLEAN, true, Importance.LOW,
-            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).");
+            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).")
+        .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
+            Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
+                + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "
+                + "Avro binary; subject <topic>-value, BACKWARD). Readers accept both, so a running pipeline can switch.")
+        .define(SCHEMA_REGISTRY_URL, Type.STRING, "", Importance.MEDIUM,
+            "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
+                + "Redpanda), used when serde.format=registry.")
+        .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
+            "user:password for HTTP Basic authentication to the schema registry; empty = none.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

@@ -19,6 +19,7 @@ import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -153,17 +154,18 @@ public final class ConsolidationTopology {
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
+        final RecordSerdes serdes = TopicSerdes.of(config);
         // Every processor's index retries an unavailable index and never lets its task move past a record.
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
             registry, Topics.CONSOLIDATOR_APP);
         return new Topology()
-            .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
+            .addSource(SOURCE, new StringDeserializer(), serdes.serde(MemoryCandidate.class).deserializer(),
                 Topics.MEMORY_CANDIDATES)
-            .addSource(COMMANDS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCommand.class).deserializer(),
+            .addSource(COMMANDS_SOURCE, new StringDeserializer(), serdes.serde(MemoryCommand.class).deserializer(),
                 Topics.MEMORY_COMMANDS)
             .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters),
                 SOURCE, COMMANDS_SOURCE)
-            .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
+            .addSource(ACCESS_SOURCE, new StringDeserializer(), serdes.serde(MemoryAccessed.class).deserializer(),
                 Topics.MEMORY_ACCESS)
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
                 Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters),
@@ -172,16 +174,16 @@ public final class ConsolidationTopology {
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR)
             .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,
-                AvroSerdes.serde(MemoryUpdated.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                serdes.serde(MemoryUpdated.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(CONTRADICTIONS_SINK, Topics.MEMORY_CONTRADICTIONS, keys,
-                AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
+                serdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
             .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
-                AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                serdes.serde(MemoryArchived.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(AUDIT_SINK, Topics.MEMORY_AUDIT, keys,
-                AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
+                serdes.serde(AuditRecord.class).serializer(), PROCESSOR)
             .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
-                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                serdes.serde(UserProfile.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
-                AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
+                serdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }
 }

@@ -31,6 +31,7 @@ import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -215,11 +216,12 @@ public final class ExtractionTopology {
         final ConversationValidator validator = ConversationValidator.from(config);
         final Counters counters = new Counters(registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
+        final RecordSerdes serdes = TopicSerdes.of(config);
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
         topology.addProcessor(PROCESSOR, () -> new ExtractMemories(validator, extractor, embedder, counters, pii,
-            executor, Math.max(1, maxPending)), SOURCE);
+            executor, Math.max(1, maxPending), serdes.serde(ConversationCompleted.class).deserializer()), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PENDING_STORE), Serdes.Long(),
                 Serdes.ByteArray()).withLoggingEnabled(Map.of())
@@ -228,13 +230,13 @@ public final class ExtractionTopology {
         // The profiles table: co-partitioned with conversations-completed (same key, same partition
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
-            AvroSerdes.serde(UserProfile.class).deserializer(), Topics.USER_PROFILES);
+            serdes.serde(UserProfile.class).deserializer(), Topics.USER_PROFILES);
         topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
             Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
-            AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
+            serdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
         topology.addSink(DEAD_LETTER_SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;
@@ -393,8 +395,7 @@ public final class ExtractionTopology {
         private final Executor executor;
         private final int maxPending;
         private final PiiFilter pii;
-        private final Deserializer<ConversationCompleted> deserializer =
-            AvroSerdes.serde(ConversationCompleted.class).deserializer();
+        private final Deserializer<ConversationCompleted> deserializer;
         private final Deque<Pending> inFlight = new ArrayDeque<>();
         private ProcessorContext<String, Object> context;
         private KeyValueStore<Long, byte[]> pending;
@@ -403,7 +404,9 @@ public final class ExtractionTopology {
 
         ExtractMemories(final ConversationValidator validator, final MemoryExtractor extractor,
                         final Embedder embedder, final Counters counters, final PiiFilter pii,
-                        final Executor executor, final int maxPending) {
+                        final Executor executor, final int maxPending,
+                        final Deserializer<ConversationCompleted> deserializer) {
+            this.deserializer = deserializer;
             this.pii = pii;
             this.validator = validator;
             this.extractor = extractor;

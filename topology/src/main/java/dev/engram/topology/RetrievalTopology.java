@@ -50,7 +50,7 @@ public final class RetrievalTopology {
     public static Topology build(final EngramConfig config) {
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(),
-            AvroSerdes.serde(MemoryUpdated.class).deserializer(), Topics.MEMORY_UPDATED);
+            TopicSerdes.of(config).serde(MemoryUpdated.class).deserializer(), Topics.MEMORY_UPDATED);
         topology.addProcessor(PROCESSOR, MaterializeMemoriesProcessor::new, SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
