@@ -2,12 +2,10 @@ package dev.engram.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,22 +13,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import downstream.PlainRegistryConsumer;
 import dev.engram.bench.EmbeddedStack;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.RegistryAvroSerdes;
 import dev.engram.serde.SchemaRegistryClient;
+import dev.engram.serde.NewerWriter;
 import dev.engram.serde.SchemaRegistryDouble;
 import dev.engram.topology.Topics;
 import dev.engram.topology.TopicSerdes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -117,7 +111,7 @@ class RegistryConsumerIT {
         final String subject = RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED);
         final SchemaRegistryClient client = new SchemaRegistryClient(registry.url(), null);
         final Schema old = client.latest(subject).schema();
-        final Schema evolved = withOptionalField(old, "sentiment");
+        final Schema evolved = NewerWriter.withField(old, "{\"name\": \"sentiment\", \"type\": [\"null\", \"string\"], \"default\": null}");
         assertThat(client.isCompatible(subject, evolved)).isTrue();
         final int evolvedId = client.register(subject, evolved);
 
@@ -138,7 +132,7 @@ class RegistryConsumerIT {
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
             stack.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
             producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, (Long) newer.get("eventTime"), "acme/leo",
-                wire(evolvedId, evolved, newer))).get();
+                NewerWriter.wire(evolvedId, evolved, newer))).get();
         }
 
         final List<GenericRecord> seenByOld;
@@ -160,22 +154,5 @@ class RegistryConsumerIT {
         }
         assertThat(body).contains("newer schema");
         stack.apps().requireAlive();
-    }
-
-    private static Schema withOptionalField(final Schema schema, final String name) throws Exception {
-        final ObjectMapper json = new ObjectMapper();
-        final ObjectNode node = (ObjectNode) json.readTree(schema.toString());
-        node.withArray("fields").add(json.readTree("{\"name\": \"" + name + "\", \"type\": [\"null\", \"string\"], \"default\": null}"));
-        return new Schema.Parser().parse(node.toString());
-    }
-
-    private static byte[] wire(final int id, final Schema schema, final GenericRecord record) throws Exception {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0);
-        out.write(ByteBuffer.allocate(4).putInt(id).array());
-        final BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-        encoder.flush();
-        return out.toByteArray();
     }
 }

@@ -3,24 +3,18 @@ package dev.engram.serde;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.AfterEach;
@@ -94,7 +88,7 @@ class RegistryAvroSerdesTest {
     @Test
     void shouldAcceptANewOptionalFieldAndKeepTheOldReaderWorking() throws Exception {
         serde.serializer().serialize(TOPIC, conversation());
-        final Schema evolved = withField(ConversationCompleted.getClassSchema(),
+        final Schema evolved = NewerWriter.withField(ConversationCompleted.getClassSchema(),
             "{\"name\": \"channel\", \"type\": [\"null\", \"string\"], \"default\": null}");
         assertThat(client.isCompatible("conversations-completed-value", evolved)).isTrue();
         final int evolvedId = client.register("conversations-completed-value", evolved);
@@ -114,7 +108,7 @@ class RegistryAvroSerdesTest {
         record.put("completedAt", 2_000L);
         record.put("metadata", Map.of());
         record.put("channel", "sms");
-        final ConversationCompleted read = serde.deserializer().deserialize(TOPIC, wire(evolvedId, evolved, record));
+        final ConversationCompleted read = serde.deserializer().deserialize(TOPIC, NewerWriter.wire(evolvedId, evolved, record));
 
         assertThat(read.getConversationId()).isEqualTo("c9");
         assertThat(read.getMessages()).extracting(Message::getContent).containsExactly("I moved to Braga.");
@@ -124,7 +118,7 @@ class RegistryAvroSerdesTest {
     @Test
     void shouldRefuseAChangeTheCurrentReadersCannotResolve() {
         serde.serializer().serialize(TOPIC, conversation());
-        final Schema breaking = withField(ConversationCompleted.getClassSchema(), "{\"name\": \"channel\", \"type\": \"string\"}");
+        final Schema breaking = NewerWriter.withField(ConversationCompleted.getClassSchema(), "{\"name\": \"channel\", \"type\": \"string\"}");
 
         assertThat(client.isCompatible("conversations-completed-value", breaking)).isFalse();
         assertThatThrownBy(() -> client.register("conversations-completed-value", breaking))
@@ -166,26 +160,5 @@ class RegistryAvroSerdesTest {
         assertThat(SerdeFormat.parse("single-object")).isEqualTo(SerdeFormat.SINGLE_OBJECT);
         assertThatThrownBy(() -> SerdeFormat.parse("confluent")).hasMessageContaining("single-object or registry");
         assertThatThrownBy(() -> RecordSerdes.of(SerdeFormat.REGISTRY, " ", null)).hasMessageContaining("schema.registry.url");
-    }
-
-    private static Schema withField(final Schema schema, final String fieldJson) {
-        try {
-            final ObjectMapper json = new ObjectMapper();
-            final ObjectNode node = (ObjectNode) json.readTree(schema.toString());
-            node.withArray("fields").add(json.readTree(fieldJson));
-            return new Schema.Parser().parse(node.toString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static byte[] wire(final int id, final Schema schema, final GenericRecord record) throws Exception {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0);
-        out.write(ByteBuffer.allocate(4).putInt(id).array());
-        final BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-        encoder.flush();
-        return out.toByteArray();
     }
 }
