@@ -12,7 +12,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import org.junit.jupiter.api.Test;
 
 /** Uses the real all-MiniLM-L6-v2 model. */
