@@ -26,6 +26,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -97,7 +98,22 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
      */
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout) {
-        final Fold fold = fold(clientProperties, fromOffsets, timeout);
+        return fromTopic(clientProperties, fromOffsets, timeout, RecordSerdes.singleObject());
+    }
+
+    /**
+     * As {@link #fromTopic(Map, Map, Duration)}, reading {@code memory-updated} in the given format.
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param fromOffsets where to start per partition, null = from the beginning
+     * @param timeout how long reading may take at most
+     * @param serdes the topic's value format ({@code serde.format})
+     * @return the snapshot
+     */
+    public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
+                                           final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
+                                           final RecordSerdes serdes) {
+        final Fold fold = fold(clientProperties, fromOffsets, timeout, serdes);
         return of(fold.events(), fold.memories());
     }
 
@@ -112,7 +128,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
 
     /** Reads and folds {@code memory-updated}; see {@link #fromTopic}. */
     static Fold fold(final Map<String, Object> clientProperties, final Map<TopicPartition, Long> fromOffsets,
-                     final Duration timeout) {
+                     final Duration timeout, final RecordSerdes serdes) {
         final Map<String, Memory> latest = new HashMap<>();
         final Map<String, List<String>> byUser = new HashMap<>();
         long events = 0;
@@ -128,7 +144,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
                 }
             }
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
+            final Deserializer<MemoryUpdated> decoder = serdes.serde(MemoryUpdated.class).deserializer();
             final long deadline = System.nanoTime() + timeout.toNanos();
             while (!reached(consumer, ends)) {
                 if (System.nanoTime() > deadline) {

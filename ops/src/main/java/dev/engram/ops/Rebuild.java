@@ -24,6 +24,7 @@ import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.Stores;
+import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -169,7 +170,7 @@ public final class Rebuild {
                     awaitNoMembers(offsets, a);
                 }
             }
-            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout);
+            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout, TopicSerdes.of(config));
             before.write(workDir.resolve("before.json"));
             out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
                 workDir.resolve("before.json"));
@@ -210,11 +211,11 @@ public final class Rebuild {
                 }
                 final MemorySnapshot after;
                 if (app == App.CONSOLIDATOR) {
-                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout);
+                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout, TopicSerdes.of(config));
                 } else if (app == App.RETRIEVER) {
                     after = readModel(retriever);
                 } else {
-                    after = MemorySnapshot.fromTopic(client, null, timeout);
+                    after = MemorySnapshot.fromTopic(client, null, timeout, TopicSerdes.of(config));
                 }
                 after.write(workDir.resolve("after.json"));
                 final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()

@@ -101,7 +101,8 @@ public final class Reembed {
             create(admin, new NewTopic(topic, Optional.of(partitions), Optional.empty()));
             create(admin, new NewTopic(ACTIVE_TOPIC, Optional.of(1), Optional.empty()));
         }
-        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10));
+        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10),
+            dev.engram.serde.RecordSerdes.singleObject()); // reembed has no config yet: single-object only
         final List<Memory> memories = new ArrayList<>();
         fold.memories().values().forEach(list -> list.stream()
             .filter(m -> m.getStatus() != MemoryStatus.DELETED).forEach(memories::add));

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import dev.engram.topology.TopicSerdes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,7 +49,8 @@ public final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final MemorySnapshot now = after != null ? MemorySnapshot.read(after)
-            : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10));
+            : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10),
+                TopicSerdes.of(options.load()));
         if (save != null) {
             now.write(save.toAbsolutePath());
             out.println("Snapshot written to " + save.toAbsolutePath());
