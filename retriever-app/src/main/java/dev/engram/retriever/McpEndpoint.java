@@ -84,7 +84,7 @@ public final class McpEndpoint {
             .contextExtractor(request -> {
                 final Map<String, Object> values = new LinkedHashMap<>();
                 values.put(PORT, request.getLocalPort());
-                apiKey(request.getHeader("Authorization"), request.getHeader("X-Api-Key"))
+                ApiAccess.apiKey(request.getHeader("Authorization"), request.getHeader("X-Api-Key"))
                     .ifPresent(key -> values.put(AUTHORIZATION, key));
                 return McpTransportContext.create(values);
             }).build();
@@ -130,17 +130,10 @@ public final class McpEndpoint {
     }
 
     private void authenticate(final Context ctx) {
-        if (authEnabled && apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
+        if (authEnabled && ApiAccess.apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
             .flatMap(keys::authenticate).isEmpty()) {
             throw new ApiProblem(401, "A valid API key is required: Authorization: Bearer KEY (or X-Api-Key: KEY).");
         }
-    }
-
-    private static Optional<String> apiKey(final String authorization, final String header) {
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return Optional.of(authorization.substring(7).strip());
-        }
-        return Optional.ofNullable(header).map(String::strip).filter(k -> !k.isEmpty());
     }
 
     private McpSchema.CallToolResult call(final McpTransportContext context, final McpSchema.CallToolRequest call,
