@@ -19,7 +19,7 @@ import java.util.Set;
  * digit (Unicode-aware, so "4417" and "São" are tokens), drop English stopwords, and strip a plural
  * "s" from tokens longer than three letters not ending in "ss" (so "codes" matches "code"). No other
  * stemming. Why lexical at all: on LoCoMo, BM25 beats MiniLM dense retrieval and their fusion beats both
- * (DESIGN.md, "Known facts").
+ * (docs/ARCHITECTURE.md; figures in BENCHMARKS.md).
  *
  * <p>Immutable and thread-safe once built.
  */

@@ -19,7 +19,7 @@ import dev.engram.port.Embedder;
 import dev.engram.port.VectorIndex;
 
 /**
- * Ranks one user's memories for a query: hybrid (dense + lexical) relevance, then DESIGN.md's score.
+ * Ranks one user's memories for a query: hybrid (dense + lexical) relevance, then the weighted score of docs/ARCHITECTURE.md ("Memory model").
  *
  * <ol>
  *   <li>Only ACTIVE memories are candidates. The caller passes one user's memories (the store's prefix
@@ -31,7 +31,7 @@ import dev.engram.port.VectorIndex;
  *       (Cormack, Clarke &amp; Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
  *       learning methods", SIGIR 2009), divided by its maximum 2/(rrfK+1) so that first in both lists is
  *       1.0 and first in one list only is ~0.5. Chosen because on LoCoMo RRF(dense, BM25) beats either
- *       alone (DESIGN.md, "Known facts": 0.587 vs 0.478 dense and 0.528 BM25 evidence-in-top-10), and
+ *       alone (figures in BENCHMARKS.md, quality), and
  *       because ranks need no calibration between cosine and BM25 scales. Then stretched over the
  *       candidates: semantic = (RRF − min) / (max − min) · max/maxPossible, min and max over this query's
  *       candidates (a single candidate keeps RRF/maxPossible). The best candidate keeps its absolute value
@@ -39,12 +39,11 @@ import dev.engram.port.VectorIndex;
  *       over the candidates, so 0.4·semantic moved a total by ~0.2 while the query-independent priors
  *       (0.2·recency + 0.3·importance + 0.1·access) moved it by up to 0.6 and outranked relevance; min-max
  *       scaling of the relevance component is what Park et al. do for the same score ("Generative Agents",
- *       UIST 2023). Measured with {@code bin/engram bench quality} (LoCoMo dev, categories 1–4): evidence
- *       recall@10 0.618 → 0.633, recall@1 0.271 → 0.302, recall within 256 tokens 0.461 → 0.496.</li>
+ *       UIST 2023). It raised every recall figure of {@code bin/engram bench quality} (BENCHMARKS.md).</li>
  *   <li>recency = exp(−days(reference − lastAccessedAt) / decayDays). The reference time is the newest
  *       event time among the user's memories (max of updatedAt and lastAccessedAt, any status), not the
- *       wall clock: a replay of the same topics gives the same scores (DESIGN.md, "Event time, not
- *       wall-clock"), and a user's memories age relative to that user's latest activity.</li>
+ *       wall clock: a replay of the same topics gives the same scores (docs/ARCHITECTURE.md, "Event
+ *       time"), and a user's memories age relative to that user's latest activity.</li>
  *   <li>importance = the memory's importance; access = min(accessCount / saturation, 1).</li>
  *   <li>total = w_s·semantic + w_r·recency + w_i·importance + w_a·access (weights from
  *       {@link EngramConfig}, defaults 0.4/0.2/0.3/0.1); sorted by total, ties by memory id; top k.</li>

@@ -13,7 +13,7 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * A consumed record as kept in {@link ExtractionTopology#PENDING_STORE}: the original key, bytes, timestamp and headers,
+ * A consumed record as kept in {@link Stores#EXTRACTION_PENDING}: the original key, bytes, timestamp and headers,
  * and its source coordinates (for dead-letter headers after a restore).
  */
 record Consumed(String key, byte[] value, long timestamp, Headers headers, String topic, int partition,

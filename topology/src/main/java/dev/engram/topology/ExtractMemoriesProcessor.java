@@ -1,23 +1,11 @@
 package dev.engram.topology;
 
 import static dev.engram.topology.ExtractionTopology.CANDIDATES_SINK;
-import static dev.engram.topology.ExtractionTopology.DEAD_LETTER_SINK;
-import static dev.engram.topology.ExtractionTopology.DEAD_LETTER_TOPIC;
-import static dev.engram.topology.ExtractionTopology.HEADER_CLASS;
-import static dev.engram.topology.ExtractionTopology.HEADER_REASON;
-import static dev.engram.topology.ExtractionTopology.HEADER_SOURCE_OFFSET;
-import static dev.engram.topology.ExtractionTopology.HEADER_SOURCE_PARTITION;
-import static dev.engram.topology.ExtractionTopology.HEADER_SOURCE_TOPIC;
-import static dev.engram.topology.ExtractionTopology.HEADER_STAGE;
-import static dev.engram.topology.ExtractionTopology.KIP_1034_HEADERS;
 import static dev.engram.topology.ExtractionTopology.METER_CANDIDATES;
 import static dev.engram.topology.ExtractionTopology.METER_CONVERSATIONS;
-import static dev.engram.topology.ExtractionTopology.METER_DEAD_LETTERS;
 import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
-import static dev.engram.topology.ExtractionTopology.PENDING_STORE;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,7 +28,6 @@ import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.KeyValue;
@@ -66,6 +53,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final MemoryExtractor extractor;
     private final Embedder embedder;
     private final Meters counters;
+    private final DeadLetters deadLetters;
     private final Executor executor;
     private final int maxPending;
     private final PiiFilter pii;
@@ -77,7 +65,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private long nextSequence;
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
-                             final Embedder embedder, final Meters counters, final PiiFilter pii,
+                             final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
+                             final PiiFilter pii,
                              final Executor executor, final int maxPending,
                              final Deserializer<ConversationCompleted> deserializer) {
         this.deserializer = deserializer;
@@ -86,6 +75,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         this.extractor = extractor;
         this.embedder = embedder;
         this.counters = counters;
+        this.deadLetters = deadLetters;
         this.executor = executor;
         this.maxPending = maxPending;
     }
@@ -93,7 +83,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.pending = context.getStateStore(PENDING_STORE);
+        this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
         this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -174,7 +164,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             }, executor);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(Outcome.rejected(
-                new Rejected("extraction", e.getClass().getName(), "extraction executor rejected the task")));
+                new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), "extraction executor rejected the task")));
         }
     }
 
@@ -198,18 +188,18 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     private ConversationCompleted decode(final byte[] bytes) throws Rejected {
         if (bytes == null) {
-            throw new Rejected("deserialization", "null", "null value (tombstone) on "
+            throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
                 + Topics.CONVERSATIONS_COMPLETED);
         }
         final ConversationCompleted conversation;
         try {
             conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
         } catch (RuntimeException e) {
-            throw new Rejected("deserialization", e.getClass().getName(), e.getMessage());
+            throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
         }
         final Optional<String> problem = validator.problem(conversation);
         if (problem.isPresent()) {
-            throw new Rejected("validation", "validation", problem.get());
+            throw new Rejected(DeadLetters.STAGE_VALIDATION, "validation", problem.get());
         }
         return conversation;
     }
@@ -239,7 +229,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         } catch (RuntimeException e) {
             // An extractor failure (MemoryExtractor.ExtractionException) or an embedding failure on this
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
-            throw new Rejected("extraction", e.getClass().getName(), String.valueOf(e.getMessage()));
+            throw new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
         }
     }
 
@@ -271,39 +261,17 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     private void deadLetter(final Consumed consumed, final String stage, final String errorClass,
                             final String reason) {
-        final Headers headers = new RecordHeaders(consumed.headers().toArray());
-        final String partition = Integer.toString(consumed.partition());
-        final String offset = Long.toString(consumed.offset());
-        header(headers, HEADER_REASON, reason);
-        header(headers, HEADER_CLASS, errorClass);
-        header(headers, HEADER_STAGE, stage);
-        header(headers, HEADER_SOURCE_TOPIC, consumed.topic());
-        header(headers, HEADER_SOURCE_PARTITION, partition);
-        header(headers, HEADER_SOURCE_OFFSET, offset);
-        header(headers, KIP_1034_HEADERS.get(0), errorClass);
-        header(headers, KIP_1034_HEADERS.get(1), reason);
-        header(headers, KIP_1034_HEADERS.get(2), consumed.topic());
-        header(headers, KIP_1034_HEADERS.get(3), partition);
-        header(headers, KIP_1034_HEADERS.get(4), offset);
-        LOG.warn("Dead letter to {} ({} at {}-{}@{}): {}", DEAD_LETTER_TOPIC, stage, consumed.topic(), partition,
-            offset, reason);
-        context.forward(new Record<String, Object>(consumed.key(), consumed.value(), consumed.timestamp(), headers),
-            DEAD_LETTER_SINK);
-        counters.deadLetters().increment();
-    }
-
-    private static void header(final Headers headers, final String name, final String value) {
-        headers.remove(name);
-        headers.add(name, (value == null ? "" : value).getBytes(StandardCharsets.UTF_8));
+        deadLetters.write(context, new Record<String, Object>(consumed.key(), consumed.value(), consumed.timestamp(),
+            consumed.headers()), new DeadLetters.Source(consumed.topic(), consumed.partition(), consumed.offset()),
+            stage, errorClass, reason);
     }
 
     /** The meters, shared by every task of the topology. */
-    record Meters(Counter conversations, Counter candidates, Counter deadLetters, Counter memoryOff,
+    record Meters(Counter conversations, Counter candidates, Counter memoryOff,
                   io.micrometer.core.instrument.Timer latency) {
         Meters(final MeterRegistry registry) {
             this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
-                counter(registry, METER_DEAD_LETTERS, "Records sent to the dead-letter topic"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)

@@ -1,6 +1,5 @@
 package dev.engram.topology;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
@@ -44,10 +43,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>Bad input never stops the stream and is never silently lost: a value that does not decode, a
  * tombstone, a conversation {@link ConversationValidator} rejects, and a failed extraction or
- * embedding each go to the dead-letter topic with {@link #HEADER_REASON}, {@link #HEADER_CLASS},
- * {@link #HEADER_STAGE} and the source coordinates ({@link #HEADER_SOURCE_TOPIC},
- * {@link #HEADER_SOURCE_PARTITION}, {@link #HEADER_SOURCE_OFFSET}), repeated under Kafka Streams'
- * KIP-1034 names ({@link #KIP_1034_HEADERS}); processing goes on with the next record. The value is consumed as bytes so the dead letter carries exactly what was received.
+ * embedding each go to the dead-letter topic with the headers of {@link DeadLetters} (reason, class,
+ * stage, source coordinates, under our names and Kafka Streams' KIP-1034 names); processing goes on with
+ * the next record. The value is consumed as bytes so the dead letter carries exactly what was received.
  *
  * <p><b>Profile join.</b> {@code extractor-profiles-store} holds the latest record of the compacted
  * {@code user-profiles} topic per user ({@code read-user-profiles} → {@code materialize-user-profiles}),
@@ -59,7 +57,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * on an executor, so one task has up to {@code maxPending} conversations in flight and the stream thread
  * keeps pulling; results are forwarded strictly in input order per task (so per partition, so per user):
  * a finished conversation waits until every earlier one of its task is forwarded. Before a record's work
- * leaves the stream thread, the record is written to {@value #PENDING_STORE} (changelogged) under a
+ * leaves the stream thread, the record is written to {@value Stores#EXTRACTION_PENDING} (changelogged) under a
  * per-task sequence number, and deleted when its output is forwarded. Under {@code exactly_once_v2} the
  * input offsets, the pending store's changelog and the output commit in one transaction, so at every
  * commit each consumed conversation is either forwarded or in the pending store; after a crash or a
@@ -78,7 +76,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * consolidator sees them in order on one partition.
  *
  * <p>Meters (tag {@code application=engram-extractor}): {@value #METER_CONVERSATIONS} (valid
- * conversations extracted), {@value #METER_CANDIDATES} (candidates written), {@value #METER_DEAD_LETTERS}
+ * conversations extracted), {@value #METER_CANDIDATES} (candidates written), {@value DeadLetters#METER}
  * (records sent to the dead-letter topic).
  */
 public final class ExtractionTopology {
@@ -89,8 +87,6 @@ public final class ExtractionTopology {
     public static final String PROCESSOR = "extract-memories";
     /** Sink node writing {@link Topics#MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
-    /** Sink node writing the extractor's dead-letter topic. */
-    public static final String DEAD_LETTER_SINK = "write-dead-letters";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
     public static final String DEAD_LETTER_TOPIC = Topics.deadLetter(Topics.EXTRACTOR_APP);
 
@@ -98,38 +94,13 @@ public final class ExtractionTopology {
     public static final String PROFILES_SOURCE = "read-user-profiles";
     /** Processor writing user-profiles into {@link Stores#EXTRACTOR_PROFILES}. */
     public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
-    /** Changelogged store: per-task sequence → a consumed conversation whose output is not forwarded yet. */
-    public static final String PENDING_STORE = "extraction-pending-store";
     /** Counter of conversations skipped because the user turned memory off. */
     public static final String METER_MEMORY_OFF = "engram.extraction.memory.off";
-
-    /** Dead-letter header: why the record was rejected (field and limit, never content). */
-    public static final String HEADER_REASON = "engram.error.reason";
-    /** Dead-letter header: the exception class, or {@code validation}. */
-    public static final String HEADER_CLASS = "engram.error.class";
-    /** Dead-letter header: {@code deserialization}, {@code validation} or {@code extraction}. */
-    public static final String HEADER_STAGE = "engram.error.stage";
-    /** Dead-letter header: the topic the record was read from. */
-    public static final String HEADER_SOURCE_TOPIC = "engram.source.topic";
-    /** Dead-letter header: the partition it was read from (decimal). */
-    public static final String HEADER_SOURCE_PARTITION = "engram.source.partition";
-    /** Dead-letter header: its offset (decimal). */
-    public static final String HEADER_SOURCE_OFFSET = "engram.source.offset";
-
-    /**
-     * The same facts under the header names Kafka Streams' own dead-letter queue (KIP-1034) writes, so
-     * one operator tool reads the dead letters of every Engram app (the consolidator writes these too).
-     */
-    public static final List<String> KIP_1034_HEADERS = List.of("__streams.errors.exception",
-        "__streams.errors.message", "__streams.errors.topic", "__streams.errors.partition",
-        "__streams.errors.offset");
 
     /** Counter of valid conversations extracted. */
     public static final String METER_CONVERSATIONS = "engram.extraction.conversations";
     /** Counter of candidates written. */
     public static final String METER_CANDIDATES = "engram.extraction.candidates";
-    /** Counter of records sent to a dead-letter topic (shared name; tag {@code application}). */
-    public static final String METER_DEAD_LETTERS = "engram.dead.letters";
     /** Timer of extraction and embedding per valid conversation. */
     public static final String METER_LATENCY = "engram.extraction.latency";
 
@@ -187,16 +158,16 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry, final Executor executor, final int maxPending) {
         final ConversationValidator validator = ConversationValidator.from(config);
         final ExtractMemoriesProcessor.Meters counters = new ExtractMemoriesProcessor.Meters(registry);
+        final DeadLetters deadLetters = new DeadLetters(Topics.EXTRACTOR_APP, registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final RecordSerdes serdes = TopicSerdes.of(config);
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
-        topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, pii,
-            executor, Math.max(1, maxPending),
-            serdes.serde(ConversationCompleted.class).deserializer()), SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
+            executor, Math.max(1, maxPending), serdes.serde(ConversationCompleted.class).deserializer()), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(PENDING_STORE), Serdes.Long(),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
                 Serdes.ByteArray()).withLoggingEnabled(Map.of())
             // A conversation forwarded within one commit interval leaves only a tombstone in the changelog.
             .withCachingEnabled(), PROCESSOR);
@@ -210,7 +181,7 @@ public final class ExtractionTopology {
             Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
             serdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
-        topology.addSink(DEAD_LETTER_SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
+        topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;
     }
