@@ -69,9 +69,17 @@ public final class RetrieverApp implements Callable<Integer> {
      * Qdrant client of the dense search, and the registry, as every Engram app does.
      */
     public static final class Handle extends StreamsApp {
+        private final AppHttpServer server;
+
         private Handle(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer server,
                        final List<AutoCloseable> resources) {
             super(registry, runner, server, resources);
+            this.server = server;
+        }
+
+        /** @return the HTTP server (its routes: {@code OpenApiContractIT} compares them with /openapi.json) */
+        AppHttpServer server() {
+            return server;
         }
 
         /** @return the bound HTTP port */
