@@ -155,9 +155,7 @@ public final class Reembed {
         } catch (ExecutionException e) {
             throw new IllegalStateException("Cannot switch the active model", e.getCause());
         } finally {
-            if (!Embedders.DEFAULT_MODEL.equals(provider.model())) {
-                embedder.close(); // the default is the JVM-wide shared MiniLM
-            }
+            embedder.close(); // a no-op for the built-in models: JVM-wide shared instances
         }
     }
 

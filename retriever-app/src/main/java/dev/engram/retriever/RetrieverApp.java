@@ -12,7 +12,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.qdrant.QdrantVectorIndex;
@@ -102,20 +104,20 @@ public final class RetrieverApp implements Callable<Integer> {
     }
 
     /**
-     * Starts a retriever with the shared MiniLM embedder and a Kafka access reporter.
+     * Starts a retriever with the configured embedder ({@code embedding.model}) and a Kafka access reporter.
      *
      * @param config the config
      * @return the running retriever (HTTP bound, Streams starting)
      */
     public static Handle start(final EngramConfig config) {
-        return start(config, MiniLmEmbedder.shared(), KafkaAccessReporter.create(config));
+        return start(config, ScriptRoutedEmbedder.fromConfig(config), KafkaAccessReporter.create(config));
     }
 
     /**
      * Starts a retriever with explicit ports (the seam tests use).
      *
      * @param config the config
-     * @param embedder embeds queries (must be the model of the stored embeddings)
+     * @param embedder embeds queries with the models of the stored embeddings
      * @param access where hits are reported (owned: closed with the handle)
      * @return the running retriever
      */

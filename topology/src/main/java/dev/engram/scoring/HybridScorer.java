@@ -24,8 +24,9 @@ import dev.engram.port.VectorIndex;
  * <ol>
  *   <li>Only ACTIVE memories are candidates. The caller passes one user's memories (the store's prefix
  *       scan for that user), so the user scope is applied before any ranking, never after top-k.</li>
- *   <li>Over-fetch: the top {@code overfetch·k} by dense cosine (MiniLM query vector against the stored
- *       embedding; only cosine ≥ {@code retrieval.min.similarity}) and the top {@code overfetch·k} by BM25
+ *   <li>Over-fetch: the top {@code overfetch·k} by dense cosine (the query vector against the stored
+ *       embedding, the query embedded by each memory's own model; only similarity ≥ {@code retrieval.min.similarity}
+ *       on the {@link SimilarityScale}) and the top {@code overfetch·k} by BM25
  *       ({@link Bm25}, score &gt; 0) over the user's active memories; their union are the candidates.</li>
  *   <li>semantic = reciprocal-rank fusion, RRF(d) = Σ_lists 1/(rrfK + rank), rank 1-based, rrfK = 60
  *       (Cormack, Clarke &amp; Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
@@ -67,9 +68,10 @@ public final class HybridScorer {
     private final int overfetch;
     private final int rrfK;
     private final double minSimilarity;
+    private final SimilarityScale scale;
 
     /**
-     * @param embedder embeds the query (must be the model that embedded the memories)
+     * @param embedder embeds the query with the model of the memories it is compared with
      * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config) {
@@ -77,7 +79,7 @@ public final class HybridScorer {
     }
 
     /**
-     * @param embedder embeds the query (must be the model that embedded the memories)
+     * @param embedder embeds the query with the model of the memories it is compared with
      * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
      * @param denseIndex where {@link #rank(UserKey, String, Collection, int)} takes the dense candidates
      *     from (Qdrant), or null for exact cosine over the given memories
@@ -94,6 +96,7 @@ public final class HybridScorer {
         this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
         this.rrfK = config.getInt(EngramConfig.RRF_K);
         this.minSimilarity = config.getDouble(EngramConfig.MIN_SIMILARITY);
+        this.scale = SimilarityScale.fromConfig(config);
     }
 
     /**
@@ -105,7 +108,7 @@ public final class HybridScorer {
      * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
      */
     public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
-        return rank(query, embedder.embed(query), userMemories, k);
+        return rank(query, embedder.embedQuery(query), userMemories, k);
     }
 
     /**
@@ -124,16 +127,20 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
                                    final int k) {
-        final float[] vector = embedder.embed(query);
+        final QueryVectors vectors = new QueryVectors(query, embedder.embedQuery(query));
         if (denseIndex == null) {
-            return rank(query, vector, userMemories, k);
+            return rank(query, vectors, userMemories, k, HybridScorer::isActive, null);
         }
         if (k < 1) {
             throw new IllegalArgumentException("k must be at least 1: " + k);
         }
-        final List<VectorIndex.Hit> hits = denseIndex.search(
-            new VectorIndex.Query(user, vector, Math.max(k, k * overfetch), true));
-        return rank(query, vector, userMemories, k, HybridScorer::isActive, hits);
+        final List<VectorIndex.Hit> hits = new ArrayList<>();
+        for (final String model : modelsOf(userMemories)) {
+            // one index query per model of the user's memories, each with the query embedded by that model
+            hits.addAll(denseIndex.search(
+                new VectorIndex.Query(user, vectors.of(model), Math.max(k, k * overfetch), true, model)));
+        }
+        return rank(query, vectors, userMemories, k, HybridScorer::isActive, hits);
     }
 
     /**
@@ -147,7 +154,7 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final String query, final float[] queryVector,
                                    final Collection<Memory> userMemories, final int k) {
-        return rank(query, queryVector, userMemories, k, HybridScorer::isActive, null);
+        return rank(query, new QueryVectors(query, queryVector), userMemories, k, HybridScorer::isActive, null);
     }
 
     /**
@@ -161,7 +168,8 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
                                        final Instant asOf) {
-        return rank(query, embedder.embed(query), userMemories, k, m -> validAt(m, asOf), null);
+        return rank(query, new QueryVectors(query, embedder.embedQuery(query)), userMemories, k,
+            m -> validAt(m, asOf), null);
     }
 
     /** @return true for an ACTIVE memory: what default retrieval considers */
@@ -190,7 +198,7 @@ public final class HybridScorer {
      * @param denseHits the index's dense candidates by descending similarity, or null for exact cosine
      *     over the eligible memories
      */
-    private List<ScoredMemory> rank(final String query, final float[] queryVector,
+    private List<ScoredMemory> rank(final String query, final QueryVectors queryVectors,
                                     final Collection<Memory> userMemories, final int k,
                                     final java.util.function.Predicate<Memory> eligible,
                                     final List<VectorIndex.Hit> denseHits) {
@@ -214,7 +222,7 @@ public final class HybridScorer {
         final List<Integer> denseOrder = new ArrayList<>();
         if (denseHits == null) {
             for (int i = 0; i < active.size(); i++) {
-                cosines[i] = cosine(queryVector, active.get(i));
+                cosines[i] = similarity(queryVectors, active.get(i));
                 if (cosines[i] >= minSimilarity) {
                     denseOrder.add(i);
                 }
@@ -227,8 +235,9 @@ public final class HybridScorer {
             }
             for (final VectorIndex.Hit hit : denseHits) {
                 final Integer i = position.get(hit.memory().getMemoryId());
-                if (i != null && hit.similarity() >= minSimilarity && cosines[i] == Double.NEGATIVE_INFINITY) {
-                    cosines[i] = hit.similarity();
+                final double similarity = scale.querySimilarity(hit.memory().getEmbeddingModel(), hit.similarity());
+                if (i != null && similarity >= minSimilarity && cosines[i] == Double.NEGATIVE_INFINITY) {
+                    cosines[i] = similarity;
                     denseOrder.add(i);
                 }
             }
@@ -315,13 +324,50 @@ public final class HybridScorer {
         }
     }
 
-    /** Cosine to the stored embedding; a memory without a usable embedding has no dense relevance. */
-    private static double cosine(final float[] query, final Memory m) {
+    /**
+     * Similarity of the query to the stored embedding, the query embedded by the memory's own model and
+     * the cosine put on the thresholds' scale ({@link SimilarityScale}); a memory without a usable
+     * embedding, or of a model the embedder does not hold, has no dense relevance.
+     */
+    private double similarity(final QueryVectors queryVectors, final Memory m) {
         final List<Float> embedding = m.getEmbedding();
-        if (embedding == null || embedding.size() != query.length) {
+        final float[] query = queryVectors.of(m.getEmbeddingModel());
+        if (embedding == null || query == null || embedding.size() != query.length) {
             return Double.NEGATIVE_INFINITY;
         }
-        return Vectors.cosine(query, Vectors.toArray(embedding));
+        return scale.querySimilarity(m.getEmbeddingModel(), Vectors.cosine(query, Vectors.toArray(embedding)));
+    }
+
+    /** The embedding models of a user's ACTIVE memories, the embedder's default first. */
+    private List<String> modelsOf(final Collection<Memory> userMemories) {
+        final Set<String> models = new LinkedHashSet<>();
+        models.add(embedder.modelName());
+        for (final Memory m : userMemories) {
+            if (isActive(m) && embedder.models().contains(m.getEmbeddingModel())) {
+                models.add(m.getEmbeddingModel());
+            }
+        }
+        return List.copyOf(models);
+    }
+
+    /**
+     * One query's vectors, one per embedding model, each embedded on first need: a memory is compared
+     * only with the query as its own model embeds it (vectors of two models are never compared).
+     */
+    private final class QueryVectors {
+        private final String query;
+        private final Map<String, float[]> byModel = new HashMap<>();
+
+        QueryVectors(final String query, final float[] defaultModelVector) {
+            this.query = query;
+            byModel.put(embedder.modelName(), defaultModelVector);
+        }
+
+        /** @return the query's vector for that model, or null when the embedder does not hold it */
+        float[] of(final String model) {
+            return byModel.computeIfAbsent(model,
+                m -> embedder.models().contains(m) ? embedder.embedQuery(query, m) : null);
+        }
     }
 
     private static double clamp(final double v) {

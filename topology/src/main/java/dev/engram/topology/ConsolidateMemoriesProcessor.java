@@ -194,6 +194,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             after.setContent(command.getContent());
             if (command.getEmbedding().size() == before.getEmbedding().size()) {
                 after.setEmbedding(new ArrayList<>(command.getEmbedding()));
+                if (command.getEmbeddingModel() != null) {
+                    after.setEmbeddingModel(command.getEmbeddingModel()); // the vector and its model change together
+                }
             }
         }
         if (command.getValue() != null && before.getKey() != null && !command.getValue().isBlank()) {

@@ -17,6 +17,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.serde.RecordSerdes;
@@ -133,10 +134,25 @@ public final class ConsolidationTopology {
      */
     public static Topology build(final EngramConfig config, final ContradictionJudge judge,
                                  final VectorIndexFactory indexFactory, final MeterRegistry registry) {
+        return build(config, judge, MemoryMerger.CONCATENATE, indexFactory, registry);
+    }
+
+    /**
+     * Builds the topology with a merger of its own for the consolidation pass (e.g. one that asks an LLM).
+     *
+     * @param config as {@link #build(EngramConfig, ContradictionJudge, VectorIndexFactory, MeterRegistry)}
+     * @param judge asked about pairs in the judge band
+     * @param merger writes the content of merged memories
+     * @param indexFactory opens each task's vector index
+     * @param registry where the counters go
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final ContradictionJudge judge, final MemoryMerger merger,
+                                 final VectorIndexFactory indexFactory, final MeterRegistry registry) {
         final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
             new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
-        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config));
+        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger);
         final MemoryLifecycleProcessor.Counters lifecycleCounters =
             new MemoryLifecycleProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
         final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores

@@ -257,7 +257,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setSourceMessageIndexes(new ArrayList<>(memory.sourceMessageIndexes()))
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
-            .setEmbeddingModel(embedder.modelName())
+            .setEmbeddingModel(embedder.modelFor(memory.content()))
             .setExtractor(extractor.name())
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))

@@ -12,19 +12,27 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
+import dev.engram.port.Embedder;
 import org.junit.jupiter.api.Test;
 
-/** Uses the real all-MiniLM-L6-v2 model. */
+/**
+ * Uses the real all-MiniLM-L6-v2 model, chosen rather than the default: the scenarios (which memories
+ * are weak candidates, which lists they reach) were built on MiniLM's similarities, and the rank
+ * arithmetic under test does not depend on the model.
+ */
 class HybridScorerTest {
 
     private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
     private static final double RRF_MAX = 2.0 / 61;
+    private static final Embedder MINILM = OnnxEmbedder.shared(OnnxModel.MINILM);
 
-    private final HybridScorer scorer = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults());
+    private final HybridScorer scorer = new HybridScorer(MINILM, EngramConfig.defaults());
 
     private static Memory m(final String id, final String content, final Instant at) {
-        return memory("t1", "u-ana", id, content, at).build();
+        return memory("t1", "u-ana", id, content, at)
+            .setEmbedding(Vectors.toList(MINILM.embed(content))).setEmbeddingModel(MINILM.modelName()).build();
     }
 
     @Test
@@ -92,7 +100,7 @@ class HybridScorerTest {
 
     @Test
     void shouldUseConfiguredWeightsWhenGiven() {
-        final HybridScorer importanceOnly = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults().with(Map.of(
+        final HybridScorer importanceOnly = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
             EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
             EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 0.0)));
         final List<Memory> memories = List.of(
