@@ -121,6 +121,9 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_JUDGE = "llm.judge.enabled";
     public static final String LLM_EPISODES = "llm.extraction.episodes";
     public static final String LLM_MERGE = "llm.merge.enabled";
+    public static final String SERDE_FORMAT = "serde.format";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -313,7 +316,16 @@ public final class EngramConfig extends AbstractConfig {
                 + "false = the LLM's memories only (mem0-style).")
         .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
             "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
-                + "members' contents are joined); off by default because the pass runs inside one transaction.");
+                + "members' contents are joined); off by default because the pass runs inside one transaction.")
+        .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
+            Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
+                + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "
+                + "Avro binary; subject <topic>-value, BACKWARD). Readers accept both, so a running pipeline can switch.")
+        .define(SCHEMA_REGISTRY_URL, Type.STRING, "", Importance.MEDIUM,
+            "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
+                + "Redpanda), used when serde.format=registry.")
+        .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
+            "user:password for HTTP Basic authentication to the schema registry; empty = none.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

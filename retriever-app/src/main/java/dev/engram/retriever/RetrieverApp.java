@@ -71,9 +71,17 @@ public final class RetrieverApp implements Callable<Integer> {
      * Qdrant client of the dense search, and the registry, as every Engram app does.
      */
     public static final class Handle extends StreamsApp {
+        private final AppHttpServer server;
+
         private Handle(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer server,
                        final List<AutoCloseable> resources) {
             super(registry, runner, server, resources);
+            this.server = server;
+        }
+
+        /** @return the HTTP server (its routes: {@code OpenApiContractIT} compares them with /openapi.json) */
+        AppHttpServer server() {
+            return server;
         }
 
         /** @return the bound HTTP port */
@@ -170,7 +178,12 @@ public final class RetrieverApp implements Callable<Integer> {
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
             () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
                 : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
-            api::register).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+            app -> {
+                api.register(app);
+                new ApiDocs().register(app);
+                new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
+                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion()).register(app);
+            }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));

@@ -36,8 +36,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@code ERASED} events carry ids only, and a rebuild must re-learn the erasure ledger from them after the
  * key is gone), audit records and access events (ids only), and Kafka record keys ({@code tenant/user}).
  *
- * <p>With {@code crypto.enabled=false} (the default) every method returns the plain {@link AvroSerdes}
- * Serde. Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
+ * <p>With {@code crypto.enabled=false} (the default) every method returns the plain Serde (topics: the configured
+ * {@code serde.format}, {@link dev.engram.topology.TopicSerdes}; stores: {@link AvroSerdes}).
+ * Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
  * Streams handler {@link ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
  * Serde (an erased user's entries read as absent).
  */
@@ -108,7 +109,8 @@ public final class PersonalSerdes {
 
     private static <T extends SpecificRecordBase> Serde<T> of(final Class<T> type, final EngramConfig config,
                                                              final boolean erasedAsNull) {
-        final Serde<T> plain = AvroSerdes.serde(type);
+        // topics carry the configured wire format (serde.format); stores are always single-object
+        final Serde<T> plain = erasedAsNull ? AvroSerdes.serde(type) : dev.engram.topology.TopicSerdes.of(config).serde(type);
         return keys(config).map(keys -> sealing(plain, PersonalSerdes::userKeyOf, PersonalSerdes::personal, keys,
             erasedAsNull)).orElse(plain);
     }

@@ -27,7 +27,6 @@ import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
-import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -59,8 +58,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final Executor executor;
     private final int maxPending;
     private final PiiFilter pii;
-    private final Deserializer<ConversationCompleted> deserializer =
-        AvroSerdes.serde(ConversationCompleted.class).deserializer();
+    private final Deserializer<ConversationCompleted> deserializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
     private ProcessorContext<String, Object> context;
     private KeyValueStore<Long, byte[]> pending;
@@ -70,7 +68,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
                              final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
                              final PiiFilter pii,
-                             final Executor executor, final int maxPending) {
+                             final Executor executor, final int maxPending,
+                             final Deserializer<ConversationCompleted> deserializer) {
+        this.deserializer = deserializer;
         this.pii = pii;
         this.validator = validator;
         this.extractor = extractor;

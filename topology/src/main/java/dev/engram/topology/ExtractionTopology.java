@@ -164,7 +164,8 @@ public final class ExtractionTopology {
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
-            executor, Math.max(1, maxPending)), SOURCE);
+            executor, Math.max(1, maxPending),
+            TopicSerdes.of(config).serde(dev.engram.avro.ConversationCompleted.class).deserializer()), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
                 pendingSerde(config)).withLoggingEnabled(Map.of())
