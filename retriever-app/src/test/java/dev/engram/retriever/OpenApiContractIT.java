@@ -124,6 +124,8 @@ class OpenApiContractIT {
             new Call("GET", u + "/profile", "/v1/tenants/t1/users/u-nobody/profile", admin, null),
             new Call("GET", u + "/profile", ana + "/profile", TwoUserRetriever.BEN_KEY, null),
             new Call("GET", u + "/profile", ana + "/profile", null, null),
+            new Call("GET", u + "/erasure", ana + "/erasure", admin, null),
+            new Call("GET", u + "/erasure", ana + "/erasure", TwoUserRetriever.BEN_KEY, null),
             new Call("GET", u + "/memories", ana + "/memories?query=language&k=3", admin, null),
             new Call("GET", u + "/memories", ana + "/memories?query=language&k=0", admin, null),
             new Call("GET", u + "/memories", ana + "/memories", admin, null),
