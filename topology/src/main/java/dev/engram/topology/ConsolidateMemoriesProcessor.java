@@ -19,6 +19,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.embedded.StoreVectorIndex;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
@@ -135,7 +136,10 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             counters.skipped("memory_off");
             return;
         }
-        final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
+        final List<Memory> userMemories = userMemories(user);
+        // The embedded index is this store: search the memories just read instead of decoding them all again.
+        final Consolidator.Decision decision = consolidator.decide(candidate, userMemories,
+            index instanceof StoreVectorIndex ? StoreVectorIndex.over(userMemories) : index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
