@@ -19,6 +19,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.embedded.StoreVectorIndex;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
@@ -155,7 +156,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
                 + " --model " + candidate.getEmbeddingModel() + ") or run the extractor with " + otherModel.get());
             return;
         }
-        final Consolidator.Decision decision = consolidator.decide(candidate, known, index);
+        // The embedded index is this store: search the memories just read instead of decoding them all again.
+        final Consolidator.Decision decision = consolidator.decide(candidate, known,
+            index instanceof StoreVectorIndex ? StoreVectorIndex.over(known) : index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
