@@ -3,6 +3,7 @@ package dev.engram.consolidation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -208,6 +209,9 @@ public final class MemoryLifecycle {
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
         }
+        // Read lazily, once per memory and pass: the regex scan of Facts#identifiers over every pair was most of
+        // the consolidator's CPU in bench ingest (JFR), while the cosine rejects nearly every pair first.
+        final List<Set<String>> identifiers = new ArrayList<>(Collections.nCopies(mergeable.size(), null));
         final boolean[] taken = new boolean[mergeable.size()];
         final List<Consolidator.Change> changes = new ArrayList<>();
         for (int seed = 0; seed < mergeable.size(); seed++) {
@@ -219,7 +223,7 @@ public final class MemoryLifecycle {
             // complete link: a memory joins only if it is similar to every member, so clusters
             // never chain across topics (single link glued whole conversations together on LoCoMo)
             for (int other = seed + 1; other < mergeable.size(); other++) {
-                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors)) {
+                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors, identifiers)) {
                     taken[other] = true;
                     cluster.add(other);
                 }
@@ -231,20 +235,37 @@ public final class MemoryLifecycle {
         return changes;
     }
 
+    /**
+     * Whether {@code candidate} may join {@code cluster}: for every member the same type, the same model and
+     * vector size, a similarity at the merge threshold, no shared conversation and the same identifiers. The
+     * checks run cheapest first (the result is their conjunction, so the order changes nothing else).
+     */
     private boolean similarToAll(final int candidate, final List<Integer> cluster, final List<Memory> mergeable,
-                                 final float[][] vectors) {
+                                 final float[][] vectors, final List<Set<String>> identifiers) {
+        final Memory a = mergeable.get(candidate);
         for (final int member : cluster) {
-            if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
-                || sharesConversation(mergeable.get(candidate), mergeable.get(member))
-                || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
+            final Memory b = mergeable.get(member);
+            if (a.getType() != b.getType()
                 || vectors[candidate].length != vectors[member].length
-                || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
-                || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
-                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()) {
+                || !Objects.equals(a.getEmbeddingModel(), b.getEmbeddingModel())
+                || settings.scale().similarity(b.getEmbeddingModel(),
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()
+                || sharesConversation(a, b)
+                || !identifiers(candidate, mergeable, identifiers).equals(identifiers(member, mergeable, identifiers))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** {@link Facts#identifiers} of one mergeable memory's content, computed on first use. */
+    private static Set<String> identifiers(final int index, final List<Memory> mergeable, final List<Set<String>> cache) {
+        Set<String> ids = cache.get(index);
+        if (ids == null) {
+            ids = Facts.identifiers(mergeable.get(index).getContent());
+            cache.set(index, ids);
+        }
+        return ids;
     }
 
     /**
