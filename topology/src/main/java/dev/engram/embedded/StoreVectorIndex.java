@@ -69,7 +69,7 @@ public final class StoreVectorIndex implements VectorIndex {
      * @return at most {@code limit} hits by descending cosine, ties by memory id
      */
     public static List<Hit> search(final List<Memory> userMemories, final Query query) {
-        final List<Hit> hits = new ArrayList<>();
+        final List<Hit> hits = new ArrayList<>(userMemories.size());
         for (final Memory memory : userMemories) {
             if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
                 || memory.getEmbedding().size() != query.vector().length
