@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.engram.stack.TopicScan;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
@@ -39,8 +40,6 @@ import dev.engram.stack.TopicSetup;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -365,18 +364,8 @@ public final class Chaos {
     private static List<MemoryUpdated> readCommitted(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
         final List<MemoryUpdated> updates = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = MemorySnapshot.consumer(new HashMap<>(Map.of("bootstrap.servers", bootstrap)))) {
-            final List<TopicPartition> partitions = MemorySnapshot.partitions(consumer, Topics.MEMORY_UPDATED);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!MemorySnapshot.reached(consumer, ends) && System.nanoTime() < deadline) {
-                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    updates.add(decoder.deserialize(r.topic(), r.headers(), r.value()));
-                }
-            }
-        }
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(120),
+            r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
         return updates;
     }
 
