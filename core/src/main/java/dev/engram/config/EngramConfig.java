@@ -224,10 +224,12 @@ public final class EngramConfig extends AbstractConfig {
             "Similarity (embedding.similarity.floors scale) from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
         .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
             "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
-        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
-            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE; above memory.min.importance, or nothing stored is "
+                + "ever stale (the default 0.4 takes the lowest band stored: a short remark with one signal, 0.35).")
         .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
-            "Only memories accessed fewer times than this become STALE.")
+            "Only memories used fewer times than this become STALE: accesses plus restatements after the first "
+                + "statement (reinforcement counts as use).")
         .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
             "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
         .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,
