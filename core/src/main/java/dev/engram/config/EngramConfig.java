@@ -183,7 +183,8 @@ public final class EngramConfig extends AbstractConfig {
             "Largest conversation record (serialized Avro, bytes) ingest publishes; a larger one is refused at ingest "
                 + "with this limit named. Topics are created with max.message.bytes and producers run with "
                 + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
-                + "broker and the dead-letter topic accept too.")
+                + "broker and the dead-letter topic accept too; a larger record that reaches the extractor anyway (another "
+                + "producer) is dead-lettered with this limit named.")
         .define(RRF_K, Type.INT, 60, Range.atLeast(1), Importance.LOW,
             "k of the reciprocal-rank fusion of dense and BM25 ranks: 1/(k + rank) (Cormack et al. 2009 use 60).")
         .define(MIN_SIMILARITY, Type.DOUBLE, 0.2, Range.between(-1.0, 1.0), Importance.LOW,
