@@ -312,10 +312,10 @@ class EndToEndCasesTest {
 
     @Test
     void shouldArchiveAStaleRemarkWithTheDefaultsKeepAReinforcedFactAndReviveTheRemarkWhenRestated_case16() {
-        try (PipelineDriver pipeline = new PipelineDriver()) { // the default EngramConfig: no override
+        try (PipelineHarness pipeline = new PipelineHarness()) { // the default EngramConfig: no override
             pipeline.publish(conversation("t1", "u-ida", "c-ida-1",
                 user("Had a sandwich at the station.", "2024-01-10T12:00:00Z")));
-            final List<Memory> first = pipeline.active("t1", "u-ida");
+            final List<Memory> first = pipeline.retriever().active("t1/u-ida");
             assertThat(first).as("the remark is stored").singleElement();
             final Memory sandwich = first.get(0);
             assertThat(mentions(sandwich, "sandwich")).isTrue();
@@ -323,19 +323,19 @@ class EndToEndCasesTest {
                 conversation("t1", "u-ida", "c-ida-2", user("I'm allergic to cats.", "2024-01-10T12:05:00Z")),
                 conversation("t1", "u-ida", "c-ida-3", user("I'm allergic to cats.", "2024-02-01T12:00:00Z")),
                 conversation("t1", "u-ida", "c-ida-4", user("I'm allergic to cats.", "2024-03-01T12:00:00Z")));
-            final Memory allergy = pipeline.active("t1", "u-ida").stream().filter(m -> mentions(m, "cat"))
+            final Memory allergy = pipeline.retriever().active("t1/u-ida").stream().filter(m -> mentions(m, "cat"))
                 .findFirst().orElseThrow();
             assertThat(allergy.getReinforcementCount()).isEqualTo(3);
             for (int i = 0; i < IDA_LATER.length - 1; i++) { // up to 2024-08-08: before 2024-09-01
                 pipeline.publish(conversation("t1", "u-ida", "c-ida-later-" + i, user(IDA_LATER[i][0], IDA_LATER[i][1])));
             }
 
-            final Memory stale = byId(pipeline.memories("t1", "u-ida"), sandwich.getMemoryId());
+            final Memory stale = byId(pipeline.retriever().memories("t1/u-ida"), sandwich.getMemoryId());
             assertThat(stale.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(stale.getArchiveReason()).isEqualTo(ArchiveReason.STALE);
-            assertThat(pipeline.retrieve("t1", "u-ida", "where did I have a sandwich?", 5))
+            assertThat(pipeline.retrieve("t1/u-ida", "where did I have a sandwich?", 5))
                 .noneMatch(h -> h.memory().getMemoryId().equals(sandwich.getMemoryId()));
-            assertThat(byId(pipeline.memories("t1", "u-ida"), allergy.getMemoryId()).getStatus())
+            assertThat(byId(pipeline.retriever().memories("t1/u-ida"), allergy.getMemoryId()).getStatus())
                 .as("reinforcement counts as use").isEqualTo(MemoryStatus.ACTIVE);
             pipeline.publish(conversation("t1", "u-ida", "c-ida-later-last",
                 user(IDA_LATER[IDA_LATER.length - 1][0], IDA_LATER[IDA_LATER.length - 1][1])));
@@ -343,7 +343,7 @@ class EndToEndCasesTest {
             pipeline.publish(conversation("t1", "u-ida", "c-ida-5",
                 user("Had a sandwich at the station again.", "2024-09-15T12:00:00Z")));
 
-            final List<Memory> sandwiches = pipeline.memories("t1", "u-ida").stream().filter(m -> mentions(m, "sandwich")).toList();
+            final List<Memory> sandwiches = pipeline.retriever().memories("t1/u-ida").stream().filter(m -> mentions(m, "sandwich")).toList();
             assertThat(sandwiches).as("revived, not copied").singleElement();
             final Memory revived = sandwiches.get(0);
             assertThat(revived.getMemoryId()).isEqualTo(sandwich.getMemoryId());
@@ -355,7 +355,7 @@ class EndToEndCasesTest {
             assertThat(pipeline.updates()).filteredOn(u -> u.getMemoryId().equals(sandwich.getMemoryId()))
                 .extracting(u -> u.getOperation() + "/" + u.getMemory().getStatus())
                 .containsExactly("CREATED/ACTIVE", "ARCHIVED/ARCHIVED", "REINFORCED/ACTIVE");
-            assertThat(pipeline.retrieve("t1", "u-ida", "where did I have a sandwich?", 5).get(0).memory().getMemoryId())
+            assertThat(pipeline.retrieve("t1/u-ida", "where did I have a sandwich?", 5).get(0).memory().getMemoryId())
                 .isEqualTo(sandwich.getMemoryId());
         }
     }

@@ -134,7 +134,7 @@ class MemoryLifecycleTest {
         final EngramConfig defaults = EngramConfig.defaults();
         assertThat(REMARK).as("stored with the defaults").isGreaterThanOrEqualTo(defaults.getDouble(EngramConfig.MIN_IMPORTANCE))
             .as("and low enough to become stale").isLessThan(defaults.getDouble(EngramConfig.STALE_MAX_IMPORTANCE));
-        try (ConsolidationDriver driver = new ConsolidationDriver()) { // no override: the default EngramConfig
+        try (PipelineHarness driver = new PipelineHarness()) { // no override: the default EngramConfig
             final MemoryCandidate idle = remark("c-1", 0, "Had a sandwich at the station.");
             final MemoryCandidate once = remark("c-2", 0, "Watered the tomato plants on the balcony.");
             final MemoryCandidate twice = remark("c-3", 0, "Fixed the squeaky hinge on the shed door.");
@@ -146,24 +146,24 @@ class MemoryLifecycleTest {
                 remark("c-8", 60, "Fixed the squeaky hinge on the shed door."));
             driver.access(MIRA, day(10), used.getCandidateId());
             driver.pipe(remark("c-9", 20, "Bought a new bicycle helmet."));
-            assertThat(driver.memory(MIRA, twice.getCandidateId()).getReinforcementCount()).isEqualTo(3);
+            assertThat(driver.consolidator().memory(MIRA, twice.getCandidateId()).getReinforcementCount()).isEqualTo(3);
 
             driver.advanceTo(day(89));
-            assertThat(driver.active(MIRA)).hasSize(5);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(5);
             driver.advanceTo(day(91));
-            final Memory stale = driver.memory(MIRA, idle.getCandidateId());
+            final Memory stale = driver.consolidator().memory(MIRA, idle.getCandidateId());
             assertThat(stale.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(stale.getArchiveReason()).isEqualTo(ArchiveReason.STALE);
             assertThat(driver.archived()).extracting(r -> r.value().getMemoryId(), r -> r.value().getReason())
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(idle.getCandidateId(), ArchiveReason.STALE));
-            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
                 once.getCandidateId(), twice.getCandidateId(), used.getCandidateId(), important.getCandidateId());
 
             driver.advanceTo(day(151)); // 91 days after the last restatement
-            assertThat(driver.memory(MIRA, once.getCandidateId()).getArchiveReason())
+            assertThat(driver.consolidator().memory(MIRA, once.getCandidateId()).getArchiveReason())
                 .as("restated once: used once, the last use 91 days ago").isEqualTo(ArchiveReason.STALE);
             driver.advanceTo(day(300));
-            assertThat(driver.active(MIRA)).as("two uses (restatements, or an access and a restatement) keep a memory")
+            assertThat(driver.consolidator().active(MIRA)).as("two uses (restatements, or an access and a restatement) keep a memory")
                 .extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
                     twice.getCandidateId(), used.getCandidateId(), important.getCandidateId());
         }
@@ -171,7 +171,7 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldReviveAStaleMemoryAndAnExpiredFactWhenRestatedInsteadOfCreatingACopy() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) { // the defaults
+        try (PipelineHarness driver = new PipelineHarness()) { // the defaults
             final MemoryCandidate sandwich = remark("c-1", 0, "Had a sandwich at the station.");
             final MemoryCandidate project = with(fact(MIRA, "c-2", at(0), "project", "Atlas", "Is working on project Atlas"),
                 b -> b.setCategory(FactCategory.CONTEXT));
@@ -179,35 +179,35 @@ class MemoryLifecycleTest {
             driver.pipe(sandwich, project, city);
             driver.pipe(fact(MIRA, "c-4", at(10), "city", "Nantes", "Moved to Nantes"));
             driver.advanceTo(day(100));
-            assertThat(driver.memory(MIRA, sandwich.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
-            assertThat(driver.memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
-            final int before = driver.memories(MIRA).size();
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.consolidator().memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            final int before = driver.consolidator().memories(MIRA).size();
 
             driver.pipe(remark("c-5", 120, "Had a sandwich at the station again."),
                 with(fact(MIRA, "c-6", at(121), "project", "Atlas", "Still working on project Atlas"),
                     b -> b.setCategory(FactCategory.CONTEXT)),
                 fact(MIRA, "c-7", at(122), "city", "Lyon", "Lives in Lyon"));
 
-            final Memory revived = driver.memory(MIRA, sandwich.getCandidateId());
+            final Memory revived = driver.consolidator().memory(MIRA, sandwich.getCandidateId());
             assertThat(revived.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
             assertThat(revived.getArchiveReason()).isNull();
             assertThat(revived.getReinforcementCount()).isEqualTo(2);
             assertThat(revived.getLastConfirmedAt()).isEqualTo(day(120));
             assertThat(revived.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-1", "c-5");
-            final Memory fact = driver.memory(MIRA, project.getCandidateId());
+            final Memory fact = driver.consolidator().memory(MIRA, project.getCandidateId());
             assertThat(fact.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
             assertThat(fact.getReinforcementCount()).isEqualTo(2);
-            assertThat(driver.profile(MIRA).getFacts()).containsKey("project");
+            assertThat(driver.consolidator().profile(MIRA).getFacts()).containsKey("project");
             assertThat(driver.operations()).filteredOn(kv -> kv.key.equals(sandwich.getCandidateId()))
                 .extracting(kv -> kv.value).containsExactly("CREATED", "ARCHIVED", "REINFORCED");
             // Lyon was superseded (a statement about its truth): saying it again is a new statement, not a revival
-            assertThat(driver.memory(MIRA, city.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
-            assertThat(driver.memories(MIRA)).as("only the new Lyon is new").hasSize(before + 1);
+            assertThat(driver.consolidator().memory(MIRA, city.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().memories(MIRA)).as("only the new Lyon is new").hasSize(before + 1);
 
             driver.pipe(remark("c-5", 120, "Had a sandwich at the station again.")); // redelivered
-            assertThat(driver.memory(MIRA, sandwich.getCandidateId()).getReinforcementCount()).isEqualTo(2);
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getReinforcementCount()).isEqualTo(2);
             driver.advanceTo(day(200));
-            assertThat(driver.memory(MIRA, sandwich.getCandidateId()).getStatus())
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getStatus())
                 .as("the restatement counts as use: not stale 80 days later").isEqualTo(MemoryStatus.ACTIVE);
         }
     }
