@@ -39,8 +39,10 @@ import dev.engram.scoring.Vectors;
  *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
  *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
- *       use) more than 90 days before {@code now}, with importance below 0.3 and fewer than 2
- *       accesses, is ARCHIVED with reason STALE.</li>
+ *       use) more than 90 days before {@code now}, with importance below 0.4 (the lowest band stored:
+ *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
+ *       after the first statement), is ARCHIVED with reason STALE;
+ *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
@@ -75,8 +77,8 @@ public final class MemoryLifecycle {
      *
      * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
      * @param staleAfter unused time after which a memory can be stale (default 90 days)
-     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
-     * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
+     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.4)
+     * @param staleMaxAccessCount uses (accesses plus restatements) below which a memory can be stale (default 2)
      * @param roleTtl TTL of an explicit ROLE fact (default 120 days), zero = permanent
      * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
@@ -196,7 +198,12 @@ public final class MemoryLifecycle {
             ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
         return lastUse.plus(settings.staleAfter()).isBefore(now)
             && memory.getImportance() < settings.staleMaxImportance()
-            && memory.getAccessCount() < settings.staleMaxAccessCount();
+            && uses(memory) < settings.staleMaxAccessCount();
+    }
+
+    /** Reinforcement counts as use: the accesses plus the restatements after the first statement. */
+    private static int uses(final Memory memory) {
+        return memory.getAccessCount() + Math.max(0, memory.getReinforcementCount() - 1);
     }
 
     private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
@@ -205,6 +212,7 @@ public final class MemoryLifecycle {
         }
         final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
             && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
+        // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
         final float[][] vectors = new float[mergeable.size()][];
         final double[] norms = new double[mergeable.size()];
         final double[] minCosines = new double[mergeable.size()];
