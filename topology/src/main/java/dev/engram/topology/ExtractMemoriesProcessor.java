@@ -104,7 +104,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (!inFlight.isEmpty()) {
             LOG.info("Re-submitting {} pending conversations of task {}", inFlight.size(), context.taskId());
         }
-        context.schedule(Duration.ofMillis(20), PunctuationType.WALL_CLOCK_TIME, now -> drain());
+        // Finished work is forwarded at the next record or this punctuation; it waits for the commit after that
+        // (commit.interval.ms), so keep it short: draining an empty queue costs nothing.
+        context.schedule(Duration.ofMillis(5), PunctuationType.WALL_CLOCK_TIME, now -> drain());
     }
 
     @Override
