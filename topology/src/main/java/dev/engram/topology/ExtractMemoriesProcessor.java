@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -228,18 +230,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             if (extracted.isEmpty()) {
                 return List.of();
             }
-            final List<String> texts = new ArrayList<>(extracted.size());
+            // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
+            // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
+            // batch-mates: one inference per text).
+            final Map<String, Integer> slots = new LinkedHashMap<>();
             for (final ExtractedMemory memory : extracted) {
-                texts.add(memory.content());
+                slots.putIfAbsent(memory.content(), slots.size());
             }
+            final List<String> texts = new ArrayList<>(slots.keySet());
             final List<float[]> vectors = embedder.embedAll(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException("embedder returned " + vectors.size() + " vectors for "
                     + texts.size() + " texts");
             }
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
-            for (int i = 0; i < extracted.size(); i++) {
-                out.add(candidate(conversation, extracted.get(i), vectors.get(i)));
+            for (final ExtractedMemory memory : extracted) {
+                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content()))));
             }
             return out;
         } catch (RuntimeException e) {
