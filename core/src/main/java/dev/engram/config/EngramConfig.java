@@ -183,7 +183,8 @@ public final class EngramConfig extends AbstractConfig {
             "Largest conversation record (serialized Avro, bytes) ingest publishes; a larger one is refused at ingest "
                 + "with this limit named. Topics are created with max.message.bytes and producers run with "
                 + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
-                + "broker and the dead-letter topic accept too.")
+                + "broker and the dead-letter topic accept too; a larger record that reaches the extractor anyway (another "
+                + "producer) is dead-lettered with this limit named.")
         .define(RRF_K, Type.INT, 60, Range.atLeast(1), Importance.LOW,
             "k of the reciprocal-rank fusion of dense and BM25 ranks: 1/(k + rank) (Cormack et al. 2009 use 60).")
         .define(MIN_SIMILARITY, Type.DOUBLE, 0.2, Range.between(-1.0, 1.0), Importance.LOW,
@@ -224,10 +225,12 @@ public final class EngramConfig extends AbstractConfig {
             "Similarity (embedding.similarity.floors scale) from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
         .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
             "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
-        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
-            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE; above memory.min.importance, or nothing stored is "
+                + "ever stale (the default 0.4 takes the lowest band stored: a short remark with one signal, 0.35).")
         .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
-            "Only memories accessed fewer times than this become STALE.")
+            "Only memories used fewer times than this become STALE: accesses plus restatements after the first "
+                + "statement (reinforcement counts as use).")
         .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
             "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
         .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,

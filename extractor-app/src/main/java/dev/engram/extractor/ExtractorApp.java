@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
@@ -71,6 +72,7 @@ public final class ExtractorApp extends StreamsApp {
      * @return the running app
      */
     public static ExtractorApp start(final EngramConfig config) {
+        checkConfig(config, "extractor");
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
@@ -84,7 +86,8 @@ public final class ExtractorApp extends StreamsApp {
             // (back-pressure), holding its transaction open: allow 5 minutes before the broker aborts it
             // (Streams' exactly-once default is 10 s). Past that, the task restarts from its last commit and
             // re-runs its pending conversations: slower, never lossy. kafka.* settings still win.
-            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 300_000);
+            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                ConfigCoherence.LLM_TRANSACTION_TIMEOUT_MS);
             props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
         }
         final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,

@@ -38,8 +38,10 @@ import dev.engram.scoring.Vectors;
  *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
  *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
- *       use) more than 90 days before {@code now}, with importance below 0.3 and fewer than 2
- *       accesses, is ARCHIVED with reason STALE.</li>
+ *       use) more than 90 days before {@code now}, with importance below 0.4 (the lowest band stored:
+ *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
+ *       after the first statement), is ARCHIVED with reason STALE;
+ *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
@@ -74,8 +76,8 @@ public final class MemoryLifecycle {
      *
      * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
      * @param staleAfter unused time after which a memory can be stale (default 90 days)
-     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
-     * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
+     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.4)
+     * @param staleMaxAccessCount uses (accesses plus restatements) below which a memory can be stale (default 2)
      * @param roleTtl TTL of an explicit ROLE fact (default 120 days), zero = permanent
      * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
@@ -195,7 +197,12 @@ public final class MemoryLifecycle {
             ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
         return lastUse.plus(settings.staleAfter()).isBefore(now)
             && memory.getImportance() < settings.staleMaxImportance()
-            && memory.getAccessCount() < settings.staleMaxAccessCount();
+            && uses(memory) < settings.staleMaxAccessCount();
+    }
+
+    /** Reinforcement counts as use: the accesses plus the restatements after the first statement. */
+    private static int uses(final Memory memory) {
+        return memory.getAccessCount() + Math.max(0, memory.getReinforcementCount() - 1);
     }
 
     private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
@@ -204,9 +211,12 @@ public final class MemoryLifecycle {
         }
         final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
             && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
+        // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
         final float[][] vectors = new float[mergeable.size()][];
+        final List<Set<String>> identifiers = new ArrayList<>(mergeable.size());
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
+            identifiers.add(Facts.identifiers(mergeable.get(i).getContent()));
         }
         final boolean[] taken = new boolean[mergeable.size()];
         final List<Consolidator.Change> changes = new ArrayList<>();
@@ -219,7 +229,7 @@ public final class MemoryLifecycle {
             // complete link: a memory joins only if it is similar to every member, so clusters
             // never chain across topics (single link glued whole conversations together on LoCoMo)
             for (int other = seed + 1; other < mergeable.size(); other++) {
-                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors)) {
+                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors, identifiers)) {
                     taken[other] = true;
                     cluster.add(other);
                 }
@@ -231,16 +241,17 @@ public final class MemoryLifecycle {
         return changes;
     }
 
+    /** Cheapest tests first: type, model, size, cosine; then identifiers and conversations. */
     private boolean similarToAll(final int candidate, final List<Integer> cluster, final List<Memory> mergeable,
-                                 final float[][] vectors) {
+                                 final float[][] vectors, final List<Set<String>> identifiers) {
         for (final int member : cluster) {
             if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
-                || sharesConversation(mergeable.get(candidate), mergeable.get(member))
-                || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
-                || vectors[candidate].length != vectors[member].length
                 || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
+                || vectors[candidate].length != vectors[member].length
                 || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
-                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()) {
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()
+                || !identifiers.get(candidate).equals(identifiers.get(member))
+                || sharesConversation(mergeable.get(candidate), mergeable.get(member))) {
                 return false;
             }
         }
