@@ -31,8 +31,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
- * The consolidation topology: memory candidates → memory state, {@code memory-updated},
- * {@code memory-contradictions}, {@code memory-archived}.
+ * The consolidation topology: candidates, commands and access events → memory state,
+ * {@code memory-updated}, {@code memory-contradictions}, {@code memory-archived}, {@code user-profiles},
+ * {@code memory-audit} and the dead-letter topic.
  *
  * <pre>
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
@@ -46,7 +47,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [same two stores; STREAM_TIME punctuator every lifecycle.interval.ms]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store; STREAM_TIME punctuator every lifecycle.interval.ms]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
