@@ -5,6 +5,7 @@ import static dev.engram.topology.ExtractionTopology.METER_CANDIDATES;
 import static dev.engram.topology.ExtractionTopology.METER_CONVERSATIONS;
 import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
+import static dev.engram.topology.ExtractionTopology.METER_PENDING;
 import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
 
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
@@ -99,6 +101,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 }
                 final Consumed consumed = Consumed.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
+                counters.pending().incrementAndGet();
                 nextSequence = Math.max(nextSequence, entry.key + 1);
             }
         }
@@ -125,6 +128,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long sequence = nextSequence++;
         pending.put(sequence, consumed.encode());
         inFlight.addLast(new Pending(sequence, consumed, outcome));
+        counters.pending().incrementAndGet();
         drain();
         while (inFlight.size() >= maxPending) {
             // Back-pressure: wait for the oldest, so the stream thread pulls no more than maxPending ahead.
@@ -135,6 +139,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     @Override
     public void close() {
+        counters.pending().addAndGet(-inFlight.size());
         inFlight.clear();
     }
 
@@ -142,6 +147,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private void drain() {
         while (!inFlight.isEmpty() && inFlight.peekFirst().outcome().isDone()) {
             final Pending head = inFlight.pollFirst();
+            counters.pending().decrementAndGet();
             emit(head.consumed(), head.outcome().join());
             pending.delete(head.sequence());
         }
@@ -292,8 +298,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /** The meters, shared by every task of the topology. */
     record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency) {
+                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending) {
         Meters(final MeterRegistry registry) {
+            this(registry, new AtomicInteger());
+        }
+
+        private Meters(final MeterRegistry registry, final AtomicInteger pending) {
             this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
@@ -302,7 +312,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     .tag("path", "extractor").register(registry),
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry));
+                    .register(registry),
+                pending);
+            io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
+                .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
+                    + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {
