@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
  * session and speaker) published up front, and a local OpenAI-compatible server ({@link StubChatServer})
  * that answers every request after the injected latency with one episodic memory per user turn. Then
  * the real {@link ExtractorApp} starts with {@code llm.base.url} pointing at it ({@code exactly_once_v2},
- * MiniLM embeddings of every candidate, {@code llm.max.concurrency = --concurrency}).
+ * the default embedder's (bge-small-en) embeddings of every candidate, {@code llm.max.concurrency = --concurrency}).
  *
  * <p>Measured: from the moment the Streams client is RUNNING until the extractor's committed offsets on
  * {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
