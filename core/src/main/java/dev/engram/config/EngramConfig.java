@@ -70,6 +70,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String MIN_SIMILARITY = "retrieval.min.similarity";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
     public static final String EMBEDDING_MODEL = "embedding.model";
+    public static final String EXTRACTOR_MAX_IN_FLIGHT = "extractor.max.in.flight";
     public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
     public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
     public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
@@ -193,6 +194,10 @@ public final class EngramConfig extends AbstractConfig {
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of embedding.model (bge-small-en and all-MiniLM-L6-v2: 384); candidates of another size go to the "
                 + "dead-letter topic.")
+        .define(EXTRACTOR_MAX_IN_FLIGHT, Type.INT, 8, Range.atLeast(1), Importance.LOW,
+            "Conversations one extractor task extracts and embeds at once with the offline extractor, so the embedding "
+                + "threads always have texts of several conversations queued; candidates are still forwarded in input "
+                + "order, exactly once (the LLM extractor uses llm.max.concurrency). 1 = one at a time inside the stream thread.")
         .define(EMBEDDING_MODEL, Type.STRING, "bge-small-en-v15-q", Importance.HIGH,
             "In-process embedding model of every text that is not mostly Han: bge-small-en-v15-q (bge-small-en-v1.5, "
                 + "quantized; queries get the model card's instruction), all-minilm-l6-v2-q (about twice as fast, weaker "

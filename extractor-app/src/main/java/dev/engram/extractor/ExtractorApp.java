@@ -51,15 +51,27 @@ import org.apache.kafka.streams.Topology;
  */
 public final class ExtractorApp extends StreamsApp {
 
+    private final PrometheusMeterRegistry meters;
+
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
                          final ExecutorService pool) {
         super(registry, runner, http, pool == null ? List.of() : List.of(pool::shutdownNow));
+        this.meters = registry;
+    }
+
+    /**
+     * @return conversations this instance consumed whose candidates are not forwarded yet
+     *     ({@value ExtractionTopology#METER_PENDING}); 0 before the topology runs
+     */
+    public long pendingConversations() {
+        final io.micrometer.core.instrument.Gauge gauge = meters.find(ExtractionTopology.METER_PENDING).gauge();
+        return gauge == null ? 0 : Math.round(gauge.value());
     }
 
     private static ThreadFactory daemon() {
         final AtomicInteger count = new AtomicInteger();
         return task -> {
-            final Thread thread = new Thread(task, "engram-llm-extract-" + count.incrementAndGet());
+            final Thread thread = new Thread(task, "engram-extract-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
@@ -75,9 +87,15 @@ public final class ExtractorApp extends StreamsApp {
         checkConfig(config, "extractor");
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
-        final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
+        // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside
+        // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
+        final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(EngramConfig.EXTRACTOR_MAX_IN_FLIGHT));
+        final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
         final Topology topology = llm.isEmpty()
-            ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
+            ? pool == null
+                ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
+                : ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config),
+                    registry, pool, inFlight)
             : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
                 ScriptRoutedEmbedder.fromConfig(config), registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);

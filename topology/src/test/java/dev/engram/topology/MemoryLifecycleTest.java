@@ -247,6 +247,31 @@ class MemoryLifecycleTest {
     }
 
     @Test
+    void shouldReinforceTheMergedMemoryWhenAMergedEpisodeIsSaidAgainAfterThePass() {
+        final String first = "We went hiking in the Alps last weekend.";
+        final String second = "Last weekend we hiked in the Alps.";
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
+            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+            final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
+            final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
+                x -> x.setImportance(0.8));
+            driver.pipe(a, b); // the consolidator has read (and keeps) both members
+            driver.advanceTo(day(3)); // the lifecycle processor of the same task merges them
+            final Memory merged = driver.consolidator().active(MIRA).get(0);
+
+            // The same words again: the candidate must meet the store as the merge left it (members archived,
+            // the merged memory active), not the consolidator's earlier reading of it.
+            driver.pipe(episodic(MIRA, "c-3", at(4), second));
+
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId).containsExactly(merged.getMemoryId());
+            assertThat(driver.consolidator().memory(MIRA, merged.getMemoryId()).getReinforcementCount())
+                .isEqualTo(merged.getReinforcementCount() + 1);
+            assertThat(driver.consolidator().memory(MIRA, b.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().memory(MIRA, b.getCandidateId()).getReinforcementCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldHardDeleteAnArchivedMemory365DaysAfterItWasArchived() {
         try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
