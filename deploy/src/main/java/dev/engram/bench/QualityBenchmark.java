@@ -79,6 +79,11 @@ public final class QualityBenchmark implements Callable<Integer> {
             + "to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
+    @Option(names = "--calibrate",
+        description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
+            + "and print it with its reliability table (JSON key relevanceCalibration).")
+    boolean calibrate;
+
     @Mixin
     JsonOption json = new JsonOption();
 
@@ -126,6 +131,12 @@ public final class QualityBenchmark implements Callable<Integer> {
             out.println("Engram ranked with " + overrides);
         }
         print(figures);
+        if (calibrate) {
+            final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, MiniLmEmbedder.shared());
+            out.println();
+            out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
+            figures.put("relevanceCalibration", fit);
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
     }

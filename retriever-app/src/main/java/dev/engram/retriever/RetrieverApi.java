@@ -220,12 +220,14 @@ public final class RetrieverApi {
             return;
         }
         final UserProfile profile = requireKnown(user);
-        final List<Memory> memories = service.memories(user);
         if (query != null) {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
+            final double minScore = doubleParam(ctx, "minScore", 0, 0, 1);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? rank(user, query, memories, k) : scorer.rankAsOf(OwnNames.strip(query, user, profile), memories, k, asOf);
+                : asOf == null ? rank(user, query, k, minScore)
+                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
+                    .orElse(List.of());
             ctx.attribute(DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -239,7 +241,7 @@ public final class RetrieverApi {
             ctx.json(new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
             return;
         }
-        final List<ApiViews.MemoryView> views = memories.stream()
+        final List<ApiViews.MemoryView> views = service.memories(user).stream()
             .filter(m -> type == null || m.getType() == type)
             .filter(m -> status == null || m.getStatus() == status)
             .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
@@ -498,7 +500,7 @@ public final class RetrieverApi {
             return;
         }
         final List<ScoredMemory> hits = requireKnown(user).getMemoryEnabled()
-            ? rank(user, message, service.memories(user), maxK) : List.of();
+            ? rank(user, message, maxK, 0) : List.of();
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
         access.report(user, block.included());
         ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
@@ -506,12 +508,13 @@ public final class RetrieverApi {
     }
 
     /**
-     * Ranks through the scorer, without the user's own name in the query ({@link OwnNames}); a vector
-     * index that cannot answer now is a 503 with Retry-After.
+     * Ranks the user's kept search index through the scorer, without the user's own name in the query
+     * ({@link OwnNames}); a vector index that cannot answer now is a 503 with Retry-After.
      */
-    private List<ScoredMemory> rank(final UserKey user, final String query, final List<Memory> memories, final int k) {
+    private List<ScoredMemory> rank(final UserKey user, final String query, final int k, final double minScore) {
+        final String text = OwnNames.strip(query, user, service.profile(user).orElse(null));
         try {
-            return scorer.rank(user, OwnNames.strip(query, user, service.profile(user).orElse(null)), memories, k);
+            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
@@ -524,6 +527,25 @@ public final class RetrieverApi {
      */
     private static boolean hasWords(final String text) {
         return text.codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD);
+    }
+
+    /** @return the decimal query parameter within [min, max], the default when absent; else a 400 */
+    private static double doubleParam(final Context ctx, final String name, final double fallback, final double min,
+                                      final double max) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return fallback;
+        }
+        final double value;
+        try {
+            value = Double.parseDouble(raw.strip());
+        } catch (NumberFormatException e) {
+            throw ApiProblem.badRequest(name + " must be a number between " + min + " and " + max + ": " + raw);
+        }
+        if (!(value >= min && value <= max)) {
+            throw ApiProblem.badRequest(name + " must be between " + min + " and " + max + ", was " + raw);
+        }
+        return value;
     }
 
     /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */

@@ -19,6 +19,7 @@ import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.SearchIndexes;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -68,9 +69,12 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param registry the metrics registry
      * @param commands the command publisher and audit reporter (closed last)
      * @param denseIndex the Qdrant client of the dense search, or null with the embedded index
+     * @param embedder the query embedder
+     * @param scorer the ranking (and its query-vector cache)
      */
     public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry, AutoCloseable commands, AutoCloseable denseIndex)
+                         PrometheusMeterRegistry registry, AutoCloseable commands, AutoCloseable denseIndex,
+                         Embedder embedder, HybridScorer scorer)
         implements AutoCloseable {
 
         /** @return the bound HTTP port */
@@ -140,8 +144,10 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param audit where audit records go (owned)
      * @return the running retriever
      */
-    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access,
+    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter reporter,
                                final CommandPublisher commands, final AuditReporter audit) {
+        // access reports leave the request thread: queued, sent by one background thread
+        final AccessReporter access = new BatchingAccessReporter(reporter);
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
         final Optional<QdrantVectorIndex> dense;
         try {
@@ -173,9 +179,23 @@ public final class RetrieverApp implements Callable<Integer> {
             Clock.systemUTC());
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
+        final SearchIndexes indexes = new SearchIndexes();
         final RetrievalService service = new RetrievalService(
-            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
-        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config, dense.orElse(null)),
+            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get, indexes);
+        final HybridScorer scorer;
+        try {
+            scorer = new HybridScorer(embedder, config, dense.orElse(null));
+        } catch (RuntimeException e) {
+            access.close();
+            closeQuietly(commands);
+            if (audit != commands) {
+                closeQuietly(audit);
+            }
+            closeQuietly(dense.orElse(null));
+            registry.close();
+            throw e;
+        }
+        final RetrieverApi api = new RetrieverApi(config, service, scorer,
             access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
@@ -186,12 +206,12 @@ public final class RetrieverApp implements Callable<Integer> {
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
-            final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound),
+            final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound, indexes),
                 RetrievalTopology.config(bound), "retriever", registry);
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry, owned, dense.orElse(null));
+            return new Handle(streams, server, access, registry, owned, dense.orElse(null), embedder, scorer);
         } catch (RuntimeException e) {
             server.close();
             access.close();

@@ -58,8 +58,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_THREADS = "embedding.threads";
     public static final String MAX_MESSAGES = "input.max.messages";
     public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
-    public static final String RRF_K = "retrieval.rrf.k";
-    public static final String MIN_SIMILARITY = "retrieval.min.similarity";
+    public static final String MIN_RELEVANCE = "retrieval.min.relevance";
+    public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
+    public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
+    public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
     public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
@@ -124,13 +126,14 @@ public final class EngramConfig extends AbstractConfig {
             "Cosine above which a candidate reinforces an active memory of the same user (unless a fact's value differs).")
         .define(JUDGE_THRESHOLD, Type.DOUBLE, 0.7, Range.between(-1.0, 1.0), Importance.MEDIUM,
             "Cosine from which (up to the reinforce threshold) the ContradictionJudge is asked.")
-        .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
-            "Retrieval score weight of semantic relevance.")
-        .define(WEIGHT_RECENCY, Type.DOUBLE, 0.2, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.85, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of semantic relevance. The total is the weighted mean of the four components "
+                + "(divided by the sum of the weights), so it stays in 0..1 for any weights; all four 0 is refused at start.")
+        .define(WEIGHT_RECENCY, Type.DOUBLE, 0.02, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of recency = exp(-days since last access / decay days).")
-        .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of importance.")
-        .define(WEIGHT_ACCESS, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_ACCESS, Type.DOUBLE, 0.03, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of access = min(accessCount / saturation, 1).")
         .define(RECENCY_DECAY_DAYS, Type.DOUBLE, 30.0, Range.atLeast(0.001), Importance.LOW,
             "Days in the recency decay exp(-days / decay).")
@@ -151,11 +154,19 @@ public final class EngramConfig extends AbstractConfig {
             "Conversations with more messages are sent to the dead-letter topic.")
         .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
             "Messages longer than this many characters send the conversation to the dead-letter topic.")
-        .define(RRF_K, Type.INT, 60, Range.atLeast(1), Importance.LOW,
-            "k of the reciprocal-rank fusion of dense and BM25 ranks: 1/(k + rank) (Cormack et al. 2009 use 60).")
-        .define(MIN_SIMILARITY, Type.DOUBLE, 0.2, Range.between(-1.0, 1.0), Importance.LOW,
-            "A memory is a retrieval candidate if it shares a query term (BM25 > 0) or its cosine to the query "
-                + "is at least this; below both it is not returned, however few hits remain.")
+        .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
+            "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
+                + "the estimated probability that it answers the query) is at least this; below it is never "
+                + "returned, however few hits remain, so an unrelated question gets nothing.")
+        .define(MIN_TOP_RELEVANCE, Type.DOUBLE, 0.0, Range.between(0.0, 1.0), Importance.LOW,
+            "A query is answered only if its most relevant memory reaches this calibrated relevance; else nothing is "
+                + "returned, however many memories pass retrieval.min.relevance. 0 = off: with MiniLM a weakly related "
+                + "but wanted fact (a diet for a cooking question, ~0.003) scores like chit-chat for an unrelated question.")
+        .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
+            "Coefficients b0,b_dense,b_lexical of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass); "
+                + "empty = the fit for the embedding model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q).")
+        .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
+            "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
         .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,

@@ -19,7 +19,8 @@ class Bm25Test {
 
     @Test
     void shouldStripAPluralSWhenTokenizing() {
-        assertThat(Bm25.tokenize("codes glass gas lockers")).containsExactly("code", "glass", "gas", "locker");
+        // Lucene's EnglishMinimalStemFilter (Harman's S-stemmer): "ss" and "us" endings stay
+        assertThat(Bm25.tokenize("codes glass lockers status")).containsExactly("code", "glass", "locker", "status");
     }
 
     @Test

@@ -1,0 +1,160 @@
+package dev.engram.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.core.UserKey;
+import dev.engram.port.Embedder;
+import dev.engram.retriever.OwnNames;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.RelevanceModel;
+import dev.engram.scoring.Vectors;
+
+/**
+ * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked
+ * user, the features (cosine, BM25 / idf mass) as {@link HybridScorer#features} computes them and the
+ * label "one of the memory's source turns is an evidence turn"; then logistic regression by
+ * iteratively reweighted least squares (Newton's method on the log-likelihood, with a tiny ridge term
+ * 1e-6 for stability), i.e. Platt scaling of the two signals. Reports the coefficients and a
+ * reliability table (predicted vs observed rate per bin of predicted relevance).
+ */
+final class RelevanceCalibration {
+
+    private static final double[] BINS = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0000001};
+
+    private RelevanceCalibration() {
+    }
+
+    /**
+     * @param samples LoCoMo samples
+     * @param memories Engram's memories by user id
+     * @param embedder the memories' model
+     * @return {@code model, coefficients, pairs, positives, reliability}
+     */
+    static Map<String, Object> fit(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
+                                   final Embedder embedder) {
+        final List<double[]> x = new ArrayList<>();
+        final List<Boolean> y = new ArrayList<>();
+        for (final LoCoMoQa.Sample sample : samples) {
+            for (final LoCoMoQa.Question q : sample.questions()) {
+                final Set<String> evidence = Set.copyOf(q.evidence());
+                for (final String speaker : q.speakers()) {
+                    final List<Memory> active = memories.getOrDefault(sample.userId(speaker), List.of()).stream()
+                        .filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
+                    if (active.isEmpty()) {
+                        continue;
+                    }
+                    final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
+                    final double[][] f = HybridScorer.features(text, Vectors.normalized(embedder.embed(text)), active);
+                    for (int i = 0; i < active.size(); i++) {
+                        x.add(f[i]);
+                        y.add(QualityBenchmark.sources(sample, active.get(i)).stream().anyMatch(evidence::contains));
+                    }
+                }
+            }
+        }
+        final double[] beta = irls(x, y);
+        final RelevanceModel model = new RelevanceModel(beta[0], beta[1], beta[2]);
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("model", embedder.modelName());
+        out.put("coefficients", model.toString());
+        out.put("pairs", x.size());
+        out.put("positives", y.stream().filter(b -> b).count());
+        final List<Map<String, Object>> reliability = new ArrayList<>();
+        for (int b = 0; b + 1 < BINS.length; b++) {
+            long n = 0;
+            long positive = 0;
+            double predicted = 0;
+            for (int i = 0; i < x.size(); i++) {
+                final double p = RelevanceModel.probability(model.logit(x.get(i)[0], x.get(i)[1]));
+                if (p >= BINS[b] && p < BINS[b + 1]) {
+                    n++;
+                    predicted += p;
+                    positive += y.get(i) ? 1 : 0;
+                }
+            }
+            final Map<String, Object> row = new LinkedHashMap<>();
+            row.put("bin", String.format(Locale.ROOT, "%.2f-%.2f", BINS[b], Math.min(1, BINS[b + 1])));
+            row.put("pairs", n);
+            row.put("meanPredicted", n == 0 ? 0 : BenchReport.round(predicted / n, 4));
+            row.put("observed", n == 0 ? 0 : BenchReport.round((double) positive / n, 4));
+            reliability.add(row);
+        }
+        out.put("reliability", reliability);
+        return out;
+    }
+
+    /** Logistic regression y ~ σ(b0 + b1·x0 + b2·x1) by Newton–Raphson (IRLS), 3×3 solve. */
+    static double[] irls(final List<double[]> x, final List<Boolean> y) {
+        final double[] beta = new double[3];
+        for (int iteration = 0; iteration < 50; iteration++) {
+            final double[] gradient = new double[3];
+            final double[][] hessian = new double[3][3];
+            for (int i = 0; i < x.size(); i++) {
+                final double[] row = {1, x.get(i)[0], x.get(i)[1]};
+                final double p = RelevanceModel.probability(beta[0] + beta[1] * row[1] + beta[2] * row[2]);
+                final double residual = (y.get(i) ? 1 : 0) - p;
+                final double w = Math.max(p * (1 - p), 1e-12);
+                for (int a = 0; a < 3; a++) {
+                    gradient[a] += residual * row[a];
+                    for (int b = 0; b < 3; b++) {
+                        hessian[a][b] += w * row[a] * row[b];
+                    }
+                }
+            }
+            for (int a = 0; a < 3; a++) {
+                hessian[a][a] += 1e-6;
+            }
+            final double[] step = solve(hessian, gradient);
+            double change = 0;
+            for (int a = 0; a < 3; a++) {
+                beta[a] += step[a];
+                change = Math.max(change, Math.abs(step[a]));
+            }
+            if (change < 1e-8) {
+                break;
+            }
+        }
+        return beta;
+    }
+
+    /** Gaussian elimination with partial pivoting on a 3×3 system. */
+    private static double[] solve(final double[][] a, final double[] b) {
+        final int n = b.length;
+        final double[][] m = new double[n][n + 1];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(a[i], 0, m[i], 0, n);
+            m[i][n] = b[i];
+        }
+        for (int col = 0; col < n; col++) {
+            int pivot = col;
+            for (int r = col + 1; r < n; r++) {
+                if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) {
+                    pivot = r;
+                }
+            }
+            final double[] tmp = m[col];
+            m[col] = m[pivot];
+            m[pivot] = tmp;
+            for (int r = 0; r < n; r++) {
+                if (r != col) {
+                    final double factor = m[r][col] / m[col][col];
+                    for (int c = col; c <= n; c++) {
+                        m[r][c] -= factor * m[col][c];
+                    }
+                }
+            }
+        }
+        final double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = m[i][n] / m[i][i];
+        }
+        return out;
+    }
+}

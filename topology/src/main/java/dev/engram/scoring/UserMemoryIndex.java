@@ -1,0 +1,424 @@
+package dev.engram.scoring;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+
+/**
+ * One user's search structures, kept up to date as the user's memories change: a derived view of
+ * the retriever's memory store (never a source of truth), so a query costs a scan of contiguous
+ * primitive arrays and of the query terms' postings instead of decoding every stored Avro record and
+ * building a BM25 index from scratch.
+ *
+ * <p>Per memory (a <i>slot</i>; freed slots are reused):
+ * <ul>
+ *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), at {@code vectors[slot·d … slot·d+d)}
+ *       (d = the first vector's size; a memory without a vector of that size has no dense relevance);</li>
+ *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms), access
+ *       count, and its BM25 length (terms after {@link TextAnalysis});</li>
+ *   <li>the memory itself without its embedding, for the answer.</li>
+ * </ul>
+ * Lexical postings: term → (slot, term frequency) over every slot, with the document frequency among
+ * ACTIVE slots, so BM25's statistics (N, df, average length) are those of the user's ACTIVE memories,
+ * exactly as if the index were built from them now. A memory whose content changes has its postings
+ * replaced; a change of status or counters updates the primitives only.
+ *
+ * <p>Threads: the stream thread writes ({@link #put}, {@link #remove}) under the write lock; request
+ * threads read under the read lock ({@link #read}). Sizes: 4·d bytes per vector plus the memory object.
+ */
+public final class UserMemoryIndex {
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Map<String, Integer> slotById = new HashMap<>();
+    private final Map<String, Postings> postings = new HashMap<>();
+    private int dimensions;
+    private int size;
+    private int[] free = new int[8];
+    private int freeCount;
+
+    private float[] vectors = new float[0];
+    private boolean[] hasVector = new boolean[0];
+    private boolean[] active = new boolean[0];
+    private double[] importance = new double[0];
+    private long[] lastAccessed = new long[0];
+    private int[] accessCount = new int[0];
+    private int[] length = new int[0];
+    private Memory[] memories = new Memory[0];
+    private String[][] termsOf = new String[0][];
+    private int[][] tfsOf = new int[0][];
+
+    private int activeCount;
+    private long activeLength;
+    private long newestEvent = Long.MIN_VALUE;
+
+    /** Term → slots containing it and their term frequencies; df = occurrences in ACTIVE slots. */
+    static final class Postings {
+        int[] slots = new int[4];
+        int[] tfs = new int[4];
+        int count;
+        int activeDf;
+
+        void add(final int slot, final int tf) {
+            if (count == slots.length) {
+                slots = Arrays.copyOf(slots, count * 2);
+                tfs = Arrays.copyOf(tfs, count * 2);
+            }
+            slots[count] = slot;
+            tfs[count] = tf;
+            count++;
+        }
+
+        void remove(final int slot) {
+            for (int i = 0; i < count; i++) {
+                if (slots[i] == slot) {
+                    count--;
+                    slots[i] = slots[count];
+                    tfs[i] = tfs[count];
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds a memory or replaces the one with the same id.
+     *
+     * @param memory the memory's full state (with its embedding); DELETED is a {@link #remove}
+     */
+    public void put(final Memory memory) {
+        if (memory.getStatus() == MemoryStatus.DELETED) {
+            remove(memory.getMemoryId());
+            return;
+        }
+        lock.writeLock().lock();
+        try {
+            Integer slot = slotById.get(memory.getMemoryId());
+            final boolean contentChanged;
+            if (slot == null) {
+                slot = allocate();
+                slotById.put(memory.getMemoryId(), slot);
+                contentChanged = true;
+            } else {
+                contentChanged = !memories[slot].getContent().equals(memory.getContent());
+                setActive(slot, false);
+                if (contentChanged) {
+                    unindexTerms(slot);
+                }
+            }
+            final int s = slot;
+            if (contentChanged) {
+                indexTerms(s, memory.getContent());
+            }
+            storeVector(s, memory.getEmbedding());
+            importance[s] = memory.getImportance();
+            lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE
+                : memory.getLastAccessedAt().toEpochMilli();
+            accessCount[s] = memory.getAccessCount();
+            memories[s] = Memory.newBuilder(memory).setEmbedding(List.of()).build();
+            setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
+            newestEvent = Math.max(newestEvent, eventTime(memory));
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Removes a memory (deleted); nothing when absent.
+     *
+     * @param memoryId the memory id
+     */
+    public void remove(final String memoryId) {
+        lock.writeLock().lock();
+        try {
+            final Integer slot = slotById.remove(memoryId);
+            if (slot == null) {
+                return;
+            }
+            setActive(slot, false);
+            unindexTerms(slot);
+            memories[slot] = null;
+            hasVector[slot] = false;
+            if (freeCount == free.length) {
+                free = Arrays.copyOf(free, freeCount * 2);
+            }
+            free[freeCount++] = slot;
+            // the newest event may have gone with it: recompute over what is left (deletes are rare)
+            newestEvent = Long.MIN_VALUE;
+            for (int i = 0; i < size; i++) {
+                if (memories[i] != null) {
+                    newestEvent = Math.max(newestEvent, eventTime(memories[i]));
+                }
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** @return how many memories (any status) the index holds */
+    public int count() {
+        lock.readLock().lock();
+        try {
+            return slotById.size();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Runs a read under the read lock (the arrays do not change meanwhile).
+     *
+     * @param reader what to do with a consistent view
+     * @param <T> the result type
+     * @return the reader's result
+     */
+    public <T> T read(final java.util.function.Function<View, T> reader) {
+        lock.readLock().lock();
+        try {
+            return reader.apply(view);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private final View view = new View();
+
+    /** A read-only view of the arrays, valid inside {@link #read} only. */
+    public final class View {
+
+        private View() {
+        }
+
+        /** @return the slot high-water mark: slots are 0 … slots()−1, some of them free */
+        public int slots() {
+            return size;
+        }
+
+        /** @return the vector size, 0 before the first vector */
+        public int dimensions() {
+            return dimensions;
+        }
+
+        /** @return every vector, slot s at s·dimensions() */
+        float[] vectors() {
+            return vectors;
+        }
+
+        /**
+         * @param slot a slot
+         * @return whether the slot holds an ACTIVE memory
+         */
+        public boolean active(final int slot) {
+            return active[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return whether the slot has a vector of {@link #dimensions()}
+         */
+        public boolean hasVector(final int slot) {
+            return hasVector[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its memory (without the embedding), null for a free slot
+         */
+        public Memory memory(final int slot) {
+            return memories[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its importance
+         */
+        public double importance(final int slot) {
+            return importance[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return lastAccessedAt in epoch ms, Long.MIN_VALUE when unknown
+         */
+        public long lastAccessed(final int slot) {
+            return lastAccessed[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its access count
+         */
+        public int accessCount(final int slot) {
+            return accessCount[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its BM25 document length
+         */
+        public int length(final int slot) {
+            return length[slot];
+        }
+
+        /** @return ACTIVE memories */
+        public int activeCount() {
+            return activeCount;
+        }
+
+        /** @return summed BM25 length of the ACTIVE memories */
+        public long activeLength() {
+            return activeLength;
+        }
+
+        /** @return the newest updatedAt / lastAccessedAt of any memory held (the recency reference) */
+        public Instant referenceTime() {
+            return newestEvent == Long.MIN_VALUE ? Instant.EPOCH : Instant.ofEpochMilli(newestEvent);
+        }
+
+        /**
+         * @param term an analyzed term
+         * @return its postings, null when no memory holds it
+         */
+        Postings postings(final String term) {
+            return postings.get(term);
+        }
+
+        /**
+         * The memories a predicate accepts, with their vectors (a copy: for the exhaustive path only).
+         *
+         * @param eligible which memories
+         * @return memory id → (memory, normalized vector or null), in slot order
+         */
+        public Map<Memory, float[]> copy(final Predicate<Memory> eligible) {
+            final Map<Memory, float[]> out = new LinkedHashMap<>();
+            for (int s = 0; s < size; s++) {
+                if (memories[s] != null && eligible.test(memories[s])) {
+                    out.put(memories[s], hasVector[s]
+                        ? Arrays.copyOfRange(vectors, s * dimensions, s * dimensions + dimensions) : null);
+                }
+            }
+            return out;
+        }
+    }
+
+    private static long eventTime(final Memory m) {
+        long t = Long.MIN_VALUE;
+        if (m.getUpdatedAt() != null) {
+            t = m.getUpdatedAt().toEpochMilli();
+        }
+        if (m.getLastAccessedAt() != null) {
+            t = Math.max(t, m.getLastAccessedAt().toEpochMilli());
+        }
+        return t;
+    }
+
+    private int allocate() {
+        if (freeCount > 0) {
+            return free[--freeCount];
+        }
+        if (size == memories.length) {
+            final int capacity = Math.max(16, size * 2);
+            vectors = Arrays.copyOf(vectors, capacity * Math.max(dimensions, 1));
+            hasVector = Arrays.copyOf(hasVector, capacity);
+            active = Arrays.copyOf(active, capacity);
+            importance = Arrays.copyOf(importance, capacity);
+            lastAccessed = Arrays.copyOf(lastAccessed, capacity);
+            accessCount = Arrays.copyOf(accessCount, capacity);
+            length = Arrays.copyOf(length, capacity);
+            memories = Arrays.copyOf(memories, capacity);
+            termsOf = Arrays.copyOf(termsOf, capacity);
+            tfsOf = Arrays.copyOf(tfsOf, capacity);
+        }
+        return size++;
+    }
+
+    private void storeVector(final int slot, final List<Float> embedding) {
+        if (embedding == null || embedding.isEmpty()) {
+            hasVector[slot] = false;
+            return;
+        }
+        if (dimensions == 0) {
+            dimensions = embedding.size();
+            vectors = new float[memories.length * dimensions];
+        }
+        if (embedding.size() != dimensions) {
+            hasVector[slot] = false;
+            return;
+        }
+        final float[] normalized = Vectors.normalized(Vectors.toArray(embedding));
+        System.arraycopy(normalized, 0, vectors, slot * dimensions, dimensions);
+        hasVector[slot] = true;
+    }
+
+    private void indexTerms(final int slot, final String content) {
+        final List<String> terms = TextAnalysis.terms(content);
+        final Map<String, Integer> tf = new LinkedHashMap<>();
+        for (final String t : terms) {
+            tf.merge(t, 1, Integer::sum);
+        }
+        final String[] distinct = new String[tf.size()];
+        final int[] counts = new int[tf.size()];
+        int i = 0;
+        for (final Map.Entry<String, Integer> e : tf.entrySet()) {
+            distinct[i] = e.getKey();
+            counts[i] = e.getValue();
+            postings.computeIfAbsent(e.getKey(), k -> new Postings()).add(slot, e.getValue());
+            i++;
+        }
+        termsOf[slot] = distinct;
+        tfsOf[slot] = counts;
+        length[slot] = terms.size();
+    }
+
+    private void unindexTerms(final int slot) {
+        final String[] terms = termsOf[slot];
+        if (terms == null) {
+            return;
+        }
+        for (final String term : terms) {
+            final Postings p = postings.get(term);
+            p.remove(slot);
+            if (p.count == 0) {
+                postings.remove(term);
+            }
+        }
+        termsOf[slot] = null;
+        tfsOf[slot] = null;
+        length[slot] = 0;
+    }
+
+    /** Moves a slot in or out of the ACTIVE statistics (N, total length, df). */
+    private void setActive(final int slot, final boolean nowActive) {
+        if (active[slot] == nowActive) {
+            return;
+        }
+        active[slot] = nowActive;
+        final int sign = nowActive ? 1 : -1;
+        activeCount += sign;
+        activeLength += (long) sign * length[slot];
+        final String[] terms = termsOf[slot];
+        if (terms != null) {
+            for (final String term : terms) {
+                postings.get(term).activeDf += sign;
+            }
+        }
+    }
+
+    /** @return every memory id held, for tests and diagnostics */
+    public List<String> ids() {
+        lock.readLock().lock();
+        try {
+            return new ArrayList<>(slotById.keySet());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+}
