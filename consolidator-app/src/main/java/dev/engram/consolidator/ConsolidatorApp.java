@@ -21,6 +21,7 @@ import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ConsolidationTopology;
+import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.StreamsSettings;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -67,7 +68,8 @@ public final class ConsolidatorApp extends StreamsApp {
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
         final StreamsRunner runner = new StreamsRunner(
             ConsolidationTopology.build(config, judge, indexFactory, registry),
-            StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry);
+            StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry,
+            RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();

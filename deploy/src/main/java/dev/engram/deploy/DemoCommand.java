@@ -17,7 +17,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
-import dev.engram.deploy.ConversationSources.ExampleQuery;
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.ConversationSources.ExampleQuery;
+import dev.engram.stack.DemoApps;
+import dev.engram.stack.DemoSummary;
+import dev.engram.stack.EmbeddedBroker;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.PipelineMonitor;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicSetup;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.Ingest;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -14,7 +14,7 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.engram.deploy.ConversationSources.ExampleQuery;
+import dev.engram.stack.ConversationSources.ExampleQuery;
 
 /**
  * Asks the retriever's HTTP API ({@code GET /v1/tenants/{tenant}/users/{user}/memories?query=…&k=…})

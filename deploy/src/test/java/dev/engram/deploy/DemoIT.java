@@ -7,6 +7,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.DemoSummary;
+import dev.engram.stack.ProjectPaths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import dev.engram.qdrant.testing.QdrantDouble;
+import dev.engram.stack.DemoSummary;
 import io.qdrant.client.grpc.Common.Condition;
 import io.qdrant.client.grpc.Points.DeletePoints;
 import io.qdrant.client.grpc.Points.QueryPoints;

@@ -23,6 +23,12 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.DemoApps;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.PipelineMonitor;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicSetup;
 import dev.engram.testing.EmbeddedKafka;
 import org.junit.jupiter.api.Test;
 

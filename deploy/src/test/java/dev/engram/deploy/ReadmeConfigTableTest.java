@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.stack.ProjectPaths;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
@@ -86,7 +86,8 @@ public final class ExtractorApp extends StreamsApp {
             props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 300_000);
             props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
         }
-        final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry);
+        final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,
+            failure -> false); // no vector index here: every uncaught failure stops the client
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
             runner, app -> { }).start();
         runner.start();

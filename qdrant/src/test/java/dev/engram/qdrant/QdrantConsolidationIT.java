@@ -17,13 +17,14 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.qdrant.testing.QdrantDouble;
+import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ConsolidationTopology;
+import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -73,7 +74,8 @@ class QdrantConsolidationIT {
                  qdrant.client(timeout), "engram-memories", timeout, MiniLmEmbedder.DIMENSIONS, registry))) {
             final StreamsRunner runner = new StreamsRunner(
                 ConsolidationTopology.build(config, new KeyValueContradictionJudge(), factory, registry),
-                ConsolidationTopology.config(config), "consolidator", registry);
+                ConsolidationTopology.config(config), "consolidator", registry,
+                RetryingVectorIndex::isIndexOutage);
             final KafkaStreams streams = runner.kafkaStreams();
             try {
                 runner.start();

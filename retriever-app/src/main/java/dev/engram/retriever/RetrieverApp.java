@@ -10,17 +10,18 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.qdrant.QdrantVectorIndex;
-import dev.engram.qdrant.VectorIndexes;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.SearchIndexes;
 import dev.engram.topology.RetrievalTopology;
+import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.streams.state.HostInfo;
@@ -207,7 +208,7 @@ public final class RetrieverApp implements Callable<Integer> {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
             final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound, indexes),
-                RetrievalTopology.config(bound), "retriever", registry);
+                RetrievalTopology.config(bound), "retriever", registry, RetryingVectorIndex::isIndexOutage);
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());

@@ -23,7 +23,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.qdrant.QdrantSettings;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.testing.QdrantDouble;

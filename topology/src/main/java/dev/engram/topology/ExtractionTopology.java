@@ -177,7 +177,7 @@ public final class ExtractionTopology {
      *
      * @param config limits ({@code input.max.messages}, {@code input.max.message.chars})
      * @param extractor the extractor, e.g. {@link dev.engram.embedded.RuleBasedExtractor}
-     * @param embedder the embedder, e.g. {@link dev.engram.embedded.MiniLmEmbedder#shared()}
+     * @param embedder the embedder, e.g. {@code MiniLmEmbedder.shared()} (embedder module)
      * @return the topology
      */
     public static Topology build(final EngramConfig config, final MemoryExtractor extractor, final Embedder embedder) {

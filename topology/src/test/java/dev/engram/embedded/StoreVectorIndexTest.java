@@ -10,6 +10,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.UserKey;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.port.VectorIndex;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;

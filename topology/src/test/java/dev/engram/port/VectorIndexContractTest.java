@@ -15,7 +15,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.UserKey;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.scoring.Vectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -13,7 +13,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 

@@ -14,7 +14,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -11,7 +11,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 

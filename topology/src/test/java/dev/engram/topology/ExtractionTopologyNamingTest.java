@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.embedder.MiniLmEmbedder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;

@@ -11,7 +11,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.scoring.Vectors;
 
 /**

@@ -23,7 +23,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.serde.AvroSerdes;
 import org.apache.kafka.streams.test.TestRecord;

@@ -28,7 +28,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedded.MiniLmEmbedder;
+import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.scoring.HybridScorer;

@@ -1,0 +1,153 @@
+package dev.engram.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Objects;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.stack.DemoApps;
+import dev.engram.stack.EmbeddedBroker;
+import dev.engram.stack.PipelineMonitor;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicSetup;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * The demo's embedded stack for the benchmarks: {@link EmbeddedBroker} in a fresh run directory,
+ * the topics ({@link TopicSetup}), extractor + consolidator + retriever ({@link DemoApps}) on free
+ * ports with API keys off (as in the demo: localhost only), and a {@link PipelineMonitor}. {@link #awaitSettled(Duration)} is the demo's "everything
+ * processed" rule: no consumer-group lag in pipeline order and the counting consumer caught up, twice
+ * in a row 200 ms apart. Closed in reverse order of start.
+ */
+public final class EmbeddedStack implements AutoCloseable {
+
+    private static final Duration SETTLE_CHECK = Duration.ofMillis(200);
+
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final EmbeddedBroker broker;
+    private final EngramConfig config;
+    private final DemoApps apps;
+    private final PipelineMonitor monitor;
+
+    private EmbeddedStack(final Path runDir) {
+        try {
+            broker = push(EmbeddedBroker.start(runDir));
+            config = EngramConfig.load(null, Map.of(), Map.of(
+                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
+                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+                EngramConfig.RETRIEVER_HTTP_PORT, 0,
+                // a local benchmark on localhost, as the demo: no API keys
+                EngramConfig.AUTH_ENABLED, false));
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
+            }
+            apps = push(DemoApps.start(config));
+            monitor = push(new PipelineMonitor(broker.bootstrapServers()));
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the stack in {@code run/bench-<name>} under the repository (emptied first), or under the
+     * temp directory when the repository is not found.
+     *
+     * @param name the benchmark's name
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final String name) {
+        final Path dir = ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("bench-" + name))
+            .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-bench-" + name));
+        return start(dir);
+    }
+
+    /**
+     * @param runDir the run directory; emptied first
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final Path runDir) {
+        try {
+            ProjectPaths.deleteRecursively(runDir);
+            Files.createDirectories(runDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot prepare " + runDir, e);
+        }
+        return new EmbeddedStack(runDir);
+    }
+
+    /** @return the broker's bootstrap servers */
+    public String bootstrapServers() {
+        return broker.bootstrapServers();
+    }
+
+    /** @return the apps' config */
+    public EngramConfig config() {
+        return config;
+    }
+
+    /** @return the running apps */
+    public DemoApps apps() {
+        return apps;
+    }
+
+    /** @return the counting consumer (single-threaded: use it from the benchmark's thread only) */
+    public PipelineMonitor monitor() {
+        return monitor;
+    }
+
+    /**
+     * Blocks until everything published so far is processed by the three apps.
+     *
+     * @param stallLimit fail when nothing moves for this long while work is pending
+     * @throws IllegalStateException if an app died or the pipeline stalled
+     */
+    public void awaitSettled(final Duration stallLimit) {
+        long lastSignature = -1;
+        long lastChange = System.nanoTime();
+        int settledChecks = 0;
+        while (settledChecks < 2) {
+            monitor.poll(SETTLE_CHECK);
+            apps.requireAlive();
+            final long lag = monitor.lag();
+            settledChecks = lag == 0 && monitor.caughtUp() ? settledChecks + 1 : 0;
+            final long signature = Objects.hash(lag, monitor.count(Topics.MEMORY_CANDIDATES),
+                monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
+            if (signature != lastSignature) {
+                lastSignature = signature;
+                lastChange = System.nanoTime();
+            } else if (settledChecks == 0 && System.nanoTime() - lastChange > stallLimit.toNanos()) {
+                throw new IllegalStateException("The pipeline made no progress for " + stallLimit + " (lag " + lag + ")");
+            }
+        }
+    }
+
+    private <T extends AutoCloseable> T push(final T resource) {
+        resources.push(resource);
+        return resource;
+    }
+
+    /** Closes monitor, apps and broker, in reverse order of start. */
+    @Override
+    public void close() {
+        while (!resources.isEmpty()) {
+            final AutoCloseable next = resources.pop();
+            try {
+                next.close();
+            } catch (Exception e) {
+                System.err.println("Error while closing " + next.getClass().getSimpleName() + ": " + e);
+            }
+        }
+    }
+
+}

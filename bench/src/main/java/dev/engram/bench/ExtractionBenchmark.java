@@ -1,0 +1,212 @@
+package dev.engram.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.EngramConfig;
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.EmbeddedBroker;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.PipelineMonitor;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicSetup;
+import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.llm.StubChatServer;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bench extraction}: conversations per second through one extractor instance when the LLM
+ * answers in {@code --llm-latency-ms}.
+ *
+ * <p>Set-up: an embedded broker, Engram's topics ({@code --partitions} each), LoCoMo-derived
+ * conversations (by default {@code ../shared/data/locomo/locomo_dev_conv0-6.json}: one conversation per
+ * session and speaker) published up front, and a local OpenAI-compatible server ({@link StubChatServer})
+ * that answers every request after the injected latency with one episodic memory per user turn. Then
+ * the real {@link ExtractorApp} starts with {@code llm.base.url} pointing at it ({@code exactly_once_v2},
+ * MiniLM embeddings of every candidate, {@code llm.max.concurrency = --concurrency}).
+ *
+ * <p>Measured: from the moment the Streams client is RUNNING until the extractor's committed offsets on
+ * {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
+ * committed, exactly-once work counts. {@code conversationsPerSecond} = conversations / that time.
+ * The model load is done before the clock starts. Bounded: gives up after 5 minutes.
+ */
+@Command(name = "extraction", mixinStandardHelpOptions = true,
+    description = "LLM extraction throughput (conversations/s) against a local OpenAI-compatible server with injected latency.")
+public final class ExtractionBenchmark implements Callable<Integer> {
+
+    /** The LoCoMo file used when {@code --input} is not given, relative to the repository root. */
+    static final String LOCOMO = "../shared/data/locomo/locomo_dev_conv0-6.json";
+    private static final Duration LIMIT = Duration.ofMinutes(5);
+
+    @Option(names = "--llm-latency-ms", paramLabel = "MS", defaultValue = "500",
+        description = "Latency of every LLM answer (default: ${DEFAULT-VALUE}).")
+    long latencyMs;
+
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "32",
+        description = "llm.max.concurrency of the extractor (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4",
+        description = "Partitions of the topics (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--conversations", paramLabel = "N", defaultValue = "0",
+        description = "Use at most N conversations (default: all of the input).")
+    int limit;
+
+    @Option(names = "--input", paramLabel = "FILE", description = "LoCoMo JSON or JSON Lines (default: the LoCoMo dev file).")
+    Path input;
+
+    @Mixin
+    JsonOption json = new JsonOption();
+
+    private final PrintStream out;
+
+    /** Prints to standard output. */
+    public ExtractionBenchmark() {
+        this(System.out);
+    }
+
+    /** @param out where the figures are printed */
+    public ExtractionBenchmark(final PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * Waits until every partition of Engram's topics has a leader: producing into a partition whose
+     * leader is still being elected gets NOT_LEADER_OR_FOLLOWER, and the idempotent producer's retry of
+     * that first batch then fails with OUT_OF_ORDER_SEQUENCE_NUMBER behind the later ones.
+     */
+    private static void awaitLeaders(final Admin admin) throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            final boolean ready = admin.describeTopics(Topics.all()).allTopicNames().get(30, TimeUnit.SECONDS).values()
+                .stream().allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            if (ready) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topics have no leaders after 60 s");
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+            .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final Path file = input != null ? input : ProjectPaths.existing(LOCOMO).orElseThrow(() ->
+            new IllegalStateException("LoCoMo data not found at " + LOCOMO + "; give --input FILE"));
+        List<ConversationCompleted> conversations = ConversationSources.readAll(file).getKey();
+        if (limit > 0 && conversations.size() > limit) {
+            conversations = conversations.subList(0, limit);
+        }
+        final int n = conversations.size();
+        out.printf("bench extraction — %d conversations from %s, LLM latency %d ms, concurrency %d, %d partitions%n",
+            n, file.getFileName(), latencyMs, concurrency, partitions);
+        MiniLmEmbedder.shared().embed("warm up the embedding model before the clock starts");
+        final Path runDir = Files.createTempDirectory("engram-bench-extraction");
+        final Map<String, Object> figures = new LinkedHashMap<>();
+        try (StubChatServer llm = StubChatServer.start(Math.max(8, concurrency * 2)).latency(latencyMs);
+             EmbeddedBroker broker = EmbeddedBroker.start(runDir)) {
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                TopicSetup.createAll(admin, partitions);
+                awaitLeaders(admin);
+            }
+            // One request in flight, no idempotence: on a freshly created partition a NOT_LEADER retry of the
+            // first batch cannot land behind a later one (OUT_OF_ORDER_SEQUENCE_NUMBER), and order is kept.
+            try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1))) {
+                conversations.forEach(ingest::send);
+                ingest.flush();
+                if (ingest.acknowledged() != n) {
+                    throw new IllegalStateException("published " + ingest.acknowledged() + " of " + n
+                        + " conversations: " + ingest.errors());
+                }
+            }
+            final EngramConfig config = EngramConfig.defaults().with(Map.of(
+                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                EngramConfig.STATE_DIR, runDir.resolve("state").toString(),
+                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+                EngramConfig.LLM_BASE_URL, llm.baseUrl(),
+                EngramConfig.LLM_MODEL, "bench-stub",
+                EngramConfig.LLM_MAX_CONCURRENCY, concurrency));
+            try (PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers());
+                 ExtractorApp app = ExtractorApp.start(config)) {
+                if (!app.runner().awaitRunning(Duration.ofSeconds(120))) {
+                    throw new IllegalStateException("extractor did not reach RUNNING: " + app.runner().state());
+                }
+                final long start = System.nanoTime();
+                final long cpuStart = processCpuNanos();
+                final long deadline = start + LIMIT.toNanos();
+                long consumed = 0;
+                long lastPrint = start;
+                while ((consumed = monitor.extractorConsumed()) < n) {
+                    if (System.nanoTime() > deadline || app.runner().failure() != null) {
+                        throw new IllegalStateException("extractor stopped at " + consumed + "/" + n + " conversations",
+                            app.runner().failure());
+                    }
+                    if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(5)) {
+                        out.printf("  %d/%d conversations committed%n", consumed, n);
+                        lastPrint = System.nanoTime();
+                    }
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+                final double seconds = (System.nanoTime() - start) / 1e9;
+                final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
+                // Count what was written (read_committed) until two polls in a row add nothing.
+                long seen = -1;
+                for (int i = 0; i < 60 && seen != monitor.count(Topics.MEMORY_CANDIDATES); i++) {
+                    seen = monitor.count(Topics.MEMORY_CANDIDATES);
+                    monitor.poll(Duration.ofSeconds(1));
+                }
+                figures.put("conversations", n);
+                figures.put("llmLatencyMs", latencyMs);
+                figures.put("concurrency", concurrency);
+                figures.put("partitions", partitions);
+                figures.put("seconds", Math.round(seconds * 100) / 100.0);
+                figures.put("conversationsPerSecond", Math.round(n / seconds * 10) / 10.0);
+                figures.put("llmCalls", llm.requestCount());
+                figures.put("candidates", monitor.count(Topics.MEMORY_CANDIDATES));
+                figures.put("deadLetters", monitor.deadLetters());
+                figures.put("cores", Runtime.getRuntime().availableProcessors());
+                // The whole JVM (broker, stub LLM, extractor, embedding): CPU per conversation, and the rate
+                // that CPU cost allows on idle cores — the ceiling when the LLM's latency is fully hidden.
+                figures.put("cpuMillisPerConversation", Math.round(cpuSeconds * 1000 / n));
+                figures.put("cpuBoundConversationsPerSecond",
+                    Math.round(Runtime.getRuntime().availableProcessors() * n / cpuSeconds * 10) / 10.0);
+                figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    .getSystemLoadAverage());
+            }
+        }
+        out.printf("%-24s %s%n", "figure", "value");
+        figures.forEach((k, v) -> out.printf("%-24s %s%n", k, v));
+        if (json.file() != null) {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.file().toFile(), figures);
+            out.println("wrote " + json.file());
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.engram.bench;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.stack.ConversationSources;
+import dev.engram.stack.Ingest;
+import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.topology.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code bench ingest}: pipeline throughput against the embedding ceiling, in one run.
+ *
+ * <ol>
+ *   <li>Ceiling: the texts the extractor embeds for these conversations (the contents of
+ *       {@link RuleBasedExtractor}'s memories, one per candidate) embedded with the same model and
+ *       setup ({@link MiniLmEmbedder#shared()}, one text per core) in batches of {@value #BATCH}, after a
+ *       warm-up; nothing else runs. Gives embeddings/s.</li>
+ *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,
+ *       retriever); once the retriever is ready, every conversation is published ({@link Ingest}) and
+ *       the clock runs until the three apps have processed everything ({@link EmbeddedStack#awaitSettled}).
+ *       conversations/s = conversations / elapsed; pipeline embeddings/s = candidates on
+ *       {@code memory-candidates} / elapsed; memories/s = CREATED events / elapsed.</li>
+ *   <li>ratioToCeiling = pipeline embeddings/s ÷ ceiling embeddings/s (1.0 = the pipeline costs
+ *       nothing beyond embedding). The ceiling is measured before and again after the pipeline (stack
+ *       closed) and averaged, because other processes on a shared machine change it during the run; both
+ *       and the load average at the start are in the JSON.</li>
+ * </ol>
+ */
+@Command(name = "ingest", mixinStandardHelpOptions = true,
+    description = "LoCoMo conversations through the embedded stack: conversations/s, memories/s, and the embedding ceiling.")
+public final class IngestBenchmark implements Callable<Integer> {
+
+    static final int BATCH = 64;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+        description = "LoCoMo JSON or JSON Lines (default: " + Inputs.LOCOMO_DEV + ").")
+    Path input;
+
+    @Mixin
+    JsonOption json = new JsonOption();
+
+    private final PrintStream out;
+
+    /** Prints to standard output. */
+    public IngestBenchmark() {
+        this(System.out);
+    }
+
+    /** @param out where the table is printed */
+    public IngestBenchmark(final PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final Path file = Inputs.resolve(input);
+        final List<ConversationCompleted> conversations = ConversationSources.readAll(file).getKey();
+        out.printf("bench ingest — %s: %d conversations%n", file, conversations.size());
+
+        final List<String> texts = new ArrayList<>();
+        final RuleBasedExtractor extractor = new RuleBasedExtractor();
+        for (final ConversationCompleted c : conversations) {
+            for (final ExtractedMemory m : extractor.extract(c, null)) {
+                texts.add(m.content());
+            }
+        }
+        final double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        final double ceilingBefore = ceiling(texts);
+        out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
+
+        final Map<String, Object> figures;
+        try (EmbeddedStack stack = EmbeddedStack.start("ingest")) {
+            stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
+            out.println("Stack ready; publishing…");
+            final long start = System.nanoTime();
+            try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
+                conversations.forEach(ingest::send);
+                ingest.flush();
+                if (ingest.failed() > 0) {
+                    throw new IllegalStateException("Could not publish: " + ingest.errors());
+                }
+            }
+            stack.awaitSettled(Duration.ofMinutes(3));
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
+            final long created = stack.monitor().updates(UpdateOperation.CREATED);
+            stack.close();
+            final double ceilingAfter = ceiling(texts);
+            out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
+            figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
+            figures.put("ceilingBefore", BenchReport.round(ceilingBefore, 1));
+            figures.put("ceilingAfter", BenchReport.round(ceilingAfter, 1));
+            figures.put("loadAverageAtStart", BenchReport.round(load, 2));
+            figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
+        }
+        print(figures);
+        BenchReport.writeJson(json.file(), figures, out);
+        return 0;
+    }
+
+    /** Embeds the texts as fast as this machine can with the pipeline's model; returns texts/s. */
+    static double ceiling(final List<String> texts) {
+        final MiniLmEmbedder embedder = MiniLmEmbedder.shared();
+        embedder.embedAll(texts.subList(0, Math.min(texts.size(), 2 * BATCH))); // warm-up: JIT and ORT
+        final long start = System.nanoTime();
+        for (int i = 0; i < texts.size(); i += BATCH) {
+            embedder.embedAll(texts.subList(i, Math.min(texts.size(), i + BATCH)));
+        }
+        return texts.size() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * The JSON figures.
+     *
+     * @param conversations conversations published
+     * @param candidates candidates the extractor wrote (= texts it embedded)
+     * @param created memories created
+     * @param seconds publish → settled
+     * @param ceilingTexts texts embedded for the ceiling
+     * @param ceiling ceiling embeddings/s
+     * @return the figures, in print order
+     */
+    static Map<String, Object> figures(final long conversations, final long candidates, final long created,
+                                       final double seconds, final long ceilingTexts, final double ceiling) {
+        final double embeddingsPerSecond = candidates / seconds;
+        final Map<String, Object> f = new LinkedHashMap<>();
+        f.put("conversations", conversations);
+        f.put("candidates", candidates);
+        f.put("memoriesCreated", created);
+        f.put("seconds", BenchReport.round(seconds, 2));
+        f.put("conversationsPerSecond", BenchReport.round(conversations / seconds, 2));
+        f.put("memoriesPerSecond", BenchReport.round(created / seconds, 1));
+        f.put("pipelineEmbeddingsPerSecond", BenchReport.round(embeddingsPerSecond, 1));
+        f.put("ceilingTexts", ceilingTexts);
+        f.put("embeddingsPerSecondCeiling", BenchReport.round(ceiling, 1));
+        f.put("ratioToCeiling", BenchReport.round(embeddingsPerSecond / ceiling, 3));
+        return f;
+    }
+
+    private void print(final Map<String, Object> f) {
+        final List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("figure", "value"));
+        f.forEach((k, v) -> rows.add(List.of(k, String.valueOf(v))));
+        out.println();
+        BenchReport.table(out, rows);
+    }
+}

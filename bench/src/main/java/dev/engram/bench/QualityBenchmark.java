@@ -1,0 +1,379 @@
+package dev.engram.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.engram.avro.Memory;
+import dev.engram.core.UserKey;
+import dev.engram.retriever.OwnNames;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.SourceRef;
+import dev.engram.config.EngramConfig;
+import dev.engram.stack.Ingest;
+import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.port.Embedder;
+import dev.engram.retriever.ContextBlock;
+import dev.engram.scoring.Bm25;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.ScoredMemory;
+import dev.engram.scoring.Vectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code bench quality}: LoCoMo evidence recall (categories 1–4) of Engram's retrieval against three
+ * baselines over the same conversation's raw turns, all in one run.
+ *
+ * <p><b>Engram.</b> Every session of the input is published, once per speaker, through the real
+ * embedded stack (broker, rule-based extractor, MiniLM, consolidator; {@link EmbeddedStack}), exactly
+ * as {@code bin/engram demo} does; once everything is processed the memories are read back from
+ * {@code memory-updated} ({@link MemorySnapshot}) and ranked in-process with the retriever's
+ * {@link HybridScorer} and default config exactly as the HTTP API ranks (recall@k: {@code rank(query, k)};
+ * budgets: {@code rank(query, retrieval.max.k)} then {@link ContextBlock}, as {@code GET .../context} does; without reporting hits on
+ * {@code memory-access}, so the order of questions cannot change the answers). A memory's source turns
+ * are its {@link SourceRef}s mapped back to {@code dia_id}s. Budgets use the retriever's
+ * {@link ContextBlock} over the ranked memories.
+ *
+ * <p><b>Baselines</b> over the raw turns (text as the pipeline sees it): dense (MiniLM, cosine, every
+ * turn ranked), BM25 ({@link Bm25}; turns with a positive score), and their reciprocal-rank fusion
+ * (k = 60). Tokens: the top turns joined by newlines, estimated as {@link ContextBlock#estimateTokens}.
+ *
+ * <p><b>Whom to ask.</b> LoCoMo's questions are in the third person. Engram is asked as the user the
+ * question names ({@code <sample_id>:<speaker>}); both users, results merged by score, when it names
+ * both or neither. The baselines get the same: only the named speaker's turns, or all turns. (Engram
+ * only stores what a user said; a question whose evidence is the partner's turn is missed by both.)
+ */
+@Command(name = "quality", mixinStandardHelpOptions = true,
+    description = "LoCoMo evidence recall of Engram vs dense, BM25 and RRF baselines over raw turns.")
+public final class QualityBenchmark implements Callable<Integer> {
+
+    /** RRF constant of the fusion baseline (Cormack et al. 2009). */
+    static final int RRF_K = 60;
+    private static final Pattern SESSION = Pattern.compile(":session_(\\d+)$");
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+        description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + ").")
+    Path input;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "Retriever config override for Engram's ranking (repeatable), e.g. --set retrieval.weight.recency=0.1.")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    @Option(names = "--memories", paramLabel = "FILE",
+        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet), "
+            + "to compare ranking settings without re-ingesting.")
+    Path memoriesFile;
+
+    @Option(names = "--calibrate",
+        description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
+            + "and print it with its reliability table (JSON key relevanceCalibration).")
+    boolean calibrate;
+
+    @Mixin
+    JsonOption json = new JsonOption();
+
+    private final PrintStream out;
+
+    /** Prints to standard output. */
+    public QualityBenchmark() {
+        this(System.out);
+    }
+
+    /** @param out where the tables are printed */
+    public QualityBenchmark(final PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final Path file = Inputs.resolve(input);
+        final List<LoCoMoQa.Sample> samples = LoCoMoQa.read(file);
+        out.printf("bench quality — %s: %d samples, %d questions (categories 1-4)%n", file, samples.size(),
+            samples.stream().mapToInt(s -> s.questions().size()).sum());
+        final Map<String, List<Memory>> memories;
+        final long start = System.nanoTime();
+        if (memoriesFile != null && Files.exists(memoriesFile)) {
+            memories = MemorySnapshot.load(memoriesFile);
+            out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
+        } else try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
+            try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
+                ingest.publish(file, null);
+                if (ingest.failed() > 0) {
+                    throw new IllegalStateException("Could not publish: " + ingest.errors());
+                }
+            }
+            stack.awaitSettled(Duration.ofMinutes(3));
+            memories = MemorySnapshot.read(stack.bootstrapServers());
+            if (memoriesFile != null) {
+                MemorySnapshot.save(memories, memoriesFile);
+            }
+        }
+        out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
+            (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
+        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
+            EngramConfig.defaults().with(overrides));
+        if (!overrides.isEmpty()) {
+            out.println("Engram ranked with " + overrides);
+        }
+        print(figures);
+        if (calibrate) {
+            final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, MiniLmEmbedder.shared());
+            out.println();
+            out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
+            figures.put("relevanceCalibration", fit);
+        }
+        BenchReport.writeJson(json.file(), figures, out);
+        return 0;
+    }
+
+    /**
+     * Scores Engram and the baselines.
+     *
+     * @param samples LoCoMo samples
+     * @param memories Engram's memories by user id ({@code <sample_id>:<speaker>})
+     * @param embedder the model of the memories' embeddings
+     * @param config the retriever's config (weights)
+     * @return {@code engram, baselineRawTurns, baselineBm25, baselineRrf}, each as {@link RecallEvaluation#figures()}
+     */
+    static Map<String, Object> evaluate(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
+                                        final Embedder embedder, final EngramConfig config) {
+        final HybridScorer scorer = new HybridScorer(embedder, config);
+        final int maxK = config.getInt(EngramConfig.MAX_K);
+        final RecallEvaluation engram = new RecallEvaluation();
+        final RecallEvaluation dense = new RecallEvaluation();
+        final RecallEvaluation bm25 = new RecallEvaluation();
+        final RecallEvaluation rrf = new RecallEvaluation();
+        for (final LoCoMoQa.Sample sample : samples) {
+            final List<String> texts = sample.turns().stream().map(LoCoMoQa.Turn::text).toList();
+            final List<float[]> vectors = embedder.embedAll(texts);
+            final Map<List<String>, Pool> pools = new HashMap<>();
+            for (final LoCoMoQa.Question q : sample.questions()) {
+                final float[] qv = embedder.embed(q.question());
+                engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
+                final Pool pool = pools.computeIfAbsent(q.speakers(), s -> new Pool(sample, s, vectors));
+                final List<Integer> denseOrder = pool.dense(qv);
+                final List<Integer> lexicalOrder = pool.lexical(q.question());
+                dense.add(q.category(), q.evidence(), pool.answer(denseOrder));
+                bm25.add(q.category(), q.evidence(), pool.answer(lexicalOrder));
+                rrf.add(q.category(), q.evidence(), pool.answer(fuse(denseOrder, lexicalOrder)));
+            }
+        }
+        final Map<String, Object> f = new LinkedHashMap<>();
+        f.put("engram", engram.figures());
+        f.put("baselineRawTurns", dense.figures());
+        f.put("baselineBm25", bm25.figures());
+        f.put("baselineRrf", rrf.figures());
+        return f;
+    }
+
+    private static RecallEvaluation.Answer engramAnswer(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q,
+                                                        final float[] qv, final Map<String, List<Memory>> memories,
+                                                        final HybridScorer scorer, final int maxK) {
+        // as the API ranks: GET .../memories?k=K ranks with k = K; GET .../context ranks with retrieval.max.k
+        final List<Set<String>> atK = new ArrayList<>();
+        final List<Integer> tokens = new ArrayList<>();
+        for (final int k : RecallEvaluation.KS) {
+            final List<ScoredMemory> hits = merged(sample, q, qv, memories, scorer, k);
+            final Set<String> union = new HashSet<>();
+            hits.forEach(h -> union.addAll(sources(sample, h.memory())));
+            atK.add(union);
+            tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
+        }
+        final List<ScoredMemory> deep = merged(sample, q, qv, memories, scorer, maxK);
+        final Map<String, Set<String>> sourcesById = new HashMap<>();
+        deep.forEach(h -> sourcesById.put(h.memory().getMemoryId(), sources(sample, h.memory())));
+        final List<Set<String>> atBudget = new ArrayList<>();
+        for (final int budget : RecallEvaluation.BUDGETS) {
+            final Set<String> union = new HashSet<>();
+            ContextBlock.build(deep, budget).included().forEach(id -> union.addAll(sourcesById.get(id)));
+            atBudget.add(union);
+        }
+        final Set<String> reachable = new HashSet<>();
+        for (final String speaker : q.speakers()) {
+            for (final Memory m : memories.getOrDefault(sample.userId(speaker), List.of())) {
+                if (m.getStatus() == MemoryStatus.ACTIVE) {
+                    reachable.addAll(sources(sample, m));
+                }
+            }
+        }
+        return new RecallEvaluation.Answer(atK, tokens, atBudget, reachable);
+    }
+
+    /** Each asked user's top k, merged by score (ties by id), top k. */
+    private static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
+                                             final Map<String, List<Memory>> memories, final HybridScorer scorer,
+                                             final int k) {
+        final List<ScoredMemory> hits = new ArrayList<>();
+        for (final String speaker : q.speakers()) {
+            // as the API does: the asked user's own name is not a search term (OwnNames)
+            final List<Memory> own = memories.getOrDefault(sample.userId(speaker), List.of());
+            final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
+            hits.addAll(text.equals(q.question()) ? scorer.rank(q.question(), qv, own, k) : scorer.rank(text, own, k));
+        }
+        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
+        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+    }
+
+    /** @return the dia_ids a memory cites */
+    static Set<String> sources(final LoCoMoQa.Sample sample, final Memory m) {
+        final Set<String> out = new HashSet<>();
+        for (final SourceRef ref : m.getSources()) {
+            final Matcher matcher = SESSION.matcher(ref.getConversationId());
+            if (!matcher.find()) {
+                continue;
+            }
+            final int session = Integer.parseInt(matcher.group(1));
+            for (final Integer index : ref.getMessageIndexes()) {
+                final String id = sample.diaId(session, index);
+                if (id != null) {
+                    out.add(id);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Reciprocal-rank fusion of two rankings (positions into the same pool), best first. */
+    static List<Integer> fuse(final List<Integer> a, final List<Integer> b) {
+        final Map<Integer, Double> fused = new HashMap<>();
+        for (int r = 0; r < a.size(); r++) {
+            fused.merge(a.get(r), 1.0 / (RRF_K + r + 1), Double::sum);
+        }
+        for (int r = 0; r < b.size(); r++) {
+            fused.merge(b.get(r), 1.0 / (RRF_K + r + 1), Double::sum);
+        }
+        final List<Integer> order = new ArrayList<>(fused.keySet());
+        order.sort(Comparator.<Integer>comparingDouble(i -> -fused.get(i)).thenComparing(i -> i));
+        return order;
+    }
+
+    /** The raw turns a baseline may return for one question: one speaker's, or all. */
+    private static final class Pool {
+        private final List<LoCoMoQa.Turn> turns = new ArrayList<>();
+        private final List<float[]> vectors = new ArrayList<>();
+        private final Bm25 index;
+
+        Pool(final LoCoMoQa.Sample sample, final List<String> speakers, final List<float[]> allVectors) {
+            for (int i = 0; i < sample.turns().size(); i++) {
+                if (speakers.contains(sample.turns().get(i).speaker())) {
+                    turns.add(sample.turns().get(i));
+                    vectors.add(allVectors.get(i));
+                }
+            }
+            index = Bm25.index(turns.stream().map(LoCoMoQa.Turn::text).toList());
+        }
+
+        List<Integer> dense(final float[] query) {
+            final double[] cos = new double[turns.size()];
+            final List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < turns.size(); i++) {
+                cos[i] = Vectors.cosine(query, vectors.get(i));
+                order.add(i);
+            }
+            order.sort(Comparator.<Integer>comparingDouble(i -> -cos[i]).thenComparing(i -> i));
+            return order;
+        }
+
+        List<Integer> lexical(final String query) {
+            final double[] scores = index.scores(query);
+            final List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < turns.size(); i++) {
+                if (scores[i] > 0) {
+                    order.add(i);
+                }
+            }
+            order.sort(Comparator.<Integer>comparingDouble(i -> -scores[i]).thenComparing(i -> i));
+            return order;
+        }
+
+        RecallEvaluation.Answer answer(final List<Integer> order) {
+            final List<Set<String>> ranked = new ArrayList<>();
+            for (final int i : order) {
+                ranked.add(Set.of(turns.get(i).diaId()));
+            }
+            final List<Integer> tokens = new ArrayList<>();
+            for (final int k : RecallEvaluation.KS) {
+                final StringBuilder text = new StringBuilder();
+                for (int i = 0; i < Math.min(k, order.size()); i++) {
+                    text.append(turns.get(order.get(i)).text()).append('\n');
+                }
+                tokens.add(ContextBlock.estimateTokens(text.toString()));
+            }
+            final List<Set<String>> atBudget = new ArrayList<>();
+            for (final int budget : RecallEvaluation.BUDGETS) {
+                int chars = 0;
+                final Set<String> included = new HashSet<>();
+                for (final int i : order) {
+                    final int line = turns.get(i).text().length() + 1;
+                    // greedy like ContextBlock: a turn that does not fit is skipped, a shorter later one may
+                    // fit; ceil((chars + line) / 4) is ContextBlock.estimateTokens of the joined text
+                    if ((chars + line + 3) / 4 <= budget) {
+                        chars += line;
+                        included.add(turns.get(i).diaId());
+                    }
+                }
+                atBudget.add(included);
+            }
+            final Set<String> reachable = new HashSet<>();
+            turns.forEach(t -> reachable.add(t.diaId()));
+            return new RecallEvaluation.Answer(RecallEvaluation.prefixSources(ranked), tokens, atBudget, reachable);
+        }
+    }
+
+    private void print(final Map<String, Object> figures) {
+        final List<List<String>> rows = new ArrayList<>();
+        final List<String> header = new ArrayList<>(List.of("system"));
+        RecallEvaluation.KS.forEach(k -> header.add("R@" + k));
+        RecallEvaluation.BUDGETS.forEach(b -> header.add("R@" + b + "tok"));
+        RecallEvaluation.KS.forEach(k -> header.add("turns@" + k));
+        RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
+        header.add("reachable");
+        rows.add(header);
+        figures.forEach((system, value) -> rows.add(row(system, value)));
+        out.println();
+        out.println("LoCoMo evidence recall, categories 1-4 (R@k: top k results; R@Ntok: within N tokens):");
+        BenchReport.table(out, rows);
+        for (final String category : List.of("1", "2", "3", "4")) {
+            final List<List<String>> byCat = new ArrayList<>();
+            byCat.add(header);
+            figures.forEach((system, value) -> {
+                final Object c = ((Map<?, ?>) ((Map<?, ?>) value).get("byCategory")).get(category);
+                if (c != null) {
+                    byCat.add(row(system, c));
+                }
+            });
+            out.println();
+            out.println("Category " + category + ":");
+            BenchReport.table(out, byCat);
+        }
+    }
+
+    private static List<String> row(final String system, final Object value) {
+        final Map<?, ?> f = (Map<?, ?>) value;
+        final List<String> row = new ArrayList<>(List.of(system + " (n=" + f.get("questions") + ")"));
+        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) f.get("recall@" + k)).doubleValue(), 3)));
+        final Map<?, ?> budgets = (Map<?, ?>) f.get("recallAtTokens");
+        RecallEvaluation.BUDGETS.forEach(b -> row.add(BenchReport.num(((Number) budgets.get(String.valueOf(b))).doubleValue(), 3)));
+        final Map<?, ?> turns = (Map<?, ?>) f.get("meanSourceTurnsAtK");
+        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) turns.get(String.valueOf(k))).doubleValue(), 1)));
+        final Map<?, ?> tokens = (Map<?, ?>) f.get("meanTokensAtK");
+        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) tokens.get(String.valueOf(k))).doubleValue(), 0)));
+        row.add(BenchReport.num(((Number) f.get("evidenceReachable")).doubleValue(), 3));
+        return row;
+    }
+}

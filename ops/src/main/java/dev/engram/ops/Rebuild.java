@@ -1,0 +1,426 @@
+package dev.engram.ops;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.engram.avro.Memory;
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.retriever.RetrieverApp;
+import dev.engram.runtime.StreamsRunner;
+import dev.engram.topology.Stores;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.tools.StreamsResetter;
+
+/**
+ * Rebuilds one Streams app's state from its input topics, the supported way:
+ *
+ * <ol>
+ *   <li>waits (up to 60 s) until the app's consumer group has no members, and refuses if it still has:
+ *       Kafka's reset tool must only run against a stopped application ({@code force} removes the
+ *       members of instances already stopped, as the reset tool's {@code --force});</li>
+ *   <li>snapshots the memory state before ({@link MemorySnapshot} of {@code memory-updated}) and
+ *       remembers where {@code memory-updated} ends;</li>
+ *   <li>runs Kafka's {@link StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs):
+ *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
+ *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
+ *       {@code KafkaStreams#cleanUp()} would;</li>
+ *   <li>runs the app in this JVM until its consumer group has no lag on its inputs, printing progress;</li>
+ *   <li>snapshots the state after and compares it with the state before ({@link MemorySnapshot#diff}).</li>
+ * </ol>
+ *
+ * <p>Which state "after" means: for the consolidator, the fold of the {@code memory-updated} events the
+ * rebuild itself wrote (from the remembered end on), so an empty or partial rebuild cannot pass; for
+ * the retriever, its rebuilt read model read through interactive queries; for the extractor alone,
+ * the whole topic again.
+ *
+ * <p>Extraction is re-run only with {@code reExtract} (the extractor is reset and run first, so its
+ * candidates reach the consolidator; candidate ids are deterministic, so a redelivered candidate
+ * changes nothing). {@code fromTimestamp} applies to the extractor's {@code conversations-completed}
+ * only: the consolidator's and retriever's state is a fold of their whole input, so they always restart
+ * from the earliest offset.
+ */
+public final class Rebuild {
+
+    /** The apps a rebuild can reset. */
+    public enum App {
+        /** {@value Topics#EXTRACTOR_APP}. */
+        EXTRACTOR(Topics.EXTRACTOR_APP, List.of(Topics.CONVERSATIONS_COMPLETED, Topics.USER_PROFILES)),
+        /** {@value Topics#CONSOLIDATOR_APP}. */
+        CONSOLIDATOR(Topics.CONSOLIDATOR_APP, List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS)),
+        /** {@value Topics#RETRIEVER_APP}. */
+        RETRIEVER(Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED));
+
+        private final String applicationId;
+        private final List<String> inputs;
+
+        App(final String applicationId, final List<String> inputs) {
+            this.applicationId = applicationId;
+            this.inputs = inputs;
+        }
+
+        /** @return the application.id */
+        public String applicationId() {
+            return applicationId;
+        }
+    }
+
+    /**
+     * What a rebuild did.
+     *
+     * @param processed app → input records re-processed
+     * @param updatesWritten {@code memory-updated} records written during the rebuild
+     * @param before the state before
+     * @param after the state after
+     * @param differences {@link MemorySnapshot#diff}, empty when identical
+     * @param seconds wall time
+     */
+    public record Report(Map<App, Long> processed, long updatesWritten, MemorySnapshot before, MemorySnapshot after,
+                         List<String> differences, double seconds) {
+    }
+
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
+    /** Longer than Streams' default session timeout (45 s). */
+    private static final Duration MEMBERS_WAIT = Duration.ofSeconds(60);
+    private static final DateTimeFormatter RESETTER_TIME =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private final EngramConfig config;
+    private final App app;
+    private final Instant fromTimestamp;
+    private final boolean reExtract;
+    private final boolean force;
+    private final Path workDir;
+    private final Duration timeout;
+    private final PrintStream out;
+
+    /**
+     * @param config the apps' config (bootstrap servers, state.dir, thresholds); HTTP ports should be 0
+     * @param app the app to rebuild
+     * @param fromTimestamp re-extract conversations from this event time on (with {@code reExtract}); null = all
+     * @param reExtract also reset and re-run the extractor (LLM cost with an LLM extractor)
+     * @param force remove members left in the app's consumer group (instances stopped less than a
+     *     session timeout ago) instead of waiting for them to expire; never use it while one still runs
+     * @param workDir where {@code before.json} and {@code after.json} are written
+     * @param timeout how long re-processing may take at most
+     * @param out progress and report
+     */
+    public Rebuild(final EngramConfig config, final App app, final Instant fromTimestamp, final boolean reExtract,
+                   final boolean force, final Path workDir, final Duration timeout, final PrintStream out) {
+        this.config = config;
+        this.app = app;
+        this.fromTimestamp = fromTimestamp;
+        this.reExtract = reExtract || app == App.EXTRACTOR;
+        this.force = force;
+        this.workDir = workDir;
+        this.timeout = timeout;
+        this.out = out;
+        if (fromTimestamp != null && !this.reExtract) {
+            throw new IllegalArgumentException("--from-timestamp re-extracts conversations from that time on: "
+                + "it needs --re-extract (the " + app.name().toLowerCase(Locale.ROOT)
+                + "'s state is a fold of its whole input and is always rebuilt from the start)");
+        }
+    }
+
+    /**
+     * Runs the rebuild.
+     *
+     * @return the report
+     * @throws IllegalStateException if an instance is still running, the reset fails, or re-processing
+     *     does not finish within the timeout
+     */
+    public Report run() {
+        final long started = System.nanoTime();
+        final List<App> apps = new ArrayList<>();
+        if (reExtract) {
+            apps.add(App.EXTRACTOR);
+        }
+        if (app != App.EXTRACTOR) {
+            apps.add(app);
+        }
+        final Map<String, Object> client = clientProperties();
+        try (Admin admin = Admin.create(client)) {
+            final GroupOffsets offsets = new GroupOffsets(admin);
+            for (final App a : apps) {
+                if (!force) {
+                    awaitNoMembers(offsets, a);
+                }
+            }
+            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout);
+            before.write(workDir.resolve("before.json"));
+            out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
+                workDir.resolve("before.json"));
+            final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topics.MEMORY_UPDATED));
+
+            final Map<App, Set<String>> inputs = new HashMap<>();
+            final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
+            for (final App a : apps) {
+                inputs.put(a, reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
+                resetAt.put(a, offsets.committed(a.applicationId));
+            }
+            final Map<App, Long> processed = new HashMap<>();
+            final List<AutoCloseable> running = new ArrayList<>();
+            RetrieverApp.Handle retriever = null;
+            try {
+                for (final App a : apps) {
+                    deleteLocalState(a);
+                    final StreamsRunner runner;
+                    switch (a) {
+                        case EXTRACTOR -> {
+                            final ExtractorApp x = ExtractorApp.start(config);
+                            running.add(x);
+                            runner = x.runner();
+                        }
+                        case CONSOLIDATOR -> {
+                            final ConsolidatorApp c = ConsolidatorApp.start(config);
+                            running.add(c);
+                            runner = c.runner();
+                        }
+                        default -> {
+                            retriever = RetrieverApp.start(config);
+                            running.add(retriever);
+                            runner = retriever.runner();
+                        }
+                    }
+                    out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
+                    processed.put(a, await(a, runner, offsets, inputs.get(a), resetAt.get(a), updatedEnd, started));
+                }
+                final MemorySnapshot after;
+                if (app == App.CONSOLIDATOR) {
+                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout);
+                } else if (app == App.RETRIEVER) {
+                    after = readModel(retriever);
+                } else {
+                    after = MemorySnapshot.fromTopic(client, null, timeout);
+                }
+                after.write(workDir.resolve("after.json"));
+                final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
+                    : updatesSince(offsets, updatedEnd);
+                final Report report = new Report(Map.copyOf(processed), written, before, after, before.diff(after),
+                    (System.nanoTime() - started) / 1e9);
+                print(report);
+                return report;
+            } finally {
+                for (int i = running.size() - 1; i >= 0; i--) {
+                    try {
+                        running.get(i).close();
+                    } catch (Exception e) {
+                        out.println("Error while stopping " + running.get(i).getClass().getSimpleName() + ": " + e);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@link #MEMBERS_WAIT} for the group to be empty: instances stopped a moment ago stay
+     * members until their session times out (Streams does not leave the group on close).
+     */
+    private void awaitNoMembers(final GroupOffsets offsets, final App a) {
+        final long deadline = System.nanoTime() + MEMBERS_WAIT.toNanos();
+        boolean told = false;
+        while (offsets.hasMembers(a.applicationId)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Consumer group " + a.applicationId + " still has members after "
+                    + MEMBERS_WAIT.toSeconds() + " s: stop every " + a.name().toLowerCase(Locale.ROOT)
+                    + " instance before a rebuild (--force removes members of instances already stopped)");
+            }
+            if (!told) {
+                out.printf("Waiting for the members of %s to leave (instances stopped less than a session timeout ago)…%n",
+                    a.applicationId);
+                told = true;
+            }
+            try {
+                Thread.sleep(1000); // polling the group; there is nothing to block on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted", e);
+            }
+        }
+    }
+
+    /** Runs StreamsResetter for one app; returns its input topics. */
+    private Set<String> reset(final App a, final GroupOffsets offsets, final Set<String> existing) {
+        final Set<String> topics = new TreeSet<>(a.inputs);
+        topics.addAll(offsets.inputTopics(a.applicationId));
+        topics.retainAll(existing);
+        final Set<String> byTime = new LinkedHashSet<>();
+        if (a == App.EXTRACTOR && fromTimestamp != null) {
+            byTime.add(Topics.CONVERSATIONS_COMPLETED);
+        }
+        final Set<String> earliest = new TreeSet<>(topics);
+        earliest.removeAll(byTime);
+        out.printf("Resetting %s with Kafka's StreamsResetter: %s to the earliest offset%s; internal topics deleted%n",
+            a.applicationId, earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
+        runResetter(a, earliest, List.of("--to-earliest"));
+        if (!byTime.isEmpty()) {
+            runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)));
+        }
+        return topics;
+    }
+
+    private void runResetter(final App a, final Set<String> topics, final List<String> position) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", bootstrapServers(),
+            "--application-id", a.applicationId, "--input-topics", String.join(",", topics)));
+        args.addAll(position);
+        if (force) {
+            args.add("--force");
+        }
+        final int code = new StreamsResetter().execute(args.toArray(String[]::new));
+        if (code != 0) {
+            throw new IllegalStateException("StreamsResetter failed for " + a.applicationId + " (exit " + code
+                + "); see its output above");
+        }
+    }
+
+    private void deleteLocalState(final App a) {
+        final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId);
+        try {
+            dev.engram.stack.ProjectPaths.deleteRecursively(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot delete the local state " + dir, e);
+        }
+    }
+
+    /** Waits until the group has no lag twice in a row, printing progress; returns records processed. */
+    private long await(final App a, final StreamsRunner runner, final GroupOffsets offsets, final Set<String> topics,
+                       final Map<TopicPartition, Long> resetAt, final Map<TopicPartition, Long> updatedEnd,
+                       final long started) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        long lastPrint = 0;
+        int settled = 0;
+        while (true) {
+            if (!runner.isLive()) {
+                throw new IllegalStateException(a.applicationId + " stopped during the rebuild (state " + runner.state()
+                    + ")", runner.failure());
+            }
+            final long lag = offsets.lag(a.applicationId, topics);
+            final long processed = processed(offsets.committed(a.applicationId), resetAt, topics);
+            settled = lag == 0 && runner.isReady() ? settled + 1 : 0;
+            if (settled >= 2 || System.nanoTime() - lastPrint > PROGRESS_EVERY.toNanos()) {
+                lastPrint = System.nanoTime();
+                out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed, lag %,d · memory-updated offsets +%,d%n",
+                    (System.nanoTime() - started) / 1e9, a.applicationId, processed, lag,
+                    updatesSince(offsets, updatedEnd));
+            }
+            if (settled >= 2) {
+                return processed;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(a.applicationId + " did not catch up within " + timeout + " (lag " + lag + ")");
+            }
+            try {
+                Thread.sleep(500); // polling group offsets; there is nothing to block on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted", e);
+            }
+        }
+    }
+
+    private static long processed(final Map<TopicPartition, Long> committed, final Map<TopicPartition, Long> resetAt,
+                                  final Set<String> topics) {
+        long sum = 0;
+        for (final Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+            if (topics.contains(e.getKey().topic())) {
+                sum += Math.max(0, e.getValue() - resetAt.getOrDefault(e.getKey(), 0L));
+            }
+        }
+        return sum;
+    }
+
+    private static long updatesSince(final GroupOffsets offsets, final Map<TopicPartition, Long> from) {
+        long sum = 0;
+        for (final Map.Entry<TopicPartition, Long> e : offsets.ends(Set.of(Topics.MEMORY_UPDATED)).entrySet()) {
+            sum += Math.max(0, e.getValue() - from.getOrDefault(e.getKey(), 0L));
+        }
+        return sum;
+    }
+
+    /** Reads the retriever's rebuilt read model through interactive queries (one instance: every partition). */
+    private MemorySnapshot readModel(final RetrieverApp.Handle retriever) {
+        final ReadOnlyKeyValueStore<String, Memory> store = retriever.runner().kafkaStreams().store(
+            StoreQueryParameters.fromNameAndType(Stores.RETRIEVER_MEMORIES, QueryableStoreTypes.<String, Memory>keyValueStore()));
+        final Map<String, List<Memory>> byUser = new HashMap<>();
+        try (KeyValueIterator<String, Memory> it = store.all()) {
+            while (it.hasNext()) {
+                final KeyValue<String, Memory> entry = it.next();
+                final int split = entry.key.indexOf('\0');
+                byUser.computeIfAbsent(split < 0 ? entry.key : entry.key.substring(0, split), u -> new ArrayList<>())
+                    .add(entry.value);
+            }
+        }
+        return MemorySnapshot.of(0, byUser);
+    }
+
+    private void print(final Report report) {
+        out.println();
+        out.printf(Locale.ROOT, "Rebuild of %s finished in %.1f s.%n", app.applicationId, report.seconds());
+        report.processed().forEach((a, n) -> out.printf(Locale.ROOT, "  %s: %,d input records re-processed%n",
+            a.applicationId, n));
+        out.printf(Locale.ROOT, "  memory-updated records written: %,d%n", report.updatesWritten());
+        out.println("  before: " + report.before().summary());
+        out.println("  after:  " + report.after().summary());
+        printDiff(out, report.differences());
+        out.println("  snapshots: " + workDir.resolve("before.json") + ", " + workDir.resolve("after.json"));
+        out.println("Restart the app's instances with an empty state directory (KafkaStreams#cleanUp, or delete "
+            + "<state.dir>/" + app.applicationId + ") before they rejoin.");
+    }
+
+    /**
+     * Prints the verify verdict.
+     *
+     * @param out where
+     * @param differences {@link MemorySnapshot#diff}
+     */
+    static void printDiff(final PrintStream out, final List<String> differences) {
+        if (differences.isEmpty()) {
+            out.println("verify: no differences");
+        } else {
+            out.printf("verify: %d user(s) differ%n", differences.size());
+            differences.forEach(d -> out.println("  " + d));
+        }
+    }
+
+    private String bootstrapServers() {
+        return config.getString(EngramConfig.BOOTSTRAP_SERVERS);
+    }
+
+    private Map<String, Object> clientProperties() {
+        final Map<String, Object> props = new HashMap<>();
+        for (final Map.Entry<String, Object> e : config.kafkaProperties().entrySet()) {
+            if (ConsumerConfig.configNames().contains(e.getKey())) {
+                props.put(e.getKey(), e.getValue());
+            }
+        }
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
+    }
+
+}

@@ -1,0 +1,212 @@
+package dev.engram.stack;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A plain single-node Kafka broker in KRaft mode (one process role set {@code broker,controller}),
+ * run in-process from the Maven Central artifacts ({@code kafka_2.13} 4.3.1): the demo's broker.
+ *
+ * <p>Start: the log directory is formatted with Kafka's {@link Formatter} (what {@code kafka-storage.sh
+ * format} does: a fresh random cluster id, node id 1, the static voter {@code 1@localhost:<controller
+ * port>}), then {@link KafkaRaftServer} runs controller and broker; {@link #start(Path)} returns once an
+ * admin client sees the broker, or fails after 60 s.
+ *
+ * <p>Settings (see DESIGN.md, "Known facts"): replication factor and min ISR 1 for the offsets and
+ * transaction-state topics (without them an {@code exactly_once_v2} app hangs without a word),
+ * {@code log.cleaner.dedupe.buffer.size=2097152} (the broker heap drops from ~170 MB to ~43 MB),
+ * {@code group.initial.rebalance.delay.ms=0}, no topic auto-creation, no time-based retention (record
+ * timestamps are event time, possibly years old), and few partitions for the internal topics so that a
+ * laptop starts it in about two seconds. Ports are free ports chosen at start unless given.
+ *
+ * <p>Not for production: one node, no security, plaintext on localhost.
+ */
+public final class EmbeddedBroker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedBroker.class);
+    private static final int NODE_ID = 1;
+    private static final String CONTROLLER_LISTENER = "CONTROLLER";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+    private final Path logDir;
+
+    private EmbeddedBroker(final KafkaRaftServer server, final String bootstrapServers, final Path logDir) {
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+        this.logDir = logDir;
+    }
+
+    /**
+     * Formats {@code runDir/kafka-logs} and starts a broker on free ports.
+     *
+     * @param runDir the run directory; the log directory is created under it and must not be formatted yet
+     * @return the running broker
+     * @throws IllegalStateException if formatting or start-up fails, or the broker is not reachable within 60 s
+     */
+    public static EmbeddedBroker start(final Path runDir) {
+        return start(runDir, 0, Map.of());
+    }
+
+    /**
+     * Formats {@code runDir/kafka-logs} and starts a broker.
+     *
+     * @param runDir the run directory; the log directory is created under it, or reused as it is when
+     *     it was formatted before (a restart: same topics, offsets and transactions)
+     * @param brokerPort the client port, 0 for a free port
+     * @param overrides broker settings that replace the defaults (e.g. {@code num.partitions})
+     * @return the running broker
+     * @throws IllegalStateException if formatting or start-up fails, or the broker is not reachable within 60 s
+     */
+    public static EmbeddedBroker start(final Path runDir, final int brokerPort, final Map<String, String> overrides) {
+        final Path logDir = runDir.toAbsolutePath().resolve("kafka-logs");
+        try {
+            Files.createDirectories(logDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create the broker log directory " + logDir, e);
+        }
+        final int port = brokerPort == 0 ? freePort() : brokerPort;
+        final int controllerPort = freePort();
+        final Properties props = settings(logDir, port, controllerPort);
+        props.putAll(overrides);
+        final KafkaConfig config = new KafkaConfig(props, false);
+        if (!Files.exists(logDir.resolve("meta.properties"))) {
+            format(logDir);
+        } // else: a restart on the same log directory (and port), keeping every topic and offset
+        final KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+        final EmbeddedBroker broker = new EmbeddedBroker(server, "localhost:" + port, logDir);
+        try {
+            broker.awaitReady();
+        } catch (RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+        LOG.info("Embedded Kafka broker ready at {} (log dir {})", broker.bootstrapServers, logDir);
+        return broker;
+    }
+
+    /** The broker settings; every value a string, as in a server.properties file. */
+    static Properties settings(final Path logDir, final int port, final int controllerPort) {
+        final Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", String.valueOf(NODE_ID));
+        p.put("controller.quorum.voters", NODE_ID + "@localhost:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://localhost:" + port + "," + CONTROLLER_LISTENER + "://localhost:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        p.put("controller.listener.names", CONTROLLER_LISTENER);
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", logDir.toString());
+        // One node: every internal topic must accept replication factor 1, or EOS apps hang silently.
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "4");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.num.partitions", "4");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        // The cleaner's default 128 MB dedupe buffer dominates a small broker's heap.
+        p.put("log.cleaner.dedupe.buffer.size", "2097152");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        // Topics are created on purpose (TopicSetup, Streams' internal topics), never by a typo.
+        p.put("auto.create.topics.enable", "false");
+        // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention
+        // would delete a replayable log by the age of the conversation, not of the write.
+        p.put("log.retention.ms", "-1");
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "2");
+        return p;
+    }
+
+    /** Formats the log directory as {@code kafka-storage.sh format} would for this config. */
+    private static void format(final Path logDir) {
+        final Formatter formatter = new Formatter()
+            .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+            .setNodeId(NODE_ID)
+            .setClusterId(Uuid.randomUuid().toString())
+            .setControllerListenerName(CONTROLLER_LISTENER)
+            .setMetadataLogDirectory(logDir.toString()) // one log dir, so it holds the metadata log too
+            .addDirectory(logDir.toString());
+        try {
+            formatter.run();
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot format the broker log directory " + logDir, e);
+        }
+    }
+
+    /** Polls the cluster with an admin client until the broker is registered, bounded by {@link #START_TIMEOUT}. */
+    private void awaitReady() {
+        final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            while (true) {
+                try {
+                    if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    LOG.debug("Broker not ready yet: {}", e.toString());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while waiting for the broker", e);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("The embedded broker did not become ready within " + START_TIMEOUT);
+                }
+            }
+        }
+    }
+
+    /** @return a free TCP port on the loopback interface (it may be taken by someone else before we bind it) */
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot find a free port", e);
+        }
+    }
+
+    /** @return {@code localhost:<port>} of the client listener */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** @return the broker's log directory */
+    public Path logDir() {
+        return logDir;
+    }
+
+    /** Shuts the broker down and waits for it; the log directory is left in place. */
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+        LOG.info("Embedded Kafka broker at {} stopped", bootstrapServers);
+    }
+}

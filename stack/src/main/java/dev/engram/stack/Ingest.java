@@ -1,0 +1,151 @@
+package dev.engram.stack;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.core.UserKey;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Publishes completed conversations to {@code conversations-completed}, as a chat platform would.
+ *
+ * <p>Key: {@link UserKey#wire()} ({@code tenant/user}); for a record whose tenant or user is invalid
+ * the same {@code tenant/user} form is built from the raw strings, so the record still reaches the
+ * extractor, whose validation dead-letters it. Value: the Avro record via {@link AvroSerdes}. Record
+ * timestamp: {@code completedAt} (event time). The producer is idempotent with {@code acks=all}, so
+ * a retry never duplicates or reorders a user's conversations.
+ *
+ * <p>Thread-safe as KafkaProducer is; send failures are counted and the first ones kept for the
+ * report, they do not stop the ingest.
+ */
+public final class Ingest implements AutoCloseable {
+
+    private static final int KEPT_ERRORS = 10;
+
+    private final KafkaProducer<String, ConversationCompleted> producer;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong acknowledged = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+
+    /**
+     * @param bootstrapServers the cluster
+     * @param overrides extra producer settings (win over the defaults)
+     */
+    public Ingest(final String bootstrapServers, final Map<String, Object> overrides) {
+        final Map<String, Object> props = new java.util.HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
+        // An unreachable cluster fails the ingest within a minute instead of blocking forever.
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
+        props.putAll(overrides);
+        this.producer = new KafkaProducer<>(props, new StringSerializer(),
+            AvroSerdes.serde(ConversationCompleted.class).serializer());
+    }
+
+    /**
+     * The record key: {@code tenant/user}, built from the raw strings when they do not make a valid
+     * {@link UserKey} (the extractor dead-letters such records).
+     *
+     * @param conversation a conversation
+     * @return its key
+     */
+    public static String keyOf(final ConversationCompleted conversation) {
+        try {
+            return new UserKey(conversation.getTenantId(), conversation.getUserId()).wire();
+        } catch (IllegalArgumentException e) {
+            return conversation.getTenantId() + "/" + conversation.getUserId();
+        }
+    }
+
+    /**
+     * Sends one conversation (asynchronously).
+     *
+     * @param conversation the record
+     */
+    public void send(final ConversationCompleted conversation) {
+        sent.incrementAndGet();
+        producer.send(new ProducerRecord<>(Topics.CONVERSATIONS_COMPLETED, null,
+            conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), conversation), (metadata, error) -> {
+                if (error == null) {
+                    acknowledged.incrementAndGet();
+                } else {
+                    failed.incrementAndGet();
+                    if (errors.size() < KEPT_ERRORS) {
+                        errors.add(conversation.getConversationId() + ": " + error);
+                    }
+                }
+            });
+    }
+
+    /**
+     * Reads a file ({@link ConversationSources}) and sends every record it yields, then flushes.
+     *
+     * @param file LoCoMo JSON or JSON Lines
+     * @param progress called with the number sent so far after each record, or null
+     * @return the read report
+     * @throws IOException if the file cannot be read
+     */
+    public ConversationSources.Report publish(final Path file, final LongConsumer progress) throws IOException {
+        final ConversationSources.Report report = ConversationSources.read(file, c -> {
+            send(c);
+            if (progress != null) {
+                progress.accept(sent.get());
+            }
+        });
+        flush();
+        return report;
+    }
+
+    /** Blocks until every record sent so far is acknowledged or failed. */
+    public void flush() {
+        producer.flush();
+    }
+
+    /** @return records handed to the producer */
+    public long sent() {
+        return sent.get();
+    }
+
+    /** @return records the broker acknowledged */
+    public long acknowledged() {
+        return acknowledged.get();
+    }
+
+    /** @return records that failed to send */
+    public long failed() {
+        return failed.get();
+    }
+
+    /** @return the first send errors (at most ten) */
+    public List<String> errors() {
+        synchronized (errors) {
+            return List.copyOf(errors);
+        }
+    }
+
+    /** Flushes and closes the producer (waits up to 30 s). */
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(30));
+    }
+}

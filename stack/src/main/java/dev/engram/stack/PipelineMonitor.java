@@ -1,0 +1,258 @@
+package dev.engram.stack;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * Watches the pipeline from the outside, as an operator would: counts what is on the output topics
+ * and measures the consumer-group lag of the three apps. Counts come from the topics, not from the
+ * apps' in-memory counters: a {@code read_committed} consumer (no group, assigned every partition,
+ * from the beginning) reads {@code conversations-completed}, {@code memory-candidates},
+ * {@code memory-updated} (counted by {@link UpdateOperation}), {@code memory-contradictions} and every
+ * dead-letter topic; aborted transactions are never counted.
+ *
+ * <p>Single-threaded: call {@link #poll(Duration)} and the getters from one thread.
+ */
+public final class PipelineMonitor implements AutoCloseable {
+
+    /** An app's consumer group and the topic it reads first. */
+    private record Stage(String groupId, String input) {
+    }
+
+    /** In pipeline order, so that a stage is checked only after the stages feeding it. */
+    private static final List<Stage> STAGES = List.of(
+        new Stage(Topics.EXTRACTOR_APP, Topics.CONVERSATIONS_COMPLETED),
+        new Stage(Topics.CONSOLIDATOR_APP, Topics.MEMORY_CANDIDATES),
+        new Stage(Topics.RETRIEVER_APP, Topics.MEMORY_UPDATED));
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Admin admin;
+    private final Deserializer<MemoryUpdated> updates = AvroSerdes.serde(MemoryUpdated.class).deserializer();
+    private final List<TopicPartition> partitions = new ArrayList<>();
+    private final Map<String, Long> perTopic = new HashMap<>();
+    private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
+    private long expired;
+    private long undecodableUpdates;
+
+    /**
+     * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
+     */
+    public PipelineMonitor(final String bootstrapServers) {
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+        this.consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString(),
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+            ConsumerConfig.CLIENT_ID_CONFIG, "engram-demo-monitor",
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        final List<String> counted = new ArrayList<>(List.of(Topics.CONVERSATIONS_COMPLETED, Topics.MEMORY_CANDIDATES,
+            Topics.MEMORY_UPDATED, Topics.MEMORY_CONTRADICTIONS));
+        counted.addAll(deadLetterTopics());
+        for (final String topic : counted) {
+            consumer.partitionsFor(topic, Duration.ofSeconds(30))
+                .forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            perTopic.put(topic, 0L);
+        }
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    /** @return the dead-letter topics of the three apps */
+    public static List<String> deadLetterTopics() {
+        return STAGES.stream().map(s -> Topics.deadLetter(s.groupId())).toList();
+    }
+
+    /**
+     * Reads what is new on the counted topics for up to {@code budget}.
+     *
+     * @param budget how long to keep polling
+     */
+    public void poll(final Duration budget) {
+        final long deadline = System.nanoTime() + budget.toNanos();
+        do {
+            for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                perTopic.merge(record.topic(), 1L, Long::sum);
+                if (record.topic().equals(Topics.MEMORY_UPDATED)) {
+                    countUpdate(record);
+                }
+            }
+        } while (System.nanoTime() < deadline);
+    }
+
+    private void countUpdate(final ConsumerRecord<byte[], byte[]> record) {
+        try {
+            final MemoryUpdated update = updates.deserialize(record.topic(), record.headers(), record.value());
+            if (update != null) {
+                operations.merge(update.getOperation(), 1L, Long::sum);
+                if (update.getOperation() == UpdateOperation.ARCHIVED && update.getMemory() != null
+                    && update.getMemory().getArchiveReason() == ArchiveReason.EXPIRED) {
+                    expired++;
+                }
+            }
+        } catch (RuntimeException e) {
+            undecodableUpdates++;
+        }
+    }
+
+    /**
+     * @return true when the counting consumer has read every committed record (its position reached
+     *     the last stable offset of every counted partition)
+     */
+    public boolean caughtUp() {
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(10));
+        for (final TopicPartition tp : partitions) {
+            if (consumer.position(tp, Duration.ofSeconds(10)) < ends.getOrDefault(tp, 0L)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Total lag of the three apps' consumer groups: for each app in pipeline order, every partition of
+     * its input topic that has records must have a committed offset at its last stable offset, and so
+     * must every other partition the group has committed (further inputs, repartition topics).
+     *
+     * @return records not yet committed as processed by the three apps (0 = all processed); a partition
+     *     with records but no committed offset counts all its records
+     */
+    public long lag() {
+        long total = 0;
+        for (final Stage stage : STAGES) {
+            total += lag(stage);
+        }
+        return total;
+    }
+
+    /** @return records of {@code conversations-completed} the extractor has committed as processed */
+    public long extractorConsumed() {
+        try {
+            return committed(Topics.EXTRACTOR_APP).entrySet().stream()
+                .filter(e -> e.getKey().topic().equals(Topics.CONVERSATIONS_COMPLETED))
+                .mapToLong(e -> e.getValue().offset()).sum();
+        } catch (IllegalStateException e) {
+            return 0;
+        }
+    }
+
+    private long lag(final Stage stage) {
+        final Map<TopicPartition, OffsetAndMetadata> committed = committed(stage.groupId());
+        final Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
+        committed.keySet().forEach(tp -> wanted.put(tp, OffsetSpec.latest()));
+        consumer.partitionsFor(stage.input(), Duration.ofSeconds(10))
+            .forEach(p -> wanted.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
+        final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+            get(admin.listOffsets(wanted, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all());
+        long lag = 0;
+        for (final Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+            final OffsetAndMetadata done = committed.get(end.getKey());
+            lag += Math.max(0, end.getValue().offset() - (done == null ? 0 : done.offset()));
+        }
+        return lag;
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> committed(final String groupId) {
+        final Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        get(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((tp, o) -> {
+            if (o != null) {
+                offsets.put(tp, o);
+            }
+        });
+        return offsets;
+    }
+
+    private static <T> T get(final org.apache.kafka.common.KafkaFuture<T> future) {
+        try {
+            return future.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while asking the cluster", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Cannot read offsets from the cluster: " + e, e);
+        }
+    }
+
+    /**
+     * @param topic a counted topic
+     * @return committed records read from it so far
+     */
+    public long count(final String topic) {
+        return perTopic.getOrDefault(topic, 0L);
+    }
+
+    /**
+     * @param operation an update operation
+     * @return {@code memory-updated} records with that operation read so far
+     */
+    public long updates(final UpdateOperation operation) {
+        return operations.getOrDefault(operation, 0L);
+    }
+
+    /** @return {@code memory-updated} ARCHIVED records whose reason is EXPIRED */
+    public long expired() {
+        return expired;
+    }
+
+    /** @return {@code memory-updated} records that could not be decoded */
+    public long undecodableUpdates() {
+        return undecodableUpdates;
+    }
+
+    /** @return records on all dead-letter topics */
+    public long deadLetters() {
+        return deadLetterTopics().stream().mapToLong(this::count).sum();
+    }
+
+    /**
+     * The summary of everything counted so far.
+     *
+     * @param elapsedSeconds seconds from the start of the ingest to the end of processing
+     * @return the summary
+     */
+    public DemoSummary summary(final double elapsedSeconds) {
+        return new DemoSummary(
+            count(Topics.CONVERSATIONS_COMPLETED) - count(Topics.deadLetter(Topics.EXTRACTOR_APP)),
+            count(Topics.MEMORY_CANDIDATES),
+            updates(UpdateOperation.CREATED),
+            updates(UpdateOperation.REINFORCED),
+            updates(UpdateOperation.SUPERSEDED),
+            updates(UpdateOperation.MERGED),
+            updates(UpdateOperation.ARCHIVED),
+            expired,
+            count(Topics.MEMORY_CONTRADICTIONS),
+            deadLetters(),
+            Math.round(elapsedSeconds * 10) / 10.0);
+    }
+
+    @Override
+    public void close() {
+        consumer.close(Duration.ofSeconds(5));
+        admin.close(Duration.ofSeconds(5));
+    }
+}

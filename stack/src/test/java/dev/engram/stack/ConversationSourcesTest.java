@@ -1,0 +1,152 @@
+package dev.engram.stack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.Message;
+import dev.engram.stack.ConversationSources.Format;
+import dev.engram.stack.ConversationSources.Problem;
+import dev.engram.stack.ConversationSources.Report;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConversationSourcesTest {
+
+    private static final String LOCOMO_DEV = "../shared/data/locomo/locomo_dev_conv0-6.json";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldReadCaseInputsWhenGivenJsonLines() throws IOException {
+        final Path file = write("case.jsonl", """
+            {"tenantId":"t1","userId":"u-mira","conversationId":"c-101","messages":[{"role":"user","content":"These days I write almost everything in Kotlin.","timestamp":"2025-02-03T09:12:00Z"},{"role":"assistant","content":"Noted, Kotlin it is.","timestamp":"2025-02-03T09:12:04Z"}]}
+
+            {"tenantId":"t1","userId":"u-mira","conversationId":"c-102","completedAt":"2025-02-10T18:00:00+01:00","metadata":{"platform":"web"},"messages":[{"index":7,"role":"user","content":"As I said before, Kotlin is my main language.","timestamp":"2025-02-10T17:40:00Z"}]}
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+
+        assertThat(read.getValue().format()).isEqualTo(Format.JSON_LINES);
+        assertThat(read.getValue().problems()).isEmpty();
+        assertThat(read.getValue().valid()).isEqualTo(2);
+        final ConversationCompleted first = read.getKey().get(0);
+        assertThat(first.getTenantId()).isEqualTo("t1");
+        assertThat(first.getUserId()).isEqualTo("u-mira");
+        assertThat(first.getConversationId()).isEqualTo("c-101");
+        assertThat(first.getMessages()).extracting(Message::getIndex).containsExactly(0, 1);
+        assertThat(first.getMessages()).extracting(Message::getRole).containsExactly("user", "assistant");
+        assertThat(first.getMessages().get(1).getTimestamp()).isEqualTo(Instant.parse("2025-02-03T09:12:04Z"));
+        assertThat(first.getCompletedAt()).as("defaults to the last message").isEqualTo(Instant.parse("2025-02-03T09:12:04Z"));
+        final ConversationCompleted second = read.getKey().get(1);
+        assertThat(second.getMessages().get(0).getIndex()).isEqualTo(7);
+        assertThat(second.getCompletedAt()).isEqualTo(Instant.parse("2025-02-10T17:00:00Z"));
+        assertThat(second.getMetadata()).containsEntry("platform", "web");
+    }
+
+    @Test
+    void shouldPublishInvalidRecordsAndRejectUnparseableLinesWithLineNumbersWhenInputIsBad() throws IOException {
+        final Path file = write("bad.jsonl", """
+            {"tenantId":"t1","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":"I use IntelliJ.","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","conversationId":"c2","messages":[{"role":"user","content":"hi","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c3","completedAt":"2025-01-01T10:00:00Z","messages":[]}
+            this is not json
+            {"tenantId":"t1","userId":"u1","conversationId":"c4","messages":[{"role":"user","content":"x","timestamp":"yesterday"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c5","messages":[{"role":"user","content":"bad \\ud800 half","timestamp":"2025-01-01T10:00:00Z"}]}
+            [1, 2]
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+        final Report report = read.getValue();
+
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c1", "c2", "c3");
+        assertThat(report.records()).isEqualTo(3);
+        assertThat(report.valid()).isEqualTo(1);
+        assertThat(report.rejected()).isEqualTo(4);
+        assertThat(report.problems()).extracting(Problem::location)
+            .containsExactly("line 2", "line 3", "line 4", "line 5", "line 6", "line 7");
+        assertThat(report.problems()).extracting(Problem::published).containsExactly(true, true, false, false, false, false);
+        assertThat(report.problems().get(0).reason()).contains("userId");
+        assertThat(report.problems().get(1).reason()).contains("no messages");
+        assertThat(report.problems().get(3).reason()).contains("messages[0].timestamp");
+        assertThat(report.problems().get(4).reason()).contains("surrogate");
+    }
+
+    @Test
+    void shouldMapEachSessionToOneConversationPerSpeakerWhenGivenLoCoMo() throws IOException {
+        final Path file = write("mini-locomo.json", """
+            [{"sample_id": "conv-x", "conversation": {
+               "speaker_a": "Ann", "speaker_b": "Bob",
+               "session_2_date_time": "10:04 am on 19 June, 2023",
+               "session_2": [{"speaker": "Bob", "dia_id": "D2:1", "text": "Morning!"}],
+               "session_1_date_time": "1:56 pm on 8 May, 2023",
+               "session_1": [
+                 {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Bob, I adopted a dog."},
+                 {"speaker": "Bob", "dia_id": "D1:2", "text": "Look at this.", "img_url": ["u"], "blip_caption": "a photo of a cat"},
+                 {"speaker": "Ann", "dia_id": "D1:3", "text": "Cute \\ud83d\\ude00"}],
+               "session_9_date_time": "1:00 pm on 1 July, 2023"},
+             "qa": []}]
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+
+        assertThat(read.getValue().format()).isEqualTo(Format.LOCOMO);
+        assertThat(read.getValue().problems()).isEmpty();
+        final List<ConversationCompleted> records = read.getKey();
+        assertThat(records).extracting(c -> c.getConversationId() + " " + c.getUserId()).containsExactly(
+            "conv-x:session_1 conv-x:Ann", "conv-x:session_1 conv-x:Bob",
+            "conv-x:session_2 conv-x:Ann", "conv-x:session_2 conv-x:Bob");
+        final ConversationCompleted ann = records.get(0);
+        assertThat(ann.getTenantId()).isEqualTo("locomo");
+        assertThat(ann.getMessages()).extracting(Message::getIndex).containsExactly(0, 1, 2);
+        assertThat(ann.getMessages()).extracting(Message::getRole).containsExactly("user", "assistant", "user");
+        assertThat(ann.getMessages().get(1).getContent()).isEqualTo("Look at this. [image: a photo of a cat]");
+        assertThat(ann.getMessages().get(2).getContent()).isEqualTo("Cute \uD83D\uDE00");
+        assertThat(ann.getMessages()).extracting(Message::getTimestamp).containsExactly(
+            Instant.parse("2023-05-08T13:56:00Z"), Instant.parse("2023-05-08T13:56:01Z"), Instant.parse("2023-05-08T13:56:02Z"));
+        assertThat(ann.getCompletedAt()).isEqualTo(Instant.parse("2023-05-08T13:56:02Z"));
+        assertThat(ann.getMetadata()).containsEntry(ConversationSources.DIA_IDS, "D1:1,D1:2,D1:3");
+        assertThat(records.get(1).getMessages()).extracting(Message::getRole).containsExactly("assistant", "user", "assistant");
+    }
+
+    @Test
+    void shouldGive374ConversationsWhenReadingTheLoCoMoDevSplit() throws IOException {
+        final Optional<Path> dev = ProjectPaths.existing(LOCOMO_DEV);
+        assumeTrue(dev.isPresent(), "Skipped: " + LOCOMO_DEV + " (next to the repository) is absent");
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(dev.get());
+
+        assertThat(read.getValue().problems()).isEmpty();
+        assertThat(read.getKey()).hasSize(374);
+        assertThat(read.getKey().stream().mapToInt(c -> c.getMessages().size()).sum()).isEqualTo(2 * 4124);
+        final ConversationCompleted first = read.getKey().get(0);
+        assertThat(first.getUserId()).isEqualTo("conv-26:Caroline");
+        assertThat(first.getConversationId()).isEqualTo("conv-26:session_1");
+        assertThat(first.getMessages().get(0).getTimestamp()).isEqualTo(Instant.parse("2023-05-08T13:56:00Z"));
+        assertThat(first.getMetadata().get(ConversationSources.DIA_IDS)).startsWith("D1:1,D1:2,");
+        assertThat(read.getKey()).filteredOn(c -> c.getUserId().startsWith("conv-26:"))
+            .extracting(ConversationCompleted::getConversationId).doesNotContain("conv-26:session_20");
+    }
+
+    @Test
+    void shouldFindTheShippedSampleWhenResolvingFromTheModuleDirectory() throws IOException {
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(ProjectPaths.sample().orElseThrow());
+
+        assertThat(read.getValue().rejected()).isZero();
+        assertThat(read.getValue().problems()).hasSize(2).allMatch(Problem::published);
+        assertThat(read.getValue().valid()).isBetween(20, 30);
+    }
+
+    private Path write(final String name, final String content) throws IOException {
+        return Files.writeString(dir.resolve(name), content);
+    }
+}
