@@ -38,7 +38,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * With {@code llm.base.url} set (and {@code llm.judge.enabled}), pairs in the judge band that share no
  * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback.
  *
- * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
+ * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
  * {@code consolidator.http.port} ({@code /health/live}, {@code /health/ready}, {@code /metrics}) →
  * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via

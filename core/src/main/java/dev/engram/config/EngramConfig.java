@@ -26,8 +26,8 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased), explicit overrides. Keys starting with
  * {@code kafka.} pass through to the Kafka clients and Streams with the prefix removed.
  *
- * <p>Thresholds and weights default to the values of DESIGN.md ("Memory model"); the scoring
- * weights 0.4 / 0.2 / 0.3 / 0.1 and the 30-day recency constant come from there.
+ * <p>Thresholds and weights default to the memory model of docs/ARCHITECTURE.md: the scoring
+ * weights 0.4 / 0.2 / 0.3 / 0.1, the 30-day recency constant, the 0.9 / 0.7 dedup thresholds.
  */
 public final class EngramConfig extends AbstractConfig {
 
@@ -58,6 +58,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_THREADS = "embedding.threads";
     public static final String MAX_MESSAGES = "input.max.messages";
     public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
+    /** Largest serialized conversation record, bytes; the topics' and producers' limits follow from it. */
+    public static final String MAX_RECORD_BYTES = "input.max.record.bytes";
+    /** Room above {@link #MAX_RECORD_BYTES} for headers (dead letters carry the reason) and batch overhead. */
+    public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
     public static final String MIN_RELEVANCE = "retrieval.min.relevance";
     public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
@@ -154,6 +158,11 @@ public final class EngramConfig extends AbstractConfig {
             "Conversations with more messages are sent to the dead-letter topic.")
         .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
             "Messages longer than this many characters send the conversation to the dead-letter topic.")
+        .define(MAX_RECORD_BYTES, Type.INT, 4 * 1024 * 1024, Range.between(1024, 64 * 1024 * 1024), Importance.LOW,
+            "Largest conversation record (serialized Avro, bytes) ingest publishes; a larger one is refused at ingest "
+                + "with this limit named. Topics are created with max.message.bytes and producers run with "
+                + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
+                + "broker and the dead-letter topic accept too.")
         .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
             "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
                 + "the estimated probability that it answers the query) is at least this; below it is never "
@@ -299,6 +308,14 @@ public final class EngramConfig extends AbstractConfig {
     static String fromEnvironmentName(final String name) {
         return name.replace("___", "\u0001").replace("__", "\u0002").replace('_', '.')
             .replace('\u0001', '-').replace('\u0002', '_').toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * @return {@code input.max.record.bytes} + 1 MiB: the topics' {@code max.message.bytes} and the
+     *     producers' {@code max.request.size}, in bytes
+     */
+    public int maxMessageBytes() {
+        return getInt(MAX_RECORD_BYTES) + RECORD_HEADROOM_BYTES;
     }
 
     /** @return the Kafka settings ({@code kafka.*} with the prefix removed) */

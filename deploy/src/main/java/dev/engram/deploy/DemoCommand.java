@@ -158,7 +158,7 @@ public final class DemoCommand implements Callable<Integer> {
                     config.getString(EngramConfig.QDRANT_COLLECTION), config.getBoolean(EngramConfig.QDRANT_TLS) ? "on" : "off");
             }
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
+                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
             }
             out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
                 broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));

@@ -1,11 +1,21 @@
 package dev.engram.deploy;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
+import dev.engram.config.EngramConfig;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,12 +25,19 @@ import picocli.CommandLine.Parameters;
  * LoCoMo JSON or JSON Lines file to {@code conversations-completed} of a running cluster
  * ({@link Ingest}), then reports how many were sent and every problem of the input by line.
  *
- * <p>Exit code 0 when every record was acknowledged, 1 when some failed to send, 2 when the file had
- * lines that could not become records (they are listed; nothing is silently dropped).
+ * <p>Every line is read whatever the lines before it held. The size limit is
+ * {@code input.max.record.bytes} (from {@code ENGRAM_INPUT_MAX_RECORD_BYTES}, default 4 MiB), lowered to
+ * what the topic's {@code max.message.bytes} allows when the cluster's topic was created smaller.
+ *
+ * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
+ * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
     description = "Publish conversations (LoCoMo JSON or JSON Lines of ConversationCompleted) to a running cluster.")
 public final class IngestCommand implements Callable<Integer> {
+
+    /** Room kept below a topic's max.message.bytes for the batch header, the key and dead-letter headers. */
+    static final int TOPIC_HEADROOM_BYTES = 16 * 1024;
 
     @Option(names = "--bootstrap-servers", required = true, paramLabel = "HOST:PORT[,HOST:PORT…]",
         description = "Kafka bootstrap servers.")
@@ -32,21 +49,48 @@ public final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final Path input = file.toAbsolutePath();
+        final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of());
+        final Map.Entry<Integer, String> limit = limit(config);
         final ConversationSources.Report report;
         final long acknowledged;
         final long failed;
-        try (Ingest ingest = new Ingest(bootstrapServers, Map.of())) {
+        final List<String> errors;
+        try (Ingest ingest = new Ingest(bootstrapServers, Map.of(), limit.getKey(), limit.getValue())) {
             report = ingest.publish(input, null);
+            ingest.flush();
             acknowledged = ingest.acknowledged();
             failed = ingest.failed();
-            ingest.errors().forEach(e -> System.err.println("send failed: " + e));
+            errors = ingest.errors();
         }
-        System.out.printf("Read %s as %s: %d records published (%d acknowledged, %d failed), %d valid, %d lines rejected%n",
-            input, report.format(), report.records(), acknowledged, failed, report.valid(), report.rejected());
+        System.out.printf("Read %s as %s: %d records published (%d acknowledged, %d failed), %d valid, %d lines refused, "
+                + "%d invalid characters replaced%n",
+            input, report.format(), report.records(), acknowledged, failed, report.valid(), report.rejected(),
+            report.replaced());
         report.problems().forEach(p -> System.out.println("  " + p));
+        errors.forEach(e -> System.err.println("send failed: " + e));
         if (failed > 0) {
             return 1;
         }
         return report.rejected() > 0 ? 2 : 0;
+    }
+
+    /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */
+    private Map.Entry<Integer, String> limit(final EngramConfig config) {
+        final int configured = config.getInt(EngramConfig.MAX_RECORD_BYTES);
+        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+            final Config described = admin.describeConfigs(Set.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
+            final int topicMax = Integer.parseInt(described.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
+            if (topicMax - TOPIC_HEADROOM_BYTES < configured) {
+                return Map.entry(Math.max(0, topicMax - TOPIC_HEADROOM_BYTES), "the max.message.bytes of topic "
+                    + Topics.CONVERSATIONS_COMPLETED + " (" + topicMax + ") less " + TOPIC_HEADROOM_BYTES + " bytes of headroom");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // no topic yet (or no rights to read its config): the setting alone; the send reports what follows
+        }
+        return Map.entry(configured, EngramConfig.MAX_RECORD_BYTES);
     }
 }

@@ -46,8 +46,8 @@ import org.junit.jupiter.api.Test;
  * <p>Questions are in the third person ("What did Caroline research?"): the query goes to the
  * user the question names; to both speakers, merged by score, when it names neither or both.
  *
- * <p>Floor: the hit rate in the top 10 must beat 0.478, the fraction of evidence turns DESIGN.md
- * measured in the top 10 for plain dense retrieval over the raw turns of the conversation (MiniLM,
+ * <p>Floor: the hit rate in the top 10 must beat 0.478, the fraction of evidence turns measured in
+ * the top 10 for plain dense retrieval over the raw turns of the conversation (MiniLM,
  * dev split). A memory pipeline that retrieves worse than embedding raw turns has lost evidence on
  * the way (skipped turns, wrong supersedes, bad scoring). Skipped when ../shared is absent.
  */

@@ -26,9 +26,9 @@ import dev.langchain4j.model.embedding.onnx.PoolingMode;
  * in-process: 384 dimensions, mean pooling, L2-normalized vectors, no network.
  *
  * <p>Throughput: ONNX Runtime's default session spins an intra-op pool on every core for each call,
- * and langchain4j runs one inference per text. Measured on the 2-core machines (DESIGN.md), a
- * session with one intra-op and one inter-op thread, fed one text per core, embeds ~600 LoCoMo
- * turns/s, 1.6× the stock setup, with bit-identical vectors. That is what this class does.
+ * and langchain4j runs one inference per text. A session with one intra-op and one inter-op thread,
+ * fed one text per core, is faster on 2 cores than the stock setup, with bit-identical vectors
+ * (docs/ARCHITECTURE.md; throughput figures in BENCHMARKS.md). That is what this class does.
  *
  * <p>Thread-safe; one instance per JVM is enough ({@link #shared()}). Loading takes ~0.7 s.
  */

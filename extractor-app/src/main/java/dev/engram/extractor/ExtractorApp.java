@@ -40,7 +40,7 @@ import org.apache.kafka.streams.Topology;
  * {@code llm.max.concurrency} threads with as many conversations pending per task (see
  * {@link ExtractionTopology} for how order and exactly-once are kept).
  *
- * <p>Shape (STYLE.md, "App shape"): config → topology → {@link StreamsRunner} (uncaught-exception
+ * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
  * {@code extractor.http.port} ({@code /health/live}, {@code /health/ready}, {@code /metrics}) →
  * start; {@link #close()} stops them in reverse order. {@code exactly_once_v2} via

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per conversation: nothing, and no call, when the profile says memory is off. Otherwise the
  * messages are cut by {@link ConversationChunker} to {@code llm.context.tokens}; each chunk is one
- * request: a system prompt ({@value #PROMPT_VERSION}) that asks for DESIGN.md's memory model and says
+ * request: a system prompt ({@value #PROMPT_VERSION}) that asks for the memory model (docs/ARCHITECTURE.md) and says
  * what not to keep, the user's known profile facts (so they are not extracted again and a change
  * reuses the same key), and the chunk's messages numbered by their index. Conversations of 4 or more
  * messages also get an episodic summary (summary, topics, decisions) per chunk.

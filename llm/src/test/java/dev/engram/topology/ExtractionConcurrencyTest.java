@@ -130,7 +130,7 @@ class ExtractionConcurrencyTest {
         assertThat(out).filteredOn(c -> c.getUserId().equals("u-jon")).extracting(MemoryCandidate::getConversationId)
             .containsExactly("c1", "c5");
         assertThat(deadLetters.readRecordsToList()).singleElement().satisfies(r ->
-            assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_REASON).value()))
+            assertThat(new String(r.headers().lastHeader(DeadLetters.HEADER_REASON).value()))
                 .isEqualTo("scripted failure"));
     }
 
@@ -150,8 +150,8 @@ class ExtractionConcurrencyTest {
 
             assertThat(awaitCandidates(1)).extracting(MemoryCandidate::getConversationId).containsExactly("c-502");
             assertThat(deadLetters.readRecordsToList()).singleElement().satisfies(r -> {
-                assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_STAGE).value())).isEqualTo("extraction");
-                assertThat(new String(r.headers().lastHeader(ExtractionTopology.HEADER_REASON).value()))
+                assertThat(new String(r.headers().lastHeader(DeadLetters.HEADER_STAGE).value())).isEqualTo("extraction");
+                assertThat(new String(r.headers().lastHeader(DeadLetters.HEADER_REASON).value()))
                     .startsWith("LLM answer unusable after 3 attempts: no complete JSON object");
             });
             assertThat(registry.counter("engram.llm.parse.failures", "application", "test").count()).isEqualTo(3);

@@ -25,7 +25,8 @@ public final class TopicsCommand implements Callable<Integer> {
     public Integer call() {
         final EngramConfig config = options.load();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS)))) {
-            final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
+            final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
+                config.maxMessageBytes());
             System.out.println("Created " + created.size() + " topic(s): " + created);
             return 0;
         }

@@ -9,7 +9,7 @@ import dev.engram.config.EngramConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
- * The running shape every Streams app shares (STYLE.md, "App shape"): a Micrometer registry, a
+ * The running shape every Streams app shares (docs/ARCHITECTURE.md, "Conventions"): a Micrometer registry, a
  * {@link StreamsRunner} and an {@link AppHttpServer} ({@code /health/live}, {@code /health/ready},
  * {@code /metrics}), plus resources of the app's own (thread pools, clients) closed after them.
  * {@link #close()} stops everything in reverse order of start: Streams (30 s bound), HTTP, the

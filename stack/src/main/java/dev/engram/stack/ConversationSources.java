@@ -1,9 +1,9 @@
 package dev.engram.stack;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -29,6 +29,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
+import dev.engram.core.Utf8Text;
 
 /**
  * Reads input files of completed conversations for {@code bin/engram demo} and {@code bin/engram
@@ -51,12 +52,15 @@ import dev.engram.avro.Message;
  *       {@code metadata}. Blank lines are skipped.</li>
  * </ul>
  *
- * <p>Bad input is never silently dropped. A line that is a JSON object with parseable timestamps is
- * turned into a record even when it is invalid (blank tenant or user, no messages): it is published,
- * the extractor's validation sends it to {@code engram-extractor-dlq}, and a {@link Problem} with
- * {@code published = true} names it. A line that cannot become a record (not JSON, not an object,
- * an unreadable timestamp, a lone UTF-16 surrogate that UTF-8 cannot carry) is reported as a
- * {@link Problem} with {@code published = false} and counted in {@link Report#rejected()}.
+ * <p>Bad input is never silently dropped, and one bad line never stops the file. A line that is a JSON
+ * object with parseable timestamps is turned into a record even when it is invalid (blank tenant or user,
+ * no messages): it is published, the extractor's validation sends it to {@code engram-extractor-dlq},
+ * and a {@link Problem} ({@link Outcome#DEAD_LETTER}) names it. Invalid UTF-8 and lone surrogates in
+ * text (content, role, metadata) are replaced with U+FFFD and counted ({@link Outcome#REPLACED},
+ * {@link Report#replaced()}); in identifiers they are not repaired. A line that cannot become a record
+ * (not JSON, two JSON values, not an object, an unreadable or out-of-range timestamp, a broken
+ * identifier) or that the sink refuses (over the size limit) is reported with its line number
+ * ({@link Outcome#REJECTED}) and counted in {@link Report#rejected()}.
  */
 public final class ConversationSources {
 
@@ -82,17 +86,45 @@ public final class ConversationSources {
         JSON_LINES
     }
 
+    /** What became of an input unit that has a problem. */
+    public enum Outcome {
+        /** not published: the reason says why (the exit code of {@code bin/engram ingest} says so too) */
+        REJECTED,
+        /** published as it is; the extractor's validation will dead-letter it */
+        DEAD_LETTER,
+        /** published with invalid UTF-8 or lone surrogates replaced by U+FFFD (counted) */
+        REPLACED
+    }
+
     /**
      * One problem with the input.
      *
      * @param location {@code line <n>} (JSON Lines, 1-based) or {@code <sample_id>/session_<n>} (LoCoMo)
      * @param reason what is wrong
-     * @param published true when a record was still published (the extractor dead-letters it)
+     * @param outcome what became of it
      */
-    public record Problem(String location, String reason, boolean published) {
+    public record Problem(String location, String reason, Outcome outcome) {
+        /**
+         * @param location as above
+         * @param reason as above
+         * @param published true for {@link Outcome#DEAD_LETTER}, false for {@link Outcome#REJECTED}
+         */
+        public Problem(final String location, final String reason, final boolean published) {
+            this(location, reason, published ? Outcome.DEAD_LETTER : Outcome.REJECTED);
+        }
+
+        /** @return whether a record was published for it */
+        public boolean published() {
+            return outcome != Outcome.REJECTED;
+        }
+
         @Override
         public String toString() {
-            return location + ": " + reason + (published ? " (published; the extractor will dead-letter it)" : " (not published)");
+            return location + ": " + reason + switch (outcome) {
+                case REJECTED -> " (not published)";
+                case DEAD_LETTER -> " (published; the extractor will dead-letter it)";
+                case REPLACED -> " (published with U+FFFD in their place)";
+            };
         }
     }
 
@@ -101,13 +133,36 @@ public final class ConversationSources {
      *
      * @param format the detected format
      * @param records records handed to the sink, invalid ones included
-     * @param rejected input units (lines, sessions) that could not become a record
+     * @param rejected input units (lines, sessions) that could not become a record, or that the sink refused
+     * @param replaced invalid UTF-8 sequences and lone surrogates replaced with U+FFFD in published text
      * @param problems every problem, in input order
      */
-    public record Report(Format format, int records, int rejected, List<Problem> problems) {
-        /** @return records handed to the sink that have no problem */
+    public record Report(Format format, int records, int rejected, int replaced, List<Problem> problems) {
+        /** @return records handed to the sink that the extractor will not dead-letter */
         public int valid() {
-            return records - (int) problems.stream().filter(Problem::published).count();
+            return records - (int) problems.stream().filter(p -> p.outcome() == Outcome.DEAD_LETTER).count();
+        }
+    }
+
+    /** Receives each record with where it came from; may refuse it. */
+    @FunctionalInterface
+    public interface Sink {
+        /**
+         * @param location {@code line <n>} or {@code <sample_id>/session_<n> as <speaker>}
+         * @param record the record
+         * @throws Refused if the record cannot be published (e.g. over the size limit); the read reports
+         *     it at its location and goes on
+         */
+        void accept(String location, ConversationCompleted record);
+    }
+
+    /** A sink's refusal of one record; the message is the reason. */
+    public static final class Refused extends RuntimeException {
+        /**
+         * @param reason why, naming the limit or setting involved
+         */
+        public Refused(final String reason) {
+            super(reason, null, false, false);
         }
     }
 
@@ -120,9 +175,28 @@ public final class ConversationSources {
      * @throws IOException if the file cannot be read, or LoCoMo JSON is malformed as a whole
      */
     public static Report read(final Path file, final Consumer<ConversationCompleted> sink) throws IOException {
+        return readLocated(file, (location, record) -> sink.accept(record));
+    }
+
+    /**
+     * Reads a file and hands each record, with its location, to {@code sink} in input order. Bytes that
+     * are not UTF-8 and lone surrogates in JSON escapes are replaced with U+FFFD and counted
+     * ({@link Utf8Text}); a line that cannot become a record, or that the sink refuses, is reported by its
+     * number and the rest of the file goes on.
+     *
+     * @param file a LoCoMo JSON or JSON Lines file
+     * @param sink receives each record; may throw {@link Refused}
+     * @return counts and problems
+     * @throws IOException if the file cannot be read, or LoCoMo JSON is malformed as a whole
+     */
+    public static Report readLocated(final Path file, final Sink sink) throws IOException {
         final Format format = detect(file);
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return format == Format.LOCOMO ? readLoCoMo(reader, sink) : readJsonLines(new BufferedReader(reader), sink);
+        if (format == Format.LOCOMO) {
+            final Utf8Text.Clean text = Utf8Text.decode(Files.readAllBytes(file));
+            return readLoCoMo(text, sink);
+        }
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            return readJsonLines(in, sink);
         }
     }
 
@@ -147,10 +221,16 @@ public final class ConversationSources {
      * @throws IOException if it cannot be read
      */
     public static Format detect(final Path file) throws IOException {
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
             int c;
-            while ((c = reader.read()) != -1) {
-                if (c == '\uFEFF' || Character.isWhitespace(c)) {
+            int bom = 0;
+            while ((c = in.read()) != -1) {
+                // the UTF-8 byte order mark EF BB BF, and ASCII white space
+                if (bom < 3 && c == new int[] {0xEF, 0xBB, 0xBF}[bom]) {
+                    bom++;
+                    continue;
+                }
+                if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
                     continue;
                 }
                 return c == '[' ? Format.LOCOMO : Format.JSON_LINES;
@@ -213,12 +293,15 @@ public final class ConversationSources {
 
     // ---------------------------------------------------------------- LoCoMo
 
-    private static Report readLoCoMo(final Reader reader, final Consumer<ConversationCompleted> sink) throws IOException {
-        final JsonNode root = JSON.readTree(reader);
+    private static Report readLoCoMo(final Utf8Text.Clean text, final Sink sink) throws IOException {
+        final JsonNode root = JSON.readTree(text.text());
         if (root == null || !root.isArray()) {
             throw new IOException("LoCoMo input must be a JSON array of samples");
         }
         final List<Problem> problems = new ArrayList<>();
+        if (text.replaced() > 0) {
+            problems.add(new Problem("file", text.replaced() + " invalid UTF-8 sequence(s) replaced", Outcome.REPLACED));
+        }
         int records = 0;
         int rejected = 0;
         for (final JsonNode sample : root) {
@@ -239,16 +322,23 @@ public final class ConversationSources {
                 for (final String speaker : List.of(speakerA, speakerB)) {
                     final ConversationCompleted record =
                         loCoMoConversation(sampleId, session.getKey(), session.getValue(), speaker, start);
+                    final String where = location + " as " + speaker;
+                    try {
+                        sink.accept(where, record);
+                    } catch (Refused e) {
+                        problems.add(new Problem(where, e.getMessage(), Outcome.REJECTED));
+                        rejected++;
+                        continue;
+                    }
                     final String invalid = invalidReason(record);
                     if (invalid != null) {
-                        problems.add(new Problem(location + " as " + speaker, invalid, true));
+                        problems.add(new Problem(where, invalid, true));
                     }
-                    sink.accept(record);
                     records++;
                 }
             }
         }
-        return new Report(Format.LOCOMO, records, rejected, List.copyOf(problems));
+        return new Report(Format.LOCOMO, records, rejected, text.replaced(), List.copyOf(problems));
     }
 
     /** The {@code session_<n>} arrays of one conversation, by n ascending (not the {@code _date_time} keys). */
@@ -309,40 +399,107 @@ public final class ConversationSources {
 
     // ---------------------------------------------------------------- JSON Lines
 
-    private static Report readJsonLines(final BufferedReader reader, final Consumer<ConversationCompleted> sink)
-        throws IOException {
+    private static Report readJsonLines(final InputStream in, final Sink sink) throws IOException {
         final List<Problem> problems = new ArrayList<>();
         int records = 0;
         int rejected = 0;
+        int replaced = 0;
         int lineNumber = 0;
-        String line;
-        while ((line = reader.readLine()) != null) {
+        final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream(1 << 12);
+        boolean more = true;
+        while (more) {
+            buffer.reset();
+            int b;
+            while ((b = in.read()) != -1 && b != '\n') {
+                buffer.write(b);
+            }
+            more = b != -1;
+            if (!more && buffer.size() == 0) {
+                break;
+            }
             lineNumber++;
-            if (line.isBlank()) {
+            final byte[] bytes = buffer.toByteArray();
+            int length = bytes.length;
+            if (length > 0 && bytes[length - 1] == '\r') {
+                length--;
+            }
+            final int skip = lineNumber == 1 && length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
+                && (bytes[2] & 0xFF) == 0xBF ? 3 : 0;
+            final Utf8Text.Clean line = Utf8Text.decode(bytes, skip, length - skip);
+            if (line.text().isBlank()) {
                 continue;
             }
             final String location = "line " + lineNumber;
             try {
-                final JsonNode node = JSON.readTree(line);
-                if (node == null || !node.isObject()) {
-                    throw new InvalidLine("not a JSON object");
+                final Repairs repairs = new Repairs(line.replaced());
+                final ConversationCompleted record = fromJson(onlyObject(line.text()), repairs);
+                sink.accept(location, record);
+                records++;
+                if (repairs.count > 0) {
+                    replaced += repairs.count;
+                    problems.add(new Problem(location, repairs.count + " invalid UTF-8 sequence(s) or lone surrogate(s) replaced",
+                        Outcome.REPLACED));
                 }
-                final ConversationCompleted record = fromJson(node);
                 final String invalid = invalidReason(record);
                 if (invalid != null) {
                     problems.add(new Problem(location, invalid, true));
                 }
-                sink.accept(record);
-                records++;
             } catch (JsonProcessingException e) {
                 problems.add(new Problem(location, "not JSON: " + e.getOriginalMessage(), false));
                 rejected++;
-            } catch (InvalidLine e) {
+            } catch (InvalidLine | Refused e) {
                 problems.add(new Problem(location, e.getMessage(), false));
+                rejected++;
+            } catch (RuntimeException e) {
+                // whatever else one line does, the rest of the file goes on
+                problems.add(new Problem(location, "cannot be read: " + e, false));
                 rejected++;
             }
         }
-        return new Report(Format.JSON_LINES, records, rejected, List.copyOf(problems));
+        return new Report(Format.JSON_LINES, records, rejected, replaced, List.copyOf(problems));
+    }
+
+    /**
+     * @param line one line of JSON Lines
+     * @return its one JSON object
+     * @throws InvalidLine if it holds something else than exactly one object (e.g. two objects: JSON Lines
+     *     has one value per line, and publishing one of them would drop the other silently)
+     * @throws JsonProcessingException if it is not JSON
+     */
+    private static JsonNode onlyObject(final String line) throws JsonProcessingException {
+        try (com.fasterxml.jackson.core.JsonParser parser = JSON.createParser(line)) {
+            final JsonNode node = JSON.readTree(parser);
+            if (node == null || !node.isObject()) {
+                throw new InvalidLine("not a JSON object");
+            }
+            int values = 1;
+            try {
+                while (parser.nextToken() != null) {
+                    JSON.readTree(parser);
+                    values++;
+                }
+            } catch (JsonProcessingException trailing) {
+                throw new InvalidLine("text after the JSON object (JSON Lines holds one object per line)");
+            }
+            if (values > 1) {
+                throw new InvalidLine(values + " JSON values on one line (JSON Lines holds one object per line; "
+                    + "put each conversation on a line of its own)");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Replacements made while reading one line. */
+    static final class Repairs {
+        private int count;
+
+        Repairs(final int count) {
+            this.count = count;
+        }
     }
 
     /**
@@ -350,9 +507,9 @@ public final class ConversationSources {
      * messages an empty list, so that an invalid conversation still reaches the extractor's
      * validation (and its dead-letter topic) instead of vanishing here.
      *
-     * @throws InvalidLine if a timestamp is unreadable or a string has a lone surrogate
+     * @throws InvalidLine if a timestamp is unreadable or out of range, or an id has a lone surrogate
      */
-    static ConversationCompleted fromJson(final JsonNode node) {
+    static ConversationCompleted fromJson(final JsonNode node, final Repairs repairs) {
         final List<Message> messages = new ArrayList<>();
         final JsonNode list = node.path("messages");
         if (!list.isMissingNode() && !list.isNull() && !list.isArray()) {
@@ -363,8 +520,8 @@ public final class ConversationSources {
             final JsonNode index = m.path("index");
             messages.add(Message.newBuilder()
                 .setIndex(index.canConvertToInt() ? index.intValue() : position)
-                .setRole(text(m, "role", "messages[" + position + "].role"))
-                .setContent(text(m, "content", "messages[" + position + "].content"))
+                .setRole(text(m, "role", repairs))
+                .setContent(text(m, "content", repairs))
                 .setTimestamp(instant(m.path("timestamp"), "messages[" + position + "].timestamp"))
                 .build());
         }
@@ -378,11 +535,11 @@ public final class ConversationSources {
             throw new InvalidLine("neither completedAt nor messages to take the event time from");
         }
         final Map<String, String> metadata = new LinkedHashMap<>();
-        node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
+        node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), text(e.getValue(), repairs)));
         return ConversationCompleted.newBuilder()
-            .setTenantId(text(node, "tenantId", "tenantId"))
-            .setUserId(text(node, "userId", "userId"))
-            .setConversationId(text(node, "conversationId", "conversationId"))
+            .setTenantId(id(node, "tenantId"))
+            .setUserId(id(node, "userId"))
+            .setConversationId(id(node, "conversationId"))
             .setMessages(messages)
             .setCompletedAt(completedAt)
             .setMetadata(metadata)
@@ -406,34 +563,63 @@ public final class ConversationSources {
         return null;
     }
 
-    private static String text(final JsonNode node, final String field, final String name) {
+    /** A text field: lone surrogates (from JSON escapes) become U+FFFD, counted in {@code repairs}. */
+    private static String text(final JsonNode node, final String field, final Repairs repairs) {
+        return text(node.path(field), repairs);
+    }
+
+    private static String text(final JsonNode value, final Repairs repairs) {
+        final Utf8Text.Clean clean = Utf8Text.clean(value.isMissingNode() || value.isNull() ? "" : value.asText());
+        repairs.count += clean.replaced();
+        return clean.text();
+    }
+
+    /**
+     * An identifier field: never repaired, since two different broken ids would become the same id (and
+     * two users one).
+     *
+     * @throws InvalidLine if it has a lone surrogate or U+FFFD
+     */
+    private static String id(final JsonNode node, final String field) {
         final JsonNode value = node.path(field);
         final String text = value.isMissingNode() || value.isNull() ? "" : value.asText();
-        for (int i = 0; i < text.length(); i++) {
-            final char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                // UTF-8 cannot carry it: Avro would write '?' and the record would arrive altered.
-                throw new InvalidLine(name + " has a lone UTF-16 surrogate at character " + i);
-            }
+        final Utf8Text.Clean clean = Utf8Text.clean(text);
+        if (clean.replaced() > 0 || text.indexOf(Utf8Text.REPLACEMENT) >= 0) {
+            throw new InvalidLine(field + " has invalid UTF-8 or a lone surrogate (identifiers are not repaired)");
         }
         return text;
     }
 
-    /** ISO-8601 with an offset ({@code 2025-02-03T09:12:00Z}), or epoch milliseconds as a number. */
+    /** Earliest event time: Kafka record timestamps cannot be negative. */
+    static final Instant MIN_TIME = Instant.EPOCH;
+    /** Latest event time accepted: the last instant of year 9999. */
+    static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    /**
+     * ISO-8601 with an offset ({@code 2025-02-03T09:12:00Z}), or epoch milliseconds as a number, within
+     * {@link #MIN_TIME}..{@link #MAX_TIME}.
+     */
     private static Instant instant(final JsonNode value, final String name) {
+        final Instant at;
         if (value.isIntegralNumber()) {
-            return Instant.ofEpochMilli(value.longValue());
-        }
-        if (!value.isTextual()) {
+            if (!value.canConvertToLong()) {
+                throw new InvalidLine(name + " is out of range: " + value.asText() + " ms");
+            }
+            at = Instant.ofEpochMilli(value.longValue());
+        } else if (!value.isTextual()) {
             throw new InvalidLine(name + " is missing or not an ISO-8601 timestamp");
+        } else {
+            try {
+                at = OffsetDateTime.parse(value.asText()).toInstant();
+            } catch (DateTimeParseException e) {
+                throw new InvalidLine(name + " is not an ISO-8601 timestamp with offset: " + value.asText());
+            }
         }
-        try {
-            return OffsetDateTime.parse(value.asText()).toInstant();
-        } catch (DateTimeParseException e) {
-            throw new InvalidLine(name + " is not an ISO-8601 timestamp with offset: " + value.asText());
+        if (at.isBefore(MIN_TIME) || at.isAfter(MAX_TIME)) {
+            throw new InvalidLine(name + " is out of range: " + value.asText() + " (accepted: " + MIN_TIME + " to "
+                + MAX_TIME + ")");
         }
+        return at;
     }
 
     /** A line that cannot become a record; the message is the reason. */

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * port>}), then {@link KafkaRaftServer} runs controller and broker; {@link #start(Path)} returns once an
  * admin client sees the broker, or fails after 60 s.
  *
- * <p>Settings (see DESIGN.md, "Known facts"): replication factor and min ISR 1 for the offsets and
+ * <p>Settings (docs/ARCHITECTURE.md, "Facts about the dependency set"): replication factor and min ISR 1 for the offsets and
  * transaction-state topics (without them an {@code exactly_once_v2} app hangs without a word),
  * {@code log.cleaner.dedupe.buffer.size=2097152} (the broker heap drops from ~170 MB to ~43 MB),
  * {@code group.initial.rebalance.delay.ms=0}, no topic auto-creation, no time-based retention (record
@@ -139,6 +139,9 @@ public final class EmbeddedBroker implements AutoCloseable {
         // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention
         // would delete a replayable log by the age of the conversation, not of the write.
         p.put("log.retention.ms", "-1");
+        // The one size limit (input.max.record.bytes + headroom), also for topics created without it.
+        p.put("message.max.bytes", String.valueOf(dev.engram.config.EngramConfig.defaults().maxMessageBytes()));
+        p.put("replica.fetch.max.bytes", String.valueOf(dev.engram.config.EngramConfig.defaults().maxMessageBytes()));
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
         return p;

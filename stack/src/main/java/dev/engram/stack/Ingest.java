@@ -11,12 +11,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -28,14 +30,24 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * timestamp: {@code completedAt} (event time). The producer is idempotent with {@code acks=all}, so
  * a retry never duplicates or reorders a user's conversations.
  *
+ * <p>Size: the record is serialized before it is sent, and one larger than the limit
+ * ({@code input.max.record.bytes}, or less when the topic's own {@code max.message.bytes} is smaller) is
+ * refused here, with the limit named, instead of failing in the producer or at the broker; the producer
+ * ({@code max.request.size}) and the topics Engram creates allow that limit plus headroom, so an
+ * accepted record is never refused further on. One conversation is one record: nothing is half-sent.
+ *
  * <p>Thread-safe as KafkaProducer is; send failures are counted and the first ones kept for the
- * report, they do not stop the ingest.
+ * report (with the input line), they do not stop the ingest.
  */
 public final class Ingest implements AutoCloseable {
 
     private static final int KEPT_ERRORS = 10;
 
-    private final KafkaProducer<String, ConversationCompleted> producer;
+    private final KafkaProducer<String, byte[]> producer;
+    private final org.apache.kafka.common.serialization.Serializer<ConversationCompleted> serializer =
+        AvroSerdes.serde(ConversationCompleted.class).serializer();
+    private final int maxRecordBytes;
+    private final String limitName;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -46,20 +58,33 @@ public final class Ingest implements AutoCloseable {
      * @param overrides extra producer settings (win over the defaults)
      */
     public Ingest(final String bootstrapServers, final Map<String, Object> overrides) {
+        this(bootstrapServers, overrides, EngramConfig.defaults().getInt(EngramConfig.MAX_RECORD_BYTES),
+            EngramConfig.MAX_RECORD_BYTES);
+    }
+
+    /**
+     * @param bootstrapServers the cluster
+     * @param overrides extra producer settings (win over the defaults)
+     * @param maxRecordBytes largest serialized record sent, bytes
+     * @param limitName what the limit is called in refusals, e.g. {@code input.max.record.bytes}
+     */
+    public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final int maxRecordBytes,
+                  final String limitName) {
+        this.maxRecordBytes = maxRecordBytes;
+        this.limitName = limitName;
         final Map<String, Object> props = new java.util.HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes + EngramConfig.RECORD_HEADROOM_BYTES);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
         // An unreachable cluster fails the ingest within a minute instead of blocking forever.
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
         props.putAll(overrides);
-        this.producer = new KafkaProducer<>(props, new StringSerializer(),
-            AvroSerdes.serde(ConversationCompleted.class).serializer());
+        this.producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
 
     /**
@@ -81,24 +106,49 @@ public final class Ingest implements AutoCloseable {
      * Sends one conversation (asynchronously).
      *
      * @param conversation the record
+     * @throws ConversationSources.Refused if its serialized size is over the limit (nothing is sent)
      */
     public void send(final ConversationCompleted conversation) {
+        send(conversation.getConversationId(), conversation);
+    }
+
+    /**
+     * Sends one conversation (asynchronously); a send that fails later is reported with {@code location}.
+     *
+     * @param location where it came from, e.g. {@code line 7}
+     * @param conversation the record
+     * @throws ConversationSources.Refused if its serialized size is over the limit, or it cannot be
+     *     serialized (nothing is sent)
+     */
+    public void send(final String location, final ConversationCompleted conversation) {
+        final byte[] value;
+        try {
+            value = serializer.serialize(Topics.CONVERSATIONS_COMPLETED, conversation);
+        } catch (RuntimeException e) {
+            throw new ConversationSources.Refused("cannot be serialized: " + e.getMessage());
+        }
+        if (value.length > maxRecordBytes) {
+            throw new ConversationSources.Refused(String.format(java.util.Locale.ROOT,
+                "the record is %,d bytes, over %s = %,d bytes (not sent)", value.length, limitName, maxRecordBytes));
+        }
         sent.incrementAndGet();
         producer.send(new ProducerRecord<>(Topics.CONVERSATIONS_COMPLETED, null,
-            conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), conversation), (metadata, error) -> {
+            conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), value), (metadata, error) -> {
                 if (error == null) {
                     acknowledged.incrementAndGet();
                 } else {
                     failed.incrementAndGet();
                     if (errors.size() < KEPT_ERRORS) {
-                        errors.add(conversation.getConversationId() + ": " + error);
+                        errors.add(location + " (" + conversation.getConversationId() + "): " + error);
                     }
                 }
             });
     }
 
     /**
-     * Reads a file ({@link ConversationSources}) and sends every record it yields, then flushes.
+     * Reads a file ({@link ConversationSources}) and sends every record it yields, then flushes. A record
+     * over the size limit is reported by the read at its line ({@link ConversationSources.Outcome#REJECTED})
+     * and the file goes on.
      *
      * @param file LoCoMo JSON or JSON Lines
      * @param progress called with the number sent so far after each record, or null
@@ -106,8 +156,8 @@ public final class Ingest implements AutoCloseable {
      * @throws IOException if the file cannot be read
      */
     public ConversationSources.Report publish(final Path file, final LongConsumer progress) throws IOException {
-        final ConversationSources.Report report = ConversationSources.read(file, c -> {
-            send(c);
+        final ConversationSources.Report report = ConversationSources.readLocated(file, (location, c) -> {
+            send(location, c);
             if (progress != null) {
                 progress.accept(sent.get());
             }

@@ -6,9 +6,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
+import dev.engram.config.EngramConfig;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -17,7 +19,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * <p>Every topic gets the same partition count, so the per-user topics (all keyed by
  * {@code UserKey.wire()}) are co-partitioned: a user's candidates, commands, access events and
  * updates land in the same partition number and are processed by one task. The broker's default
- * replication factor is used. {@code memory-updated} keeps {@code cleanup.policy=delete} for now; it
+ * replication factor is used. Every topic has {@code retention.ms=-1} and {@code retention.bytes=-1}
+ * (record timestamps are event time, so time retention would delete old conversations on arrival) and
+ * {@code max.message.bytes} from {@code input.max.record.bytes}. {@code memory-updated} keeps
+ * {@code cleanup.policy=delete} for now; it
  * could become compacted once every consumer tolerates seeing only the latest event per key;
  * {@code user-profiles} is compacted.
  */
@@ -35,6 +40,21 @@ public final class TopicSetup {
      * @throws IllegalStateException if the cluster refuses a topic for another reason than "exists"
      */
     public static List<String> createAll(final Admin admin, final int partitions) {
+        return createAll(admin, partitions, EngramConfig.defaults().maxMessageBytes());
+    }
+
+    /**
+     * Creates every topic of {@link Topics#all()} that does not exist yet, each with
+     * {@code max.message.bytes} = {@code maxMessageBytes}, so that the broker accepts every record that
+     * ingest accepts (and its dead letter, which carries the reason in headers).
+     *
+     * @param admin an admin client of the target cluster
+     * @param partitions partitions per topic, ≥ 1
+     * @param maxMessageBytes the topics' {@code max.message.bytes} ({@link EngramConfig#maxMessageBytes()})
+     * @return the topics that were created (existing ones are left alone)
+     * @throws IllegalStateException if the cluster refuses a topic for another reason than "exists"
+     */
+    public static List<String> createAll(final Admin admin, final int partitions, final int maxMessageBytes) {
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions must be at least 1: " + partitions);
         }
@@ -51,10 +71,20 @@ public final class TopicSetup {
         for (final String name : Topics.all()) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
+                final java.util.Map<String, String> configs = new java.util.HashMap<>();
+                configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, String.valueOf(maxMessageBytes));
+                // Record timestamps are event time: with the broker's default 7-day time retention a
+                // replayed or back-filled record older than that is deleted as soon as it is written —
+                // lost input, and a consumer positioned at a log start that is already the end (the
+                // "restarted app is RUNNING but fetches nothing" of the kill IT). These topics are the
+                // replayable log: no time or size retention.
+                configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
+                configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
                 if (Topics.USER_PROFILES.equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
-                    topic.configs(java.util.Map.of("cleanup.policy", "compact"));
+                    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
                 }
+                topic.configs(configs);
                 missing.add(topic);
             }
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.stack.ConversationSources.Format;
+import dev.engram.stack.ConversationSources.Outcome;
 import dev.engram.stack.ConversationSources.Problem;
 import dev.engram.stack.ConversationSources.Report;
 import org.junit.jupiter.api.Test;
@@ -68,17 +70,88 @@ class ConversationSourcesTest {
         final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
         final Report report = read.getValue();
 
-        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c1", "c2", "c3");
-        assertThat(report.records()).isEqualTo(3);
-        assertThat(report.valid()).isEqualTo(1);
-        assertThat(report.rejected()).isEqualTo(4);
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId)
+            .containsExactly("c1", "c2", "c3", "c5");
+        assertThat(report.records()).isEqualTo(4);
+        assertThat(report.valid()).isEqualTo(2);
+        assertThat(report.rejected()).isEqualTo(3);
+        assertThat(report.replaced()).isEqualTo(1);
         assertThat(report.problems()).extracting(Problem::location)
             .containsExactly("line 2", "line 3", "line 4", "line 5", "line 6", "line 7");
-        assertThat(report.problems()).extracting(Problem::published).containsExactly(true, true, false, false, false, false);
+        assertThat(report.problems()).extracting(Problem::outcome).containsExactly(Outcome.DEAD_LETTER,
+            Outcome.DEAD_LETTER, Outcome.REJECTED, Outcome.REJECTED, Outcome.REPLACED, Outcome.REJECTED);
         assertThat(report.problems().get(0).reason()).contains("userId");
         assertThat(report.problems().get(1).reason()).contains("no messages");
         assertThat(report.problems().get(3).reason()).contains("messages[0].timestamp");
-        assertThat(report.problems().get(4).reason()).contains("surrogate");
+        assertThat(report.problems().get(4).reason()).contains("replaced");
+        // a lone surrogate is replaced, as invalid UTF-8 is, not refused
+        assertThat(read.getKey().get(3).getMessages().get(0).getContent()).isEqualTo("bad \uFFFD half");
+    }
+
+    @Test
+    void shouldReportEachBadLineByNumberAndReadOnWhenLinesHaveInvalidUtf8TwoObjectsOrTimestampsOutOfRange()
+        throws IOException {
+        final String ok = "{\"tenantId\":\"t1\",\"userId\":\"u1\",\"conversationId\":\"%s\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"%s\",\"timestamp\":%s}]}";
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        final java.util.function.Consumer<String> line = text -> bytes.writeBytes((text + "\n").getBytes(StandardCharsets.UTF_8));
+        line.accept(String.format(ok, "c1", "I use IntelliJ.", "\"2025-01-01T10:00:00Z\""));
+        // line 2: Latin-1 bytes in a UTF-8 file ("Caf\xe9") and a stray 0xFF
+        bytes.writeBytes(String.format(ok, "c2", "Caf@ au lait #", "\"2025-01-01T10:00:00Z\"")
+            .getBytes(StandardCharsets.UTF_8));
+        final byte[] all = bytes.toByteArray();
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] == '@') {
+                all[i] = (byte) 0xE9;
+            } else if (all[i] == '#') {
+                all[i] = (byte) 0xFF;
+            }
+        }
+        bytes.reset();
+        bytes.writeBytes(all);
+        line.accept("");
+        line.accept(String.format(ok, "c3", "one", "\"2025-01-01T10:00:00Z\"") + " "
+            + String.format(ok, "c3b", "two", "\"2025-01-01T10:00:00Z\""));
+        line.accept(String.format(ok, "c4", "far future", "\"+999999999-12-31T23:59:59Z\""));
+        line.accept(String.format(ok, "c5", "huge millis", "100000000000000000000000000000"));
+        line.accept(String.format(ok, "c6", "before 1970", "\"1969-12-31T23:59:59Z\""));
+        line.accept(String.format(ok, "c7", "trailing", "\"2025-01-01T10:00:00Z\"") + " }");
+        line.accept(String.format(ok, "c8", "still read", "\"2025-01-01T10:00:00Z\""));
+        final Path file = dir.resolve("mixed.jsonl");
+        Files.write(file, bytes.toByteArray());
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+        final Report report = read.getValue();
+
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c1", "c2", "c8");
+        assertThat(read.getKey().get(1).getMessages().get(0).getContent()).isEqualTo("Caf\uFFFD au lait \uFFFD");
+        assertThat(report.replaced()).isEqualTo(2);
+        assertThat(report.rejected()).isEqualTo(5);
+        assertThat(report.problems()).extracting(Problem::location)
+            .containsExactly("line 2", "line 3", "line 4", "line 5", "line 6", "line 7");
+        assertThat(report.problems()).extracting(Problem::outcome).containsExactly(Outcome.REPLACED,
+            Outcome.REJECTED, Outcome.REJECTED, Outcome.REJECTED, Outcome.REJECTED, Outcome.REJECTED);
+        assertThat(report.problems().get(0).reason()).contains("2 invalid UTF-8");
+        assertThat(report.problems().get(1).reason()).contains("2 JSON values on one line");
+        assertThat(report.problems().get(2).reason()).contains("messages[0].timestamp is out of range");
+        assertThat(report.problems().get(3).reason()).contains("messages[0].timestamp is out of range");
+        assertThat(report.problems().get(4).reason()).contains("out of range").contains("1970-01-01T00:00:00Z");
+        assertThat(report.problems().get(5).reason()).contains("text after the JSON object");
+    }
+
+    @Test
+    void shouldRefuseALineWhoseIdentifierIsNotValidUtf8RatherThanRepairIt() throws IOException {
+        final Path file = write("ids.jsonl", """
+            {"tenantId":"t1","userId":"u\\udc00","conversationId":"c1","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            """);
+
+        final Report report = ConversationSources.readAll(file).getValue();
+
+        assertThat(report.records()).isZero();
+        assertThat(report.problems()).singleElement().satisfies(p -> {
+            assertThat(p.outcome()).isEqualTo(Outcome.REJECTED);
+            assertThat(p.reason()).contains("userId").contains("not repaired");
+        });
     }
 
     @Test

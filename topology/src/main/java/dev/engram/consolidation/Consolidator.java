@@ -45,7 +45,10 @@ import dev.engram.scoring.Vectors;
  *       is never merged into a fact of another key): cosine &gt; {@code dedup.reinforce.threshold}
  *       → reinforce; from {@code dedup.judge.threshold} up to it → the {@link ContradictionJudge}
  *       (SAME → reinforce, CONTRADICTS → supersede, COMPATIBLE → create); else create. A fact is
- *       never folded into an unkeyed (episodic) memory: that path creates the fact instead.</li>
+ *       never folded into an unkeyed (episodic) memory: that path creates the fact instead. Two
+ *       statements that name different identifiers ({@link Facts#sameIdentifiers}: a number, a code, a
+ *       name with a number) are never reinforced or judged SAME on similarity: such a hit is passed over
+ *       unless the judge finds a contradiction (then it supersedes).</li>
  * </ol>
  *
  * <p><b>Supersede</b> decides by event time, not processing order: the statement with the later
@@ -256,6 +259,16 @@ public final class Consolidator {
             }
             final boolean factOntoUnkeyed = candidate.getKey() != null && existing.getKey() == null;
             final double similarity = hit.similarity();
+            if (similarity >= settings.judgeThreshold()
+                && !Facts.sameIdentifiers(existing.getContent(), candidate.getContent())) {
+                // "flight LH 441" vs "flight LH 414": close embeddings, different facts. Never reinforced
+                // or judged the same on similarity; only a contradiction (the judge) may supersede.
+                if (judge.judge(existing, candidate, similarity) == ContradictionJudge.Verdict.CONTRADICTS
+                    && !factOntoUnkeyed) {
+                    return supersede(existing, candidate, similarity, "judge");
+                }
+                continue;
+            }
             if (similarity > settings.reinforceThreshold()) {
                 return factOntoUnkeyed ? create(candidate) : reinforce(existing, candidate);
             }

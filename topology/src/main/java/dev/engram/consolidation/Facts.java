@@ -20,6 +20,8 @@ import dev.engram.core.MemoryIds;
 public final class Facts {
 
     private static final Pattern TOKENS = Pattern.compile("\\d+(?:[.,]\\d+)?|\\p{L}+");
+    /** Words, with inner dashes, dots, slashes and commas kept ("North-17", "B-207", "2.5", "v1/2"). */
+    private static final Pattern WORDS = Pattern.compile("[\\p{L}\\p{N}]+(?:[-./,][\\p{L}\\p{N}]+)*");
     private static final Map<String, String> NUMBER_WORDS = Map.ofEntries(
         Map.entry("two", "2"), Map.entry("three", "3"),
         Map.entry("four", "4"), Map.entry("five", "5"), Map.entry("six", "6"), Map.entry("seven", "7"),
@@ -85,6 +87,57 @@ public final class Facts {
             }
         }
         return out;
+    }
+
+    /**
+     * The identifiers a sentence carries: every word with a digit in it — numbers ("14", "2.5"), codes
+     * and names with numbers ("LH441", "B-207", "North-17", "v2") — upper-cased without dashes, a number
+     * joined to the one-to-three capital letters right before it ("LH 441" = "LH-441" = "LH441"; "room 12"
+     * stays "12": only short all-capital prefixes are codes), plus the number words of {@link #numbers}
+     * as digits ("fourteen" = "14").
+     *
+     * @param text any text, may be null
+     * @return the identifiers, possibly empty
+     */
+    public static java.util.Set<String> identifiers(final String text) {
+        final java.util.Set<String> out = new java.util.TreeSet<>();
+        if (text == null) {
+            return out;
+        }
+        final Matcher m = WORDS.matcher(text);
+        String previous = null;
+        int previousEnd = -2;
+        while (m.find()) {
+            final String token = m.group();
+            if (token.chars().anyMatch(Character::isDigit)) {
+                final boolean code = previous != null && previousEnd == m.start() - 1 && text.charAt(previousEnd) == ' '
+                    && previous.length() <= 3 && previous.chars().allMatch(Character::isUpperCase)
+                    && token.chars().allMatch(Character::isDigit);
+                out.add(((code ? previous : "") + token).toUpperCase(Locale.ROOT).replace("-", "").replace(',', '.'));
+            } else {
+                final String number = NUMBER_WORDS.get(token.toLowerCase(Locale.ROOT));
+                if (number != null) {
+                    out.add(number);
+                }
+            }
+            previous = token;
+            previousEnd = m.end();
+        }
+        return out;
+    }
+
+    /**
+     * Tells whether two statements name the same identifiers ({@link #identifiers}): statements that
+     * differ in a number, a code or an identifier ("flight LH 441" and "flight LH 414", "room 12" and
+     * "room 21", "project North-16" and "project North-17") are different facts, however close their
+     * embeddings, so they are never reinforced, merged or judged duplicates on similarity alone.
+     *
+     * @param a a statement, may be null
+     * @param b a statement, may be null
+     * @return true when both carry the same identifiers (or none)
+     */
+    public static boolean sameIdentifiers(final String a, final String b) {
+        return identifiers(a).equals(identifiers(b));
     }
 
     /**

@@ -39,7 +39,8 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
- *       conversation: those are two statements, however alike). Each cluster becomes one
+ *       conversation: those are two statements, however alike; never two statements naming different
+ *       identifiers, {@link Facts#sameIdentifiers}). Each cluster becomes one
  *       MERGED memory: the embedding and category of the most important member (then the most
  *       recently confirmed, then the smallest id), its content first followed by the other
  *       members' (see {@link #mergedContent}), importance = max, confidence = max, access count = sum,
@@ -215,6 +216,7 @@ public final class MemoryLifecycle {
         for (final int member : cluster) {
             if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
                 || sharesConversation(mergeable.get(candidate), mergeable.get(member))
+                || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
                 || vectors[candidate].length != vectors[member].length
                 || Vectors.cosine(vectors[candidate], vectors[member]) < settings.mergeThreshold()) {
                 return false;

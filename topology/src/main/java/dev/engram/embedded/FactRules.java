@@ -26,8 +26,8 @@ import dev.engram.avro.MemoryType;
  * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
  *
  * <h2>Numbers</h2>
- * Importance and confidence are this heuristic's own, on the 0..1 scales of DESIGN.md ("Memory
- * model": below 0.3 importance or 0.5 confidence is not stored):
+ * Importance and confidence are this heuristic's own, on the 0..1 scales of the memory model
+ * (docs/ARCHITECTURE.md: below 0.3 importance or 0.5 confidence is not stored):
  * <ul>
  *   <li>confidence {@link #EXPLICIT} 0.9 — a first-person statement matched by a specific pattern; not
  *       1.0, which DESIGN reserves for a user's own correction through the API, because patterns can
@@ -193,6 +193,10 @@ final class FactRules {
         // 4. who the user is
         rule("name", "\\bmy\\s+name(?:'s|\\s+is)\\s+(" + PROPER + ")|\\b(?:please\\s+)?call\\s+me\\s+(" + PROPER + ")",
             (m, s) -> name(first(m, 1, 2))),
+        // "my locker (at the gym) is number 14": a numbered thing of the user's, one slot per thing (case-15)
+        rule("numbered-thing", "\\bmy\\s+(locker|room|seat|desk|office|flat|apartment|house|parking\\s+spot|cabin|badge)"
+            + "(?:\\s+(?:at|in|on)\\s+(?:the\\s+)?\\p{L}+)?(?:\\s+is|'s)\\s+(?:now\\s+)?(?:number\\s+|no\\.?\\s*|#\\s*)?(\\d+[a-z]?)\\b",
+            (m, s) -> numbered(m.group(1), m.group(2))),
         rule("employer-tenure", "\\b(?:i|we)(?:'ve|\\s+have)\\s+" + ADVS + "been\\s+(?:working\\s+)?(?:at|with|for)\\s+("
             + PROPER + ")\\s+(?:for\\s+)?(?:(?:the\\s+)?(?:past|last)\\s+)?" + NUM + "\\s+years?",
             (m, s) -> employer(m.group(1), NumberWords.parse(m.group(2)), false, EXPLICIT)),
@@ -433,6 +437,15 @@ final class FactRules {
         }
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "name", name, "Name", "Name is " + name,
             false, IMPORTANCE_NAME, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    /** @return "Locker is number 14", key {@code locker_number}: a restated number supersedes the old one */
+    private static List<Fact> numbered(final String thing, final String number) {
+        final String noun = thing.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String label = Character.toUpperCase(noun.charAt(0)) + noun.substring(1);
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, noun.replace(' ', '_') + "_number",
+            number.toUpperCase(Locale.ROOT), label + " number", label + " is number " + number.toUpperCase(Locale.ROOT),
+            false, IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
     }
 
     private static Fact diet(final String raw, final boolean negated, final double confidence,

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * + 0.10  at least {@value #LONG_WORDS} words, + 0.10 more at {@value #VERY_LONG_WORDS}: longer turns carry more detail
  * capped at 0.90 (1.0 is left for facts the user corrects)
  * </pre>
- * So a substantive turn without any signal scores 0.2 and falls below the 0.3 floor of DESIGN.md,
+ * So a substantive turn without any signal scores 0.2 and falls below the 0.3 floor ({@code memory.min.importance}),
  * one signal (first person, an entity, or a date) lifts it to 0.35 and keeps it, and a long, dated,
  * first-person turn with names reaches 0.85. A turn that is only small talk ("Hey Mel! Good to see
  * you!", "Thanks!", "Wow, cool") makes no episodic candidate at all.

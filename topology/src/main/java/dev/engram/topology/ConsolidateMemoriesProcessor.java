@@ -1,6 +1,5 @@
 package dev.engram.topology;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,13 +23,10 @@ import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -40,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The {@code consolidate-memories} processor: applies the user's commands and validates each candidate, reads the user's memories
  * (prefix scan of {@link Stores#MEMORIES}), asks the {@link Consolidator}, then writes the changed
  * memories and the folded profile ({@link Stores#PROFILES}) and forwards the events to the sinks of
- * {@link ConsolidationTopology}. Invalid candidates are forwarded to the dead-letter sink with the
- * reason in {@code __streams.errors.*} headers.
+ * {@link ConsolidationTopology}. Invalid candidates go to the dead-letter topic through
+ * {@link DeadLetters} (stage {@code validation}, class {@value #INVALID_CANDIDATE}).
  *
  * <p>Input: key = user key ({@code tenant/user}), value = MemoryCandidate (from {@code memory-candidates})
  * or MemoryCommand (from {@code memory-commands}). Output records are keyed by the user key and stamped
@@ -82,13 +78,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     /** Memory id of the user-wide events (ERASED, SETTINGS_CHANGED). */
     static final String ALL_MEMORIES = "*";
 
-    /** Header names of Kafka Streams' dead-letter records (KIP-1034), reused for validation failures. */
-    static final String HEADER_EXCEPTION = "__streams.errors.exception";
-    static final String HEADER_MESSAGE = "__streams.errors.message";
-    static final String HEADER_TOPIC = "__streams.errors.topic";
-    static final String HEADER_PARTITION = "__streams.errors.partition";
-    static final String HEADER_OFFSET = "__streams.errors.offset";
-    /** Value of {@link #HEADER_EXCEPTION} for a candidate that failed validation. */
+    /** The error class of the dead letter of a candidate that failed validation. */
     static final String INVALID_CANDIDATE = "dev.engram.InvalidMemoryCandidate";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsolidateMemoriesProcessor.class);
@@ -320,20 +310,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     }
 
     private void deadLetter(final Record<String, Object> record, final String reason) {
-        final Headers headers = new RecordHeaders(record.headers().toArray());
-        headers.add(HEADER_EXCEPTION, INVALID_CANDIDATE.getBytes(StandardCharsets.UTF_8));
-        headers.add(HEADER_MESSAGE, reason.getBytes(StandardCharsets.UTF_8));
-        final Optional<RecordMetadata> metadata = context.recordMetadata();
-        metadata.ifPresent(m -> {
-            headers.add(HEADER_TOPIC, m.topic().getBytes(StandardCharsets.UTF_8));
-            headers.add(HEADER_PARTITION, Integer.toString(m.partition()).getBytes(StandardCharsets.UTF_8));
-            headers.add(HEADER_OFFSET, Long.toString(m.offset()).getBytes(StandardCharsets.UTF_8));
-        });
-        LOG.warn("invalid memory candidate at {}: {}", metadata.map(Object::toString).orElse("?"), reason);
         counters.invalid.increment();
-        counters.deadLetters.increment();
-        context.forward(new Record<String, Object>(record.key(), record.value(), record.timestamp(), headers),
-            ConsolidationTopology.DEAD_LETTER_SINK);
+        counters.deadLetters.write(context, record, DeadLetters.Source.of(context), DeadLetters.STAGE_VALIDATION,
+            INVALID_CANDIDATE, reason);
     }
 
     /** The consolidator's Micrometer counters, tagged with the application id. */
@@ -344,7 +323,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         private final Counter contradictions;
         private final Counter invalid;
         private final Counter archived;
-        private final Counter deadLetters;
+        private final DeadLetters deadLetters;
         private final Counter erased;
         private final MeterRegistry registry;
         private final String application;
@@ -358,7 +337,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             this.contradictions = counter("engram.contradictions", "Contradictions detected (same key, judge or negation)");
             this.invalid = counter("engram.candidates.invalid", "Candidates sent to the dead-letter topic");
             this.archived = counter("engram.memories.archived", "Memories archived (expired, decayed or by command)");
-            this.deadLetters = counter(ExtractionTopology.METER_DEAD_LETTERS, "Records sent to the dead-letter topic");
+            this.deadLetters = new DeadLetters(application, registry);
             this.erased = counter("engram.users.erased", "Users erased (ERASE commands applied)");
         }
 

@@ -41,7 +41,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
  *             ├─ write-memory-audit           → memory-audit          (user key, AuditRecord: erasures applied)
- *             └─ write-invalid-candidates     → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
+ *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
  *        └─ maintain-memory-lifecycle  [same two stores; STREAM_TIME punctuator every lifecycle.interval.ms]
@@ -94,8 +94,6 @@ public final class ConsolidationTopology {
     public static final String AUDIT_SINK = "write-memory-audit";
     /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
     public static final String PROFILES_SINK = "write-user-profiles";
-    /** Sink to the consolidator's dead-letter topic. */
-    public static final String DEAD_LETTER_SINK = "write-invalid-candidates";
 
     private ConsolidationTopology() {
     }
@@ -181,7 +179,7 @@ public final class ConsolidationTopology {
                 AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
             .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
                 AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addSink(DEAD_LETTER_SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
+            .addSink(DeadLetters.SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
                 AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
     }
 }

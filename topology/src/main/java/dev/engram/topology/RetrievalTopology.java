@@ -29,7 +29,7 @@ import org.apache.kafka.streams.Topology;
  *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
  *             erased user are dropped.</li>
  *       </ul></li>
- *   <li>no output topic; both stores are changelogged (restored on restart, standby-able).</li>
+ *   <li>no output topic; all four stores are changelogged (restored on restart, standby-able).</li>
  * </ul>
  * Per-user stores are keyed so that one {@code prefixScan(userKey.storePrefix())} returns exactly
  * one user's memories: the tenant and user scope is applied inside the store read.
@@ -38,7 +38,7 @@ public final class RetrievalTopology {
 
     /** Source node reading memory-updated. */
     public static final String SOURCE = "read-memory-updated";
-    /** The processor that owns both stores. */
+    /** The processor that owns the four stores. */
     public static final String PROCESSOR = "materialize-memories";
 
     private RetrievalTopology() {

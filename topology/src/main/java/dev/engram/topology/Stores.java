@@ -23,6 +23,11 @@ public final class Stores {
     public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
     /** Extractor: user key → UserProfile, materialized from {@link Topics#USER_PROFILES}. */
     public static final String EXTRACTOR_PROFILES = "extractor-profiles-store";
+    /**
+     * Extractor: per-task sequence number → a consumed conversation whose output is not forwarded yet
+     * (changelogged; see {@link ExtractionTopology}).
+     */
+    public static final String EXTRACTION_PENDING = "extraction-pending-store";
 
     private Stores() {
     }

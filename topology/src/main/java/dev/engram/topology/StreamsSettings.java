@@ -1,11 +1,18 @@
 package dev.engram.topology;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
@@ -22,7 +29,14 @@ import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
  *       {@code processing.exception.handler}, log and continue), with the exception class and message in
  *       the {@code __streams.errors.*} headers; the rest of the stream continues;</li>
  *   <li>internal topic and store names are explicit ({@code ensure.explicit.internal.resource.naming});</li>
- *   <li>one stream thread, so each task runs on one thread (the per-user order is per task).</li>
+ *   <li>one stream thread, so each task runs on one thread (the per-user order is per task);</li>
+ *   <li><b>static group membership</b>: the main consumer's {@code group.instance.id} is a stable id kept
+ *       next to the app's state ({@link #instanceId}), so an instance restarted on its volume — after a
+ *       crash, a SIGKILL or a clean stop — takes its place in the group at once. Without it the restarted
+ *       process joined as a new member and the group waited for the dead member's session to expire
+ *       ({@code session.timeout.ms}, 45 s) before anything was assigned: the "restart stall" seen as 45–52 s
+ *       without progress after every kill (soak: {@code bin/engram chaos}). Kafka Streams suffixes the id
+ *       with the thread index. {@code kafka.group.instance.id} overrides it (e.g. a pod name).</li>
  * </ul>
  * Settings under {@code kafka.} in {@link EngramConfig} override these.
  */
@@ -53,10 +67,49 @@ public final class StreamsSettings {
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10L * 1024 * 1024);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 8 * 1024 * 1024);
-        for (final Map.Entry<String, Object> e : config.kafkaProperties().entrySet()) {
+        // the one size limit (input.max.record.bytes + headroom): what the topics accept, the apps may write
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), config.maxMessageBytes());
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), config.maxMessageBytes());
+        props.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), String.valueOf(config.maxMessageBytes()));
+        final Map<String, Object> overrides = config.kafkaProperties();
+        if (!overrides.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
+            && !overrides.containsKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))) {
+            props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                instanceId(Path.of(config.getString(EngramConfig.STATE_DIR)), applicationId));
+        }
+        for (final Map.Entry<String, Object> e : overrides.entrySet()) {
             props.put(e.getKey(), e.getValue());
         }
         return props;
+    }
+
+    /**
+     * The stable identity of the app instance that owns a state directory: read from
+     * {@code <state.dir>/<application.id>.instance-id}, or created there (a random UUID) on first use.
+     * One state directory has one running instance at a time (Kafka Streams locks it), so the id names
+     * exactly one group member; it lives beside, not inside, Kafka Streams' own directory so that a reset of
+     * the local state keeps it.
+     *
+     * @param stateDir the {@code state.dir}
+     * @param applicationId the app
+     * @return e.g. {@code engram-consolidator-6f1c…}
+     * @throws java.io.UncheckedIOException if the file cannot be read or written
+     */
+    public static String instanceId(final Path stateDir, final String applicationId) {
+        final Path file = stateDir.resolve(applicationId + ".instance-id");
+        try {
+            if (Files.exists(file)) {
+                final String id = Files.readString(file, StandardCharsets.UTF_8).strip();
+                if (!id.isEmpty()) {
+                    return id;
+                }
+            }
+            Files.createDirectories(stateDir);
+            final String id = applicationId + "-" + UUID.randomUUID();
+            Files.writeString(file, id + "\n", StandardCharsets.UTF_8);
+            return id;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot keep the instance id in " + file, e);
+        }
     }
 }

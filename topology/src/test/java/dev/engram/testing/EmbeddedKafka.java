@@ -35,7 +35,7 @@ import org.apache.kafka.common.test.TestKitNodes;
  * {@link KafkaClusterTestKit}, for {@code *IT} tests. One cluster per test class; a unique
  * {@code application.id} and state directory per test ({@link #streamsConfig(String)}).
  *
- * <p>Broker settings from DESIGN.md: replication factor 1 and min ISR 1 for the offsets and
+ * <p>Broker settings (docs/ARCHITECTURE.md): replication factor 1 and min ISR 1 for the offsets and
  * transaction-state topics, without which an {@code exactly_once_v2} app hangs silently.
  * Starts in about 2 s.
  */

@@ -59,7 +59,7 @@ class ConsolidationTopologyTest {
         assertThat(description.subtopologies()).hasSize(1);
         assertThat(nodes).containsExactlyInAnyOrder("read-memory-candidates", "read-memory-commands",
             "consolidate-memories", "write-memory-updated", "write-memory-contradictions", "write-memory-archived",
-            "write-memory-audit", "write-invalid-candidates", "write-user-profiles", "read-memory-access",
+            "write-memory-audit", "write-dead-letters", "write-user-profiles", "read-memory-access",
             "maintain-memory-lifecycle");
         assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store", "erasures-store");
         assertThat(sourceTopics).containsExactlyInAnyOrder("memory-candidates", "memory-commands", "memory-access");

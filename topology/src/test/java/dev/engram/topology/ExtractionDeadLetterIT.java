@@ -89,16 +89,16 @@ class ExtractionDeadLetterIT {
             });
             assertThat(dead).hasSize(2);
             assertThat(dead).extracting(ConsumerRecord::value).containsExactly(corrupt, invalid);
-            assertThat(dead).extracting(r -> header(r, ExtractionTopology.HEADER_STAGE))
+            assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_STAGE))
                 .containsExactly("deserialization", "validation");
-            assertThat(header(dead.get(0), ExtractionTopology.HEADER_CLASS))
+            assertThat(header(dead.get(0), DeadLetters.HEADER_CLASS))
                 .isEqualTo("org.apache.kafka.common.errors.SerializationException");
-            assertThat(header(dead.get(1), ExtractionTopology.HEADER_REASON))
+            assertThat(header(dead.get(1), DeadLetters.HEADER_REASON))
                 .isEqualTo("invalid user key: tenantId is missing or blank");
-            assertThat(dead).extracting(r -> header(r, ExtractionTopology.HEADER_SOURCE_TOPIC))
+            assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_SOURCE_TOPIC))
                 .containsOnly(Topics.CONVERSATIONS_COMPLETED);
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
-            assertThat(registry.get(ExtractionTopology.METER_DEAD_LETTERS).counter().count()).isEqualTo(2.0);
+            assertThat(registry.get(DeadLetters.METER).counter().count()).isEqualTo(2.0);
         }
     }
 }

@@ -146,7 +146,7 @@ class ExtractionTopologyTest {
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(count(ExtractionTopology.METER_CONVERSATIONS)).isEqualTo(1.0);
         assertThat(count(ExtractionTopology.METER_CANDIDATES)).isEqualTo(1.0);
-        assertThat(count(ExtractionTopology.METER_DEAD_LETTERS)).isZero();
+        assertThat(count(DeadLetters.METER)).isZero();
     }
 
     @Test
@@ -230,19 +230,19 @@ class ExtractionTopologyTest {
         assertThat(dead.key()).isEqualTo("t1/u-mira");
         assertThat(dead.value()).isEqualTo(invalid);
         assertThat(dead.getRecordTime()).isEqualTo(SENT);
-        assertThat(header(dead, ExtractionTopology.HEADER_REASON)).contains(reason);
-        assertThat(header(dead, ExtractionTopology.HEADER_STAGE)).isEqualTo("validation");
-        assertThat(header(dead, ExtractionTopology.HEADER_CLASS)).isEqualTo("validation");
-        assertThat(header(dead, ExtractionTopology.HEADER_SOURCE_TOPIC)).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
-        assertThat(header(dead, ExtractionTopology.HEADER_SOURCE_PARTITION)).isEqualTo("0");
-        assertThat(header(dead, ExtractionTopology.HEADER_SOURCE_OFFSET)).isEqualTo("0");
+        assertThat(header(dead, DeadLetters.HEADER_REASON)).contains(reason);
+        assertThat(header(dead, DeadLetters.HEADER_STAGE)).isEqualTo("validation");
+        assertThat(header(dead, DeadLetters.HEADER_CLASS)).isEqualTo("validation");
+        assertThat(header(dead, DeadLetters.HEADER_SOURCE_TOPIC)).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(header(dead, DeadLetters.HEADER_SOURCE_PARTITION)).isEqualTo("0");
+        assertThat(header(dead, DeadLetters.HEADER_SOURCE_OFFSET)).isEqualTo("0");
         assertThat(header(dead, "trace-id")).isEqualTo("abc");
-        assertThat(header(dead, "__streams.errors.message")).isEqualTo(header(dead, ExtractionTopology.HEADER_REASON));
+        assertThat(header(dead, "__streams.errors.message")).isEqualTo(header(dead, DeadLetters.HEADER_REASON));
         assertThat(header(dead, "__streams.errors.exception")).isEqualTo("validation");
         assertThat(header(dead, "__streams.errors.offset")).isEqualTo("0");
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(candidates.readValuesToList()).extracting(MemoryCandidate::getConversationId).containsExactly("c-101");
-        assertThat(count(ExtractionTopology.METER_DEAD_LETTERS)).isEqualTo(1.0);
+        assertThat(count(DeadLetters.METER)).isEqualTo(1.0);
     }
 
     @Test
@@ -259,7 +259,7 @@ class ExtractionTopologyTest {
 
         final TestRecord<String, byte[]> dead = deadLetters.readRecord();
         assertThat(dead.value()).isEqualTo(wire);
-        assertThat(header(dead, ExtractionTopology.HEADER_REASON))
+        assertThat(header(dead, DeadLetters.HEADER_REASON))
             .isEqualTo("message 0 contains a lone surrogate or U+FFFD");
         assertThat(candidates.readValuesToList()).hasSize(1);
     }
@@ -288,15 +288,15 @@ class ExtractionTopologyTest {
 
         final List<TestRecord<String, byte[]>> dead = deadLetters.readRecordsToList();
         assertThat(dead).extracting(TestRecord::value).containsExactly(garbage, truncated, null);
-        assertThat(dead).extracting(r -> header(r, ExtractionTopology.HEADER_STAGE))
+        assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_STAGE))
             .containsOnly("deserialization");
-        assertThat(dead.subList(0, 2)).extracting(r -> header(r, ExtractionTopology.HEADER_CLASS))
+        assertThat(dead.subList(0, 2)).extracting(r -> header(r, DeadLetters.HEADER_CLASS))
             .containsOnly("org.apache.kafka.common.errors.SerializationException");
-        assertThat(header(dead.get(2), ExtractionTopology.HEADER_REASON)).startsWith("null value");
-        assertThat(dead).extracting(r -> header(r, ExtractionTopology.HEADER_SOURCE_OFFSET))
+        assertThat(header(dead.get(2), DeadLetters.HEADER_REASON)).startsWith("null value");
+        assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_SOURCE_OFFSET))
             .containsExactly("0", "1", "2");
         assertThat(candidates.readValuesToList()).hasSize(1);
-        assertThat(count(ExtractionTopology.METER_DEAD_LETTERS)).isEqualTo(3.0);
+        assertThat(count(DeadLetters.METER)).isEqualTo(3.0);
     }
 
     @Test
@@ -308,10 +308,10 @@ class ExtractionTopologyTest {
 
         final TestRecord<String, byte[]> dead = deadLetters.readRecord();
         assertThat(dead.value()).isEqualTo(boom);
-        assertThat(header(dead, ExtractionTopology.HEADER_STAGE)).isEqualTo("extraction");
-        assertThat(header(dead, ExtractionTopology.HEADER_CLASS))
+        assertThat(header(dead, DeadLetters.HEADER_STAGE)).isEqualTo("extraction");
+        assertThat(header(dead, DeadLetters.HEADER_CLASS))
             .isEqualTo(MemoryExtractor.ExtractionException.class.getName());
-        assertThat(header(dead, ExtractionTopology.HEADER_REASON)).isEqualTo("model refused c-boom");
+        assertThat(header(dead, DeadLetters.HEADER_REASON)).isEqualTo("model refused c-boom");
         assertThat(candidates.readValuesToList()).hasSize(1);
     }
 

@@ -1,0 +1,137 @@
+package dev.engram.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.EngramConfig;
+import dev.engram.stack.TopicSetup;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/engram ingest} against a real broker with the topics Engram creates: one size limit for
+ * ingest, producer and broker — a 10 MB message is refused at ingest by its line with the limit named,
+ * a 1.35 MB conversation inside the limits is published (the broker's 1 MiB default would refuse it),
+ * the rest of the file goes on, and the exit code says a line was refused. When the cluster's topic
+ * allows less than the setting, the topic's limit is the one applied and named.
+ */
+class IngestIT {
+
+    private static EmbeddedKafka kafka;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = EmbeddedKafka.start();
+        TopicSetup.createAll(kafka.admin(), 1);
+    }
+
+    @AfterAll
+    static void stopKafka() throws Exception {
+        kafka.close();
+    }
+
+    @Test
+    void shouldRefuseOnlyTheOversizedLineByNumberAndPublishTheRestWhenOneSetOfLimitsApplies() throws Exception {
+        final Path file = dir.resolve("sizes.jsonl");
+        Files.writeString(file, String.join("\n",
+            line("c1", "I use IntelliJ."),
+            line("c2", "x".repeat(10 * 1024 * 1024)),
+            // 1.35 MB in 15 messages of 90,000 characters: within input.max.message.chars and the record limit
+            conversation("c3", 15, "y".repeat(90_000)),
+            line("c4", "I prefer tea.")) + "\n", StandardCharsets.UTF_8);
+
+        final Run run = ingest(file);
+
+        assertThat(run.exit()).as(run.out()).isEqualTo(2);
+        assertThat(run.out()).contains("line 2: the record is 10,485,").contains("over input.max.record.bytes = 4,194,304 bytes")
+            .contains("3 records published (3 acknowledged, 0 failed)");
+        final List<ConsumerRecord<String, ConversationCompleted>> published = kafka.read(Topics.CONVERSATIONS_COMPLETED,
+            Serdes.String().deserializer(), AvroSerdes.serde(ConversationCompleted.class).deserializer(), 3,
+            Duration.ofSeconds(30));
+        assertThat(published).extracting(r -> r.value().getConversationId()).containsExactly("c1", "c3", "c4");
+        assertThat(published.get(1).serializedValueSize()).isGreaterThan(1_300_000);
+
+        // a cluster whose topic was created with the broker's 1 MiB default: that limit is applied and named
+        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED),
+            List.of(new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"), AlterConfigOp.OpType.SET))))
+            .all().get(30, TimeUnit.SECONDS);
+        final Run small = ingest(file);
+        assertThat(small.exit()).isEqualTo(2);
+        assertThat(small.out()).contains("line 3: the record is").contains("max.message.bytes of topic conversations-completed (1048588)")
+            .contains("2 records published (2 acknowledged, 0 failed)");
+        assertThat(EngramConfig.defaults().maxMessageBytes()).isEqualTo(5 * 1024 * 1024);
+        assertThat(Set.of(EngramConfig.MAX_RECORD_BYTES)).containsExactly("input.max.record.bytes");
+    }
+
+    @Test
+    void shouldKeepEveryRecordWhateverItsEventTimeWhenTopicsComeFromTopicSetup() throws Exception {
+        final Map<ConfigResource, org.apache.kafka.clients.admin.Config> configs = kafka.admin().describeConfigs(
+            Topics.all().stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList())
+            .all().get(30, TimeUnit.SECONDS);
+
+        // the test broker keeps Kafka's default 7-day retention: each topic must override it
+        assertThat(configs.values()).allSatisfy(c -> {
+            assertThat(c.get(TopicConfig.RETENTION_MS_CONFIG).value()).isEqualTo("-1");
+            assertThat(c.get(TopicConfig.RETENTION_MS_CONFIG).source())
+                .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+            assertThat(c.get(TopicConfig.RETENTION_BYTES_CONFIG).value()).isEqualTo("-1");
+        });
+    }
+
+    private record Run(int exit, String out) {
+    }
+
+    private static Run ingest(final Path file) {
+        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        final PrintStream original = System.out;
+        final int exit;
+        try (PrintStream capture = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
+            System.setOut(capture);
+            exit = EngramCli.commandLine().execute("ingest", "--bootstrap-servers", kafka.bootstrapServers(), file.toString());
+        } finally {
+            System.setOut(original);
+        }
+        final String out = buffer.toString(StandardCharsets.UTF_8);
+        original.print(out);
+        return new Run(exit, out);
+    }
+
+    private static String line(final String id, final String content) {
+        return conversation(id, 1, content);
+    }
+
+    private static String conversation(final String id, final int messages, final String content) {
+        final StringBuilder json = new StringBuilder("{\"tenantId\":\"t1\",\"userId\":\"u-size\",\"conversationId\":\"")
+            .append(id).append("\",\"messages\":[");
+        for (int i = 0; i < messages; i++) {
+            json.append(i == 0 ? "" : ",").append("{\"role\":\"user\",\"content\":\"").append(content)
+                .append("\",\"timestamp\":\"2025-01-01T10:00:0").append(i % 10).append("Z\"}");
+        }
+        return json.append("]}").toString();
+    }
+}

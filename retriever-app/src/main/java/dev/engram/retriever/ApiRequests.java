@@ -1,0 +1,127 @@
+package dev.engram.retriever;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Locale;
+
+import dev.engram.avro.UserProfile;
+import dev.engram.core.UserKey;
+import dev.engram.runtime.ApiProblem;
+import io.javalin.http.Context;
+
+/**
+ * Request parsing shared by the read and write routes: every malformed parameter is a 400
+ * (problem+json) naming the parameter and what it accepts, never a 500.
+ */
+final class ApiRequests {
+
+    private ApiRequests() {
+    }
+
+    /**
+     * @param text any text
+     * @return true when the text has a letter or digit: blank, invisible (zero-width space, NBSP) or
+     *     undecodable (U+FFFD) text has nothing to search or embed
+     */
+    static boolean hasWords(final String text) {
+        return text.codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD);
+    }
+
+    /**
+     * @param ctx the request
+     * @return the {@code {id}} path parameter
+     * @throws ApiProblem 400 when it is blank
+     */
+    static String memoryId(final Context ctx) {
+        final String memoryId = ctx.pathParam("id");
+        if (memoryId.isBlank()) {
+            throw ApiProblem.badRequest("memory id must not be blank");
+        }
+        return memoryId;
+    }
+
+    /**
+     * @param service the stores
+     * @param user a user
+     * @return the user's profile
+     * @throws ApiProblem 404 for a user without a profile (never seen, or erased)
+     */
+    static UserProfile requireKnown(final RetrievalService service, final UserKey user) {
+        return service.profile(user).orElseThrow(() -> ApiProblem.notFound("No memories are known for user "
+            + user.userId() + " of tenant " + user.tenantId()));
+    }
+
+    /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */
+    static boolean booleanParam(final Context ctx, final String name, final boolean fallback) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return fallback;
+        }
+        return switch (raw.strip().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw ApiProblem.badRequest(name + " must be true or false: " + raw);
+        };
+    }
+
+    /** @return the ISO-8601 instant query parameter, null when absent; a malformed one is a 400 */
+    static Instant instantParam(final Context ctx, final String name) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(raw.strip());
+        } catch (DateTimeParseException e) {
+            throw ApiProblem.badRequest(name + " must be an ISO-8601 instant such as 2025-03-01T00:00:00Z: " + raw);
+        }
+    }
+
+    /** @return the integer query parameter in [min, max], the default when absent; else a 400 */
+    static int intParam(final Context ctx, final String name, final int fallback, final int min, final int max) {
+        return (int) numberParam(ctx, name, fallback, min, max, "an integer", Integer::parseInt);
+    }
+
+    /** @return the decimal query parameter in [min, max] (e.g. {@code minScore}), the default when absent; else a 400 */
+    static double doubleParam(final Context ctx, final String name, final double fallback, final double min,
+                              final double max) {
+        return numberParam(ctx, name, fallback, min, max, "a number", Double::parseDouble);
+    }
+
+    private static double numberParam(final Context ctx, final String name, final double fallback, final double min,
+                                      final double max, final String kind,
+                                      final java.util.function.ToDoubleFunction<String> parse) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return fallback;
+        }
+        final double value;
+        try {
+            value = parse.applyAsDouble(raw.strip());
+        } catch (NumberFormatException e) {
+            throw ApiProblem.badRequest(name + " must be " + kind + " between " + fmt(min) + " and " + fmt(max));
+        }
+        if (!(value >= min && value <= max)) {
+            throw ApiProblem.badRequest(name + " must be between " + fmt(min) + " and " + fmt(max) + ", was " + raw.strip());
+        }
+        return value;
+    }
+
+    private static String fmt(final double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.valueOf((long) v) : String.valueOf(v);
+    }
+
+    /** @return the enum query parameter (case-insensitive), null when absent; an unknown name is a 400 */
+    static <E extends Enum<E>> E enumParam(final Context ctx, final String name, final Class<E> type) {
+        final String raw = ctx.queryParam(name);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Enum.valueOf(type, raw.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.badRequest(name + " must be one of " + Arrays.toString(type.getEnumConstants()));
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.engram.retriever;
+
+import static dev.engram.retriever.ApiRequests.booleanParam;
+import static dev.engram.retriever.ApiRequests.doubleParam;
+import static dev.engram.retriever.ApiRequests.enumParam;
+import static dev.engram.retriever.ApiRequests.hasWords;
+import static dev.engram.retriever.ApiRequests.instantParam;
+import static dev.engram.retriever.ApiRequests.intParam;
+import static dev.engram.retriever.ApiRequests.memoryId;
+import static dev.engram.retriever.ApiRequests.requireKnown;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.UserProfile;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
+import dev.engram.port.VectorIndexUnavailableException;
+import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.ScoredMemory;
+import io.javalin.http.Context;
+
+/**
+ * The read routes of {@link RetrieverApi}: profile, query and list, history, context and export. Each
+ * resolves the user through {@link ApiAccess#user}, forwards to the owning instance when this one does
+ * not hold the user ({@link OwnerForwarder}), and reads through {@link RetrievalService}'s per-user
+ * prefix scan. Query and context hits are reported on {@code memory-access} (not for {@code asOf} or
+ * {@code recordAccess=false}); while the user's memory is off they return no memories.
+ */
+final class ReadRoutes {
+
+    private final RetrievalService service;
+    private final HybridScorer scorer;
+    private final AccessReporter access;
+    private final ApiAccess auth;
+    private final OwnerForwarder owner;
+    private final Clock clock;
+    private final int defaultK;
+    private final int maxK;
+    private final int defaultBudget;
+    private final long indexRetryAfterSeconds;
+
+    /**
+     * @param config k limits, the default context budget, the vector index retry budget (for Retry-After)
+     * @param service store access
+     * @param scorer ranks one user's memories
+     * @param access reports hits to memory-access
+     * @param auth resolves and authorizes the user of a request
+     * @param owner forwards requests for users owned by another instance
+     * @param clock time of the export
+     */
+    ReadRoutes(final EngramConfig config, final RetrievalService service, final HybridScorer scorer,
+               final AccessReporter access, final ApiAccess auth, final OwnerForwarder owner, final Clock clock) {
+        this.service = service;
+        this.scorer = scorer;
+        this.access = access;
+        this.auth = auth;
+        this.owner = owner;
+        this.clock = clock;
+        this.defaultK = config.getInt(EngramConfig.DEFAULT_K);
+        this.maxK = config.getInt(EngramConfig.MAX_K);
+        this.defaultBudget = config.getInt(EngramConfig.CONTEXT_BUDGET_TOKENS);
+        this.indexRetryAfterSeconds = Math.max(1, (config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS) + 999) / 1000);
+    }
+
+    /** {@code GET .../profile}: the user's profile. */
+    void profile(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        ctx.json(ApiViews.Profile.of(requireKnown(service, user)));
+    }
+
+    /** {@code GET .../memories}: with {@code query} the top-k ranked memories, without it the list. */
+    void memories(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        final String query = ctx.queryParam("query");
+        final int k = intParam(ctx, "k", defaultK, 1, maxK);
+        final MemoryType type = enumParam(ctx, "type", MemoryType.class);
+        final MemoryStatus status = enumParam(ctx, "status", MemoryStatus.class);
+        final Instant asOf = instantParam(ctx, "asOf");
+        final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
+        final double minScore = doubleParam(ctx, "minScore", 0, 0, 1);
+        if (query != null && !hasWords(query)) {
+            throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
+        }
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        final UserProfile profile = requireKnown(service, user);
+        if (query != null) {
+            // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
+            // without reporting access; the current answer takes its dense candidates from the vector index
+            final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
+                : asOf == null ? rank(user, query, k, minScore)
+                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
+                    .orElse(List.of());
+            ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
+            final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
+            final List<String> ids = new ArrayList<>(hits.size());
+            for (final ScoredMemory hit : hits) {
+                body.add(ApiViews.Hit.of(hit));
+                ids.add(hit.memory().getMemoryId());
+            }
+            if (asOf == null && recordAccess) {
+                access.report(user, ids);
+            }
+            ctx.json(new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
+            return;
+        }
+        final List<ApiViews.MemoryView> views = service.memories(user).stream()
+            .filter(m -> type == null || m.getType() == type)
+            .filter(m -> status == null || m.getStatus() == status)
+            .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
+            .map(ApiViews.MemoryView::of).toList();
+        ctx.attribute(ApiAccess.DETAIL, "count=" + views.size());
+        ctx.json(new ApiViews.MemoryList(user.tenantId(), user.userId(), views.size(), views));
+    }
+
+    /** {@code GET .../export}: the profile and every memory held for the user (GDPR Art. 15 and 20). */
+    void export(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        final UserProfile profile = requireKnown(service, user);
+        final List<ApiViews.MemoryView> views = service.memories(user).stream()
+            .sorted(Comparator.comparing(Memory::getCreatedAt).thenComparing(Memory::getMemoryId))
+            .map(ApiViews.MemoryView::of).toList();
+        final Map<String, Object> body = new LinkedHashMap<>();
+        body.put("format", "engram-export-v1");
+        body.put("exportedAt", clock.instant());
+        body.put("tenantId", user.tenantId());
+        body.put("userId", user.userId());
+        body.put("settings", Map.of("memoryEnabled", profile.getMemoryEnabled()));
+        body.put("profile", ApiViews.Profile.of(profile));
+        body.put("memories", views);
+        ctx.attribute(ApiAccess.DETAIL, "count=" + views.size());
+        ctx.header("Content-Disposition", "attachment; filename=\"engram-export.json\"");
+        ctx.json(body);
+    }
+
+    /** {@code GET .../memories/{id}/history}: every version of one memory, oldest first. */
+    void history(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        final String memoryId = memoryId(ctx);
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        requireKnown(service, user);
+        final List<ApiViews.Version> versions = service.history(user, memoryId).stream()
+            .map(ApiViews.Version::of).toList();
+        if (versions.isEmpty()) {
+            throw ApiProblem.notFound("No memory " + memoryId + " for this user");
+        }
+        ctx.json(new ApiViews.History(user.tenantId(), user.userId(), memoryId, versions));
+    }
+
+    /** {@code GET .../context}: the memories for a message packed into a token budget. */
+    void context(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        final String message = ctx.queryParam("message");
+        if (message == null || !hasWords(message)) {
+            throw ApiProblem.badRequest("message is required and must contain a letter or digit");
+        }
+        final int budget = intParam(ctx, "budgetTokens", defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        final List<ScoredMemory> hits = requireKnown(service, user).getMemoryEnabled()
+            ? rank(user, message, maxK, 0) : List.of();
+        final ContextBlock.Result block = ContextBlock.build(hits, budget);
+        access.report(user, block.included());
+        ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
+            block.included(), block.text()));
+    }
+
+    /**
+     * Ranks the user's kept search index ({@link RetrievalService#searchIndex}) through the scorer, without
+     * the user's own name in the query ({@link OwnNames}); a vector index that cannot answer now is a 503
+     * with Retry-After.
+     */
+    private List<ScoredMemory> rank(final UserKey user, final String query, final int k, final double minScore) {
+        final String text = OwnNames.strip(query, user, service.profile(user).orElse(null));
+        try {
+            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
+        } catch (VectorIndexUnavailableException e) {
+            throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
+                + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.engram.retriever;
+
+import static dev.engram.retriever.ApiRequests.memoryId;
+import static dev.engram.retriever.ApiRequests.requireKnown;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.core.UserKey;
+import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.Vectors;
+import io.javalin.http.Context;
+
+/**
+ * The write routes of {@link RetrieverApi}: correct, delete, erase and settings. None writes a store:
+ * each publishes one {@link MemoryCommand} to {@code memory-commands} and answers 202 with the command id
+ * once the broker has it; the consolidator applies it in order with the user's other events. Correct and
+ * delete are forwarded to the owning instance first (it checks that the memory is the user's: 404
+ * otherwise); erase and settings are accepted anywhere, for unknown users too (their events may still
+ * be in flight).
+ */
+final class WriteRoutes {
+
+    /** Longest accepted corrected content or value, in characters. */
+    static final int MAX_CORRECTION_CHARS = 2000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RetrievalService service;
+    private final ApiAccess auth;
+    private final OwnerForwarder owner;
+    private final RetrieverApi.Privacy privacy;
+
+    /**
+     * @param service store access (the memory must exist for correct and delete)
+     * @param auth resolves and authorizes the user of a request
+     * @param owner forwards requests for users owned by another instance
+     * @param privacy the command publisher, the PII filter and embedder for corrections, the clock
+     */
+    WriteRoutes(final RetrievalService service, final ApiAccess auth, final OwnerForwarder owner,
+                final RetrieverApi.Privacy privacy) {
+        this.service = service;
+        this.auth = auth;
+        this.owner = owner;
+        this.privacy = privacy;
+    }
+
+    /** {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped). */
+    void correct(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        final String memoryId = memoryId(ctx);
+        final JsonNode body = body(ctx);
+        final String content = optionalText(body, "content");
+        final String value = optionalText(body, "value");
+        if (content == null && value == null) {
+            throw ApiProblem.badRequest("give the corrected content and/or value, e.g. {\"content\": \"Lives in Braga\"}");
+        }
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        requireMemory(user, memoryId);
+        final String cleanContent = content == null ? null : privacy.pii().filterText(content);
+        final String cleanValue = value == null ? null : privacy.pii().filterText(value);
+        if (content != null && cleanContent == null || value != null && cleanValue == null) {
+            throw new ApiProblem(422, "The correction contains a card number, IBAN or national id and is not stored.");
+        }
+        final MemoryCommand.Builder command = newCommand(ctx, user, CommandKind.CORRECT).setMemoryId(memoryId)
+            .setContent(cleanContent).setValue(cleanValue);
+        if (cleanContent != null) {
+            command.setEmbedding(Vectors.toList(privacy.embedder().embed(cleanContent)));
+        }
+        accept(ctx, command.build());
+    }
+
+    /** {@code DELETE .../memories/{id}}: DELETE. */
+    void deleteMemory(final Context ctx) throws Exception {
+        final UserKey user = auth.user(ctx);
+        final String memoryId = memoryId(ctx);
+        if (owner.forwarded(ctx, user)) {
+            return;
+        }
+        requireMemory(user, memoryId);
+        accept(ctx, newCommand(ctx, user, CommandKind.DELETE).setMemoryId(memoryId).build());
+    }
+
+    /** {@code DELETE /v1/tenants/{tenant}/users/{user}}: ERASE everything about the user. */
+    void erase(final Context ctx) {
+        final UserKey user = auth.user(ctx);
+        accept(ctx, newCommand(ctx, user, CommandKind.ERASE).build());
+    }
+
+    /** {@code PUT .../settings}: SET_MEMORY_ENABLED. */
+    void settings(final Context ctx) {
+        final UserKey user = auth.user(ctx);
+        final JsonNode enabled = body(ctx).get("memoryEnabled");
+        if (enabled == null || !enabled.isBoolean()) {
+            throw ApiProblem.badRequest("memoryEnabled (true or false) is required");
+        }
+        accept(ctx, newCommand(ctx, user, CommandKind.SET_MEMORY_ENABLED).setMemoryEnabled(enabled.booleanValue()).build());
+    }
+
+    private MemoryCommand.Builder newCommand(final Context ctx, final UserKey user, final CommandKind kind) {
+        return MemoryCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setTenantId(user.tenantId())
+            .setUserId(user.userId()).setKind(kind).setMemoryId(null).setContent(null).setValue(null)
+            .setMemoryEnabled(null).setActor(ApiAccess.actor(ctx))
+            .setIssuedAt(privacy.clock().instant());
+    }
+
+    private void accept(final Context ctx, final MemoryCommand command) {
+        privacy.commands().publish(command);
+        ctx.attribute(ApiAccess.COMMAND_ID, command.getCommandId());
+        final Map<String, Object> body = new LinkedHashMap<>();
+        body.put("commandId", command.getCommandId());
+        body.put("kind", command.getKind().name());
+        body.put("status", "ACCEPTED");
+        ctx.status(202).json(body);
+    }
+
+    private void requireMemory(final UserKey user, final String memoryId) {
+        requireKnown(service, user);
+        if (service.memory(user, memoryId).isEmpty()) {
+            throw ApiProblem.notFound("No memory " + memoryId + " for this user");
+        }
+    }
+
+    private static JsonNode body(final Context ctx) {
+        final String raw = ctx.body();
+        if (raw.isBlank()) {
+            throw ApiProblem.badRequest("a JSON body is required");
+        }
+        try {
+            final JsonNode node = JSON.readTree(raw);
+            if (node == null || !node.isObject()) {
+                throw ApiProblem.badRequest("the body must be a JSON object");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            throw ApiProblem.badRequest("the body is not valid JSON");
+        }
+    }
+
+    private static String optionalText(final JsonNode body, final String field) {
+        final JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual() || node.asText().isBlank()) {
+            throw ApiProblem.badRequest(field + " must be a non-blank string");
+        }
+        if (node.asText().length() > MAX_CORRECTION_CHARS) {
+            throw ApiProblem.badRequest(field + " must have at most " + MAX_CORRECTION_CHARS + " characters");
+        }
+        return node.asText().strip();
+    }
+}
