@@ -4,6 +4,8 @@ import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -17,6 +19,7 @@ import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.SearchIndexes;
@@ -42,7 +45,7 @@ import picocli.CommandLine.Option;
  *       query or context request with hits, from a plain idempotent producer; {@code memory-commands}
  *       (MemoryCommand, the API's writes) and {@code memory-audit} (AuditRecord, every /v1 answer);</li>
  *   <li>stores: {@code retriever-memories-store}, {@code retriever-profiles-store},
- *       {@code retriever-erasures-store} (changelogged);</li>
+ *       {@code retriever-history-store}, {@code retriever-erasures-store} (changelogged);</li>
  *   <li>authentication: API keys ({@link ApiKeys}) unless {@code retriever.auth.enabled=false};</li>
  *   <li>guarantee: exactly_once_v2 for the read model; the access report is at-least-once (a retried
  *       request reports again; access counts are a ranking signal, not a ledger).</li>
@@ -62,25 +65,34 @@ public final class RetrieverApp implements Callable<Integer> {
     private Path configFile;
 
     /**
-     * A running retriever.
-     *
-     * @param runner the Kafka Streams runner
-     * @param server the HTTP server
-     * @param access the access reporter
-     * @param registry the metrics registry
-     * @param commands the command publisher and audit reporter (closed last)
-     * @param denseIndex the Qdrant client of the dense search, or null with the embedded index
-     * @param embedder the query embedder
-     * @param scorer the ranking (and its query-vector cache)
+     * A running retriever on the shared app runner ({@link StreamsApp}): {@link #close()} stops Streams
+     * (30 s bound), then HTTP, then the access reporter, the command publisher and audit reporter, the
+     * Qdrant client of the dense search, and the registry, as every Engram app does.
      */
-    public record Handle(StreamsRunner runner, AppHttpServer server, AccessReporter access,
-                         PrometheusMeterRegistry registry, AutoCloseable commands, AutoCloseable denseIndex,
-                         Embedder embedder, HybridScorer scorer)
-        implements AutoCloseable {
+    public static final class Handle extends StreamsApp {
+        private final Embedder embedder;
+        private final HybridScorer scorer;
+
+        private Handle(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer server,
+                       final List<AutoCloseable> resources, final Embedder embedder, final HybridScorer scorer) {
+            super(registry, runner, server, resources);
+            this.embedder = embedder;
+            this.scorer = scorer;
+        }
+
+        /** @return the query embedder */
+        public Embedder embedder() {
+            return embedder;
+        }
+
+        /** @return the ranking (and its query-vector cache) */
+        public HybridScorer scorer() {
+            return scorer;
+        }
 
         /** @return the bound HTTP port */
         public int port() {
-            return server.port();
+            return httpPort();
         }
 
         /** @return the base URL of the API on this host, e.g. {@code http://localhost:8080} */
@@ -93,22 +105,7 @@ public final class RetrieverApp implements Callable<Integer> {
          * @return whether Kafka Streams reached RUNNING in time
          */
         public boolean awaitRunning(final Duration timeout) {
-            return runner.awaitRunning(timeout);
-        }
-
-        /** Stops HTTP, then Streams, then the producer, then the vector index client, then the registry. */
-        @Override
-        public void close() {
-            server.close();
-            runner.close(Duration.ofSeconds(30));
-            access.close();
-            try {
-                commands.close();
-            } catch (Exception e) {
-                LOG.warn("Closing the command publisher failed: {}", e.toString());
-            }
-            closeQuietly(denseIndex);
-            registry.close();
+            return runner().awaitRunning(timeout);
         }
     }
 
@@ -212,7 +209,9 @@ public final class RetrieverApp implements Callable<Integer> {
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
-            return new Handle(streams, server, access, registry, owned, dense.orElse(null), embedder, scorer);
+            final List<AutoCloseable> resources = new ArrayList<>(List.of(access::close, owned));
+            dense.ifPresent(resources::add);
+            return new Handle(registry, streams, server, resources, embedder, scorer);
         } catch (RuntimeException e) {
             server.close();
             access.close();
@@ -246,10 +245,7 @@ public final class RetrieverApp implements Callable<Integer> {
     @Override
     public Integer call() {
         final EngramConfig config = EngramConfig.load(configFile, System.getenv(), Map.of());
-        final Handle handle = start(config);
-        final int code = handle.runner().runUntilShutdown();
-        handle.close();
-        return code;
+        return start(config).runUntilShutdownAndClose();
     }
 
     /**
