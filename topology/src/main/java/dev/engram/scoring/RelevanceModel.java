@@ -26,8 +26,11 @@ import java.util.Map;
 public record RelevanceModel(double intercept, double dense, double lexical) {
 
     /**
-     * Fitted on LoCoMo dev (conversations 0–6, categories 1–4) with each model's own memories; see
-     * BENCHMARKS.md for the fit and its reliability table.
+     * MiniLM: fitted on LoCoMo dev (conversations 0–6, categories 1–4) with its own memories (BENCHMARKS.md
+     * has the fit and its reliability table). bge-small (en, zh): provisional, not fitted yet — MiniLM's
+     * slope scaled to bge-small's narrower cosine range (unrelated pairs near 0.5 instead of 0.1); refit
+     * with {@code bin/engram bench quality --calibrate} once bge-small embeds the memories, or set
+     * {@code retrieval.relevance.calibration}.
      */
     private static final Map<String, RelevanceModel> FITTED = Map.of(
         "all-minilm-l6-v2-q", new RelevanceModel(-7.3923, 8.2217, 3.9089),
