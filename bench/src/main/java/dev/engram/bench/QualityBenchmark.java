@@ -24,12 +24,11 @@ import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.Ingest;
 import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.stack.MemoryBankSource;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
-import dev.engram.scoring.Bm25;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
-import dev.engram.scoring.Vectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,7 +49,7 @@ import picocli.CommandLine.Parameters;
  * {@link ContextBlock} over the ranked memories.
  *
  * <p><b>Baselines</b> over the raw turns (text as the pipeline sees it): dense (MiniLM, cosine, every
- * turn ranked), BM25 ({@link Bm25}; turns with a positive score), and their reciprocal-rank fusion
+ * turn ranked), BM25 ({@link dev.engram.scoring.Bm25}; turns with a positive score), and their reciprocal-rank fusion
  * (k = 60). Tokens: the top turns joined by newlines, estimated as {@link ContextBlock#estimateTokens}.
  *
  * <p><b>Whom to ask.</b> LoCoMo's questions are in the third person. Engram is asked as the user the
@@ -67,8 +66,24 @@ public final class QualityBenchmark implements Callable<Integer> {
     private static final Pattern SESSION = Pattern.compile(":session_(\\d+)$");
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
-        description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + ").")
+        description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + "), or with --dataset memorybank a MemoryBank "
+            + "history (memory_bank_<lang>_*.json).")
     Path input;
+
+    /** The benchmark datasets. */
+    enum Dataset { locomo, memorybank }
+
+    @Option(names = "--dataset", paramLabel = "NAME", defaultValue = "locomo",
+        description = "locomo (default) or memorybank (side-aware recall; needs --evidence).")
+    Dataset dataset = Dataset.locomo;
+
+    @Option(names = "--evidence", paramLabel = "FILE",
+        description = "MemoryBank evidence labels (evidence_<lang>_*.jsonl).")
+    Path evidence;
+
+    @Option(names = "--questions", paramLabel = "FILE",
+        description = "MemoryBank probing questions (default: probing_questions_<lang>_*.jsonl next to FILE).")
+    Path questions;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
         description = "Retriever config override for Engram's ranking (repeatable), e.g. --set retrieval.weight.recency=0.1.")
@@ -101,28 +116,15 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (dataset == Dataset.memorybank) {
+            return memoryBank();
+        }
         final Path file = Inputs.resolve(input);
         final List<LoCoMoQa.Sample> samples = LoCoMoQa.read(file);
         out.printf("bench quality — %s: %d samples, %d questions (categories 1-4)%n", file, samples.size(),
             samples.stream().mapToInt(s -> s.questions().size()).sum());
-        final Map<String, List<Memory>> memories;
         final long start = System.nanoTime();
-        if (memoriesFile != null && Files.exists(memoriesFile)) {
-            memories = MemorySnapshot.load(memoriesFile);
-            out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
-        } else try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
-            try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
-                ingest.publish(file, null);
-                if (ingest.failed() > 0) {
-                    throw new IllegalStateException("Could not publish: " + ingest.errors());
-                }
-            }
-            stack.awaitSettled(Duration.ofMinutes(3));
-            memories = MemorySnapshot.read(stack.bootstrapServers());
-            if (memoriesFile != null) {
-                MemorySnapshot.save(memories, memoriesFile);
-            }
-        }
+        final Map<String, List<Memory>> memories = ingest(file);
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
         final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
@@ -130,7 +132,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
-        print(figures);
+        print(figures, "LoCoMo evidence recall, categories 1-4", Map.of());
         if (calibrate) {
             final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, MiniLmEmbedder.shared());
             out.println();
@@ -139,6 +141,57 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    private int memoryBank() throws Exception {
+        if (input == null || evidence == null) {
+            throw new IllegalArgumentException("--dataset memorybank needs FILE (memory_bank_<lang>_*.json) and --evidence FILE");
+        }
+        final Path file = input.toAbsolutePath().normalize();
+        final Path asked = questions != null ? questions
+            : file.resolveSibling(file.getFileName().toString().replace("memory_bank_", "probing_questions_")
+                .replaceAll("\\.json$", ".jsonl"));
+        for (final Path p : List.of(file, evidence, asked)) {
+            if (!Files.isReadable(p)) {
+                throw new IllegalArgumentException("Cannot read " + p);
+            }
+        }
+        final List<MemoryBankQuality.Question> qs = MemoryBankQuality.questions(asked, evidence);
+        out.printf("bench quality — %s: %d questions with evidence (%s)%n", file, qs.size(), evidence);
+        final long start = System.nanoTime();
+        final Map<String, List<Memory>> memories = ingest(file);
+        out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
+            (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
+        final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
+            .orElse(MemoryBankSource.TENANT_PREFIX + "en");
+        final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
+            memories, MiniLmEmbedder.shared(), EngramConfig.defaults().with(overrides));
+        print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
+            Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
+        BenchReport.writeJson(json.file(), figures, out);
+        return 0;
+    }
+
+    /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */
+    private Map<String, List<Memory>> ingest(final Path file) throws Exception {
+        if (memoriesFile != null && Files.exists(memoriesFile)) {
+            out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
+            return MemorySnapshot.load(memoriesFile);
+        }
+        try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
+            try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
+                ingest.publish(file, null);
+                if (ingest.failed() > 0) {
+                    throw new IllegalStateException("Could not publish: " + ingest.errors());
+                }
+            }
+            stack.awaitSettled(Duration.ofMinutes(3));
+            final Map<String, List<Memory>> memories = MemorySnapshot.read(stack.bootstrapServers());
+            if (memoriesFile != null) {
+                MemorySnapshot.save(memories, memoriesFile);
+            }
+            return memories;
+        }
     }
 
     /**
@@ -161,16 +214,16 @@ public final class QualityBenchmark implements Callable<Integer> {
         for (final LoCoMoQa.Sample sample : samples) {
             final List<String> texts = sample.turns().stream().map(LoCoMoQa.Turn::text).toList();
             final List<float[]> vectors = embedder.embedAll(texts);
-            final Map<List<String>, Pool> pools = new HashMap<>();
+            final Map<List<String>, RawDocuments> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final float[] qv = embedder.embed(q.question());
                 engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
-                final Pool pool = pools.computeIfAbsent(q.speakers(), s -> new Pool(sample, s, vectors));
+                final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
                 final List<Integer> lexicalOrder = pool.lexical(q.question());
-                dense.add(q.category(), q.evidence(), pool.answer(denseOrder));
-                bm25.add(q.category(), q.evidence(), pool.answer(lexicalOrder));
-                rrf.add(q.category(), q.evidence(), pool.answer(fuse(denseOrder, lexicalOrder)));
+                dense.add(q.category(), q.evidence(), pool.answer(denseOrder, s -> s));
+                bm25.add(q.category(), q.evidence(), pool.answer(lexicalOrder, s -> s));
+                rrf.add(q.category(), q.evidence(), pool.answer(fuse(denseOrder, lexicalOrder), s -> s));
             }
         }
         final Map<String, Object> f = new LinkedHashMap<>();
@@ -262,80 +315,22 @@ public final class QualityBenchmark implements Callable<Integer> {
         return order;
     }
 
-    /** The raw turns a baseline may return for one question: one speaker's, or all. */
-    private static final class Pool {
-        private final List<LoCoMoQa.Turn> turns = new ArrayList<>();
-        private final List<float[]> vectors = new ArrayList<>();
-        private final Bm25 index;
-
-        Pool(final LoCoMoQa.Sample sample, final List<String> speakers, final List<float[]> allVectors) {
-            for (int i = 0; i < sample.turns().size(); i++) {
-                if (speakers.contains(sample.turns().get(i).speaker())) {
-                    turns.add(sample.turns().get(i));
-                    vectors.add(allVectors.get(i));
-                }
+    /** @return the raw turns a baseline may return for one question: the speakers' turns */
+    private static RawDocuments pool(final LoCoMoQa.Sample sample, final List<String> speakers,
+                                     final List<float[]> allVectors) {
+        final List<RawDocuments.Doc> docs = new ArrayList<>();
+        final List<float[]> vectors = new ArrayList<>();
+        for (int i = 0; i < sample.turns().size(); i++) {
+            final LoCoMoQa.Turn turn = sample.turns().get(i);
+            if (speakers.contains(turn.speaker())) {
+                docs.add(new RawDocuments.Doc(turn.text(), Set.of(turn.diaId())));
+                vectors.add(allVectors.get(i));
             }
-            index = Bm25.index(turns.stream().map(LoCoMoQa.Turn::text).toList());
         }
-
-        List<Integer> dense(final float[] query) {
-            final double[] cos = new double[turns.size()];
-            final List<Integer> order = new ArrayList<>();
-            for (int i = 0; i < turns.size(); i++) {
-                cos[i] = Vectors.cosine(query, vectors.get(i));
-                order.add(i);
-            }
-            order.sort(Comparator.<Integer>comparingDouble(i -> -cos[i]).thenComparing(i -> i));
-            return order;
-        }
-
-        List<Integer> lexical(final String query) {
-            final double[] scores = index.scores(query);
-            final List<Integer> order = new ArrayList<>();
-            for (int i = 0; i < turns.size(); i++) {
-                if (scores[i] > 0) {
-                    order.add(i);
-                }
-            }
-            order.sort(Comparator.<Integer>comparingDouble(i -> -scores[i]).thenComparing(i -> i));
-            return order;
-        }
-
-        RecallEvaluation.Answer answer(final List<Integer> order) {
-            final List<Set<String>> ranked = new ArrayList<>();
-            for (final int i : order) {
-                ranked.add(Set.of(turns.get(i).diaId()));
-            }
-            final List<Integer> tokens = new ArrayList<>();
-            for (final int k : RecallEvaluation.KS) {
-                final StringBuilder text = new StringBuilder();
-                for (int i = 0; i < Math.min(k, order.size()); i++) {
-                    text.append(turns.get(order.get(i)).text()).append('\n');
-                }
-                tokens.add(ContextBlock.estimateTokens(text.toString()));
-            }
-            final List<Set<String>> atBudget = new ArrayList<>();
-            for (final int budget : RecallEvaluation.BUDGETS) {
-                int chars = 0;
-                final Set<String> included = new HashSet<>();
-                for (final int i : order) {
-                    final int line = turns.get(i).text().length() + 1;
-                    // greedy like ContextBlock: a turn that does not fit is skipped, a shorter later one may
-                    // fit; ceil((chars + line) / 4) is ContextBlock.estimateTokens of the joined text
-                    if ((chars + line + 3) / 4 <= budget) {
-                        chars += line;
-                        included.add(turns.get(i).diaId());
-                    }
-                }
-                atBudget.add(included);
-            }
-            final Set<String> reachable = new HashSet<>();
-            turns.forEach(t -> reachable.add(t.diaId()));
-            return new RecallEvaluation.Answer(RecallEvaluation.prefixSources(ranked), tokens, atBudget, reachable);
-        }
+        return new RawDocuments(docs, vectors);
     }
 
-    private void print(final Map<String, Object> figures) {
+    private void print(final Map<String, Object> figures, final String title, final Map<String, String> categoryNames) {
         final List<List<String>> rows = new ArrayList<>();
         final List<String> header = new ArrayList<>(List.of("system"));
         RecallEvaluation.KS.forEach(k -> header.add("R@" + k));
@@ -346,9 +341,11 @@ public final class QualityBenchmark implements Callable<Integer> {
         rows.add(header);
         figures.forEach((system, value) -> rows.add(row(system, value)));
         out.println();
-        out.println("LoCoMo evidence recall, categories 1-4 (R@k: top k results; R@Ntok: within N tokens):");
+        out.println(title + " (R@k: top k results; R@Ntok: within N tokens):");
         BenchReport.table(out, rows);
-        for (final String category : List.of("1", "2", "3", "4")) {
+        final Set<String> categories = new java.util.TreeSet<>();
+        figures.values().forEach(v -> categories.addAll(((Map<String, ?>) ((Map<?, ?>) v).get("byCategory")).keySet()));
+        for (final String category : categories) {
             final List<List<String>> byCat = new ArrayList<>();
             byCat.add(header);
             figures.forEach((system, value) -> {
@@ -358,7 +355,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 }
             });
             out.println();
-            out.println("Category " + category + ":");
+            out.println("Category " + category + (categoryNames.containsKey(category) ? " (" + categoryNames.get(category) + ")" : "") + ":");
             BenchReport.table(out, byCat);
         }
     }

@@ -23,6 +23,9 @@ import dev.engram.avro.MemoryType;
  * @param source EXPLICIT or INFERRED
  * @param sourceMessageIndexes indexes of the messages that state it, non-empty
  * @param eventTime when it was said (the message timestamp)
+ * @param language the content's language, a BCP 47 primary subtag ({@code en}, {@code zh}, …), or null when unknown
+ * @param eventDates absolute dates the content refers to, ISO 8601 dates or intervals
+ *     ({@code 2023-05-15/2023-05-21}), resolved against the message time; empty when none
  */
 public record ExtractedMemory(
     MemoryType type,
@@ -36,7 +39,9 @@ public record ExtractedMemory(
     double confidence,
     MemorySource source,
     List<Integer> sourceMessageIndexes,
-    Instant eventTime) {
+    Instant eventTime,
+    String language,
+    List<String> eventDates) {
 
     /** @throws NullPointerException or IllegalArgumentException on a missing or out-of-range field */
     public ExtractedMemory {
@@ -45,12 +50,27 @@ public record ExtractedMemory(
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(eventTime, "eventTime");
         sourceMessageIndexes = List.copyOf(sourceMessageIndexes);
+        eventDates = eventDates == null ? List.of() : List.copyOf(eventDates);
         if (importance < 0 || importance > 1 || confidence < 0 || confidence > 1) {
             throw new IllegalArgumentException("importance and confidence must be within 0..1");
         }
         if ((key == null) != (value == null)) {
             throw new IllegalArgumentException("key and value go together");
         }
+    }
+
+    /**
+     * A memory without a detected language or dates (the LLM extractor and hand-made candidates).
+     *
+     * @see #ExtractedMemory(MemoryType, FactCategory, String, String, String, String, boolean, double, double,
+     *     MemorySource, List, Instant, String, List)
+     */
+    public ExtractedMemory(final MemoryType type, final FactCategory category, final String key, final String value,
+                           final String displayName, final String content, final boolean negated,
+                           final double importance, final double confidence, final MemorySource source,
+                           final List<Integer> sourceMessageIndexes, final Instant eventTime) {
+        this(type, category, key, value, displayName, content, negated, importance, confidence, source,
+            sourceMessageIndexes, eventTime, null, List.of());
     }
 
     /** @return true when this is a keyed fact (semantic or procedural with key and value) */

@@ -83,7 +83,9 @@ public final class ConversationSources {
         /** An array of LoCoMo samples. */
         LOCOMO,
         /** One ConversationCompleted JSON object per line. */
-        JSON_LINES
+        JSON_LINES,
+        /** A MemoryBank history object keyed by user name ({@link MemoryBankSource}). */
+        MEMORYBANK
     }
 
     /** What became of an input unit that has a problem. */
@@ -195,6 +197,9 @@ public final class ConversationSources {
             final Utf8Text.Clean text = Utf8Text.decode(Files.readAllBytes(file));
             return readLoCoMo(text, sink);
         }
+        if (format == Format.MEMORYBANK) {
+            return MemoryBankSource.read(JSON.readTree(file.toFile()), sink);
+        }
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             return readJsonLines(in, sink);
         }
@@ -214,7 +219,9 @@ public final class ConversationSources {
     }
 
     /**
-     * Tells the format by the first non-blank character: {@code [} is LoCoMo, anything else JSON Lines.
+     * Tells the format by the first non-blank character: {@code [} is LoCoMo; otherwise a first line
+     * that is a MemoryBank history object ({@link MemoryBankSource#looksLike}) is MemoryBank, anything
+     * else JSON Lines.
      *
      * @param file the input
      * @return its format
@@ -233,10 +240,26 @@ public final class ConversationSources {
                 if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
                     continue;
                 }
-                return c == '[' ? Format.LOCOMO : Format.JSON_LINES;
+                if (c == '[') {
+                    return Format.LOCOMO;
+                }
+                final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+                line.write(c);
+                while ((c = in.read()) != -1 && c != '\n') {
+                    line.write(c);
+                }
+                return memoryBank(line.toString(java.nio.charset.StandardCharsets.UTF_8)) ? Format.MEMORYBANK : Format.JSON_LINES;
             }
         }
         return Format.JSON_LINES;
+    }
+
+    private static boolean memoryBank(final String firstLine) {
+        try {
+            return MemoryBankSource.looksLike(JSON.readTree(firstLine));
+        } catch (JsonProcessingException e) {
+            return false;
+        }
     }
 
     /**

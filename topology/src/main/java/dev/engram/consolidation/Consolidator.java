@@ -423,7 +423,9 @@ public final class Consolidator {
             .setValidFrom(at).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
             .setSources(List.of(sourceOf(candidate)))
             .setEmbedding(new ArrayList<>(candidate.getEmbedding()))
-            .setEmbeddingModel(candidate.getEmbeddingModel());
+            .setEmbeddingModel(candidate.getEmbeddingModel())
+            .setLanguage(candidate.getLanguage())
+            .setEventDates(new ArrayList<>(candidate.getEventDates()));
     }
 
     private static SourceRef sourceOf(final MemoryCandidate candidate) {

@@ -122,6 +122,14 @@ final class FactRules {
         + "|plain\\s+text|short\\s+sentences|one\\s+paragraph)";
     private static final String FAV_ADJ = "(?:(?:all-time|all\\s+time|absolute|very|new|total|number\\s+one|top)\\s+)*";
 
+    private static final String RELATION = "(?-i:brother|sister|son|daughter|mom|mum|mother|dad|father|husband|wife"
+        + "|partner|fiancée?|boyfriend|girlfriend|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece"
+        + "|nephew|friend|stepson|stepdaughter)";
+    private static final String PET = "(?-i:dog|cat|puppy|pup|kitten|parrot|hamster|rabbit|bunny|horse|turtle|tortoise"
+        + "|snake|lizard|gecko|guinea\\s+pig|bird|fish)";
+    /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
+    private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
+
     private static final Pattern HYPOTHETICAL = Pattern.compile(
         "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
             + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b",
@@ -262,7 +270,22 @@ final class FactRules {
             (m, s) -> liked(m, s, true)),
         rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
             (m, s) -> liked(m, s, true)),
-        // 9. weak evidence: a diet word with no verb ("vegan potluck was great")
+        // 9. the people and pets in the user's life, by name, and the places the user went to
+        rule("family", "\\bmy\\s+(?:(?:little|older|younger|big|baby|twin|eldest|youngest|oldest|best)\\s+)?("
+            + RELATION + ")\\s*,?\\s+(" + PROPER + ")", (m, s) -> relation(m.group(1).equals("friend") ? "friend"
+                : "family:" + m.group(1).toLowerCase(Locale.ROOT),
+                m.group(2), "Has a " + m.group(1).toLowerCase(Locale.ROOT) + " named ", m.group(1))),
+        rule("pet", "\\bmy\\s+(?:(?:new|little|old|sweet|adorable|cute|\\p{L}+-year-old)\\s+)?(?:\\p{L}+\\s+)?(" + PET
+            + ")\\s*,?\\s+(?:named\\s+|called\\s+)?(" + PROPER + ")", (m, s) -> relation("pet",
+                m.group(2), "Has a " + m.group(1).toLowerCase(Locale.ROOT) + " named ", "Pet " + m.group(1).toLowerCase(Locale.ROOT))),
+        rule("visited", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:went|been|traveled|travelled|flew|drove|visited"
+            + "|took\\s+a\\s+trip)\\s+(?:back\\s+)?(?:to\\s+)?(" + PROPER + ")", (m, s) -> visited(m.group(1))),
+        // 10. what the user wants or plans to do ("I want to get into jazz", "we're planning to adopt")
+        rule("plan", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(want|wanna|plan|planning|hope|hoping"
+            + "|would\\s+like|'d\\s+like|going)\\s+to\\s+(get\\s+into|learn|try|start|take\\s+up|visit|go\\s+to"
+            + "|travel\\s+to|become|adopt|buy|open|write|run|join|move\\s+to)\\s+" + SUBJ,
+            (m, s) -> plan(m.group(1), m.group(2), m.group(3))),
+        // 11. weak evidence: a diet word with no verb ("vegan potluck was great")
         rule("diet-mentioned", "\\b(vegan|vegetarian|pescatarian|pescetarian)\\b", (m, s) -> dietMentioned(m.group(1), s)));
 
     private FactRules() {
@@ -278,7 +301,7 @@ final class FactRules {
      */
     static List<Fact> extract(final String sentence) {
         final String text = normalizeQuotes(sentence).strip();
-        if (text.isEmpty() || text.endsWith("?")) {
+        if (text.isEmpty() || TurnHeuristics.isQuestion(text)) {
             return List.of();
         }
         final List<int[]> claimed = new ArrayList<>();
@@ -299,6 +322,47 @@ final class FactRules {
             }
         }
         return List.copyOf(byKey.values());
+    }
+
+    /**
+     * @param fact a fact from {@link #extract}
+     * @return false for facts that only name a person, pet or place ("my brother Tomas plays the trumpet"):
+     *     the rest of the sentence is not in the fact, so the sentence still belongs in the turn's episode
+     */
+    static boolean coversSentence(final Fact fact) {
+        return MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
+    }
+
+    private static List<Fact> relation(final String keyPrefix, final String raw, final String contentPrefix,
+                                       final String display) {
+        final String name = trimValue(raw).replaceAll("'s$", "");
+        if (name.isEmpty() || NOT_A_PLACE.contains(name.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, keyPrefix + ":" + slug(name), name,
+            Character.toUpperCase(display.charAt(0)) + display.substring(1), contentPrefix + name, false,
+            IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> plan(final String verb, final String action, final String raw) {
+        final String object = subject(raw.replaceFirst("(?i)^(?:a|an|the|some|my|our)\\s+", ""), false);
+        if (object.isEmpty()) {
+            return List.of();
+        }
+        final String what = action.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ") + " " + object;
+        final boolean plans = verb.toLowerCase(Locale.ROOT).startsWith("plan") || verb.equalsIgnoreCase("going");
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.CONTEXT, "plan:" + slug(what), what,
+            plans ? "Plan" : "Wish", (plans ? "Plans to " : "Wants to ") + what, false, IMPORTANCE_LIKES, EXPLICIT,
+            MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> visited(final String raw) {
+        final String place = trimValue(raw).replaceAll("'s$", "");
+        if (place.isEmpty() || NOT_A_PLACE.contains(place.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "visited:" + slug(place), place,
+            "Visited", "Went to " + place, false, IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
     }
 
     /** Straight quotes for typographic ones, so "I’m" matches like "I'm" (same length: spans stay valid). */

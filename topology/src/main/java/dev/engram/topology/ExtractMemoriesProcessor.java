@@ -256,6 +256,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setEmbedding(Vectors.toList(vector))
             .setEmbeddingModel(embedder.modelName())
             .setExtractor(extractor.name())
+            .setLanguage(memory.language())
+            .setEventDates(new ArrayList<>(memory.eventDates()))
             .build();
     }
 

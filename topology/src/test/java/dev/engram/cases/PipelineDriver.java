@@ -139,8 +139,20 @@ final class PipelineDriver implements AutoCloseable {
      * @param records conversations, keyed by their user
      */
     void publish(final ConversationCompleted... records) {
+        publishAt(null, records);
+    }
+
+    /**
+     * Publishes conversations with a record time of their own (a backfill years later), or each at its
+     * completedAt when {@code recordTime} is null.
+     *
+     * @param recordTime the Kafka record timestamp, or null
+     * @param records conversations, keyed by their user
+     */
+    void publishAt(final Instant recordTime, final ConversationCompleted... records) {
         for (final ConversationCompleted c : records) {
-            conversations.pipeInput(new UserKey(c.getTenantId(), c.getUserId()).wire(), c, c.getCompletedAt());
+            conversations.pipeInput(new UserKey(c.getTenantId(), c.getUserId()).wire(), c,
+                recordTime == null ? c.getCompletedAt() : recordTime);
             final List<TestRecord<String, MemoryCandidate>> produced = candidatesOut.readRecordsToList();
             candidateLog.addAll(produced);
             consolidate(produced);

@@ -282,13 +282,92 @@ class RuleBasedExtractorTest {
         final List<ExtractedMemory> memories = extractor.extract(conversation("assistant", "Hi!", "user", text), null);
         assertThat(memories).singleElement().satisfies(m -> {
             assertThat(m.type()).isEqualTo(MemoryType.EPISODIC);
-            assertThat(m.content()).isEqualTo(text);
+            assertThat(m.content()).as("the turn as said, its relative date resolved")
+                .isEqualTo(text.replace("yesterday", "yesterday (2 February 2025)"));
+            assertThat(m.eventDates()).containsExactly("2025-02-02");
+            assertThat(m.language()).isEqualTo("en");
             assertThat(m.key()).isNull();
             assertThat(m.sourceMessageIndexes()).containsExactly(1);
             assertThat(m.eventTime()).isEqualTo(T0.plusSeconds(2));
             assertThat(m.confidence()).isEqualTo(RuleBasedExtractor.EPISODIC_CONFIDENCE);
             assertThat(m.importance()).isGreaterThan(0.6);
         });
+    }
+
+    @Test
+    void shouldRememberTheAssistantsReplyAsAnExchangeThatSaysWhoSaidWhatAndNeverAsAFact() {
+        final List<ExtractedMemory> memories = extractor.extract(conversation(
+            "user", "Can you recommend some painters?",
+            "assistant", "I use IntelliJ. You could try Monet and Turner, they painted light beautifully."), null);
+        assertThat(memories).singleElement().satisfies(m -> {
+            assertThat(m.type()).isEqualTo(MemoryType.EPISODIC);
+            assertThat(m.content()).isEqualTo("User: Can you recommend some painters? — Assistant: I use IntelliJ. "
+                + "You could try Monet and Turner, they painted light beautifully.");
+            assertThat(m.displayName()).isEqualTo("Assistant recommendation");
+            assertThat(m.sourceMessageIndexes()).containsExactly(0, 1);
+        });
+    }
+
+    @Test
+    void shouldMakeNoExchangeOfAReplyThatIsOnlySmallTalkOrQuestions() {
+        assertThat(extractor.extract(conversation("user", "I moved to Oslo.", "assistant", "Nice! How is it?"), null))
+            .extracting(ExtractedMemory::sourceMessageIndexes).containsExactly(List.of(0));
+    }
+
+    @Test
+    void shouldMakeNoExchangeWhenExchangesAreOff() {
+        assertThat(new RuleBasedExtractor(false).extract(conversation("user", "Can you recommend some painters?",
+            "assistant", "You could try Monet and Turner."), null)).isEmpty();
+    }
+
+    @Test
+    void shouldAddTheQuestionATurnAnswersAsContextButNotAsASource() {
+        final List<ExtractedMemory> memories = extractor.extract(conversation(
+            "assistant", "That's great to hear! What did you do to relax this weekend?",
+            "user", "Went hiking with my dog Max along the river."), null);
+        assertThat(memories).filteredOn(m -> m.type() == MemoryType.EPISODIC).singleElement().satisfies(m -> {
+            assertThat(m.content()).isEqualTo("Went hiking with my dog Max along the river. "
+                + "(re: \"What did you do to relax this weekend?\")");
+            assertThat(m.sourceMessageIndexes()).containsExactly(1);
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"zh:我住在北京，在华为工作。", "ja:私は大阪に住んでいて、週末はよく登山をします。",
+        "ko:저는 부산에 살고 있고 고양이 두 마리를 키워요.", "ar:أعيش في عمّان وأعمل ممرضة في مستشفى الجامعة.",
+        "vi:Tôi sống ở Đà Nẵng và thích uống cà phê sữa đá."})
+    void shouldKeepATurnInAnyLanguageAboveTheImportanceFloorWithItsLanguage(final String languageAndText) {
+        final String language = languageAndText.substring(0, 2);
+        final String text = languageAndText.substring(3);
+        assertThat(said(text)).singleElement().satisfies(m -> {
+            assertThat(m.content()).isEqualTo(text);
+            assertThat(m.language()).isEqualTo(language);
+            assertThat(m.importance()).isGreaterThanOrEqualTo(0.3);
+        });
+    }
+
+    @Test
+    void shouldTreatSmallTalkAndQuestionsInOtherLanguagesAsNothingToStore() {
+        assertThat(said("谢谢！好的。")).isEmpty();
+        assertThat(said("你住在哪里？")).isEmpty();
+        assertThat(said("ありがとうございます！")).isEmpty();
+        assertThat(said("감사합니다!")).isEmpty();
+    }
+
+    @Test
+    void shouldNameFamilyPetsPlacesAndPlansAsFactsAndKeepTheSentenceInTheEpisode() {
+        final String text = "I went to Paris with my daughter Chloe and my dog Max.";
+        final List<ExtractedMemory> memories = said(text);
+        assertThat(memories).extracting(ExtractedMemory::key, ExtractedMemory::content).containsExactly(
+            tuple("family:daughter:chloe", "Has a daughter named Chloe"), tuple("pet:max", "Has a dog named Max"),
+            tuple("visited:paris", "Went to Paris"), tuple(null, text));
+        assertThat(facts("My best friend Sarah moved here.")).extracting(ExtractedMemory::key)
+            .containsExactly("friend:sarah");
+        assertThat(facts("I want to get into jazz.")).extracting(ExtractedMemory::content)
+            .containsExactly("Wants to get into jazz");
+        assertThat(facts("We're planning to adopt a puppy.")).extracting(ExtractedMemory::key)
+            .containsExactly("plan:adopt_puppy");
+        assertThat(facts("If I want to go to Rome, I'll save up.")).isEmpty();
     }
 
     @Test
@@ -301,7 +380,9 @@ class RuleBasedExtractorTest {
     void shouldMakeAFactAndAnEpisodeWhenTheTurnSaysMoreThanTheFact() {
         final String text = "I live in Lyon. Last weekend my daughter Chloe won her first chess tournament!";
         assertThat(said(text)).extracting(ExtractedMemory::type, ExtractedMemory::content)
-            .containsExactly(tuple(MemoryType.SEMANTIC, "Lives in Lyon"), tuple(MemoryType.EPISODIC, text));
+            .containsExactly(tuple(MemoryType.SEMANTIC, "Lives in Lyon"),
+                tuple(MemoryType.SEMANTIC, "Has a daughter named Chloe"),
+                tuple(MemoryType.EPISODIC, text.replace("Last weekend", "Last weekend (1–2 February 2025)")));
     }
 
     @Test
@@ -331,6 +412,6 @@ class RuleBasedExtractorTest {
             "user", "I've totally gone off sushi, can't stand it anymore."};
         final List<ExtractedMemory> first = extractor.extract(conversation(turns), null);
         assertThat(new RuleBasedExtractor().extract(conversation(turns), null)).isEqualTo(first);
-        assertThat(first).hasSize(5);
+        assertThat(first).hasSize(6);
     }
 }
