@@ -71,7 +71,7 @@ public final class ConsolidatorApp extends StreamsApp {
             StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry,
             RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
-            runner, app -> { }).start();
+            runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         runner.start();
         return new ConsolidatorApp(registry, runner, http, indexFactory);
     }

@@ -41,6 +41,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String CONSOLIDATOR_HTTP_PORT = "consolidator.http.port";
     public static final String RETRIEVER_HTTP_PORT = "retriever.http.port";
     public static final String RETRIEVER_HTTP_HOST = "retriever.http.host";
+    /** Address every app's HTTP server listens on; loopback unless configured. */
+    public static final String HTTP_BIND_ADDRESS = "http.bind.address";
+    /** The explicit opt-in to serve the API without authentication on a non-loopback address. */
+    public static final String AUTH_ALLOW_UNAUTHENTICATED_REMOTE = "retriever.auth.allow.unauthenticated.remote";
     public static final String MIN_IMPORTANCE = "memory.min.importance";
     public static final String MIN_CONFIDENCE = "memory.min.confidence";
     public static final String REINFORCE_THRESHOLD = "dedup.reinforce.threshold";
@@ -120,6 +124,9 @@ public final class EngramConfig extends AbstractConfig {
             "HTTP port of the consolidator's health and metrics endpoints (0 = any free port).")
         .define(RETRIEVER_HTTP_PORT, Type.INT, 8080, Range.between(0, 65535), Importance.HIGH,
             "HTTP port of the retrieval API (0 = any free port).")
+        .define(HTTP_BIND_ADDRESS, Type.STRING, "127.0.0.1", Importance.HIGH,
+            "Address the HTTP servers of every app (API, health, metrics) listen on: loopback by default, so nothing "
+                + "is reachable from another machine; 0.0.0.0 for every interface (containers, Kubernetes).")
         .define(RETRIEVER_HTTP_HOST, Type.STRING, "localhost", Importance.MEDIUM,
             "Host name other retriever instances use to reach this one (application.server).")
         .define(MIN_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.MEDIUM,
@@ -204,6 +211,10 @@ public final class EngramConfig extends AbstractConfig {
         .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
             "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
                 + "demo turns this off.")
+        .define(AUTH_ALLOW_UNAUTHENTICATED_REMOTE, Type.BOOLEAN, false, Importance.HIGH,
+            "With retriever.auth.enabled=false the retriever refuses to start on a non-loopback http.bind.address "
+                + "(anyone on the network could read every tenant's memories) unless this is true; even then it warns "
+                + "at start and every minute.")
         .define(AUTH_KEYS, Type.PASSWORD, "", Importance.HIGH,
             "API keys, comma-separated: KEY=TENANT:admin (the whole tenant) or KEY=TENANT:user:USER (one user). "
                 + "Default deny: no key, no access.")

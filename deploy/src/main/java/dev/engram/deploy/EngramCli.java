@@ -35,7 +35,37 @@ public final class EngramCli implements Runnable {
      * @param args the command line
      */
     public static void main(final String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(run(args));
+    }
+
+    /** Exit code of an unknown command (picocli's code for usage errors). */
+    public static final int EXIT_USAGE = 2;
+
+    /**
+     * Runs the command line. An unknown command fails with {@value #EXIT_USAGE} whatever follows it:
+     * picocli skips validation when a help option is present, so {@code engram no-such-command --help}
+     * would otherwise print the top-level usage and exit 0.
+     *
+     * @param args the command line
+     * @return the exit code
+     */
+    public static int run(final String... args) {
+        final CommandLine cli = commandLine();
+        CommandLine current = cli;
+        for (final String arg : args) {
+            if (arg.startsWith("-") || current.getSubcommands().isEmpty()
+                || !current.getCommandSpec().positionalParameters().isEmpty()) {
+                break;
+            }
+            final CommandLine next = current.getSubcommands().get(arg);
+            if (next == null) {
+                current.getErr().println("engram" + (current == cli ? "" : " " + current.getCommandName())
+                    + ": unknown command '" + arg + "'; commands: " + String.join(", ", current.getSubcommands().keySet()));
+                return EXIT_USAGE;
+            }
+            current = next;
+        }
+        return cli.execute(args);
     }
 
     /**

@@ -89,7 +89,7 @@ public final class ExtractorApp extends StreamsApp {
         final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,
             failure -> false); // no vector index here: every uncaught failure stops the client
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
-            runner, app -> { }).start();
+            runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         runner.start();
         return new ExtractorApp(registry, runner, http, pool);
     }

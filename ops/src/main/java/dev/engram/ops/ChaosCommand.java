@@ -31,7 +31,8 @@ public final class ChaosCommand implements Callable<Integer> {
         description = "A restart without committed progress for longer than this counts as a stall (default 30).")
     int stallSeconds;
 
-    @Option(names = "--rate", defaultValue = "40", description = "Input items published per second (default 40).")
+    @Option(names = "--rate", defaultValue = "40",
+        description = "Candidates published per second (default 40; the extractor soak publishes a fifth as many conversations).")
     int rate;
 
     @Option(names = "--work-dir", defaultValue = "run/chaos", description = "Broker, state and child logs (emptied first).")
@@ -52,7 +53,9 @@ public final class ChaosCommand implements Callable<Integer> {
             System.out);
         final List<Chaos.Result> results = new ArrayList<>();
         for (final Chaos.App a : apps) {
-            results.add(chaos.run(a));
+            final Chaos.Result result = chaos.run(a);
+            System.out.println("chaos result " + result);
+            results.add(result);
         }
         System.out.println("app           kills  items  stalls  lost  duplicated  answers               wrong  unreachable");
         for (final Chaos.Result r : results) {

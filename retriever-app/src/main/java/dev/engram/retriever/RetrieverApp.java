@@ -164,7 +164,7 @@ public final class RetrieverApp implements Callable<Integer> {
         if (authEnabled && keys.size() == 0) {
             LOG.warn("retriever.auth.enabled=true and no API keys are configured: every /v1 request is refused (401)");
         } else if (!authEnabled) {
-            LOG.warn("retriever.auth.enabled=false: the API serves every tenant without authentication (local demo only)");
+            checkExposure(config);
         }
         final AutoCloseable owned = () -> {
             commands.close();
@@ -200,7 +200,7 @@ public final class RetrieverApp implements Callable<Integer> {
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
             () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
                 : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
-            api::register).start();
+            api::register).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
@@ -246,6 +246,36 @@ public final class RetrieverApp implements Callable<Integer> {
     public Integer call() {
         final EngramConfig config = EngramConfig.load(configFile, System.getenv(), Map.of());
         return start(config).runUntilShutdownAndClose();
+    }
+
+    /**
+     * Refuses an unauthenticated API on a non-loopback address unless explicitly allowed, and says so
+     * loudly when it is: with {@code retriever.auth.enabled=false} every tenant's memories are readable
+     * by whoever reaches the port.
+     *
+     * @param config the config (auth off)
+     * @throws org.apache.kafka.common.config.ConfigException if {@code http.bind.address} is not loopback
+     *     and {@code retriever.auth.allow.unauthenticated.remote} is false
+     */
+    static void checkExposure(final EngramConfig config) {
+        final String address = config.getString(EngramConfig.HTTP_BIND_ADDRESS);
+        if (AppHttpServer.isLoopback(address)) {
+            LOG.warn("retriever.auth.enabled=false: the API serves every tenant without authentication, on {} only "
+                + "(this machine)", address);
+            return;
+        }
+        if (!config.getBoolean(EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE)) {
+            throw new org.apache.kafka.common.config.ConfigException(EngramConfig.AUTH_ENABLED + "=false with "
+                + EngramConfig.HTTP_BIND_ADDRESS + "=" + address + " would serve every tenant's memories to the network "
+                + "without authentication; enable auth, bind to 127.0.0.1, or set "
+                + EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE + "=true if that is really meant");
+        }
+        LOG.error("\n************************************************************************\n"
+            + "* WARNING: retriever.auth.enabled=false on {} (not loopback):\n"
+            + "* ANYONE WHO CAN REACH THIS PORT CAN READ, CHANGE AND ERASE EVERY TENANT'S MEMORIES.\n"
+            + "* (allowed by {}=true)\n"
+            + "************************************************************************", address,
+            EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE);
     }
 
     /**

@@ -27,6 +27,8 @@ import io.javalin.http.Context;
  */
 final class WriteRoutes {
 
+    /** Response header with the count of characters replaced by U+FFFD in the request's text, when any. */
+    static final String REPLACED_HEADER = "X-Engram-Replaced-Characters";
     /** Longest accepted corrected content or value, in characters. */
     static final int MAX_CORRECTION_CHARS = 2000;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -54,9 +56,14 @@ final class WriteRoutes {
     void correct(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
         final String memoryId = memoryId(ctx);
-        final JsonNode body = body(ctx);
-        final String content = optionalText(body, "content");
-        final String value = optionalText(body, "value");
+        final int[] replaced = {0};
+        final JsonNode body = body(ctx, replaced);
+        final String content = clean(optionalText(body, "content"), replaced);
+        final String value = clean(optionalText(body, "value"), replaced);
+        if (replaced[0] > 0) {
+            // invalid UTF-8 and lone surrogates become U+FFFD, as in ingest and the extractor; the count is told
+            ctx.header(REPLACED_HEADER, Integer.toString(replaced[0]));
+        }
         if (content == null && value == null) {
             throw ApiProblem.badRequest("give the corrected content and/or value, e.g. {\"content\": \"Lives in Braga\"}");
         }
@@ -97,7 +104,7 @@ final class WriteRoutes {
     /** {@code PUT .../settings}: SET_MEMORY_ENABLED. */
     void settings(final Context ctx) {
         final UserKey user = auth.user(ctx);
-        final JsonNode enabled = body(ctx).get("memoryEnabled");
+        final JsonNode enabled = body(ctx, new int[1]).get("memoryEnabled");
         if (enabled == null || !enabled.isBoolean()) {
             throw ApiProblem.badRequest("memoryEnabled (true or false) is required");
         }
@@ -128,8 +135,18 @@ final class WriteRoutes {
         }
     }
 
-    private static JsonNode body(final Context ctx) {
-        final String raw = ctx.body();
+    /** Replaces lone surrogates (from JSON escapes) by U+FFFD, adding their count to {@code replaced[0]}. */
+    private static String clean(final String text, final int[] replaced) {
+        final dev.engram.core.Utf8Text.Clean clean = dev.engram.core.Utf8Text.clean(text);
+        replaced[0] += clean.replaced();
+        return clean.text();
+    }
+
+    private static JsonNode body(final Context ctx, final int[] replaced) {
+        // decoded here (not by Jetty) so that invalid UTF-8 is replaced by U+FFFD and counted like any other
+        final dev.engram.core.Utf8Text.Clean decoded = dev.engram.core.Utf8Text.decode(ctx.bodyAsBytes());
+        replaced[0] += decoded.replaced();
+        final String raw = decoded.text();
         if (raw.isBlank()) {
             throw ApiProblem.badRequest("a JSON body is required");
         }

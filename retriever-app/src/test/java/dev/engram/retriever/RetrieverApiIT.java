@@ -430,8 +430,10 @@ class RetrieverApiIT {
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
             "{\"content\": \"x\"}"), 404);
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
-            "{\"content\": \"Plays chess on Saturdays, card 4111 1111 1111 1111\"}");
+            "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);
+        // a lone surrogate is replaced by U+FFFD and counted, as ingest does (it used to be stored as "?")
+        assertThat(correct.headers().firstValue("X-Engram-Replaced-Characters")).hasValue("1");
         assertProblem(send("GET", "/v1/tenants/t1/users/u-ben/export", null, null), 401);
         final HttpResponse<String> erase = send("DELETE", "/v1/tenants/t1/users/u-nobody-yet", T1_ADMIN, null);
         assertThat(erase.statusCode()).isEqualTo(202);
@@ -451,7 +453,7 @@ class RetrieverApiIT {
         });
         assertThat(commands).anySatisfy(c -> {
             assertThat(c.value().getKind()).isEqualTo(dev.engram.avro.CommandKind.CORRECT);
-            assertThat(c.value().getContent()).isEqualTo("Plays chess on Saturdays, card [card]");
+            assertThat(c.value().getContent()).isEqualTo("Plays chess on Saturdays \uFFFD, card [card]");
             assertThat(c.value().getEmbedding()).hasSize(384);
             assertThat(c.value().getActor()).startsWith("key:").doesNotContain(T1_ADMIN);
         });

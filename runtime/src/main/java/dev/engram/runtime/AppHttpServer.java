@@ -26,10 +26,15 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /health/live} and {@code GET /health/ready}: 200 when the supplier says up, else
  *       503; body {@code {"status":"UP"|"DOWN","state":"<streams state>"}}.</li>
  *   <li>{@code GET /metrics}: the registry's {@code scrape()}, Prometheus text format 0.0.4.</li>
- *   <li>Every error is {@code application/problem+json} (RFC 9457) {@code {type,title,status,detail}}
- *       — unknown routes (404), {@link ApiProblem}s thrown by handlers, Javalin's own
- *       {@link HttpResponseException}s, and any other exception (500, detail without stack trace;
- *       the stack trace goes to the log).</li>
+ *   <li>Every error is {@code application/problem+json} (RFC 9457) {@code {type,title,status,detail}},
+ *       UTF-8 — unknown routes (404), a known path with another method (405 with {@code Allow}),
+ *       {@link ApiProblem}s thrown by handlers, Javalin's own {@link HttpResponseException}s, any other
+ *       exception (500, detail without stack trace; the stack trace goes to the log), malformed
+ *       percent-encoding in the path or query (400, instead of a parameter silently dropped), and what
+ *       Jetty answers before any route runs: a URI too long (414), headers too large (431), a request
+ *       it cannot parse (400) — through {@link ProblemErrorHandler}.</li>
+ *   <li>It listens on {@link #bindTo(String) one address}, loopback ({@value #LOOPBACK}) unless told
+ *       otherwise: nothing is reachable from another machine by default.</li>
  * </ul>
  */
 public final class AppHttpServer implements AutoCloseable {
@@ -39,11 +44,15 @@ public final class AppHttpServer implements AutoCloseable {
     /** Content type of the Prometheus text exposition format. */
     public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
+    /** The address every server binds unless {@link #bindTo} says otherwise. */
+    public static final String LOOPBACK = "127.0.0.1";
+
     private static final Logger LOG = LoggerFactory.getLogger(AppHttpServer.class);
 
     private final Javalin app;
     private final ObjectMapper json;
     private final int requestedPort;
+    private volatile String host = LOOPBACK;
     private volatile boolean started;
 
     /**
@@ -71,16 +80,30 @@ public final class AppHttpServer implements AutoCloseable {
         Objects.requireNonNull(ready, "ready");
         this.requestedPort = port;
         this.json = objectMapper();
+        final ProblemErrorHandler jettyErrors = new ProblemErrorHandler(json);
         this.app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.startupWatcherEnabled = false;
             config.jsonMapper(new JavalinJackson(json, false));
+            // a known path asked with another method is a 405 (with Allow), not a 404
+            config.http.prefer405over404 = true;
+            config.jetty.modifyServer(server -> server.setErrorHandler(jettyErrors));
+            config.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(jettyErrors));
         });
+        app.before(AppHttpServer::rejectMalformedEncoding);
         app.get("/health/live", ctx -> health(ctx, live.get()));
         app.get("/health/ready", ctx -> health(ctx, ready.get()));
         app.get("/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
         app.exception(ApiProblem.class, (e, ctx) -> problem(ctx, e.status(), e.getMessage(), e.retryAfterSeconds()));
-        app.exception(HttpResponseException.class, (e, ctx) -> problem(ctx, e.getStatus(), e.getMessage(), -1));
+        app.exception(HttpResponseException.class, (e, ctx) -> {
+            if (e.getStatus() == 405) {
+                allow(ctx, e.getDetails().get("availableMethods"));
+                problem(ctx, 405, "Method " + ctx.method() + " is not allowed on " + ctx.path()
+                    + "; allowed: " + ctx.res().getHeader("Allow"), -1);
+                return;
+            }
+            problem(ctx, e.getStatus(), e.getMessage(), -1);
+        });
         app.exception(Exception.class, (e, ctx) -> {
             LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
             problem(ctx, 500, "The server could not answer this request.", -1);
@@ -122,14 +145,37 @@ public final class AppHttpServer implements AutoCloseable {
     }
 
     /**
-     * Starts listening.
+     * Chooses the address to listen on (before {@link #start()}); {@value #LOOPBACK} when never called.
+     *
+     * @param address an IP address or host name, {@code 0.0.0.0} for every interface
+     * @return this
+     */
+    public AppHttpServer bindTo(final String address) {
+        this.host = Objects.requireNonNull(address, "address");
+        return this;
+    }
+
+    /**
+     * @param address a bind address
+     * @return true when only this machine can reach it (a loopback address, or a name resolving to one)
+     */
+    public static boolean isLoopback(final String address) {
+        try {
+            return java.net.InetAddress.getByName(address).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Starts listening on the chosen address.
      *
      * @return this
      */
     public AppHttpServer start() {
-        app.start(requestedPort);
+        app.start(host, requestedPort);
         started = true;
-        LOG.info("HTTP listening on port {}", app.port());
+        LOG.info("HTTP listening on {}:{}", host, app.port());
         return this;
     }
 
@@ -160,6 +206,41 @@ public final class AppHttpServer implements AutoCloseable {
             "state", health.state()));
     }
 
+    /** Sets {@code Allow} from Javalin's list of the methods the path has (e.g. {@code [GET, PUT]}). */
+    private static void allow(final Context ctx, final String availableMethods) {
+        if (availableMethods != null) {
+            ctx.header("Allow", String.join(", ", availableMethods.replaceAll("[\\[\\]\\s]", "").split(",")));
+        }
+    }
+
+    /**
+     * A {@code %} not followed by two hex digits in the raw path or query is a 400: Jetty and Javalin
+     * would otherwise drop the parameter and answer as if it had not been sent ({@code query=%zz} gave
+     * the whole memory list).
+     */
+    private static void rejectMalformedEncoding(final Context ctx) {
+        final String where = malformedAt(ctx.req().getRequestURI(), "path");
+        final String query = ctx.queryString() == null ? null : malformedAt(ctx.queryString(), "query string");
+        if (where != null || query != null) {
+            throw ApiProblem.badRequest("Malformed percent-encoding in the " + (where != null ? where : query)
+                + ": every % must be followed by two hexadecimal digits");
+        }
+    }
+
+    /** @return e.g. {@code query string (at character 7)} when {@code raw} has a bad escape, else null */
+    static String malformedAt(final String raw, final String part) {
+        if (raw == null) {
+            return null;
+        }
+        for (int i = 0; i < raw.length(); i++) {
+            if (raw.charAt(i) == '%' && (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+                || Character.digit(raw.charAt(i + 2), 16) < 0)) {
+                return part + " (at character " + (i + 1) + ")";
+            }
+        }
+        return null;
+    }
+
     private static boolean isProblem(final Context ctx) {
         final String type = ctx.res().getContentType();
         return type != null && type.startsWith(PROBLEM_JSON);
@@ -174,19 +255,30 @@ public final class AppHttpServer implements AutoCloseable {
      * @param retryAfterSeconds value of Retry-After, or negative for none
      */
     private void problem(final Context ctx, final int status, final String detail, final long retryAfterSeconds) {
+        if (retryAfterSeconds >= 0) {
+            ctx.header("Retry-After", Long.toString(retryAfterSeconds));
+        }
+        // bytes, not a String: Jetty would encode a String as ISO-8859-1 and turn every non-Latin character into '?'
+        ctx.status(status).contentType(PROBLEM_JSON).result(problemBody(json, status, detail));
+    }
+
+    /**
+     * @param json the mapper
+     * @param status HTTP status
+     * @param detail the detail, or null for the title
+     * @return the RFC 9457 body {@code {type,title,status,detail}} as UTF-8
+     */
+    static byte[] problemBody(final ObjectMapper json, final int status, final String detail) {
         final HttpStatus http = HttpStatus.forStatus(status);
         final Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", "about:blank");
         body.put("title", http == HttpStatus.UNKNOWN ? "HTTP " + status : http.getMessage());
         body.put("status", status);
         body.put("detail", detail == null || detail.isBlank() ? body.get("title") : detail);
-        if (retryAfterSeconds >= 0) {
-            ctx.header("Retry-After", Long.toString(retryAfterSeconds));
-        }
         try {
-            ctx.status(status).contentType(PROBLEM_JSON).result(json.writeValueAsString(body));
+            return json.writeValueAsBytes(body);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            ctx.status(status).contentType(PROBLEM_JSON).result("{\"type\":\"about:blank\",\"status\":" + status + "}");
+            return ("{\"type\":\"about:blank\",\"status\":" + status + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
     }
 }

@@ -40,6 +40,10 @@ class AppHttpServerTest {
                 app.get("/later", ctx -> {
                     throw ApiProblem.unavailable("stores are restoring", 2);
                 });
+                app.get("/unicode", ctx -> {
+                    throw ApiProblem.badRequest("user Zoë 北京 \uD83C\uDF1F is unknown");
+                });
+                app.put("/unicode", ctx -> ctx.result("ok"));
             }).start();
     }
 
@@ -106,12 +110,85 @@ class AppHttpServerTest {
     }
 
     @Test
-    void shouldAnswerProblemJsonWhenTheMethodIsNotAllowed() throws Exception {
+    void shouldAnswer405WithAllowWhenTheMethodIsNotAllowed() throws Exception {
         final HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/metrics"))
             .DELETE().build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isIn(404, 405);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-            t -> assertThat(t).startsWith(AppHttpServer.PROBLEM_JSON));
+        assertProblem(response, 405);
+        assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+
+        final HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri("/unicode"))
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertProblem(post, 405);
+        assertThat(post.headers().firstValue("Allow")).hasValueSatisfying(a ->
+            assertThat(a.split(",\\s*")).containsExactlyInAnyOrder("GET", "PUT"));
+    }
+
+    @Test
+    void shouldKeepUtf8InTheDetailWhenTheMessageIsNotAscii() throws Exception {
+        final HttpResponse<String> response = get("/unicode");
+
+        assertThat(assertProblem(response, 400).get("detail").asText()).isEqualTo("user Zoë 北京 \uD83C\uDF1F is unknown");
+    }
+
+    @Test
+    void shouldAnswer400ProblemWhenPercentEncodingIsMalformed() throws Exception {
+        // java.net.URI refuses such targets, so they go over a plain socket
+        final String malformed = raw("/health/live?query=%zz");
+        assertThat(malformed).startsWith("HTTP/1.1 400").contains("Content-Type: " + AppHttpServer.PROBLEM_JSON)
+            .contains("percent-encoding").contains("query string");
+        assertThat(raw("/health/live?query=abc%2")).startsWith("HTTP/1.1 400").contains("percent-encoding");
+        assertThat(raw("/health/%zzlive")).startsWith("HTTP/1.1 400").contains(AppHttpServer.PROBLEM_JSON);
+        assertThat(raw("/health/live?query=a%20b")).startsWith("HTTP/1.1 200");
+    }
+
+    @Test
+    void shouldAnswerProblemJsonWhenJettyRefusesTheRequestBeforeAnyRoute() throws Exception {
+        assertProblem(get("/health/" + "x".repeat(20_000)), 414);
+        final HttpResponse<String> headers = http.send(HttpRequest.newBuilder(uri("/health/live"))
+            .header("X-Big", "y".repeat(20_000)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertProblem(headers, 431);
+        assertProblem(get("/health/live%00"), 400);
+    }
+
+    @Test
+    void shouldListenOnLoopbackOnlyWhenNoAddressIsConfigured() throws Exception {
+        final java.net.InetAddress external = nonLoopbackAddress();
+        org.junit.jupiter.api.Assumptions.assumeTrue(external != null, "this machine has no non-loopback address");
+
+        try (java.net.Socket socket = new java.net.Socket()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() ->
+                    socket.connect(new java.net.InetSocketAddress(external, server.port()), 2000))
+                .isInstanceOf(java.io.IOException.class);
+        }
+        assertThat(get("/health/live").statusCode()).isEqualTo(200);
+        assertThat(AppHttpServer.isLoopback("127.0.0.1")).isTrue();
+        assertThat(AppHttpServer.isLoopback("localhost")).isTrue();
+        assertThat(AppHttpServer.isLoopback("0.0.0.0")).isFalse();
+    }
+
+    /** @return the whole answer to {@code GET target} sent as it is over a socket */
+    private String raw(final String target) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /** @return an address of this machine that is not loopback, or null */
+    static java.net.InetAddress nonLoopbackAddress() throws java.net.SocketException {
+        for (final java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            if (!nic.isUp() || nic.isLoopback()) {
+                continue;
+            }
+            for (final java.net.InetAddress address : java.util.Collections.list(nic.getInetAddresses())) {
+                if (address instanceof java.net.Inet4Address) {
+                    return address;
+                }
+            }
+        }
+        return null;
     }
 
     private JsonNode assertProblem(final HttpResponse<String> response, final int status) throws Exception {

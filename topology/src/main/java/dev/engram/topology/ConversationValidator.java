@@ -16,10 +16,12 @@ import dev.engram.core.UserKey;
  * surrogate characters, too long, a {@code /} in the tenant); a blank or over-long conversation id;
  * no messages; more than {@code input.max.messages} messages; a message longer than
  * {@code input.max.message.chars} characters; a blank role; a timestamp before 1970 (Kafka record
- * timestamps cannot be negative); and malformed text anywhere (conversation id, roles, contents,
- * metadata): a lone UTF-16 surrogate, or U+FFFD. U+FFFD is what a UTF-8 decoder yields for a lone
- * surrogate on the wire (a producer writing WTF-8/CESU-8, e.g. {@code ED A0 80}) or for any invalid
- * UTF-8, so it marks text that was already damaged before it reached Engram.
+ * timestamps cannot be negative); and a malformed conversation id (a lone UTF-16 surrogate, or U+FFFD):
+ * identifiers are never repaired, two broken ids would become one. Text (roles, contents, metadata) is
+ * handled as on every other way in (ingest, the HTTP API): invalid UTF-8 on the wire has become U+FFFD
+ * when the record was decoded (a lone surrogate written as WTF-8/CESU-8, e.g. {@code ED A0 80}, too),
+ * which is accepted and counted ({@link #replacements}); a lone surrogate still in a decoded string is
+ * counted the same way.
  *
  * <p>Reasons name the field and the limit, never the text itself (the dead-letter headers must not
  * leak conversation content).
@@ -86,13 +88,6 @@ public final class ConversationValidator {
                 return problem;
             }
         }
-        if (conversation.getMetadata() != null) {
-            for (final Map.Entry<String, String> e : conversation.getMetadata().entrySet()) {
-                if (malformed(e.getKey()) || malformed(e.getValue())) {
-                    return Optional.of("metadata contains a lone surrogate or U+FFFD");
-                }
-            }
-        }
         return Optional.empty();
     }
 
@@ -114,10 +109,33 @@ public final class ConversationValidator {
         if (message.getTimestamp() == null || message.getTimestamp().toEpochMilli() < 0) {
             return Optional.of(where + " has a timestamp missing or before 1970");
         }
-        if (malformed(message.getRole()) || malformed(message.getContent())) {
-            return Optional.of(where + " contains a lone surrogate or U+FFFD");
-        }
         return Optional.empty();
+    }
+
+    /**
+     * @param conversation a valid conversation
+     * @return U+FFFD characters and lone surrogates in its roles, contents and metadata
+     */
+    public static int replacements(final ConversationCompleted conversation) {
+        int count = 0;
+        for (final Message message : conversation.getMessages()) {
+            count += replacements(message.getRole()) + replacements(message.getContent());
+        }
+        if (conversation.getMetadata() != null) {
+            for (final Map.Entry<String, String> e : conversation.getMetadata().entrySet()) {
+                count += replacements(e.getKey()) + replacements(e.getValue());
+            }
+        }
+        return count;
+    }
+
+    private static int replacements(final String text) {
+        if (text == null) {
+            return 0;
+        }
+        // a lone surrogate becomes U+FFFD too: count each U+FFFD once
+        return (int) dev.engram.core.Utf8Text.clean(text).text().chars()
+            .filter(c -> c == dev.engram.core.Utf8Text.REPLACEMENT).count();
     }
 
     /**

@@ -5,6 +5,7 @@ import static dev.engram.topology.ExtractionTopology.METER_CANDIDATES;
 import static dev.engram.topology.ExtractionTopology.METER_CONVERSATIONS;
 import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
+import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -201,6 +202,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (problem.isPresent()) {
             throw new Rejected(DeadLetters.STAGE_VALIDATION, "validation", problem.get());
         }
+        // invalid UTF-8 in text was replaced by U+FFFD when decoding (as ingest and the HTTP API do): count it
+        counters.replaced().increment(ConversationValidator.replacements(conversation));
         return conversation;
     }
 
@@ -269,12 +272,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** The meters, shared by every task of the topology. */
-    record Meters(Counter conversations, Counter candidates, Counter memoryOff,
+    record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
                   io.micrometer.core.instrument.Timer latency) {
         Meters(final MeterRegistry registry) {
             this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
+                Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
+                    + "the text of accepted conversations").tag("application", Topics.EXTRACTOR_APP)
+                    .tag("path", "extractor").register(registry),
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
                     .register(registry));

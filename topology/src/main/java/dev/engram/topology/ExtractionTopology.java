@@ -94,6 +94,8 @@ public final class ExtractionTopology {
     public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
     /** Counter of conversations skipped because the user turned memory off. */
     public static final String METER_MEMORY_OFF = "engram.extraction.memory.off";
+    /** Counter of U+FFFD characters in the text of accepted conversations (tag {@code path=extractor}). */
+    public static final String METER_REPLACED = "engram.input.replaced.characters";
 
     /** Counter of valid conversations extracted. */
     public static final String METER_CONVERSATIONS = "engram.extraction.conversations";

@@ -72,6 +72,10 @@ public final class EmbeddedKafka implements AutoCloseable {
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
                 .setConfigProp("log.cleaner.dedupe.buffer.size", "2097152")
                 .setConfigProp("auto.create.topics.enable", "false")
+                // as the product's broker and topics: record timestamps are event time, often months old;
+                // Kafka's default 7-day retention deletes them at its next check (every 5 min), so a test
+                // found its input gone at random (the "stall" of the kill IT, RetrieverApiIT's wait)
+                .setConfigProp("log.retention.ms", "-1")
                 .build();
             cluster.format();
             cluster.startup();

@@ -249,8 +249,9 @@ class ExtractionTopologyTest {
     }
 
     @Test
-    void shouldDeadLetterTheConversationWhenALoneSurrogateArrivesOnTheWire() {
-        // A producer that writes WTF-8 / CESU-8 sends U+D800 as ED A0 80 (Java's own encoder cannot).
+    void shouldExtractAndCountTheReplacementWhenALoneSurrogateArrivesOnTheWire() {
+        // A producer that writes WTF-8 / CESU-8 sends U+D800 as ED A0 80 (Java's own encoder cannot):
+        // decoded as U+FFFD, accepted and counted, as ingest and the HTTP API do with invalid UTF-8.
         final byte[] wire = bytes(mira().setMessages(List.of(new Message(0, "user", "I live in XYZ town.",
             Instant.parse("2025-02-03T09:12:00Z")))).build());
         final int at = indexOf(wire, "XYZ".getBytes(StandardCharsets.US_ASCII));
@@ -260,11 +261,9 @@ class ExtractionTopologyTest {
         input.pipeInput("t1/u-mira", wire, SENT);
         input.pipeInput("t1/u-mira", bytes(mira().build()), SENT.plusSeconds(1));
 
-        final TestRecord<String, byte[]> dead = deadLetters.readRecord();
-        assertThat(dead.value()).isEqualTo(wire);
-        assertThat(header(dead, DeadLetters.HEADER_REASON))
-            .isEqualTo("message 0 contains a lone surrogate or U+FFFD");
-        assertThat(candidates.readValuesToList()).hasSize(1);
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(candidates.readValuesToList()).isNotEmpty();
+        assertThat(count(ExtractionTopology.METER_REPLACED)).isEqualTo(1.0);
     }
 
     @Test
@@ -274,9 +273,13 @@ class ExtractionTopologyTest {
         assertThat(ConversationValidator.malformed("low \uDF1F alone")).isTrue();
         assertThat(ConversationValidator.malformed("ends high \uD83C")).isTrue();
         assertThat(ConversationValidator.malformed("replacement \uFFFD")).isTrue();
-        assertThat(new ConversationValidator(5, 100).problem(mira().setMessages(List.of(
-            new Message(0, "user", "bad \uDC00", Instant.EPOCH))).build()))
-            .contains("message 0 contains a lone surrogate or U+FFFD");
+        // in text: accepted and counted; in the conversation id: refused (ids are never repaired)
+        final ConversationCompleted text = mira().setMessages(List.of(new Message(0, "user", "bad \uDC00 \uFFFD", Instant.EPOCH)))
+            .build();
+        assertThat(new ConversationValidator(5, 100).problem(text)).isEmpty();
+        assertThat(ConversationValidator.replacements(text)).isEqualTo(2);
+        assertThat(new ConversationValidator(5, 100).problem(mira().setConversationId("c-\uFFFD").build()))
+            .contains("conversationId contains a lone surrogate or U+FFFD");
     }
 
     @Test
