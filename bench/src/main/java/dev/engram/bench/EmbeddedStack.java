@@ -16,6 +16,7 @@ import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
+import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -37,10 +38,10 @@ public final class EmbeddedStack implements AutoCloseable {
     private final DemoApps apps;
     private final PipelineMonitor monitor;
 
-    private EmbeddedStack(final Path runDir) {
+    private EmbeddedStack(final Path runDir, final Map<String, ?> settings) {
         try {
             broker = push(EmbeddedBroker.start(runDir));
-            config = EngramConfig.load(null, Map.of(), Map.of(
+            final Map<String, Object> base = new java.util.HashMap<>(Map.of(
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,
@@ -48,11 +49,14 @@ public final class EmbeddedStack implements AutoCloseable {
                 EngramConfig.RETRIEVER_HTTP_PORT, 0,
                 // a local benchmark on localhost, as the demo: no API keys
                 EngramConfig.AUTH_ENABLED, false));
+            base.putAll(settings);
+            config = EngramConfig.load(null, Map.of(), base);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
             }
             apps = push(DemoApps.start(config));
-            monitor = push(new PipelineMonitor(broker.bootstrapServers()));
+            monitor = push(new PipelineMonitor(broker.bootstrapServers(),
+                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer()));
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -67,9 +71,20 @@ public final class EmbeddedStack implements AutoCloseable {
      * @return the running stack
      */
     public static EmbeddedStack start(final String name) {
+        return start(name, Map.of());
+    }
+
+    /**
+     * As {@link #start(String)}, with more settings for the apps (e.g. {@code llm.base.url}).
+     *
+     * @param name the benchmark's name
+     * @param settings config keys and values; they win over the stack's own (API keys on, {@code serde.format}, …)
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final String name, final Map<String, Object> settings) {
         final Path dir = ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("bench-" + name))
             .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-bench-" + name));
-        return start(dir);
+        return start(dir, settings);
     }
 
     /**
@@ -77,13 +92,22 @@ public final class EmbeddedStack implements AutoCloseable {
      * @return the running stack
      */
     public static EmbeddedStack start(final Path runDir) {
+        return start(runDir, Map.of());
+    }
+
+    /**
+     * @param runDir the run directory; emptied first
+     * @param settings config keys and values; they win over the stack's own (API keys on, {@code serde.format}, …)
+     * @return the running stack
+     */
+    public static EmbeddedStack start(final Path runDir, final Map<String, ?> settings) {
         try {
             ProjectPaths.deleteRecursively(runDir);
             Files.createDirectories(runDir);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot prepare " + runDir, e);
         }
-        return new EmbeddedStack(runDir);
+        return new EmbeddedStack(runDir, settings);
     }
 
     /** @return the broker's bootstrap servers */

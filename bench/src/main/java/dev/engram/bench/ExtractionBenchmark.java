@@ -20,7 +20,7 @@ import dev.engram.stack.Ingest;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.llm.StubChatServer;
 import dev.engram.topology.Topics;
@@ -125,7 +125,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         final int n = conversations.size();
         out.printf("bench extraction — %d conversations from %s, LLM latency %d ms, concurrency %d, %d partitions%n",
             n, file.getFileName(), latencyMs, concurrency, partitions);
-        MiniLmEmbedder.shared().embed("warm up the embedding model before the clock starts");
+        ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults()).embed("warm up the embedding model before the clock starts");
         final Path runDir = Files.createTempDirectory("engram-bench-extraction");
         final Map<String, Object> figures = new LinkedHashMap<>();
         try (StubChatServer llm = StubChatServer.start(Math.max(8, concurrency * 2)).latency(latencyMs);

@@ -14,8 +14,10 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.config.EngramConfig;
 import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.topology.Topics;
 import picocli.CommandLine.Command;
@@ -28,7 +30,7 @@ import picocli.CommandLine.Parameters;
  * <ol>
  *   <li>Ceiling: the texts the extractor embeds for these conversations (the contents of
  *       {@link RuleBasedExtractor}'s memories, one per candidate) embedded with the same model and
- *       setup ({@link MiniLmEmbedder#shared()}, one text per core) in batches of {@value #BATCH}, after a
+ *       setup ({@link ScriptRoutedEmbedder#fromConfig}, the default model, one text per core) in batches of {@value #BATCH}, after a
  *       warm-up; nothing else runs. Gives embeddings/s.</li>
  *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,
  *       retriever); once the retriever is ready, every conversation is published ({@link Ingest}) and
@@ -115,7 +117,7 @@ public final class IngestBenchmark implements Callable<Integer> {
 
     /** Embeds the texts as fast as this machine can with the pipeline's model; returns texts/s. */
     static double ceiling(final List<String> texts) {
-        final MiniLmEmbedder embedder = MiniLmEmbedder.shared();
+        final Embedder embedder = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults());
         embedder.embedAll(texts.subList(0, Math.min(texts.size(), 2 * BATCH))); // warm-up: JIT and ORT
         final long start = System.nanoTime();
         for (int i = 0; i < texts.size(); i += BATCH) {

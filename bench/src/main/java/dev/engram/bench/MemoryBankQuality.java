@@ -201,11 +201,13 @@ final class MemoryBankQuality {
             q.items().forEach(i -> evidence.add(i.id()));
             final UserKey user = new UserKey(tenant, q.user());
             final String text = OwnNames.strip(q.text(), user, null);
-            final float[] qv = embedder.embed(text);
+            final float[] qv = embedder.embedQuery(text); // Engram: the default model's; other models' on demand
+            // raw pairs: embedded per text by script, so the question by the model of its own script
+            final float[] pairQuery = embedder.embedQuery(text, embedder.modelFor(text));
             final List<Memory> own = memories.getOrDefault(q.user(), List.of());
             engram.add(q.category(), evidence, engramAnswer(q, text, qv, own, scorer, maxK));
             final RawDocuments pool = pools.computeIfAbsent(q.user(), u -> pool(pairs.getOrDefault(u, List.of()), embedder));
-            final List<Integer> denseOrder = pool.dense(qv);
+            final List<Integer> denseOrder = pool.dense(pairQuery);
             final List<Integer> lexicalOrder = pool.lexical(text);
             dense.add(q.category(), evidence, pool.answer(denseOrder, s -> found(q, s)));
             bm25.add(q.category(), evidence, pool.answer(lexicalOrder, s -> found(q, s)));

@@ -23,7 +23,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.Ingest;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.stack.MemoryBankSource;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
@@ -90,14 +90,32 @@ public final class QualityBenchmark implements Callable<Integer> {
     Map<String, String> overrides = new LinkedHashMap<>();
 
     @Option(names = "--memories", paramLabel = "FILE",
-        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet), "
-            + "to compare ranking settings without re-ingesting.")
+        description = "Reuse the memories saved in FILE by an earlier run (written there when FILE does not exist yet, "
+            + "or always after an --llm run), to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
     @Option(names = "--calibrate",
         description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
             + "and print it with its reliability table (JSON key relevanceCalibration).")
     boolean calibrate;
+
+    @Option(names = "--llm", paramLabel = "replay",
+        description = "Extract with the LLM path: 'replay' answers the real LLM extractor and judge over HTTP with "
+            + "LoCoMo's recorded LLM facts and session summaries (LoCoMoReplay).")
+    String llm;
+
+    @Option(names = "--llm-episodes", paramLabel = "true|false", arity = "1",
+        description = "With --llm: also store the offline episodes (llm.extraction.episodes; default: its default).")
+    Boolean llmEpisodes;
+
+    @Option(names = "--prompt-price", paramLabel = "USD", defaultValue = "0.15",
+        description = "With --llm: USD per million prompt tokens for costPer1kConversations (default: ${DEFAULT-VALUE}, "
+            + "gpt-4o-mini's list price).")
+    double promptPrice;
+
+    @Option(names = "--completion-price", paramLabel = "USD", defaultValue = "0.60",
+        description = "With --llm: USD per million completion tokens (default: ${DEFAULT-VALUE}).")
+    double completionPrice;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -124,17 +142,37 @@ public final class QualityBenchmark implements Callable<Integer> {
         out.printf("bench quality — %s: %d samples, %d questions (categories 1-4)%n", file, samples.size(),
             samples.stream().mapToInt(s -> s.questions().size()).sum());
         final long start = System.nanoTime();
-        final Map<String, List<Memory>> memories = ingest(file);
+        Map<String, Object> llmFigures = null;
+        final Map<String, List<Memory>> memories;
+        if (llm != null) {
+            if (!"replay".equals(llm)) {
+                throw new IllegalArgumentException("--llm: only 'replay' is supported, not '" + llm + "'");
+            }
+            final LlmReplaySource.Result replay = new LlmReplaySource(promptPrice, completionPrice,
+                llmEpisodes != null ? llmEpisodes : EngramConfig.defaults().getBoolean(EngramConfig.LLM_EPISODES), out)
+                .run(file);
+            memories = replay.memories();
+            llmFigures = replay.figures();
+            if (memoriesFile != null) {
+                MemorySnapshot.save(memories, memoriesFile);
+            }
+        } else {
+            memories = ingest(file);
+        }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final Map<String, Object> figures = evaluate(samples, memories, MiniLmEmbedder.shared(),
-            EngramConfig.defaults().with(overrides));
+        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
+        final Map<String, Object> figures = evaluate(samples, memories, embedder, config);
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
+        if (llmFigures != null) {
+            figures.put("llm", llmFigures);
+        }
         print(figures, "LoCoMo evidence recall, categories 1-4", Map.of());
         if (calibrate) {
-            final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, MiniLmEmbedder.shared());
+            final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, new HybridScorer(embedder, config));
             out.println();
             out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
             figures.put("relevanceCalibration", fit);
@@ -165,7 +203,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
             .orElse(MemoryBankSource.TENANT_PREFIX + "en");
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
-            memories, MiniLmEmbedder.shared(), EngramConfig.defaults().with(overrides));
+            memories, ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
         print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
         BenchReport.writeJson(json.file(), figures, out);
@@ -216,7 +254,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             final List<float[]> vectors = embedder.embedAll(texts);
             final Map<List<String>, RawDocuments> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
-                final float[] qv = embedder.embed(q.question());
+                final float[] qv = embedder.embedQuery(q.question());
                 engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
                 final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
@@ -339,7 +377,11 @@ public final class QualityBenchmark implements Callable<Integer> {
         RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
         header.add("reachable");
         rows.add(header);
-        figures.forEach((system, value) -> rows.add(row(system, value)));
+        figures.forEach((system, value) -> {
+            if (!"llm".equals(system)) {
+                rows.add(row(system, value));
+            }
+        });
         out.println();
         out.println(title + " (R@k: top k results; R@Ntok: within N tokens):");
         BenchReport.table(out, rows);
@@ -349,6 +391,9 @@ public final class QualityBenchmark implements Callable<Integer> {
             final List<List<String>> byCat = new ArrayList<>();
             byCat.add(header);
             figures.forEach((system, value) -> {
+                if ("llm".equals(system)) {
+                    return;
+                }
                 final Object c = ((Map<?, ?>) ((Map<?, ?>) value).get("byCategory")).get(category);
                 if (c != null) {
                     byCat.add(row(system, c));
@@ -357,6 +402,11 @@ public final class QualityBenchmark implements Callable<Integer> {
             out.println();
             out.println("Category " + category + (categoryNames.containsKey(category) ? " (" + categoryNames.get(category) + ")" : "") + ":");
             BenchReport.table(out, byCat);
+        }
+        if (figures.get("llm") instanceof Map<?, ?> llmBlock) {
+            out.println();
+            out.println("LLM path (" + llmBlock.get("stores") + "):");
+            llmBlock.forEach((k, v) -> out.printf("  %-34s %s%n", k, v));
         }
     }
 

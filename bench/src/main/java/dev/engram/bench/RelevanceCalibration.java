@@ -1,6 +1,7 @@
 package dev.engram.bench;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,37 +11,38 @@ import java.util.Set;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.core.UserKey;
-import dev.engram.port.Embedder;
 import dev.engram.retriever.OwnNames;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.RelevanceModel;
-import dev.engram.scoring.Vectors;
 
 /**
  * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked
- * user, the features (cosine, BM25 / idf mass) as {@link HybridScorer#features} computes them and the
- * label "one of the memory's source turns is an evidence turn"; then logistic regression by
- * iteratively reweighted least squares (Newton's method on the log-likelihood, with a tiny ridge term
- * 1e-6 for stability), i.e. Platt scaling of the two signals. Reports the coefficients and a
- * reliability table (predicted vs observed rate per bin of predicted relevance).
+ * user, the features (cosine, BM25 / idf mass, in the named period) as {@link HybridScorer#features}
+ * computes them and the label "one of the memory's source turns is an evidence turn"; then, per
+ * embedding model of the memories, logistic regression by iteratively reweighted least squares
+ * (Newton's method on the log-likelihood, with a tiny ridge term 1e-6 for stability), i.e. Platt
+ * scaling of the signals. Reports each model's coefficients and a reliability table (predicted vs
+ * observed rate per bin of predicted relevance).
  */
 final class RelevanceCalibration {
 
     private static final double[] BINS = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0000001};
+    private static final int FEATURES = 3;
 
     private RelevanceCalibration() {
     }
 
     /**
-     * @param samples LoCoMo samples
-     * @param memories Engram's memories by user id
-     * @param embedder the memories' model
-     * @return {@code model, coefficients, pairs, positives, reliability}
+     * @param samples the LoCoMo samples (questions with evidence)
+     * @param memories user id → the memories Engram stored for that user
+     * @param scorer the ranking whose features are fitted (its embedder embeds the questions)
+     * @return {@code {model, coefficients, pairs, positives, reliability}} of the default model's fit, and
+     *     {@code byModel}: the same per embedding model met
      */
     static Map<String, Object> fit(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
-                                   final Embedder embedder) {
-        final List<double[]> x = new ArrayList<>();
-        final List<Boolean> y = new ArrayList<>();
+                                   final HybridScorer scorer) {
+        final Map<String, List<double[]>> x = new LinkedHashMap<>();
+        final Map<String, List<Boolean>> y = new HashMap<>();
         for (final LoCoMoQa.Sample sample : samples) {
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final Set<String> evidence = Set.copyOf(q.evidence());
@@ -51,28 +53,45 @@ final class RelevanceCalibration {
                         continue;
                     }
                     final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
-                    final double[][] f = HybridScorer.features(text, Vectors.normalized(embedder.embed(text)), active);
+                    final double[][] f = scorer.features(text, active);
                     for (int i = 0; i < active.size(); i++) {
-                        x.add(f[i]);
-                        y.add(QualityBenchmark.sources(sample, active.get(i)).stream().anyMatch(evidence::contains));
+                        final String model = String.valueOf(active.get(i).getEmbeddingModel());
+                        x.computeIfAbsent(model, m -> new ArrayList<>()).add(f[i]);
+                        y.computeIfAbsent(model, m -> new ArrayList<>())
+                            .add(QualityBenchmark.sources(sample, active.get(i)).stream().anyMatch(evidence::contains));
                     }
                 }
             }
         }
-        final double[] beta = irls(x, y);
-        final RelevanceModel model = new RelevanceModel(beta[0], beta[1], beta[2]);
+        final Map<String, Object> byModel = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<double[]>> e : x.entrySet()) {
+            byModel.put(e.getKey(), fitOne(e.getKey(), e.getValue(), y.get(e.getKey())));
+        }
         final Map<String, Object> out = new LinkedHashMap<>();
-        out.put("model", embedder.modelName());
+        final Object main = byModel.isEmpty() ? null : byModel.values().iterator().next();
+        if (main instanceof Map<?, ?> first) {
+            first.forEach((k, v) -> out.put(String.valueOf(k), v));
+        }
+        out.put("byModel", byModel);
+        return out;
+    }
+
+    private static Map<String, Object> fitOne(final String modelName, final List<double[]> x, final List<Boolean> y) {
+        final double[] beta = irls(x, y);
+        final RelevanceModel model = new RelevanceModel(beta[0], beta[1], beta[2], beta[3]);
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("model", modelName);
         out.put("coefficients", model.toString());
         out.put("pairs", x.size());
         out.put("positives", y.stream().filter(b -> b).count());
+        out.put("periodPairs", x.stream().filter(r -> r[2] > 0).count());
         final List<Map<String, Object>> reliability = new ArrayList<>();
         for (int b = 0; b + 1 < BINS.length; b++) {
             long n = 0;
             long positive = 0;
             double predicted = 0;
             for (int i = 0; i < x.size(); i++) {
-                final double p = RelevanceModel.probability(model.logit(x.get(i)[0], x.get(i)[1]));
+                final double p = RelevanceModel.probability(model.logit(x.get(i)[0], x.get(i)[1], x.get(i)[2] > 0));
                 if (p >= BINS[b] && p < BINS[b + 1]) {
                     n++;
                     predicted += p;
@@ -90,30 +109,43 @@ final class RelevanceCalibration {
         return out;
     }
 
-    /** Logistic regression y ~ σ(b0 + b1·x0 + b2·x1) by Newton–Raphson (IRLS), 3×3 solve. */
+    /**
+     * Logistic regression y ~ σ(b0 + Σ b_j·x_j) by Newton–Raphson (IRLS).
+     *
+     * @param x per pair the {@value #FEATURES} features
+     * @param y per pair the label
+     * @return b0 … b_{@value #FEATURES}
+     */
     static double[] irls(final List<double[]> x, final List<Boolean> y) {
-        final double[] beta = new double[3];
+        final int n = FEATURES + 1;
+        final double[] beta = new double[n];
         for (int iteration = 0; iteration < 50; iteration++) {
-            final double[] gradient = new double[3];
-            final double[][] hessian = new double[3][3];
+            final double[] gradient = new double[n];
+            final double[][] hessian = new double[n][n];
+            final double[] row = new double[n];
             for (int i = 0; i < x.size(); i++) {
-                final double[] row = {1, x.get(i)[0], x.get(i)[1]};
-                final double p = RelevanceModel.probability(beta[0] + beta[1] * row[1] + beta[2] * row[2]);
+                row[0] = 1;
+                System.arraycopy(x.get(i), 0, row, 1, FEATURES);
+                double logit = 0;
+                for (int a = 0; a < n; a++) {
+                    logit += beta[a] * row[a];
+                }
+                final double p = RelevanceModel.probability(logit);
                 final double residual = (y.get(i) ? 1 : 0) - p;
                 final double w = Math.max(p * (1 - p), 1e-12);
-                for (int a = 0; a < 3; a++) {
+                for (int a = 0; a < n; a++) {
                     gradient[a] += residual * row[a];
-                    for (int b = 0; b < 3; b++) {
+                    for (int b = 0; b < n; b++) {
                         hessian[a][b] += w * row[a] * row[b];
                     }
                 }
             }
-            for (int a = 0; a < 3; a++) {
+            for (int a = 0; a < n; a++) {
                 hessian[a][a] += 1e-6;
             }
             final double[] step = solve(hessian, gradient);
             double change = 0;
-            for (int a = 0; a < 3; a++) {
+            for (int a = 0; a < n; a++) {
                 beta[a] += step[a];
                 change = Math.max(change, Math.abs(step[a]));
             }
@@ -124,7 +156,7 @@ final class RelevanceCalibration {
         return beta;
     }
 
-    /** Gaussian elimination with partial pivoting on a 3×3 system. */
+    /** Gaussian elimination with partial pivoting on an n×n system. */
     private static double[] solve(final double[][] a, final double[] b) {
         final int n = b.length;
         final double[][] m = new double[n][n + 1];

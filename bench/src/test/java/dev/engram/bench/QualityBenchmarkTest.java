@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import org.junit.jupiter.api.Test;
 
 class QualityBenchmarkTest {
@@ -61,7 +61,7 @@ class QualityBenchmarkTest {
                 turn("conv-x:Tomas", "m2", "Built a birdhouse for the garden last week.", 1, 1),
                 turn("conv-x:Tomas", "m4", "Went fishing with my brother at the lake last weekend.", 2, 0)));
 
-        final Map<String, Object> figures = QualityBenchmark.evaluate(samples, memories, MiniLmEmbedder.shared(),
+        final Map<String, Object> figures = QualityBenchmark.evaluate(samples, memories, ScriptRoutedEmbedder.defaults(),
             EngramConfig.defaults());
         final JsonNode json = new ObjectMapper().readTree(BenchReport.toJson(figures));
 

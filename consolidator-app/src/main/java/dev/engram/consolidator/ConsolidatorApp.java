@@ -11,8 +11,10 @@ import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
+import dev.engram.llm.LlmMemoryMerger;
 import dev.engram.llm.LlmSettings;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.qdrant.QdrantVectorIndexFactory;
 import dev.engram.qdrant.VectorIndexes;
@@ -36,7 +38,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * ({@link EmbeddedVectorIndexFactory}, default) or Qdrant ({@link QdrantVectorIndexFactory}, every memory
  * change upserted with {@code wait=true} before it is forwarded).
  * With {@code llm.base.url} set (and {@code llm.judge.enabled}), pairs in the judge band that share no
- * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback.
+ * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback; with
+ * {@code llm.merge.enabled} too, merged memories are written by {@link LlmMemoryMerger}.
  *
  * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -60,14 +63,18 @@ public final class ConsolidatorApp extends StreamsApp {
      */
     public static ConsolidatorApp start(final EngramConfig config) {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.CONSOLIDATOR_APP);
-        final Optional<LlmSettings> llm = LlmSettings.from(config).filter(s -> config.getBoolean(EngramConfig.LLM_JUDGE));
-        final ContradictionJudge judge = llm.<ContradictionJudge>map(s -> new LlmContradictionJudge(
-                new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP), new KeyValueContradictionJudge(),
-                registry, Topics.CONSOLIDATOR_APP))
+        final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
+            .map(s -> new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP));
+        final ContradictionJudge judge = client.filter(c -> config.getBoolean(EngramConfig.LLM_JUDGE))
+            .<ContradictionJudge>map(c -> new LlmContradictionJudge(c, new KeyValueContradictionJudge(), registry,
+                Topics.CONSOLIDATOR_APP))
             .orElseGet(KeyValueContradictionJudge::new);
+        final MemoryMerger merger = client.filter(c -> config.getBoolean(EngramConfig.LLM_MERGE))
+            .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, Topics.CONSOLIDATOR_APP))
+            .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, judge, indexFactory, registry),
+            ConsolidationTopology.build(config, judge, merger, indexFactory, registry),
             StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry,
             RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,

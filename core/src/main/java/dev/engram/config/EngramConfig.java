@@ -71,6 +71,11 @@ public final class EngramConfig extends AbstractConfig {
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    public static final String EMBEDDING_MODEL = "embedding.model";
+    public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
+    public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
+    public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
+    public static final String EMBEDDING_SIMILARITY_FLOORS = "embedding.similarity.floors";
     public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
     public static final String STALE_DAYS = "lifecycle.stale.days";
@@ -81,6 +86,12 @@ public final class EngramConfig extends AbstractConfig {
     public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
     public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
     public static final String PII_ACTION = "privacy.pii.action";
+    /** Encrypt personal fields on Engram's topics and stores with a per-user data key (crypto-shredding). */
+    public static final String CRYPTO_ENABLED = "crypto.enabled";
+    /** Key-encryption key, base64 of 32 random bytes. */
+    public static final String CRYPTO_KEK = "crypto.kek";
+    /** File holding the key-encryption key (a mounted secret), base64 of 32 random bytes. */
+    public static final String CRYPTO_KEK_FILE = "crypto.kek.file";
     public static final String AUTH_ENABLED = "retriever.auth.enabled";
     public static final String AUTH_KEYS = "retriever.auth.keys";
     public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
@@ -109,6 +120,11 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_RESPONSE_FORMAT = "llm.response.format";
     public static final String LLM_BREAKER_OPEN_MS = "llm.breaker.open.ms";
     public static final String LLM_JUDGE = "llm.judge.enabled";
+    public static final String LLM_EPISODES = "llm.extraction.episodes";
+    public static final String LLM_MERGE = "llm.merge.enabled";
+    public static final String SERDE_FORMAT = "serde.format";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -134,9 +150,9 @@ public final class EngramConfig extends AbstractConfig {
         .define(MIN_CONFIDENCE, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.MEDIUM,
             "Candidates below this confidence (0..1) are not stored.")
         .define(REINFORCE_THRESHOLD, Type.DOUBLE, 0.9, Range.between(-1.0, 1.0), Importance.MEDIUM,
-            "Cosine above which a candidate reinforces an active memory of the same user (unless a fact's value differs).")
+            "Similarity (cosine on the embedding.similarity.floors scale) above which a candidate reinforces an active memory of the same user (unless a fact's value differs).")
         .define(JUDGE_THRESHOLD, Type.DOUBLE, 0.7, Range.between(-1.0, 1.0), Importance.MEDIUM,
-            "Cosine from which (up to the reinforce threshold) the ContradictionJudge is asked.")
+            "Similarity (embedding.similarity.floors scale) from which (up to the reinforce threshold) the ContradictionJudge is asked.")
         .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.85, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of semantic relevance. The total is the weighted mean of the four components "
                 + "(divided by the sum of the weights), so it stays in 0..1 for any weights; all four 0 is refused at start.")
@@ -184,12 +200,33 @@ public final class EngramConfig extends AbstractConfig {
         .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
             "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
-            "Vector size of the embedding model (all-MiniLM-L6-v2: 384); candidates of another size go to the dead-letter topic.")
+            "Vector size of embedding.model (bge-small-en and all-MiniLM-L6-v2: 384); candidates of another size go to the "
+                + "dead-letter topic.")
+        .define(EMBEDDING_MODEL, Type.STRING, "bge-small-en-v15-q", Importance.HIGH,
+            "In-process embedding model of every text that is not mostly Han: bge-small-en-v15-q (bge-small-en-v1.5, "
+                + "quantized; queries get the model card's instruction), all-minilm-l6-v2-q (about twice as fast, weaker "
+                + "retrieval) or bge-small-zh-v15-q. Every memory records its model; vectors of two models are never compared.")
+        .define(EMBEDDING_MODEL_HAN, Type.STRING, "bge-small-zh-v15-q", Importance.MEDIUM,
+            "Embedding model of text mostly in Han characters (Chinese; Japanese kanji and kana count too), see "
+                + "embedding.han.min.share; empty = embedding.model for every text. Queries are embedded with the model of "
+                + "the memories they are compared with.")
+        .define(EMBEDDING_HAN_MIN_SHARE, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.LOW,
+            "A text goes to embedding.model.han when Han and kana characters make at least this share of its Han and "
+                + "kana characters plus its words in other scripts.")
+        .define(EMBEDDING_HAN_DIMENSIONS, Type.INT, 512, Range.atLeast(1), Importance.LOW,
+            "Vector size of embedding.model.han (bge-small-zh-v1.5: 512). Qdrant holds one vector size: with "
+                + "vector.index=qdrant set embedding.model.han empty unless both models have the same size.")
+        .define(EMBEDDING_SIMILARITY_FLOORS, Type.LIST,
+            "all-minilm-l6-v2-q=0,bge-small-en-v15-q=0.52,bge-small-zh-v15-q=0.40", Importance.LOW,
+            "MODEL=FLOOR per embedding model: the similarity thresholds between two memories (dedup.*, "
+                + "lifecycle.merge.threshold) apply to (cosine - floor) / (1 - floor), so they mean the same for every model "
+                + "(bge puts unrelated sentences near cosine 0.5; floors measured by matching cosine quantiles to MiniLM's, "
+                + "whose floor is 0). A model not listed uses raw cosine.")
         .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
             "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
                 + "hard delete); one day by default, as the seeds' daily consolidation.")
         .define(MERGE_THRESHOLD, Type.DOUBLE, 0.85, Range.between(-1.0, 1.0), Importance.LOW,
-            "Cosine from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
+            "Similarity (embedding.similarity.floors scale) from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
         .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
             "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
         .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
@@ -208,6 +245,16 @@ public final class EngramConfig extends AbstractConfig {
         .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
             "What the extractor (and a correction through the API) does with a memory containing a card number "
                 + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
+        .define(CRYPTO_ENABLED, Type.BOOLEAN, false, Importance.HIGH,
+            "Crypto-shredding: every record Engram writes about a user (candidates, memory events, contradictions, "
+                + "archives, commands, profiles, store changelogs) is encrypted with that user's data key (AES-SIV, "
+                + "deterministic) kept on the compacted topic engram-data-keys, wrapped by the key-encryption key; "
+                + "erasing the user tombstones the key. Needs crypto.kek or crypto.kek.file.")
+        .define(CRYPTO_KEK, Type.PASSWORD, null, Importance.HIGH,
+            "Key-encryption key (AES-256-GCM) wrapping the data keys: base64 of 32 random bytes "
+                + "(openssl rand -base64 32). Never written to a topic.")
+        .define(CRYPTO_KEK_FILE, Type.STRING, "", Importance.HIGH,
+            "A file holding the key-encryption key as base64 (a mounted Kubernetes Secret); wins over crypto.kek.")
         .define(AUTH_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
             "Require an API key (Authorization: Bearer KEY or X-Api-Key) on every /v1 request. Only the local "
                 + "demo turns this off.")
@@ -267,7 +314,23 @@ public final class EngramConfig extends AbstractConfig {
         .define(LLM_BREAKER_OPEN_MS, Type.INT, 10_000, Range.atLeast(1), Importance.LOW,
             "How long the LLM circuit breaker stays open (no calls, no new work pulled) before a probe call.")
         .define(LLM_JUDGE, Type.BOOLEAN, true, Importance.LOW,
-            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).");
+            "With llm.base.url set: ask the LLM about 0.7-0.9 similar pairs that share no fact key (else the key/value judge).")
+        .define(LLM_EPISODES, Type.BOOLEAN, true, Importance.MEDIUM,
+            "With llm.base.url set: also store the rule-based extractor's episodes (the user's turns as said) beside the "
+                + "LLM's facts and summaries (better LoCoMo recall at every k and token budget, no extra LLM tokens); "
+                + "false = the LLM's memories only (mem0-style).")
+        .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
+            "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
+                + "members' contents are joined); off by default because the pass runs inside one transaction.")
+        .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
+            Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
+                + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "
+                + "Avro binary; subject <topic>-value, BACKWARD). Readers accept both, so a running pipeline can switch.")
+        .define(SCHEMA_REGISTRY_URL, Type.STRING, "", Importance.MEDIUM,
+            "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
+                + "Redpanda), used when serde.format=registry.")
+        .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
+            "user:password for HTTP Basic authentication to the schema registry; empty = none.");
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {

@@ -3,19 +3,38 @@ package dev.engram.port;
 import java.util.List;
 
 /**
- * Turns text into dense vectors. The embedded default is all-MiniLM-L6-v2 in-process (384
- * dimensions, L2-normalized, so cosine equals the dot product).
+ * Turns text into dense vectors. The embedded default is bge-small-en-v1.5 in-process (384
+ * dimensions, L2-normalized, so cosine equals the dot product); see {@code embedding.model}.
+ *
+ * <p>Every vector belongs to the model that made it ({@link #modelFor(String)}, recorded on every
+ * candidate and memory as {@code embeddingModel}); vectors of two models are never compared. An
+ * embedder may hold several models and choose one per text (by script, {@code embedding.model.han});
+ * a query is then embedded once per model of the vectors it is compared with
+ * ({@link #embedQuery(String, String)}).
  */
 public interface Embedder extends AutoCloseable {
 
-    /** @return the model name recorded on every candidate and memory, e.g. {@code all-minilm-l6-v2-q} */
+    /** @return the default model's name, recorded on candidates and memories, e.g. {@code bge-small-en-v15-q} */
     String modelName();
 
-    /** @return the vector size */
+    /** @return the vector size (the same for every model this embedder holds) */
     int dimensions();
 
+    /** @return every model this embedder can embed with, the default ({@link #modelName()}) first */
+    default List<String> models() {
+        return List.of(modelName());
+    }
+
     /**
-     * @param text any text
+     * @param text a text to be stored (a memory's content)
+     * @return the model {@link #embedAll(List)} embeds it with
+     */
+    default String modelFor(final String text) {
+        return modelName();
+    }
+
+    /**
+     * @param text any text, embedded as a passage (a memory's content)
      * @return its vector, length {@link #dimensions()}
      */
     default float[] embed(final String text) {
@@ -23,12 +42,39 @@ public interface Embedder extends AutoCloseable {
     }
 
     /**
-     * Embeds a batch; implementations spread it over the available cores.
+     * Embeds a batch of passages, each with its {@link #modelFor(String) model}; implementations
+     * spread it over the available cores.
      *
      * @param texts texts, in order
      * @return one vector per text, same order
      */
     List<float[]> embedAll(List<String> texts);
+
+    /**
+     * Embeds a search query for comparison with passages of the default model. Models trained with
+     * a query instruction (bge) prepend it here, never to passages.
+     *
+     * @param query the query text
+     * @return its vector, length {@link #dimensions()}
+     */
+    default float[] embedQuery(final String query) {
+        return embedQuery(query, modelName());
+    }
+
+    /**
+     * Embeds a search query with a given model, to be compared only with passages of that model.
+     *
+     * @param query the query text
+     * @param model one of {@link #models()}
+     * @return its vector, length {@link #dimensions()}
+     * @throws IllegalArgumentException if this embedder does not hold {@code model}
+     */
+    default float[] embedQuery(final String query, final String model) {
+        if (!modelName().equals(model)) {
+            throw new IllegalArgumentException("Embedder " + modelName() + " cannot embed with model " + model);
+        }
+        return embed(query);
+    }
 
     @Override
     default void close() {

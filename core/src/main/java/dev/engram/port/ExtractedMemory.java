@@ -60,6 +60,22 @@ public record ExtractedMemory(
     }
 
     /**
+     * Display name of a conversation's episodic summary. A summary stands for its own conversation
+     * only: the consolidator never reinforces, judges or merges one with another memory (the summaries
+     * of two sessions between the same people read alike, yet are different episodes).
+     */
+    public static final String SUMMARY_DISPLAY_NAME = "Conversation summary";
+
+    /**
+     * @param type the memory's type
+     * @param displayName its display name, or null
+     * @return true for a conversation summary (EPISODIC, {@link #SUMMARY_DISPLAY_NAME})
+     */
+    public static boolean isSummary(final MemoryType type, final String displayName) {
+        return type == MemoryType.EPISODIC && SUMMARY_DISPLAY_NAME.equals(displayName);
+    }
+
+    /**
      * A memory without a detected language or dates (the LLM extractor and hand-made candidates).
      *
      * @see #ExtractedMemory(MemoryType, FactCategory, String, String, String, String, boolean, double, double,

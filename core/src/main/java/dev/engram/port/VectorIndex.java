@@ -23,8 +23,11 @@ public interface VectorIndex {
      * @param vector query vector
      * @param limit max hits, ≥ 1
      * @param activeOnly only ACTIVE memories when true
+     * @param model only memories embedded by this model ({@code Memory.embeddingModel}), the model of
+     *     {@code vector}: vectors of two models are never compared; null = every memory (tests, tools
+     *     that hold one model only)
      */
-    record Query(UserKey user, float[] vector, int limit, boolean activeOnly) {
+    record Query(UserKey user, float[] vector, int limit, boolean activeOnly, String model) {
         /** @throws NullPointerException without user or vector; IllegalArgumentException if limit < 1 */
         public Query {
             Objects.requireNonNull(user, "user is required: searches are always scoped to one user");
@@ -32,6 +35,19 @@ public interface VectorIndex {
             if (limit < 1) {
                 throw new IllegalArgumentException("limit must be >= 1");
             }
+        }
+
+        /** A query over the memories of every model (see {@link #model()}). */
+        public Query(final UserKey user, final float[] vector, final int limit, final boolean activeOnly) {
+            this(user, vector, limit, activeOnly, null);
+        }
+
+        /**
+         * @param memoryModel a memory's {@code embeddingModel}
+         * @return whether that memory's vector may be compared with this query's
+         */
+        public boolean accepts(final String memoryModel) {
+            return model == null || model.equals(memoryModel);
         }
     }
 

@@ -102,12 +102,17 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * @return the settings given by {@code --vector-index}, {@code --qdrant-host} and {@code --qdrant-port}
-     *     (only those given; they win over the environment)
+     *     (only those given; they win over the environment); with Qdrant also {@code embedding.model.han}
+     *     empty, as one collection holds one vector size
      */
     Map<String, Object> vectorIndexOverrides() {
         final Map<String, Object> settings = new java.util.HashMap<>();
         if (vectorIndex != null) {
             settings.put(EngramConfig.VECTOR_INDEX, vectorIndex);
+            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(vectorIndex)) {
+                // one Qdrant collection holds one vector size: every text gets embedding.model
+                settings.put(EngramConfig.EMBEDDING_MODEL_HAN, "");
+            }
         }
         if (qdrantHost != null) {
             settings.put(EngramConfig.QDRANT_HOST, qdrantHost);
@@ -163,7 +168,8 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
                 broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
             final DemoApps apps = push(resources, DemoApps.start(config));
-            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers()));
+            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers(),
+                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer()));
             out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
 
             final long ingestStartedAt = System.nanoTime();

@@ -1,9 +1,9 @@
 package dev.engram.deploy;
 
+import static dev.engram.deploy.CliRun.engram;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,7 +28,6 @@ import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
-import dev.engram.deploy.EngramCli;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
@@ -46,7 +45,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import picocli.CommandLine;
 import dev.engram.ops.Reembed;
 import dev.engram.ops.Embedders;
 import dev.engram.ops.HashEmbedderProvider;
@@ -182,7 +180,7 @@ class OpsStackIT {
             Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS), Duration.ofSeconds(60));
         consolidator.close(); // a rebuild needs the app stopped
         final Path work = dir.resolve("rebuild-consolidator");
-        final Run rebuild = engram("rebuild", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir",
+        final CliRun rebuild = engram("rebuild", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir",
             dir.resolve("rebuild-state").toString(), "--work-dir", work.toString(), "--timeout", "PT2M", "--force");
         assertThat(rebuild.exit()).as(rebuild.out()).isZero();
         assertThat(rebuild.out()).contains("Resetting engram-consolidator with Kafka's StreamsResetter",
@@ -193,11 +191,11 @@ class OpsStackIT {
         assertThat(after.users()).isEqualTo(before.users());
         assertThat(after.events()).as("the rebuild wrote its own events").isPositive();
 
-        final Run verify = engram("verify", "--before", work.resolve("before.json").toString(),
+        final CliRun verify = engram("verify", "--before", work.resolve("before.json").toString(),
             "--after", work.resolve("after.json").toString());
         assertThat(verify.exit()).as(verify.out()).isZero();
         assertThat(verify.out()).contains("verify: no differences");
-        final Run live = engram("verify", "--before", work.resolve("before.json").toString(), "--bootstrap-servers",
+        final CliRun live = engram("verify", "--before", work.resolve("before.json").toString(), "--bootstrap-servers",
             broker.bootstrapServers());
         assertThat(live.exit()).as(live.out()).isZero();
     }
@@ -206,7 +204,7 @@ class OpsStackIT {
     @Order(3)
     void shouldRebuildTheRetrieverReadModelAndVerifyNoDifferencesWhenItIsStopped() {
         retriever.close();
-        final Run rebuild = engram("rebuild", "--app", "retriever", "--bootstrap-servers", broker.bootstrapServers(),
+        final CliRun rebuild = engram("rebuild", "--app", "retriever", "--bootstrap-servers", broker.bootstrapServers(),
             "--state-dir", dir.resolve("rebuild-state").toString(), "--work-dir", dir.resolve("rebuild-retriever").toString(),
             "--timeout", "PT2M", "--force");
         assertThat(rebuild.exit()).as(rebuild.out()).isZero();
@@ -219,7 +217,7 @@ class OpsStackIT {
         final String bootstrap = broker.bootstrapServers();
         final long memories = MemorySnapshot.fromTopic(Map.of("bootstrap.servers", bootstrap), null, Duration.ofSeconds(30))
             .totalMemories();
-        final Run reembed = engram("reembed", "--model", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap);
+        final CliRun reembed = engram("reembed", "--model", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap);
         assertThat(reembed.exit()).as(reembed.out()).isZero();
         final List<Memory> written = readMemories(bootstrap, Reembed.topicFor(HashEmbedderProvider.MODEL));
         assertThat(written).hasSize((int) memories);
@@ -232,7 +230,7 @@ class OpsStackIT {
             .as("the active model is kept").isEqualTo(1);
 
         assertThat(engram("reembed", "--model", Embedders.DEFAULT_MODEL, "--bootstrap-servers", bootstrap).exit()).isZero();
-        final Run drop = engram("reembed", "--drop", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap);
+        final CliRun drop = engram("reembed", "--drop", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap);
         assertThat(drop.exit()).as(drop.out()).isZero();
     }
 
@@ -252,24 +250,6 @@ class OpsStackIT {
             }
         }
         return List.copyOf(latest.values());
-    }
-
-    private record Run(int exit, String out) {
-    }
-
-    private static Run engram(final String... args) {
-        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-        final PrintStream previous = System.out;
-        final int exit;
-        try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
-            System.setOut(out);
-            exit = new CommandLine(new EngramCli()).execute(args);
-        } finally {
-            System.setOut(previous);
-        }
-        final String printed = buffer.toString(StandardCharsets.UTF_8);
-        System.out.println(printed);
-        return new Run(exit, printed);
     }
 
     private static HttpResponse<String> get(final String url) {

@@ -12,11 +12,13 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
+import dev.engram.llm.LlmWithOfflineEpisodes;
+import dev.engram.port.MemoryExtractor;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
@@ -35,7 +37,7 @@ import org.apache.kafka.streams.Topology;
  * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
  * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
  * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
- * and the in-process all-MiniLM-L6-v2 model ({@link MiniLmEmbedder#shared()}). With {@code llm.base.url}
+ * and the in-process embedding model of {@code embedding.model} ({@link ScriptRoutedEmbedder#fromConfig}). With {@code llm.base.url}
  * set, the extractor is {@link LlmMemoryExtractor} over an OpenAI-compatible server, run on a pool of
  * {@code llm.max.concurrency} threads with as many conversations pending per task (see
  * {@link ExtractionTopology} for how order and exactly-once are kept).
@@ -73,10 +75,9 @@ public final class ExtractorApp extends StreamsApp {
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
         final Topology topology = llm.isEmpty()
-            ? ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry)
-            : ExtractionTopology.build(config, new LlmMemoryExtractor(
-                    new ChatCompletionsClient(llm.get(), registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP),
-                MiniLmEmbedder.shared(), registry, pool, llm.get().maxConcurrency());
+            ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
+            : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
+                ScriptRoutedEmbedder.fromConfig(config), registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
         if (llm.isPresent()) {
             // While the LLM is down the stream thread waits inside process() for the oldest conversation
@@ -92,6 +93,15 @@ public final class ExtractorApp extends StreamsApp {
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         runner.start();
         return new ExtractorApp(registry, runner, http, pool);
+    }
+
+    /** The LLM extractor, with the offline episodes beside it when {@code llm.extraction.episodes} says so. */
+    private static MemoryExtractor llmExtractor(final EngramConfig config, final LlmSettings settings,
+                                                final PrometheusMeterRegistry registry) {
+        final LlmMemoryExtractor extractor = new LlmMemoryExtractor(
+            new ChatCompletionsClient(settings, registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP);
+        return config.getBoolean(EngramConfig.LLM_EPISODES)
+            ? new LlmWithOfflineEpisodes(extractor, new RuleBasedExtractor()) : extractor;
     }
 
     /**

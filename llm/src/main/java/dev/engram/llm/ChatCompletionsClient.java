@@ -13,6 +13,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -44,7 +46,16 @@ import org.slf4j.LoggerFactory;
  * <p>Structured output: with {@code llm.response.format=json_schema} the request carries
  * {@code response_format: {type: json_schema, json_schema: {name, strict, schema}}}; a server that
  * answers 400 to that (older vLLM, llama.cpp builds) is asked again with {@code json_object}, and this
- * client keeps using json_object from then on.
+ * client keeps using json_object from then on (a 422, as some servers answer a schema they cannot
+ * compile, is taken the same way).
+ *
+ * <p>Answers as servers really send them: the text in {@code content}, thoughts beside it in
+ * {@code reasoning_content} (vLLM, llama.cpp, DeepSeek) or {@code reasoning} (Ollama, OpenRouter) and
+ * kept apart; a reasoning model served without a reasoning parser puts {@code <think>…</think>} in front
+ * of the content, which is moved to {@code reasoning} so JSON in the thoughts is never taken for the
+ * answer. A server that sends no {@code usage} (some llama.cpp and Ollama builds, streaming proxies) gets
+ * its tokens estimated as ⌈chars / 4⌉ (+4 per prompt message) and counted on
+ * {@code engram.llm.usage.missing}.
  *
  * <p>Meters (tag {@code application}): {@code engram.llm.calls} (tag {@code outcome}: ok or the
  * {@link LlmException.Kind}), {@code engram.llm.latency} (timer with percentiles histogram, per
@@ -55,6 +66,7 @@ public final class ChatCompletionsClient {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChatCompletionsClient.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern THINK = Pattern.compile("\\s*<think>(.*?)</think>", Pattern.DOTALL);
 
     /** One chat message. @param role system, user or assistant @param content text */
     public record Message(String role, String content) {
@@ -66,11 +78,13 @@ public final class ChatCompletionsClient {
      * @param content {@code choices[0].message.content}, possibly null or empty
      * @param reasoning {@code reasoning_content} or {@code reasoning} when the server returns one, else null
      * @param finishReason {@code choices[0].finish_reason} (e.g. stop, length)
-     * @param promptTokens {@code usage.prompt_tokens}, 0 when absent
-     * @param completionTokens {@code usage.completion_tokens}, 0 when absent
+     * @param promptTokens {@code usage.prompt_tokens}; when the server sent no usage, estimated from the
+     *     request as ⌈chars / 4⌉ + 4 per message
+     * @param completionTokens {@code usage.completion_tokens}; when absent, ⌈(content + reasoning chars) / 4⌉
+     * @param usageEstimated true when the server sent no {@code usage} and the counts are estimates
      */
     public record Completion(String content, String reasoning, String finishReason, int promptTokens,
-                             int completionTokens) {
+                             int completionTokens, boolean usageEstimated) {
     }
 
     private final LlmSettings settings;
@@ -83,6 +97,7 @@ public final class ChatCompletionsClient {
     private final Timer latency;
     private final Counter promptTokens;
     private final Counter completionTokens;
+    private final Counter usageMissing;
 
     /**
      * @param settings the {@code llm.*} settings
@@ -125,6 +140,9 @@ public final class ChatCompletionsClient {
             .tag("application", application).tag("kind", "prompt").register(registry);
         this.completionTokens = Counter.builder("engram.llm.tokens").description("Tokens billed by the LLM server")
             .tag("application", application).tag("kind", "completion").register(registry);
+        this.usageMissing = Counter.builder("engram.llm.usage.missing")
+            .description("Answers without a usage object; their tokens are estimated (chars / 4)")
+            .tag("application", application).register(registry);
     }
 
     /** @return the circuit breaker (its state drives back-pressure in the extraction topology) */
@@ -167,12 +185,14 @@ public final class ChatCompletionsClient {
     private Completion attempt(final List<Message> messages, final String schemaName, final ObjectNode schema) {
         final boolean useSchema = schema != null && schemaSupported.get();
         try {
-            return send(body(messages, schemaName, schema, useSchema));
+            return send(body(messages, schemaName, schema, useSchema), messages);
         } catch (LlmException e) {
-            if (useSchema && e.kind() == LlmException.Kind.CLIENT_ERROR && e.getMessage().contains("HTTP 400")) {
-                LOG.info("LLM server rejected response_format json_schema; using json_object from now on");
+            if (useSchema && e.kind() == LlmException.Kind.CLIENT_ERROR
+                && (e.getMessage().contains("HTTP 400") || e.getMessage().contains("HTTP 422"))) {
+                LOG.info("LLM server rejected response_format json_schema ({}); using json_object from now on",
+                    e.getMessage());
                 schemaSupported.set(false);
-                return send(body(messages, schemaName, schema, false));
+                return send(body(messages, schemaName, schema, false), messages);
             }
             throw e;
         }
@@ -198,7 +218,7 @@ public final class ChatCompletionsClient {
         return body.toString();
     }
 
-    private Completion send(final String body) {
+    private Completion send(final String body, final List<Message> messages) {
         final HttpRequest.Builder request = HttpRequest.newBuilder(
                 java.net.URI.create(settings.baseUrl() + "/chat/completions"))
             .timeout(settings.timeout())
@@ -220,7 +240,10 @@ public final class ChatCompletionsClient {
                 throw count(new LlmException(LlmException.Kind.CLIENT_ERROR, "HTTP " + status + " "
                     + excerpt(response.body()), null));
             }
-            final Completion completion = parse(response.body());
+            final Completion completion = parse(response.body(), messages);
+            if (completion.usageEstimated()) {
+                usageMissing.increment();
+            }
             promptTokens.increment(completion.promptTokens());
             completionTokens.increment(completion.completionTokens());
             Counter.builder("engram.llm.calls").tag("application", application).tag("outcome", "ok")
@@ -249,7 +272,7 @@ public final class ChatCompletionsClient {
         return e;
     }
 
-    private Completion parse(final String body) {
+    private Completion parse(final String body, final List<Message> messages) {
         final JsonNode root;
         try {
             root = JSON.readTree(body);
@@ -261,13 +284,28 @@ public final class ChatCompletionsClient {
             throw count(new LlmException(LlmException.Kind.MALFORMED, "response has no choices", null));
         }
         final JsonNode message = choice.path("message");
-        final String content = message.path("content").isTextual() ? message.path("content").asText() : null;
+        String content = message.path("content").isTextual() ? message.path("content").asText() : null;
         final JsonNode reasoningNode = message.has("reasoning_content") ? message.path("reasoning_content")
             : message.path("reasoning");
-        final String reasoning = reasoningNode.isTextual() ? reasoningNode.asText() : null;
+        String reasoning = reasoningNode.isTextual() ? reasoningNode.asText() : null;
+        final Matcher think = content == null ? null : THINK.matcher(content);
+        if (think != null && think.lookingAt()) {
+            // a reasoning model served without a reasoning parser: the thoughts lead the content
+            reasoning = reasoning == null ? think.group(1).strip() : reasoning;
+            content = content.substring(think.end());
+        }
         final JsonNode usage = root.path("usage");
-        return new Completion(content, reasoning, choice.path("finish_reason").asText(null),
-            usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0));
+        if (usage.path("prompt_tokens").canConvertToInt()) {
+            return new Completion(content, reasoning, choice.path("finish_reason").asText(null),
+                usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0), false);
+        }
+        int prompt = 0;
+        for (final Message m : messages) {
+            prompt += ConversationChunker.tokens(m.content()) + ConversationChunker.MESSAGE_OVERHEAD_TOKENS;
+        }
+        final int completion = ConversationChunker.tokens((content == null ? "" : content)
+            + (reasoning == null ? "" : reasoning));
+        return new Completion(content, reasoning, choice.path("finish_reason").asText(null), prompt, completion, true);
     }
 
     private static Duration retryAfter(final HttpResponse<String> response) {

@@ -234,7 +234,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
             appendList(content, " Topics: ", summary.path("topics"));
             appendList(content, " Decisions: ", summary.path("decisions"));
             final int last = chunk.get(chunk.size() - 1).index();
-            out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, "Conversation summary",
+            out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, ExtractedMemory.SUMMARY_DISPLAY_NAME,
                 content.toString(), false, 0.5, 0.8, MemorySource.INFERRED, List.copyOf(inChunk),
                 times.getOrDefault(last, conversation.getCompletedAt())));
         }

@@ -63,8 +63,23 @@ public final class StubChatServer implements AutoCloseable {
          * @return a 200 reply in the Chat Completions shape
          */
         public static Reply completion(final String content, final String reasoning, final String finishReason) {
+            final int completion = content == null ? 0 : (content.length() + 3) / 4;
+            return new Reply(200, Map.of(), completionBody(content, reasoning, finishReason, "stub", 100, completion), 0);
+        }
+
+        /**
+         * @param content message content, or null
+         * @param reasoning {@code reasoning_content}, or null
+         * @param finishReason finish reason
+         * @param model the {@code model} field
+         * @param promptTokens {@code usage.prompt_tokens}; negative = no {@code usage} object (as some servers answer)
+         * @param completionTokens {@code usage.completion_tokens}
+         * @return a response body in the Chat Completions shape
+         */
+        public static String completionBody(final String content, final String reasoning, final String finishReason,
+                                            final String model, final int promptTokens, final int completionTokens) {
             final ObjectNode root = JSON.createObjectNode().put("id", "chatcmpl-stub").put("object", "chat.completion")
-                .put("created", 0).put("model", "stub");
+                .put("created", 0).put("model", model);
             final ObjectNode choice = root.putArray("choices").addObject().put("index", 0);
             final ObjectNode message = choice.putObject("message").put("role", "assistant");
             if (content == null) {
@@ -76,10 +91,11 @@ public final class StubChatServer implements AutoCloseable {
                 message.put("reasoning_content", reasoning);
             }
             choice.put("finish_reason", finishReason);
-            final int completion = content == null ? 0 : (content.length() + 3) / 4;
-            root.putObject("usage").put("prompt_tokens", 100).put("completion_tokens", completion)
-                .put("total_tokens", 100 + completion);
-            return new Reply(200, Map.of(), root.toString(), 0);
+            if (promptTokens >= 0) {
+                root.putObject("usage").put("prompt_tokens", promptTokens).put("completion_tokens", completionTokens)
+                    .put("total_tokens", promptTokens + completionTokens);
+            }
+            return root.toString();
         }
 
         /** @param status an error status @param retryAfter Retry-After value, or null @return an error reply */

@@ -4,8 +4,8 @@ import dev.engram.port.Embedder;
 
 /**
  * A pluggable embedding model for {@code bin/engram reembed}, found with {@link java.util.ServiceLoader}
- * ({@code META-INF/services/dev.engram.ops.EmbedderProvider}). The built-in one is all-MiniLM-L6-v2
- * (quantized, {@link Embedders#DEFAULT_MODEL}).
+ * ({@code META-INF/services/dev.engram.ops.EmbedderProvider}). The built-in ones are those of
+ * {@link dev.engram.embedder.OnnxModel#BUILT_IN} (the default: {@link Embedders#DEFAULT_MODEL}).
  */
 public interface EmbedderProvider {
 

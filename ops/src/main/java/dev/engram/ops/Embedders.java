@@ -4,14 +4,19 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
 import dev.engram.port.Embedder;
 
-/** The embedding models {@code reembed} can use: the built-in MiniLM and every {@link EmbedderProvider}. */
+/**
+ * The embedding models {@code reembed} can use: the built-in ones ({@link OnnxModel#BUILT_IN}:
+ * bge-small-en-v15-q, bge-small-zh-v15-q, all-minilm-l6-v2-q) and every {@link EmbedderProvider}.
+ */
 public final class Embedders {
 
-    /** The embedded default model name. */
-    public static final String DEFAULT_MODEL = MiniLmEmbedder.MODEL_NAME;
+    /** The embedded default model name ({@code embedding.model}'s default). */
+    public static final String DEFAULT_MODEL = EngramConfig.defaults().getString(EngramConfig.EMBEDDING_MODEL);
 
     private Embedders() {
     }
@@ -19,17 +24,19 @@ public final class Embedders {
     /** @return model name → provider, sorted by name */
     public static Map<String, EmbedderProvider> available() {
         final Map<String, EmbedderProvider> out = new TreeMap<>();
-        out.put(DEFAULT_MODEL, new EmbedderProvider() {
-            @Override
-            public String model() {
-                return DEFAULT_MODEL;
-            }
+        for (final OnnxModel model : OnnxModel.BUILT_IN) {
+            out.put(model.name(), new EmbedderProvider() {
+                @Override
+                public String model() {
+                    return model.name();
+                }
 
-            @Override
-            public Embedder create() {
-                return MiniLmEmbedder.shared();
-            }
-        });
+                @Override
+                public Embedder create() {
+                    return OnnxEmbedder.shared(model);
+                }
+            });
+        }
         for (final EmbedderProvider provider : ServiceLoader.load(EmbedderProvider.class)) {
             out.put(provider.model(), provider);
         }

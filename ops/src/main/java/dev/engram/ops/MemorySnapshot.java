@@ -97,7 +97,23 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
      */
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout) {
-        final Fold fold = fold(clientProperties, fromOffsets, timeout);
+        return fromTopic(clientProperties, fromOffsets, timeout, AvroSerdes.serde(MemoryUpdated.class).deserializer());
+    }
+
+    /**
+     * As {@link #fromTopic(Map, Map, Duration)} with the given decoder: with {@code crypto.enabled} the
+     * sealing one of {@code PersonalSerdes.topic}; records of erased users are skipped.
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param fromOffsets where to start per partition, or null
+     * @param timeout how long reading may take at most
+     * @param decoder the MemoryUpdated deserializer
+     * @return the snapshot
+     */
+    public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
+                                           final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
+                                           final Deserializer<MemoryUpdated> decoder) {
+        final Fold fold = fold(clientProperties, fromOffsets, timeout, decoder);
         return of(fold.events(), fold.memories());
     }
 
@@ -112,7 +128,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
 
     /** Reads and folds {@code memory-updated}; see {@link #fromTopic}. */
     static Fold fold(final Map<String, Object> clientProperties, final Map<TopicPartition, Long> fromOffsets,
-                     final Duration timeout) {
+                     final Duration timeout, final Deserializer<MemoryUpdated> decoder) {
         final Map<String, Memory> latest = new HashMap<>();
         final Map<String, List<String>> byUser = new HashMap<>();
         long events = 0;
@@ -128,14 +144,18 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
                 }
             }
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
             final long deadline = System.nanoTime() + timeout.toNanos();
             while (!reached(consumer, ends)) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("memory-updated not read to its end within " + timeout);
                 }
                 for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    final MemoryUpdated event = decoder.deserialize(record.topic(), record.headers(), record.value());
+                    final MemoryUpdated event;
+                    try {
+                        event = decoder.deserialize(record.topic(), record.headers(), record.value());
+                    } catch (dev.engram.crypto.ErasedDataException e) {
+                        continue; // an erased user's record: unreadable by design, and gone from the fold
+                    }
                     if (event == null) {
                         continue;
                     }

@@ -169,7 +169,7 @@ public final class Rebuild {
                     awaitNoMembers(offsets, a);
                 }
             }
-            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout);
+            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout, updates());
             before.write(workDir.resolve("before.json"));
             out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
                 workDir.resolve("before.json"));
@@ -210,11 +210,11 @@ public final class Rebuild {
                 }
                 final MemorySnapshot after;
                 if (app == App.CONSOLIDATOR) {
-                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout);
+                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout, updates());
                 } else if (app == App.RETRIEVER) {
                     after = readModel(retriever);
                 } else {
-                    after = MemorySnapshot.fromTopic(client, null, timeout);
+                    after = MemorySnapshot.fromTopic(client, null, timeout, updates());
                 }
                 after.write(workDir.resolve("after.json"));
                 final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
@@ -371,6 +371,9 @@ public final class Rebuild {
         try (KeyValueIterator<String, Memory> it = store.all()) {
             while (it.hasNext()) {
                 final KeyValue<String, Memory> entry = it.next();
+                if (entry.value == null) {
+                    continue; // its user's data key is erased
+                }
                 final int split = entry.key.indexOf('\0');
                 byUser.computeIfAbsent(split < 0 ? entry.key : entry.key.substring(0, split), u -> new ArrayList<>())
                     .add(entry.value);
@@ -423,4 +426,9 @@ public final class Rebuild {
         return props;
     }
 
+
+    /** The memory-updated decoder of this deployment (sealing when {@code crypto.enabled}). */
+    private org.apache.kafka.common.serialization.Deserializer<dev.engram.avro.MemoryUpdated> updates() {
+        return dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer();
+    }
 }

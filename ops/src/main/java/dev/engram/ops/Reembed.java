@@ -18,7 +18,6 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
-import dev.engram.serde.AvroSerdes;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -95,18 +94,38 @@ public final class Reembed {
      */
     public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
                              final boolean switchWhenComplete, final PrintStream out) {
+        return run(client, provider, partitions, switchWhenComplete, out, dev.engram.config.EngramConfig.defaults());
+    }
+
+    /**
+     * As {@link #run(Map, EmbedderProvider, int, boolean, PrintStream)}, with the deployment's config: with
+     * {@code crypto.enabled} memory-updated is opened and the side-by-side records are sealed with each
+     * user's data key, like every other personal record.
+     *
+     * @param client admin/consumer/producer properties (bootstrap.servers at least)
+     * @param provider the new model
+     * @param partitions partitions of the new topic if it has to be created
+     * @param switchWhenComplete write the active-model record once complete
+     * @param out progress
+     * @param config the deployment's config ({@code crypto.*})
+     * @return the report
+     */
+    public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
+                             final boolean switchWhenComplete, final PrintStream out,
+                             final dev.engram.config.EngramConfig config) {
         final long started = System.nanoTime();
         final String topic = topicFor(provider.model());
         try (Admin admin = Admin.create(client)) {
             create(admin, new NewTopic(topic, Optional.of(partitions), Optional.empty()));
             create(admin, new NewTopic(ACTIVE_TOPIC, Optional.of(1), Optional.empty()));
         }
-        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10));
+        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10),
+            dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer());
         final List<Memory> memories = new ArrayList<>();
         fold.memories().values().forEach(list -> list.stream()
             .filter(m -> m.getStatus() != MemoryStatus.DELETED).forEach(memories::add));
         out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
-        final Serializer<Memory> encoder = AvroSerdes.serde(Memory.class).serializer();
+        final Serializer<Memory> encoder = dev.engram.crypto.PersonalSerdes.topic(Memory.class, config).serializer();
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final Embedder embedder = provider.create();
@@ -154,9 +173,7 @@ public final class Reembed {
         } catch (ExecutionException e) {
             throw new IllegalStateException("Cannot switch the active model", e.getCause());
         } finally {
-            if (!Embedders.DEFAULT_MODEL.equals(provider.model())) {
-                embedder.close(); // the default is the JVM-wide shared MiniLM
-            }
+            embedder.close(); // a no-op for the built-in models: JVM-wide shared instances
         }
     }
 

@@ -62,7 +62,7 @@ public final class ReembedCommand implements Callable<Integer> {
             }
             final EngramConfig config = options.load();
             final Reembed.Report report = Reembed.run(options.client(), Embedders.named(model),
-                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out);
+                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out, config);
             return report.written() == report.memories() ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());

@@ -48,7 +48,8 @@ public final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final MemorySnapshot now = after != null ? MemorySnapshot.read(after)
-            : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10));
+            : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10),
+                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, options.load()).deserializer());
         if (save != null) {
             now.write(save.toAbsolutePath());
             out.println("Snapshot written to " + save.toAbsolutePath());

@@ -36,6 +36,8 @@ public final class QdrantPayload {
     public static final String STATUS = "status";
     /** Payload key of the memory type (keyword index). */
     public static final String TYPE = "type";
+    /** Payload key of the model that embedded the memory (in the search filter: vectors of two models are never compared). */
+    public static final String EMBEDDING_MODEL = "embedding_model";
     /** Payload key of the memory id (same as the point id). */
     public static final String MEMORY_ID = "memory_id";
     /** Time fields with a datetime index (lifecycle: recency and TTL filters). */
@@ -85,7 +87,7 @@ public final class QdrantPayload {
         payload.put("access_count", value(memory.getAccessCount()));
         payload.put("reinforcement_count", value(memory.getReinforcementCount()));
         putIfPresent(payload, "superseded_by", memory.getSupersededBy());
-        payload.put("embedding_model", value(memory.getEmbeddingModel()));
+        payload.put(EMBEDDING_MODEL, value(memory.getEmbeddingModel()));
         return payload;
     }
 
@@ -116,7 +118,7 @@ public final class QdrantPayload {
             .setAccessCount((int) payload.get("access_count").getIntegerValue())
             .setReinforcementCount((int) payload.get("reinforcement_count").getIntegerValue())
             .setSupersededBy(optional(payload, "superseded_by")).setSupersedes(List.of()).setSources(List.of())
-            .setEmbedding(List.of()).setEmbeddingModel(string(payload, "embedding_model"))
+            .setEmbedding(List.of()).setEmbeddingModel(string(payload, EMBEDDING_MODEL))
             .build();
     }
 

@@ -222,7 +222,8 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
 
     /**
      * The one place a search request is built: nearest to the query vector, with a {@code must}
-     * filter on the query's tenant AND user (AND {@code status=ACTIVE} when {@code activeOnly})
+     * filter on the query's tenant AND user (AND {@code status=ACTIVE} when {@code activeOnly}, AND
+     * {@code embedding_model} = the query's model when it names one)
      * inside the request, limit = the query's limit, payload on, vectors off.
      *
      * @param collection the collection
@@ -232,7 +233,9 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     static QueryPoints scopedQuery(final String collection, final Query query) {
         return QueryPoints.newBuilder().setCollectionName(collection)
             .setQuery(nearest(query.vector()))
-            .setFilter(userFilter(query.user(), query.activeOnly()))
+            .setFilter(query.model() == null ? userFilter(query.user(), query.activeOnly())
+                : userFilter(query.user(), query.activeOnly()).toBuilder()
+                    .addMust(matchKeyword(QdrantPayload.EMBEDDING_MODEL, query.model())).build())
             .setLimit(query.limit())
             .setWithPayload(WithPayloadSelectorFactory.enable(true))
             .setWithVectors(WithVectorsSelectorFactory.enable(false))

@@ -17,7 +17,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.Vectors;
@@ -71,7 +71,7 @@ class QdrantConsolidationIT {
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.QDRANT_RETRY_BUDGET_MS, 1000));
         try (QdrantDouble qdrant = QdrantDouble.start();
              QdrantVectorIndexFactory factory = new QdrantVectorIndexFactory(new QdrantVectorIndex(
-                 qdrant.client(timeout), "engram-memories", timeout, MiniLmEmbedder.DIMENSIONS, registry))) {
+                 qdrant.client(timeout), "engram-memories", timeout, ScriptRoutedEmbedder.defaults().dimensions(), registry))) {
             final StreamsRunner runner = new StreamsRunner(
                 ConsolidationTopology.build(config, new KeyValueContradictionJudge(), factory, registry),
                 ConsolidationTopology.config(config), "consolidator", registry,
@@ -136,7 +136,7 @@ class QdrantConsolidationIT {
             .setContent(content).setNegated(false).setImportance(0.7).setConfidence(0.9)
             .setSource(MemorySource.EXPLICIT).setSourceMessageIndexes(List.of(0))
             .setEventTime(Instant.parse(at))
-            .setEmbedding(Vectors.toList(MiniLmEmbedder.shared().embed(content)))
-            .setEmbeddingModel(MiniLmEmbedder.MODEL_NAME).setExtractor("fed-by-test").build();
+            .setEmbedding(Vectors.toList(ScriptRoutedEmbedder.defaults().embed(content)))
+            .setEmbeddingModel(ScriptRoutedEmbedder.defaults().modelName()).setExtractor("fed-by-test").build();
     }
 }

@@ -69,14 +69,22 @@ final class ApiAccess {
         if (!authEnabled) {
             return;
         }
-        String key = ctx.header("X-Api-Key");
-        final String authorization = ctx.header("Authorization");
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            key = authorization.substring(7);
-        }
-        final ApiKeys.Principal principal = keys.authenticate(key).orElseThrow(() -> new ApiProblem(401,
-            "A valid API key is required: Authorization: Bearer KEY (or X-Api-Key: KEY)."));
+        final ApiKeys.Principal principal = apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
+            .flatMap(keys::authenticate).orElseThrow(() -> new ApiProblem(401,
+                "A valid API key is required: Authorization: Bearer KEY (or X-Api-Key: KEY)."));
         ctx.attribute(PRINCIPAL, principal);
+    }
+
+    /**
+     * @param authorization the {@code Authorization} header, or null
+     * @param apiKeyHeader the {@code X-Api-Key} header, or null
+     * @return the key sent: the bearer token of {@code Authorization}, else {@code X-Api-Key}; empty when neither
+     */
+    static java.util.Optional<String> apiKey(final String authorization, final String apiKeyHeader) {
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return java.util.Optional.of(authorization.substring(7).strip());
+        }
+        return java.util.Optional.ofNullable(apiKeyHeader).map(String::strip).filter(k -> !k.isEmpty());
     }
 
     /**
@@ -138,6 +146,7 @@ final class ApiAccess {
         final boolean oneMemory = parts.length > 7;
         return switch (method + " " + tail) {
             case "GET profile" -> "profile.read";
+            case "GET erasure" -> "user.erasure.check";
             case "GET memories" -> oneMemory ? "memory.history" : query ? "memories.query" : "memories.list";
             case "GET context" -> "context.read";
             case "GET export" -> "user.export";

@@ -8,7 +8,7 @@ import java.util.Map;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -54,7 +54,7 @@ public final class KafkaAccessReporter implements AccessReporter {
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-access");
         return new KafkaAccessReporter(new KafkaProducer<>(props, new StringSerializer(),
-            AvroSerdes.serde(MemoryAccessed.class).serializer()), Clock.systemUTC());
+            TopicSerdes.of(config).serde(MemoryAccessed.class).serializer()), Clock.systemUTC());
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import dev.engram.avro.AuditRecord;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
+import dev.engram.crypto.PersonalSerdes;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,10 +35,20 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPrivacyTopics.class);
 
     private final Producer<String, byte[]> producer;
+    private final Serializer<MemoryCommand> commands;
 
-    /** @param producer the producer (owned) */
+    /** @param producer the producer (owned); commands are written in plain Avro */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer) {
+        this(producer, AvroSerdes.serde(MemoryCommand.class).serializer());
+    }
+
+    /**
+     * @param producer the producer (owned)
+     * @param commands the command serializer (sealing with the user's data key when {@code crypto.enabled})
+     */
+    public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final Serializer<MemoryCommand> commands) {
         this.producer = producer;
+        this.commands = commands;
     }
 
     /**
@@ -49,12 +61,19 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-commands");
-        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()));
+        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
+            PersonalSerdes.topic(MemoryCommand.class, config).serializer());
     }
 
     @Override
     public void publish(final MemoryCommand command) {
-        final byte[] value = AvroSerdes.serde(MemoryCommand.class).serializer().serialize(Topics.MEMORY_COMMANDS, command);
+        final byte[] value;
+        try {
+            value = commands.serialize(Topics.MEMORY_COMMANDS, command);
+        } catch (org.apache.kafka.common.errors.SerializationException e) {
+            LOG.warn("Could not seal command {}: {}", command.getCommandId(), e.getMessage());
+            throw ApiProblem.unavailable("The command could not be encrypted (data keys unavailable); retry shortly.", 1);
+        }
         try {
             producer.send(new ProducerRecord<>(Topics.MEMORY_COMMANDS, null, command.getIssuedAt().toEpochMilli(),
                 command.getTenantId() + "/" + command.getUserId(), value)).get(10, TimeUnit.SECONDS);

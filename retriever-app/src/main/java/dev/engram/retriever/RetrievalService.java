@@ -2,6 +2,7 @@ package dev.engram.retriever;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -108,7 +109,8 @@ public final class RetrievalService {
         final List<Memory> out = new ArrayList<>();
         try (KeyValueIterator<String, Memory> it = this.<Memory>store(Stores.RETRIEVER_MEMORIES)
             .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
-            it.forEachRemaining(kv -> out.add(kv.value));
+            // null: an entry whose data key is already erased (its ERASED event is on the way)
+            it.forEachRemaining(kv -> addPresent(out, kv.value));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
@@ -138,11 +140,17 @@ public final class RetrievalService {
         final List<MemoryUpdated> out = new ArrayList<>();
         try (KeyValueIterator<String, MemoryUpdated> it = this.<MemoryUpdated>store(Stores.RETRIEVER_HISTORY)
             .prefixScan(MaterializeMemoriesProcessor.historyPrefix(user, memoryId), Serdes.String().serializer())) {
-            it.forEachRemaining(kv -> out.add(kv.value));
+            it.forEachRemaining(kv -> addPresent(out, kv.value));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
         return out;
+    }
+
+    private static <T> void addPresent(final List<T> out, final T value) {
+        if (value != null) {
+            out.add(value);
+        }
     }
 
     /**
@@ -155,6 +163,38 @@ public final class RetrievalService {
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
+    }
+
+    /**
+     * What this instance's read model holds of one user, for the erasure check.
+     *
+     * @param user a user
+     * @return store name → entries under the user's keys (readable and unreadable: an entry whose data key is
+     *     erased still counts until its ERASED event removes it), and {@code erasedAt} (ms) when the ledger has it
+     */
+    public Map<String, Long> held(final UserKey user) {
+        final Map<String, Long> out = new java.util.LinkedHashMap<>();
+        try {
+            for (final String name : List.of(Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_HISTORY)) {
+                long count = 0;
+                try (KeyValueIterator<String, Object> it = this.<Object>store(name)
+                    .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
+                    while (it.hasNext()) {
+                        it.next();
+                        count++;
+                    }
+                }
+                out.put(name, count);
+            }
+            out.put(Stores.RETRIEVER_PROFILES, this.<UserProfile>store(Stores.RETRIEVER_PROFILES).get(user.wire()) == null ? 0L : 1L);
+            final Long erasedAt = this.<Long>store(Stores.RETRIEVER_ERASURES).get(user.wire());
+            if (erasedAt != null) {
+                out.put("erasedAt", erasedAt);
+            }
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+        return out;
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(final String name) {

@@ -101,6 +101,7 @@ public final class RetrieverApi {
     private final ApiAccess auth;
     private final ReadRoutes reads;
     private final WriteRoutes writes;
+    private final ErasureRoute erasure;
 
     /**
      * @param config k limits and the default context budget
@@ -120,6 +121,8 @@ public final class RetrieverApi {
         final OwnerForwarder owner = new OwnerForwarder(service, forwardClient);
         this.reads = new ReadRoutes(config, service, scorer, access, auth, owner, privacy.clock());
         this.writes = new WriteRoutes(service, auth, owner, privacy);
+        this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
+            dev.engram.crypto.PersonalSerdes.keys(config));
     }
 
     /**
@@ -141,6 +144,7 @@ public final class RetrieverApi {
         app.delete(USER_PATH + "/memories/{id}", ctx -> timed("delete", ctx, writes::deleteMemory));
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
+        app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
     }
 
     private interface Handler {

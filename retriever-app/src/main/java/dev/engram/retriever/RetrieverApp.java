@@ -12,7 +12,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.qdrant.QdrantVectorIndex;
@@ -72,12 +74,14 @@ public final class RetrieverApp implements Callable<Integer> {
     public static final class Handle extends StreamsApp {
         private final Embedder embedder;
         private final HybridScorer scorer;
+        private final AppHttpServer server;
 
         private Handle(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer server,
                        final List<AutoCloseable> resources, final Embedder embedder, final HybridScorer scorer) {
             super(registry, runner, server, resources);
             this.embedder = embedder;
             this.scorer = scorer;
+            this.server = server;
         }
 
         /** @return the query embedder */
@@ -88,6 +92,11 @@ public final class RetrieverApp implements Callable<Integer> {
         /** @return the ranking (and its query-vector cache) */
         public HybridScorer scorer() {
             return scorer;
+        }
+
+        /** @return the HTTP server (its routes: {@code OpenApiContractIT} compares them with /openapi.json) */
+        AppHttpServer server() {
+            return server;
         }
 
         /** @return the bound HTTP port */
@@ -110,20 +119,20 @@ public final class RetrieverApp implements Callable<Integer> {
     }
 
     /**
-     * Starts a retriever with the shared MiniLM embedder and a Kafka access reporter.
+     * Starts a retriever with the configured embedder ({@code embedding.model}) and a Kafka access reporter.
      *
      * @param config the config
      * @return the running retriever (HTTP bound, Streams starting)
      */
     public static Handle start(final EngramConfig config) {
-        return start(config, MiniLmEmbedder.shared(), KafkaAccessReporter.create(config));
+        return start(config, ScriptRoutedEmbedder.fromConfig(config), KafkaAccessReporter.create(config));
     }
 
     /**
      * Starts a retriever with explicit ports (the seam tests use).
      *
      * @param config the config
-     * @param embedder embeds queries (must be the model of the stored embeddings)
+     * @param embedder embeds queries with the models of the stored embeddings
      * @param access where hits are reported (owned: closed with the handle)
      * @return the running retriever
      */
@@ -200,7 +209,12 @@ public final class RetrieverApp implements Callable<Integer> {
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
             () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
                 : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
-            api::register).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+            app -> {
+                api.register(app);
+                new ApiDocs().register(app);
+                new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
+                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion()).register(app);
+            }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));

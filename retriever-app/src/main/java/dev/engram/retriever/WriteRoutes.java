@@ -79,7 +79,8 @@ final class WriteRoutes {
         final MemoryCommand.Builder command = newCommand(ctx, user, CommandKind.CORRECT).setMemoryId(memoryId)
             .setContent(cleanContent).setValue(cleanValue);
         if (cleanContent != null) {
-            command.setEmbedding(Vectors.toList(privacy.embedder().embed(cleanContent)));
+            command.setEmbedding(Vectors.toList(privacy.embedder().embed(cleanContent)))
+                .setEmbeddingModel(privacy.embedder().modelFor(cleanContent));
         }
         accept(ctx, command.build());
     }

@@ -29,8 +29,8 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.testing.RecordingVectorIndexFactory;
@@ -116,7 +116,7 @@ class PrivacyPipelineIT {
     private static KafkaStreams startPipeline(final String run) {
         final EngramConfig config = kafka.engramConfig(Map.of());
         final KafkaStreams extractor = new KafkaStreams(
-            ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), new SimpleMeterRegistry()),
+            ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()),
             StreamsSettings.forApp(config, Topics.EXTRACTOR_APP + "-" + run));
         final KafkaStreams consolidator = new KafkaStreams(
             ConsolidationTopology.build(config, new KeyValueContradictionJudge(), INDEX, new SimpleMeterRegistry()),

@@ -23,7 +23,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.qdrant.QdrantSettings;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.testing.QdrantDouble;
@@ -63,7 +63,7 @@ class RetrieverQdrantIT {
         qdrant = QdrantDouble.start();
         final int port = qdrant.startTcp();
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false,
-            EngramConfig.VECTOR_INDEX, "qdrant",
+            EngramConfig.VECTOR_INDEX, "qdrant", EngramConfig.EMBEDDING_MODEL_HAN, "",
             EngramConfig.QDRANT_HOST, "localhost", EngramConfig.QDRANT_PORT, port, EngramConfig.QDRANT_TIMEOUT_MS, 1000,
             EngramConfig.QDRANT_RETRY_BUDGET_MS, 2000));
 
@@ -73,7 +73,7 @@ class RetrieverQdrantIT {
             memory("t1", "u-ana", id("ana-chess"), "Plays chess on Sundays.", T0.plusSeconds(60)).build(),
             memory("t1", "u-ben", id("ben-bike"), "Rides a bike to work.", T0.plusSeconds(120)).build());
         try (QdrantVectorIndex writer = QdrantVectorIndex.connect(new QdrantSettings("localhost", port, false, null,
-            "engram-memories", Duration.ofSeconds(5)), MiniLmEmbedder.DIMENSIONS, new SimpleMeterRegistry())) {
+            "engram-memories", Duration.ofSeconds(5)), ScriptRoutedEmbedder.defaults().dimensions(), new SimpleMeterRegistry())) {
             memories.forEach(writer::upsert);
         }
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = new ArrayList<>();
@@ -109,7 +109,8 @@ class RetrieverQdrantIT {
         final List<QueryPoints> queries = qdrant.requests(QueryPoints.class);
         assertThat(queries).hasSize(2);
         assertThat(queries.get(0).getFilter().getMustList()).extracting(RetrieverQdrantIT::keyword)
-            .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ben", "status=ACTIVE");
+            .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ben", "status=ACTIVE",
+                "embedding_model=" + ScriptRoutedEmbedder.defaults().modelName()); // never another model's vectors
         assertThat(queries.get(0).getLimit()).isEqualTo(15); // k = 5, over-fetch 3
 
         qdrant.stop();

@@ -14,6 +14,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.serde.RecordSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -44,8 +45,7 @@ public final class Ingest implements AutoCloseable {
     private static final int KEPT_ERRORS = 10;
 
     private final KafkaProducer<String, byte[]> producer;
-    private final org.apache.kafka.common.serialization.Serializer<ConversationCompleted> serializer =
-        AvroSerdes.serde(ConversationCompleted.class).serializer();
+    private final org.apache.kafka.common.serialization.Serializer<ConversationCompleted> serializer;
     private final int maxRecordBytes;
     private final String limitName;
     private final AtomicLong sent = new AtomicLong();
@@ -70,6 +70,19 @@ public final class Ingest implements AutoCloseable {
      */
     public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final int maxRecordBytes,
                   final String limitName) {
+        this(bootstrapServers, overrides, maxRecordBytes, limitName, RecordSerdes.singleObject());
+    }
+
+    /**
+     * @param bootstrapServers the cluster
+     * @param overrides extra producer settings (win over the defaults)
+     * @param maxRecordBytes largest serialized record sent, bytes
+     * @param limitName what the limit is called in refusals, e.g. {@code input.max.record.bytes}
+     * @param serdes the value format of the pipeline ({@code serde.format})
+     */
+    public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final int maxRecordBytes,
+                  final String limitName, final RecordSerdes serdes) {
+        this.serializer = serdes.serde(ConversationCompleted.class).serializer();
         this.maxRecordBytes = maxRecordBytes;
         this.limitName = limitName;
         final Map<String, Object> props = new java.util.HashMap<>();

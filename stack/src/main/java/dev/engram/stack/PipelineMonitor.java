@@ -53,7 +53,7 @@ public final class PipelineMonitor implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Admin admin;
-    private final Deserializer<MemoryUpdated> updates = AvroSerdes.serde(MemoryUpdated.class).deserializer();
+    private final Deserializer<MemoryUpdated> updates;
     private final List<TopicPartition> partitions = new ArrayList<>();
     private final Map<String, Long> perTopic = new HashMap<>();
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
@@ -64,6 +64,15 @@ public final class PipelineMonitor implements AutoCloseable {
      * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
      */
     public PipelineMonitor(final String bootstrapServers) {
+        this(bootstrapServers, AvroSerdes.serde(MemoryUpdated.class).deserializer());
+    }
+
+    /**
+     * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
+     * @param updates the memory-updated decoder (sealing when {@code crypto.enabled})
+     */
+    public PipelineMonitor(final String bootstrapServers, final Deserializer<MemoryUpdated> updates) {
+        this.updates = updates;
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
         this.consumer = new KafkaConsumer<>(Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,

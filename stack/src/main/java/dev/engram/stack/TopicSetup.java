@@ -68,7 +68,9 @@ public final class TopicSetup {
             throw new IllegalStateException("Cannot list topics", e.getCause());
         }
         final List<NewTopic> missing = new ArrayList<>();
-        for (final String name : Topics.all()) {
+        final List<String> names = new ArrayList<>(Topics.all());
+        names.add(Topics.DATA_KEYS);
+        for (final String name : names) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
                 final java.util.Map<String, String> configs = new java.util.HashMap<>();
@@ -83,6 +85,16 @@ public final class TopicSetup {
                 if (Topics.USER_PROFILES.equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                }
+                if (Topics.DATA_KEYS.equals(name)) {
+                    // Compacted: the latest wrapped key per user. Small segments and a low dirty ratio let
+                    // the cleaner drop an erased user's wrapped key soon after its tombstone (hours, not weeks);
+                    // the tombstone itself is kept one day so that every reader sees it.
+                    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                    configs.put(TopicConfig.SEGMENT_MS_CONFIG, "3600000");
+                    configs.put(TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG, "0.01");
+                    configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG, "86400000");
+                    configs.put(TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG, "60000");
                 }
                 topic.configs(configs);
                 missing.add(topic);

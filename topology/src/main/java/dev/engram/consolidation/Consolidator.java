@@ -19,7 +19,9 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
+import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -50,6 +52,9 @@ import dev.engram.scoring.Vectors;
  *       name with a number) are never reinforced or judged SAME on similarity: such a hit is passed over
  *       unless the judge finds a contradiction (then it supersedes).</li>
  * </ol>
+ * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–5: it is created as it
+ * is, and it is never the hit another candidate reinforces or is judged against (two sessions'
+ * summaries read alike and embed above the reinforce threshold, yet are different episodes).
  *
  * <p><b>Supersede</b> decides by event time, not processing order: the statement with the later
  * {@code validFrom} stays ACTIVE (ties: the greater memory id wins). When the candidate wins, the old
@@ -128,18 +133,23 @@ public final class Consolidator {
      *
      * @param minImportance candidates below it are dropped (0..1)
      * @param minConfidence candidates below it are dropped (0..1)
-     * @param reinforceThreshold cosine above which a hit is reinforced
-     * @param judgeThreshold cosine from which (up to the reinforce threshold) the judge is asked
-     * @param dimensions expected embedding size
+     * @param reinforceThreshold similarity ({@code scale}) above which a hit is reinforced
+     * @param judgeThreshold similarity from which (up to the reinforce threshold) the judge is asked
+     * @param dimensions expected embedding size of the default model
+     * @param hanModel the model of mostly-Han text ({@code embedding.model.han}), or null when there is none
+     * @param hanDimensions expected embedding size of a candidate of {@code hanModel}
      * @param maxContentChars longest accepted content
+     * @param scale puts each model's cosines on the thresholds' scale ({@code embedding.similarity.floors})
      */
     public record Settings(double minImportance, double minConfidence, double reinforceThreshold,
-                           double judgeThreshold, int dimensions, int maxContentChars) {
+                           double judgeThreshold, int dimensions, String hanModel, int hanDimensions,
+                           int maxContentChars, SimilarityScale scale) {
 
         /**
          * @param config {@code memory.min.importance}, {@code memory.min.confidence},
          *     {@code dedup.reinforce.threshold}, {@code dedup.judge.threshold},
-         *     {@code embedding.dimensions}, {@code input.max.message.chars}
+         *     {@code embedding.dimensions}, {@code embedding.model.han}, {@code embedding.han.dimensions},
+         *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
          * @return the settings
          */
         public static Settings from(final EngramConfig config) {
@@ -148,7 +158,15 @@ public final class Consolidator {
                 config.getDouble(EngramConfig.REINFORCE_THRESHOLD),
                 config.getDouble(EngramConfig.JUDGE_THRESHOLD),
                 config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
-                config.getInt(EngramConfig.MAX_MESSAGE_CHARS));
+                hanModel(config),
+                config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
+                config.getInt(EngramConfig.MAX_MESSAGE_CHARS),
+                SimilarityScale.fromConfig(config));
+        }
+
+        private static String hanModel(final EngramConfig config) {
+            final String han = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+            return han == null || han.isBlank() || han.equals(config.getString(EngramConfig.EMBEDDING_MODEL)) ? null : han;
         }
     }
 
@@ -159,6 +177,14 @@ public final class Consolidator {
      * @param settings thresholds
      * @param judge asked for hits in the judge band
      */
+    /**
+     * @return the embedding model of mostly-Han text ({@code embedding.model.han}), or null when there is none; a
+     *     candidate of that model is compared only with memories of that model, every other one with the rest
+     */
+    public String hanModel() {
+        return settings.hanModel();
+    }
+
     public Consolidator(final Settings settings, final ContradictionJudge judge) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.judge = Objects.requireNonNull(judge, "judge");
@@ -201,8 +227,10 @@ public final class Consolidator {
             return Optional.of("importance and confidence must be numbers within 0..1");
         }
         final List<Float> embedding = candidate.getEmbedding();
-        if (embedding.size() != settings.dimensions()) {
-            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + settings.dimensions());
+        final int dimensions = candidate.getEmbeddingModel().equals(settings.hanModel())
+            ? settings.hanDimensions() : settings.dimensions();
+        if (embedding.size() != dimensions) {
+            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + dimensions);
         }
         double norm = 0;
         for (final Float v : embedding) {
@@ -238,6 +266,9 @@ public final class Consolidator {
         if (alreadySeen(candidate, userMemories)) {
             return Decision.nothing(Outcome.DUPLICATE);
         }
+        if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
+            return create(candidate);
+        }
         final float[] vector = Vectors.toArray(candidate.getEmbedding());
         if (candidate.getKey() != null && candidate.getNegated()) {
             return retract(candidate, userMemories, vector);
@@ -248,17 +279,21 @@ public final class Consolidator {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return reinforce(current, candidate);
                 }
-                return supersede(current, candidate, similarity(vector, current), "same-key");
+                return supersede(current, candidate, similarity(candidate, vector, current), "same-key");
             }
         }
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
-        for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true))) {
+        for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
+                candidate.getEmbeddingModel()))) {
             final Memory existing = hit.memory();
+            if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())) {
+                continue; // a conversation summary is never a dedup target
+            }
             if (candidate.getKey() != null && existing.getKey() != null && !candidate.getKey().equals(existing.getKey())) {
                 continue; // another fact slot: never merged, never superseded
             }
             final boolean factOntoUnkeyed = candidate.getKey() != null && existing.getKey() == null;
-            final double similarity = hit.similarity();
+            final double similarity = settings.scale().similarity(candidate.getEmbeddingModel(), hit.similarity());
             if (similarity >= settings.judgeThreshold()
                 && !Facts.sameIdentifiers(existing.getContent(), candidate.getContent())) {
                 // "flight LH 441" vs "flight LH 414": close embeddings, different facts. Never reinforced
@@ -359,7 +394,7 @@ public final class Consolidator {
             .setTenantId(candidate.getTenantId()).setUserId(candidate.getUserId())
             .setOldMemoryId(current.getMemoryId()).setNewMemoryId(candidate.getCandidateId())
             .setKey(current.getKey()).setOldValue(current.getValue()).setNewValue(null)
-            .setSimilarity(similarity(vector, current)).setReason("negation").setDetectedAt(at).build();
+            .setSimilarity(similarity(candidate, vector, current)).setReason("negation").setDetectedAt(at).build();
         return new Decision(Outcome.RETRACTED,
             List.of(change(current, archived, UpdateOperation.ARCHIVED, candidate)),
             List.of(contradiction),
@@ -461,9 +496,11 @@ public final class Consolidator {
             .setMemoryId(memory.getMemoryId()).setReason(reason).setSupersededBy(supersededBy).setArchivedAt(at).build();
     }
 
-    private static double similarity(final float[] vector, final Memory memory) {
+    /** The candidate's similarity to a memory; 0 when their vectors are of two models (never compared). */
+    private double similarity(final MemoryCandidate candidate, final float[] vector, final Memory memory) {
         final float[] other = Vectors.toArray(memory.getEmbedding());
-        return other.length == vector.length ? Vectors.cosine(vector, other) : 0.0;
+        return other.length == vector.length && candidate.getEmbeddingModel().equals(memory.getEmbeddingModel())
+            ? settings.scale().similarity(memory.getEmbeddingModel(), Vectors.cosine(vector, other)) : 0.0;
     }
 
     private static Instant later(final Instant a, final Instant b) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import dev.engram.avro.ArchiveReason;
@@ -18,6 +19,9 @@ import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.port.MemoryMerger;
+import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -40,10 +44,12 @@ import dev.engram.scoring.Vectors;
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
  *       conversation: those are two statements, however alike; never two statements naming different
- *       identifiers, {@link Facts#sameIdentifiers}). Each cluster becomes one
+ *       identifiers, {@link Facts#sameIdentifiers}; never a conversation summary,
+ *       {@link ExtractedMemory#isSummary}). Each cluster becomes one
  *       MERGED memory: the embedding and category of the most important member (then the most
  *       recently confirmed, then the smallest id), its content first followed by the other
- *       members' (see {@link #mergedContent}), importance = max, confidence = max, access count = sum,
+ *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}),
+ *       importance = max, confidence = max, access count = sum,
  *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is a
  *       name-based UUID of the member ids. The members are ARCHIVED with reason MERGED and
  *       {@code supersededBy} = the merged id.</li>
@@ -56,16 +62,17 @@ import dev.engram.scoring.Vectors;
 public final class MemoryLifecycle {
 
     /** Longest content of a merged memory, in characters. */
-    public static final int MAX_MERGED_CHARS = 2_000;
+    public static final int MAX_MERGED_CHARS = MemoryMerger.MAX_CHARS;
     /** Cause of every lifecycle event. */
     public static final String CAUSE = "consolidation";
 
     private final Settings settings;
+    private final MemoryMerger merger;
 
     /**
      * The rules' thresholds.
      *
-     * @param mergeThreshold cosine from which memories merge, -1..1 (default 0.85)
+     * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
      * @param staleAfter unused time after which a memory can be stale (default 90 days)
      * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
      * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
@@ -73,10 +80,11 @@ public final class MemoryLifecycle {
      * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
      * @param archiveRetention time from archiving to hard delete (default 365 days)
+     * @param scale puts each model's cosines on the threshold's scale ({@code embedding.similarity.floors})
      */
     public record Settings(double mergeThreshold, Duration staleAfter, double staleMaxImportance,
                            int staleMaxAccessCount, Duration roleTtl, Duration contextTtl, double inferredFactor,
-                           Duration archiveRetention) {
+                           Duration archiveRetention, SimilarityScale scale) {
 
         /**
          * @param config the Engram config ({@code lifecycle.*})
@@ -90,7 +98,8 @@ public final class MemoryLifecycle {
                 Duration.ofDays(config.getInt(EngramConfig.TTL_ROLE_DAYS)),
                 Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
                 config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
-                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)));
+                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)),
+                SimilarityScale.fromConfig(config));
         }
     }
 
@@ -98,7 +107,17 @@ public final class MemoryLifecycle {
      * @param settings the thresholds
      */
     public MemoryLifecycle(final Settings settings) {
+        this(settings, MemoryMerger.CONCATENATE);
+    }
+
+    /**
+     * @param settings the thresholds
+     * @param merger writes a merged memory's content (an answer that is blank or longer than
+     *     {@link #MAX_MERGED_CHARS} is replaced by {@link MemoryMerger#CONCATENATE}'s)
+     */
+    public MemoryLifecycle(final Settings settings, final MemoryMerger merger) {
         this.settings = settings;
+        this.merger = merger;
     }
 
     /**
@@ -183,7 +202,8 @@ public final class MemoryLifecycle {
         if (settings.mergeThreshold() >= 1.0) {
             return List.of();
         }
-        final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null).toList();
+        final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
+            && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
         final float[][] vectors = new float[mergeable.size()][];
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
@@ -218,7 +238,9 @@ public final class MemoryLifecycle {
                 || sharesConversation(mergeable.get(candidate), mergeable.get(member))
                 || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
                 || vectors[candidate].length != vectors[member].length
-                || Vectors.cosine(vectors[candidate], vectors[member]) < settings.mergeThreshold()) {
+                || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
+                || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()) {
                 return false;
             }
         }
@@ -281,23 +303,13 @@ public final class MemoryLifecycle {
         return changes;
     }
 
-    /**
-     * The lead's content, then each other member's content (oldest first) that the text does not
-     * already contain, capped at {@link #MAX_MERGED_CHARS}: without a language model to rewrite them,
-     * keeping the members' words keeps them findable by lexical retrieval. The embedding stays the
-     * lead's (every member is within the merge threshold of it).
-     */
-    private static String mergedContent(final Memory lead, final List<Memory> members) {
-        final StringBuilder text = new StringBuilder(lead.getContent());
-        members.stream().filter(m -> m != lead).sorted(Comparator.comparing(Memory::getValidFrom)
-                .thenComparing(Memory::getMemoryId))
-            .map(Memory::getContent)
-            .forEach(content -> {
-                if (!text.toString().contains(content) && text.length() + content.length() + 1 <= MAX_MERGED_CHARS) {
-                    text.append(' ').append(content);
-                }
-            });
-        return text.toString();
+    /** The lead's content and the others' (oldest first) through the {@link MemoryMerger}. */
+    private String mergedContent(final Memory lead, final List<Memory> members) {
+        final List<Memory> others = members.stream().filter(m -> m != lead).sorted(Comparator.comparing(Memory::getValidFrom)
+            .thenComparing(Memory::getMemoryId)).toList();
+        final String content = merger.mergedContent(lead, others);
+        return content == null || content.isBlank() || content.length() > MAX_MERGED_CHARS
+            ? MemoryMerger.CONCATENATE.mergedContent(lead, others) : content;
     }
 
     private static Consolidator.Change archive(final Memory memory, final ArchiveReason reason, final String by,

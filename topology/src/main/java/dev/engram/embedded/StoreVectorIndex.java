@@ -55,7 +55,8 @@ public final class StoreVectorIndex implements VectorIndex {
             while (it.hasNext()) {
                 final Memory memory = it.next().value;
                 if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
-                    || memory.getEmbedding().size() != query.vector().length) {
+                    || memory.getEmbedding().size() != query.vector().length
+                    || !query.accepts(memory.getEmbeddingModel())) {
                     continue;
                 }
                 hits.add(new Hit(memory, Vectors.cosine(query.vector(), Vectors.toArray(memory.getEmbedding()))));

@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.Message;
 import dev.engram.port.ExtractedMemory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -30,11 +32,20 @@ import io.micrometer.core.instrument.MeterRegistry;
  * A match is replaced by {@code [card]}, {@code [iban]} or {@code [national-id]}. Each detection is
  * counted on {@value #METER} with tags {@code kind} and {@code action}; nothing is ever logged (the
  * matched text would be the leak). Pure and thread-safe apart from the counters.
+ *
+ * <p>Secrets (credentials) are found by {@link Secrets} in the same pass, replaced by
+ * {@code [api-key]}, {@code [aws-access-key]}, {@code [github-token]}, {@code [jwt]},
+ * {@code [private-key]}, {@code [password]} or {@code [secret]}, and counted on {@value #SECRETS_METER}
+ * by kind: an API key, token or password said in a conversation never reaches an embedding, a memory,
+ * a summary, a profile or an export.
  */
 public final class PiiFilter {
 
     /** Counter of identifiers found, tags {@code kind} (card, iban, national_id) and {@code action}. */
     public static final String METER = "engram.pii.detected";
+
+    /** Counter of secrets found (API keys, tokens, passwords), tags {@code kind} and {@code action}. */
+    public static final String SECRETS_METER = "engram.secrets.detected";
 
     /** What to do with a memory that contains an identifier. */
     public enum Action {
@@ -51,17 +62,42 @@ public final class PiiFilter {
         /** IBAN (mod-97-checked) */
         IBAN("[iban]"),
         /** US SSN or UK national insurance number */
-        NATIONAL_ID("[national-id]");
+        NATIONAL_ID("[national-id]"),
+        /** provider API key: {@code sk-…}, {@code sk_live_…}, {@code xox?-…} (Slack), {@code AIza…} (Google) */
+        API_KEY("[api-key]", true),
+        /** AWS access key id ({@code AKIA…}, {@code ASIA…}: 4 letters + 16 capitals or digits) */
+        AWS_ACCESS_KEY("[aws-access-key]", true),
+        /** GitHub token ({@code ghp_…}, {@code gho_…}, {@code ghs_…}, {@code github_pat_…}) */
+        GITHUB_TOKEN("[github-token]", true),
+        /** JSON Web Token (three base64url parts, the first two starting {@code eyJ}) */
+        JWT("[jwt]", true),
+        /** a PEM private key block */
+        PRIVATE_KEY("[private-key]", true),
+        /** the value after "password / passphrase / pin is …" */
+        PASSWORD("[password]", true),
+        /** the value after "secret / token / api key / access key is …", or a long mixed-case high-entropy token */
+        SECRET("[secret]", true);
 
         private final String placeholder;
+        private final boolean secret;
 
         Kind(final String placeholder) {
+            this(placeholder, false);
+        }
+
+        Kind(final String placeholder, final boolean secret) {
             this.placeholder = placeholder;
+            this.secret = secret;
         }
 
         /** @return the text that replaces a match */
         public String placeholder() {
             return placeholder;
+        }
+
+        /** @return whether this kind is a credential (counted on {@value #SECRETS_METER}) rather than an identifier */
+        public boolean secret() {
+            return secret;
         }
     }
 
@@ -96,7 +132,9 @@ public final class PiiFilter {
     public PiiFilter(final Action action, final MeterRegistry registry) {
         this.action = action;
         for (final Kind kind : Kind.values()) {
-            counters.put(kind, Counter.builder(METER).description("Personal identifiers found before storage, by kind")
+            counters.put(kind, Counter.builder(kind.secret() ? SECRETS_METER : METER)
+                .description(kind.secret() ? "Secrets (keys, tokens, passwords) found before storage, by kind"
+                    : "Personal identifiers found before storage, by kind")
                 .tag("kind", kind.name().toLowerCase(Locale.ROOT)).tag("action", action.name().toLowerCase(Locale.ROOT))
                 .register(registry));
         }
@@ -127,7 +165,9 @@ public final class PiiFilter {
             return new Scan(null, Set.of());
         }
         final Set<Kind> found = EnumSet.noneOf(Kind.class);
-        String out = replace(IBAN, text, Kind.IBAN, found, m -> ibanValid(m.group()));
+        // Secrets first: a token's digits must not be half-redacted as a card number.
+        String out = Secrets.redact(text, found);
+        out = replace(IBAN, out, Kind.IBAN, found, m -> ibanValid(m.group()));
         out = replace(CARD, out, Kind.CARD, found, m -> luhnValid(m.group()));
         out = replace(SSN, out, Kind.NATIONAL_ID, found, PiiFilter::ssnValid);
         out = replace(NINO, out, Kind.NATIONAL_ID, found, m -> true);
@@ -180,11 +220,35 @@ public final class PiiFilter {
         return action == Action.REDACT ? scan.text() : null;
     }
 
-    private interface Check {
+    /**
+     * Removes secrets from a conversation's messages before extraction, so neither the extractor (a
+     * remote LLM included) nor anything stored downstream sees them; each kind found is counted once.
+     * Identifiers (cards, IBANs) stay in the input: they are filtered from the extractor's output.
+     *
+     * @param conversation a conversation as consumed
+     * @return the same instance when no message holds a secret, else a copy with placeholders
+     */
+    public ConversationCompleted withoutSecrets(final ConversationCompleted conversation) {
+        final Set<Kind> found = EnumSet.noneOf(Kind.class);
+        final List<Message> messages = new ArrayList<>(conversation.getMessages().size());
+        for (final Message message : conversation.getMessages()) {
+            final String content = message.getContent();
+            final String redacted = content == null ? null : Secrets.redact(content, found);
+            messages.add(java.util.Objects.equals(content, redacted) ? message
+                : Message.newBuilder(message).setContent(redacted).build());
+        }
+        if (found.isEmpty()) {
+            return conversation;
+        }
+        found.forEach(kind -> counters.get(kind).increment());
+        return ConversationCompleted.newBuilder(conversation).setMessages(messages).build();
+    }
+
+    interface Check {
         boolean test(Matcher m);
     }
 
-    private static String replace(final Pattern pattern, final String text, final Kind kind, final Set<Kind> found,
+    static String replace(final Pattern pattern, final String text, final Kind kind, final Set<Kind> found,
                                   final Check check) {
         final Matcher m = pattern.matcher(text);
         final StringBuilder out = new StringBuilder();

@@ -7,8 +7,12 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
@@ -24,11 +28,15 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * <ol>
  *   <li><b>Relevance</b> of every eligible memory (ACTIVE, or valid at {@code asOf}): cosine = the
- *       normalised query vector · the normalised stored embedding (0 without one); lexical = BM25
- *       ({@link Bm25}, over the eligible memories' {@link TextAnalysis} terms) / the query's idf mass;
- *       semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical), a calibrated
- *       0..1 estimate that the memory answers the query, fitted per embedding model. Dense and BM25 are
- *       fused in one score on one scale.</li>
+ *       normalised query vector · the normalised stored embedding, the query embedded by the memory's own
+ *       embedding model ({@link Embedder#embedQuery(String, String)}: bge-small's query instruction; vectors
+ *       of two models are never compared; 0 without a vector or for a model the embedder does not hold);
+ *       lexical = BM25 ({@link Bm25}, over the eligible memories' {@link TextAnalysis} terms) / the query's
+ *       idf mass; period = the question names a period and the memory's event dates fall in it
+ *       ({@link TimeCues}); semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical +
+ *       b_period·period), a calibrated 0..1 estimate that the memory answers the query, with the
+ *       coefficients of the memory's embedding model (cosines of two models are on different scales).
+ *       Dense, lexical and time cues are fused in one score on one scale.</li>
  *   <li><b>Candidates</b>: the memories with semantic ≥ {@code retrieval.min.relevance}, the best
  *       {@code overfetch·k} by semantic (ties by memory id). A memory below the threshold is never
  *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
@@ -37,9 +45,10 @@ import org.apache.kafka.common.config.ConfigException;
  *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
  *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
  *   <li><b>Total</b> = (w_s·semantic + w_r·recency + w_i·importance + w_a·access) / (w_s + w_r + w_i + w_a):
- *       the weighted mean (defaults 0.4/0.2/0.3/0.1 sum to 1, so the design's formula), in 0..1 for any
- *       weights; all-zero weights are refused at construction. Sorted by total, ties by id; those below
- *       the request's {@code minScore} are dropped (the same 0..1 scale the API reports); top k.</li>
+ *       the weighted mean (Park et al., "Generative Agents", UIST 2023, sum relevance, recency and
+ *       importance; dividing by the weights' sum keeps it in 0..1 for any weights); all-zero weights are
+ *       refused at construction. Sorted by total, ties by id; those below the request's {@code minScore}
+ *       are dropped (the same 0..1 scale the API reports); top k.</li>
  * </ol>
  * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
  * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;
@@ -47,7 +56,7 @@ import org.apache.kafka.common.config.ConfigException;
  * and the exhaustive {@link #rank(String, float[], Collection, int)} over decoded memories, which scores
  * every memory from scratch. Both use the same dot-product kernel ({@link Vectors#dot(float[], float[], int)})
  * and BM25 arithmetic, so they agree exactly. With a dense index (Qdrant) the cosines come from its
- * top {@code overfetch·k} hits (others count as cosine 0).
+ * top {@code overfetch·k} hits per embedding model (others count as cosine 0).
  *
  * <p>Query vectors go through a bounded LRU ({@code retrieval.query.cache.size}). Thread-safe.
  */
@@ -68,22 +77,23 @@ public final class HybridScorer {
     private final double minLogit;
     private final double minTopLogit;
     private final RelevanceModel relevance;
+    private final Map<String, RelevanceModel> relevanceByModel;
     private final QueryVectors queryVectors;
 
     /**
-     * @param embedder embeds the query (must be the model that embedded the memories)
-     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and threshold
-     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for the model
+     * @param embedder embeds the query with the model of the memories it is compared with
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
+     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for a model
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config) {
         this(embedder, config, null);
     }
 
     /**
-     * @param embedder embeds the query (must be the model that embedded the memories)
-     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and threshold
+     * @param embedder embeds the query with the model of the memories it is compared with
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
      * @param denseIndex where the dense candidates come from (Qdrant), or null for exact cosine
-     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for the model
+     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for a model
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
         this.embedder = embedder;
@@ -102,26 +112,50 @@ public final class HybridScorer {
         this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
         this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
         this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
+        final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
+        final Map<String, RelevanceModel> byModel = new HashMap<>();
         try {
-            this.relevance = RelevanceModel.of(embedder.modelName(), config.getString(EngramConfig.RELEVANCE_CALIBRATION));
+            for (final String model : embedder.models()) {
+                // the configured calibration is the default model's; every other model keeps its own fit
+                byModel.put(model, RelevanceModel.of(model, model.equals(embedder.modelName()) ? override : ""));
+            }
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(EngramConfig.RELEVANCE_CALIBRATION,
-                config.getString(EngramConfig.RELEVANCE_CALIBRATION), e.getMessage());
+            throw new ConfigException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
         }
+        this.relevanceByModel = Map.copyOf(byModel);
+        this.relevance = relevanceByModel.get(embedder.modelName());
         this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE));
     }
 
-    /** @return the relevance calibration in use */
+    /** @return the relevance calibration of the default embedding model */
     public RelevanceModel relevance() {
         return relevance;
     }
 
     /**
+     * @param model an embedding model
+     * @return its relevance calibration; the default model's for a model the embedder does not hold
+     *     (whose memories have no dense relevance)
+     */
+    public RelevanceModel relevance(final String model) {
+        return model == null ? relevance : relevanceByModel.getOrDefault(model, relevance);
+    }
+
+    /**
      * @param query a query text
-     * @return its normalised vector, from the LRU of recent queries or embedded now (once)
+     * @return its normalised vector by the default model, from the LRU of recent queries or embedded now (once)
      */
     public float[] queryVector(final String query) {
-        return queryVectors.get(query);
+        return queryVectors.get(query, embedder.modelName());
+    }
+
+    /**
+     * @param query a query text
+     * @param model an embedding model
+     * @return the query's normalised vector by that model (cached), or null when the embedder does not hold it
+     */
+    public float[] queryVector(final String query, final String model) {
+        return queryVectors.get(query, model);
     }
 
     /** @return the query-vector cache (hit and miss counts) */
@@ -145,12 +179,19 @@ public final class HybridScorer {
     public List<ScoredMemory> rank(final UserKey user, final UserMemoryIndex index, final String query, final int k,
                                    final double minScore) {
         requireK(k);
-        final float[] vector = queryVector(query);
+        // embed outside the index's lock: one vector per model the user's memories were embedded with
+        final List<String> models = index.models();
+        final float[][] vectors = new float[models.size()][];
+        for (int m = 0; m < models.size(); m++) {
+            vectors[m] = queryVector(query, models.get(m));
+        }
         final List<String> terms = TextAnalysis.terms(query);
+        final TimeCues.Period period = TimeCues.in(query).orElse(null);
         final int fetch = Math.max(k, k * overfetch);
-        final Map<String, Double> dense = denseIndex == null ? null : denseHits(user, vector, fetch);
-        return index.read(view -> finish(topByRelevance(view, vector, terms, fetch, dense), view.referenceTime(), k,
-            minScore));
+        final Map<String, Double> dense = denseIndex == null ? null
+            : denseHits(user, models, model -> queryVector(query, model), fetch);
+        return index.read(view -> finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
+            view.referenceTime(), k, minScore));
     }
 
     /**
@@ -166,38 +207,48 @@ public final class HybridScorer {
     public List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
                                        final Instant asOf) {
         requireK(k);
-        final float[] vector = queryVector(query);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
             final Map<Memory, float[]> docs = view.copy(m -> validAt(m, asOf));
-            return exhaustive(query, vector, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
+            return exhaustive(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
                 view.referenceTime(), k, null, 0);
         });
     }
 
-    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final float[] q,
-                                           final List<String> terms, final int fetch, final Map<String, Double> dense) {
+    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
+                                           final float[][] queryByModel, final List<String> terms,
+                                           final TimeCues.Period period, final int fetch,
+                                           final Map<String, Double> dense) {
         final int slots = view.slots();
         final Scratch scratch = Scratch.get(slots);
         final double[] bm25 = scratch.bm25;
+        // the view may have seen a model since models were read: such slots have no dense relevance now
+        final int known = Math.min(models.size(), view.models().size());
+        final RelevanceModel[] relevanceOf = new RelevanceModel[known];
+        final boolean[] exact = new boolean[known];
+        for (int m = 0; m < known; m++) {
+            relevanceOf[m] = relevance(models.get(m));
+            exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
+        }
         final Heap heap;
         try {
             final double idfMass = lexical(view, terms, scratch);
             heap = scratch.heap(fetch);
-            final int d = view.dimensions();
-            final float[] vectors = view.vectors();
-            final boolean exactDense = dense == null && q.length == d;
             for (int s = 0; s < slots; s++) {
                 if (!view.active(s)) {
                     continue;
                 }
+                final int m = view.model(s);
+                final boolean knownModel = m >= 0 && m < known;
                 final double cosine;
                 if (dense != null) {
                     cosine = dense.getOrDefault(view.memory(s).getMemoryId(), 0.0);
                 } else {
-                    cosine = exactDense && view.hasVector(s) ? Vectors.dot(q, vectors, s * d) : 0;
+                    cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final double logit = relevance.logit(cosine, lexical);
+                final boolean inPeriod = period != null && period.contains(view.memory(s));
+                final double logit = (knownModel ? relevanceOf[m] : relevance).logit(cosine, lexical, inPeriod);
                 if (logit >= minLogit) {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
@@ -261,11 +312,13 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
         requireK(k);
-        return exhaustive(query, queryVector(query), userMemories, HybridScorer::isActive, k, null, 0);
+        return exhaustive(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
     }
 
     /**
-     * Ranks exhaustively with the dense cosines from the vector index when one was given.
+     * Ranks exhaustively with the dense cosines from the vector index when one was given: its top
+     * {@code overfetch·k} ACTIVE hits for this user per embedding model of the user's memories (the user
+     * scope inside the index query).
      *
      * @param user whose memories these are
      * @param query the query text
@@ -277,17 +330,18 @@ public final class HybridScorer {
     public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
                                    final int k) {
         requireK(k);
-        final float[] vector = queryVector(query);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
         final Map<String, Double> dense = denseIndex == null ? null
-            : denseHits(user, vector, Math.max(k, k * overfetch));
-        return exhaustive(query, vector, userMemories, HybridScorer::isActive, k, dense, 0);
+            : denseHits(user, modelsOf(userMemories), vectors, Math.max(k, k * overfetch));
+        return exhaustive(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
     }
 
     /**
-     * Ranks exhaustively with a precomputed query vector.
+     * Ranks exhaustively with a precomputed query vector of the default model (other models' vectors
+     * are embedded on demand).
      *
      * @param query the query text (for BM25)
-     * @param queryVector its embedding (normalised here)
+     * @param queryVector its embedding by the default model (normalised here)
      * @param userMemories all memories of ONE user
      * @param k how many hits at most, ≥ 1
      * @return at most k hits, best first
@@ -298,10 +352,10 @@ public final class HybridScorer {
     }
 
     /**
-     * Ranks exhaustively with a precomputed query vector and a score floor.
+     * Ranks exhaustively with a precomputed query vector of the default model and a score floor.
      *
      * @param query the query text (for BM25)
-     * @param queryVector its embedding (normalised here)
+     * @param queryVector its embedding by the default model (normalised here)
      * @param userMemories all memories of ONE user
      * @param k how many hits at most, ≥ 1
      * @param minScore hits with a total below this are dropped
@@ -310,8 +364,9 @@ public final class HybridScorer {
     public List<ScoredMemory> rank(final String query, final float[] queryVector,
                                    final Collection<Memory> userMemories, final int k, final double minScore) {
         requireK(k);
-        return exhaustive(query, Vectors.normalized(queryVector), userMemories, HybridScorer::isActive, k, null,
-            minScore);
+        final float[] normalized = Vectors.normalized(queryVector);
+        return exhaustive(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+            userMemories, HybridScorer::isActive, k, null, minScore);
     }
 
     /**
@@ -326,36 +381,37 @@ public final class HybridScorer {
     public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
                                        final Instant asOf) {
         requireK(k);
-        return exhaustive(query, queryVector(query), userMemories, m -> validAt(m, asOf), k, null, 0);
+        return exhaustive(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
     }
 
-    private List<ScoredMemory> exhaustive(final String query, final float[] q, final Collection<Memory> userMemories,
-                                          final Predicate<Memory> eligible, final int k,
-                                          final Map<String, Double> dense, final double minScore) {
+    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
+                                          final Collection<Memory> userMemories, final Predicate<Memory> eligible,
+                                          final int k, final Map<String, Double> dense, final double minScore) {
         final List<Memory> docs = new ArrayList<>();
         final List<float[]> vectors = new ArrayList<>();
         for (final Memory m : userMemories) {
             if (eligible.test(m)) {
                 docs.add(m);
-                vectors.add(m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
-                    : Vectors.normalized(Vectors.toArray(m.getEmbedding())));
+                vectors.add(normalizedEmbedding(m));
             }
         }
-        return exhaustive(query, q, docs, vectors, referenceTime(userMemories), k, dense, minScore);
+        return exhaustive(query, queryByModel, docs, vectors, referenceTime(userMemories), k, dense, minScore);
     }
 
     /** Scores every given memory from scratch; vectors normalised (null = none). */
-    private List<ScoredMemory> exhaustive(final String query, final float[] q, final List<Memory> docs,
-                                          final List<float[]> vectors, final Instant reference, final int k,
-                                          final Map<String, Double> dense, final double minScore) {
+    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
+                                          final List<Memory> docs, final List<float[]> vectors,
+                                          final Instant reference, final int k, final Map<String, Double> dense,
+                                          final double minScore) {
         if (docs.isEmpty()) {
             return List.of();
         }
-        final double[][] features = features(query, q, docs, vectors, dense);
+        final double[][] features = features(query, queryByModel, docs, vectors, dense);
         final List<Candidate> candidates = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
             final Memory m = docs.get(i);
-            final double logit = relevance.logit(features[i][0], features[i][1]);
+            final double logit = relevance(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
+                features[i][2] > 0);
             if (logit >= minLogit) {
                 candidates.add(new Candidate(m, logit, m.getImportance(),
                     m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
@@ -368,38 +424,53 @@ public final class HybridScorer {
     }
 
     /**
-     * The two relevance signals of each memory, exhaustively (what {@link RelevanceModel} is fitted on).
+     * The relevance signals of each memory, exhaustively (what {@link RelevanceModel} is fitted on): the
+     * query embedded by each memory's own model.
      *
      * @param query the query text
-     * @param normalizedQuery the normalised query vector ({@link #queryVector})
      * @param docs the eligible memories (BM25's corpus)
-     * @return per memory {cosine, BM25 / idf mass}
+     * @return per memory {cosine, BM25 / idf mass, 1 if in the named period else 0}
      */
-    public static double[][] features(final String query, final float[] normalizedQuery, final List<Memory> docs) {
+    public double[][] features(final String query, final List<Memory> docs) {
         final List<float[]> vectors = new ArrayList<>(docs.size());
         for (final Memory m : docs) {
-            vectors.add(m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
-                : Vectors.normalized(Vectors.toArray(m.getEmbedding())));
+            vectors.add(normalizedEmbedding(m));
         }
-        return features(query, normalizedQuery, docs, vectors, null);
+        return features(query, model -> queryVector(query, model), docs, vectors, null);
     }
 
-    private static double[][] features(final String query, final float[] q, final List<Memory> docs,
-                                       final List<float[]> vectors, final Map<String, Double> dense) {
+    private static double[][] features(final String query, final Function<String, float[]> queryByModel,
+                                       final List<Memory> docs, final List<float[]> vectors,
+                                       final Map<String, Double> dense) {
         final List<String> terms = TextAnalysis.terms(query);
+        final Optional<TimeCues.Period> period = TimeCues.in(query);
         final List<String> contents = new ArrayList<>(docs.size());
         docs.forEach(m -> contents.add(m.getContent()));
         final Bm25 bm25 = Bm25.index(contents);
         final double[] lexicalScores = bm25.scores(terms);
         final double idfMass = bm25.idfMass(terms);
+        final Map<String, float[]> byModel = new HashMap<>();
         final double[][] out = new double[docs.size()][];
         for (int i = 0; i < docs.size(); i++) {
+            final Memory m = docs.get(i);
             final float[] v = vectors.get(i);
-            final double cosine = dense != null ? dense.getOrDefault(docs.get(i).getMemoryId(), 0.0)
-                : v != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
-            out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0};
+            final double cosine;
+            if (dense != null) {
+                cosine = dense.getOrDefault(m.getMemoryId(), 0.0);
+            } else {
+                final float[] q = v == null ? null : byModel.computeIfAbsent(
+                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), queryByModel);
+                cosine = q != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
+            }
+            out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0,
+                period.isPresent() && period.get().contains(m) ? 1 : 0};
         }
         return out;
+    }
+
+    private static float[] normalizedEmbedding(final Memory m) {
+        return m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
+            : Vectors.normalized(Vectors.toArray(m.getEmbedding()));
     }
 
     // ---------------------------------------------------------------- shared
@@ -433,12 +504,36 @@ public final class HybridScorer {
         return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
     }
 
-    private Map<String, Double> denseHits(final UserKey user, final float[] vector, final int fetch) {
+    /**
+     * The dense index's hits, one index query per embedding model with the query embedded by that model.
+     *
+     * @return memory id → cosine
+     */
+    private Map<String, Double> denseHits(final UserKey user, final List<String> models,
+                                          final Function<String, float[]> queryByModel, final int fetch) {
         final Map<String, Double> out = new HashMap<>();
-        for (final VectorIndex.Hit hit : denseIndex.search(new VectorIndex.Query(user, vector, fetch, true))) {
-            out.putIfAbsent(hit.memory().getMemoryId(), hit.similarity());
+        for (final String model : models) {
+            final float[] vector = queryByModel.apply(model);
+            if (vector == null) {
+                continue;
+            }
+            for (final VectorIndex.Hit hit : denseIndex.search(new VectorIndex.Query(user, vector, fetch, true, model))) {
+                out.putIfAbsent(hit.memory().getMemoryId(), hit.similarity());
+            }
         }
         return out;
+    }
+
+    /** The embedding models of a user's ACTIVE memories the embedder holds, the default first. */
+    private List<String> modelsOf(final Collection<Memory> userMemories) {
+        final Set<String> models = new LinkedHashSet<>();
+        models.add(embedder.modelName());
+        for (final Memory m : userMemories) {
+            if (isActive(m) && embedder.models().contains(m.getEmbeddingModel())) {
+                models.add(m.getEmbeddingModel());
+            }
+        }
+        return List.copyOf(models);
     }
 
     /** @return true for an ACTIVE memory: what default retrieval considers */
@@ -606,7 +701,10 @@ public final class HybridScorer {
         }
     }
 
-    /** A bounded LRU of query vectors (normalised), so a repeated query is embedded once. */
+    /**
+     * A bounded LRU of query vectors (normalised), keyed by embedding model and query text, so a repeated
+     * query is embedded once per model.
+     */
     public static final class QueryVectors {
         private final Embedder embedder;
         private final int capacity;
@@ -625,10 +723,15 @@ public final class HybridScorer {
             };
         }
 
-        float[] get(final String query) {
+        /** @return the query's normalised vector by that model, null when the embedder does not hold it */
+        float[] get(final String query, final String model) {
+            if (model == null || !embedder.models().contains(model)) {
+                return null;
+            }
+            final String key = model + '\n' + query;
             if (capacity > 0) {
                 synchronized (cache) {
-                    final float[] cached = cache.get(query);
+                    final float[] cached = cache.get(key);
                     if (cached != null) {
                         hits++;
                         return cached;
@@ -636,10 +739,10 @@ public final class HybridScorer {
                     misses++;
                 }
             }
-            final float[] vector = Vectors.normalized(embedder.embed(query));
+            final float[] vector = Vectors.normalized(embedder.embedQuery(query, model));
             if (capacity > 0) {
                 synchronized (cache) {
-                    cache.put(query, vector);
+                    cache.put(key, vector);
                 }
             }
             return vector;

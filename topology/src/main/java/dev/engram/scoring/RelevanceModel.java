@@ -7,11 +7,13 @@ import java.util.Map;
  * The calibrated relevance of a memory to a query: a logistic model over the two relevance signals,
  *
  * <pre>
- *   semantic = σ(b0 + b_dense · cosine + b_lexical · lexical),   σ(x) = 1 / (1 + e^−x)
+ *   semantic = σ(b0 + b_dense · cosine + b_lexical · lexical + b_period · period),   σ(x) = 1 / (1 + e^−x)
  * </pre>
  * where cosine is the query's cosine to the memory's embedding (0 when it has none) and lexical is
  * the memory's BM25 score divided by the query's idf mass, Σ_{t ∈ q} idf(t) (≈ the share of the query's
- * rare words the memory contains, about 0..1.5), see {@link UserMemoryIndex}. semantic estimates
+ * rare words the memory contains, about 0..1.5), see {@link UserMemoryIndex}, and period is 1 when the
+ * question names a period ("in March 2023", "2023年5月", {@link TimeCues}) and the memory's event dates
+ * fall in it, else 0. semantic estimates
  * P(the memory holds evidence for the question | cosine, lexical): the coefficients are fitted by
  * logistic regression (Platt scaling, Platt 1999) on LoCoMo dev questions against the memories
  * Engram stored for the asked user, a memory being relevant when one of its source turns is an
@@ -22,8 +24,9 @@ import java.util.Map;
  * @param intercept b0
  * @param dense b_dense, the weight of the cosine
  * @param lexical b_lexical, the weight of the normalised BM25 score
+ * @param period b_period, the weight of the memory lying in the period the question names
  */
-public record RelevanceModel(double intercept, double dense, double lexical) {
+public record RelevanceModel(double intercept, double dense, double lexical, double period) {
 
     /**
      * MiniLM: fitted on LoCoMo dev (conversations 0–6, categories 1–4) with its own memories (BENCHMARKS.md
@@ -33,9 +36,9 @@ public record RelevanceModel(double intercept, double dense, double lexical) {
      * {@code retrieval.relevance.calibration}.
      */
     private static final Map<String, RelevanceModel> FITTED = Map.of(
-        "all-minilm-l6-v2-q", new RelevanceModel(-7.3923, 8.2217, 3.9089),
-        "bge-small-en-v15-q", new RelevanceModel(-16.0, 17.0, 3.0),
-        "bge-small-zh-v15-q", new RelevanceModel(-16.0, 17.0, 3.0));
+        "all-minilm-l6-v2-q", new RelevanceModel(-7.3923, 8.2217, 3.9089, 0),
+        "bge-small-en-v15-q", new RelevanceModel(-16.0, 17.0, 3.0, 0),
+        "bge-small-zh-v15-q", new RelevanceModel(-16.0, 17.0, 3.0, 0));
 
     /**
      * @param logit b0 + b_dense·cosine + b_lexical·lexical
@@ -62,28 +65,30 @@ public record RelevanceModel(double intercept, double dense, double lexical) {
     /**
      * @param cosine the cosine to the query, −1..1
      * @param lexical BM25 / the query's idf mass, ≥ 0
+     * @param inPeriod whether the memory lies in the period the question names
      * @return the logit of the relevance
      */
-    public double logit(final double cosine, final double lexical) {
-        return intercept + dense * cosine + lexical * this.lexical;
+    public double logit(final double cosine, final double lexical, final boolean inPeriod) {
+        return intercept + dense * cosine + lexical * this.lexical + (inPeriod ? period : 0);
     }
 
     /**
      * @param modelName the embedding model of the memories' vectors (e.g. {@code all-minilm-l6-v2-q})
-     * @param override {@code b0,b_dense,b_lexical} from configuration, or blank for the fitted default
+     * @param override {@code b0,b_dense,b_lexical[,b_period]} from configuration (b_period 0 when left out),
+     *     or blank for the fitted default
      * @return the model
      * @throws IllegalArgumentException when the override is malformed, or blank and the model has no fit
      */
     public static RelevanceModel of(final String modelName, final String override) {
         if (override != null && !override.isBlank()) {
             final String[] parts = override.split(",");
-            if (parts.length != 3) {
-                throw new IllegalArgumentException("retrieval.relevance.calibration must be three numbers "
-                    + "b0,b_dense,b_lexical: " + override);
+            if (parts.length != 3 && parts.length != 4) {
+                throw new IllegalArgumentException("retrieval.relevance.calibration must be three or four numbers "
+                    + "b0,b_dense,b_lexical[,b_period]: " + override);
             }
             try {
                 return new RelevanceModel(Double.parseDouble(parts[0].strip()), Double.parseDouble(parts[1].strip()),
-                    Double.parseDouble(parts[2].strip()));
+                    Double.parseDouble(parts[2].strip()), parts.length == 4 ? Double.parseDouble(parts[3].strip()) : 0);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("retrieval.relevance.calibration is not numeric: " + override, e);
             }
@@ -91,7 +96,7 @@ public record RelevanceModel(double intercept, double dense, double lexical) {
         final RelevanceModel fitted = FITTED.get(modelName == null ? "" : modelName.toLowerCase(Locale.ROOT));
         if (fitted == null) {
             throw new IllegalArgumentException("No relevance calibration for embedding model " + modelName
-                + "; set retrieval.relevance.calibration=b0,b_dense,b_lexical (bin/engram bench quality --calibrate fits one)");
+                + "; set retrieval.relevance.calibration=b0,b_dense,b_lexical,b_period (bin/engram bench quality --calibrate fits one)");
         }
         return fitted;
     }
@@ -99,6 +104,6 @@ public record RelevanceModel(double intercept, double dense, double lexical) {
     /** @return the three coefficients as configuration text */
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "%.4f,%.4f,%.4f", intercept, dense, lexical);
+        return String.format(Locale.ROOT, "%.4f,%.4f,%.4f,%.4f", intercept, dense, lexical, period);
     }
 }

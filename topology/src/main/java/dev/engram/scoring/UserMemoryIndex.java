@@ -21,8 +21,10 @@ import dev.engram.avro.MemoryStatus;
  *
  * <p>Per memory (a <i>slot</i>; freed slots are reused):
  * <ul>
- *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), at {@code vectors[slot·d … slot·d+d)}
- *       (d = the first vector's size; a memory without a vector of that size has no dense relevance);</li>
+ *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), in the contiguous array of its
+ *       embedding model m at {@code vectors(m)[slot·d_m … slot·d_m+d_m)} (d_m = the size of the model's first
+ *       vector; a memory without a vector, or with one of another size, has no dense relevance). Vectors of
+ *       two models live in two arrays and are never compared;</li>
  *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms), access
  *       count, and its BM25 length (terms after {@link TextAnalysis});</li>
  *   <li>the memory itself without its embedding, for the answer.</li>
@@ -40,13 +42,16 @@ public final class UserMemoryIndex {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Map<String, Integer> slotById = new HashMap<>();
     private final Map<String, Postings> postings = new HashMap<>();
-    private int dimensions;
+    /** Embedding models seen, in order of first appearance; a slot's model is an index into this list. */
+    private final List<String> models = new ArrayList<>();
+    private int[] dimensionsOf = new int[0];
+    private float[][] vectorsOf = new float[0][];
     private int size;
     private int[] free = new int[8];
     private int freeCount;
 
-    private float[] vectors = new float[0];
-    private boolean[] hasVector = new boolean[0];
+    /** Per slot: index into {@link #models} of its vector's model, −1 without a usable vector. */
+    private int[] modelOf = new int[0];
     private boolean[] active = new boolean[0];
     private double[] importance = new double[0];
     private long[] lastAccessed = new long[0];
@@ -118,7 +123,7 @@ public final class UserMemoryIndex {
             if (contentChanged) {
                 indexTerms(s, memory.getContent());
             }
-            storeVector(s, memory.getEmbedding());
+            storeVector(s, memory.getEmbeddingModel(), memory.getEmbedding());
             importance[s] = memory.getImportance();
             lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE
                 : memory.getLastAccessedAt().toEpochMilli();
@@ -146,7 +151,7 @@ public final class UserMemoryIndex {
             setActive(slot, false);
             unindexTerms(slot);
             memories[slot] = null;
-            hasVector[slot] = false;
+            modelOf[slot] = -1;
             if (freeCount == free.length) {
                 free = Arrays.copyOf(free, freeCount * 2);
             }
@@ -202,14 +207,33 @@ public final class UserMemoryIndex {
             return size;
         }
 
-        /** @return the vector size, 0 before the first vector */
-        public int dimensions() {
-            return dimensions;
+        /** @return the embedding models of the vectors held, an index m of this list is a model's number */
+        public List<String> models() {
+            return List.copyOf(models);
         }
 
-        /** @return every vector, slot s at s·dimensions() */
-        float[] vectors() {
-            return vectors;
+        /**
+         * @param model a model's number (index into {@link #models()})
+         * @return that model's vector size
+         */
+        public int dimensions(final int model) {
+            return dimensionsOf[model];
+        }
+
+        /**
+         * @param model a model's number
+         * @return that model's vectors, slot s at s·dimensions(model) (only slots of that model are meaningful)
+         */
+        float[] vectors(final int model) {
+            return vectorsOf[model];
+        }
+
+        /**
+         * @param slot a slot
+         * @return the number of its vector's model, −1 when it has no usable vector
+         */
+        public int model(final int slot) {
+            return modelOf[slot];
         }
 
         /**
@@ -222,10 +246,10 @@ public final class UserMemoryIndex {
 
         /**
          * @param slot a slot
-         * @return whether the slot has a vector of {@link #dimensions()}
+         * @return whether the slot has a usable vector (of its model's size)
          */
         public boolean hasVector(final int slot) {
-            return hasVector[slot];
+            return modelOf[slot] >= 0;
         }
 
         /**
@@ -301,8 +325,9 @@ public final class UserMemoryIndex {
             final Map<Memory, float[]> out = new LinkedHashMap<>();
             for (int s = 0; s < size; s++) {
                 if (memories[s] != null && eligible.test(memories[s])) {
-                    out.put(memories[s], hasVector[s]
-                        ? Arrays.copyOfRange(vectors, s * dimensions, s * dimensions + dimensions) : null);
+                    final int m = modelOf[s];
+                    out.put(memories[s], m < 0 ? null
+                        : Arrays.copyOfRange(vectorsOf[m], s * dimensionsOf[m], (s + 1) * dimensionsOf[m]));
                 }
             }
             return out;
@@ -326,8 +351,12 @@ public final class UserMemoryIndex {
         }
         if (size == memories.length) {
             final int capacity = Math.max(16, size * 2);
-            vectors = Arrays.copyOf(vectors, capacity * Math.max(dimensions, 1));
-            hasVector = Arrays.copyOf(hasVector, capacity);
+            for (int m = 0; m < models.size(); m++) {
+                vectorsOf[m] = Arrays.copyOf(vectorsOf[m], capacity * dimensionsOf[m]);
+            }
+            final int old = modelOf.length;
+            modelOf = Arrays.copyOf(modelOf, capacity);
+            Arrays.fill(modelOf, old, capacity, -1);
             active = Arrays.copyOf(active, capacity);
             importance = Arrays.copyOf(importance, capacity);
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
@@ -340,22 +369,38 @@ public final class UserMemoryIndex {
         return size++;
     }
 
-    private void storeVector(final int slot, final List<Float> embedding) {
+    private void storeVector(final int slot, final String model, final List<Float> embedding) {
         if (embedding == null || embedding.isEmpty()) {
-            hasVector[slot] = false;
+            modelOf[slot] = -1;
             return;
         }
-        if (dimensions == 0) {
-            dimensions = embedding.size();
-            vectors = new float[memories.length * dimensions];
+        final String name = model == null ? "" : model;
+        int m = models.indexOf(name);
+        if (m < 0) {
+            m = models.size();
+            models.add(name);
+            dimensionsOf = Arrays.copyOf(dimensionsOf, m + 1);
+            dimensionsOf[m] = embedding.size();
+            vectorsOf = Arrays.copyOf(vectorsOf, m + 1);
+            vectorsOf[m] = new float[memories.length * embedding.size()];
         }
-        if (embedding.size() != dimensions) {
-            hasVector[slot] = false;
+        if (embedding.size() != dimensionsOf[m]) {
+            modelOf[slot] = -1;
             return;
         }
         final float[] normalized = Vectors.normalized(Vectors.toArray(embedding));
-        System.arraycopy(normalized, 0, vectors, slot * dimensions, dimensions);
-        hasVector[slot] = true;
+        System.arraycopy(normalized, 0, vectorsOf[m], slot * dimensionsOf[m], dimensionsOf[m]);
+        modelOf[slot] = m;
+    }
+
+    /** @return the embedding models of the vectors held (a snapshot) */
+    public List<String> models() {
+        lock.readLock().lock();
+        try {
+            return List.copyOf(models);
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     private void indexTerms(final int slot, final String content) {

@@ -87,6 +87,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private final Consolidator consolidator;
     private final VectorIndexFactory indexFactory;
     private final Counters counters;
+    private final boolean shredKeys;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
@@ -96,6 +97,16 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters) {
+        this(consolidator, indexFactory, counters, false);
+    }
+
+    /**
+     * @param shredKeys whether an ERASE also tombstones the user's data key ({@code crypto.enabled}: the
+     *     {@link ConsolidationTopology#DATA_KEYS_SINK} exists)
+     */
+    ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
+                                 final Counters counters, final boolean shredKeys) {
+        this.shredKeys = shredKeys;
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
         this.counters = counters;
@@ -135,7 +146,16 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             counters.skipped("memory_off");
             return;
         }
-        final Consolidator.Decision decision = consolidator.decide(candidate, userMemories(user), index);
+        final List<Memory> known = userMemories(user);
+        final Optional<String> otherModel = otherModel(known, candidate.getEmbeddingModel(), consolidator.hanModel());
+        if (otherModel.isPresent()) {
+            // Comparing vectors of two models is meaningless, and storing it would mix them in the index.
+            deadLetter(record, "embedding model mismatch: the candidate was embedded with " + candidate.getEmbeddingModel()
+                + " but the stored vectors of this user are " + otherModel.get() + "; re-embed (bin/engram reembed"
+                + " --model " + candidate.getEmbeddingModel() + ") or run the extractor with " + otherModel.get());
+            return;
+        }
+        final Consolidator.Decision decision = consolidator.decide(candidate, known, index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
@@ -194,6 +214,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             after.setContent(command.getContent());
             if (command.getEmbedding().size() == before.getEmbedding().size()) {
                 after.setEmbedding(new ArrayList<>(command.getEmbedding()));
+                if (command.getEmbeddingModel() != null) {
+                    after.setEmbeddingModel(command.getEmbeddingModel()); // the vector and its model change together
+                }
             }
         }
         if (command.getValue() != null && before.getKey() != null && !command.getValue().isBlank()) {
@@ -224,11 +247,17 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(memories::delete);
-        profiles.delete(user.wire());
+        final int profileCount = profiles.delete(user.wire()) == null ? 0 : 1;
         index.deleteUser(user);
         // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
         context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
             ConsolidationTopology.PROFILES_SINK);
+        if (shredKeys) {
+            // Crypto-shredding: in the same transaction as the store deletes, the user's data key is
+            // tombstoned; every record of the user on every topic, backup and mirror becomes unreadable.
+            context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
+                ConsolidationTopology.DATA_KEYS_SINK);
+        }
         final long at = command.getIssuedAt().toEpochMilli();
         erasures.put(user.wire(), erasedBefore == null ? at : Math.max(at, erasedBefore));
         final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.ERASED, null, null, command);
@@ -238,7 +267,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             .setActor(command.getActor()).setActorScope("SYSTEM").setTenantId(user.tenantId())
             .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
             .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
-            .setDetail("store entries deleted=" + keys.size()).setSource(Topics.CONSOLIDATOR_APP)
+            .setDetail("store entries deleted=" + keys.size() + "; memories=" + keys.size() + " profile=" + profileCount
+                + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(Topics.CONSOLIDATOR_APP)
             .setOccurredAt(command.getIssuedAt()).build();
         context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);
         counters.erased.increment();
@@ -293,6 +323,27 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     private static java.time.Instant later(final java.time.Instant a, final java.time.Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /**
+     * @param memories the user's stored memories
+     * @param model the candidate's embedding model
+     * @param hanModel the deployment's model of mostly-Han text, or null: a user who writes in both scripts holds
+     *     vectors of both models legitimately, so a Han-model candidate is checked only against Han-model memories
+     *     and every other candidate only against the others
+     * @return the model of the user's stored vectors when it is another one (memories without a recorded model,
+     *     written before models were recorded, are taken as compatible)
+     */
+    static Optional<String> otherModel(final List<Memory> memories, final String model, final String hanModel) {
+        final boolean hanCandidate = model != null && model.equals(hanModel);
+        for (final Memory m : memories) {
+            final boolean hanMemory = m.getEmbeddingModel() != null && m.getEmbeddingModel().equals(hanModel);
+            if (hanMemory == hanCandidate && m.getStatus() != MemoryStatus.DELETED && !m.getEmbedding().isEmpty()
+                && m.getEmbeddingModel() != null && !m.getEmbeddingModel().isBlank() && !m.getEmbeddingModel().equals(model)) {
+                return Optional.of(m.getEmbeddingModel());
+            }
+        }
+        return Optional.empty();
     }
 
     /** Every memory of the user, every status, in store-key (memory id) order. */

@@ -16,7 +16,9 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.crypto.PersonalSerdes;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -94,6 +96,8 @@ public final class ConsolidationTopology {
     public static final String AUDIT_SINK = "write-memory-audit";
     /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
     public static final String PROFILES_SINK = "write-user-profiles";
+    /** Sink of the data-key tombstones to {@link Topics#DATA_KEYS} (only with {@code crypto.enabled}). */
+    public static final String DATA_KEYS_SINK = "write-data-key-tombstones";
 
     private ConsolidationTopology() {
     }
@@ -132,19 +136,34 @@ public final class ConsolidationTopology {
      */
     public static Topology build(final EngramConfig config, final ContradictionJudge judge,
                                  final VectorIndexFactory indexFactory, final MeterRegistry registry) {
+        return build(config, judge, MemoryMerger.CONCATENATE, indexFactory, registry);
+    }
+
+    /**
+     * Builds the topology with a merger of its own for the consolidation pass (e.g. one that asks an LLM).
+     *
+     * @param config as {@link #build(EngramConfig, ContradictionJudge, VectorIndexFactory, MeterRegistry)}
+     * @param judge asked about pairs in the judge band
+     * @param merger writes the content of merged memories
+     * @param indexFactory opens each task's vector index
+     * @param registry where the counters go
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final ContradictionJudge judge, final MemoryMerger merger,
+                                 final VectorIndexFactory indexFactory, final MeterRegistry registry) {
         final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
             new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
-        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config));
+        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger);
         final MemoryLifecycleProcessor.Counters lifecycleCounters =
             new MemoryLifecycleProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
         final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.MEMORIES),
-                Serdes.String(), AvroSerdes.serde(Memory.class))
+                Serdes.String(), PersonalSerdes.store(Memory.class, config))
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StoreBuilder<KeyValueStore<String, UserProfile>> profiles = org.apache.kafka.streams.state.Stores
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.PROFILES),
-                Serdes.String(), AvroSerdes.serde(UserProfile.class))
+                Serdes.String(), PersonalSerdes.store(UserProfile.class, config))
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StoreBuilder<KeyValueStore<String, Long>> erasures = org.apache.kafka.streams.state.Stores
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ERASURES),
@@ -154,12 +173,13 @@ public final class ConsolidationTopology {
         // Every processor's index retries an unavailable index and never lets its task move past a record.
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
             registry, Topics.CONSOLIDATOR_APP);
-        return new Topology()
-            .addSource(SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(),
+        final boolean shred = PersonalSerdes.keys(config).isPresent();
+        final Topology topology = new Topology()
+            .addSource(SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCandidate.class, config).deserializer(),
                 Topics.MEMORY_CANDIDATES)
-            .addSource(COMMANDS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryCommand.class).deserializer(),
+            .addSource(COMMANDS_SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCommand.class, config).deserializer(),
                 Topics.MEMORY_COMMANDS)
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters),
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred),
                 SOURCE, COMMANDS_SOURCE)
             .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
                 Topics.MEMORY_ACCESS)
@@ -170,16 +190,20 @@ public final class ConsolidationTopology {
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR)
             .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,
-                AvroSerdes.serde(MemoryUpdated.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                PersonalSerdes.topic(MemoryUpdated.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(CONTRADICTIONS_SINK, Topics.MEMORY_CONTRADICTIONS, keys,
-                AvroSerdes.serde(ContradictionDetected.class).serializer(), PROCESSOR)
+                PersonalSerdes.topic(ContradictionDetected.class, config).serializer(), PROCESSOR)
             .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
-                AvroSerdes.serde(MemoryArchived.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                PersonalSerdes.topic(MemoryArchived.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(AUDIT_SINK, Topics.MEMORY_AUDIT, keys,
                 AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
             .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
-                AvroSerdes.serde(UserProfile.class).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+                PersonalSerdes.topic(UserProfile.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(DeadLetters.SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
-                AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
+                PersonalSerdes.topic(MemoryCandidate.class, config).serializer(), PROCESSOR);
+        if (shred) {
+            topology.addSink(DATA_KEYS_SINK, Topics.DATA_KEYS, keys, Serdes.ByteArray().serializer(), PROCESSOR);
+        }
+        return topology;
     }
 }

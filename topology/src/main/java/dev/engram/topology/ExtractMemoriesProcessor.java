@@ -27,7 +27,6 @@ import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
-import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -59,8 +58,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final Executor executor;
     private final int maxPending;
     private final PiiFilter pii;
-    private final Deserializer<ConversationCompleted> deserializer =
-        AvroSerdes.serde(ConversationCompleted.class).deserializer();
+    private final Deserializer<ConversationCompleted> deserializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
     private ProcessorContext<String, Object> context;
     private KeyValueStore<Long, byte[]> pending;
@@ -70,7 +68,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
                              final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
                              final PiiFilter pii,
-                             final Executor executor, final int maxPending) {
+                             final Executor executor, final int maxPending,
+                             final Deserializer<ConversationCompleted> deserializer) {
+        this.deserializer = deserializer;
         this.pii = pii;
         this.validator = validator;
         this.extractor = extractor;
@@ -87,14 +87,20 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
         this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
+        final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
             while (it.hasNext()) {
                 final KeyValue<Long, byte[]> entry = it.next();
+                if (entry.value == null) {
+                    erased.add(entry.key); // sealed with a data key erased meanwhile: nothing to extract
+                    continue;
+                }
                 final Consumed consumed = Consumed.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
                 nextSequence = Math.max(nextSequence, entry.key + 1);
             }
         }
+        erased.forEach(pending::delete);
         if (!inFlight.isEmpty()) {
             LOG.info("Re-submitting {} pending conversations of task {}", inFlight.size(), context.taskId());
         }
@@ -210,8 +216,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
         throws Rejected {
         try {
-            // Personal identifiers are redacted or dropped before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(conversation, profile));
+            // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
+            // dropped from its output before anything is embedded or written.
+            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
             if (extracted.isEmpty()) {
                 return List.of();
             }
@@ -257,7 +264,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setSourceMessageIndexes(new ArrayList<>(memory.sourceMessageIndexes()))
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
-            .setEmbeddingModel(embedder.modelName())
+            .setEmbeddingModel(embedder.modelFor(memory.content()))
             .setExtractor(extractor.name())
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))

@@ -12,7 +12,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.crypto.PersonalSerdes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -121,7 +121,7 @@ public final class ExtractionTopology {
      *
      * @param config limits ({@code input.max.messages}, {@code input.max.message.chars})
      * @param extractor the extractor, e.g. {@link dev.engram.embedded.RuleBasedExtractor}
-     * @param embedder the embedder, e.g. {@code MiniLmEmbedder.shared()} (embedder module)
+     * @param embedder the embedder, e.g. {@code ScriptRoutedEmbedder.fromConfig(config)} (embedder module)
      * @return the topology
      */
     public static Topology build(final EngramConfig config, final MemoryExtractor extractor, final Embedder embedder) {
@@ -164,22 +164,23 @@ public final class ExtractionTopology {
         topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
             Topics.CONVERSATIONS_COMPLETED);
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
-            executor, Math.max(1, maxPending)), SOURCE);
+            executor, Math.max(1, maxPending),
+            TopicSerdes.of(config).serde(dev.engram.avro.ConversationCompleted.class).deserializer()), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
-                Serdes.ByteArray()).withLoggingEnabled(Map.of())
+                pendingSerde(config)).withLoggingEnabled(Map.of())
             // A conversation forwarded within one commit interval leaves only a tombstone in the changelog.
             .withCachingEnabled(), PROCESSOR);
         // The profiles table: co-partitioned with conversations-completed (same key, same partition
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
-            AvroSerdes.serde(UserProfile.class).deserializer(), Topics.USER_PROFILES);
+            PersonalSerdes.topic(UserProfile.class, config).deserializer(), Topics.USER_PROFILES);
         topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
-            Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR, PROFILES_PROCESSOR);
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
-            AvroSerdes.serde(MemoryCandidate.class).serializer(), PROCESSOR);
+            PersonalSerdes.topic(MemoryCandidate.class, config).serializer(), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;
@@ -205,5 +206,14 @@ public final class ExtractionTopology {
                 store.put(record.key(), record.value());
             }
         }
+    }
+
+    /**
+     * The pending store's values hold whole conversations: sealed with their user's key like every other
+     * personal record, so its changelog keeps nothing readable of an erased user.
+     */
+    private static org.apache.kafka.common.serialization.Serde<byte[]> pendingSerde(final EngramConfig config) {
+        return PersonalSerdes.keys(config).map(keys -> PersonalSerdes.sealing(Serdes.ByteArray(),
+            (byte[] encoded) -> Consumed.decode(encoded).key(), encoded -> true, keys, true)).orElse(Serdes.ByteArray());
     }
 }

@@ -6,8 +6,8 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
+import dev.engram.crypto.PersonalSerdes;
 import dev.engram.scoring.SearchIndexes;
-import dev.engram.serde.AvroSerdes;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -61,17 +61,17 @@ public final class RetrievalTopology {
     public static Topology build(final EngramConfig config, final SearchIndexes indexes) {
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(),
-            AvroSerdes.serde(MemoryUpdated.class).deserializer(), Topics.MEMORY_UPDATED);
+            PersonalSerdes.topic(MemoryUpdated.class, config).deserializer(), Topics.MEMORY_UPDATED);
         topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
-            Serdes.String(), AvroSerdes.serde(Memory.class)), PROCESSOR);
+            Serdes.String(), PersonalSerdes.store(Memory.class, config)), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
-            Serdes.String(), AvroSerdes.serde(UserProfile.class)), PROCESSOR);
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_HISTORY),
-            Serdes.String(), AvroSerdes.serde(MemoryUpdated.class)), PROCESSOR);
+            Serdes.String(), PersonalSerdes.store(MemoryUpdated.class, config)), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
             Serdes.String(), Serdes.Long()), PROCESSOR);

@@ -10,12 +10,12 @@ import java.util.Properties;
 import java.util.UUID;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.crypto.ErasedRecordsHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
 
 /**
@@ -23,6 +23,8 @@ import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
  *
  * <ul>
  *   <li>{@code processing.guarantee=exactly_once_v2} on every app;</li>
+ *   <li>records of erased users (their data key tombstoned, {@link ErasedRecordsHandler}) are skipped
+ *       and counted, not dead-lettered;</li>
  *   <li>undeserializable records go to {@code <application.id>-dlq} (KIP-1034,
  *       {@code errors.dead.letter.queue.topic.name}) with the error in headers, and the stream goes on;</li>
  *   <li>a record that makes a processor throw goes to the same dead-letter topic (KIP-1034's
@@ -58,7 +60,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
-        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        // Records of erased users (data key gone) are skipped and counted; other failures are dead-lettered.
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, ErasedRecordsHandler.class);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
         props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.deadLetter(applicationId));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);

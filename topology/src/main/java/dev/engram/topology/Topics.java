@@ -25,6 +25,12 @@ public final class Topics {
      * user is erased), read by the extractor as its co-partitioned profiles table.
      */
     public static final String USER_PROFILES = "user-profiles";
+    /**
+     * The users' data keys (key = user key, value = the Tink keyset wrapped by the key-encryption key),
+     * compacted; written by whichever app first writes a record of the user, tombstoned by the consolidator
+     * when it erases the user. Only with {@code crypto.enabled}.
+     */
+    public static final String DATA_KEYS = "engram-data-keys";
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final String MEMORY_AUDIT = "memory-audit";
 

@@ -271,4 +271,29 @@ class EndToEndCasesTest {
             }
         }
     }
+
+    @Test
+    void shouldRememberThePreferenceAndStoreNoTokenPasswordOrKeyAnywhere_case17() {
+        final List<String> secrets = List.of("ghp_FAKE1234567890abcdefghijklmnopqrstuvwx", "hunter2-fake",
+            "AKIAFAKE0000EXAMPLE1", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+        try (PipelineDriver pipeline = new PipelineDriver()) {
+            pipeline.publish(
+                conversation("t1", "u-oli", "c-170", user("The staging token is ghp_FAKE1234567890abcdefghijklmnopqrstuvwx"
+                    + " and the DB password is hunter2-fake; I prefer Postgres over MySQL.", "2025-06-01T10:00:00Z")),
+                conversation("t1", "u-oli", "c-171", user("My AWS key is AKIAFAKE0000EXAMPLE1 and its secret is"
+                    + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, please remember I deploy with Terraform.",
+                    "2025-06-02T10:00:00Z")));
+
+            assertThat(pipeline.active("t1", "u-oli")).anyMatch(m -> mentions(m, "postgres"));
+            final StringBuilder everything = new StringBuilder();
+            pipeline.candidates().forEach(r -> everything.append(r.value()).append('\n'));
+            pipeline.updates().forEach(u -> everything.append(u).append('\n'));
+            pipeline.memories("t1", "u-oli").forEach(m -> everything.append(m).append('\n'));
+            pipeline.consolidatorMemories("t1", "u-oli").forEach(m -> everything.append(m).append('\n'));
+            assertThat(everything).contains("Postgres");
+            for (final String secret : secrets) {
+                assertThat(everything.toString()).doesNotContain(secret);
+            }
+        }
+    }
 }

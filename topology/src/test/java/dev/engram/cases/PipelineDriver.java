@@ -20,8 +20,9 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.serde.AvroSerdes;
@@ -75,7 +76,7 @@ final class PipelineDriver implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
-        final MiniLmEmbedder embedder = MiniLmEmbedder.shared();
+        final Embedder embedder = ScriptRoutedEmbedder.defaults();
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         extraction = new TopologyTestDriver(
             ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry),

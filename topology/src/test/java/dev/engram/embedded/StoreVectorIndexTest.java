@@ -10,7 +10,10 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.UserKey;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.port.VectorIndex;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
@@ -25,7 +28,7 @@ class StoreVectorIndexTest {
 
     private static final Instant T = Instant.parse("2025-02-03T09:12:00Z");
     private static final UserKey MIRA = new UserKey("t1", "u-mira");
-    private final MiniLmEmbedder embedder = MiniLmEmbedder.shared();
+    private final Embedder embedder = ScriptRoutedEmbedder.defaults();
     private KeyValueStore<String, Memory> store;
     private StoreVectorIndex index;
 
@@ -43,7 +46,7 @@ class StoreVectorIndexTest {
             .setUserId(user.userId()).setType(MemoryType.EPISODIC).setContent(content).setImportance(0.5)
             .setConfidence(0.9).setSource(MemorySource.EXPLICIT).setStatus(status).setCreatedAt(T).setUpdatedAt(T)
             .setLastAccessedAt(T).setLastConfirmedAt(T).setValidFrom(T).setSources(List.of())
-            .setEmbedding(Vectors.toList(embedder.embed(content))).setEmbeddingModel(MiniLmEmbedder.MODEL_NAME).build());
+            .setEmbedding(Vectors.toList(embedder.embed(content))).setEmbeddingModel(embedder.modelName()).build());
     }
 
     @Test
@@ -87,5 +90,23 @@ class StoreVectorIndexTest {
         assertThat(index.search(new VectorIndex.Query(MIRA, query, 5, true))).isEmpty();
         put(MIRA, "m-1", "Writes Kotlin.", MemoryStatus.ACTIVE);
         assertThat(index.search(new VectorIndex.Query(MIRA, query, 5, true))).hasSize(1);
+    }
+
+    @Test
+    void shouldNeverCompareVectorsOfTwoModelsWhenTheQueryNamesItsModel() {
+        final String text = "These days I write almost everything in Kotlin.";
+        put(MIRA, "m-bge", text, MemoryStatus.ACTIVE);
+        final Memory other = store.get(MIRA.storeKey("m-bge"));
+        store.put(MIRA.storeKey("m-minilm"), Memory.newBuilder(other).setMemoryId("m-minilm")
+            .setEmbedding(Vectors.toList(OnnxEmbedder.shared(OnnxModel.MINILM).embed(text)))
+            .setEmbeddingModel(OnnxModel.MINILM.name()).build());
+        final float[] query = embedder.embedQuery("Which programming language?");
+
+        assertThat(index.search(new VectorIndex.Query(MIRA, query, 10, true, embedder.modelName())))
+            .extracting(h -> h.memory().getMemoryId()).containsExactly("m-bge");
+        assertThat(index.search(new VectorIndex.Query(MIRA,
+                OnnxEmbedder.shared(OnnxModel.MINILM).embedQuery("Which programming language?"), 10, true,
+                OnnxModel.MINILM.name())))
+            .extracting(h -> h.memory().getMemoryId()).containsExactly("m-minilm");
     }
 }

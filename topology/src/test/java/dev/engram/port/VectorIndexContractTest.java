@@ -15,7 +15,8 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.UserKey;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +41,7 @@ public abstract class VectorIndexContractTest {
     }
 
     /** The vector size of every subject. */
-    protected static final int DIMENSIONS = MiniLmEmbedder.DIMENSIONS;
+    protected static final int DIMENSIONS = ScriptRoutedEmbedder.defaults().dimensions();
     private static final Instant T = Instant.parse("2025-04-01T07:00:00Z");
     private static final UserKey ANA = new UserKey("t1", "u-ana");
     private static final UserKey BEN = new UserKey("t1", "u-ben");
@@ -97,7 +98,7 @@ public abstract class VectorIndexContractTest {
     @Test
     void shouldFindNothingForBenWhenOnlyAnaToldHerLockerCode() {
         // case-05: same tenant, colliding conversation ids; only Ana's statement became a memory
-        final MiniLmEmbedder embedder = MiniLmEmbedder.shared();
+        final Embedder embedder = ScriptRoutedEmbedder.defaults();
         subject.write(memory(ANA, "ana-locker", "My gym locker code is 4417.",
             embedder.embed("My gym locker code is 4417."), MemoryStatus.ACTIVE));
         final float[] query = embedder.embed("locker code");
@@ -264,6 +265,6 @@ public abstract class VectorIndexContractTest {
             .setDisplayName(null).setContent(content).setImportance(0.6).setConfidence(0.9)
             .setSource(MemorySource.EXPLICIT).setStatus(status).setCreatedAt(T).setUpdatedAt(T)
             .setLastAccessedAt(T).setLastConfirmedAt(T).setValidFrom(T).setSources(List.of())
-            .setEmbedding(Vectors.toList(vector)).setEmbeddingModel(MiniLmEmbedder.MODEL_NAME).build();
+            .setEmbedding(Vectors.toList(vector)).setEmbeddingModel(ScriptRoutedEmbedder.defaults().modelName()).build();
     }
 }

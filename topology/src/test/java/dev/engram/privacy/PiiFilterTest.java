@@ -74,4 +74,51 @@ class PiiFilterTest {
         assertThat(filter.filterText("SSN 123-45-6789")).isNull();
         assertThat(filter.filterText("Lives in Braga")).isEqualTo("Lives in Braga");
     }
+
+    @Test
+    void shouldRedactEachKindOfSecretAndKeepTheSentenceAroundIt() {
+        assertThat(PiiFilter.scan("My staging key is sk-test-4f9a8b7c6d5e4f3a2b1c.").text())
+            .isEqualTo("My staging key is [api-key].");
+        assertThat(PiiFilter.scan("token ghp_FAKE1234567890abcdefghijklmnopqrstuvwx ok").text())
+            .isEqualTo("token [github-token] ok");
+        assertThat(PiiFilter.scan("key id AKIAFAKE0000EXAMPLE1 and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY").text())
+            .isEqualTo("key id [aws-access-key] and secret [secret]");
+        assertThat(PiiFilter.scan("bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1LW9saSJ9.c2lnbmF0dXJlX2Zha2U here").text())
+            .isEqualTo("bearer [jwt] here");
+        assertThat(PiiFilter.scan("-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\nAAAA\n-----END RSA PRIVATE KEY----- done").text())
+            .isEqualTo("[private-key] done");
+        assertThat(PiiFilter.scan("the DB password is hunter2-fake; I prefer Postgres").text())
+            .isEqualTo("the DB password is [password]; I prefer Postgres");
+        assertThat(PiiFilter.scan("wifi pwd: \"c0rrect horse\"").found()).containsExactly(PiiFilter.Kind.PASSWORD);
+        assertThat(PiiFilter.scan("the api key is 9f8e7d6c5b4a").text()).isEqualTo("the api key is [secret]");
+    }
+
+    @Test
+    void shouldLeaveOrdinaryTextAloneWhenItOnlyMentionsPasswordsOrIds() {
+        assertThat(PiiFilter.scan("My password is the same as before").clean()).isTrue();
+        assertThat(PiiFilter.scan("I reset my password yesterday").clean()).isTrue();
+        assertThat(PiiFilter.scan("commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a3f and id 123e4567-e89b-12d3-a456-426614174000")
+            .clean()).isTrue();
+        assertThat(PiiFilter.scan("I ask for a skeleton of the sk-learn pipeline").clean()).isTrue();
+        assertThat(PiiFilter.scan("The token is a metaphor").clean()).isTrue();
+    }
+
+    @Test
+    void shouldCountSecretsByKindOnTheirOwnMeterWhenAConversationIsFiltered() {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final PiiFilter filter = new PiiFilter(PiiFilter.Action.REDACT, registry);
+        final dev.engram.avro.ConversationCompleted conversation = dev.engram.avro.ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u-oli").setConversationId("c-1")
+            .setMessages(List.of(new dev.engram.avro.Message(0, "user",
+                "The staging token is ghp_FAKE1234567890abcdefghijklmnopqrstuvwx and the DB password is hunter2-fake",
+                Instant.parse("2025-01-01T00:00:00Z"))))
+            .setCompletedAt(Instant.parse("2025-01-01T00:00:00Z")).build();
+        final dev.engram.avro.ConversationCompleted clean = filter.withoutSecrets(conversation);
+        assertThat(clean.getMessages().get(0).getContent())
+            .isEqualTo("The staging token is [github-token] and the DB password is [password]");
+        assertThat(registry.get(PiiFilter.SECRETS_METER).tag("kind", "github_token").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get(PiiFilter.SECRETS_METER).tag("kind", "password").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get(PiiFilter.SECRETS_METER).tag("kind", "jwt").counter().count()).isZero();
+        assertThat(filter.withoutSecrets(clean)).isSameAs(clean);
+    }
 }

@@ -11,7 +11,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 
@@ -35,13 +35,13 @@ public final class MemoryFixtures {
      * @param tenant tenant
      * @param user user
      * @param memoryId id
-     * @param content text (embedded with MiniLM)
+     * @param content text (embedded by the default model)
      * @param at createdAt = updatedAt = lastAccessedAt = validFrom
      * @return a builder to adjust further
      */
     public static Memory.Builder memory(final String tenant, final String user, final String memoryId,
                                         final String content, final Instant at) {
-        final Embedder embedder = MiniLmEmbedder.shared();
+        final Embedder embedder = ScriptRoutedEmbedder.defaults();
         return Memory.newBuilder().setMemoryId(memoryId).setTenantId(tenant).setUserId(user)
             .setType(MemoryType.EPISODIC).setCategory(null).setKey(null).setValue(null).setDisplayName(null)
             .setContent(content).setImportance(0.5).setConfidence(0.9).setSource(MemorySource.EXPLICIT)
@@ -50,7 +50,7 @@ public final class MemoryFixtures {
             .setExpiresAt(null).setValidFrom(at).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
             .setSources(List.of(SourceRef.newBuilder().setConversationId("c-" + memoryId)
                 .setMessageIndexes(List.of(0)).setObservedAt(at).build()))
-            .setEmbedding(Vectors.toList(embedder.embed(content))).setEmbeddingModel(embedder.modelName());
+            .setEmbedding(Vectors.toList(embedder.embed(content))).setEmbeddingModel(embedder.modelFor(content));
     }
 
     /**

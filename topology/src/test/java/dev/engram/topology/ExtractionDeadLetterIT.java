@@ -12,8 +12,8 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -71,7 +71,7 @@ class ExtractionDeadLetterIT {
                 new EmbeddedKafka.Record<>("t1/u-jon", valid, sent)));
 
         try (KafkaStreams streams = new KafkaStreams(
-            ExtractionTopology.build(config, new RuleBasedExtractor(), MiniLmEmbedder.shared(), registry),
+            ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), registry),
             ExtractionTopology.config(config))) {
             streams.start();
 

@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.Test;
@@ -19,7 +19,7 @@ class ExtractionTopologyNamingTest {
     @Test
     void shouldKeepEveryNodeAndTopicNameWhenTheTopologyIsBuilt() {
         final TopologyDescription description = ExtractionTopology.build(EngramConfig.defaults(),
-            new RuleBasedExtractor(), MiniLmEmbedder.shared(), new SimpleMeterRegistry()).describe();
+            new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()).describe();
 
         assertThat(description.globalStores()).isEmpty();
         assertThat(description.subtopologies()).hasSize(1);

@@ -20,8 +20,8 @@ import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
-import dev.engram.embedder.MiniLmEmbedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.serde.AvroSerdes;
@@ -71,7 +71,7 @@ class ExtractionTopologyTest {
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, MiniLmEmbedder.shared(), registry), props);
+            ExtractionTopology.build(config, extractor, ScriptRoutedEmbedder.defaults(), registry), props);
         input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
         candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
@@ -140,7 +140,7 @@ class ExtractionTopologyTest {
             assertThat(c.getSourceMessageIndexes()).containsExactly(0);
             assertThat(c.getEventTime()).isEqualTo(Instant.parse("2025-02-03T09:12:00Z"));
             assertThat(c.getEmbedding()).hasSize(384);
-            assertThat(c.getEmbeddingModel()).isEqualTo(MiniLmEmbedder.MODEL_NAME);
+            assertThat(c.getEmbeddingModel()).isEqualTo(ScriptRoutedEmbedder.defaults().modelName());
             assertThat(c.getExtractor()).isEqualTo(RuleBasedExtractor.NAME);
         });
         assertThat(deadLetters.isEmpty()).isTrue();
@@ -153,7 +153,7 @@ class ExtractionTopologyTest {
     void shouldEmbedTheCandidateContentWhenWritingIt() {
         input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
         final MemoryCandidate c = candidates.readValue();
-        final float[] expected = MiniLmEmbedder.shared().embed(c.getContent());
+        final float[] expected = ScriptRoutedEmbedder.defaults().embed(c.getContent());
         final float[] actual = new float[c.getEmbedding().size()];
         for (int i = 0; i < actual.length; i++) {
             actual[i] = c.getEmbedding().get(i);

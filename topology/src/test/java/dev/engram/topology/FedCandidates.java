@@ -9,9 +9,11 @@ import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
+import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -65,19 +67,21 @@ final class FedCandidates {
 
     /**
      * @param text a sentence
-     * @return its MiniLM embedding (cached per JVM)
+     * @return its embedding by the default model (cached per JVM)
      */
     static float[] embed(final String text) {
-        return EMBEDDINGS.computeIfAbsent(text, t -> MiniLmEmbedder.shared().embed(t));
+        return EMBEDDINGS.computeIfAbsent(text, t -> ScriptRoutedEmbedder.defaults().embed(t));
     }
 
     /**
      * @param a a sentence
      * @param b a sentence
-     * @return cosine of their MiniLM embeddings
+     * @return similarity of their embeddings by the default model, on the thresholds' scale
+     *     ({@link SimilarityScale}, what the consolidator compares with {@code dedup.*})
      */
     static double cosine(final String a, final String b) {
-        return Vectors.cosine(embed(a), embed(b));
+        return SimilarityScale.fromConfig(EngramConfig.defaults())
+            .similarity(ScriptRoutedEmbedder.defaults().modelName(), Vectors.cosine(embed(a), embed(b)));
     }
 
     private static MemoryCandidate.Builder base(final String user, final String conversationId, final String at,
@@ -91,7 +95,7 @@ final class FedCandidates {
             .setSource(MemorySource.EXPLICIT).setSourceMessageIndexes(List.of(0))
             .setEventTime(Instant.parse(at))
             .setEmbedding(Vectors.toList(embed(content)))
-            .setEmbeddingModel(MiniLmEmbedder.MODEL_NAME).setExtractor("fed-by-test");
+            .setEmbeddingModel(ScriptRoutedEmbedder.defaults().modelFor(content)).setExtractor("fed-by-test");
     }
 
     private static FactCategory categoryOf(final String key) {

@@ -23,7 +23,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.serde.AvroSerdes;
 import org.apache.kafka.streams.test.TestRecord;
@@ -188,7 +188,7 @@ class MemoryLifecycleTest {
             driver.pipe(nantes);
             final Memory superseded = driver.memory(MIRA, lyon.getCandidateId());
             assertThat(superseded.getValidTo()).isEqualTo(day(10));
-            final HybridScorer scorer = new HybridScorer(MiniLmEmbedder.shared(), EngramConfig.defaults());
+            final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
             final List<Memory> all = driver.memories(MIRA);
             assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes"); // archived memories are never returned by default

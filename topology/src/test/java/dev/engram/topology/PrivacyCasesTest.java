@@ -28,7 +28,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.KeyValueContradictionJudge;
-import dev.engram.embedder.MiniLmEmbedder;
+import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.scoring.HybridScorer;
@@ -202,7 +202,7 @@ class PrivacyCasesTest {
         final MemoryCandidate city = FedCandidates.fact("t1/u-cara", "c-1", "2025-05-02T10:00:01Z",
             "city", "Porto", "Lives in Porto");
         driver.candidates(city);
-        final float[] vector = MiniLmEmbedder.shared().embed("Lives in Braga");
+        final float[] vector = ScriptRoutedEmbedder.defaults().embed("Lives in Braga");
         driver.command(MemoryCommand.newBuilder(command(CARA, CommandKind.CORRECT, city.getCandidateId(),
             "2025-06-01T00:00:00Z")).setContent("Lives in Braga").setValue("Braga")
             .setEmbedding(Vectors.toList(vector)).build());
@@ -292,7 +292,7 @@ class PrivacyCasesTest {
             final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             extraction = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-                MiniLmEmbedder.shared(), registry), ExtractionTopology.config(config));
+                ScriptRoutedEmbedder.defaults(), registry), ExtractionTopology.config(config));
             consolidation = new TopologyTestDriver(ConsolidationTopology.build(config, new KeyValueContradictionJudge(),
                 index, registry), ConsolidationTopology.config(config));
             retrieval = new TopologyTestDriver(RetrievalTopology.build(config), RetrievalTopology.config(config));
@@ -316,7 +316,7 @@ class PrivacyCasesTest {
                 AvroSerdes.serde(UserProfile.class).deserializer());
             profilesIn = extraction.createInputTopic(Topics.USER_PROFILES, keys,
                 AvroSerdes.serde(UserProfile.class).serializer());
-            scorer = new HybridScorer(MiniLmEmbedder.shared(), config);
+            scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), config);
         }
 
         List<TestRecord<String, MemoryCandidate>> extract(final ConversationCompleted c) {

@@ -1,0 +1,308 @@
+package dev.engram.client;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+
+/**
+ * A typed client of Engram's retrieval API, for a chat backend: the context block for the next message, search,
+ * the memory list, the profile, corrections, deletes, erasure and export, for one tenant and user at a time.
+ *
+ * <pre>{@code
+ * EngramClient engram = EngramClient.builder("http://localhost:8080").apiKey(System.getenv("ENGRAM_KEY")).build();
+ * EngramClient.User mira = engram.user("t1", "u-mira");
+ * String prompt = mira.context("What should I use for the new service?").context();
+ * }</pre>
+ *
+ * <p>Calls are synchronous over {@link HttpClient} (HTTP/1.1), with the API key sent as
+ * {@code Authorization: Bearer KEY}. Errors: an answer with a problem body becomes an {@link EngramApiException}
+ * (its subclass names the status); no answer (connection refused, timeout) is an {@link UncheckedIOException}.
+ * Immutable and thread-safe.
+ */
+public final class EngramClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final String baseUrl;
+    private final String apiKey;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    private EngramClient(final Builder builder) {
+        this.baseUrl = builder.baseUrl.replaceAll("/+$", "");
+        this.apiKey = builder.apiKey;
+        this.timeout = builder.timeout;
+        this.http = builder.http != null ? builder.http
+            : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(builder.timeout).build();
+    }
+
+    /**
+     * @param baseUrl the retriever, e.g. {@code http://localhost:8080}
+     * @return a builder
+     */
+    public static Builder builder(final String baseUrl) {
+        return new Builder(baseUrl);
+    }
+
+    /**
+     * @param tenantId the tenant
+     * @param userId the user within the tenant
+     * @return the calls on that user's memory
+     * @throws IllegalArgumentException if either is blank
+     */
+    public User user(final String tenantId, final String userId) {
+        return new User(requireId("tenantId", tenantId), requireId("userId", userId));
+    }
+
+    /** Options of the client. */
+    public static final class Builder {
+        private final String baseUrl;
+        private String apiKey;
+        private Duration timeout = Duration.ofSeconds(10);
+        private HttpClient http;
+
+        private Builder(final String baseUrl) {
+            this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl").strip();
+        }
+
+        /**
+         * @param key an API key ({@code retriever.auth.keys}); null or blank sends none (a demo with auth off)
+         * @return this
+         */
+        public Builder apiKey(final String key) {
+            this.apiKey = key == null || key.isBlank() ? null : key.strip();
+            return this;
+        }
+
+        /**
+         * @param requestTimeout connect and request timeout (default 10 s)
+         * @return this
+         */
+        public Builder timeout(final Duration requestTimeout) {
+            this.timeout = Objects.requireNonNull(requestTimeout, "timeout");
+            return this;
+        }
+
+        /**
+         * @param client the HTTP client to use (its own timeouts and executor)
+         * @return this
+         */
+        public Builder httpClient(final HttpClient client) {
+            this.http = client;
+            return this;
+        }
+
+        /** @return the client */
+        public EngramClient build() {
+            return new EngramClient(this);
+        }
+    }
+
+    /** The calls on one user's memory; every path names the tenant and the user. */
+    public final class User {
+        private final String tenantId;
+        private final String userId;
+        private final String path;
+
+        private User(final String tenantId, final String userId) {
+            this.tenantId = tenantId;
+            this.userId = userId;
+            this.path = "/v1/tenants/" + segment(tenantId) + "/users/" + segment(userId);
+        }
+
+        /** @return the tenant */
+        public String tenantId() {
+            return tenantId;
+        }
+
+        /** @return the user */
+        public String userId() {
+            return userId;
+        }
+
+        /**
+         * {@code GET .../context?message=}: the memories that matter for the next message, as a prompt block
+         * within the retriever's default token budget.
+         *
+         * @param message the user's next message
+         * @return the block and the memories in it
+         */
+        public Views.Context context(final String message) {
+            return get(path + "/context" + query("message", message), Views.Context.class);
+        }
+
+        /**
+         * @param message the user's next message
+         * @param budgetTokens the token budget of the block (1..100000)
+         * @return the block and the memories in it
+         */
+        public Views.Context context(final String message, final int budgetTokens) {
+            return get(path + "/context" + query("message", message, "budgetTokens", budgetTokens), Views.Context.class);
+        }
+
+        /**
+         * {@code GET .../memories?query=&k=}: the top-k active memories for a query, with their scores.
+         *
+         * @param query the query
+         * @param k how many at most (1..{@code retrieval.max.k})
+         * @return the hits, best first
+         */
+        public Views.SearchResult search(final String query, final int k) {
+            return get(path + "/memories" + query("query", query, "k", k), Views.SearchResult.class);
+        }
+
+        /** @return every memory of the user, newest change first ({@code GET .../memories}) */
+        public Views.MemoryList list() {
+            return get(path + "/memories", Views.MemoryList.class);
+        }
+
+        /** @return the live profile ({@code GET .../profile}) */
+        public Views.Profile profile() {
+            return get(path + "/profile", Views.Profile.class);
+        }
+
+        /**
+         * {@code PUT .../memories/{id}}: corrects a memory (source CORRECTED, confidence 1.0).
+         *
+         * @param memoryId the memory
+         * @param content the corrected sentence, or null to keep it
+         * @param value the corrected fact value, or null to keep it
+         * @return the accepted command
+         */
+        public Views.Accepted correct(final String memoryId, final String content, final String value) {
+            final Map<String, String> body = new LinkedHashMap<>();
+            if (content != null) {
+                body.put("content", content);
+            }
+            if (value != null) {
+                body.put("value", value);
+            }
+            return send("PUT", path + "/memories/" + segment(requireId("memoryId", memoryId)), body);
+        }
+
+        /**
+         * @param memoryId the memory to delete ({@code DELETE .../memories/{id}})
+         * @return the accepted command
+         */
+        public Views.Accepted delete(final String memoryId) {
+            return send("DELETE", path + "/memories/" + segment(requireId("memoryId", memoryId)), null);
+        }
+
+        /** @return the accepted command erasing everything about the user ({@code DELETE /v1/tenants/{t}/users/{u}}) */
+        public Views.Accepted erase() {
+            return send("DELETE", path, null);
+        }
+
+        /** @return everything held about the user ({@code GET .../export}) */
+        public Views.Export export() {
+            return get(path + "/export", Views.Export.class);
+        }
+    }
+
+    private <T> T get(final String pathAndQuery, final Class<T> type) {
+        return read(exchange(request(pathAndQuery).GET()), type);
+    }
+
+    private Views.Accepted send(final String method, final String pathAndQuery, final Object body) {
+        try {
+            final HttpRequest.Builder request = request(pathAndQuery);
+            if (body == null) {
+                request.method(method, HttpRequest.BodyPublishers.noBody());
+            } else {
+                request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
+            }
+            return read(exchange(request), Views.Accepted.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("Cannot encode the request body", e);
+        }
+    }
+
+    private HttpRequest.Builder request(final String pathAndQuery) {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery))
+            .timeout(timeout).header("Accept", "application/json");
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return request;
+    }
+
+    private HttpResponse<byte[]> exchange(final HttpRequest.Builder request) {
+        final HttpRequest built = request.build();
+        try {
+            return http.send(built, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(built.method() + " " + built.uri() + " failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UncheckedIOException(new java.io.InterruptedIOException(built.method() + " " + built.uri() + " interrupted"));
+        }
+    }
+
+    private static <T> T read(final HttpResponse<byte[]> response, final Class<T> type) {
+        try {
+            if (response.statusCode() / 100 != 2) {
+                throw problem(response);
+            }
+            return JSON.readValue(response.body(), type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Unreadable answer from " + response.uri() + " (" + response.statusCode() + ")", e);
+        }
+    }
+
+    private static EngramApiException problem(final HttpResponse<byte[]> response) {
+        JsonNode node;
+        try {
+            node = JSON.readTree(response.body());
+        } catch (IOException e) {
+            node = null;
+        }
+        final String body = new String(response.body(), StandardCharsets.UTF_8);
+        final String title = node != null ? node.path("title").asText("HTTP " + response.statusCode()) : "HTTP " + response.statusCode();
+        final String detail = node != null ? node.path("detail").asText(body) : body;
+        final long retryAfter = response.headers().firstValue("Retry-After").map(v -> {
+            try {
+                return Long.parseLong(v.strip());
+            } catch (NumberFormatException e) {
+                return -1L;
+            }
+        }).orElse(-1L);
+        return EngramApiException.of(response.statusCode(), title, detail, retryAfter);
+    }
+
+    private static String query(final Object... namesAndValues) {
+        final StringJoiner joiner = new StringJoiner("&", "?", "");
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            joiner.add(namesAndValues[i] + "=" + segment(String.valueOf(Objects.requireNonNull(namesAndValues[i + 1],
+                String.valueOf(namesAndValues[i])))));
+        }
+        return joiner.toString();
+    }
+
+    private static String segment(final String raw) {
+        return URLEncoder.encode(raw, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String requireId(final String name, final String id) {
+        if (id == null || id.isBlank()) {
+            throw new IllegalArgumentException(name + " must not be blank");
+        }
+        return id;
+    }
+}

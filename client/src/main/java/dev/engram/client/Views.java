@@ -1,0 +1,184 @@
+package dev.engram.client;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The typed bodies of the retrieval API, as the client reads them. Fields the API adds later are ignored, so
+ * an older client keeps working against a newer retriever.
+ */
+public final class Views {
+
+    private Views() {
+    }
+
+    /**
+     * Where a memory came from.
+     *
+     * @param conversationId the conversation
+     * @param messageIndexes the indexes of the messages that state it
+     */
+    public record Source(String conversationId, List<Integer> messageIndexes) {
+    }
+
+    /**
+     * The four components of a hit's score, each 0..1 before weighting.
+     *
+     * @param semantic fused dense + BM25 relevance
+     * @param recency recency
+     * @param importance importance
+     * @param access access
+     */
+    public record Components(double semantic, double recency, double importance, double access) {
+    }
+
+    /**
+     * One search hit.
+     *
+     * @param memoryId id
+     * @param type EPISODIC, SEMANTIC or PROCEDURAL
+     * @param category fact category or null
+     * @param key fact key or null
+     * @param value fact value or null
+     * @param content the memory's sentence
+     * @param score total score
+     * @param components its components
+     * @param sources where it came from
+     * @param status ACTIVE
+     * @param reinforcementCount conversations that stated it
+     * @param createdAt event time created
+     * @param updatedAt event time of the last change
+     */
+    public record Hit(String memoryId, String type, String category, String key, String value, String content,
+                      double score, Components components, List<Source> sources, String status,
+                      int reinforcementCount, Instant createdAt, Instant updatedAt) {
+    }
+
+    /**
+     * The answer of a search.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param query the query
+     * @param k the k asked for
+     * @param memories at most k hits, best first
+     */
+    public record SearchResult(String tenantId, String userId, String query, int k, List<Hit> memories) {
+    }
+
+    /**
+     * One stored memory (without its embedding).
+     *
+     * @param memoryId id
+     * @param type type
+     * @param category category or null
+     * @param key key or null
+     * @param value value or null
+     * @param displayName display name or null
+     * @param content sentence
+     * @param importance 0..1
+     * @param confidence 0..1
+     * @param source EXPLICIT, INFERRED or CORRECTED
+     * @param status ACTIVE, ARCHIVED or DELETED
+     * @param archiveReason reason or null
+     * @param sources where it came from
+     * @param reinforcementCount conversations that stated it
+     * @param accessCount retrieval hits
+     * @param createdAt created
+     * @param updatedAt last change
+     * @param lastAccessedAt last hit (or createdAt)
+     * @param validFrom valid from
+     * @param validTo valid to, null while current
+     * @param supersededBy the memory that replaced it, or null
+     */
+    public record MemoryView(String memoryId, String type, String category, String key, String value,
+                             String displayName, String content, double importance, double confidence, String source,
+                             String status, String archiveReason, List<Source> sources, int reinforcementCount,
+                             int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
+                             Instant validFrom, Instant validTo, String supersededBy) {
+    }
+
+    /**
+     * Every memory of a user.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param count number listed
+     * @param memories newest change first
+     */
+    public record MemoryList(String tenantId, String userId, int count, List<MemoryView> memories) {
+    }
+
+    /**
+     * The prompt block for the next message.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param budgetTokens the budget asked for
+     * @param estimatedTokens estimated tokens of {@code context}
+     * @param memoryIds the memories included, in score order
+     * @param context the text to put into the prompt
+     */
+    public record Context(String tenantId, String userId, int budgetTokens, int estimatedTokens,
+                          List<String> memoryIds, String context) {
+    }
+
+    /**
+     * A write the API accepted (202): published to {@code memory-commands}, applied by the consolidator in
+     * order with the user's other events.
+     *
+     * @param commandId the command's id
+     * @param kind CORRECT, DELETE, ERASE or SET_MEMORY_ENABLED
+     * @param status ACCEPTED
+     */
+    public record Accepted(String commandId, String kind, String status) {
+    }
+
+    /**
+     * One profile fact.
+     *
+     * @param key key
+     * @param value value
+     * @param displayName display name or null
+     * @param memoryId the active memory holding it
+     * @param confidence 0..1
+     * @param source EXPLICIT, INFERRED or CORRECTED
+     * @param updatedAt last change
+     */
+    public record Fact(String key, String value, String displayName, String memoryId, double confidence,
+                       String source, Instant updatedAt) {
+    }
+
+    /**
+     * A user's live profile.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param memoryEnabled whether memory is on
+     * @param activeMemories ACTIVE memories
+     * @param archivedMemories ARCHIVED memories
+     * @param firstInteractionAt first event time
+     * @param lastInteractionAt last event time
+     * @param facts by category name
+     */
+    public record Profile(String tenantId, String userId, boolean memoryEnabled, int activeMemories,
+                          int archivedMemories, Instant firstInteractionAt, Instant lastInteractionAt,
+                          Map<String, List<Fact>> facts) {
+    }
+
+    /**
+     * Everything held about a user (GDPR Art. 15 / 20).
+     *
+     * @param format {@code engram-export-v1}
+     * @param exportedAt when
+     * @param tenantId tenant
+     * @param userId user
+     * @param settings {@code memoryEnabled}
+     * @param profile the profile
+     * @param memories every memory, oldest first
+     */
+    public record Export(String format, Instant exportedAt, String tenantId, String userId,
+                         Map<String, Object> settings, Profile profile, List<MemoryView> memories) {
+    }
+}

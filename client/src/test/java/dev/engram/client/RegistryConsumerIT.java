@@ -1,0 +1,158 @@
+package dev.engram.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import downstream.PlainRegistryConsumer;
+import dev.engram.bench.EmbeddedStack;
+import dev.engram.config.EngramConfig;
+import dev.engram.serde.RegistryAvroSerdes;
+import dev.engram.serde.SchemaRegistryClient;
+import dev.engram.serde.NewerWriter;
+import dev.engram.serde.SchemaRegistryDouble;
+import dev.engram.topology.Topics;
+import dev.engram.topology.TopicSerdes;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The embedded stack with {@code serde.format=registry} against an in-process double of the Confluent Schema
+ * Registry API ({@link SchemaRegistryDouble}): a consumer with only Apache Avro and the registry
+ * ({@link PlainRegistryConsumer}, no Engram class) reads {@code conversations-completed} (published with the client)
+ * and {@code memory-updated} (written by the consolidator); a newer writer schema with one more optional field is
+ * accepted under BACKWARD and both the old consumer and Engram's own retriever keep reading.
+ */
+class RegistryConsumerIT {
+
+    @TempDir
+    static Path dir;
+
+    private static SchemaRegistryDouble registry;
+    private static EmbeddedStack stack;
+
+    @BeforeAll
+    static void start() {
+        registry = SchemaRegistryDouble.start();
+        stack = EmbeddedStack.start(dir.resolve("run"), Map.of(EngramConfig.SERDE_FORMAT, "registry",
+            EngramConfig.SCHEMA_REGISTRY_URL, registry.url()));
+        try (ConversationPublisher publisher = new ConversationPublisher(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()), TopicSerdes.of(stack.config()))) {
+            final Instant t = Instant.parse("2025-01-06T09:00:00Z");
+            publisher.publish(ConversationPublisher.conversation("acme", "mira", "mira-1", List.of(
+                new ConversationPublisher.Turn("user", "These days I write almost everything in Kotlin and I use IntelliJ.", t)))).join();
+            publisher.publish(ConversationPublisher.conversation("acme", "leo", "leo-1", List.of(
+                new ConversationPublisher.Turn("user", "I live in Porto, so keep meeting suggestions in WET.", t)))).join();
+        }
+        stack.awaitSettled(Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (stack != null) {
+            stack.close();
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void shouldReadEngramsTopicsWithOnlyAvroAndTheRegistry() throws Exception {
+        final List<GenericRecord> conversations;
+        try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
+            Topics.CONVERSATIONS_COMPLETED, null)) {
+            conversations = consumer.read(2, Duration.ofSeconds(30));
+        }
+        assertThat(conversations).extracting(r -> r.get("userId").toString()).containsExactlyInAnyOrder("mira", "leo");
+        assertThat(conversations).allSatisfy(r -> assertThat((List<?>) r.get("messages")).hasSize(1));
+
+        final List<GenericRecord> updates;
+        try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
+            Topics.MEMORY_UPDATED, null)) {
+            updates = consumer.read(2, Duration.ofSeconds(30));
+        }
+        assertThat(updates).isNotEmpty().allSatisfy(r -> assertThat(r.get("operation")).isNotNull());
+        assertThat(updates).anySatisfy(r -> assertThat(((GenericRecord) r.get("memory")).get("content").toString()).contains("Kotlin"));
+        assertThat(registry.subjects()).contains(RegistryAvroSerdes.valueSubject(Topics.CONVERSATIONS_COMPLETED),
+            RegistryAvroSerdes.valueSubject(Topics.MEMORY_CANDIDATES), RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED),
+            RegistryAvroSerdes.valueSubject(Topics.USER_PROFILES));
+        final SchemaRegistryClient client = new SchemaRegistryClient(registry.url(), null);
+        assertThat(client.subjectCompatibility(RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED))).contains("BACKWARD");
+    }
+
+    @Test
+    void shouldImportNothingOfEngramInTheDownstreamConsumer() throws Exception {
+        final String source = Files.readString(Path.of("src/test/java/downstream/PlainRegistryConsumer.java"));
+        assertThat(source).contains("import org.apache.avro.").doesNotContain("import dev.engram");
+    }
+
+    @Test
+    void shouldKeepTheOldConsumerAndTheRetrieverReadingWhenAnOptionalFieldIsAdded() throws Exception {
+        final String subject = RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED);
+        final SchemaRegistryClient client = new SchemaRegistryClient(registry.url(), null);
+        final Schema old = client.latest(subject).schema();
+        final Schema evolved = NewerWriter.withField(old, "{\"name\": \"sentiment\", \"type\": [\"null\", \"string\"], \"default\": null}");
+        assertThat(client.isCompatible(subject, evolved)).isTrue();
+        final int evolvedId = client.register(subject, evolved);
+
+        // a newer Engram release writes the same memory again, with the new field and a corrected content
+        final GenericRecord original;
+        try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
+            Topics.MEMORY_UPDATED, null)) {
+            original = consumer.read(100, Duration.ofSeconds(5)).stream()
+                .filter(r -> r.get("userId").toString().equals("leo") && r.get("memory") != null).findFirst().orElseThrow();
+        }
+        final GenericRecord newer = new GenericData.Record(evolved);
+        old.getFields().forEach(f -> newer.put(f.name(), original.get(f.name())));
+        final GenericRecord memory = (GenericRecord) original.get("memory");
+        memory.put("content", "Lives in Porto (written by a newer schema)");
+        newer.put("eventId", original.get("eventId") + "-v2");
+        newer.put("eventTime", (Long) original.get("eventTime") + 1000);
+        newer.put("sentiment", "neutral");
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            stack.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, (Long) newer.get("eventTime"), "acme/leo",
+                NewerWriter.wire(evolvedId, evolved, newer))).get();
+        }
+
+        final List<GenericRecord> seenByOld;
+        try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
+            Topics.MEMORY_UPDATED, old)) {
+            seenByOld = consumer.read(100, Duration.ofSeconds(5));
+        }
+        assertThat(seenByOld).anySatisfy(r -> {
+            assertThat(r.getSchema().getField("sentiment")).isNull();
+            assertThat(((GenericRecord) r.get("memory")).get("content").toString()).contains("newer schema");
+        });
+        final HttpClient http = HttpClient.newHttpClient();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String body = "";
+        while (!body.contains("newer schema") && System.nanoTime() < deadline) {
+            body = http.send(HttpRequest.newBuilder(URI.create(stack.apps().retrieverUrl() + "/v1/tenants/acme/users/leo/memories"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+            Thread.sleep(200); // polling the read model: the record is applied asynchronously
+        }
+        assertThat(body).contains("newer schema");
+        stack.apps().requireAlive();
+    }
+}

@@ -1,0 +1,323 @@
+package dev.engram.deploy;
+
+import static dev.engram.deploy.CliRun.engram;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.config.EngramConfig;
+import dev.engram.crypto.DataKeys;
+import dev.engram.crypto.ErasedDataException;
+import dev.engram.crypto.Kek;
+import dev.engram.crypto.PersonalSerdes;
+import dev.engram.stack.DemoApps;
+import dev.engram.stack.EmbeddedBroker;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicSetup;
+import dev.engram.ops.OpsTestSupport;
+import dev.engram.ops.VerifyErasureCommand;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Crypto-shredding end to end on the in-process stack with {@code crypto.enabled}: the sample users and
+ * one more user are ingested, that user is erased through the API, then every Engram topic (changelogs,
+ * dead letters and the key topic included; not the platform's {@code conversations-completed}) is read
+ * from offset 0 with a plain consumer, uncommitted records included, and searched for the erased user's
+ * memory texts, raw and after opening every record with a fresh reader of the data keys; then the
+ * consolidator is rebuilt from its topics and {@code verify} finds every other user unchanged.
+ */
+class CryptoShreddingIT {
+
+    private static final String TENANT = "acme";
+    private static final String ERASED = "u-erin";
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Path dir;
+    private static EmbeddedBroker broker;
+    private static EngramConfig config;
+    private static Path configFile;
+    private static byte[] kek;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        dir = Files.createTempDirectory("engram-crypto-it");
+        broker = EmbeddedBroker.start(dir);
+        kek = new byte[Kek.KEY_BYTES];
+        new SecureRandom().nextBytes(kek);
+        final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+            EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
+            EngramConfig.AUTH_ENABLED, false, EngramConfig.CRYPTO_ENABLED, true));
+        // The KEK as a mounted secret would be: a file, never a topic.
+        final Path secret = dir.resolve("kek.b64");
+        Files.writeString(secret, Base64.getEncoder().encodeToString(kek));
+        settings.put(EngramConfig.CRYPTO_KEK_FILE, secret.toString());
+        config = new EngramConfig(settings);
+        configFile = dir.resolve("engram.properties");
+        Files.writeString(configFile, EngramConfig.CRYPTO_ENABLED + "=true\n" + EngramConfig.CRYPTO_KEK_FILE + "="
+            + secret.toString().replace("\\", "\\\\") + "\n");
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            TopicSetup.createAll(admin, 2);
+        }
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        PersonalSerdes.closeAll();
+        broker.close();
+        ProjectPaths.deleteRecursively(dir);
+    }
+
+    @Test
+    void shouldLeaveNoReadableByteOfTheErasedUserOnAnyTopicAndRebuildEveryOtherUserIdentically() throws Exception {
+        final List<String> erasedTexts = new ArrayList<>();
+        try (DemoApps apps = DemoApps.start(config)) {
+            try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of())) {
+                ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
+                final Path erin = dir.resolve("erin.jsonl");
+                Files.writeString(erin, String.join("\n",
+                    conversation("erin-1", "I keep three beehives on the roof of my flat in Zagreb.", "2025-03-01T10:00:00Z"),
+                    conversation("erin-2", "My favourite painter is Hilma af Klint.", "2025-03-02T10:00:00Z"),
+                    conversation("erin-3", "I work at Quillfeather Bindery as a bookbinder.", "2025-03-03T10:00:00Z")) + "\n");
+                ingest.publish(erin, n -> { });
+            }
+            awaitProcessed();
+            final JsonNode memories = awaitMemories(apps.retrieverUrl(), ERASED);
+            memories.forEach(m -> erasedTexts.add(m.path("content").asText()));
+            assertThat(erasedTexts).isNotEmpty();
+            assertThat(String.join(" ", erasedTexts)).contains("Zagreb");
+            erasedTexts.addAll(List.of("Zagreb", "Hilma af Klint", "Quillfeather"));
+            final String otherText = awaitMemories(apps.retrieverUrl(), "mira").get(0).path("content").asText();
+
+            try (DataKeys fresh = freshKeys()) {
+                final Scan before = scan(fresh);
+                assertThat(before.records()).isPositive();
+                assertThat(before.rawHits(erasedTexts)).as("sealed from the start: nothing in clear").isEmpty();
+                assertThat(before.openedHits(erasedTexts)).as("positive control: the opened records hold the texts")
+                    .isNotEmpty();
+                assertThat(before.opened()).contains(otherText);
+            }
+
+            final HttpResponse<String> erase = HTTP.send(HttpRequest.newBuilder(
+                URI.create(apps.retrieverUrl() + "/v1/tenants/" + TENANT + "/users/" + ERASED)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertThat(erase.statusCode()).isEqualTo(202);
+            awaitGone(apps.retrieverUrl());
+            awaitProcessed();
+
+            try (DataKeys fresh = freshKeys()) {
+                assertThat(fresh.hasKey(TENANT + "/" + ERASED)).isFalse();
+                assertThat(fresh.hasKey(TENANT + "/mira")).isTrue();
+                final Scan after = scan(fresh);
+                assertThat(after.rawHits(erasedTexts)).as("raw bytes of every Engram topic").isEmpty();
+                assertThat(after.openedHits(erasedTexts)).as("every record opened with the remaining keys").isEmpty();
+                assertThat(after.erased()).as("records of the erased user, now unreadable").isPositive();
+                assertThat(after.opened()).contains(otherText);
+            }
+
+            final JsonNode erasedApi = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(apps.retrieverUrl()
+                + "/v1/tenants/" + TENANT + "/users/" + ERASED + "/erasure")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(erasedApi.path("clean").asBoolean()).as(erasedApi.toString()).isTrue();
+            assertThat(erasedApi.path("places").path("dataKey").asText()).isEqualTo("none");
+            assertThat(erasedApi.path("erasedAt").isNull()).as("the ledger has the erasure").isFalse();
+            final JsonNode keptApi = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(apps.retrieverUrl()
+                + "/v1/tenants/" + TENANT + "/users/mira/erasure")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(keptApi.path("clean").asBoolean()).as(keptApi.toString()).isFalse();
+            assertThat(keptApi.path("places").path("retriever-memories-store").asLong()).isPositive();
+            assertThat(keptApi.path("places").path("dataKey").asText()).isEqualTo("live");
+
+            final CliRun erased = engram("verify-erasure", "--config", configFile.toString(), "--bootstrap-servers",
+                broker.bootstrapServers(), "--tenant", TENANT, "--user", ERASED);
+            assertThat(erased.exit()).as(erased.out()).isZero();
+            assertThat(erased.out()).contains("nothing readable of acme/u-erin is held")
+                .containsPattern("clean +data key \\(engram-data-keys\\) +none")
+                .containsPattern("clean +consolidator memories store +0 readable entries, [1-9][0-9]* removed \\(tombstoned\\)")
+                .containsPattern("clean +history \\(memory-updated\\) +0 readable records, [1-9][0-9]* sealed with an erased key");
+            final CliRun kept = engram("verify-erasure", "--config", configFile.toString(), "--bootstrap-servers",
+                broker.bootstrapServers(), "--tenant", TENANT, "--user", "mira");
+            assertThat(kept.exit()).as(kept.out()).isEqualTo(VerifyErasureCommand.HOLDS);
+            assertThat(kept.out()).containsPattern("HOLDS +consolidator memories store +[1-9][0-9]* readable entries")
+                .containsPattern("HOLDS +retriever memories store +[1-9]").containsPattern("HOLDS +profile topic +1 readable")
+                .containsPattern("HOLDS +data key \\(engram-data-keys\\) +live key");
+        }
+
+        final Map<TopicPartition, Long> updatedEnd = new HashMap<>();
+        final Set<String> othersBefore = othersUpdates(null, updatedEnd);
+        // A full rebuild of the consolidator from its topics: the erased user's records are skipped (their key is
+        // gone), the erasure is re-learnt from the ERASE command (in clear), every other user is identical.
+        final CliRun rebuild = engram("rebuild", "--config", configFile.toString(), "--bootstrap-servers",
+            broker.bootstrapServers(), "--state-dir", dir.resolve("rebuild-state").toString(), "--work-dir",
+            dir.resolve("rebuild").toString(), "--timeout", "PT3M", "--force");
+        assertThat(rebuild.exit()).as(rebuild.out()).isZero();
+        assertThat(rebuild.out()).contains("verify: no differences");
+        // AES-SIV is deterministic: the rebuild's memory-updated records of the other users are byte-identical.
+        final Set<String> othersAfter = othersUpdates(updatedEnd, new HashMap<>());
+        assertThat(othersAfter).isNotEmpty();
+        assertThat(othersBefore).containsAll(othersAfter);
+        try (DataKeys fresh = freshKeys()) {
+            assertThat(scan(fresh).openedHits(erasedTexts)).as("nothing readable after the rebuild either").isEmpty();
+        }
+    }
+
+    private static String conversation(final String id, final String text, final String at) {
+        return "{\"tenantId\":\"" + TENANT + "\",\"userId\":\"" + ERASED + "\",\"conversationId\":\"" + id
+            + "\",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\",\"timestamp\":\"" + at + "\"}]}";
+    }
+
+    private static DataKeys freshKeys() {
+        return new DataKeys(Map.of("bootstrap.servers", broker.bootstrapServers()), Topics.DATA_KEYS, Kek.aead(kek));
+    }
+
+    private static void awaitProcessed() {
+        final Duration timeout = Duration.ofSeconds(120);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP,
+            Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), timeout);
+    }
+
+    private static JsonNode awaitMemories(final String base, final String user) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            final HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+                URI.create(base + "/v1/tenants/" + TENANT + "/users/" + user + "/memories")).build(),
+                HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                final JsonNode body = JSON.readTree(r.body());
+                final JsonNode list = body.isArray() ? body : body.path("memories");
+                if (list.size() > 0) {
+                    return list;
+                }
+            }
+            assertThat(System.nanoTime()).as("memories of " + user).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    private static void awaitGone(final String base) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/tenants/" + TENANT + "/users/" + ERASED
+            + "/memories")).build(), HttpResponse.BodyHandlers.ofString()).statusCode() != 404) {
+            assertThat(System.nanoTime()).as("erasure applied").isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    /** Every record of every Engram topic: raw bytes, and opened (decrypted) where a key allows. */
+    private record Scan(long records, long erased, String raw, String opened) {
+        List<String> rawHits(final List<String> texts) {
+            return texts.stream().filter(raw::contains).toList();
+        }
+
+        List<String> openedHits(final List<String> texts) {
+            return texts.stream().filter(opened::contains).toList();
+        }
+    }
+
+    private static Scan scan(final DataKeys keys) throws Exception {
+        final Set<String> topics = new TreeSet<>();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            topics.addAll(admin.listTopics().names().get());
+        }
+        topics.removeIf(t -> t.startsWith("__") || t.equals(Topics.CONVERSATIONS_COMPLETED));
+        assertThat(topics).contains(Topics.MEMORY_CANDIDATES, Topics.MEMORY_UPDATED, Topics.MEMORY_COMMANDS,
+            Topics.USER_PROFILES, Topics.DATA_KEYS, "engram-consolidator-memories-by-user-store-changelog");
+        final StringBuilder raw = new StringBuilder();
+        final StringBuilder opened = new StringBuilder();
+        long records = 0;
+        long erased = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"), new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            final List<TopicPartition> partitions = new ArrayList<>();
+            for (final String topic : topics) {
+                consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                assertThat(System.nanoTime()).as("topics read to their end").isLessThan(deadline);
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    records++;
+                    final String value = r.value() == null ? "" : new String(r.value(), StandardCharsets.ISO_8859_1);
+                    raw.append(value).append('\n');
+                    for (final Header h : r.headers()) {
+                        raw.append(new String(h.value() == null ? new byte[0] : h.value(), StandardCharsets.UTF_8));
+                    }
+                    if (r.value() != null && !r.topic().equals(Topics.DATA_KEYS)) {
+                        try {
+                            opened.append(new String(keys.open(r.value()), StandardCharsets.UTF_8)).append('\n');
+                        } catch (ErasedDataException e) {
+                            erased++;
+                        }
+                    }
+                }
+            }
+        }
+        // raw as UTF-8 too, so multi-byte text would match
+        return new Scan(records, erased, raw + new String(raw.toString().getBytes(StandardCharsets.ISO_8859_1),
+            StandardCharsets.UTF_8), opened.toString());
+    }
+
+    /** Hex of every memory-updated value not keyed by the erased user, from {@code from} (null = the beginning). */
+    private static Set<String> othersUpdates(final Map<TopicPartition, Long> from, final Map<TopicPartition, Long> end) {
+        final Set<String> values = new TreeSet<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            final List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(Topics.MEMORY_UPDATED).forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            if (from != null) {
+                from.forEach(consumer::seek);
+            }
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            end.putAll(ends);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (!new String(r.key(), StandardCharsets.UTF_8).equals(TENANT + "/" + ERASED)) {
+                        values.add(java.util.HexFormat.of().formatHex(r.value()));
+                    }
+                }
+            }
+        }
+        return values;
+    }
+
+}

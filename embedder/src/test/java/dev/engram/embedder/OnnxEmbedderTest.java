@@ -1,0 +1,109 @@
+package dev.engram.embedder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class OnnxEmbedderTest {
+
+    /** The built-in models as a JUnit source. */
+    enum Model {
+        BGE_SMALL_EN(OnnxModel.BGE_SMALL_EN), BGE_SMALL_ZH(OnnxModel.BGE_SMALL_ZH), MINILM(OnnxModel.MINILM);
+
+        final OnnxModel spec;
+
+        Model(final OnnxModel spec) {
+            this.spec = spec;
+        }
+
+        OnnxEmbedder embedder() {
+            return OnnxEmbedder.shared(spec);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Model.class)
+    void shouldEmbedNormalizedVectorsOfModelDimension(final Model model) {
+        final float[] v = model.embedder().embed("I prefer GCP for my side projects.");
+        assertThat(v).hasSize(model.spec.dimensions()).hasSize(model == Model.BGE_SMALL_ZH ? 512 : 384);
+        assertThat(cosine(v, v)).isCloseTo(1.0, within(1e-3));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Model.class, names = {"BGE_SMALL_EN", "MINILM"})
+    void shouldRankParaphraseAboveUnrelatedSentence(final Model model) {
+        final List<float[]> v = model.embedder().embedAll(List.of(
+            "These days I write almost everything in Kotlin.",
+            "Kotlin is my main programming language.",
+            "My gym locker code is 4417."));
+        assertThat(cosine(v.get(0), v.get(1))).isGreaterThan(cosine(v.get(0), v.get(2)) + 0.1);
+    }
+
+    @Test
+    void shouldRankChineseParaphraseAboveUnrelatedSentenceWithTheChineseModel() {
+        final List<float[]> v = Model.BGE_SMALL_ZH.embedder().embedAll(List.of(
+            "我住在北京，在华为工作。", "我在华为上班，家在北京。", "今天的天气很好，我们去公园散步了。"));
+        assertThat(cosine(v.get(0), v.get(1))).isGreaterThan(cosine(v.get(0), v.get(2)) + 0.1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Model.class)
+    void shouldGiveIdenticalVectorsInBatchAndAlone(final Model model) {
+        final String text = "Started eating fish again; being vegan wasn't working for me.";
+        final float[] alone = model.embedder().embed(text);
+        final float[] batched = model.embedder().embedAll(List.of("something else", text, "and more")).get(1);
+        assertThat(batched).containsExactly(alone);
+    }
+
+    @Test
+    void shouldPrefixQueriesWithTheModelCardInstructionOnlyForBge() {
+        final OnnxEmbedder bge = Model.BGE_SMALL_EN.embedder();
+        final String question = "Which language does the user program in?";
+        assertThat(bge.embedQuery(question)).containsExactly(
+            bge.embed("Represent this sentence for searching relevant passages: " + question));
+        assertThat(bge.embedQuery(question)).isNotEqualTo(bge.embed(question));
+        final OnnxEmbedder minilm = Model.MINILM.embedder();
+        assertThat(minilm.embedQuery(question)).containsExactly(minilm.embed(question));
+    }
+
+    @Test
+    void shouldFindThePassageThatAnswersAQuestion() {
+        final OnnxEmbedder bge = Model.BGE_SMALL_EN.embedder();
+        final List<float[]> passages = bge.embedAll(List.of(
+            "I've been learning to paint landscapes with watercolors.",
+            "My sister Maria is moving to Lisbon next month.",
+            "We adopted a beagle called Toby last spring."));
+        final float[] query = bge.embedQuery("What is the name of the dog?");
+        assertThat(cosine(query, passages.get(2)))
+            .isGreaterThan(cosine(query, passages.get(0)))
+            .isGreaterThan(cosine(query, passages.get(1)));
+    }
+
+    @Test
+    void shouldRefuseAQueryForAnotherModel() {
+        assertThatThrownBy(() -> Model.BGE_SMALL_EN.embedder().embedQuery("q", OnnxModel.MINILM.name()))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(OnnxModel.MINILM.name());
+    }
+
+    @Test
+    void shouldNameTheKnownModelsForAnUnknownOne() {
+        assertThatThrownBy(() -> OnnxEmbedder.shared("e5-large"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("e5-large").hasMessageContaining("bge-small-en-v15-q");
+    }
+
+    /** Cosine of two L2-normalized vectors: their dot product. */
+    private static double cosine(final float[] a, final float[] b) {
+        double dot = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += (double) a[i] * b[i];
+        }
+        return dot;
+    }
+}

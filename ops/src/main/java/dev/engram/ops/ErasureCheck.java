@@ -1,0 +1,263 @@
+package dev.engram.ops;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
+import dev.engram.crypto.DataKeys;
+import dev.engram.crypto.ErasedDataException;
+import dev.engram.crypto.Kek;
+import dev.engram.port.VectorIndex;
+import dev.engram.qdrant.QdrantVectorIndex;
+import dev.engram.qdrant.VectorIndexes;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.topology.Stores;
+import dev.engram.topology.Topics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Checks every place Engram keeps something about one user and reports what it finds:
+ * <ul>
+ *   <li><b>stores</b>: the latest value of each of the user's keys on every store changelog (what a
+ *       restored store would hold: consolidator memories and profile, retriever read model, history and
+ *       profile, extractor profile table); an entry counts when it is present and readable;</li>
+ *   <li><b>profile topic</b>: the latest {@code user-profiles} record of the user (a tombstone is clean);</li>
+ *   <li><b>history</b>: readable {@code memory-updated} records of the user other than the ERASED event;</li>
+ *   <li><b>other topics</b>: readable records keyed by the user on every other Engram topic (candidates,
+ *       contradictions, archives, commands other than ERASE; access and audit records hold ids only and are
+ *       listed as kept by design);</li>
+ *   <li><b>vector index</b>: with Qdrant, the user's points (any status); embedded, the index is the
+ *       consolidator's memories store above;</li>
+ *   <li><b>data key</b>: whether {@code engram-data-keys} holds a live key for the user.</li>
+ * </ul>
+ * "Readable" = plaintext, or sealed with a key that still exists. {@code conversations-completed} (the
+ * chat platform's topic) is reported separately: Engram does not own it.
+ */
+public final class ErasureCheck {
+
+    /** One place and what it holds of the user. */
+    public record Place(String name, long found, boolean byDesign, String detail) {
+        /** @return whether the place holds nothing readable of the user (or only ids, by design) */
+        public boolean clean() {
+            return found == 0 || byDesign;
+        }
+    }
+
+    private ErasureCheck() {
+    }
+
+    /**
+     * @param config the deployment's config ({@code crypto.*}, {@code vector.index}, {@code qdrant.*})
+     * @param user the user
+     * @param timeout how long reading the topics may take
+     * @return every place, in report order
+     */
+    public static List<Place> run(final EngramConfig config, final UserKey user, final Duration timeout) {
+        final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
+        final boolean crypto = config.getBoolean(EngramConfig.CRYPTO_ENABLED);
+        final List<Place> places = new ArrayList<>();
+        try (DataKeys keys = crypto ? new DataKeys(client, Topics.DATA_KEYS, Kek.from(config)) : null) {
+            final Set<String> topics = new TreeSet<>();
+            try (Admin admin = Admin.create(client)) {
+                topics.addAll(admin.listTopics().names().get());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while listing topics", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("Cannot list topics: " + e.getCause().getMessage(), e.getCause());
+            }
+            final Map<String, String> changelogs = new LinkedHashMap<>();
+            changelogs.put("consolidator memories store", changelog(Topics.CONSOLIDATOR_APP, Stores.MEMORIES));
+            changelogs.put("consolidator profile store", changelog(Topics.CONSOLIDATOR_APP, Stores.PROFILES));
+            changelogs.put("retriever memories store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_MEMORIES));
+            changelogs.put("retriever history store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_HISTORY));
+            changelogs.put("retriever profile store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_PROFILES));
+            changelogs.put("extractor profile store", changelog(Topics.EXTRACTOR_APP, Stores.EXTRACTOR_PROFILES));
+            changelogs.put("extractor pending conversations", changelog(Topics.EXTRACTOR_APP, "extraction-pending-store"));
+            for (final Map.Entry<String, String> e : changelogs.entrySet()) {
+                if (topics.contains(e.getValue())) {
+                    places.add(latestPerKey(e.getKey(), e.getValue(), client, user, keys, timeout,
+                        !e.getValue().contains("extraction-pending")));
+                } else {
+                    places.add(new Place(e.getKey(), 0, false, e.getValue() + " does not exist"));
+                }
+            }
+            places.add(latestPerKey("profile topic", Topics.USER_PROFILES, client, user, keys, timeout, true));
+            places.add(records("history (memory-updated)", Topics.MEMORY_UPDATED, client, user, keys, timeout, false));
+            for (final String topic : List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_CONTRADICTIONS,
+                Topics.MEMORY_ARCHIVED, Topics.MEMORY_COMMANDS, Topics.deadLetter(Topics.CONSOLIDATOR_APP))) {
+                places.add(records(topic, topic, client, user, keys, timeout, false));
+            }
+            for (final String topic : List.of(Topics.MEMORY_ACCESS, Topics.MEMORY_AUDIT)) {
+                places.add(records(topic, topic, client, user, keys, timeout, true));
+            }
+            places.add(vectorIndex(config, user));
+            places.add(crypto ? new Place("data key (" + Topics.DATA_KEYS + ")", keys.hasKey(user.wire()) ? 1 : 0, false,
+                keys.hasKey(user.wire()) ? "live key " + Integer.toUnsignedString(keys.keyId(user.wire()).orElse(0), 16)
+                    : "none (tombstoned or never created)")
+                : new Place("data key", 0, false, "crypto.enabled=false: no data keys; topics keep plaintext until retention"));
+            final Place platform = records("conversations-completed (the chat platform's)", Topics.CONVERSATIONS_COMPLETED,
+                client, user, null, timeout, true);
+            places.add(new Place(platform.name(), platform.found(), true,
+                platform.found() + " records keyed by the user; set its retention or seal it with the platform's own keys"));
+        }
+        return places;
+    }
+
+    private static String changelog(final String app, final String store) {
+        return app + "-" + store + "-changelog";
+    }
+
+    private static boolean ofUser(final byte[] key, final UserKey user) {
+        if (key == null) {
+            return false;
+        }
+        final String k = new String(key, StandardCharsets.UTF_8);
+        return k.equals(user.wire()) || k.startsWith(user.storePrefix());
+    }
+
+    /** Folds a compacted-style topic to the latest value per key and counts the user's readable ones. */
+    private static Place latestPerKey(final String name, final String topic, final Map<String, Object> client,
+                                      final UserKey user, final DataKeys keys, final Duration timeout,
+                                      final boolean keyedByUser) {
+        final Map<String, byte[]> latest = new HashMap<>();
+        read(topic, client, timeout, r -> {
+            final String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+            if (keyedByUser ? ofUser(r.key(), user) : sealedFor(r.value(), user)) {
+                latest.put(key, r.value());
+            } else if (!keyedByUser && r.value() == null) {
+                latest.remove(key);
+            }
+        });
+        long readable = 0;
+        long unreadable = 0;
+        long removed = 0;
+        for (final byte[] value : latest.values()) {
+            if (value == null) {
+                removed++;
+                continue;
+            }
+            if (readable(value, keys)) {
+                readable++;
+            } else {
+                unreadable++;
+            }
+        }
+        return new Place(name, readable, false, readable + " readable entries" + (unreadable > 0
+            ? ", " + unreadable + " sealed with an erased key (unreadable)" : "")
+            + (removed > 0 ? ", " + removed + " removed (tombstoned)" : "") + " on " + topic);
+    }
+
+    private static boolean sealedFor(final byte[] value, final UserKey user) {
+        return DataKeys.sealed(value) && DataKeys.userKeyOf(value).equals(user.wire());
+    }
+
+    /** Counts the user's readable records of an append-only topic. */
+    private static Place records(final String name, final String topic, final Map<String, Object> client,
+                                 final UserKey user, final DataKeys keys, final Duration timeout, final boolean byDesign) {
+        final long[] counts = new long[3];
+        read(topic, client, timeout, r -> {
+            if (!ofUser(r.key(), user) || r.value() == null) {
+                return;
+            }
+            if (!readable(r.value(), keys)) {
+                counts[1]++;
+            } else if (erasureItself(topic, r.value(), keys)) {
+                counts[2]++;
+            } else {
+                counts[0]++;
+            }
+        });
+        return new Place(name, counts[0], byDesign, counts[0] + " readable records" + (byDesign ? " (ids only, kept)" : "")
+            + (counts[1] > 0 ? ", " + counts[1] + " sealed with an erased key (unreadable)" : "")
+            + (counts[2] > 0 ? ", " + counts[2] + " erasure records (ids only, kept for the ledger)" : ""));
+    }
+
+    private static boolean readable(final byte[] value, final DataKeys keys) {
+        if (!DataKeys.sealed(value)) {
+            return true;
+        }
+        if (keys == null) {
+            return false;
+        }
+        try {
+            keys.open(value);
+            return true;
+        } catch (ErasedDataException e) {
+            return false;
+        }
+    }
+
+    /** ERASE commands and ERASED events stay in clear by design: the ledger of a rebuild. */
+    private static boolean erasureItself(final String topic, final byte[] value, final DataKeys keys) {
+        try {
+            final byte[] plain = keys == null ? value : keys.open(value);
+            if (Topics.MEMORY_COMMANDS.equals(topic)) {
+                return AvroSerdes.serde(MemoryCommand.class).deserializer().deserialize(topic, plain).getKind()
+                    == dev.engram.avro.CommandKind.ERASE;
+            }
+            if (Topics.MEMORY_UPDATED.equals(topic)) {
+                return AvroSerdes.serde(MemoryUpdated.class).deserializer().deserialize(topic, plain).getOperation()
+                    == dev.engram.avro.UpdateOperation.ERASED;
+            }
+        } catch (RuntimeException e) {
+            return false;
+        }
+        return false;
+    }
+
+    private static Place vectorIndex(final EngramConfig config, final UserKey user) {
+        if (!VectorIndexes.isQdrant(config)) {
+            return new Place("vector index", 0, true,
+                "embedded: the consolidator memories store above is the index");
+        }
+        final int dimensions = config.getInt(EngramConfig.EMBEDDING_DIMENSIONS);
+        final Optional<QdrantVectorIndex> index = VectorIndexes.retrieverIndex(config, dimensions, new SimpleMeterRegistry());
+        try (QdrantVectorIndex qdrant = index.orElseThrow()) {
+            final float[] probe = new float[dimensions];
+            java.util.Arrays.fill(probe, (float) (1 / Math.sqrt(dimensions)));
+            final int found = qdrant.search(new VectorIndex.Query(user, probe, 10_000, false)).size();
+            return new Place("vector index (Qdrant " + config.getString(EngramConfig.QDRANT_COLLECTION) + ")", found, false,
+                found + " points of the user");
+        }
+    }
+
+    private static void read(final String topic, final Map<String, Object> client, final Duration timeout,
+                             final java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        final Map<String, Object> props = new HashMap<>(client);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            final List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(topic + " not read to its end within " + timeout);
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(each);
+            }
+        }
+    }
+}

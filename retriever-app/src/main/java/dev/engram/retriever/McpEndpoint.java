@@ -1,0 +1,245 @@
+package dev.engram.retriever;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.StringJoiner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.runtime.ApiProblem;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpStatelessSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+
+/**
+ * The MCP endpoint of the retriever ({@code POST /mcp}, Model Context Protocol over streamable HTTP in its
+ * stateless form: every JSON-RPC request is one POST answered with JSON, no session is held, so any retriever
+ * instance answers any call). Tools:
+ *
+ * <table>
+ *   <caption>tools, each one call of the HTTP API</caption>
+ *   <tr><td>{@value #SEARCH}</td><td>{@code GET .../memories?query=&k=}</td></tr>
+ *   <tr><td>{@value #CONTEXT}</td><td>{@code GET .../context?message=&budgetTokens=}</td></tr>
+ *   <tr><td>{@value #LIST}</td><td>{@code GET .../memories[?type=&status=]}</td></tr>
+ *   <tr><td>{@value #CORRECT}</td><td>{@code PUT .../memories/{id}}</td></tr>
+ *   <tr><td>{@value #DELETE}</td><td>{@code DELETE .../memories/{id}}</td></tr>
+ * </table>
+ *
+ * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API over loopback
+ * with the caller's own API key, so authentication, the one-tenant-one-user check (403), validation (400),
+ * forwarding to the owner instance, access reporting and the audit record are exactly the HTTP API's. The
+ * endpoint itself refuses a request without a valid key (401) while {@code retriever.auth.enabled}. A tool's
+ * {@code tenantId} and {@code userId} default to the key's (a user key names both, an admin key the tenant);
+ * an API error comes back as a tool result with {@code isError: true} and the problem's status and detail.
+ */
+public final class McpEndpoint {
+
+    /** Path of the endpoint. */
+    public static final String PATH = "/mcp";
+    /** Tool: search memories. */
+    public static final String SEARCH = "search_memories";
+    /** Tool: the context block. */
+    public static final String CONTEXT = "get_context";
+    /** Tool: list memories. */
+    public static final String LIST = "list_memories";
+    /** Tool: correct a memory. */
+    public static final String CORRECT = "correct_memory";
+    /** Tool: delete a memory. */
+    public static final String DELETE = "delete_memory";
+
+    private static final String AUTHORIZATION = "engram.authorization";
+    private static final String PORT = "engram.localPort";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final boolean authEnabled;
+    private final ApiKeys keys;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpServletStatelessServerTransport transport;
+    private final McpStatelessSyncServer server;
+
+    /**
+     * @param authEnabled {@code retriever.auth.enabled}
+     * @param keys the API keys (used for the 401 at the endpoint and the tools' default tenant and user)
+     * @param version the server version reported to clients
+     */
+    public McpEndpoint(final boolean authEnabled, final ApiKeys keys, final String version) {
+        this.authEnabled = authEnabled;
+        this.keys = keys;
+        this.transport = HttpServletStatelessServerTransport.builder().messageEndpoint(PATH)
+            .contextExtractor(request -> {
+                final Map<String, Object> values = new LinkedHashMap<>();
+                values.put(PORT, request.getLocalPort());
+                ApiAccess.apiKey(request.getHeader("Authorization"), request.getHeader("X-Api-Key"))
+                    .ifPresent(key -> values.put(AUTHORIZATION, key));
+                return McpTransportContext.create(values);
+            }).build();
+        this.server = McpServer.sync(transport).serverInfo("engram-retriever", version)
+            .instructions("Long-term memory of one user. With a user API key, tenantId and userId may be omitted.")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+            .toolCall(tool(SEARCH, "Search the user's memories: the top-k active memories for a query, best first, with scores.",
+                Map.of("query", string("what to look for"), "k", integer("how many at most (default 5)")), List.of("query"), true),
+                (context, call) -> call(context, call, "GET", "/memories", query(call, "query", "k"), null))
+            .toolCall(tool(CONTEXT, "Get the context block for the user's next message: the memories that matter, as text to put "
+                    + "into the prompt, within a token budget.",
+                Map.of("message", string("the user's next message"), "budgetTokens", integer("token budget (default 512)")),
+                List.of("message"), true),
+                (context, call) -> call(context, call, "GET", "/context", query(call, "message", "budgetTokens"), null))
+            .toolCall(tool(LIST, "List every memory of the user, newest change first.",
+                Map.of("type", string("EPISODIC, SEMANTIC or PROCEDURAL"), "status", string("ACTIVE, ARCHIVED or DELETED")),
+                List.of(), true),
+                (context, call) -> call(context, call, "GET", "/memories", query(call, "type", "status"), null))
+            .toolCall(tool(CORRECT, "Correct one of the user's memories (source CORRECTED, confidence 1.0).",
+                Map.of("memoryId", string("the memory"), "content", string("the corrected sentence"),
+                    "value", string("the corrected fact value")), List.of("memoryId"), false),
+                (context, call) -> call(context, call, "PUT", "/memories/" + segment(argument(call, "memoryId")), "",
+                    correction(call)))
+            .toolCall(tool(DELETE, "Delete one of the user's memories.", Map.of("memoryId", string("the memory")),
+                List.of("memoryId"), false),
+                (context, call) -> call(context, call, "DELETE", "/memories/" + segment(argument(call, "memoryId")), "", null))
+            .build();
+    }
+
+    /**
+     * Adds {@code POST /mcp} (and its 401 filter) to the server.
+     *
+     * @param app the retriever's server
+     */
+    public void register(final Javalin app) {
+        app.before(PATH, this::authenticate);
+        app.post(PATH, ctx -> transport.service(ctx.req(), ctx.res()));
+    }
+
+    /** @return the names of the tools served */
+    public List<String> toolNames() {
+        return server.listTools().stream().map(McpSchema.Tool::name).toList();
+    }
+
+    private void authenticate(final Context ctx) {
+        if (authEnabled && ApiAccess.apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
+            .flatMap(keys::authenticate).isEmpty()) {
+            throw new ApiProblem(401, "A valid API key is required: Authorization: Bearer KEY (or X-Api-Key: KEY).");
+        }
+    }
+
+    private McpSchema.CallToolResult call(final McpTransportContext context, final McpSchema.CallToolRequest call,
+                                          final String method, final String tail, final String query,
+                                          final Map<String, Object> body) {
+        final String key = (String) context.get(AUTHORIZATION);
+        final Optional<ApiKeys.Principal> principal = key == null ? Optional.empty() : keys.authenticate(key);
+        final String tenant = Optional.ofNullable(text(call, "tenantId")).or(() -> principal.map(ApiKeys.Principal::tenantId))
+            .orElse(null);
+        final String user = Optional.ofNullable(text(call, "userId")).or(() -> principal.map(ApiKeys.Principal::userId))
+            .orElse(null);
+        if (tenant == null || user == null) {
+            return error("tenantId and userId are required (a user API key supplies both, an admin key the tenant)");
+        }
+        try {
+            final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + context.get(PORT)
+                    + "/v1/tenants/" + segment(tenant) + "/users/" + segment(user) + tail + query))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
+            if (body != null) {
+                request.header("Content-Type", "application/json");
+            }
+            if (key != null) {
+                request.header("Authorization", "Bearer " + key);
+            }
+            final HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            final JsonNode node = response.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(response.body());
+            if (response.statusCode() / 100 != 2) {
+                return error(response.statusCode() + " " + node.path("title").asText("") + ": "
+                    + node.path("detail").asText(response.body()));
+            }
+            final Object structured = JSON.convertValue(node, Map.class);
+            final String text = CONTEXT.equals(call.name()) ? node.path("context").asText() : response.body();
+            return McpSchema.CallToolResult.builder().addTextContent(text).structuredContent(structured).isError(false).build();
+        } catch (IOException e) {
+            return error("The memory API could not be reached: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return error("Interrupted");
+        }
+    }
+
+    private static McpSchema.CallToolResult error(final String message) {
+        return McpSchema.CallToolResult.builder().addTextContent(message).isError(true).build();
+    }
+
+    private static McpSchema.Tool tool(final String name, final String description, final Map<String, Object> properties,
+                                       final List<String> required, final boolean readOnly) {
+        final Map<String, Object> all = new LinkedHashMap<>();
+        all.put("tenantId", string("tenant; default: the API key's tenant"));
+        all.put("userId", string("user; default: the API key's user"));
+        all.putAll(properties);
+        final Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", all);
+        schema.put("required", required);
+        schema.put("additionalProperties", false);
+        return McpSchema.Tool.builder().name(name).description(description).inputSchema(schema)
+            .annotations(new McpSchema.ToolAnnotations(null, readOnly, !readOnly && DELETE.equals(name), true, false, null))
+            .build();
+    }
+
+    private static Map<String, Object> string(final String description) {
+        return Map.of("type", "string", "description", description);
+    }
+
+    private static Map<String, Object> integer(final String description) {
+        return Map.of("type", "integer", "description", description);
+    }
+
+    private static String text(final McpSchema.CallToolRequest call, final String name) {
+        final Object value = call.arguments() == null ? null : call.arguments().get(name);
+        return value == null || value.toString().isBlank() ? null : value.toString();
+    }
+
+    private static String argument(final McpSchema.CallToolRequest call, final String name) {
+        final String value = text(call, name);
+        return value == null ? "" : value;
+    }
+
+    private static String query(final McpSchema.CallToolRequest call, final String... names) {
+        final StringJoiner joiner = new StringJoiner("&", "?", "").setEmptyValue("");
+        for (final String name : names) {
+            final Object value = call.arguments() == null ? null : call.arguments().get(name);
+            if (value != null) {
+                final String raw = value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+                    ? Long.toString(n.longValue()) : value.toString();
+                joiner.add(name + "=" + segment(raw));
+            }
+        }
+        return joiner.toString();
+    }
+
+    private static Map<String, Object> correction(final McpSchema.CallToolRequest call) {
+        final Map<String, Object> body = new LinkedHashMap<>();
+        for (final String field : List.of("content", "value")) {
+            final String value = text(call, field);
+            if (value != null) {
+                body.put(field, value);
+            }
+        }
+        return body;
+    }
+
+    private static String segment(final String raw) {
+        return URLEncoder.encode(raw, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}
