@@ -172,10 +172,8 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         print(figures, "LoCoMo evidence recall, categories 1-4", Map.of());
         if (calibrate) {
-            final Map<String, Object> fit = RelevanceCalibration.fit(samples, memories, new HybridScorer(embedder, config));
-            out.println();
-            out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
-            figures.put("relevanceCalibration", fit);
+            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.locomo(samples, memories),
+                new HybridScorer(embedder, config)));
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
@@ -202,12 +200,24 @@ public final class QualityBenchmark implements Callable<Integer> {
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
         final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
             .orElse(MemoryBankSource.TENANT_PREFIX + "en");
+        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
-            memories, ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
+            memories, embedder, config);
         print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
+        if (calibrate) {
+            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.memoryBank(tenant, qs, memories),
+                new HybridScorer(embedder, config)));
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    private void printCalibration(final Map<String, Object> figures, final Map<String, Object> fit) {
+        out.println();
+        out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
+        figures.put("relevanceCalibration", fit);
     }
 
     /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */

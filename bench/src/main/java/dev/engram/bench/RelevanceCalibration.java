@@ -2,11 +2,13 @@ package dev.engram.bench;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
@@ -33,34 +35,80 @@ final class RelevanceCalibration {
     }
 
     /**
+     * One question asked of one user: the user's ACTIVE memories and which of them hold evidence.
+     *
+     * @param query the question as the retriever sees it (own names stripped)
+     * @param memories the user's ACTIVE memories
+     * @param relevant whether a memory holds evidence for the question
+     */
+    record Probe(String query, List<Memory> memories, Predicate<Memory> relevant) {
+    }
+
+    /**
      * @param samples the LoCoMo samples (questions with evidence)
      * @param memories user id → the memories Engram stored for that user
-     * @param scorer the ranking whose features are fitted (its embedder embeds the questions)
-     * @return {@code {model, coefficients, pairs, positives, reliability}} of the default model's fit, and
-     *     {@code byModel}: the same per embedding model met
+     * @return one probe per question and asked speaker with memories, a memory relevant when one of its
+     *     source turns is an evidence turn
      */
-    static Map<String, Object> fit(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
-                                   final HybridScorer scorer) {
-        final Map<String, List<double[]>> x = new LinkedHashMap<>();
-        final Map<String, List<Boolean>> y = new HashMap<>();
+    static List<Probe> locomo(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories) {
+        final List<Probe> probes = new ArrayList<>();
         for (final LoCoMoQa.Sample sample : samples) {
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final Set<String> evidence = Set.copyOf(q.evidence());
                 for (final String speaker : q.speakers()) {
-                    final List<Memory> active = memories.getOrDefault(sample.userId(speaker), List.of()).stream()
-                        .filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
-                    if (active.isEmpty()) {
-                        continue;
-                    }
-                    final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
-                    final double[][] f = scorer.features(text, active);
-                    for (int i = 0; i < active.size(); i++) {
-                        final String model = String.valueOf(active.get(i).getEmbeddingModel());
-                        x.computeIfAbsent(model, m -> new ArrayList<>()).add(f[i]);
-                        y.computeIfAbsent(model, m -> new ArrayList<>())
-                            .add(QualityBenchmark.sources(sample, active.get(i)).stream().anyMatch(evidence::contains));
+                    final List<Memory> active = active(memories.getOrDefault(sample.userId(speaker), List.of()));
+                    if (!active.isEmpty()) {
+                        probes.add(new Probe(
+                            OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null), active,
+                            m -> QualityBenchmark.sources(sample, m).stream().anyMatch(evidence::contains)));
                     }
                 }
+            }
+        }
+        return probes;
+    }
+
+    /**
+     * @param tenant the tenant the MemoryBank users were ingested under
+     * @param questions MemoryBank questions with their evidence items
+     * @param memories user id → the memories Engram stored for that user
+     * @return one probe per question, a memory relevant when it cites a message of an evidence item
+     */
+    static List<Probe> memoryBank(final String tenant, final List<MemoryBankQuality.Question> questions,
+                                  final Map<String, List<Memory>> memories) {
+        final List<Probe> probes = new ArrayList<>();
+        for (final MemoryBankQuality.Question q : questions) {
+            final List<Memory> active = active(memories.getOrDefault(q.user(), List.of()));
+            final Set<String> evidence = new HashSet<>();
+            q.items().forEach(i -> evidence.addAll(i.messages()));
+            if (!active.isEmpty()) {
+                probes.add(new Probe(OwnNames.strip(q.text(), new UserKey(tenant, q.user()), null), active,
+                    m -> MemoryBankQuality.sources(m).stream().anyMatch(evidence::contains)));
+            }
+        }
+        return probes;
+    }
+
+    private static List<Memory> active(final List<Memory> memories) {
+        return memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
+    }
+
+    /**
+     * @param probes questions with their users' memories and labels
+     * @param scorer the ranking whose features are fitted (its embedder embeds the questions)
+     * @return {@code {model, coefficients, pairs, positives, periodPairs, reliability}} of the first model's
+     *     fit, and {@code byModel}: the same per embedding model met
+     */
+    static Map<String, Object> fit(final List<Probe> probes, final HybridScorer scorer) {
+        final Map<String, List<double[]>> x = new LinkedHashMap<>();
+        final Map<String, List<Boolean>> y = new HashMap<>();
+        for (final Probe probe : probes) {
+            final double[][] f = scorer.features(probe.query(), probe.memories());
+            for (int i = 0; i < probe.memories().size(); i++) {
+                final Memory m = probe.memories().get(i);
+                final String model = String.valueOf(m.getEmbeddingModel());
+                x.computeIfAbsent(model, k -> new ArrayList<>()).add(f[i]);
+                y.computeIfAbsent(model, k -> new ArrayList<>()).add(probe.relevant().test(m));
             }
         }
         final Map<String, Object> byModel = new LinkedHashMap<>();
@@ -68,8 +116,7 @@ final class RelevanceCalibration {
             byModel.put(e.getKey(), fitOne(e.getKey(), e.getValue(), y.get(e.getKey())));
         }
         final Map<String, Object> out = new LinkedHashMap<>();
-        final Object main = byModel.isEmpty() ? null : byModel.values().iterator().next();
-        if (main instanceof Map<?, ?> first) {
+        if (!byModel.isEmpty() && byModel.values().iterator().next() instanceof Map<?, ?> first) {
             first.forEach((k, v) -> out.put(String.valueOf(k), v));
         }
         out.put("byModel", byModel);
