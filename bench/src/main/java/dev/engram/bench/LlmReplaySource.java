@@ -96,7 +96,7 @@ final class LlmReplaySource {
             }
             stack.awaitSettled(Duration.ofMinutes(3));
             final double seconds = (System.nanoTime() - start) / 1e9;
-            final Map<String, List<Memory>> memories = MemorySnapshot.read(stack.bootstrapServers());
+            final Map<String, List<Memory>> memories = SavedMemories.read(stack.bootstrapServers());
             final DemoSummary summary = stack.monitor().summary(seconds);
             final Map<String, Object> figures = figures(replay, summary, seconds, memories);
             out.printf("LLM replay: %d conversations in %.1f s (%.1f/s), %d extraction calls, %d judge calls, %d merge calls%n",

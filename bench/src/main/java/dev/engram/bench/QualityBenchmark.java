@@ -41,7 +41,7 @@ import picocli.CommandLine.Parameters;
  * <p><b>Engram.</b> Every session of the input is published, once per speaker, through the real
  * embedded stack (broker, rule-based extractor, MiniLM, consolidator; {@link EmbeddedStack}), exactly
  * as {@code bin/engram demo} does; once everything is processed the memories are read back from
- * {@code memory-updated} ({@link MemorySnapshot}) and ranked in-process with the retriever's
+ * {@code memory-updated} ({@link SavedMemories}) and ranked in-process with the retriever's
  * {@link HybridScorer} and default config exactly as the HTTP API ranks (recall@k: {@code rank(query, k)};
  * budgets: {@code rank(query, retrieval.max.k)} then {@link ContextBlock}, as {@code GET .../context} does; without reporting hits on
  * {@code memory-access}, so the order of questions cannot change the answers). A memory's source turns
@@ -154,7 +154,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             memories = replay.memories();
             llmFigures = replay.figures();
             if (memoriesFile != null) {
-                MemorySnapshot.save(memories, memoriesFile);
+                SavedMemories.save(memories, memoriesFile);
             }
         } else {
             memories = ingest(file);
@@ -224,7 +224,7 @@ public final class QualityBenchmark implements Callable<Integer> {
     private Map<String, List<Memory>> ingest(final Path file) throws Exception {
         if (memoriesFile != null && Files.exists(memoriesFile)) {
             out.printf("Memories loaded from %s (not re-ingested)%n", memoriesFile);
-            return MemorySnapshot.load(memoriesFile);
+            return SavedMemories.load(memoriesFile);
         }
         try (EmbeddedStack stack = EmbeddedStack.start("quality")) {
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
@@ -234,9 +234,9 @@ public final class QualityBenchmark implements Callable<Integer> {
                 }
             }
             stack.awaitSettled(Duration.ofMinutes(3));
-            final Map<String, List<Memory>> memories = MemorySnapshot.read(stack.bootstrapServers());
+            final Map<String, List<Memory>> memories = SavedMemories.read(stack.bootstrapServers());
             if (memoriesFile != null) {
-                MemorySnapshot.save(memories, memoriesFile);
+                SavedMemories.save(memories, memoriesFile);
             }
             return memories;
         }

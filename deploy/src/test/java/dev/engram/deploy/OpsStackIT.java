@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
@@ -36,9 +37,6 @@ import dev.engram.retriever.RetrieverApp;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -237,18 +235,8 @@ class OpsStackIT {
     private static List<Memory> readMemories(final String bootstrap, final String topic) {
         final Map<String, Memory> latest = new HashMap<>();
         final var decoder = AvroSerdes.serde(Memory.class).deserializer();
-        try (KafkaConsumer<byte[], byte[]> consumer = MemorySnapshot.consumer(new HashMap<>(Map.of("bootstrap.servers", bootstrap)))) {
-            final List<TopicPartition> partitions = MemorySnapshot.partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(10));
-            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!MemorySnapshot.reached(consumer, ends) && System.nanoTime() < deadline) {
-                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    latest.put(new String(r.key(), StandardCharsets.UTF_8), decoder.deserialize(topic, r.value()));
-                }
-            }
-        }
+        TopicScan.toEnd(TopicScan.client(bootstrap), topic, null, Duration.ofSeconds(30),
+            r -> latest.put(new String(r.key(), StandardCharsets.UTF_8), decoder.deserialize(topic, r.value())));
         return List.copyOf(latest.values());
     }
 

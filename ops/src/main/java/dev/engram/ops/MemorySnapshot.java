@@ -9,7 +9,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -23,24 +22,18 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.avro.UpdateOperation;
-import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.stack.MemoryState;
 import dev.engram.topology.Topics;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The memory state of every user, as a downstream consumer sees it: {@code memory-updated} read with
- * a {@code read_committed} consumer (no group) and folded per user — the latest {@code memory} of each
- * memory id wins, an ERASED event removes the user. Memories whose state is DELETED are left out (the
- * retriever's read model drops them too).
+ * The memory state of every user, as a downstream consumer sees it: {@code memory-updated} folded
+ * per user by {@link MemoryState} (the latest state of each memory id wins, a deletion removes the
+ * memory, an ERASED event the user, as in the retriever's read model). Memories whose state is DELETED
+ * are left out of {@link #of} too, so a snapshot of a read model compares the same way.
  *
  * <p>Per user it keeps the counts by status and a content hash: SHA-256 over the Avro single-object
  * encoding of every memory of the user in memory-id order, so any difference in any field (content,
@@ -113,78 +106,8 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
                                            final Deserializer<MemoryUpdated> decoder) {
-        final Fold fold = fold(clientProperties, fromOffsets, timeout, decoder);
-        return of(fold.events(), fold.memories());
-    }
-
-    /**
-     * {@code memory-updated} folded per user.
-     *
-     * @param events records folded
-     * @param memories user key → the latest state of each of its memories (every status)
-     */
-    record Fold(long events, Map<String, List<Memory>> memories) {
-    }
-
-    /** Reads and folds {@code memory-updated}; see {@link #fromTopic}. */
-    static Fold fold(final Map<String, Object> clientProperties, final Map<TopicPartition, Long> fromOffsets,
-                     final Duration timeout, final Deserializer<MemoryUpdated> decoder) {
-        final Map<String, Memory> latest = new HashMap<>();
-        final Map<String, List<String>> byUser = new HashMap<>();
-        long events = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(clientProperties)) {
-            final List<TopicPartition> partitions = partitions(consumer, Topics.MEMORY_UPDATED);
-            consumer.assign(partitions);
-            for (final TopicPartition tp : partitions) {
-                final Long from = fromOffsets == null ? null : fromOffsets.get(tp);
-                if (from == null) {
-                    consumer.seekToBeginning(List.of(tp));
-                } else {
-                    consumer.seek(tp, from);
-                }
-            }
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            final long deadline = System.nanoTime() + timeout.toNanos();
-            while (!reached(consumer, ends)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("memory-updated not read to its end within " + timeout);
-                }
-                for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    final MemoryUpdated event;
-                    try {
-                        event = decoder.deserialize(record.topic(), record.headers(), record.value());
-                    } catch (dev.engram.crypto.ErasedDataException e) {
-                        continue; // an erased user's record: unreadable by design, and gone from the fold
-                    }
-                    if (event == null) {
-                        continue;
-                    }
-                    events++;
-                    final String user = new UserKey(event.getTenantId(), event.getUserId()).wire();
-                    if (event.getOperation() == UpdateOperation.ERASED) {
-                        final List<String> ids = byUser.remove(user);
-                        if (ids != null) {
-                            ids.forEach(id -> latest.remove(user + '\0' + id));
-                        }
-                        continue;
-                    }
-                    final String storeKey = user + '\0' + event.getMemoryId();
-                    if (event.getMemory() == null) {
-                        latest.remove(storeKey);
-                    } else if (latest.put(storeKey, event.getMemory()) == null) {
-                        byUser.computeIfAbsent(user, u -> new ArrayList<>()).add(event.getMemoryId());
-                    }
-                }
-            }
-        }
-        final Map<String, List<Memory>> memories = new HashMap<>();
-        byUser.forEach((user, ids) -> ids.forEach(id -> {
-            final Memory memory = latest.get(user + '\0' + id);
-            if (memory != null) {
-                memories.computeIfAbsent(user, u -> new ArrayList<>()).add(memory);
-            }
-        }));
-        return new Fold(events, memories);
+        final MemoryState state = MemoryState.read(clientProperties, fromOffsets, timeout, decoder);
+        return of(state.events(), state.memories());
     }
 
     /**
@@ -273,39 +196,6 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
     public String summary() {
         return String.format("%d users, %d memories (%d active, %d archived)", users.size(), totalMemories(),
             activeMemories(), archivedMemories());
-    }
-
-    /**
-     * @param clientProperties at least {@code bootstrap.servers}
-     * @return a byte-array consumer reading committed records only, auto-commit off, 2000 records a poll
-     */
-    public static KafkaConsumer<byte[], byte[]> consumer(final Map<String, Object> clientProperties) {
-        final Map<String, Object> props = new HashMap<>(clientProperties);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
-        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "engram-ops-snapshot");
-        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    }
-
-    /**
-     * @param consumer any consumer
-     * @param topic a topic name
-     * @return every partition of {@code topic} (waits up to 30 s for the metadata)
-     */
-    public static List<TopicPartition> partitions(final KafkaConsumer<?, ?> consumer, final String topic) {
-        return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-            .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-    }
-
-    /** @return whether the consumer's position reached {@code ends} on every partition */
-    public static boolean reached(final KafkaConsumer<?, ?> consumer, final Map<TopicPartition, Long> ends) {
-        for (final Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-            if (consumer.position(end.getKey(), Duration.ofSeconds(10)) < end.getValue()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static MessageDigest sha256() {

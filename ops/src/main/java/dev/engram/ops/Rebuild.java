@@ -1,21 +1,15 @@
 package dev.engram.ops;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
@@ -33,7 +27,6 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import org.apache.kafka.tools.StreamsResetter;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -44,7 +37,7 @@ import org.apache.kafka.tools.StreamsResetter;
  *       members of instances already stopped, as the reset tool's {@code --force});</li>
  *   <li>snapshots the memory state before ({@link MemorySnapshot} of {@code memory-updated}) and
  *       remembers where {@code memory-updated} ends;</li>
- *   <li>runs Kafka's {@link StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs):
+ *   <li>runs Kafka's {@code StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs; {@link AppReset}):
  *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
  *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
  *       {@code KafkaStreams#cleanUp()} would;</li>
@@ -86,6 +79,11 @@ public final class Rebuild {
         public String applicationId() {
             return applicationId;
         }
+
+        /** @return the topics the app reads */
+        List<String> inputs() {
+            return inputs;
+        }
     }
 
     /**
@@ -103,11 +101,6 @@ public final class Rebuild {
     }
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
-    /** Longer than Streams' default session timeout (45 s). */
-    private static final Duration MEMBERS_WAIT = Duration.ofSeconds(60);
-    private static final DateTimeFormatter RESETTER_TIME =
-        DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
-
     private final EngramConfig config;
     private final App app;
     private final Instant fromTimestamp;
@@ -162,11 +155,12 @@ public final class Rebuild {
             apps.add(app);
         }
         final Map<String, Object> client = clientProperties();
+        final AppReset reset = new AppReset(config, fromTimestamp, force, out);
         try (Admin admin = Admin.create(client)) {
             final GroupOffsets offsets = new GroupOffsets(admin);
             for (final App a : apps) {
                 if (!force) {
-                    awaitNoMembers(offsets, a);
+                    reset.awaitNoMembers(offsets, a);
                 }
             }
             final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout, updates());
@@ -178,7 +172,7 @@ public final class Rebuild {
             final Map<App, Set<String>> inputs = new HashMap<>();
             final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
             for (final App a : apps) {
-                inputs.put(a, reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
+                inputs.put(a, reset.reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
                 resetAt.put(a, offsets.committed(a.applicationId));
             }
             final Map<App, Long> processed = new HashMap<>();
@@ -186,7 +180,7 @@ public final class Rebuild {
             RetrieverApp.Handle retriever = null;
             try {
                 for (final App a : apps) {
-                    deleteLocalState(a);
+                    reset.deleteLocalState(a);
                     final StreamsRunner runner;
                     switch (a) {
                         case EXTRACTOR -> {
@@ -232,79 +226,6 @@ public final class Rebuild {
                     }
                 }
             }
-        }
-    }
-
-    /**
-     * Waits up to {@link #MEMBERS_WAIT} for the group to be empty: instances stopped a moment ago stay
-     * members until their session times out (Streams does not leave the group on close).
-     */
-    private void awaitNoMembers(final GroupOffsets offsets, final App a) {
-        final long deadline = System.nanoTime() + MEMBERS_WAIT.toNanos();
-        boolean told = false;
-        while (offsets.hasMembers(a.applicationId)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Consumer group " + a.applicationId + " still has members after "
-                    + MEMBERS_WAIT.toSeconds() + " s: stop every " + a.name().toLowerCase(Locale.ROOT)
-                    + " instance before a rebuild (--force removes members of instances already stopped)");
-            }
-            if (!told) {
-                out.printf("Waiting for the members of %s to leave (instances stopped less than a session timeout ago)…%n",
-                    a.applicationId);
-                told = true;
-            }
-            try {
-                Thread.sleep(1000); // polling the group; there is nothing to block on
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted", e);
-            }
-        }
-    }
-
-    /** Runs StreamsResetter for one app; returns its input topics. */
-    private Set<String> reset(final App a, final GroupOffsets offsets, final Set<String> existing) {
-        final Set<String> topics = new TreeSet<>(a.inputs);
-        topics.addAll(offsets.inputTopics(a.applicationId));
-        topics.retainAll(existing);
-        final Set<String> byTime = new LinkedHashSet<>();
-        if (a == App.EXTRACTOR && fromTimestamp != null) {
-            byTime.add(Topics.CONVERSATIONS_COMPLETED);
-        }
-        final Set<String> earliest = new TreeSet<>(topics);
-        earliest.removeAll(byTime);
-        out.printf("Resetting %s with Kafka's StreamsResetter: %s to the earliest offset%s; internal topics deleted%n",
-            a.applicationId, earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
-        runResetter(a, earliest, List.of("--to-earliest"));
-        if (!byTime.isEmpty()) {
-            runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)));
-        }
-        return topics;
-    }
-
-    private void runResetter(final App a, final Set<String> topics, final List<String> position) {
-        if (topics.isEmpty()) {
-            return;
-        }
-        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", bootstrapServers(),
-            "--application-id", a.applicationId, "--input-topics", String.join(",", topics)));
-        args.addAll(position);
-        if (force) {
-            args.add("--force");
-        }
-        final int code = new StreamsResetter().execute(args.toArray(String[]::new));
-        if (code != 0) {
-            throw new IllegalStateException("StreamsResetter failed for " + a.applicationId + " (exit " + code
-                + "); see its output above");
-        }
-    }
-
-    private void deleteLocalState(final App a) {
-        final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId);
-        try {
-            dev.engram.stack.ProjectPaths.deleteRecursively(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot delete the local state " + dir, e);
         }
     }
 
@@ -425,7 +346,6 @@ public final class Rebuild {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return props;
     }
-
 
     /** The memory-updated decoder of this deployment (sealing when {@code crypto.enabled}). */
     private org.apache.kafka.common.serialization.Deserializer<dev.engram.avro.MemoryUpdated> updates() {

@@ -14,18 +14,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.engram.stack.MemoryState;
+import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -119,11 +118,10 @@ public final class Reembed {
             create(admin, new NewTopic(topic, Optional.of(partitions), Optional.empty()));
             create(admin, new NewTopic(ACTIVE_TOPIC, Optional.of(1), Optional.empty()));
         }
-        final MemorySnapshot.Fold fold = MemorySnapshot.fold(client, null, Duration.ofMinutes(10),
+        final MemoryState state = MemoryState.read(client, null, Duration.ofMinutes(10),
             dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer());
         final List<Memory> memories = new ArrayList<>();
-        fold.memories().values().forEach(list -> list.stream()
-            .filter(m -> m.getStatus() != MemoryStatus.DELETED).forEach(memories::add));
+        state.memories().values().forEach(memories::addAll);
         out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
         final Serializer<Memory> encoder = dev.engram.crypto.PersonalSerdes.topic(Memory.class, config).serializer();
         final AtomicLong acked = new AtomicLong();
@@ -182,25 +180,18 @@ public final class Reembed {
      * @return the active model, if one was switched to
      */
     public static Optional<String> active(final Map<String, Object> client) {
-        try (KafkaConsumer<byte[], byte[]> consumer = MemorySnapshot.consumer(client)) {
+        try (KafkaConsumer<byte[], byte[]> consumer = TopicScan.consumer(client)) {
             if (consumer.listTopics(Duration.ofSeconds(30)).get(ACTIVE_TOPIC) == null) {
                 return Optional.empty();
             }
-            final List<TopicPartition> partitions = MemorySnapshot.partitions(consumer, ACTIVE_TOPIC);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            String model = null;
-            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!MemorySnapshot.reached(consumer, ends) && System.nanoTime() < deadline) {
-                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value() != null) {
-                        model = new String(r.value(), StandardCharsets.UTF_8);
-                    }
-                }
-            }
-            return Optional.ofNullable(model);
         }
+        final String[] model = {null};
+        TopicScan.toEnd(client, ACTIVE_TOPIC, null, Duration.ofSeconds(30), r -> {
+            if (r.value() != null) {
+                model[0] = new String(r.value(), StandardCharsets.UTF_8);
+            }
+        });
+        return Optional.ofNullable(model[0]);
     }
 
     /**

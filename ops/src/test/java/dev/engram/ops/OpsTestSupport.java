@@ -3,11 +3,11 @@ package dev.engram.ops;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.engram.stack.TopicScan;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
@@ -16,12 +16,9 @@ import dev.engram.core.MemoryIds;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -98,18 +95,8 @@ public final class OpsTestSupport {
     static List<MemoryUpdated> committedUpdates(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
         final List<MemoryUpdated> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = MemorySnapshot.consumer(new HashMap<>(Map.of("bootstrap.servers", bootstrap)))) {
-            final List<TopicPartition> partitions = MemorySnapshot.partitions(consumer, Topics.MEMORY_UPDATED);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(10));
-            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!MemorySnapshot.reached(consumer, ends) && System.nanoTime() < deadline) {
-                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    out.add(decoder.deserialize(r.topic(), r.headers(), r.value()));
-                }
-            }
-        }
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(30),
+            r -> out.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
         return out;
     }
 

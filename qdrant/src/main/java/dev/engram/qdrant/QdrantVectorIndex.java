@@ -7,17 +7,11 @@ import static io.qdrant.client.VectorsFactory.vectors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 
-import com.google.common.util.concurrent.ListenableFuture;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.core.UserKey;
@@ -47,8 +41,6 @@ import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.ScoredPoint;
-import io.qdrant.client.grpc.Points.UpdateResult;
-import io.qdrant.client.grpc.Points.UpdateStatus;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,7 +72,7 @@ import org.slf4j.LoggerFactory;
  *       UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, INTERNAL and CANCELLED raise
  *       {@link VectorIndexUnavailableException} (retry later); other codes (NOT_FOUND,
  *       INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, ...) raise {@link QdrantCallException}.
- *       Every call is timed in {@link QdrantMetrics} with its gRPC status.</li>
+ *       Every call is timed in {@link QdrantMetrics} with its gRPC status ({@link QdrantCalls}).</li>
  * </ul>
  * Thread-safe (the gRPC channel is); one instance serves every task of an app.
  */
@@ -90,18 +82,14 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     public static final String CLIENT_VERSION = "1.18.3";
 
     private static final Logger LOG = LoggerFactory.getLogger(QdrantVectorIndex.class);
-    private static final Set<Status.Code> RETRIABLE = EnumSet.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED,
-        Status.Code.RESOURCE_EXHAUSTED, Status.Code.ABORTED, Status.Code.INTERNAL, Status.Code.CANCELLED);
     private static final Comparator<Hit> ORDER = Comparator.comparingDouble(Hit::similarity).reversed()
         .thenComparing(hit -> hit.memory().getMemoryId());
-    /** The Future's own bound, beyond the gRPC deadline, in case the deadline never fires. */
-    private static final long FUTURE_SLACK_MS = 1000;
 
     private final QdrantClient client;
     private final String collection;
     private final Duration timeout;
     private final int dimensions;
-    private final QdrantMetrics metrics;
+    private final QdrantCalls calls;
     private volatile boolean collectionReady;
 
     /**
@@ -120,7 +108,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             throw new IllegalArgumentException("dimensions must be >= 1");
         }
         this.dimensions = dimensions;
-        this.metrics = new QdrantMetrics(registry);
+        this.calls = new QdrantCalls(client, collection, timeout, new QdrantMetrics(registry));
     }
 
     /**
@@ -161,14 +149,14 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @throws QdrantCallException if Qdrant refuses a call
      */
     public void ensureCollection() {
-        final String version = call("health", () -> client.healthCheckAsync(timeout)).getVersion();
+        final String version = calls.call("health", () -> client.healthCheckAsync(timeout)).getVersion();
         if (!VersionsCompatibilityChecker.isCompatible(CLIENT_VERSION, version)) {
             LOG.warn("Qdrant server {} may not be compatible with client {} (supported: same major, minor within 1)",
                 version, CLIENT_VERSION);
         }
-        if (!call("collection_exists", () -> client.collectionExistsAsync(collection, timeout))) {
+        if (!calls.call("collection_exists", () -> client.collectionExistsAsync(collection, timeout))) {
             try {
-                call("create_collection", () -> client.createCollectionAsync(CreateCollection.newBuilder()
+                calls.call("create_collection", () -> client.createCollectionAsync(CreateCollection.newBuilder()
                     .setCollectionName(collection)
                     .setVectorsConfig(VectorsConfig.newBuilder().setParams(
                         VectorParams.newBuilder().setSize(dimensions).setDistance(Distance.Cosine)))
@@ -181,7 +169,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
                 // another instance created it in between: validate what it created
             }
         }
-        final CollectionInfo info = call("get_collection", () -> client.getCollectionInfoAsync(collection, timeout));
+        final CollectionInfo info = calls.call("get_collection", () -> client.getCollectionInfoAsync(collection, timeout));
         final VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
         if (vectors.getConfigCase() != VectorsConfig.ConfigCase.PARAMS) {
             throw new IllegalStateException("Qdrant collection '" + collection + "' uses named vectors ("
@@ -215,9 +203,9 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             }
             return;
         }
-        checkCompleted("create_index", call("create_index", () -> client.createPayloadIndexAsync(
+        calls.update("create_index", () -> client.createPayloadIndexAsync(
             CreateFieldIndexCollection.newBuilder().setCollectionName(collection).setWait(true)
-                .setFieldName(field).setFieldType(fieldType).build(), timeout)));
+                .setFieldName(field).setFieldType(fieldType).build(), timeout));
     }
 
     /**
@@ -263,7 +251,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     public List<Hit> search(final Query query) {
         ensureReady();
         final QueryPoints request = scopedQuery(collection, query);
-        final List<ScoredPoint> points = call("search", () -> client.queryAsync(request, timeout));
+        final List<ScoredPoint> points = calls.call("search", () -> client.queryAsync(request, timeout));
         final List<Hit> hits = new ArrayList<>(points.size());
         for (final ScoredPoint point : points) {
             hits.add(new Hit(QdrantPayload.toMemory(point.getPayloadMap()), point.getScore()));
@@ -290,7 +278,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
                 .setVectors(vectors(memory.getEmbedding())).putAllPayload(QdrantPayload.of(memory)))
             .build();
         ensureReady();
-        checkCompleted("upsert", call("upsert", () -> client.upsertAsync(request, timeout)));
+        calls.update("upsert", () -> client.upsertAsync(request, timeout));
     }
 
     /**
@@ -304,9 +292,9 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             .addMust(Condition.newBuilder().setHasId(HasIdCondition.newBuilder()
                 .addHasId(QdrantPayload.pointId(memoryId)))).build();
         ensureReady();
-        checkCompleted("delete", call("delete", () -> client.deleteAsync(DeletePoints.newBuilder()
+        calls.update("delete", () -> client.deleteAsync(DeletePoints.newBuilder()
             .setCollectionName(collection).setWait(true)
-            .setPoints(PointsSelector.newBuilder().setFilter(filter)).build(), timeout)));
+            .setPoints(PointsSelector.newBuilder().setFilter(filter)).build(), timeout));
     }
 
     /**
@@ -317,9 +305,9 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     @Override
     public void deleteUser(final UserKey user) {
         ensureReady();
-        checkCompleted("delete_user", call("delete_user", () -> client.deleteAsync(DeletePoints.newBuilder()
+        calls.update("delete_user", () -> client.deleteAsync(DeletePoints.newBuilder()
             .setCollectionName(collection).setWait(true)
-            .setPoints(PointsSelector.newBuilder().setFilter(userFilter(user, false))).build(), timeout)));
+            .setPoints(PointsSelector.newBuilder().setFilter(userFilter(user, false))).build(), timeout));
     }
 
     /**
@@ -328,7 +316,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      */
     public long count(final UserKey user) {
         ensureReady();
-        return call("count", () -> client.countAsync(collection, userFilter(user, false), true, timeout));
+        return calls.call("count", () -> client.countAsync(collection, userFilter(user, false), true, timeout));
     }
 
     /** Closes the channel. */
@@ -340,46 +328,6 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     private void ensureReady() {
         if (!collectionReady) {
             ensureCollection();
-        }
-    }
-
-    private static void checkCompleted(final String operation, final UpdateResult result) {
-        if (result.getStatus() != UpdateStatus.Completed) {
-            // wait=true was asked: anything else means the change may not be searchable yet
-            throw new VectorIndexUnavailableException(operation, result.getStatus().name(),
-                "Qdrant " + operation + " was not completed: " + result.getStatus(), null);
-        }
-    }
-
-    private <T> T call(final String operation, final Supplier<ListenableFuture<T>> request) {
-        final long start = System.nanoTime();
-        try {
-            final T result = request.get().get(timeout.toMillis() + FUTURE_SLACK_MS, TimeUnit.MILLISECONDS);
-            metrics.record(operation, "OK", System.nanoTime() - start);
-            return result;
-        } catch (ExecutionException e) {
-            final Status status = Status.fromThrowable(e.getCause());
-            final String code = status.getCode().name();
-            metrics.record(operation, code, System.nanoTime() - start);
-            final String message = "Qdrant " + operation + " on collection '" + collection + "' failed: " + code
-                + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
-            if (status.getCode() == Status.Code.UNAVAILABLE) {
-                // the caller paces its retries: let the next one reconnect now, not after gRPC's own backoff
-                client.grpcClient().channel().resetConnectBackoff();
-            }
-            if (RETRIABLE.contains(status.getCode())) {
-                throw new VectorIndexUnavailableException(operation, code, message, e.getCause());
-            }
-            throw new QdrantCallException(operation, code, message, e.getCause());
-        } catch (TimeoutException e) {
-            metrics.record(operation, Status.Code.DEADLINE_EXCEEDED.name(), System.nanoTime() - start);
-            throw new VectorIndexUnavailableException(operation, Status.Code.DEADLINE_EXCEEDED.name(),
-                "Qdrant " + operation + " did not answer within " + timeout.toMillis() + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            metrics.record(operation, Status.Code.CANCELLED.name(), System.nanoTime() - start);
-            throw new VectorIndexUnavailableException(operation, Status.Code.CANCELLED.name(),
-                "interrupted while waiting for Qdrant " + operation, e);
         }
     }
 

@@ -3,32 +3,17 @@ package dev.engram.stack;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
-import dev.engram.avro.Message;
 import dev.engram.core.Utf8Text;
 
 /**
@@ -69,11 +54,7 @@ public final class ConversationSources {
     /** Metadata key of the LoCoMo turn ids, comma-joined in message order. */
     public static final String DIA_IDS = "locomo.diaIds";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern SESSION_KEY = Pattern.compile("session_(\\d+)");
-    /** LoCoMo session dates, e.g. {@code 1:56 pm on 8 May, 2023}. */
-    private static final DateTimeFormatter LOCOMO_DATE = new DateTimeFormatterBuilder()
-        .parseCaseInsensitive().appendPattern("h:mm a 'on' d MMMM, yyyy").toFormatter(Locale.ENGLISH);
+    static final ObjectMapper JSON = new ObjectMapper();
 
     private ConversationSources() {
     }
@@ -195,13 +176,13 @@ public final class ConversationSources {
         final Format format = detect(file);
         if (format == Format.LOCOMO) {
             final Utf8Text.Clean text = Utf8Text.decode(Files.readAllBytes(file));
-            return readLoCoMo(text, sink);
+            return LoCoMoFile.read(text, sink);
         }
         if (format == Format.MEMORYBANK) {
             return MemoryBankSource.read(JSON.readTree(file.toFile()), sink);
         }
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            return readJsonLines(in, sink);
+            return JsonLinesFile.read(in, sink);
         }
     }
 
@@ -314,261 +295,6 @@ public final class ConversationSources {
         return examples;
     }
 
-    // ---------------------------------------------------------------- LoCoMo
-
-    private static Report readLoCoMo(final Utf8Text.Clean text, final Sink sink) throws IOException {
-        final JsonNode root = JSON.readTree(text.text());
-        if (root == null || !root.isArray()) {
-            throw new IOException("LoCoMo input must be a JSON array of samples");
-        }
-        final List<Problem> problems = new ArrayList<>();
-        if (text.replaced() > 0) {
-            problems.add(new Problem("file", text.replaced() + " invalid UTF-8 sequence(s) replaced", Outcome.REPLACED));
-        }
-        int records = 0;
-        int rejected = 0;
-        for (final JsonNode sample : root) {
-            final String sampleId = sample.path("sample_id").asText("");
-            final JsonNode conversation = sample.path("conversation");
-            final String speakerA = conversation.path("speaker_a").asText("");
-            final String speakerB = conversation.path("speaker_b").asText("");
-            for (final Map.Entry<Integer, JsonNode> session : sessions(conversation).entrySet()) {
-                final String location = sampleId + "/session_" + session.getKey();
-                final Instant start;
-                try {
-                    start = parseLoCoMoDate(conversation.path("session_" + session.getKey() + "_date_time").asText(""));
-                } catch (DateTimeParseException e) {
-                    problems.add(new Problem(location, "unreadable session date-time: " + e.getParsedString(), false));
-                    rejected += 2;
-                    continue;
-                }
-                for (final String speaker : List.of(speakerA, speakerB)) {
-                    final ConversationCompleted record =
-                        loCoMoConversation(sampleId, session.getKey(), session.getValue(), speaker, start);
-                    final String where = location + " as " + speaker;
-                    try {
-                        sink.accept(where, record);
-                    } catch (Refused e) {
-                        problems.add(new Problem(where, e.getMessage(), Outcome.REJECTED));
-                        rejected++;
-                        continue;
-                    }
-                    final String invalid = invalidReason(record);
-                    if (invalid != null) {
-                        problems.add(new Problem(where, invalid, true));
-                    }
-                    records++;
-                }
-            }
-        }
-        return new Report(Format.LOCOMO, records, rejected, text.replaced(), List.copyOf(problems));
-    }
-
-    /** The {@code session_<n>} arrays of one conversation, by n ascending (not the {@code _date_time} keys). */
-    private static Map<Integer, JsonNode> sessions(final JsonNode conversation) {
-        final List<Map.Entry<Integer, JsonNode>> found = new ArrayList<>();
-        final Iterator<Map.Entry<String, JsonNode>> fields = conversation.fields();
-        while (fields.hasNext()) {
-            final Map.Entry<String, JsonNode> field = fields.next();
-            final Matcher m = SESSION_KEY.matcher(field.getKey());
-            if (m.matches() && field.getValue().isArray()) {
-                found.add(Map.entry(Integer.parseInt(m.group(1)), field.getValue()));
-            }
-        }
-        found.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
-        final Map<Integer, JsonNode> ordered = new LinkedHashMap<>();
-        found.forEach(e -> ordered.put(e.getKey(), e.getValue()));
-        return ordered;
-    }
-
-    /**
-     * @param text e.g. {@code 1:56 pm on 8 May, 2023}
-     * @return that local time read as UTC
-     * @throws DateTimeParseException if the text has another shape
-     */
-    static Instant parseLoCoMoDate(final String text) {
-        return LocalDateTime.parse(text.strip(), LOCOMO_DATE).toInstant(ZoneOffset.UTC);
-    }
-
-    private static ConversationCompleted loCoMoConversation(final String sampleId, final int session, final JsonNode turns,
-                                                            final String speaker, final Instant start) {
-        final List<Message> messages = new ArrayList<>(turns.size());
-        final List<String> diaIds = new ArrayList<>(turns.size());
-        Instant at = start;
-        for (final JsonNode turn : turns) {
-            at = start.plusSeconds(messages.size());
-            final StringBuilder content = new StringBuilder(turn.path("text").asText(""));
-            final String caption = turn.path("blip_caption").asText("");
-            if (!caption.isBlank()) {
-                content.append(" [image: ").append(caption).append(']');
-            }
-            messages.add(Message.newBuilder()
-                .setIndex(messages.size())
-                .setRole(speaker.equals(turn.path("speaker").asText()) ? "user" : "assistant")
-                .setContent(content.toString())
-                .setTimestamp(at)
-                .build());
-            diaIds.add(turn.path("dia_id").asText(""));
-        }
-        return ConversationCompleted.newBuilder()
-            .setTenantId(LOCOMO_TENANT)
-            .setUserId(sampleId + ":" + speaker)
-            .setConversationId(sampleId + ":session_" + session)
-            .setMessages(messages)
-            .setCompletedAt(at)
-            .setMetadata(Map.of(DIA_IDS, String.join(",", diaIds)))
-            .build();
-    }
-
-    // ---------------------------------------------------------------- JSON Lines
-
-    private static Report readJsonLines(final InputStream in, final Sink sink) throws IOException {
-        final List<Problem> problems = new ArrayList<>();
-        int records = 0;
-        int rejected = 0;
-        int replaced = 0;
-        int lineNumber = 0;
-        final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream(1 << 12);
-        boolean more = true;
-        while (more) {
-            buffer.reset();
-            int b;
-            while ((b = in.read()) != -1 && b != '\n') {
-                buffer.write(b);
-            }
-            more = b != -1;
-            if (!more && buffer.size() == 0) {
-                break;
-            }
-            lineNumber++;
-            final byte[] bytes = buffer.toByteArray();
-            int length = bytes.length;
-            if (length > 0 && bytes[length - 1] == '\r') {
-                length--;
-            }
-            final int skip = lineNumber == 1 && length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
-                && (bytes[2] & 0xFF) == 0xBF ? 3 : 0;
-            final Utf8Text.Clean line = Utf8Text.decode(bytes, skip, length - skip);
-            if (line.text().isBlank()) {
-                continue;
-            }
-            final String location = "line " + lineNumber;
-            try {
-                final Repairs repairs = new Repairs(line.replaced());
-                final ConversationCompleted record = fromJson(onlyObject(line.text()), repairs);
-                sink.accept(location, record);
-                records++;
-                if (repairs.count > 0) {
-                    replaced += repairs.count;
-                    problems.add(new Problem(location, repairs.count + " invalid UTF-8 sequence(s) or lone surrogate(s) replaced",
-                        Outcome.REPLACED));
-                }
-                final String invalid = invalidReason(record);
-                if (invalid != null) {
-                    problems.add(new Problem(location, invalid, true));
-                }
-            } catch (JsonProcessingException e) {
-                problems.add(new Problem(location, "not JSON: " + e.getOriginalMessage(), false));
-                rejected++;
-            } catch (InvalidLine | Refused e) {
-                problems.add(new Problem(location, e.getMessage(), false));
-                rejected++;
-            } catch (RuntimeException e) {
-                // whatever else one line does, the rest of the file goes on
-                problems.add(new Problem(location, "cannot be read: " + e, false));
-                rejected++;
-            }
-        }
-        return new Report(Format.JSON_LINES, records, rejected, replaced, List.copyOf(problems));
-    }
-
-    /**
-     * @param line one line of JSON Lines
-     * @return its one JSON object
-     * @throws InvalidLine if it holds something else than exactly one object (e.g. two objects: JSON Lines
-     *     has one value per line, and publishing one of them would drop the other silently)
-     * @throws JsonProcessingException if it is not JSON
-     */
-    private static JsonNode onlyObject(final String line) throws JsonProcessingException {
-        try (com.fasterxml.jackson.core.JsonParser parser = JSON.createParser(line)) {
-            final JsonNode node = JSON.readTree(parser);
-            if (node == null || !node.isObject()) {
-                throw new InvalidLine("not a JSON object");
-            }
-            int values = 1;
-            try {
-                while (parser.nextToken() != null) {
-                    JSON.readTree(parser);
-                    values++;
-                }
-            } catch (JsonProcessingException trailing) {
-                throw new InvalidLine("text after the JSON object (JSON Lines holds one object per line)");
-            }
-            if (values > 1) {
-                throw new InvalidLine(values + " JSON values on one line (JSON Lines holds one object per line; "
-                    + "put each conversation on a line of its own)");
-            }
-            return node;
-        } catch (JsonProcessingException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Replacements made while reading one line. */
-    static final class Repairs {
-        private int count;
-
-        Repairs(final int count) {
-            this.count = count;
-        }
-    }
-
-    /**
-     * Builds a record from one JSON object, leniently: missing strings become empty, missing
-     * messages an empty list, so that an invalid conversation still reaches the extractor's
-     * validation (and its dead-letter topic) instead of vanishing here.
-     *
-     * @throws InvalidLine if a timestamp is unreadable or out of range, or an id has a lone surrogate
-     */
-    static ConversationCompleted fromJson(final JsonNode node, final Repairs repairs) {
-        final List<Message> messages = new ArrayList<>();
-        final JsonNode list = node.path("messages");
-        if (!list.isMissingNode() && !list.isNull() && !list.isArray()) {
-            throw new InvalidLine("messages is not an array");
-        }
-        for (final JsonNode m : list) {
-            final int position = messages.size();
-            final JsonNode index = m.path("index");
-            messages.add(Message.newBuilder()
-                .setIndex(index.canConvertToInt() ? index.intValue() : position)
-                .setRole(text(m, "role", repairs))
-                .setContent(text(m, "content", repairs))
-                .setTimestamp(instant(m.path("timestamp"), "messages[" + position + "].timestamp"))
-                .build());
-        }
-        final JsonNode completed = node.path("completedAt");
-        final Instant completedAt;
-        if (!completed.isMissingNode() && !completed.isNull()) {
-            completedAt = instant(completed, "completedAt");
-        } else if (!messages.isEmpty()) {
-            completedAt = messages.get(messages.size() - 1).getTimestamp();
-        } else {
-            throw new InvalidLine("neither completedAt nor messages to take the event time from");
-        }
-        final Map<String, String> metadata = new LinkedHashMap<>();
-        node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), text(e.getValue(), repairs)));
-        return ConversationCompleted.newBuilder()
-            .setTenantId(id(node, "tenantId"))
-            .setUserId(id(node, "userId"))
-            .setConversationId(id(node, "conversationId"))
-            .setMessages(messages)
-            .setCompletedAt(completedAt)
-            .setMetadata(metadata)
-            .build();
-    }
-
     /** @return why the extractor will reject this record, or null if it looks valid */
     static String invalidReason(final ConversationCompleted record) {
         if (record.getTenantId().isBlank()) {
@@ -584,71 +310,5 @@ public final class ConversationSources {
             return "no messages";
         }
         return null;
-    }
-
-    /** A text field: lone surrogates (from JSON escapes) become U+FFFD, counted in {@code repairs}. */
-    private static String text(final JsonNode node, final String field, final Repairs repairs) {
-        return text(node.path(field), repairs);
-    }
-
-    private static String text(final JsonNode value, final Repairs repairs) {
-        final Utf8Text.Clean clean = Utf8Text.clean(value.isMissingNode() || value.isNull() ? "" : value.asText());
-        repairs.count += clean.replaced();
-        return clean.text();
-    }
-
-    /**
-     * An identifier field: never repaired, since two different broken ids would become the same id (and
-     * two users one).
-     *
-     * @throws InvalidLine if it has a lone surrogate or U+FFFD
-     */
-    private static String id(final JsonNode node, final String field) {
-        final JsonNode value = node.path(field);
-        final String text = value.isMissingNode() || value.isNull() ? "" : value.asText();
-        final Utf8Text.Clean clean = Utf8Text.clean(text);
-        if (clean.replaced() > 0 || text.indexOf(Utf8Text.REPLACEMENT) >= 0) {
-            throw new InvalidLine(field + " has invalid UTF-8 or a lone surrogate (identifiers are not repaired)");
-        }
-        return text;
-    }
-
-    /** Earliest event time: Kafka record timestamps cannot be negative. */
-    static final Instant MIN_TIME = Instant.EPOCH;
-    /** Latest event time accepted: the last instant of year 9999. */
-    static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
-
-    /**
-     * ISO-8601 with an offset ({@code 2025-02-03T09:12:00Z}), or epoch milliseconds as a number, within
-     * {@link #MIN_TIME}..{@link #MAX_TIME}.
-     */
-    private static Instant instant(final JsonNode value, final String name) {
-        final Instant at;
-        if (value.isIntegralNumber()) {
-            if (!value.canConvertToLong()) {
-                throw new InvalidLine(name + " is out of range: " + value.asText() + " ms");
-            }
-            at = Instant.ofEpochMilli(value.longValue());
-        } else if (!value.isTextual()) {
-            throw new InvalidLine(name + " is missing or not an ISO-8601 timestamp");
-        } else {
-            try {
-                at = OffsetDateTime.parse(value.asText()).toInstant();
-            } catch (DateTimeParseException e) {
-                throw new InvalidLine(name + " is not an ISO-8601 timestamp with offset: " + value.asText());
-            }
-        }
-        if (at.isBefore(MIN_TIME) || at.isAfter(MAX_TIME)) {
-            throw new InvalidLine(name + " is out of range: " + value.asText() + " (accepted: " + MIN_TIME + " to "
-                + MAX_TIME + ")");
-        }
-        return at;
-    }
-
-    /** A line that cannot become a record; the message is the reason. */
-    static final class InvalidLine extends RuntimeException {
-        InvalidLine(final String message) {
-            super(message, null, false, false);
-        }
     }
 }

@@ -204,9 +204,12 @@ public final class MemoryLifecycle {
         }
         final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
             && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
+        // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
         final float[][] vectors = new float[mergeable.size()][];
+        final List<Set<String>> identifiers = new ArrayList<>(mergeable.size());
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
+            identifiers.add(Facts.identifiers(mergeable.get(i).getContent()));
         }
         final boolean[] taken = new boolean[mergeable.size()];
         final List<Consolidator.Change> changes = new ArrayList<>();
@@ -219,7 +222,7 @@ public final class MemoryLifecycle {
             // complete link: a memory joins only if it is similar to every member, so clusters
             // never chain across topics (single link glued whole conversations together on LoCoMo)
             for (int other = seed + 1; other < mergeable.size(); other++) {
-                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors)) {
+                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors, identifiers)) {
                     taken[other] = true;
                     cluster.add(other);
                 }
@@ -231,16 +234,17 @@ public final class MemoryLifecycle {
         return changes;
     }
 
+    /** Cheapest tests first: type, model, size, cosine; then identifiers and conversations. */
     private boolean similarToAll(final int candidate, final List<Integer> cluster, final List<Memory> mergeable,
-                                 final float[][] vectors) {
+                                 final float[][] vectors, final List<Set<String>> identifiers) {
         for (final int member : cluster) {
             if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
-                || sharesConversation(mergeable.get(candidate), mergeable.get(member))
-                || !Facts.sameIdentifiers(mergeable.get(candidate).getContent(), mergeable.get(member).getContent())
-                || vectors[candidate].length != vectors[member].length
                 || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
+                || vectors[candidate].length != vectors[member].length
                 || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
-                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()) {
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()
+                || !identifiers.get(candidate).equals(identifiers.get(member))
+                || sharesConversation(mergeable.get(candidate), mergeable.get(member))) {
                 return false;
             }
         }

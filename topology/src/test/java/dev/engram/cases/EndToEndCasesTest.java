@@ -1,8 +1,8 @@
 package dev.engram.cases;
 
-import static dev.engram.cases.PipelineDriver.assistant;
-import static dev.engram.cases.PipelineDriver.conversation;
-import static dev.engram.cases.PipelineDriver.user;
+import static dev.engram.testing.PipelineHarness.assistant;
+import static dev.engram.testing.PipelineHarness.conversation;
+import static dev.engram.testing.PipelineHarness.user;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,6 +22,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,16 +47,16 @@ class EndToEndCasesTest {
 
     @Test
     void shouldReinforceARestatedFactAndNeverDeleteIt_case01() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(conversation("t1", "u-mira", "c-101",
                 user("These days I write almost everything in Kotlin.", "2025-02-03T09:12:00Z"),
                 assistant("Noted, Kotlin it is.", "2025-02-03T09:12:04Z")));
-            final Memory first = withKey(pipeline.active("t1", "u-mira"), "preferred_language").get(0);
+            final Memory first = withKey(pipeline.retriever().active("t1/u-mira"), "preferred_language").get(0);
 
             pipeline.publish(conversation("t1", "u-mira", "c-102",
                 user("As I said before, Kotlin is my main language.", "2025-02-10T17:40:00Z")));
 
-            final List<Memory> facts = withKey(pipeline.active("t1", "u-mira"), "preferred_language");
+            final List<Memory> facts = withKey(pipeline.retriever().active("t1/u-mira"), "preferred_language");
             assertThat(facts).hasSize(1);
             final Memory kotlin = facts.get(0);
             assertThat(kotlin.getValue()).isEqualTo("Kotlin");
@@ -63,11 +64,11 @@ class EndToEndCasesTest {
             assertThat(conversationsOf(kotlin)).containsExactlyInAnyOrder("c-101", "c-102");
             assertThat(kotlin.getLastConfirmedAt()).isEqualTo(Instant.parse("2025-02-10T17:40:00Z"));
             assertThat(kotlin.getConfidence()).isGreaterThanOrEqualTo(first.getConfidence());
-            assertThat(pipeline.memories("t1", "u-mira")).allMatch(m -> m.getStatus() == MemoryStatus.ACTIVE);
+            assertThat(pipeline.retriever().memories("t1/u-mira")).allMatch(m -> m.getStatus() == MemoryStatus.ACTIVE);
             assertThat(pipeline.updates()).extracting(u -> u.getOperation())
                 .doesNotContain(UpdateOperation.DELETED, UpdateOperation.ARCHIVED, UpdateOperation.SUPERSEDED);
 
-            final List<ScoredMemory> hits = pipeline.retrieve("t1", "u-mira", "which language should the code sample use?", 5);
+            final List<ScoredMemory> hits = pipeline.retrieve("t1/u-mira", "which language should the code sample use?", 5);
             assertThat(hits).isNotEmpty();
             assertThat(hits.get(0).memory().getMemoryId()).isEqualTo(kotlin.getMemoryId());
         }
@@ -75,11 +76,11 @@ class EndToEndCasesTest {
 
     @Test
     void shouldSupersedeAChangedNumberThatEmbedsAsANearDuplicate_case02() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(
                 conversation("t1", "u-omar", "c-110", user("I've been at Ferrovia Labs for three years now.", "2025-01-10T08:00:00Z")),
                 conversation("t1", "u-omar", "c-111", user("Three years at Ferrovia Labs, like I mentioned.", "2025-01-11T08:00:00Z")));
-            final List<Memory> afterTwo = pipeline.active("t1", "u-omar");
+            final List<Memory> afterTwo = pipeline.retriever().active("t1/u-omar");
             assertThat(afterTwo).hasSize(1);
             final Memory threeYears = afterTwo.get(0);
             assertThat(threeYears.getContent()).contains("3 years");
@@ -88,19 +89,19 @@ class EndToEndCasesTest {
             pipeline.publish(conversation("t1", "u-omar", "c-140",
                 user("Four years at Ferrovia Labs as of this month.", "2026-01-14T08:00:00Z")));
 
-            final List<Memory> active = pipeline.active("t1", "u-omar");
+            final List<Memory> active = pipeline.retriever().active("t1/u-omar");
             assertThat(active).hasSize(1);
             final Memory fourYears = active.get(0);
             assertThat(fourYears.getKey()).isEqualTo("employer");
             assertThat(fourYears.getValue()).isEqualTo("Ferrovia Labs");
             assertThat(fourYears.getContent()).contains("4 years");
-            final Memory archived = pipeline.memories("t1", "u-omar").stream()
+            final Memory archived = pipeline.retriever().memories("t1/u-omar").stream()
                 .filter(m -> m.getMemoryId().equals(threeYears.getMemoryId())).findFirst().orElseThrow();
             assertThat(archived.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(archived.getSupersededBy()).isEqualTo(fourYears.getMemoryId());
 
-            final List<ScoredMemory> hits = pipeline.retrieve("t1", "u-omar", "how long has he been at Ferrovia?", 5);
+            final List<ScoredMemory> hits = pipeline.retrieve("t1/u-omar", "how long has he been at Ferrovia?", 5);
             assertThat(hits.get(0).memory().getMemoryId()).isEqualTo(fourYears.getMemoryId());
             assertThat(hits).noneMatch(h -> h.memory().getMemoryId().equals(threeYears.getMemoryId()));
         }
@@ -108,59 +109,59 @@ class EndToEndCasesTest {
 
     @Test
     void shouldArchiveTheOldLikeAndKeepTheNewDislike_case03() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(conversation("t1", "u-rosa", "c-301",
                 user("Sushi is my all-time favourite food.", "2025-03-01T19:00:00Z")));
-            final Memory liked = pipeline.active("t1", "u-rosa").get(0);
+            final Memory liked = pipeline.retriever().active("t1/u-rosa").get(0);
             pipeline.publish(conversation("t1", "u-rosa", "c-302",
                 user("I've totally gone off sushi, can't stand it anymore.", "2025-03-20T19:00:00Z")));
 
-            final List<Memory> aboutSushi = pipeline.active("t1", "u-rosa").stream().filter(m -> mentions(m, "sushi")).toList();
+            final List<Memory> aboutSushi = pipeline.retriever().active("t1/u-rosa").stream().filter(m -> mentions(m, "sushi")).toList();
             assertThat(aboutSushi).hasSize(1);
             final Memory disliked = aboutSushi.get(0);
             assertThat(disliked.getKey()).isEqualTo("preference:sushi");
             assertThat(disliked.getValue()).isEqualTo("dislike");
-            final Memory old = pipeline.memories("t1", "u-rosa").stream()
+            final Memory old = pipeline.retriever().memories("t1/u-rosa").stream()
                 .filter(m -> m.getMemoryId().equals(liked.getMemoryId())).findFirst().orElseThrow();
             assertThat(old.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(old.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(old.getSupersededBy()).isEqualTo(disliked.getMemoryId());
             assertThat(pipeline.updates()).extracting(u -> u.getOperation()).doesNotContain(UpdateOperation.DELETED);
 
-            assertThat(pipeline.retrieve("t1", "u-rosa", "does she like sushi?", 3).get(0).memory().getMemoryId())
+            assertThat(pipeline.retrieve("t1/u-rosa", "does she like sushi?", 3).get(0).memory().getMemoryId())
                 .isEqualTo(disliked.getMemoryId());
-            assertThat(pipeline.retrieve("t1", "u-rosa", "what should I suggest for dinner tonight?", 5))
+            assertThat(pipeline.retrieve("t1/u-rosa", "what should I suggest for dinner tonight?", 5))
                 .noneMatch(h -> "like".equals(h.memory().getValue()) && mentions(h.memory(), "sushi"));
         }
     }
 
     @Test
     void shouldLetTheNewerDietWinOverAHeavilyReinforcedOldOne_case04() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(
                 conversation("t1", "u-sam", "c-401", user("I've been vegan for two years.", "2025-04-02T12:00:00Z")),
                 conversation("t1", "u-sam", "c-402", user("still vegan, going strong", "2025-05-10T12:00:00Z")),
                 conversation("t1", "u-sam", "c-403", user("vegan potluck was great", "2025-06-15T12:00:00Z")));
-            final Memory vegan = withKey(pipeline.active("t1", "u-sam"), "diet").get(0);
+            final Memory vegan = withKey(pipeline.retriever().active("t1/u-sam"), "diet").get(0);
             assertThat(vegan.getValue()).isEqualTo("vegan");
             assertThat(vegan.getReinforcementCount()).isEqualTo(3);
 
             pipeline.publish(conversation("t1", "u-sam", "c-420",
                 user("Started eating fish again; being vegan wasn't working for me.", "2025-09-15T12:00:00Z")));
 
-            final List<Memory> diets = withKey(pipeline.active("t1", "u-sam"), "diet");
+            final List<Memory> diets = withKey(pipeline.retriever().active("t1/u-sam"), "diet");
             assertThat(diets).hasSize(1);
             assertThat(diets.get(0).getValue()).isEqualTo("pescatarian");
-            final Memory old = pipeline.memories("t1", "u-sam").stream()
+            final Memory old = pipeline.retriever().memories("t1/u-sam").stream()
                 .filter(m -> m.getMemoryId().equals(vegan.getMemoryId())).findFirst().orElseThrow();
             assertThat(old.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(old.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
-            final UserProfile profile = pipeline.profile("t1", "u-sam");
+            final UserProfile profile = pipeline.retriever().profile("t1/u-sam");
             assertThat(profile.getFacts()).containsKey("diet");
             assertThat(profile.getFacts().get("diet").getValue()).isEqualTo("pescatarian");
-            assertThat(pipeline.active("t1", "u-sam")).noneMatch(m -> mentions(m, "vegan") && !"pescatarian".equals(m.getValue()));
+            assertThat(pipeline.retriever().active("t1/u-sam")).noneMatch(m -> mentions(m, "vegan") && !"pescatarian".equals(m.getValue()));
 
-            final List<ScoredMemory> hits = pipeline.retrieve("t1", "u-sam", "what should I cook for him tonight?", 5);
+            final List<ScoredMemory> hits = pipeline.retrieve("t1/u-sam", "what should I cook for him tonight?", 5);
             assertThat(hits).isNotEmpty();
             assertThat(hits.get(0).memory().getValue()).isEqualTo("pescatarian");
         }
@@ -168,16 +169,16 @@ class EndToEndCasesTest {
 
     @Test
     void shouldScopeRetrievalToTheUserWhenConversationIdsCollide_case05() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(
                 conversation("t1", "u-ana", "c-1", user("My gym locker code is 4417.", "2025-04-01T07:00:00Z")),
                 conversation("t1", "u-ben", "c-1", user("What was my locker code again?", "2025-04-01T07:05:00Z")));
 
-            assertThat(pipeline.retrieve("t1", "u-ben", "locker code", 5)).isEmpty();
-            final List<ScoredMemory> ana = pipeline.retrieve("t1", "u-ana", "locker code", 5);
+            assertThat(pipeline.retrieve("t1/u-ben", "locker code", 5)).isEmpty();
+            final List<ScoredMemory> ana = pipeline.retrieve("t1/u-ana", "locker code", 5);
             assertThat(ana).isNotEmpty();
             assertThat(ana.get(0).memory().getContent()).contains("4417");
-            assertThat(pipeline.memories("t1", "u-ben")).noneMatch(m -> m.getContent().contains("4417"));
+            assertThat(pipeline.retriever().memories("t1/u-ben")).noneMatch(m -> m.getContent().contains("4417"));
             assertThatThrownBy(() -> new UserKey("t1", " ")).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> new UserKey("t1", null)).isInstanceOf(IllegalArgumentException.class);
         }
@@ -202,35 +203,35 @@ class EndToEndCasesTest {
 
     @Test
     void shouldRebuildIdenticalStateWhenAnEventIsRedeliveredOrAllAreReplayed_case10() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             for (int day = 0; day < GUS.length; day++) {
                 pipeline.publish(gus(day));
             }
-            final Map<String, Memory> s1 = pipeline.consolidatorSnapshot();
-            final List<Memory> s1ReadModel = pipeline.memories("t1", "u-gus");
-            final UserProfile s1Profile = pipeline.profile("t1", "u-gus");
+            final Map<String, Memory> s1 = pipeline.consolidator().memoriesStore();
+            final List<Memory> s1ReadModel = pipeline.retriever().memories("t1/u-gus");
+            final UserProfile s1Profile = pipeline.retriever().profile("t1/u-gus");
             final int s1Events = pipeline.updates().size();
-            assertThat(withKey(pipeline.active("t1", "u-gus"), "city")).extracting(Memory::getValue).containsExactly("Nantes");
-            assertThat(withKey(pipeline.active("t1", "u-gus"), "ide").get(0).getReinforcementCount()).isEqualTo(2);
+            assertThat(withKey(pipeline.retriever().active("t1/u-gus"), "city")).extracting(Memory::getValue).containsExactly("Nantes");
+            assertThat(withKey(pipeline.retriever().active("t1/u-gus"), "ide").get(0).getReinforcementCount()).isEqualTo(2);
 
             pipeline.publish(gus(4)); // (a) event 5 redelivered byte for byte
-            assertThat(pipeline.consolidatorSnapshot()).isEqualTo(s1);
+            assertThat(pipeline.consolidator().memoriesStore()).isEqualTo(s1);
             assertThat(pipeline.updates()).hasSize(s1Events);
 
             for (int day = 0; day < GUS.length; day++) { // (b) consumer group reset to earliest
                 pipeline.publish(gus(day));
             }
-            assertThat(pipeline.consolidatorSnapshot()).isEqualTo(s1);
-            assertThat(pipeline.memories("t1", "u-gus")).containsExactlyInAnyOrderElementsOf(s1ReadModel);
-            assertThat(pipeline.profile("t1", "u-gus")).isEqualTo(s1Profile);
+            assertThat(pipeline.consolidator().memoriesStore()).isEqualTo(s1);
+            assertThat(pipeline.retriever().memories("t1/u-gus")).containsExactlyInAnyOrderElementsOf(s1ReadModel);
+            assertThat(pipeline.retriever().profile("t1/u-gus")).isEqualTo(s1Profile);
             assertThat(pipeline.updates()).hasSize(s1Events);
         }
-        try (PipelineDriver reversed = new PipelineDriver()) { // Nantes arrives before Lyon: event time decides
+        try (PipelineHarness reversed = new PipelineHarness()) { // Nantes arrives before Lyon: event time decides
             for (int day = GUS.length - 1; day >= 0; day--) {
                 reversed.publish(gus(day));
             }
-            assertThat(withKey(reversed.active("t1", "u-gus"), "city")).extracting(Memory::getValue).containsExactly("Nantes");
-            assertThat(withKey(reversed.memories("t1", "u-gus"), "city"))
+            assertThat(withKey(reversed.retriever().active("t1/u-gus"), "city")).extracting(Memory::getValue).containsExactly("Nantes");
+            assertThat(withKey(reversed.retriever().memories("t1/u-gus"), "city"))
                 .filteredOn(m -> "Lyon".equals(m.getValue())).singleElement()
                 .satisfies(m -> assertThat(m.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED));
         }
@@ -238,13 +239,13 @@ class EndToEndCasesTest {
 
     @Test
     void shouldKeepOneMemoryAndTheLatestCityWhenUpdatesArriveTogether_case11() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             for (int run = 0; run < 100; run++) {
                 final String jon = "u-jon-" + run;
                 pipeline.publish(
                     conversation("t1", jon, "c-a", user("I use IntelliJ for everything.", "2025-07-07T10:00:00.000Z")),
                     conversation("t1", jon, "c-b", user("I use IntelliJ for everything.", "2025-07-07T10:00:00.010Z")));
-                final List<Memory> ide = withKey(pipeline.active("t1", jon), "ide");
+                final List<Memory> ide = withKey(pipeline.retriever().active("t1/" + jon), "ide");
                 assertThat(ide).as("run %d", run).hasSize(1);
                 assertThat(ide.get(0).getReinforcementCount()).as("run %d", run).isEqualTo(2);
 
@@ -259,9 +260,9 @@ class EndToEndCasesTest {
                 } else {
                     pipeline.publish(trondheim, oslo);
                 }
-                assertThat(withKey(pipeline.active("t1", city), "city")).as("run %d", run)
+                assertThat(withKey(pipeline.retriever().active("t1/" + city), "city")).as("run %d", run)
                     .extracting(Memory::getValue).containsExactly("Trondheim");
-                final List<Memory> cities = withKey(pipeline.memories("t1", city), "city");
+                final List<Memory> cities = withKey(pipeline.retriever().memories("t1/" + city), "city");
                 assertThat(cities).filteredOn(m -> m.getStatus() == MemoryStatus.ARCHIVED)
                     .extracting(Memory::getValue).containsExactlyInAnyOrder("Bergen", "Oslo");
                 assertThat(pipeline.updates()).as("Bergen archived exactly once, run %d", run)
@@ -276,7 +277,7 @@ class EndToEndCasesTest {
     void shouldRememberThePreferenceAndStoreNoTokenPasswordOrKeyAnywhere_case17() {
         final List<String> secrets = List.of("ghp_FAKE1234567890abcdefghijklmnopqrstuvwx", "hunter2-fake",
             "AKIAFAKE0000EXAMPLE1", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(
                 conversation("t1", "u-oli", "c-170", user("The staging token is ghp_FAKE1234567890abcdefghijklmnopqrstuvwx"
                     + " and the DB password is hunter2-fake; I prefer Postgres over MySQL.", "2025-06-01T10:00:00Z")),
@@ -284,12 +285,12 @@ class EndToEndCasesTest {
                     + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, please remember I deploy with Terraform.",
                     "2025-06-02T10:00:00Z")));
 
-            assertThat(pipeline.active("t1", "u-oli")).anyMatch(m -> mentions(m, "postgres"));
+            assertThat(pipeline.retriever().active("t1/u-oli")).anyMatch(m -> mentions(m, "postgres"));
             final StringBuilder everything = new StringBuilder();
             pipeline.candidates().forEach(r -> everything.append(r.value()).append('\n'));
             pipeline.updates().forEach(u -> everything.append(u).append('\n'));
-            pipeline.memories("t1", "u-oli").forEach(m -> everything.append(m).append('\n'));
-            pipeline.consolidatorMemories("t1", "u-oli").forEach(m -> everything.append(m).append('\n'));
+            pipeline.retriever().memories("t1/u-oli").forEach(m -> everything.append(m).append('\n'));
+            pipeline.consolidator().memories("t1/u-oli").forEach(m -> everything.append(m).append('\n'));
             assertThat(everything).contains("Postgres");
             for (final String secret : secrets) {
                 assertThat(everything.toString()).doesNotContain(secret);

@@ -1,8 +1,8 @@
 package dev.engram.cases;
 
-import static dev.engram.cases.PipelineDriver.assistant;
-import static dev.engram.cases.PipelineDriver.conversation;
-import static dev.engram.cases.PipelineDriver.user;
+import static dev.engram.testing.PipelineHarness.assistant;
+import static dev.engram.testing.PipelineHarness.conversation;
+import static dev.engram.testing.PipelineHarness.user;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
@@ -18,6 +18,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,21 +47,21 @@ class MemoryQualityCasesTest {
 
     @Test
     void shouldStoreEveryLanguageInItsScriptAndFindItByASameLanguageQuestion_case12() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             for (final String[] lang : LANGUAGES) {
                 final String userId = "u-" + lang[0];
                 pipeline.publish(conversation("t-intl", userId, "c-" + lang[0],
                     user(lang[1], "2025-03-01T10:00:00Z"), assistant("OK.", "2025-03-01T10:00:05Z")));
                 pipeline.publish(conversation("t-intl", userId, "c-" + lang[0] + "-2",
                     user(lang[2], "2025-03-02T10:00:00Z")));
-                final List<Memory> active = pipeline.active("t-intl", userId);
+                final List<Memory> active = pipeline.retriever().active("t-intl/" + userId);
                 assertThat(active).as("memories of %s", lang[0]).isNotEmpty();
                 assertThat(active).as("stored in the original script, language recorded")
                     .anySatisfy(m -> {
                         assertThat(m.getContent()).contains(lang[4]);
                         assertThat(m.getLanguage()).isEqualTo(lang[0]);
                     });
-                final List<ScoredMemory> hits = pipeline.retrieve("t-intl", userId, lang[3], 3);
+                final List<ScoredMemory> hits = pipeline.retrieve("t-intl/" + userId, lang[3], 3);
                 assertThat(hits).as("hits of %s for %s", lang[0], lang[3]).isNotEmpty();
                 assertThat(hits.get(0).memory().getContent()).as("first hit for %s", lang[3]).contains(lang[4]);
             }
@@ -69,14 +70,14 @@ class MemoryQualityCasesTest {
 
     @Test
     void shouldRecallTheAssistantsRecommendationWithoutMakingItAFactAboutTheUser_case13() {
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(conversation("t1", "u-ana", "c-jazz",
                 user("I want to get into jazz. Where should I start?", "2025-04-02T19:00:00Z"),
                 assistant("Try Kind of Blue by Miles Davis and Time Out by the Dave Brubeck Quartet.", "2025-04-02T19:00:06Z"),
                 user("My brother Tomas plays the trumpet, so Miles Davis sounds perfect.", "2025-04-02T19:01:00Z")));
-            final List<Memory> active = pipeline.active("t1", "u-ana");
+            final List<Memory> active = pipeline.retriever().active("t1/u-ana");
 
-            final List<ScoredMemory> hits = pipeline.retrieve("t1", "u-ana", "what albums did you recommend to me?", 3);
+            final List<ScoredMemory> hits = pipeline.retrieve("t1/u-ana", "what albums did you recommend to me?", 3);
             assertThat(hits).isNotEmpty();
             final Memory recommended = hits.get(0).memory();
             assertThat(recommended.getContent()).contains("Kind of Blue").contains("Time Out");
@@ -107,21 +108,21 @@ class MemoryQualityCasesTest {
         final ConversationCompleted spanish = conversation("t1", "u-ben", "c-spanish",
             user("I started learning Spanish with an app last week.", "2023-06-20T09:00:00Z"));
         final Map<String, String> first;
-        try (PipelineDriver pipeline = new PipelineDriver()) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(pottery, spanish);
-            final List<Memory> active = pipeline.active("t1", "u-ben");
+            final List<Memory> active = pipeline.retriever().active("t1/u-ben");
             assertThat(active).anySatisfy(m -> {
                 assertThat(m.getContent()).contains("13 March 2023").contains("17 March 2023");
                 assertThat(m.getEventDates()).containsExactly("2023-03-13", "2023-03-17");
             });
-            final List<ScoredMemory> hits = pipeline.retrieve("t1", "u-ben", "what did I start in March 2023?", 3);
+            final List<ScoredMemory> hits = pipeline.retrieve("t1/u-ben", "what did I start in March 2023?", 3);
             assertThat(hits.get(0).memory().getContent()).contains("pottery");
             first = bytes(active);
         }
         // backfilled years later: the record time on the topic changes, the message time does not
-        try (PipelineDriver replay = new PipelineDriver()) {
+        try (PipelineHarness replay = new PipelineHarness()) {
             replay.publishAt(Instant.parse("2026-11-30T08:00:00Z"), pottery, spanish);
-            assertThat(bytes(replay.active("t1", "u-ben"))).isEqualTo(first);
+            assertThat(bytes(replay.retriever().active("t1/u-ben"))).isEqualTo(first);
         }
     }
 

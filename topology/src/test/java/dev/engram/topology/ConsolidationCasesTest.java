@@ -19,6 +19,7 @@ import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
@@ -39,12 +40,12 @@ class ConsolidationCasesTest {
             "These days I write almost everything in Kotlin.");
         final MemoryCandidate second = MemoryCandidate.newBuilder(fact(mira, "c-102", "2025-02-10T17:40:00Z",
             "preferred_language", "Kotlin", "As I said before, Kotlin is my main language.")).setConfidence(0.8).build();
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(first);
-            final double confidenceAfterFirst = driver.active(mira).get(0).getConfidence();
+            final double confidenceAfterFirst = driver.consolidator().active(mira).get(0).getConfidence();
             driver.pipe(second);
 
-            assertThat(driver.active(mira)).singleElement().satisfies(memory -> {
+            assertThat(driver.consolidator().active(mira)).singleElement().satisfies(memory -> {
                 assertThat(memory.getKey()).isEqualTo("preferred_language");
                 assertThat(memory.getValue()).isEqualTo("Kotlin");
                 assertThat(memory.getMemoryId()).isEqualTo(first.getCandidateId());
@@ -53,13 +54,13 @@ class ConsolidationCasesTest {
                 assertThat(memory.getLastConfirmedAt()).isEqualTo(Instant.parse("2025-02-10T17:40:00Z"));
                 assertThat(memory.getConfidence()).isGreaterThanOrEqualTo(confidenceAfterFirst);
             });
-            assertThat(driver.memories(mira)).hasSize(1)
+            assertThat(driver.consolidator().memories(mira)).hasSize(1)
                 .allSatisfy(m -> assertThat(m.getStatus()).isEqualTo(MemoryStatus.ACTIVE));
             assertThat(driver.updated()).extracting(r -> r.value().getOperation())
                 .containsExactly(UpdateOperation.CREATED, UpdateOperation.REINFORCED);
             assertThat(driver.archived()).isEmpty();
             assertThat(driver.contradictions()).isEmpty();
-            assertThat(driver.profile(mira).getFacts().get("preferred_language").getValue()).isEqualTo("Kotlin");
+            assertThat(driver.consolidator().profile(mira).getFacts().get("preferred_language").getValue()).isEqualTo("Kotlin");
         }
     }
 
@@ -77,23 +78,23 @@ class ConsolidationCasesTest {
         System.out.printf("case-02: cosine(3 years, 3 years again) = %.3f, cosine(3 years again, 4 years) = %.3f%n",
             FedCandidates.cosine(three.getContent(), threeAgain.getContent()),
             FedCandidates.cosine(threeAgain.getContent(), four.getContent()));
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(three, threeAgain);
-            assertThat(driver.active(omar)).singleElement().satisfies(m -> {
+            assertThat(driver.consolidator().active(omar)).singleElement().satisfies(m -> {
                 assertThat(m.getMemoryId()).isEqualTo(three.getCandidateId());
                 assertThat(m.getReinforcementCount()).isEqualTo(2);
             });
 
             driver.pipe(four);
 
-            assertThat(driver.active(omar)).singleElement().satisfies(m -> {
+            assertThat(driver.consolidator().active(omar)).singleElement().satisfies(m -> {
                 assertThat(m.getMemoryId()).isEqualTo(four.getCandidateId());
                 assertThat(m.getContent()).contains("Four years");
                 assertThat(m.getKey()).isEqualTo("employer");
                 assertThat(m.getSupersedes()).containsExactly(three.getCandidateId());
                 assertThat(m.getReinforcementCount()).isEqualTo(1);
             });
-            final Memory old = driver.memory(omar, three.getCandidateId());
+            final Memory old = driver.consolidator().memory(omar, three.getCandidateId());
             assertThat(old.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(old.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(old.getSupersededBy()).isEqualTo(four.getCandidateId());
@@ -118,23 +119,23 @@ class ConsolidationCasesTest {
             "Sushi is my all-time favourite food.");
         final MemoryCandidate dislike = fact(rosa, "c-302", "2025-03-20T19:00:00Z", "preference:sushi", "dislike",
             "I've totally gone off sushi, can't stand it anymore.");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(like, dislike);
 
-            assertThat(driver.active(rosa)).singleElement().satisfies(m -> {
+            assertThat(driver.consolidator().active(rosa)).singleElement().satisfies(m -> {
                 assertThat(m.getMemoryId()).isEqualTo(dislike.getCandidateId());
                 assertThat(m.getValue()).isEqualTo("dislike");
             });
             // History: the liked memory is still in the store, archived and linked, never deleted.
-            assertThat(driver.memories(rosa)).hasSize(2);
-            final Memory old = driver.memory(rosa, like.getCandidateId());
+            assertThat(driver.consolidator().memories(rosa)).hasSize(2);
+            final Memory old = driver.consolidator().memory(rosa, like.getCandidateId());
             assertThat(old.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(old.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(old.getSupersededBy()).isEqualTo(dislike.getCandidateId());
             assertThat(driver.updated()).extracting(r -> r.value().getOperation())
                 .doesNotContain(UpdateOperation.DELETED)
                 .containsExactly(UpdateOperation.CREATED, UpdateOperation.SUPERSEDED, UpdateOperation.CREATED);
-            assertThat(driver.profile(rosa).getFacts().get("preference:sushi").getValue()).isEqualTo("dislike");
+            assertThat(driver.consolidator().profile(rosa).getFacts().get("preference:sushi").getValue()).isEqualTo("dislike");
         }
     }
 
@@ -151,26 +152,26 @@ class ConsolidationCasesTest {
         System.out.printf("case-04: cosine(vegan, pescatarian) = %.3f%n", cosine);
         // The shared key decides, not the similarity band.
         assertThat(cosine).isLessThan(0.9);
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(vegan,
                 fact(sam, "c-402", "2025-05-10T12:00:00Z", "diet", "vegan", "still vegan, going strong"),
                 fact(sam, "c-403", "2025-06-15T12:00:00Z", "diet", "vegan", "vegan potluck was great"));
-            assertThat(driver.active(sam)).singleElement()
+            assertThat(driver.consolidator().active(sam)).singleElement()
                 .satisfies(m -> assertThat(m.getReinforcementCount()).isEqualTo(3));
 
             driver.pipe(pescatarian);
 
-            assertThat(driver.active(sam)).singleElement().satisfies(m -> {
+            assertThat(driver.consolidator().active(sam)).singleElement().satisfies(m -> {
                 assertThat(m.getKey()).isEqualTo("diet");
                 assertThat(m.getValue()).isEqualTo("pescatarian");
             });
-            final Memory old = driver.memory(sam, vegan.getCandidateId());
+            final Memory old = driver.consolidator().memory(sam, vegan.getCandidateId());
             assertThat(old.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(old.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(old.getReinforcementCount()).isEqualTo(3);
-            assertThat(driver.memories(sam)).filteredOn(m -> m.getStatus() == MemoryStatus.ACTIVE)
+            assertThat(driver.consolidator().memories(sam)).filteredOn(m -> m.getStatus() == MemoryStatus.ACTIVE)
                 .noneMatch(m -> "vegan".equals(m.getValue()));
-            final UserProfile profile = driver.profile(sam);
+            final UserProfile profile = driver.consolidator().profile(sam);
             assertThat(profile.getFacts()).containsOnlyKeys("diet");
             assertThat(profile.getFacts().get("diet").getValue()).isEqualTo("pescatarian");
             assertThat(profile.getActiveMemories()).isEqualTo(1);
@@ -205,7 +206,7 @@ class ConsolidationCasesTest {
         return out;
     }
 
-    private static void pipeAll(final ConsolidationDriver driver, final List<MemoryCandidate> events,
+    private static void pipeAll(final PipelineHarness driver, final List<MemoryCandidate> events,
                                 final List<byte[]> bytes) {
         for (int i = 0; i < events.size(); i++) {
             driver.pipeBytes(GUS, bytes.get(i), events.get(i).getEventTime());
@@ -219,38 +220,38 @@ class ConsolidationCasesTest {
         final Map<String, Memory> s1;
         final Map<String, UserProfile> p1;
         final List<TestRecord<String, MemoryUpdated>> firstRun;
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             pipeAll(driver, events, bytes);
-            s1 = driver.memoriesStore();
-            p1 = driver.profilesStore();
+            s1 = driver.consolidator().memoriesStore();
+            p1 = driver.consolidator().profilesStore();
             firstRun = driver.updated();
 
             // S1: 9 memories, 8 active; Kotlin stated twice; Nantes won over Lyon.
             assertThat(s1).hasSize(9);
-            assertThat(driver.active(GUS)).hasSize(8);
-            assertThat(driver.memory(GUS, events.get(1).getCandidateId()).getReinforcementCount()).isEqualTo(2);
-            assertThat(driver.memory(GUS, events.get(0).getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().active(GUS)).hasSize(8);
+            assertThat(driver.consolidator().memory(GUS, events.get(1).getCandidateId()).getReinforcementCount()).isEqualTo(2);
+            assertThat(driver.consolidator().memory(GUS, events.get(0).getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(p1.get(GUS).getFacts().get("city").getValue()).isEqualTo("Nantes");
 
             // (a) event 5 redelivered byte-for-byte, as if its offset commit had been lost
             driver.pipeBytes(GUS, bytes.get(4), events.get(4).getEventTime());
-            assertThat(driver.memoriesStore()).isEqualTo(s1);
-            assertThat(driver.profilesStore()).isEqualTo(p1);
+            assertThat(driver.consolidator().memoriesStore()).isEqualTo(s1);
+            assertThat(driver.consolidator().profilesStore()).isEqualTo(p1);
             assertThat(driver.updated()).hasSameSizeAs(firstRun);
 
             // (b) the consumer group reset to earliest: all ten again
             pipeAll(driver, events, bytes);
-            assertThat(driver.memoriesStore()).isEqualTo(s1);
-            assertThat(driver.profilesStore()).isEqualTo(p1);
+            assertThat(driver.consolidator().memoriesStore()).isEqualTo(s1);
+            assertThat(driver.consolidator().profilesStore()).isEqualTo(p1);
             assertThat(driver.updated()).hasSameSizeAs(firstRun);
             assertThat(driver.contradictions()).hasSize(1);
             assertThat(driver.archived()).hasSize(1);
         }
         // A fresh deployment replaying the topic from scratch rebuilds the same state and events.
-        try (ConsolidationDriver replay = new ConsolidationDriver()) {
+        try (PipelineHarness replay = new PipelineHarness()) {
             pipeAll(replay, events, bytes);
-            assertThat(replay.memoriesStore()).isEqualTo(s1);
-            assertThat(replay.profilesStore()).isEqualTo(p1);
+            assertThat(replay.consolidator().memoriesStore()).isEqualTo(s1);
+            assertThat(replay.consolidator().profilesStore()).isEqualTo(p1);
             assertThat(replay.updated()).isEqualTo(firstRun);
         }
     }
@@ -261,20 +262,20 @@ class ConsolidationCasesTest {
         java.util.Collections.reverse(events);
         final MemoryCandidate lyon = gusEvents().get(0);
         final MemoryCandidate nantes = gusEvents().get(6);
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             for (final MemoryCandidate event : events) {
                 driver.pipe(event);
             }
-            assertThat(driver.active(GUS)).filteredOn(m -> "city".equals(m.getKey())).singleElement()
+            assertThat(driver.consolidator().active(GUS)).filteredOn(m -> "city".equals(m.getKey())).singleElement()
                 .satisfies(m -> assertThat(m.getValue()).isEqualTo("Nantes"));
-            final Memory archivedLyon = driver.memory(GUS, lyon.getCandidateId());
+            final Memory archivedLyon = driver.consolidator().memory(GUS, lyon.getCandidateId());
             assertThat(archivedLyon.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(archivedLyon.getArchiveReason()).isEqualTo(ArchiveReason.SUPERSEDED);
             assertThat(archivedLyon.getSupersededBy()).isEqualTo(nantes.getCandidateId());
             assertThat(archivedLyon.getValidTo()).isEqualTo(nantes.getEventTime());
-            assertThat(driver.profile(GUS).getFacts().get("city").getValue()).isEqualTo("Nantes");
-            assertThat(driver.memory(GUS, events.get(5).getCandidateId()).getReinforcementCount()).isEqualTo(2);
-            assertThat(driver.active(GUS)).hasSize(8);
+            assertThat(driver.consolidator().profile(GUS).getFacts().get("city").getValue()).isEqualTo("Nantes");
+            assertThat(driver.consolidator().memory(GUS, events.get(5).getCandidateId()).getReinforcementCount()).isEqualTo(2);
+            assertThat(driver.consolidator().active(GUS)).hasSize(8);
         }
     }
 
@@ -286,13 +287,13 @@ class ConsolidationCasesTest {
         final MemoryCandidate a = fact(jon, "c-a", "2025-07-07T10:00:00.000Z", "ide", "IntelliJ", "I use IntelliJ for everything.");
         final MemoryCandidate b = fact(jon, "c-b", "2025-07-07T10:00:00.010Z", "ide", "IntelliJ", "I use IntelliJ for everything.");
         for (int run = 0; run < 100; run++) {
-            try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            try (PipelineHarness driver = new PipelineHarness()) {
                 driver.pipe(a, b);
-                assertThat(driver.active(jon)).as("run %d", run).singleElement().satisfies(m -> {
+                assertThat(driver.consolidator().active(jon)).as("run %d", run).singleElement().satisfies(m -> {
                     assertThat(m.getValue()).isEqualTo("IntelliJ");
                     assertThat(m.getReinforcementCount()).isEqualTo(2);
                 });
-                assertThat(driver.memories(jon)).as("run %d", run).hasSize(1);
+                assertThat(driver.consolidator().memories(jon)).as("run %d", run).hasSize(1);
             }
         }
     }
@@ -306,15 +307,15 @@ class ConsolidationCasesTest {
             "Now living in Trondheim.");
         for (int run = 0; run < 100; run++) {
             for (final List<MemoryCandidate> order : List.of(List.of(oslo, trondheim), List.of(trondheim, oslo))) {
-                try (ConsolidationDriver driver = new ConsolidationDriver()) {
+                try (PipelineHarness driver = new PipelineHarness()) {
                     driver.pipe(bergen);
                     order.forEach(driver::pipe);
                     final String label = "run " + run + ", " + order.get(0).getValue() + " first";
 
-                    assertThat(driver.active(jon)).as(label).singleElement()
+                    assertThat(driver.consolidator().active(jon)).as(label).singleElement()
                         .satisfies(m -> assertThat(m.getValue()).isEqualTo("Trondheim"));
                     for (final MemoryCandidate loser : List.of(bergen, oslo)) {
-                        final Memory memory = driver.memory(jon, loser.getCandidateId());
+                        final Memory memory = driver.consolidator().memory(jon, loser.getCandidateId());
                         assertThat(memory.getStatus()).as(label).isEqualTo(MemoryStatus.ARCHIVED);
                         assertThat(memory.getArchiveReason()).as(label).isEqualTo(ArchiveReason.SUPERSEDED);
                     }
@@ -324,7 +325,7 @@ class ConsolidationCasesTest {
                         .filteredOn(r -> r.value().getMemoryId().equals(bergen.getCandidateId())
                             && r.value().getOperation() == UpdateOperation.SUPERSEDED)
                         .hasSize(1);
-                    assertThat(driver.profile(jon).getFacts().get("city").getValue()).as(label).isEqualTo("Trondheim");
+                    assertThat(driver.consolidator().profile(jon).getFacts().get("city").getValue()).as(label).isEqualTo("Trondheim");
                 }
             }
         }
@@ -337,9 +338,9 @@ class ConsolidationCasesTest {
         final MemoryCandidate oslo = fact(jon, "c-oslo", "2025-07-07T10:00:00.000Z", "city", "Oslo", "We relocated to Oslo.");
         final MemoryCandidate trondheim = fact(jon, "c-trondheim", "2025-07-07T10:00:00.050Z", "city", "Trondheim",
             "Now living in Trondheim.");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(bergen, trondheim, oslo);
-            final Memory late = driver.memory(jon, oslo.getCandidateId());
+            final Memory late = driver.consolidator().memory(jon, oslo.getCandidateId());
             assertThat(late.getSupersededBy()).isEqualTo(trondheim.getCandidateId());
             assertThat(late.getValidTo()).isEqualTo(trondheim.getEventTime());
             assertThat(driver.archived()).extracting(TestRecord::value).extracting(MemoryArchived::getMemoryId)

@@ -21,6 +21,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
 import dev.engram.scoring.Vectors;
+import dev.engram.testing.PipelineHarness;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.TopologyDescription;
@@ -66,9 +67,9 @@ class ConsolidationTopologyTest {
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
             "memory-audit", "engram-consolidator-dlq", "user-profiles");
 
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin", "I write Kotlin."));
-            assertThat(driver.testDriver().producedTopicNames()).contains(
+            assertThat(driver.consolidationDriver().producedTopicNames()).contains(
                 "engram-consolidator-memories-by-user-store-changelog",
                 "engram-consolidator-profiles-store-changelog",
                 "memory-updated");
@@ -79,18 +80,18 @@ class ConsolidationTopologyTest {
     void shouldNotStoreCandidatesWhenImportanceOrConfidenceBelowThreshold() {
         final MemoryCandidate base = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
             "I write Kotlin.");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(MemoryCandidate.newBuilder(base).setImportance(0.2).build());
             driver.pipe(MemoryCandidate.newBuilder(base).setConfidence(0.4).build());
-            assertThat(driver.memories(MIRA)).isEmpty();
+            assertThat(driver.consolidator().memories(MIRA)).isEmpty();
             assertThat(driver.updated()).isEmpty();
             assertThat(driver.deadLetters()).isEmpty();
-            assertThat(driver.registry.get("engram.candidates.skipped").tag("reason", "below_threshold").counter().count())
+            assertThat(driver.consolidatorMeters().get("engram.candidates.skipped").tag("reason", "below_threshold").counter().count())
                 .isEqualTo(2.0);
 
             // The minimums themselves are stored (importance 0.3, confidence 0.5).
             driver.pipe(MemoryCandidate.newBuilder(base).setImportance(0.3).setConfidence(0.5).build());
-            assertThat(driver.active(MIRA)).hasSize(1);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(1);
         }
     }
 
@@ -100,20 +101,20 @@ class ConsolidationTopologyTest {
             "I write Kotlin.");
         final MemoryCandidate city = fact(MIRA, "c-2", "2025-02-04T09:12:00Z", "city", "Porto", "I live in Porto.");
         final MemoryCandidate otherModel = MemoryCandidate.newBuilder(city).setEmbeddingModel("all-minilm-l6-v2-q").build();
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(kotlin);
             driver.pipe(otherModel);
             final List<TestRecord<String, byte[]>> dead = driver.deadLetters();
             assertThat(dead).singleElement().satisfies(r -> assertThat(header(r, "__streams.errors.message"))
                 .contains("embedded with all-minilm-l6-v2-q", "stored vectors of this user are " + kotlin.getEmbeddingModel(),
                     "reembed --model all-minilm-l6-v2-q"));
-            assertThat(driver.active(MIRA)).extracting(m -> m.getKey()).containsExactly("preferred_language");
+            assertThat(driver.consolidator().active(MIRA)).extracting(m -> m.getKey()).containsExactly("preferred_language");
             // Another user without stored vectors takes the other model; the same model is accepted.
             driver.pipe("t1/u-new", MemoryCandidate.newBuilder(otherModel).setTenantId("t1").setUserId("u-new")
                 .setCandidateId("cand-new").build(), Instant.parse("2025-02-04T09:12:00Z"));
             driver.pipe(city);
             assertThat(driver.deadLetters()).hasSize(1);
-            assertThat(driver.active(MIRA)).hasSize(2);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
         }
     }
 
@@ -124,7 +125,7 @@ class ConsolidationTopologyTest {
         final List<Float> nan = new ArrayList<>(valid.getEmbedding());
         nan.set(7, Float.NaN);
         final Instant t = Instant.parse("2025-02-03T09:12:00Z");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe("no-slash", valid, t);
             driver.pipe("t1/someone-else", valid, t);
             driver.pipe(MIRA, MemoryCandidate.newBuilder(valid).setEmbedding(List.of(0.1f, 0.2f, 0.3f)).build(), t);
@@ -152,9 +153,9 @@ class ConsolidationTopologyTest {
                 assertThat(r.timestamp()).isEqualTo(t.toEpochMilli());
             });
             // The stream went on: the valid candidate after them is stored.
-            assertThat(driver.active(MIRA)).singleElement()
+            assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(valid.getCandidateId()));
-            assertThat(driver.registry.get("engram.candidates.invalid").counter().count()).isEqualTo(8.0);
+            assertThat(driver.consolidatorMeters().get("engram.candidates.invalid").counter().count()).isEqualTo(8.0);
         }
     }
 
@@ -167,10 +168,10 @@ class ConsolidationTopologyTest {
     void shouldSkipUndeserializableBytesAndGoOnWhenPipedToTestDriver() {
         final MemoryCandidate valid = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
             "I write Kotlin.");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipeBytes(MIRA, "not avro at all".getBytes(StandardCharsets.UTF_8), valid.getEventTime());
             driver.pipe(valid);
-            assertThat(driver.active(MIRA)).singleElement()
+            assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(valid.getCandidateId()));
             assertThat(driver.updated()).hasSize(1);
         }
@@ -182,9 +183,9 @@ class ConsolidationTopologyTest {
             "Is preparing a talk about Kafka Streams for the Berlin meetup.");
         final MemoryCandidate second = episodic(MIRA, "c-2", "2025-02-03T09:12:00.001Z",
             "Is preparing a talk about Kafka Streams for the Berlin meetup!");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(first, second);
-            assertThat(driver.active(MIRA)).singleElement()
+            assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getReinforcementCount()).isEqualTo(2));
         }
     }
@@ -194,14 +195,14 @@ class ConsolidationTopologyTest {
         final MemoryCandidate uses = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "uses:jira", "Jira", "Uses Jira at work.");
         final MemoryCandidate noLonger = MemoryCandidate.newBuilder(
             fact(MIRA, "c-2", "2025-03-03T09:00:00Z", "uses:jira", "Jira", "I no longer use Jira.")).setNegated(true).build();
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(uses, noLonger);
-            final Memory archived = driver.memory(MIRA, uses.getCandidateId());
+            final Memory archived = driver.consolidator().memory(MIRA, uses.getCandidateId());
             assertThat(archived.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.NEGATED);
             assertThat(archived.getValidTo()).isEqualTo(noLonger.getEventTime());
-            assertThat(driver.active(MIRA)).isEmpty();
-            assertThat(driver.profile(MIRA).getFacts()).doesNotContainKey("uses:jira");
+            assertThat(driver.consolidator().active(MIRA)).isEmpty();
+            assertThat(driver.consolidator().profile(MIRA).getFacts()).doesNotContainKey("uses:jira");
             assertThat(driver.archived()).singleElement()
                 .satisfies(r -> assertThat(r.value().getReason()).isEqualTo(ArchiveReason.NEGATED));
             assertThat(driver.contradictions()).singleElement()
@@ -220,10 +221,10 @@ class ConsolidationTopologyTest {
         final MemoryCandidate ide = fact(MIRA, "c-2", "2025-02-04T09:00:00Z", "ide", "IntelliJ",
             "Writes Kotlin in IntelliJ.");
         System.out.printf("different keys: cosine = %.3f%n", FedCandidates.cosine(language.getContent(), ide.getContent()));
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(language, ide);
-            assertThat(driver.active(MIRA)).hasSize(2);
-            assertThat(driver.profile(MIRA).getFacts()).containsOnlyKeys("preferred_language", "ide");
+            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
+            assertThat(driver.consolidator().profile(MIRA).getFacts()).containsOnlyKeys("preferred_language", "ide");
         }
     }
 
@@ -241,12 +242,12 @@ class ConsolidationTopologyTest {
         // Pin the band with the thresholds so that the judge is asked whatever the model's exact score.
         final double judgeFrom = Math.min(0.7, cosine - 0.01);
         final double reinforceAbove = Math.max(0.9, cosine + 0.01);
-        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(
+        try (PipelineHarness driver = new PipelineHarness(Map.of(
             EngramConfig.JUDGE_THRESHOLD, judgeFrom, EngramConfig.REINFORCE_THRESHOLD, reinforceAbove))) {
             driver.pipe(first, second);
-            assertThat(driver.active(MIRA)).singleElement()
+            assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(second.getCandidateId()));
-            assertThat(driver.memory(MIRA, first.getCandidateId()).getSupersededBy()).isEqualTo(second.getCandidateId());
+            assertThat(driver.consolidator().memory(MIRA, first.getCandidateId()).getSupersededBy()).isEqualTo(second.getCandidateId());
             assertThat(driver.contradictions()).singleElement().satisfies(r -> {
                 assertThat(r.value().getReason()).isEqualTo("judge");
                 assertThat(r.value().getSimilarity()).isEqualTo(cosine, org.assertj.core.api.Assertions.within(1e-6));
@@ -261,9 +262,9 @@ class ConsolidationTopologyTest {
         final String expectedWinner = lyon.getCandidateId().compareTo(nantes.getCandidateId()) > 0
             ? lyon.getCandidateId() : nantes.getCandidateId();
         for (final List<MemoryCandidate> order : List.of(List.of(lyon, nantes), List.of(nantes, lyon))) {
-            try (ConsolidationDriver driver = new ConsolidationDriver()) {
+            try (PipelineHarness driver = new PipelineHarness()) {
                 order.forEach(driver::pipe);
-                assertThat(driver.active(MIRA)).singleElement()
+                assertThat(driver.consolidator().active(MIRA)).singleElement()
                     .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(expectedWinner));
             }
         }
@@ -271,7 +272,7 @@ class ConsolidationTopologyTest {
 
     @Test
     void shouldCountCreatedReinforcedSupersededAndContradictionsWithApplicationTag() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(
                 fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon."),
                 fact(MIRA, "c-2", "2025-01-02T09:00:00Z", "city", "Lyon", "Still living in Lyon."),
@@ -287,7 +288,7 @@ class ConsolidationTopologyTest {
     void shouldStampOutputsWithEventTimeAndKeyThemByUser() {
         final MemoryCandidate candidate = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
             "I write Kotlin.");
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             // Arrival (record) time differs from event time on purpose.
             driver.pipe(MIRA, candidate, Instant.parse("2030-01-01T00:00:00Z"));
             assertThat(driver.updated()).singleElement().satisfies(r -> {
@@ -303,8 +304,8 @@ class ConsolidationTopologyTest {
         }
     }
 
-    private static double count(final ConsolidationDriver driver, final String name) {
-        return driver.registry.get(name).tag("application", "engram-consolidator").counter().count();
+    private static double count(final PipelineHarness driver, final String name) {
+        return driver.consolidatorMeters().get(name).tag("application", "engram-consolidator").counter().count();
     }
 
     private static String header(final TestRecord<String, byte[]> record, final String name) {

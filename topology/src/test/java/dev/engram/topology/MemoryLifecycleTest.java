@@ -26,6 +26,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
@@ -56,25 +57,25 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldExpireARoleFactAfter120DaysAndRestartTheClockWhenItIsRestated() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate employer = fact(MIRA, "c-1", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs");
             driver.pipe(employer);
             driver.pipe(fact(MIRA, "c-2", at(100), "employer", "Ferrovia Labs", "Works at Ferrovia Labs"));
             driver.advanceTo(day(200));
-            assertThat(driver.memory(MIRA, employer.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(MIRA, employer.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
 
             driver.advanceTo(day(221)); // 121 days after the restatement
-            final Memory expired = driver.memory(MIRA, employer.getCandidateId());
+            final Memory expired = driver.consolidator().memory(MIRA, employer.getCandidateId());
             assertThat(expired.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
             assertThat(expired.getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
             assertThat(driver.archived()).extracting(r -> r.value().getReason()).containsExactly(ArchiveReason.EXPIRED);
-            assertThat(driver.profile(MIRA).getFacts()).doesNotContainKey("employer");
+            assertThat(driver.consolidator().profile(MIRA).getFacts()).doesNotContainKey("employer");
         }
     }
 
     @Test
     void shouldExpireContextAfter30DaysInferredAtHalfAndKeepPreferencesForever() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate project = with(fact(MIRA, "c-1", at(0), "project", "Atlas", "Is working on project Atlas"),
                 b -> b.setCategory(FactCategory.CONTEXT));
             final MemoryCandidate inferred = with(fact(MIRA, "c-2", at(0), "team", "payments", "Seems to be on the payments team"),
@@ -84,19 +85,19 @@ class MemoryLifecycleTest {
             driver.pipe(project, inferred, likes, language);
 
             driver.advanceTo(day(16));
-            assertThat(driver.memory(MIRA, inferred.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
-            assertThat(driver.memory(MIRA, project.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(MIRA, inferred.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            assertThat(driver.consolidator().memory(MIRA, project.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
             driver.advanceTo(day(31));
-            assertThat(driver.memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            assertThat(driver.consolidator().memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
             driver.advanceTo(day(400));
-            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId)
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId)
                 .containsExactlyInAnyOrder(likes.getCandidateId(), language.getCandidateId());
         }
     }
 
     @Test
     void shouldArchiveAnUnusedUnimportantMemoryAfter90DaysButNotOneThatIsUsed() {
-        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
             final MemoryCandidate idle = with(episodic(MIRA, "c-1", at(0), "Watched a documentary about bees."),
                 b -> b.setImportance(0.2));
             final MemoryCandidate used = with(episodic(MIRA, "c-2", at(0), "Bought a new bicycle helmet."),
@@ -110,14 +111,14 @@ class MemoryLifecycleTest {
             driver.pipe(with(fact(MIRA, "c-5", at(60), "uses:strava", "Strava", "Uses Strava"), b -> b.setImportance(0.2)));
 
             driver.advanceTo(day(89));
-            assertThat(driver.active(MIRA)).hasSize(4);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(4);
             driver.advanceTo(day(91));
-            assertThat(driver.memory(MIRA, idle.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
-            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
+            assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
                 used.getCandidateId(), restated.getCandidateId(), important.getCandidateId());
             driver.advanceTo(day(151)); // 91 days after the restatement: reinforcement counted as use until then
-            assertThat(driver.memory(MIRA, restated.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
-            assertThat(driver.memory(MIRA, used.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(MIRA, restated.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.consolidator().memory(MIRA, used.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
         }
     }
 
@@ -128,17 +129,17 @@ class MemoryLifecycleTest {
         final double cosine = FedCandidates.cosine(first, second);
         assertThat(cosine).as("a near-duplicate pair").isGreaterThan(0.85);
         // Creation keeps both (reinforce threshold above their cosine); the daily pass merges them.
-        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
             EngramConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
             final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
                 x -> x.setImportance(0.8));
             driver.pipe(a, b);
             driver.access(MIRA, T0.plusSeconds(7200), a.getCandidateId());
-            assertThat(driver.active(MIRA)).hasSize(2);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
 
             driver.advanceTo(day(3));
-            final List<Memory> active = driver.active(MIRA);
+            final List<Memory> active = driver.consolidator().active(MIRA);
             assertThat(active).hasSize(1);
             final Memory merged = active.get(0);
             assertThat(merged.getContent()).isEqualTo(second + " " + first); // the most important member's first
@@ -147,7 +148,7 @@ class MemoryLifecycleTest {
             assertThat(merged.getSources()).extracting(SourceRef::getConversationId).containsExactlyInAnyOrder("c-1", "c-2");
             assertThat(merged.getSupersedes()).containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
             for (final MemoryCandidate member : List.of(a, b)) {
-                final Memory archived = driver.memory(MIRA, member.getCandidateId());
+                final Memory archived = driver.consolidator().memory(MIRA, member.getCandidateId());
                 assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
                 assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
             }
@@ -157,39 +158,39 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldHardDeleteAnArchivedMemory365DaysAfterItWasArchived() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
             driver.pipe(lyon, nantes);
             driver.advanceTo(day(374));
-            assertThat(driver.memory(MIRA, lyon.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
 
             driver.advanceTo(day(375));
-            assertThat(driver.memory(MIRA, lyon.getCandidateId())).isNull();
-            assertThat(driver.memoriesStore()).doesNotContainKey(MIRA + "\u0000" + lyon.getCandidateId());
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId())).isNull();
+            assertThat(driver.consolidator().memoriesStore()).doesNotContainKey(MIRA + "\u0000" + lyon.getCandidateId());
             assertThat(driver.updated()).filteredOn(r -> r.value().getOperation() == UpdateOperation.DELETED)
                 .singleElement().satisfies(r -> assertThat(r.value().getMemoryId()).isEqualTo(lyon.getCandidateId()));
-            assertThat(driver.memory(MIRA, nantes.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
-            assertThat(driver.profile(MIRA).getArchivedMemories()).isZero();
+            assertThat(driver.consolidator().memory(MIRA, nantes.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().profile(MIRA).getArchivedMemories()).isZero();
         }
     }
 
     @Test
     void shouldCountAccessesAndAnswerAsOfAPointInEventTime() {
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
             driver.pipe(lyon).access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId());
-            final Memory accessed = driver.memory(MIRA, lyon.getCandidateId());
+            final Memory accessed = driver.consolidator().memory(MIRA, lyon.getCandidateId());
             assertThat(accessed.getAccessCount()).isEqualTo(2);
             assertThat(accessed.getLastAccessedAt()).isEqualTo(day(6));
             assertThat(driver.operations()).extracting(kv -> kv.value).containsSubsequence("ACCESSED", "ACCESSED");
 
             driver.pipe(nantes);
-            final Memory superseded = driver.memory(MIRA, lyon.getCandidateId());
+            final Memory superseded = driver.consolidator().memory(MIRA, lyon.getCandidateId());
             assertThat(superseded.getValidTo()).isEqualTo(day(10));
             final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
-            final List<Memory> all = driver.memories(MIRA);
+            final List<Memory> all = driver.consolidator().memories(MIRA);
             assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes"); // archived memories are never returned by default
             assertThat(scorer.rankAsOf("where does she live?", all, 5, day(7))).extracting(h -> h.memory().getValue())
@@ -208,7 +209,7 @@ class MemoryLifecycleTest {
 
     /** Every rule fires once; returns a SHA-256 over both stores and every memory-updated record. */
     private static String scenarioHash() throws Exception {
-        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1,
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1,
             EngramConfig.REINFORCE_THRESHOLD, 0.99, EngramConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate hike = episodic(MIRA, "c-1", at(0), "We went hiking in the Alps last weekend.");
             driver.pipe(hike, fact(MIRA, "c-2", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs"),
@@ -224,12 +225,12 @@ class MemoryLifecycleTest {
                 .contains("CREATED", "SUPERSEDED", "ACCESSED", "MERGED", "ARCHIVED", "DELETED");
             final MessageDigest sha = MessageDigest.getInstance("SHA-256");
             final var memorySerde = AvroSerdes.serde(Memory.class).serializer();
-            driver.memoriesStore().forEach((k, v) -> {
+            driver.consolidator().memoriesStore().forEach((k, v) -> {
                 sha.update(k.getBytes(StandardCharsets.UTF_8));
                 sha.update(memorySerde.serialize("h", v));
             });
             final var profileSerde = AvroSerdes.serde(dev.engram.avro.UserProfile.class).serializer();
-            driver.profilesStore().forEach((k, v) -> {
+            driver.consolidator().profilesStore().forEach((k, v) -> {
                 sha.update(k.getBytes(StandardCharsets.UTF_8));
                 sha.update(profileSerde.serialize("h", v));
             });

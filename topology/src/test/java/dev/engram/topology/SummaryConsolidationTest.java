@@ -12,6 +12,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,35 +39,35 @@ class SummaryConsolidationTest {
     @Test
     void shouldKeepEverySessionSummaryWhenTheyReadAlikeButFoldTheSameTextsAsPlainEpisodes() {
         assertThat(FedCandidates.cosine(FIRST, SECOND)).as("alike enough to reinforce or merge").isGreaterThan(0.9);
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate a = summary("c-1", T0, FIRST);
             final MemoryCandidate b = summary("c-2", T0.plus(Duration.ofDays(50)), SECOND);
             driver.pipe(a, b);
             driver.advanceTo(T0.plus(Duration.ofDays(53)));
 
-            assertThat(driver.active(MIRA)).extracting(Memory::getMemoryId)
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId)
                 .containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
-            assertThat(driver.active(MIRA)).allSatisfy(m -> assertThat(m.getReinforcementCount()).isEqualTo(1));
+            assertThat(driver.consolidator().active(MIRA)).allSatisfy(m -> assertThat(m.getReinforcementCount()).isEqualTo(1));
             assertThat(driver.operations()).extracting(kv -> kv.value).containsOnly("CREATED");
         }
-        try (ConsolidationDriver driver = new ConsolidationDriver()) {
+        try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(episodic(MIRA, "c-1", T0.toString(), FIRST),
                 episodic(MIRA, "c-2", T0.plus(Duration.ofDays(50)).toString(), SECOND));
 
-            assertThat(driver.active(MIRA)).hasSize(1);
-            assertThat(driver.active(MIRA).get(0).getReinforcementCount()).isEqualTo(2);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(1);
+            assertThat(driver.consolidator().active(MIRA).get(0).getReinforcementCount()).isEqualTo(2);
         }
     }
 
     @Test
     void shouldNotReinforceASummaryWhenAnEpisodeRepeatsIt() {
-        try (ConsolidationDriver driver = new ConsolidationDriver(Map.of(EngramConfig.JUDGE_THRESHOLD, 0.0))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.JUDGE_THRESHOLD, 0.0))) {
             final MemoryCandidate a = summary("c-1", T0, FIRST);
             final MemoryCandidate again = episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), FIRST);
             driver.pipe(a, again);
 
-            assertThat(driver.memory(MIRA, a.getCandidateId()).getReinforcementCount()).isEqualTo(1);
-            assertThat(driver.memory(MIRA, again.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(MIRA, a.getCandidateId()).getReinforcementCount()).isEqualTo(1);
+            assertThat(driver.consolidator().memory(MIRA, again.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
         }
     }
 }

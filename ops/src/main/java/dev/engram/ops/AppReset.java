@@ -1,0 +1,125 @@
+package dev.engram.ops;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.topology.Topics;
+import org.apache.kafka.tools.StreamsResetter;
+
+/**
+ * The reset half of a {@link Rebuild}: waits for an app's consumer group to be empty, runs Kafka's
+ * {@link StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs: input topics back to
+ * the earliest offset, or the extractor's {@code conversations-completed} to a time; internal topics
+ * deleted) and deletes the app's local state directory, as {@code KafkaStreams#cleanUp()} would.
+ */
+final class AppReset {
+
+    /** Longer than Streams' default session timeout (45 s). */
+    private static final Duration MEMBERS_WAIT = Duration.ofSeconds(60);
+    private static final DateTimeFormatter RESETTER_TIME =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private final EngramConfig config;
+    private final Instant fromTimestamp;
+    private final boolean force;
+    private final PrintStream out;
+
+    /**
+     * @param config bootstrap servers and {@code state.dir}
+     * @param fromTimestamp where the extractor's {@code conversations-completed} restarts; null = the earliest offset
+     * @param force pass {@code --force} to the reset tool (removes members of instances already stopped)
+     * @param out progress
+     */
+    AppReset(final EngramConfig config, final Instant fromTimestamp, final boolean force, final PrintStream out) {
+        this.config = config;
+        this.fromTimestamp = fromTimestamp;
+        this.force = force;
+        this.out = out;
+    }
+
+    /**
+     * Waits up to {@link #MEMBERS_WAIT} for the group to be empty: instances stopped a moment ago stay
+     * members until their session times out (Streams does not leave the group on close).
+     */
+    void awaitNoMembers(final GroupOffsets offsets, final Rebuild.App a) {
+        final long deadline = System.nanoTime() + MEMBERS_WAIT.toNanos();
+        boolean told = false;
+        while (offsets.hasMembers(a.applicationId())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Consumer group " + a.applicationId() + " still has members after "
+                    + MEMBERS_WAIT.toSeconds() + " s: stop every " + a.name().toLowerCase(Locale.ROOT)
+                    + " instance before a rebuild (--force removes members of instances already stopped)");
+            }
+            if (!told) {
+                out.printf("Waiting for the members of %s to leave (instances stopped less than a session timeout ago)…%n",
+                    a.applicationId());
+                told = true;
+            }
+            try {
+                Thread.sleep(1000); // polling the group; there is nothing to block on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted", e);
+            }
+        }
+    }
+
+    /** Runs StreamsResetter for one app; returns its input topics. */
+    Set<String> reset(final Rebuild.App a, final GroupOffsets offsets, final Set<String> existing) {
+        final Set<String> topics = new TreeSet<>(a.inputs());
+        topics.addAll(offsets.inputTopics(a.applicationId()));
+        topics.retainAll(existing);
+        final Set<String> byTime = new LinkedHashSet<>();
+        if (a == Rebuild.App.EXTRACTOR && fromTimestamp != null) {
+            byTime.add(Topics.CONVERSATIONS_COMPLETED);
+        }
+        final Set<String> earliest = new TreeSet<>(topics);
+        earliest.removeAll(byTime);
+        out.printf("Resetting %s with Kafka's StreamsResetter: %s to the earliest offset%s; internal topics deleted%n",
+            a.applicationId(), earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
+        runResetter(a, earliest, List.of("--to-earliest"));
+        if (!byTime.isEmpty()) {
+            runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)));
+        }
+        return topics;
+    }
+
+    private void runResetter(final Rebuild.App a, final Set<String> topics, final List<String> position) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", config.getString(EngramConfig.BOOTSTRAP_SERVERS),
+            "--application-id", a.applicationId(), "--input-topics", String.join(",", topics)));
+        args.addAll(position);
+        if (force) {
+            args.add("--force");
+        }
+        final int code = new StreamsResetter().execute(args.toArray(String[]::new));
+        if (code != 0) {
+            throw new IllegalStateException("StreamsResetter failed for " + a.applicationId() + " (exit " + code
+                + "); see its output above");
+        }
+    }
+
+    void deleteLocalState(final Rebuild.App a) {
+        final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId());
+        try {
+            dev.engram.stack.ProjectPaths.deleteRecursively(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot delete the local state " + dir, e);
+        }
+    }
+}

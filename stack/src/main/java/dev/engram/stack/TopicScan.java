@@ -1,0 +1,94 @@
+package dev.engram.stack;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads a topic from the beginning (or given offsets) to the end offsets taken at the start, with a
+ * {@code read_committed} consumer without a group: what the ops tools, the benchmarks and the tests
+ * use to see a topic as a downstream consumer sees it.
+ */
+public final class TopicScan {
+
+    private TopicScan() {
+    }
+
+    /**
+     * @param clientProperties at least {@code bootstrap.servers}
+     * @return a byte-array consumer reading committed records only, auto-commit off, 2000 records a poll
+     */
+    public static KafkaConsumer<byte[], byte[]> consumer(final Map<String, Object> clientProperties) {
+        final Map<String, Object> props = new HashMap<>(clientProperties);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "engram-topic-scan");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * @param bootstrapServers the cluster
+     * @return client properties naming only {@code bootstrap.servers}
+     */
+    public static Map<String, Object> client(final String bootstrapServers) {
+        return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    }
+
+    /**
+     * Hands every committed record of {@code topic} between the start offsets and the end offsets taken
+     * at the call to {@code each}, in partition order.
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param topic the topic
+     * @param fromOffsets where to start per partition; partitions not in it start at the beginning;
+     *     null = every partition from the beginning
+     * @param timeout how long reading may take at most (the metadata and end offsets wait up to 30 s more)
+     * @param each called per record
+     * @return whether the end was reached within the timeout (false: what was read so far was handed over)
+     */
+    public static boolean toEnd(final Map<String, Object> clientProperties, final String topic,
+                                final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
+                                final Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(clientProperties)) {
+            final List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            for (final TopicPartition tp : partitions) {
+                final Long from = fromOffsets == null ? null : fromOffsets.get(tp);
+                if (from == null) {
+                    consumer.seekToBeginning(List.of(tp));
+                } else {
+                    consumer.seek(tp, from);
+                }
+            }
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            while (!reached(consumer, ends)) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(each);
+            }
+            return true;
+        }
+    }
+
+    private static boolean reached(final KafkaConsumer<?, ?> consumer, final Map<TopicPartition, Long> ends) {
+        for (final Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            if (consumer.position(end.getKey(), Duration.ofSeconds(10)) < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
