@@ -18,8 +18,8 @@ import org.apache.lucene.analysis.charfilter.NormalizeCharMap;
 import org.apache.lucene.analysis.cjk.CJKBigramFilter;
 import org.apache.lucene.analysis.cjk.CJKWidthFilter;
 import org.apache.lucene.analysis.core.DecimalDigitFilter;
-import org.apache.lucene.analysis.en.EnglishMinimalStemFilter;
 import org.apache.lucene.analysis.en.EnglishPossessiveFilter;
+import org.apache.lucene.analysis.en.PorterStemFilter;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
@@ -41,8 +41,10 @@ import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
  *       question {@code 你住在北京吗} finds it. This is the chain of Lucene's own {@code CJKAnalyzer}.</li>
  *   <li>{@link EnglishPossessiveFilter} ("Caroline's" → "caroline", "what's" → "what"), then
  *       {@link StopFilter} with {@link #STOPWORDS} (English function words and contractions, so "What's
- *       up?" shares no term with a question about the weather), then {@link EnglishMinimalStemFilter}
- *       (plural "s" only, Harman's S-stemmer: "codes" → "code", "glass" stays).</li>
+ *       up?" shares no term with a question about the weather), then {@link PorterStemFilter} (Porter 1980,
+ *       the stemmer of Lucene's {@code EnglishAnalyzer}: "recommended" and "recommend", "painting" and
+ *       "paints" meet on one term; memories and questions are stemmed alike, so a word of another
+ *       Latin-script language is at worst cut the same way on both sides).</li>
  * </ol>
  * Thread-safe: Lucene analyzers keep per-thread token stream components.
  */
@@ -85,7 +87,7 @@ public final class TextAnalysis {
             stream = new CJKBigramFilter(stream);
             stream = new EnglishPossessiveFilter(stream);
             stream = new StopFilter(stream, STOPWORDS);
-            stream = new EnglishMinimalStemFilter(stream);
+            stream = new PorterStemFilter(stream);
             return new TokenStreamComponents(source, stream);
         }
     };
