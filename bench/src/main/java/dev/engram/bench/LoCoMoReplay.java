@@ -38,7 +38,7 @@ import dev.engram.llm.StubChatServer;
  * conversation gets each fact once, in the chunk of its source turn), each with {@code evidence} = the
  * message indexes of those {@code dia_id}s, and, in the chunk holding message 0, the
  * {@code session_<n>_summary} as {@code summary.summary}. The fields LoCoMo does not record are
- * derived from the fact's text by fixed rules ({@link #fact}): a key and value only where one is
+ * derived from the fact's text by fixed rules ({@link ReplayFacts#fact}): a key and value only where one is
  * evident ("moved to / lives in &lt;Place&gt;" → {@code city}, "works at / for &lt;Org&gt;" →
  * {@code employer}, "works as / a new job as a &lt;role&gt;" → {@code role}, "is vegan / vegetarian /
  * pescatarian" → {@code diet}); EPISODIC for a sentence with an event marker (a past-tense event verb,
@@ -71,26 +71,9 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
     private static final Pattern EXISTING = Pattern.compile("^EXISTING \\(id ([^)]*)\\): (.*)$", Pattern.MULTILINE);
     private static final Pattern NEW = Pattern.compile("^NEW: (.*)$", Pattern.MULTILINE);
     private static final Pattern MEMBER = Pattern.compile("^- (.+)$", Pattern.MULTILINE);
-    private static final String PLACE = "([A-Z][\\w'-]*(?: (?:[A-Z][\\w'-]*|of|de|la))*)";
-    private static final List<KeyRule> KEY_RULES = List.of(
-        new KeyRule("city", "PERSONAL", Pattern.compile("\\b(?:moved|relocated|moving) (?:back )?to " + PLACE)),
-        new KeyRule("city", "PERSONAL", Pattern.compile("\\blives in " + PLACE)),
-        new KeyRule("employer", "ROLE", Pattern.compile("\\b(?:works|working|a job) (?:at|for) " + PLACE)),
-        new KeyRule("role", "ROLE", Pattern.compile("\\b(?:works as|job as|working as) an? ([a-z][a-z ]{2,40}?)(?=[.,;]| at | for |$)")),
-        new KeyRule("diet", "PERSONAL", Pattern.compile("\\b(?:is|became|went|is now) (vegan|vegetarian|pescatarian)\\b")));
-    private static final Pattern EVENT = Pattern.compile("\\b(attended|went|visited|took|got|started|finished|lost|won|"
-        + "made|bought|joined|met|ran|participated|organized|hosted|adopted|moved|travel(l)?ed|received|celebrated|"
-        + "painted|wrote|signed|recently|yesterday|last (?:week|weekend|month|year|night|friday|saturday|sunday)|"
-        + "\\w+ ago|this (?:week|weekend|month|morning))\\b", Pattern.CASE_INSENSITIVE);
-    private static final Pattern PREFERENCE = Pattern.compile("\\b(likes?|loves?|enjoys?|prefers?|favou?rite|fan of|"
-        + "passionate about)\\b", Pattern.CASE_INSENSITIVE);
     private static final Set<String> STOP = Set.of("a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for",
         "with", "is", "are", "was", "were", "be", "been", "has", "have", "had", "her", "his", "she", "he", "they",
         "their", "it", "its", "that", "this", "as", "by", "from", "about", "who", "which", "also", "very", "really");
-
-    /** A rule for an evident fact key. */
-    private record KeyRule(String key, String category, Pattern pattern) {
-    }
 
     /** One recorded fact: text and source message indexes within its session. */
     record Fact(String text, List<Integer> indexes) {
@@ -299,7 +282,7 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         for (final Fact f : conversation.facts()) {
             final List<Integer> inChunk = f.indexes().stream().filter(lines::containsKey).toList();
             if (!inChunk.isEmpty() && lines.containsKey(f.indexes().get(0))) {
-                memories.add(fact(f.text(), inChunk));
+                memories.add(ReplayFacts.fact(f.text(), inChunk));
             }
         }
         if (summarize && lines.containsKey(0) && !conversation.summary().isBlank()) {
@@ -312,38 +295,6 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         return answer.toString();
     }
 
-    /** @return one memory in the extractor's answer schema, the derived fields as the class comment says */
-    static ObjectNode fact(final String text, final List<Integer> evidence) {
-        final ObjectNode item = JSON.createObjectNode();
-        final String[] keyed = evidentKey(text);
-        if (keyed != null) {
-            item.put("type", "SEMANTIC").put("category", keyed[2]).put("key", keyed[0]).put("value", keyed[1])
-                .put("displayName", keyed[0].replace('_', ' '));
-        } else if (EVENT.matcher(text).find()) {
-            item.put("type", "EPISODIC").putNull("category").putNull("key").putNull("value").putNull("displayName");
-        } else {
-            item.put("type", "SEMANTIC").put("category", PREFERENCE.matcher(text).find() ? "PREFERENCE" : "PERSONAL")
-                .putNull("key").putNull("value").putNull("displayName");
-        }
-        item.put("content", text);
-        item.put("importance", keyed != null ? 0.8 : "EPISODIC".equals(item.path("type").asText()) ? 0.6 : 0.7);
-        item.put("confidence", 0.9).put("source", "EXPLICIT").put("negated", false);
-        final ArrayNode ev = item.putArray("evidence");
-        evidence.forEach(ev::add);
-        return item;
-    }
-
-    /** @return {key, value, category} of the first evident key rule that matches, or null */
-    static String[] evidentKey(final String text) {
-        for (final KeyRule rule : KEY_RULES) {
-            final Matcher m = rule.pattern().matcher(text);
-            if (m.find()) {
-                return new String[] {rule.key(), m.group(1).strip(), rule.category()};
-            }
-        }
-        return null;
-    }
-
     private String verdict(final String prompt) {
         final Matcher existing = EXISTING.matcher(prompt);
         final Matcher candidate = NEW.matcher(prompt);
@@ -352,8 +303,8 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         }
         final String a = existing.group(2);
         final String b = candidate.group(1);
-        final String[] ka = evidentKey(a);
-        final String[] kb = evidentKey(b);
+        final String[] ka = ReplayFacts.evidentKey(a);
+        final String[] kb = ReplayFacts.evidentKey(b);
         final String verdict;
         if (ka != null && kb != null && ka[0].equals(kb[0])) {
             verdict = ka[1].equalsIgnoreCase(kb[1]) ? "SAME" : "CONTRADICTS";

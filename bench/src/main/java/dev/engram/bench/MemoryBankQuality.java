@@ -15,7 +15,6 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.Memory;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
@@ -24,7 +23,6 @@ import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
 import dev.engram.retriever.OwnNames;
 import dev.engram.scoring.HybridScorer;
-import dev.engram.scoring.ScoredMemory;
 
 /**
  * {@code bench quality --dataset memorybank}: side-aware evidence recall on MemoryBank
@@ -205,7 +203,8 @@ final class MemoryBankQuality {
             // raw pairs: embedded per text by script, so the question by the model of its own script
             final float[] pairQuery = embedder.embedQuery(text, embedder.modelFor(text));
             final List<Memory> own = memories.getOrDefault(q.user(), List.of());
-            engram.add(q.category(), evidence, engramAnswer(q, text, qv, own, scorer, maxK));
+            engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.rank(text, qv, own, k), maxK,
+                MemoryBankQuality::sources, own, messages -> found(q, messages)));
             final RawDocuments pool = pools.computeIfAbsent(q.user(), u -> pool(pairs.getOrDefault(u, List.of()), embedder));
             final List<Integer> denseOrder = pool.dense(pairQuery);
             final List<Integer> lexicalOrder = pool.lexical(text);
@@ -244,31 +243,5 @@ final class MemoryBankQuality {
             ref.getMessageIndexes().forEach(i -> out.add(messageId(ref.getConversationId(), i)));
         }
         return out;
-    }
-
-    private static RecallEvaluation.Answer engramAnswer(final Question q, final String text, final float[] qv,
-                                                        final List<Memory> own, final HybridScorer scorer,
-                                                        final int maxK) {
-        final List<Set<String>> atK = new ArrayList<>();
-        final List<Integer> tokens = new ArrayList<>();
-        for (final int k : RecallEvaluation.KS) {
-            final List<ScoredMemory> hits = scorer.rank(text, qv, own, k);
-            final Set<String> messages = new HashSet<>();
-            hits.forEach(h -> messages.addAll(sources(h.memory())));
-            atK.add(found(q, messages));
-            tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
-        }
-        final List<ScoredMemory> deep = scorer.rank(text, qv, own, maxK);
-        final Map<String, Set<String>> byId = new HashMap<>();
-        deep.forEach(h -> byId.put(h.memory().getMemoryId(), sources(h.memory())));
-        final List<Set<String>> atBudget = new ArrayList<>();
-        for (final int budget : RecallEvaluation.BUDGETS) {
-            final Set<String> messages = new HashSet<>();
-            ContextBlock.build(deep, budget).included().forEach(id -> messages.addAll(byId.get(id)));
-            atBudget.add(found(q, messages));
-        }
-        final Set<String> reachable = new HashSet<>();
-        own.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).forEach(m -> reachable.addAll(sources(m)));
-        return new RecallEvaluation.Answer(atK, tokens, atBudget, found(q, reachable));
     }
 }

@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
 import dev.engram.avro.Memory;
 import dev.engram.core.UserKey;
 import dev.engram.retriever.OwnNames;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.Ingest;
@@ -265,7 +264,10 @@ public final class QualityBenchmark implements Callable<Integer> {
             final Map<List<String>, RawDocuments> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final float[] qv = embedder.embedQuery(q.question());
-                engram.add(q.category(), q.evidence(), engramAnswer(sample, q, qv, memories, scorer, maxK));
+                final List<Memory> asked = new ArrayList<>();
+                q.speakers().forEach(speaker -> asked.addAll(memories.getOrDefault(sample.userId(speaker), List.of())));
+                engram.add(q.category(), q.evidence(), RecallEvaluation.engram(k -> merged(sample, q, qv, memories, scorer, k),
+                    maxK, m -> sources(sample, m), asked, evidence -> evidence));
                 final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
                 final List<Integer> lexicalOrder = pool.lexical(q.question());
@@ -280,39 +282,6 @@ public final class QualityBenchmark implements Callable<Integer> {
         f.put("baselineBm25", bm25.figures());
         f.put("baselineRrf", rrf.figures());
         return f;
-    }
-
-    private static RecallEvaluation.Answer engramAnswer(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q,
-                                                        final float[] qv, final Map<String, List<Memory>> memories,
-                                                        final HybridScorer scorer, final int maxK) {
-        // as the API ranks: GET .../memories?k=K ranks with k = K; GET .../context ranks with retrieval.max.k
-        final List<Set<String>> atK = new ArrayList<>();
-        final List<Integer> tokens = new ArrayList<>();
-        for (final int k : RecallEvaluation.KS) {
-            final List<ScoredMemory> hits = merged(sample, q, qv, memories, scorer, k);
-            final Set<String> union = new HashSet<>();
-            hits.forEach(h -> union.addAll(sources(sample, h.memory())));
-            atK.add(union);
-            tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
-        }
-        final List<ScoredMemory> deep = merged(sample, q, qv, memories, scorer, maxK);
-        final Map<String, Set<String>> sourcesById = new HashMap<>();
-        deep.forEach(h -> sourcesById.put(h.memory().getMemoryId(), sources(sample, h.memory())));
-        final List<Set<String>> atBudget = new ArrayList<>();
-        for (final int budget : RecallEvaluation.BUDGETS) {
-            final Set<String> union = new HashSet<>();
-            ContextBlock.build(deep, budget).included().forEach(id -> union.addAll(sourcesById.get(id)));
-            atBudget.add(union);
-        }
-        final Set<String> reachable = new HashSet<>();
-        for (final String speaker : q.speakers()) {
-            for (final Memory m : memories.getOrDefault(sample.userId(speaker), List.of())) {
-                if (m.getStatus() == MemoryStatus.ACTIVE) {
-                    reachable.addAll(sources(sample, m));
-                }
-            }
-        }
-        return new RecallEvaluation.Answer(atK, tokens, atBudget, reachable);
     }
 
     /** Each asked user's top k, merged by score (ties by id), top k. */

@@ -1,12 +1,22 @@
 package dev.engram.bench;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.retriever.ContextBlock;
+import dev.engram.scoring.ScoredMemory;
 
 /**
  * Accumulates LoCoMo evidence recall for one retrieval system over many questions.
@@ -41,6 +51,44 @@ final class RecallEvaluation {
      */
     record Answer(List<Set<String>> sourcesAtK, List<Integer> tokensAtK, List<Set<String>> sourcesAtBudget,
                   Set<String> reachable) {
+    }
+
+    /**
+     * Engram's answer to one question, as the API serves it: {@code GET …/memories?k=K} ranks with k = K
+     * (recall@k, tokens of the top k), {@code GET …/context} ranks with {@code retrieval.max.k} and
+     * keeps what its context block fits in each budget ({@link ContextBlock}).
+     *
+     * @param rank the question's ranking for a k
+     * @param maxK {@code retrieval.max.k}
+     * @param sources what a memory cites (e.g. LoCoMo dia_ids, MemoryBank message ids)
+     * @param asked every memory of the users asked (any status); the ACTIVE ones are what is reachable
+     * @param evidenceOf turns a set of cited ids into the evidence ids it covers (identity when they are the same)
+     * @return the answer
+     */
+    static Answer engram(final IntFunction<List<ScoredMemory>> rank, final int maxK,
+                         final Function<Memory, Set<String>> sources, final Collection<Memory> asked,
+                         final UnaryOperator<Set<String>> evidenceOf) {
+        final List<Set<String>> atK = new ArrayList<>();
+        final List<Integer> tokens = new ArrayList<>();
+        for (final int k : KS) {
+            final List<ScoredMemory> hits = rank.apply(k);
+            final Set<String> union = new HashSet<>();
+            hits.forEach(h -> union.addAll(sources.apply(h.memory())));
+            atK.add(evidenceOf.apply(union));
+            tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
+        }
+        final List<ScoredMemory> deep = rank.apply(maxK);
+        final Map<String, Set<String>> sourcesById = new HashMap<>();
+        deep.forEach(h -> sourcesById.put(h.memory().getMemoryId(), sources.apply(h.memory())));
+        final List<Set<String>> atBudget = new ArrayList<>();
+        for (final int budget : BUDGETS) {
+            final Set<String> union = new HashSet<>();
+            ContextBlock.build(deep, budget).included().forEach(id -> union.addAll(sourcesById.get(id)));
+            atBudget.add(evidenceOf.apply(union));
+        }
+        final Set<String> reachable = new HashSet<>();
+        asked.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).forEach(m -> reachable.addAll(sources.apply(m)));
+        return new Answer(atK, tokens, atBudget, evidenceOf.apply(reachable));
     }
 
     /** Sums for one group of questions (all, or one category). */

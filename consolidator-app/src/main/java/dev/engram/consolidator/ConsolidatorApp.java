@@ -62,6 +62,7 @@ public final class ConsolidatorApp extends StreamsApp {
      * @return the running app
      */
     public static ConsolidatorApp start(final EngramConfig config) {
+        checkConfig(config, "consolidator");
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.CONSOLIDATOR_APP);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
             .map(s -> new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP));

@@ -72,6 +72,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
     public static final String EMBEDDING_MODEL = "embedding.model";
+    public static final String EXTRACTOR_MAX_IN_FLIGHT = "extractor.max.in.flight";
     public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
     public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
     public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
@@ -185,7 +186,8 @@ public final class EngramConfig extends AbstractConfig {
             "Largest conversation record (serialized Avro, bytes) ingest publishes; a larger one is refused at ingest "
                 + "with this limit named. Topics are created with max.message.bytes and producers run with "
                 + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
-                + "broker and the dead-letter topic accept too.")
+                + "broker and the dead-letter topic accept too; a larger record that reaches the extractor anyway (another "
+                + "producer) is dead-lettered with this limit named.")
         .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
             "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
                 + "the estimated probability that it answers the query) is at least this; below it is never "
@@ -195,13 +197,19 @@ public final class EngramConfig extends AbstractConfig {
                 + "returned, however many memories pass retrieval.min.relevance. 0 = off: with MiniLM a weakly related "
                 + "but wanted fact (a diet for a cooking question, ~0.003) scores like chit-chat for an unrelated question.")
         .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
-            "Coefficients b0,b_dense,b_lexical of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass); "
-                + "empty = the fit for the embedding model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q).")
+            "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
+                + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "
+                + "model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q; bench quality --calibrate fits one). "
+                + "Other models (embedding.model.han) keep their fit.")
         .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
             "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of embedding.model (bge-small-en and all-MiniLM-L6-v2: 384); candidates of another size go to the "
                 + "dead-letter topic.")
+        .define(EXTRACTOR_MAX_IN_FLIGHT, Type.INT, 8, Range.atLeast(1), Importance.LOW,
+            "Conversations one extractor task extracts and embeds at once with the offline extractor, so the embedding "
+                + "threads always have texts of several conversations queued; candidates are still forwarded in input "
+                + "order, exactly once (the LLM extractor uses llm.max.concurrency). 1 = one at a time inside the stream thread.")
         .define(EMBEDDING_MODEL, Type.STRING, "bge-small-en-v15-q", Importance.HIGH,
             "In-process embedding model of every text that is not mostly Han: bge-small-en-v15-q (bge-small-en-v1.5, "
                 + "quantized; queries get the model card's instruction), all-minilm-l6-v2-q (about twice as fast, weaker "
@@ -229,10 +237,12 @@ public final class EngramConfig extends AbstractConfig {
             "Similarity (embedding.similarity.floors scale) from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
         .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,
             "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
-        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
-            "Only memories below this importance become STALE.")
+        .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
+            "Only memories below this importance become STALE; above memory.min.importance, or nothing stored is "
+                + "ever stale (the default 0.4 takes the lowest band stored: a short remark with one signal, 0.35).")
         .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
-            "Only memories accessed fewer times than this become STALE.")
+            "Only memories used fewer times than this become STALE: accesses plus restatements after the first "
+                + "statement (reinforcement counts as use).")
         .define(TTL_ROLE_DAYS, Type.INT, 120, Range.atLeast(0), Importance.LOW,
             "Days an explicit ROLE fact (job title, employer) lives after its last statement; 0 = permanent.")
         .define(TTL_CONTEXT_DAYS, Type.INT, 30, Range.atLeast(0), Importance.LOW,

@@ -29,13 +29,13 @@ import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
  * embedded in windows and averaged (langchain4j's {@link OnnxBertBiEncoder}).
  *
  * <p>Throughput: ONNX Runtime's default session spins an intra-op pool on every core for each call,
- * and langchain4j runs one inference per text. Measured on the 2-core machines, a session with one
- * intra-op and one inter-op thread, fed one text per core, embeds ~600 LoCoMo turns/s with MiniLM,
- * 1.6× the stock setup, with bit-identical vectors. That is what this class does, for every model.
+ * and langchain4j runs one inference per text. A session with one intra-op and one inter-op thread,
+ * fed one text per core, embeds faster than that stock setup on the 2-core machines, with bit-identical
+ * vectors (figures in BENCHMARKS.md). That is what this class does, for every model.
  * Texts are never padded into one tensor batch: the models are dynamically quantized (the int8 scale
  * is computed over the whole input tensor), so a padded batch changes a text's vector with its
- * batch-mates, and a replay would not reproduce it; measured, a padded batch of 8 was also slower
- * per text on one intra-op thread.
+ * batch-mates, and a replay would not reproduce it; a padded batch was also slower per text on one
+ * intra-op thread (BENCHMARKS.md, "Embedding models").
  *
  * <p>Thread-safe. {@link #shared(OnnxModel)} gives one instance per model per JVM, all on one
  * JVM-wide pool of one thread per core, so texts of every caller in flight (conversations of several

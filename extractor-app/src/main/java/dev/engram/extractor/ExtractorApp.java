@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
@@ -58,7 +59,7 @@ public final class ExtractorApp extends StreamsApp {
     private static ThreadFactory daemon() {
         final AtomicInteger count = new AtomicInteger();
         return task -> {
-            final Thread thread = new Thread(task, "engram-llm-extract-" + count.incrementAndGet());
+            final Thread thread = new Thread(task, "engram-extract-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
@@ -71,11 +72,18 @@ public final class ExtractorApp extends StreamsApp {
      * @return the running app
      */
     public static ExtractorApp start(final EngramConfig config) {
+        checkConfig(config, "extractor");
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
-        final ExecutorService pool = llm.map(s -> Executors.newFixedThreadPool(s.maxConcurrency(), daemon())).orElse(null);
+        // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside
+        // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
+        final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(EngramConfig.EXTRACTOR_MAX_IN_FLIGHT));
+        final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
         final Topology topology = llm.isEmpty()
-            ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
+            ? pool == null
+                ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
+                : ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config),
+                    registry, pool, inFlight)
             : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
                 ScriptRoutedEmbedder.fromConfig(config), registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
@@ -84,7 +92,8 @@ public final class ExtractorApp extends StreamsApp {
             // (back-pressure), holding its transaction open: allow 5 minutes before the broker aborts it
             // (Streams' exactly-once default is 10 s). Past that, the task restarts from its last commit and
             // re-runs its pending conversations: slower, never lossy. kafka.* settings still win.
-            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 300_000);
+            props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                ConfigCoherence.LLM_TRANSACTION_TIMEOUT_MS);
             props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
         }
         final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,

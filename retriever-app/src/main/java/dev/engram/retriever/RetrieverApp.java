@@ -158,6 +158,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
         final Optional<QdrantVectorIndex> dense;
         try {
+            StreamsApp.checkConfig(config, "retriever");
             dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
         } catch (RuntimeException e) {
             access.close();

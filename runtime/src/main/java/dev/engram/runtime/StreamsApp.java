@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
@@ -55,6 +56,20 @@ public abstract class StreamsApp implements AutoCloseable {
         try (StreamsApp app = this) {
             return app.runner.runUntilShutdown();
         }
+    }
+
+    /**
+     * Checks the configuration as a whole before an app starts anything ({@link ConfigCoherence}): every
+     * app's {@code start} calls it first, so each app and {@code bin/engram demo} refuse or warn alike.
+     *
+     * @param config the config the app starts with
+     * @param app the app's name in the warnings, e.g. {@code consolidator}
+     * @return the config
+     * @throws org.apache.kafka.common.config.ConfigException naming the keys of every refusal
+     */
+    public static EngramConfig checkConfig(final EngramConfig config, final String app) {
+        ConfigCoherence.enforce(config, app);
+        return config;
     }
 
     /**

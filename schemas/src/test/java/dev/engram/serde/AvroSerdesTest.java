@@ -92,6 +92,31 @@ class AvroSerdesTest {
     }
 
     @Test
+    void shouldReadAMemoryWithItsEmbeddingExactlyAsAvrosMessageDecoderDoes() throws Exception {
+        final java.util.List<Float> embedding = new java.util.ArrayList<>();
+        for (int i = 0; i < 384; i++) {
+            embedding.add((float) Math.sin(i) / 20);
+        }
+        final java.time.Instant at = java.time.Instant.ofEpochMilli(1_738_573_920_000L);
+        final dev.engram.avro.Memory memory = dev.engram.avro.Memory.newBuilder().setMemoryId("m-1").setTenantId("t1")
+            .setUserId("u1").setType(dev.engram.avro.MemoryType.SEMANTIC).setKey("language").setValue("kotlin")
+            .setContent("I write almost everything in Kotlin.").setImportance(0.7).setConfidence(0.9)
+            .setSource(dev.engram.avro.MemorySource.EXPLICIT).setStatus(dev.engram.avro.MemoryStatus.ACTIVE)
+            .setCreatedAt(at).setUpdatedAt(at).setLastAccessedAt(at).setLastConfirmedAt(at).setValidFrom(at)
+            .setSources(List.of()).setEmbedding(embedding).setEmbeddingModel("bge-small-en-v15-q").build();
+        final byte[] bytes = AvroSerdes.serde(dev.engram.avro.Memory.class).serializer().serialize("t", memory);
+
+        final dev.engram.avro.Memory decoded = AvroSerdes.serde(dev.engram.avro.Memory.class).deserializer()
+            .deserialize("t", bytes);
+
+        assertThat(decoded).isEqualTo(dev.engram.avro.Memory.getDecoder().decode(bytes)).isEqualTo(memory);
+        assertThat(decoded.getEmbedding()).containsExactlyElementsOf(embedding);
+        final byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 100);
+        assertThatThrownBy(() -> AvroSerdes.serde(dev.engram.avro.Memory.class).deserializer().deserialize("t", truncated))
+            .isInstanceOf(SerializationException.class).hasMessageContaining("Memory");
+    }
+
+    @Test
     void shouldRaiseSerializationExceptionForCorruptPayload() {
         final byte[] bytes = serde.serializer().serialize("t", conversation());
         final byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length / 2);

@@ -51,8 +51,16 @@ import dev.engram.scoring.Vectors;
  *       statements that name different identifiers ({@link Facts#sameIdentifiers}: a number, a code, a
  *       name with a number) are never reinforced or judged SAME on similarity: such a hit is passed over
  *       unless the judge finds a contradiction (then it supersedes).</li>
+ *   <li><b>Revival.</b> where the steps above would create a memory, a memory ARCHIVED as STALE or EXPIRED
+ *       that the candidate restates is brought back instead of copied: the same key and value for a
+ *       fact, else an unkeyed memory of the same model and identifiers with similarity ≥
+ *       {@code lifecycle.merge.threshold} (the most similar one; were both ACTIVE, the daily pass would merge
+ *       them into one) or above {@code dedup.reinforce.threshold}, whichever is lower. It becomes ACTIVE again (archive
+ *       reason cleared) and is reinforced as in step 4: event REINFORCED, its {@code before} the archived
+ *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
+ *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
  * </ol>
- * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–5: it is created as it
+ * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–6: it is created as it
  * is, and it is never the hit another candidate reinforces or is judged against (two sessions'
  * summaries read alike and embed above the reinforce threshold, yet are different episodes).
  *
@@ -78,6 +86,8 @@ public final class Consolidator {
         CREATED,
         /** an ACTIVE memory gained one more piece of evidence */
         REINFORCED,
+        /** a memory archived as STALE or EXPIRED was restated: ACTIVE again, reinforced */
+        REVIVED,
         /** the candidate became ACTIVE and archived the memory it contradicts */
         SUPERSEDED,
         /** the candidate is older than the memory it contradicts: stored as ARCHIVED */
@@ -135,6 +145,8 @@ public final class Consolidator {
      * @param minConfidence candidates below it are dropped (0..1)
      * @param reinforceThreshold similarity ({@code scale}) above which a hit is reinforced
      * @param judgeThreshold similarity from which (up to the reinforce threshold) the judge is asked
+     * @param reviveThreshold similarity from which an unkeyed memory archived as STALE or EXPIRED is revived by
+     *     a restatement ({@code lifecycle.merge.threshold}: what the daily pass would merge were both active)
      * @param dimensions expected embedding size of the default model
      * @param hanModel the model of mostly-Han text ({@code embedding.model.han}), or null when there is none
      * @param hanDimensions expected embedding size of a candidate of {@code hanModel}
@@ -142,12 +154,12 @@ public final class Consolidator {
      * @param scale puts each model's cosines on the thresholds' scale ({@code embedding.similarity.floors})
      */
     public record Settings(double minImportance, double minConfidence, double reinforceThreshold,
-                           double judgeThreshold, int dimensions, String hanModel, int hanDimensions,
+                           double judgeThreshold, double reviveThreshold, int dimensions, String hanModel, int hanDimensions,
                            int maxContentChars, SimilarityScale scale) {
 
         /**
          * @param config {@code memory.min.importance}, {@code memory.min.confidence},
-         *     {@code dedup.reinforce.threshold}, {@code dedup.judge.threshold},
+         *     {@code dedup.reinforce.threshold}, {@code dedup.judge.threshold}, {@code lifecycle.merge.threshold},
          *     {@code embedding.dimensions}, {@code embedding.model.han}, {@code embedding.han.dimensions},
          *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
          * @return the settings
@@ -157,6 +169,7 @@ public final class Consolidator {
                 config.getDouble(EngramConfig.MIN_CONFIDENCE),
                 config.getDouble(EngramConfig.REINFORCE_THRESHOLD),
                 config.getDouble(EngramConfig.JUDGE_THRESHOLD),
+                Math.min(config.getDouble(EngramConfig.MERGE_THRESHOLD), config.getDouble(EngramConfig.REINFORCE_THRESHOLD)),
                 config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
                 hanModel(config),
                 config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
@@ -305,21 +318,56 @@ public final class Consolidator {
                 continue;
             }
             if (similarity > settings.reinforceThreshold()) {
-                return factOntoUnkeyed ? create(candidate) : reinforce(existing, candidate);
+                return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : reinforce(existing, candidate);
             }
             if (similarity >= settings.judgeThreshold()) {
                 switch (judge.judge(existing, candidate, similarity)) {
                     case SAME:
-                        return factOntoUnkeyed ? create(candidate) : reinforce(existing, candidate);
+                        return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : reinforce(existing, candidate);
                     case CONTRADICTS:
                         return supersede(existing, candidate, similarity, "judge");
                     default:
-                        return create(candidate);
+                        return createOrRevive(candidate, userMemories, vector);
                 }
             }
             break; // hits come by descending similarity: nothing further is close enough
         }
-        return create(candidate);
+        return createOrRevive(candidate, userMemories, vector);
+    }
+
+    /** The archived memory the candidate restates back to ACTIVE (rule 6), else a new memory. */
+    private Decision createOrRevive(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
+        Memory best = null;
+        double bestSimilarity = Double.NEGATIVE_INFINITY;
+        for (final Memory memory : userMemories) {
+            if (memory.getStatus() != MemoryStatus.ARCHIVED || memory.getArchiveReason() != ArchiveReason.STALE
+                && memory.getArchiveReason() != ArchiveReason.EXPIRED
+                || ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())) {
+                continue;
+            }
+            final double similarity = similarity(candidate, vector, memory);
+            final boolean restated = candidate.getKey() != null
+                ? candidate.getKey().equals(memory.getKey())
+                    && Facts.sameValue(memory.getValue(), memory.getContent(), candidate.getValue(), candidate.getContent())
+                : memory.getKey() == null && candidate.getEmbeddingModel().equals(memory.getEmbeddingModel())
+                    && similarity >= settings.reviveThreshold()
+                    && Facts.sameIdentifiers(memory.getContent(), candidate.getContent());
+            if (restated && (similarity > bestSimilarity
+                || similarity == bestSimilarity && memory.getMemoryId().compareTo(best.getMemoryId()) < 0)) {
+                best = memory;
+                bestSimilarity = similarity;
+            }
+        }
+        if (best == null) {
+            return create(candidate);
+        }
+        final Decision reinforced = reinforce(Memory.newBuilder(best).setStatus(MemoryStatus.ACTIVE)
+            .setArchiveReason(null).setSupersededBy(null).build(), candidate);
+        if (reinforced.outcome() != Outcome.REINFORCED) {
+            return reinforced; // its conversation already counted: a redelivery
+        }
+        final Change change = reinforced.changes().get(0);
+        return new Decision(Outcome.REVIVED, List.of(new Change(best, change.event())), List.of(), List.of());
     }
 
     /** A new ACTIVE memory from the candidate. */

@@ -3,6 +3,7 @@ package dev.engram.consolidation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,8 +39,10 @@ import dev.engram.scoring.Vectors;
  *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
  *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
- *       use) more than 90 days before {@code now}, with importance below 0.3 and fewer than 2
- *       accesses, is ARCHIVED with reason STALE.</li>
+ *       use) more than 90 days before {@code now}, with importance below 0.4 (the lowest band stored:
+ *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
+ *       after the first statement), is ARCHIVED with reason STALE;
+ *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
  *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
@@ -74,8 +77,8 @@ public final class MemoryLifecycle {
      *
      * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
      * @param staleAfter unused time after which a memory can be stale (default 90 days)
-     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.3)
-     * @param staleMaxAccessCount access count below which a memory can be stale (default 2)
+     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.4)
+     * @param staleMaxAccessCount uses (accesses plus restatements) below which a memory can be stale (default 2)
      * @param roleTtl TTL of an explicit ROLE fact (default 120 days), zero = permanent
      * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
@@ -195,7 +198,12 @@ public final class MemoryLifecycle {
             ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
         return lastUse.plus(settings.staleAfter()).isBefore(now)
             && memory.getImportance() < settings.staleMaxImportance()
-            && memory.getAccessCount() < settings.staleMaxAccessCount();
+            && uses(memory) < settings.staleMaxAccessCount();
+    }
+
+    /** Reinforcement counts as use: the accesses plus the restatements after the first statement. */
+    private static int uses(final Memory memory) {
+        return memory.getAccessCount() + Math.max(0, memory.getReinforcementCount() - 1);
     }
 
     private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
@@ -206,11 +214,20 @@ public final class MemoryLifecycle {
             && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
         // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
         final float[][] vectors = new float[mergeable.size()][];
-        final List<Set<String>> identifiers = new ArrayList<>(mergeable.size());
+        final double[] norms = new double[mergeable.size()];
+        final double[] minCosines = new double[mergeable.size()];
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
-            identifiers.add(Facts.identifiers(mergeable.get(i).getContent()));
+            norms[i] = Math.sqrt(Vectors.dot(vectors[i], vectors[i]));
+            // similarity = (cosine − floor) / (1 − floor) reaches the threshold only from this cosine on (less a
+            // margin for rounding): a pair below it is rejected with one dot product and no scale lookup
+            final double floor = settings.scale().floor(mergeable.get(i).getEmbeddingModel());
+            minCosines[i] = floor < 1 ? floor + settings.mergeThreshold() * (1 - floor) - 1e-9 : Double.NEGATIVE_INFINITY;
         }
+        final Pass pass = new Pass(mergeable, vectors, norms, minCosines);
+        // Read lazily, once per memory and pass: the regex scan of Facts#identifiers over every pair was most of
+        // the consolidator's CPU in bench ingest (JFR), while the cosine rejects nearly every pair first.
+        final List<Set<String>> identifiers = new ArrayList<>(Collections.nCopies(mergeable.size(), null));
         final boolean[] taken = new boolean[mergeable.size()];
         final List<Consolidator.Change> changes = new ArrayList<>();
         for (int seed = 0; seed < mergeable.size(); seed++) {
@@ -222,7 +239,7 @@ public final class MemoryLifecycle {
             // complete link: a memory joins only if it is similar to every member, so clusters
             // never chain across topics (single link glued whole conversations together on LoCoMo)
             for (int other = seed + 1; other < mergeable.size(); other++) {
-                if (!taken[other] && similarToAll(other, cluster, mergeable, vectors, identifiers)) {
+                if (!taken[other] && similarToAll(other, cluster, pass, identifiers)) {
                     taken[other] = true;
                     cluster.add(other);
                 }
@@ -234,21 +251,54 @@ public final class MemoryLifecycle {
         return changes;
     }
 
-    /** Cheapest tests first: type, model, size, cosine; then identifiers and conversations. */
-    private boolean similarToAll(final int candidate, final List<Integer> cluster, final List<Memory> mergeable,
-                                 final float[][] vectors, final List<Set<String>> identifiers) {
+    /**
+     * Whether {@code candidate} may join {@code cluster}: for every member the same type, the same model and
+     * vector size, a similarity at the merge threshold, no shared conversation and the same identifiers. The
+     * checks run cheapest first (the result is their conjunction, so the order changes nothing else).
+     */
+    private boolean similarToAll(final int candidate, final List<Integer> cluster, final Pass pass,
+                                 final List<Set<String>> identifiers) {
+        final List<Memory> mergeable = pass.mergeable();
+        final float[][] vectors = pass.vectors();
+        final Memory a = mergeable.get(candidate);
         for (final int member : cluster) {
-            if (mergeable.get(candidate).getType() != mergeable.get(member).getType()
-                || !Objects.equals(mergeable.get(candidate).getEmbeddingModel(), mergeable.get(member).getEmbeddingModel())
+            final Memory b = mergeable.get(member);
+            if (a.getType() != b.getType()
                 || vectors[candidate].length != vectors[member].length
-                || settings.scale().similarity(mergeable.get(member).getEmbeddingModel(),
+                || !Objects.equals(a.getEmbeddingModel(), b.getEmbeddingModel())
+                || !pass.mayReach(candidate, member)
+                || settings.scale().similarity(b.getEmbeddingModel(),
                     Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()
-                || !identifiers.get(candidate).equals(identifiers.get(member))
-                || sharesConversation(mergeable.get(candidate), mergeable.get(member))) {
+                || sharesConversation(a, b)
+                || !identifiers(candidate, mergeable, identifiers).equals(identifiers(member, mergeable, identifiers))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * One merge pass's vectors, their norms and, per memory, the least cosine at which its model's scaled
+     * similarity can reach the merge threshold.
+     */
+    private record Pass(List<Memory> mergeable, float[][] vectors, double[] norms, double[] minCosines) {
+        /** False only when the pair's cosine is certainly below the merge threshold (same model, same size). */
+        boolean mayReach(final int a, final int b) {
+            if (norms[a] == 0 || norms[b] == 0) {
+                return true; // Vectors.cosine answers 0 here: leave it to the exact check
+            }
+            return Vectors.dot(vectors[a], vectors[b]) / (norms[a] * norms[b]) >= minCosines[b];
+        }
+    }
+
+    /** {@link Facts#identifiers} of one mergeable memory's content, computed on first use. */
+    private static Set<String> identifiers(final int index, final List<Memory> mergeable, final List<Set<String>> cache) {
+        Set<String> ids = cache.get(index);
+        if (ids == null) {
+            ids = Facts.identifiers(mergeable.get(index).getContent());
+            cache.set(index, ids);
+        }
+        return ids;
     }
 
     /**

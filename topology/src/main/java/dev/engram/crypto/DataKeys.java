@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,25 +21,13 @@ import com.google.crypto.tink.RegistryConfiguration;
 import com.google.crypto.tink.TinkProtoKeysetFormat;
 import com.google.crypto.tink.daead.DeterministicAeadConfig;
 import com.google.crypto.tink.daead.PredefinedDeterministicAeadParameters;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,10 +46,11 @@ import org.slf4j.LoggerFactory;
  * backups and mirrors of the topics too.
  *
  * <p><b>One key per user, whoever creates it.</b> Each process reads the whole topic ({@code
- * read_committed}) on a background thread. A process that needs a key it has not seen writes a proposal
- * and waits until its reader has passed the proposal's offset; the first value after the user's last
- * tombstone wins (all of a user's proposals are on one partition, so every reader agrees), and a process
- * whose proposal lost writes the winner again, so the latest value (the one compaction keeps) is the winner.
+ * read_committed}) on a background thread ({@link KeyTopicFollower}). A process that needs a key it has
+ * not seen writes a proposal and waits until its reader has passed the proposal's offset; the first value
+ * after the user's last tombstone wins (all of a user's proposals are on one partition, so every reader
+ * agrees), and a process whose proposal lost writes the winner again, so the latest value (the one
+ * compaction keeps) is the winner.
  *
  * <p><b>Envelope</b> (the bytes of a sealed record): {@code E5 01}, the user key's UTF-8 length as an
  * unsigned 16-bit big-endian integer, the user key, then Tink's ciphertext (a 5-byte prefix: {@code 01}
@@ -93,18 +81,12 @@ public final class DataKeys implements AutoCloseable {
     private final String topic;
     private final Aead kek;
     private final KafkaProducer<String, byte[]> producer;
-    private final Admin admin;
     private final Map<String, Live> live = new ConcurrentHashMap<>();
     /** User key → key ids known to be gone (read a tombstone after them, or absent at a checked end offset). */
     private final Map<String, Set<Integer>> gone = new ConcurrentHashMap<>();
     /** Users whose current key this process cannot unwrap (another KEK): never replaced by a key of its own. */
     private final Set<String> unusable = ConcurrentHashMap.newKeySet();
-    private final Map<Integer, Long> position = new ConcurrentHashMap<>();
-    private final Object progress = new Object();
-    private final Thread reader;
-    private final KafkaConsumer<String, byte[]> consumer;
-    private volatile boolean closed;
-    private volatile RuntimeException readerFailure;
+    private final KeyTopicFollower follower;
 
     static {
         try {
@@ -130,15 +112,7 @@ public final class DataKeys implements AutoCloseable {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
-        admin = Admin.create(common);
-        final Map<String, Object> consumerProps = new HashMap<>(common);
-        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new ByteArrayDeserializer());
-        reader = new Thread(this::read, "engram-data-keys-reader");
-        reader.setDaemon(true);
-        reader.start();
+        follower = new KeyTopicFollower(common, topic, this::apply);
     }
 
     private static Map<String, Object> clientSettings(final Map<String, Object> kafka) {
@@ -225,7 +199,7 @@ public final class DataKeys implements AutoCloseable {
      * @return whether this process holds a live data key for the user, after catching up with the topic
      */
     public boolean hasKey(final String userKey) {
-        awaitEnd();
+        follower.awaitEnd();
         return live.containsKey(userKey);
     }
 
@@ -243,7 +217,7 @@ public final class DataKeys implements AutoCloseable {
             throw new ErasedDataException(userKey);
         }
         // Not seen (yet): another process may have just created it, or this reader may lag a re-creation.
-        awaitEnd();
+        follower.awaitEnd();
         key = live.get(userKey);
         if (key != null && key.keyId() == keyId) {
             return key;
@@ -258,7 +232,7 @@ public final class DataKeys implements AutoCloseable {
             return known;
         }
         synchronized (this) {
-            awaitEnd();
+            follower.awaitEnd();
             final Live current = live.get(userKey);
             if (current != null) {
                 return current;
@@ -273,7 +247,7 @@ public final class DataKeys implements AutoCloseable {
                 throw new SerializationException("Cannot create a data key: " + e.getMessage(), e);
             }
             final RecordMetadata written = send(userKey, proposal);
-            awaitPosition(written.partition(), written.offset() + 1);
+            follower.awaitPosition(written.partition(), written.offset() + 1);
             refuseUnusable(userKey);
             final Live winner = live.get(userKey);
             if (winner == null) {
@@ -303,104 +277,6 @@ public final class DataKeys implements AutoCloseable {
             throw new SerializationException("Interrupted while writing a data key", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new SerializationException("Cannot write a data key to " + topic + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Waits until the reader has read up to the topic's current end (last stable offset). */
-    private void awaitEnd() {
-        final Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
-        for (final TopicPartition tp : partitions()) {
-            wanted.put(tp, OffsetSpec.latest());
-        }
-        final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends;
-        try {
-            ends = admin.listOffsets(wanted, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                IsolationLevel.READ_COMMITTED)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SerializationException("Interrupted while reading " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new SerializationException("Cannot read the end of " + topic + ": " + e.getMessage(), e);
-        }
-        ends.forEach((tp, info) -> awaitPosition(tp.partition(), info.offset()));
-    }
-
-    private List<TopicPartition> partitions() {
-        final List<TopicPartition> out = new ArrayList<>();
-        try {
-            for (final org.apache.kafka.clients.admin.TopicDescription d : admin.describeTopics(List.of(topic))
-                .allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).values()) {
-                d.partitions().forEach(p -> out.add(new TopicPartition(topic, p.partition())));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SerializationException("Interrupted while describing " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new SerializationException("Cannot describe the data key topic " + topic + " (created by "
-                + "bin/engram topics): " + e.getMessage(), e);
-        }
-        return out;
-    }
-
-    private void awaitPosition(final int partition, final long offset) {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
-        synchronized (progress) {
-            while (position.getOrDefault(partition, 0L) < offset) {
-                if (readerFailure != null) {
-                    throw new SerializationException("The data key reader failed: " + readerFailure.getMessage(),
-                        readerFailure);
-                }
-                final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0 || closed) {
-                    throw new SerializationException("Data keys of " + topic + " partition " + partition
-                        + " not read up to offset " + offset + " within " + TIMEOUT_MS + " ms");
-                }
-                try {
-                    progress.wait(Math.min(left, 100));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new SerializationException("Interrupted while waiting for data keys", e);
-                }
-            }
-        }
-    }
-
-    private void read() {
-        try {
-            List<TopicPartition> assigned = List.of();
-            while (!closed) {
-                final List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(10));
-                if (infos != null && infos.size() != assigned.size()) {
-                    final List<TopicPartition> tps = new ArrayList<>();
-                    infos.forEach(i -> tps.add(new TopicPartition(topic, i.partition())));
-                    consumer.assign(tps);
-                    if (assigned.isEmpty()) {
-                        consumer.seekToBeginning(tps);
-                    }
-                    assigned = tps;
-                }
-                for (final ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    apply(r.key(), r.value());
-                }
-                synchronized (progress) {
-                    for (final TopicPartition tp : assigned) {
-                        position.put(tp.partition(), consumer.position(tp));
-                    }
-                    progress.notifyAll();
-                }
-            }
-        } catch (WakeupException e) {
-            if (!closed) {
-                readerFailure = e;
-            }
-        } catch (RuntimeException e) {
-            readerFailure = e;
-            LOG.error("Data key reader of {} stopped", topic, e);
-        } finally {
-            consumer.close(Duration.ofSeconds(1));
-            synchronized (progress) {
-                progress.notifyAll();
-            }
         }
     }
 
@@ -436,7 +312,7 @@ public final class DataKeys implements AutoCloseable {
      * @return the user keys this process holds live data keys for (for verification tools)
      */
     public Set<String> users() {
-        awaitEnd();
+        follower.awaitEnd();
         return Set.copyOf(live.keySet());
     }
 
@@ -445,20 +321,13 @@ public final class DataKeys implements AutoCloseable {
      * @return the live key id of the user, if any (after catching up with the topic)
      */
     public Optional<Integer> keyId(final String userKey) {
-        awaitEnd();
+        follower.awaitEnd();
         return Optional.ofNullable(live.get(userKey)).map(Live::keyId);
     }
 
     @Override
     public void close() {
-        closed = true;
-        consumer.wakeup();
-        try {
-            reader.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        follower.close();
         producer.close(Duration.ofSeconds(5));
-        admin.close(Duration.ofSeconds(5));
     }
 }

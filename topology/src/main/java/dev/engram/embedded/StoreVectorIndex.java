@@ -50,20 +50,62 @@ public final class StoreVectorIndex implements VectorIndex {
      */
     @Override
     public List<Hit> search(final Query query) {
-        final List<Hit> hits = new ArrayList<>();
+        final List<Memory> memories = new ArrayList<>();
         try (KeyValueIterator<String, Memory> it = store.prefixScan(query.user().storePrefix(), PREFIX_SERIALIZER)) {
             while (it.hasNext()) {
-                final Memory memory = it.next().value;
-                if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
-                    || memory.getEmbedding().size() != query.vector().length
-                    || !query.accepts(memory.getEmbeddingModel())) {
-                    continue;
-                }
-                hits.add(new Hit(memory, Vectors.cosine(query.vector(), Vectors.toArray(memory.getEmbedding()))));
+                memories.add(it.next().value);
             }
+        }
+        return search(memories, query);
+    }
+
+    /**
+     * The same search over memories already read from the store (the consolidator reads the user's
+     * memories once per candidate for its own rules; searching them again from the store would decode
+     * every memory, with its embedding, a second time).
+     *
+     * @param userMemories every memory of the query's user, as {@link #search(Query)} would scan them
+     * @param query a user-scoped query
+     * @return at most {@code limit} hits by descending cosine, ties by memory id
+     */
+    public static List<Hit> search(final List<Memory> userMemories, final Query query) {
+        final List<Hit> hits = new ArrayList<>(userMemories.size());
+        for (final Memory memory : userMemories) {
+            if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
+                || memory.getEmbedding().size() != query.vector().length
+                || !query.accepts(memory.getEmbeddingModel())
+                || !memory.getTenantId().equals(query.user().tenantId()) || !memory.getUserId().equals(query.user().userId())) {
+                continue;
+            }
+            hits.add(new Hit(memory, Vectors.cosine(query.vector(), Vectors.toArray(memory.getEmbedding()))));
         }
         hits.sort(ORDER);
         return hits.size() > query.limit() ? List.copyOf(hits.subList(0, query.limit())) : List.copyOf(hits);
+    }
+
+    /**
+     * @param userMemories one user's memories, read once
+     * @return a read-only index over them (upsert and delete do nothing, as on the store)
+     */
+    public static VectorIndex over(final List<Memory> userMemories) {
+        return new VectorIndex() {
+            @Override
+            public List<Hit> search(final Query query) {
+                return StoreVectorIndex.search(userMemories, query);
+            }
+
+            @Override
+            public void upsert(final Memory memory) {
+            }
+
+            @Override
+            public void delete(final UserKey user, final String memoryId) {
+            }
+
+            @Override
+            public void deleteUser(final UserKey user) {
+            }
+        };
     }
 
     /** No-op: the store is the index; the memory is searchable as soon as the store holds it. */

@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
  * <pre>
  *   0.20  base: something was said beyond small talk
  * + 0.15  the user speaks about themselves (I, me, my, we, our …; je, ich, yo, eu, io, ik, tôi; 我, 私, 僕;
- *         저는, 제가, 나는; أنا and first-person verbs such as أعيش): memory is about the user
+ *         저는, 제가, 나는; أنا and first-person verbs such as أعيش), or an English sentence opens with a
+ *         past-tense verb, its subject dropped as in a diary ("Had a sandwich at the station.", "Went to
+ *         the gym."): the speaker is the subject. Either way memory is about the user
  * + 0.15  a named entity (a capitalized word that does not start a sentence): people, places, products
  *         are what later questions ask about (scripts without letter case cannot show this signal)
  * + 0.15  a number, date or time word (any digit, one..twenty, months, weekdays, yesterday, last week …;
@@ -87,6 +89,17 @@ final class TurnHeuristics {
         + "|そうですね|なるほど|안녕(?:하세요)?|감사합니다|고마워요?|네|응|좋아요|شكرا|شكراً|مرحبا|أهلا|نعم|cảm\\s+ơn"
         + "|xin\\s+chào|vâng|merci|bonjour|salut|oui|gracias|hola|sí|danke|hallo|obrigad[oa]|olá|grazie|ciao",
         Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    /**
+     * An English sentence that opens with a past-tense verb has dropped its subject, the speaker ("Had a
+     * sandwich at the station.", "Just got back from Rome."): common irregular pasts, and regular ones
+     * ending in -ed except words that only look like one or are imperatives (indeed, red, bed, feed …).
+     */
+    private static final Pattern DROPPED_SUBJECT = Pattern.compile("^(?:(?:just|finally|also|then|already|recently)\\s+)?"
+        + "(?:had|went|got|saw|made|took|ate|bought|met|did|came|left|found|spent|ran|drove|flew|read|wrote|heard"
+        + "|felt|thought|told|gave|kept|slept|sat|won|lost|paid|sent|built|caught|brought|began|swam|sang|drank"
+        + "|forgot|wore|rode|chose|broke|fell|grew|knew|sold|held|woke|became|taught"
+        + "|(?!(?:indeed|speed|seed|breed|bleed|feed|weed|heed|shed|bed|red|proceed|exceed|succeed|naked|wicked"
+        + "|sacred|hundred|kindred|based|related)\\b)\\p{L}{2,}ed)\\b", Pattern.CASE_INSENSITIVE);
     private static final Pattern ENTITY = Pattern.compile("(?<=[\\p{L},;:]\\s)(?!I\\b|I'|I\u2019)\\p{Lu}[\\p{L}\\p{N}]+");
 
     private TurnHeuristics() {
@@ -173,7 +186,8 @@ final class TurnHeuristics {
     static double importance(final List<String> substantive) {
         final String text = FactRules.normalizeQuotes(String.join(" ", substantive));
         double score = BASE;
-        if (FIRST_PERSON.matcher(text).find()) {
+        if (FIRST_PERSON.matcher(text).find()
+            || substantive.stream().anyMatch(sentence -> DROPPED_SUBJECT.matcher(FactRules.normalizeQuotes(sentence)).find())) {
             score += SIGNAL;
         }
         if (ENTITY.matcher(text).find()) {

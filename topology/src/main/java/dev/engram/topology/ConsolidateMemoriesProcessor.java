@@ -2,6 +2,7 @@ package dev.engram.topology;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import dev.engram.avro.AuditRecord;
@@ -19,11 +20,13 @@ import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.embedded.StoreVectorIndex;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -94,22 +97,27 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
     private MemoryChangeWriter writer;
+    private final UserMemoryCache.Registry caches;
+    private UserMemoryCache cache;
 
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters) {
-        this(consolidator, indexFactory, counters, false);
+        this(consolidator, indexFactory, counters, false, null);
     }
 
     /**
      * @param shredKeys whether an ERASE also tombstones the user's data key ({@code crypto.enabled}: the
      *     {@link ConsolidationTopology#DATA_KEYS_SINK} exists)
+     * @param caches the decoded memories of each task, shared with the task's {@link MemoryLifecycleProcessor};
+     *     null = read every user's memories from the store each time
      */
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
-                                 final Counters counters, final boolean shredKeys) {
+                                 final Counters counters, final boolean shredKeys, final UserMemoryCache.Registry caches) {
         this.shredKeys = shredKeys;
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
         this.counters = counters;
+        this.caches = caches;
     }
 
     @Override
@@ -119,7 +127,15 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.profiles = context.getStateStore(Stores.PROFILES);
         this.erasures = context.getStateStore(Stores.ERASURES);
         this.index = indexFactory.open(memories);
-        this.writer = new MemoryChangeWriter(context, memories, profiles, index);
+        this.cache = caches == null ? null : caches.join(context);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
+    }
+
+    @Override
+    public void close() {
+        if (cache != null) {
+            caches.leave(context, cache);
+        }
     }
 
     @Override
@@ -155,7 +171,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
                 + " --model " + candidate.getEmbeddingModel() + ") or run the extractor with " + otherModel.get());
             return;
         }
-        final Consolidator.Decision decision = consolidator.decide(candidate, known, index);
+        // The embedded index is this store: search the memories just read instead of decoding them all again.
+        final Consolidator.Decision decision = consolidator.decide(candidate, known,
+            searchesThisStore(index) ? StoreVectorIndex.over(known) : index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
@@ -224,6 +242,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         }
         final Memory corrected = after.build();
         memories.put(user.storeKey(corrected.getMemoryId()), corrected);
+        written(user.storeKey(corrected.getMemoryId()), corrected);
         index.upsert(corrected);
         emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
             before.getValue(), command), command);
@@ -235,7 +254,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             counters.skipped("nothing_to_delete");
             return;
         }
-        memories.put(user.storeKey(before.getMemoryId()), deletedMarker(before, command));
+        final Memory marker = deletedMarker(before, command);
+        memories.put(user.storeKey(before.getMemoryId()), marker);
+        written(user.storeKey(before.getMemoryId()), marker);
         index.delete(user, before.getMemoryId());
         emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
             command);
@@ -247,6 +268,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(memories::delete);
+        if (cache != null) {
+            cache.forget(user.wire());
+        }
         final int profileCount = profiles.delete(user.wire()) == null ? 0 : 1;
         index.deleteUser(user);
         // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
@@ -348,16 +372,39 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     /** Every memory of the user, every status, in store-key (memory id) order. */
     private List<Memory> userMemories(final UserKey user) {
+        if (cache != null) {
+            return cache.memories(user.wire(), () -> scan(user));
+        }
         final List<Memory> out = new ArrayList<>();
+        for (final Map.Entry<String, Memory> entry : scan(user)) {
+            out.add(entry.getValue());
+        }
+        return out;
+    }
+
+    /** The user's entries of {@link Stores#MEMORIES} in store order (tombstones left out). */
+    private List<Map.Entry<String, Memory>> scan(final UserKey user) {
+        final List<Map.Entry<String, Memory>> out = new ArrayList<>();
         try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), PREFIX_SERIALIZER)) {
             while (it.hasNext()) {
-                final Memory memory = it.next().value;
-                if (memory != null) {
-                    out.add(memory);
+                final KeyValue<String, Memory> entry = it.next();
+                if (entry.value != null) {
+                    out.add(Map.entry(entry.key, entry.value));
                 }
             }
         }
         return out;
+    }
+
+    /** Whether the index (as the topology guards it, {@link RetryingVectorIndex}) is the memories store itself. */
+    private static boolean searchesThisStore(final VectorIndex index) {
+        return (index instanceof RetryingVectorIndex retrying ? retrying.delegate() : index) instanceof StoreVectorIndex;
+    }
+
+    private void written(final String storeKey, final Memory memory) {
+        if (cache != null) {
+            cache.written(storeKey, memory);
+        }
     }
 
     private void deadLetter(final Record<String, Object> record, final String reason) {

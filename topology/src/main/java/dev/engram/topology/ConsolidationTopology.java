@@ -31,8 +31,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
- * The consolidation topology: memory candidates → memory state, {@code memory-updated},
- * {@code memory-contradictions}, {@code memory-archived}.
+ * The consolidation topology: candidates, commands and access events → memory state,
+ * {@code memory-updated}, {@code memory-contradictions}, {@code memory-archived}, {@code user-profiles},
+ * {@code memory-audit} and the dead-letter topic.
  *
  * <pre>
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
@@ -46,7 +47,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [same two stores; STREAM_TIME punctuator every lifecycle.interval.ms]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store; STREAM_TIME punctuator every lifecycle.interval.ms]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -174,17 +175,18 @@ public final class ConsolidationTopology {
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
             registry, Topics.CONSOLIDATOR_APP);
         final boolean shred = PersonalSerdes.keys(config).isPresent();
+        final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
         final Topology topology = new Topology()
             .addSource(SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCandidate.class, config).deserializer(),
                 Topics.MEMORY_CANDIDATES)
             .addSource(COMMANDS_SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCommand.class, config).deserializer(),
                 Topics.MEMORY_COMMANDS)
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred),
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred, caches),
                 SOURCE, COMMANDS_SOURCE)
             .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
                 Topics.MEMORY_ACCESS)
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
-                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters),
+                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches),
                 ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)

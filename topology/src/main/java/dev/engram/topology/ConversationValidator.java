@@ -12,7 +12,8 @@ import dev.engram.core.UserKey;
  * Checks a decoded {@link ConversationCompleted} before extraction. An invalid conversation goes to
  * the dead-letter topic with the reason this class gives; it is never "repaired".
  *
- * <p>Invalid: a tenant or user that is not a valid {@link UserKey} (missing, blank, control or
+ * <p>Invalid: a serialized record larger than {@code input.max.record.bytes} ({@link #sizeProblem}, before
+ * decoding: the one size limit ingest, producers and topics share); a tenant or user that is not a valid {@link UserKey} (missing, blank, control or
  * surrogate characters, too long, a {@code /} in the tenant); a blank or over-long conversation id;
  * no messages; more than {@code input.max.messages} messages; a message longer than
  * {@code input.max.message.chars} characters; a blank role; a timestamp before 1970 (Kafka record
@@ -33,23 +34,49 @@ public final class ConversationValidator {
 
     private final int maxMessages;
     private final int maxMessageChars;
+    private final int maxRecordBytes;
 
     /**
      * @param maxMessages most messages a conversation may have, ≥ 1
      * @param maxMessageChars most characters one message may have, ≥ 1
      */
     public ConversationValidator(final int maxMessages, final int maxMessageChars) {
-        this.maxMessages = maxMessages;
-        this.maxMessageChars = maxMessageChars;
+        this(maxMessages, maxMessageChars, EngramConfig.defaults().getInt(EngramConfig.MAX_RECORD_BYTES));
     }
 
     /**
-     * @param config reads {@code input.max.messages} and {@code input.max.message.chars}
+     * @param maxMessages most messages a conversation may have, ≥ 1
+     * @param maxMessageChars most characters one message may have, ≥ 1
+     * @param maxRecordBytes largest serialized record, bytes ({@code input.max.record.bytes}: what ingest sends)
+     */
+    public ConversationValidator(final int maxMessages, final int maxMessageChars, final int maxRecordBytes) {
+        this.maxMessages = maxMessages;
+        this.maxMessageChars = maxMessageChars;
+        this.maxRecordBytes = maxRecordBytes;
+    }
+
+    /**
+     * @param config reads {@code input.max.messages}, {@code input.max.message.chars} and {@code input.max.record.bytes}
      * @return a validator with the configured limits
      */
     public static ConversationValidator from(final EngramConfig config) {
         return new ConversationValidator(config.getInt(EngramConfig.MAX_MESSAGES),
-            config.getInt(EngramConfig.MAX_MESSAGE_CHARS));
+            config.getInt(EngramConfig.MAX_MESSAGE_CHARS), config.getInt(EngramConfig.MAX_RECORD_BYTES));
+    }
+
+    /**
+     * The size limit of ingest, applied to what arrives however it was produced: the topic allows
+     * {@code input.max.record.bytes} plus 1 MiB of headroom (so the dead letter, the same bytes with its
+     * headers, still fits), and a record in that headroom is dead-lettered here, not extracted.
+     *
+     * @param recordBytes the serialized value's size, bytes
+     * @return why it is too large, or empty
+     */
+    public Optional<String> sizeProblem(final int recordBytes) {
+        return recordBytes > maxRecordBytes
+            ? Optional.of("record of " + recordBytes + " bytes is larger than " + EngramConfig.MAX_RECORD_BYTES + "="
+                + maxRecordBytes)
+            : Optional.empty();
     }
 
     /**

@@ -198,6 +198,10 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
                 + Topics.CONVERSATIONS_COMPLETED);
         }
+        final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
+        if (tooLarge.isPresent()) {
+            throw new Rejected(DeadLetters.STAGE_VALIDATION, "validation", tooLarge.get());
+        }
         final ConversationCompleted conversation;
         try {
             conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);

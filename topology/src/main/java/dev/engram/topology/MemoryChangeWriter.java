@@ -25,9 +25,13 @@ final class MemoryChangeWriter {
     private final KeyValueStore<String, Memory> memories;
     private final KeyValueStore<String, UserProfile> profiles;
     private final VectorIndex index;
+    private final UserMemoryCache cache;
 
+    /** @param cache the task's decoded memories, told of every store write; null when there is none */
     MemoryChangeWriter(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
-                       final KeyValueStore<String, UserProfile> profiles, final VectorIndex index) {
+                       final KeyValueStore<String, UserProfile> profiles, final VectorIndex index,
+                       final UserMemoryCache cache) {
+        this.cache = cache;
         this.context = context;
         this.memories = memories;
         this.profiles = profiles;
@@ -54,10 +58,15 @@ final class MemoryChangeWriter {
         UserProfile profile = profiles.get(user.wire());
         for (final Consolidator.Change change : changes) {
             final Memory after = change.after();
-            if (after.getStatus() == MemoryStatus.DELETED) {
-                memories.delete(user.storeKey(after.getMemoryId()));
+            final String key = user.storeKey(after.getMemoryId());
+            final Memory stored = after.getStatus() == MemoryStatus.DELETED ? null : after;
+            if (stored == null) {
+                memories.delete(key);
             } else {
-                memories.put(user.storeKey(after.getMemoryId()), after);
+                memories.put(key, stored);
+            }
+            if (cache != null) {
+                cache.written(key, stored);
             }
             profile = ProfileProjection.apply(profile, change.before(), change.event());
             context.forward(new Record<String, Object>(user.wire(), change.event(), timestamp),

@@ -57,8 +57,17 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private KeyValueStore<String, UserProfile> profiles;
     private MemoryChangeWriter writer;
 
+    private final UserMemoryCache.Registry caches;
+    private UserMemoryCache cache;
+
+    /**
+     * @param caches the decoded memories of each task, shared with the task's {@link ConsolidateMemoriesProcessor}
+     *     (which must be told of this processor's writes); null when it keeps none
+     */
     MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
-                             final VectorIndexFactory indexFactory, final Counters counters) {
+                             final VectorIndexFactory indexFactory, final Counters counters,
+                             final UserMemoryCache.Registry caches) {
+        this.caches = caches;
         this.lifecycle = lifecycle;
         this.interval = interval;
         this.indexFactory = indexFactory;
@@ -70,8 +79,16 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
-        this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories));
+        this.cache = caches == null ? null : caches.join(context);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache);
         context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
+    }
+
+    @Override
+    public void close() {
+        if (cache != null) {
+            caches.leave(context, cache);
+        }
     }
 
     @Override

@@ -124,6 +124,11 @@ public final class RetryingVectorIndex implements VectorIndex {
         this.application = application;
     }
 
+    /** @return the wrapped index (the consolidator asks whether it is the memories store itself) */
+    VectorIndex delegate() {
+        return delegate;
+    }
+
     @Override
     public List<Hit> search(final Query query) {
         return call("search", () -> delegate.search(query));

@@ -297,4 +297,70 @@ class EndToEndCasesTest {
             }
         }
     }
+
+    /** Unrelated conversations every 30 days: they move stream time, so the daily lifecycle pass runs. */
+    private static final String[][] IDA_LATER = {
+        {"My sister Lena visited us in Porto for the weekend.", "2024-02-10T18:00:00Z"},
+        {"We painted the kitchen a pale green colour on Sunday.", "2024-03-11T18:00:00Z"},
+        {"I started learning the cello with a teacher in April.", "2024-04-10T18:00:00Z"},
+        {"Our team shipped the new billing dashboard yesterday.", "2024-05-10T18:00:00Z"},
+        {"I ran the Lisbon half marathon in 1:52 this morning.", "2024-06-09T18:00:00Z"},
+        {"My daughter Mia turned seven and we had a picnic.", "2024-07-09T18:00:00Z"},
+        {"I booked a trip to Kyoto for October with my partner.", "2024-08-08T18:00:00Z"},
+        {"The garage door broke again and the repair took 3 hours.", "2024-09-01T18:00:00Z"},
+    };
+
+    @Test
+    void shouldArchiveAStaleRemarkWithTheDefaultsKeepAReinforcedFactAndReviveTheRemarkWhenRestated_case16() {
+        try (PipelineHarness pipeline = new PipelineHarness()) { // the default EngramConfig: no override
+            pipeline.publish(conversation("t1", "u-ida", "c-ida-1",
+                user("Had a sandwich at the station.", "2024-01-10T12:00:00Z")));
+            final List<Memory> first = pipeline.retriever().active("t1/u-ida");
+            assertThat(first).as("the remark is stored").singleElement();
+            final Memory sandwich = first.get(0);
+            assertThat(mentions(sandwich, "sandwich")).isTrue();
+            pipeline.publish(
+                conversation("t1", "u-ida", "c-ida-2", user("I'm allergic to cats.", "2024-01-10T12:05:00Z")),
+                conversation("t1", "u-ida", "c-ida-3", user("I'm allergic to cats.", "2024-02-01T12:00:00Z")),
+                conversation("t1", "u-ida", "c-ida-4", user("I'm allergic to cats.", "2024-03-01T12:00:00Z")));
+            final Memory allergy = pipeline.retriever().active("t1/u-ida").stream().filter(m -> mentions(m, "cat"))
+                .findFirst().orElseThrow();
+            assertThat(allergy.getReinforcementCount()).isEqualTo(3);
+            for (int i = 0; i < IDA_LATER.length - 1; i++) { // up to 2024-08-08: before 2024-09-01
+                pipeline.publish(conversation("t1", "u-ida", "c-ida-later-" + i, user(IDA_LATER[i][0], IDA_LATER[i][1])));
+            }
+
+            final Memory stale = byId(pipeline.retriever().memories("t1/u-ida"), sandwich.getMemoryId());
+            assertThat(stale.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(stale.getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(pipeline.retrieve("t1/u-ida", "where did I have a sandwich?", 5))
+                .noneMatch(h -> h.memory().getMemoryId().equals(sandwich.getMemoryId()));
+            assertThat(byId(pipeline.retriever().memories("t1/u-ida"), allergy.getMemoryId()).getStatus())
+                .as("reinforcement counts as use").isEqualTo(MemoryStatus.ACTIVE);
+            pipeline.publish(conversation("t1", "u-ida", "c-ida-later-last",
+                user(IDA_LATER[IDA_LATER.length - 1][0], IDA_LATER[IDA_LATER.length - 1][1])));
+
+            pipeline.publish(conversation("t1", "u-ida", "c-ida-5",
+                user("Had a sandwich at the station again.", "2024-09-15T12:00:00Z")));
+
+            final List<Memory> sandwiches = pipeline.retriever().memories("t1/u-ida").stream().filter(m -> mentions(m, "sandwich")).toList();
+            assertThat(sandwiches).as("revived, not copied").singleElement();
+            final Memory revived = sandwiches.get(0);
+            assertThat(revived.getMemoryId()).isEqualTo(sandwich.getMemoryId());
+            assertThat(revived.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(revived.getArchiveReason()).isNull();
+            assertThat(revived.getReinforcementCount()).isEqualTo(2);
+            assertThat(conversationsOf(revived)).containsExactlyInAnyOrder("c-ida-1", "c-ida-5");
+            assertThat(revived.getLastConfirmedAt()).isEqualTo(Instant.parse("2024-09-15T12:00:00Z"));
+            assertThat(pipeline.updates()).filteredOn(u -> u.getMemoryId().equals(sandwich.getMemoryId()))
+                .extracting(u -> u.getOperation() + "/" + u.getMemory().getStatus())
+                .containsExactly("CREATED/ACTIVE", "ARCHIVED/ARCHIVED", "REINFORCED/ACTIVE");
+            assertThat(pipeline.retrieve("t1/u-ida", "where did I have a sandwich?", 5).get(0).memory().getMemoryId())
+                .isEqualTo(sandwich.getMemoryId());
+        }
+    }
+
+    private static Memory byId(final List<Memory> memories, final String memoryId) {
+        return memories.stream().filter(m -> m.getMemoryId().equals(memoryId)).findFirst().orElseThrow();
+    }
 }

@@ -396,6 +396,18 @@ class RuleBasedExtractorTest {
     }
 
     @Test
+    void shouldCountASentenceWithoutItsSubjectAsTheSpeakerSpeakingOfThemselves() {
+        // diary style: the dropped subject is the speaker (case-16's low-importance remark is stored, at 0.35)
+        assertThat(TurnHeuristics.importance(List.of("Had a sandwich at the station."))).isEqualTo(0.35);
+        assertThat(TurnHeuristics.importance(List.of("Just finished a long walk."))).isEqualTo(0.35);
+        assertThat(TurnHeuristics.importance(List.of("Painted the fence blue."))).isEqualTo(0.35);
+        // not a verb, or an imperative: no subject was dropped
+        assertThat(TurnHeuristics.importance(List.of("Red cars look fast."))).isEqualTo(0.2);
+        assertThat(TurnHeuristics.importance(List.of("Feed the cat twice."))).isEqualTo(0.2);
+        assertThat(TurnHeuristics.importance(List.of("Justin made pasta."))).isEqualTo(0.2);
+    }
+
+    @Test
     void shouldMergeIdenticalStatementsOfOneConversationIntoOneMemory() {
         final List<ExtractedMemory> memories = extractor.extract(conversation(
             "user", "I use IntelliJ for everything.", "assistant", "Nice.", "user", "I use IntelliJ for everything."), null);

@@ -46,6 +46,7 @@ class ExtractionTopologyTest {
 
     private static final int MAX_MESSAGES = 5;
     private static final int MAX_CHARS = 500;
+    private static final int MAX_RECORD_BYTES = 4096;
     private static final Instant SENT = Instant.parse("2025-02-03T09:13:00Z");
 
     @TempDir
@@ -67,7 +68,8 @@ class ExtractionTopologyTest {
             driver.close();
         }
         final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.MAX_MESSAGES, MAX_MESSAGES,
-            EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.STATE_DIR, stateDir.toString()));
+            EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
+            EngramConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
         driver = new TopologyTestDriver(
@@ -213,6 +215,12 @@ class ExtractionTopologyTest {
             Arguments.of("a message too long", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(List.of(
                 new Message(0, "user", "a".repeat(MAX_CHARS + 1), t))),
                 "message 0 has " + (MAX_CHARS + 1) + " characters, more than input.max.message.chars=" + MAX_CHARS),
+            // within the message and character limits, yet (3 bytes a character) over the record limit ingest applies:
+            // the same number dead-letters whatever another producer sent
+            Arguments.of("a record over input.max.record.bytes", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(
+                List.of(new Message(0, "user", "日".repeat(450), t), new Message(1, "user", "本".repeat(450), t),
+                    new Message(2, "user", "語".repeat(450), t), new Message(3, "user", "字".repeat(450), t))),
+                "bytes is larger than input.max.record.bytes=" + MAX_RECORD_BYTES),
             Arguments.of("a blank role", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(List.of(
                 new Message(0, " ", "I use IntelliJ.", t))), "message 0 has a missing or blank role"),
             Arguments.of("a timestamp before 1970", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(

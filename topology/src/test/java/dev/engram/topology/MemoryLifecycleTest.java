@@ -122,6 +122,96 @@ class MemoryLifecycleTest {
         }
     }
 
+    /** The importance the extractor gives a short remark with one signal ("Had a sandwich at the station."). */
+    private static final double REMARK = 0.35;
+
+    private static MemoryCandidate remark(final String conversationId, final int day, final String content) {
+        return with(episodic(MIRA, conversationId, at(day), content), b -> b.setImportance(REMARK));
+    }
+
+    @Test
+    void shouldFireStaleWithTheDefaultsAndCountReinforcementAsUse() {
+        final EngramConfig defaults = EngramConfig.defaults();
+        assertThat(REMARK).as("stored with the defaults").isGreaterThanOrEqualTo(defaults.getDouble(EngramConfig.MIN_IMPORTANCE))
+            .as("and low enough to become stale").isLessThan(defaults.getDouble(EngramConfig.STALE_MAX_IMPORTANCE));
+        try (PipelineHarness driver = new PipelineHarness()) { // no override: the default EngramConfig
+            final MemoryCandidate idle = remark("c-1", 0, "Had a sandwich at the station.");
+            final MemoryCandidate once = remark("c-2", 0, "Watered the tomato plants on the balcony.");
+            final MemoryCandidate twice = remark("c-3", 0, "Fixed the squeaky hinge on the shed door.");
+            final MemoryCandidate used = remark("c-4", 0, "Bought a new bicycle helmet.");
+            final MemoryCandidate important = episodic(MIRA, "c-5", at(0), "Ran the Berlin marathon in 3:45.");
+            driver.pipe(idle, once, twice, used, important);
+            driver.pipe(remark("c-6", 60, "Watered the tomato plants on the balcony."),
+                remark("c-7", 30, "Fixed the squeaky hinge on the shed door."),
+                remark("c-8", 60, "Fixed the squeaky hinge on the shed door."));
+            driver.access(MIRA, day(10), used.getCandidateId());
+            driver.pipe(remark("c-9", 20, "Bought a new bicycle helmet."));
+            assertThat(driver.consolidator().memory(MIRA, twice.getCandidateId()).getReinforcementCount()).isEqualTo(3);
+
+            driver.advanceTo(day(89));
+            assertThat(driver.consolidator().active(MIRA)).hasSize(5);
+            driver.advanceTo(day(91));
+            final Memory stale = driver.consolidator().memory(MIRA, idle.getCandidateId());
+            assertThat(stale.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(stale.getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.archived()).extracting(r -> r.value().getMemoryId(), r -> r.value().getReason())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(idle.getCandidateId(), ArchiveReason.STALE));
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
+                once.getCandidateId(), twice.getCandidateId(), used.getCandidateId(), important.getCandidateId());
+
+            driver.advanceTo(day(151)); // 91 days after the last restatement
+            assertThat(driver.consolidator().memory(MIRA, once.getCandidateId()).getArchiveReason())
+                .as("restated once: used once, the last use 91 days ago").isEqualTo(ArchiveReason.STALE);
+            driver.advanceTo(day(300));
+            assertThat(driver.consolidator().active(MIRA)).as("two uses (restatements, or an access and a restatement) keep a memory")
+                .extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
+                    twice.getCandidateId(), used.getCandidateId(), important.getCandidateId());
+        }
+    }
+
+    @Test
+    void shouldReviveAStaleMemoryAndAnExpiredFactWhenRestatedInsteadOfCreatingACopy() {
+        try (PipelineHarness driver = new PipelineHarness()) { // the defaults
+            final MemoryCandidate sandwich = remark("c-1", 0, "Had a sandwich at the station.");
+            final MemoryCandidate project = with(fact(MIRA, "c-2", at(0), "project", "Atlas", "Is working on project Atlas"),
+                b -> b.setCategory(FactCategory.CONTEXT));
+            final MemoryCandidate city = fact(MIRA, "c-3", at(0), "city", "Lyon", "Lives in Lyon");
+            driver.pipe(sandwich, project, city);
+            driver.pipe(fact(MIRA, "c-4", at(10), "city", "Nantes", "Moved to Nantes"));
+            driver.advanceTo(day(100));
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.consolidator().memory(MIRA, project.getCandidateId()).getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+            final int before = driver.consolidator().memories(MIRA).size();
+
+            driver.pipe(remark("c-5", 120, "Had a sandwich at the station again."),
+                with(fact(MIRA, "c-6", at(121), "project", "Atlas", "Still working on project Atlas"),
+                    b -> b.setCategory(FactCategory.CONTEXT)),
+                fact(MIRA, "c-7", at(122), "city", "Lyon", "Lives in Lyon"));
+
+            final Memory revived = driver.consolidator().memory(MIRA, sandwich.getCandidateId());
+            assertThat(revived.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(revived.getArchiveReason()).isNull();
+            assertThat(revived.getReinforcementCount()).isEqualTo(2);
+            assertThat(revived.getLastConfirmedAt()).isEqualTo(day(120));
+            assertThat(revived.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-1", "c-5");
+            final Memory fact = driver.consolidator().memory(MIRA, project.getCandidateId());
+            assertThat(fact.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(fact.getReinforcementCount()).isEqualTo(2);
+            assertThat(driver.consolidator().profile(MIRA).getFacts()).containsKey("project");
+            assertThat(driver.operations()).filteredOn(kv -> kv.key.equals(sandwich.getCandidateId()))
+                .extracting(kv -> kv.value).containsExactly("CREATED", "ARCHIVED", "REINFORCED");
+            // Lyon was superseded (a statement about its truth): saying it again is a new statement, not a revival
+            assertThat(driver.consolidator().memory(MIRA, city.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().memories(MIRA)).as("only the new Lyon is new").hasSize(before + 1);
+
+            driver.pipe(remark("c-5", 120, "Had a sandwich at the station again.")); // redelivered
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getReinforcementCount()).isEqualTo(2);
+            driver.advanceTo(day(200));
+            assertThat(driver.consolidator().memory(MIRA, sandwich.getCandidateId()).getStatus())
+                .as("the restatement counts as use: not stale 80 days later").isEqualTo(MemoryStatus.ACTIVE);
+        }
+    }
+
     @Test
     void shouldMergeSimilarEpisodesIntoOneMemoryWithTheUnionOfTheirSources() {
         final String first = "We went hiking in the Alps last weekend.";
@@ -153,6 +243,31 @@ class MemoryLifecycleTest {
                 assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
             }
             assertThat(driver.operations()).extracting(kv -> kv.value).contains("MERGED");
+        }
+    }
+
+    @Test
+    void shouldReinforceTheMergedMemoryWhenAMergedEpisodeIsSaidAgainAfterThePass() {
+        final String first = "We went hiking in the Alps last weekend.";
+        final String second = "Last weekend we hiked in the Alps.";
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
+            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+            final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
+            final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
+                x -> x.setImportance(0.8));
+            driver.pipe(a, b); // the consolidator has read (and keeps) both members
+            driver.advanceTo(day(3)); // the lifecycle processor of the same task merges them
+            final Memory merged = driver.consolidator().active(MIRA).get(0);
+
+            // The same words again: the candidate must meet the store as the merge left it (members archived,
+            // the merged memory active), not the consolidator's earlier reading of it.
+            driver.pipe(episodic(MIRA, "c-3", at(4), second));
+
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId).containsExactly(merged.getMemoryId());
+            assertThat(driver.consolidator().memory(MIRA, merged.getMemoryId()).getReinforcementCount())
+                .isEqualTo(merged.getReinforcementCount() + 1);
+            assertThat(driver.consolidator().memory(MIRA, b.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.consolidator().memory(MIRA, b.getCandidateId()).getReinforcementCount()).isEqualTo(1);
         }
     }
 

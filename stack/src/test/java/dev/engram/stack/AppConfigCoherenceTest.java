@@ -1,0 +1,36 @@
+package dev.engram.stack;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.retriever.RetrieverApp;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every app, and so the demo's {@link DemoApps}, checks the configuration as a whole before it starts
+ * anything: an incoherent one is refused with the keys named (no broker is needed to see it: nothing
+ * connects before the check).
+ */
+class AppConfigCoherenceTest {
+
+    private static final EngramConfig INCOHERENT = EngramConfig.defaults().with(Map.of(
+        EngramConfig.DEFAULT_K, 50, EngramConfig.MAX_K, 20, EngramConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
+        EngramConfig.EXTRACTOR_HTTP_PORT, 0, EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0));
+
+    @Test
+    void shouldRefuseToStartEveryAppAndTheDemoWithAnIncoherentConfigNamingTheKeys() {
+        assertThatThrownBy(() -> DemoApps.start(INCOHERENT)).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("retrieval.default.k, retrieval.max.k");
+        assertThatThrownBy(() -> ExtractorApp.start(INCOHERENT)).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("retrieval.default.k, retrieval.max.k");
+        assertThatThrownBy(() -> ConsolidatorApp.start(INCOHERENT)).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("retrieval.default.k, retrieval.max.k");
+        assertThatThrownBy(() -> RetrieverApp.start(INCOHERENT)).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("retrieval.default.k, retrieval.max.k");
+    }
+}

@@ -1,0 +1,162 @@
+package dev.engram.topology;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import dev.engram.avro.Memory;
+import dev.engram.core.UserKey;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+
+/**
+ * One consolidator task's decoded copy of {@link Stores#MEMORIES}, per user: what a prefix scan of the user's
+ * store keys returns, in the same order, without reading and decoding every memory again for every candidate.
+ * JFR of {@code bench ingest} put the store scan and Avro decode of the user's memories (each with its
+ * 384-float embedding) at most of the candidate path once the lifecycle merge was fixed; a LoCoMo user holds
+ * ~500 memories by the end.
+ *
+ * <p>A derived view, never a second source of truth: filled from the store on a user's first read, updated by
+ * every write the task's processors make to the store ({@link #written}, {@link #forget}), and dropped with the
+ * task. Kafka Streams initializes a task's processors after its stores are restored and writes to an active
+ * task's stores only through its processors, so the copy cannot miss a change; a new incarnation of the task
+ * (rebalance, recovery) starts empty. Both processors of the task ({@code consolidate-memories},
+ * {@code maintain-memory-lifecycle}) share one cache through {@link Registry}.
+ *
+ * <p>Bounded: at most {@link #MAX_MEMORIES} memories over all cached users; the least recently read user is
+ * dropped first. Memories are immutable once written (every change builds a new record), so sharing the
+ * decoded objects is safe; {@link #memories} returns a fresh list. Not thread-safe: a task runs on one thread.
+ */
+final class UserMemoryCache {
+
+    /** Memories kept decoded per task (~9 KB each with a 384-float embedding: ~90 MB at most). */
+    static final int MAX_MEMORIES = 10_000;
+
+    /** The store's key order: RocksDB and the Streams cache order keys by their serialized (UTF-8) bytes. */
+    private static final Comparator<String> STORE_ORDER = Comparator.comparing(
+        (String key) -> Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)));
+
+    private final int maxMemories;
+    private final LinkedHashMap<String, TreeMap<String, Memory>> users = new LinkedHashMap<>(16, 0.75f, true);
+    private int size;
+
+    UserMemoryCache(final int maxMemories) {
+        this.maxMemories = maxMemories;
+    }
+
+    /**
+     * @param user the user's wire key
+     * @param scan reads the user's entries from the store in store order (key, memory), on a miss
+     * @return the user's memories in store-key order (a new list the caller may keep)
+     */
+    List<Memory> memories(final String user, final Supplier<List<Map.Entry<String, Memory>>> scan) {
+        TreeMap<String, Memory> cached = users.get(user);
+        if (cached == null) {
+            cached = new TreeMap<>(STORE_ORDER);
+            for (final Map.Entry<String, Memory> entry : scan.get()) {
+                cached.put(entry.getKey(), entry.getValue());
+            }
+            users.put(user, cached);
+            size += cached.size();
+            evict(user);
+        }
+        return new ArrayList<>(cached.values());
+    }
+
+    /**
+     * Records a write to the store, to be called with every put and delete of {@link Stores#MEMORIES}.
+     *
+     * @param storeKey the key written ({@link UserKey#storeKey})
+     * @param memory the value written, or null for a delete
+     */
+    void written(final String storeKey, final Memory memory) {
+        final int separator = storeKey.indexOf(UserKey.STORE_SEPARATOR);
+        final TreeMap<String, Memory> cached = separator < 0 ? null : users.get(storeKey.substring(0, separator));
+        if (cached == null) {
+            return; // not cached: the next read scans the store, which has the write
+        }
+        final Memory previous = memory == null ? cached.remove(storeKey) : cached.put(storeKey, memory);
+        size += (memory == null ? 0 : 1) - (previous == null ? 0 : 1);
+    }
+
+    /** @param user a user's wire key whose entries were all removed from the store (erasure) */
+    void forget(final String user) {
+        final TreeMap<String, Memory> cached = users.remove(user);
+        if (cached != null) {
+            size -= cached.size();
+        }
+    }
+
+    /** @return memories held, over all users */
+    int size() {
+        return size;
+    }
+
+    private void evict(final String keep) {
+        final Iterator<Map.Entry<String, TreeMap<String, Memory>>> eldest = users.entrySet().iterator();
+        while (size > maxMemories && eldest.hasNext()) {
+            final Map.Entry<String, TreeMap<String, Memory>> entry = eldest.next();
+            if (!entry.getKey().equals(keep)) {
+                size -= entry.getValue().size();
+                eldest.remove();
+            }
+        }
+    }
+
+    /**
+     * The caches of one topology's tasks: the two processors of a task get the same cache; the first processor
+     * initialized after both had joined starts the task's next incarnation with an empty one (whether or not the
+     * previous incarnation's processors were closed).
+     */
+    static final class Registry {
+        private static final int PROCESSORS = 2;
+        private final Map<String, Shared> tasks = new ConcurrentHashMap<>();
+        private final int maxMemories;
+
+        /** @param maxMemories the bound of each task's cache */
+        Registry(final int maxMemories) {
+            this.maxMemories = maxMemories;
+        }
+
+        /**
+         * @param context the initializing processor's context
+         * @return the cache of its task incarnation
+         */
+        UserMemoryCache join(final ProcessorContext<?, ?> context) {
+            // taskId alone is not unique when one Topology runs in several drivers or clients of one JVM
+            final String key = context.taskId() + "@" + context.stateDir().getAbsolutePath();
+            return tasks.compute(key, (k, current) -> {
+                final Shared shared = current == null || current.joined >= PROCESSORS
+                    ? new Shared(new UserMemoryCache(maxMemories)) : current;
+                shared.joined++;
+                return shared;
+            }).cache;
+        }
+
+        /**
+         * @param context the closing processor's context
+         * @param cache the cache it joined
+         */
+        void leave(final ProcessorContext<?, ?> context, final UserMemoryCache cache) {
+            final String key = context.taskId() + "@" + context.stateDir().getAbsolutePath();
+            tasks.computeIfPresent(key, (k, shared) -> shared.cache == cache && ++shared.left >= PROCESSORS ? null : shared);
+        }
+
+        private static final class Shared {
+            private final UserMemoryCache cache;
+            private int joined;
+            private int left;
+
+            Shared(final UserMemoryCache cache) {
+                this.cache = cache;
+            }
+        }
+    }
+}
