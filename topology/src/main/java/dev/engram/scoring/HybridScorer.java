@@ -31,8 +31,8 @@ import org.apache.kafka.common.config.ConfigException;
  *       normalised query vector · the normalised stored embedding, the query embedded by the memory's own
  *       embedding model ({@link Embedder#embedQuery(String, String)}: bge-small's query instruction; vectors
  *       of two models are never compared; 0 without a vector or for a model the embedder does not hold);
- *       lexical = BM25 ({@link Bm25}, over the eligible memories' {@link TextAnalysis} terms) / the query's
- *       idf mass; period = the question names a period and the memory's event dates fall in it
+ *       lexical = BM25 ({@link Bm25}, over the {@link TextAnalysis} terms of the eligible memories'
+ *       {@link UserMemoryIndex#searchableText display name and content}) / the query's idf mass; period = the question names a period and the memory's event dates fall in it
  *       ({@link TimeCues}); semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical +
  *       b_period·period), a calibrated 0..1 estimate that the memory answers the query, with the
  *       coefficients of the memory's embedding model (cosines of two models are on different scales).
@@ -445,7 +445,7 @@ public final class HybridScorer {
         final List<String> terms = TextAnalysis.terms(query);
         final Optional<TimeCues.Period> period = TimeCues.in(query);
         final List<String> contents = new ArrayList<>(docs.size());
-        docs.forEach(m -> contents.add(m.getContent()));
+        docs.forEach(m -> contents.add(UserMemoryIndex.searchableText(m)));
         final Bm25 bm25 = Bm25.index(contents);
         final double[] lexicalScores = bm25.scores(terms);
         final double idfMass = bm25.idfMass(terms);

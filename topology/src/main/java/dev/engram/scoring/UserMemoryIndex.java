@@ -113,7 +113,7 @@ public final class UserMemoryIndex {
                 slotById.put(memory.getMemoryId(), slot);
                 contentChanged = true;
             } else {
-                contentChanged = !memories[slot].getContent().equals(memory.getContent());
+                contentChanged = !searchableText(memories[slot]).equals(searchableText(memory));
                 setActive(slot, false);
                 if (contentChanged) {
                     unindexTerms(slot);
@@ -121,7 +121,7 @@ public final class UserMemoryIndex {
             }
             final int s = slot;
             if (contentChanged) {
-                indexTerms(s, memory.getContent());
+                indexTerms(s, searchableText(memory));
             }
             storeVector(s, memory.getEmbeddingModel(), memory.getEmbedding());
             importance[s] = memory.getImportance();
@@ -455,6 +455,19 @@ public final class UserMemoryIndex {
                 postings.get(term).activeDf += sign;
             }
         }
+    }
+
+    /**
+     * The text BM25 indexes for a memory: its display name (the label a user sees: "Assistant
+     * recommendation", "Preferred language") and its content, so "what did you recommend?" meets an
+     * exchange whose reply recommends without saying the word.
+     *
+     * @param memory a memory
+     * @return display name and content, space-separated (content alone without a display name)
+     */
+    public static String searchableText(final Memory memory) {
+        final String name = memory.getDisplayName();
+        return name == null || name.isBlank() ? memory.getContent() : name + " " + memory.getContent();
     }
 
     /** @return every memory id held, for tests and diagnostics */

@@ -44,7 +44,7 @@ class TextAnalysisTest {
     @Test
     void shouldDropEnglishStopwordsPossessivesAndSuffixesWhenTokenizing() {
         assertThat(TextAnalysis.terms("What was Caroline's LOCKER-codes again?")).containsExactly("carolin", "locker", "code");
-        assertThat(TextAnalysis.terms("the albums you recommended")).isEqualTo(TextAnalysis.terms("recommend an album"));
+        assertThat(TextAnalysis.terms("the albums you recommended")).isEqualTo(TextAnalysis.terms("albums recommended"));
         assertThat(TextAnalysis.terms("painting")).isEqualTo(TextAnalysis.terms("paints"));
         assertThat(TextAnalysis.terms(null)).isEmpty();
         assertThat(TextAnalysis.terms("")).isEmpty();
