@@ -38,7 +38,7 @@ public record RelevanceModel(double intercept, double dense, double lexical, dou
      */
     private static final Map<String, RelevanceModel> FITTED = Map.of(
         "all-minilm-l6-v2-q", new RelevanceModel(-7.3923, 8.2217, 3.9089, 0),
-        "bge-small-en-v15-q", new RelevanceModel(-14.4746, 16.5649, 3.7046, 1.3234),
+        "bge-small-en-v15-q", new RelevanceModel(-14.0898, 15.6552, 3.7009, 1.3735),
         "bge-small-zh-v15-q", new RelevanceModel(-8.4549, 9.2917, 7.7729, 0));
 
     /**
