@@ -25,7 +25,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * The demo's embedded stack for the benchmarks: {@link EmbeddedBroker} in a fresh run directory,
  * the topics ({@link TopicSetup}), extractor + consolidator + retriever ({@link DemoApps}) on free
  * ports with API keys off (as in the demo: localhost only), and a {@link PipelineMonitor}. {@link #awaitSettled(Duration)} is the demo's "everything
- * processed" rule: no consumer-group lag in pipeline order and the counting consumer caught up, twice
+ * processed" rule: no consumer-group lag in pipeline order, no conversation pending in the extractor and the counting consumer caught up, twice
  * in a row 200 ms apart. Closed in reverse order of start.
  */
 public final class EmbeddedStack implements AutoCloseable {
@@ -144,7 +144,7 @@ public final class EmbeddedStack implements AutoCloseable {
             monitor.poll(SETTLE_CHECK);
             apps.requireAlive();
             final long lag = monitor.lag();
-            settledChecks = lag == 0 && monitor.caughtUp() ? settledChecks + 1 : 0;
+            settledChecks = lag == 0 && apps.extractorIdle() && monitor.caughtUp() ? settledChecks + 1 : 0;
             final long signature = Objects.hash(lag, monitor.count(Topics.MEMORY_CANDIDATES),
                 monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
             if (signature != lastSignature) {

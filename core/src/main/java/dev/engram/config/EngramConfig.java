@@ -239,7 +239,8 @@ public final class EngramConfig extends AbstractConfig {
             "A memory unused (not accessed, not restated) for more days than this can be archived as STALE.")
         .define(STALE_MAX_IMPORTANCE, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
             "Only memories below this importance become STALE; above memory.min.importance, or nothing stored is "
-                + "ever stale (the default 0.4 takes the lowest band stored: a short remark with one signal, 0.35).")
+                + "ever stale (the default 0.4 takes the two lowest bands the rule-based extractor stores: 0.3, a long turn "
+                + "with no signal, and 0.35, a short remark with one).")
         .define(STALE_MAX_ACCESS_COUNT, Type.INT, 2, Range.atLeast(0), Importance.LOW,
             "Only memories used fewer times than this become STALE: accesses plus restatements after the first "
                 + "statement (reinforcement counts as use).")

@@ -236,7 +236,7 @@ public final class DemoCommand implements Callable<Integer> {
             ingest.rethrow();
             apps.requireAlive();
             final long lag = monitor.lag();
-            final boolean settled = ingest.done() && lag == 0 && monitor.caughtUp();
+            final boolean settled = ingest.done() && lag == 0 && apps.extractorIdle() && monitor.caughtUp();
             settledChecks = settled ? settledChecks + 1 : 0;
             final boolean finished = settledChecks >= 2;
             if (finished || System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {

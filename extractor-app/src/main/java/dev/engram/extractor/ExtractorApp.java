@@ -51,9 +51,21 @@ import org.apache.kafka.streams.Topology;
  */
 public final class ExtractorApp extends StreamsApp {
 
+    private final PrometheusMeterRegistry meters;
+
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
                          final ExecutorService pool) {
         super(registry, runner, http, pool == null ? List.of() : List.of(pool::shutdownNow));
+        this.meters = registry;
+    }
+
+    /**
+     * @return conversations this instance consumed whose candidates are not forwarded yet
+     *     ({@value ExtractionTopology#METER_PENDING}); 0 before the topology runs
+     */
+    public long pendingConversations() {
+        final io.micrometer.core.instrument.Gauge gauge = meters.find(ExtractionTopology.METER_PENDING).gauge();
+        return gauge == null ? 0 : Math.round(gauge.value());
     }
 
     private static ThreadFactory daemon() {

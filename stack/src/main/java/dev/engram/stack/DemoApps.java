@@ -100,6 +100,14 @@ public final class DemoApps implements AutoCloseable {
         }
     }
 
+    /**
+     * @return true when the extractor holds no consumed conversation whose candidates are still to be forwarded
+     *     (its committed offsets already cover those: "no lag" alone does not mean done)
+     */
+    public boolean extractorIdle() {
+        return extractor.pendingConversations() == 0;
+    }
+
     /** @return the retriever's base URL, e.g. {@code http://localhost:8080} */
     public String retrieverUrl() {
         return retrieverUrl;

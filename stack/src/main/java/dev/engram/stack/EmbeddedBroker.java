@@ -89,7 +89,11 @@ public final class EmbeddedBroker implements AutoCloseable {
             throw new UncheckedIOException("Cannot create the broker log directory " + logDir, e);
         }
         final int port = brokerPort == 0 ? freePort() : brokerPort;
-        final int controllerPort = freePort();
+        int controllerPort = freePort();
+        while (controllerPort == port) {
+            // the OS may hand out the port it just released again: two listeners cannot share one
+            controllerPort = freePort();
+        }
         final Properties props = settings(logDir, port, controllerPort);
         props.putAll(overrides);
         final KafkaConfig config = new KafkaConfig(props, false);

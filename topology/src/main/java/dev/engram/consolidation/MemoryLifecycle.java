@@ -39,7 +39,7 @@ import dev.engram.scoring.Vectors;
  *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
  *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
- *       use) more than 90 days before {@code now}, with importance below 0.4 (the lowest band stored:
+ *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
  *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
  *       after the first statement), is ARCHIVED with reason STALE;
  *       a later restatement revives it ({@link Consolidator}, rule 6).</li>

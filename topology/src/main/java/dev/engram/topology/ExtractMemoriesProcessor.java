@@ -5,17 +5,21 @@ import static dev.engram.topology.ExtractionTopology.METER_CANDIDATES;
 import static dev.engram.topology.ExtractionTopology.METER_CONVERSATIONS;
 import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
+import static dev.engram.topology.ExtractionTopology.METER_PENDING;
 import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
@@ -97,6 +101,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 }
                 final Consumed consumed = Consumed.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
+                counters.pending().incrementAndGet();
                 nextSequence = Math.max(nextSequence, entry.key + 1);
             }
         }
@@ -104,7 +109,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (!inFlight.isEmpty()) {
             LOG.info("Re-submitting {} pending conversations of task {}", inFlight.size(), context.taskId());
         }
-        context.schedule(Duration.ofMillis(20), PunctuationType.WALL_CLOCK_TIME, now -> drain());
+        // Finished work is forwarded at the next record or this punctuation; it waits for the commit after that
+        // (commit.interval.ms), so keep it short: draining an empty queue costs nothing.
+        context.schedule(Duration.ofMillis(5), PunctuationType.WALL_CLOCK_TIME, now -> drain());
     }
 
     @Override
@@ -121,6 +128,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long sequence = nextSequence++;
         pending.put(sequence, consumed.encode());
         inFlight.addLast(new Pending(sequence, consumed, outcome));
+        counters.pending().incrementAndGet();
         drain();
         while (inFlight.size() >= maxPending) {
             // Back-pressure: wait for the oldest, so the stream thread pulls no more than maxPending ahead.
@@ -131,6 +139,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     @Override
     public void close() {
+        counters.pending().addAndGet(-inFlight.size());
         inFlight.clear();
     }
 
@@ -138,6 +147,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private void drain() {
         while (!inFlight.isEmpty() && inFlight.peekFirst().outcome().isDone()) {
             final Pending head = inFlight.pollFirst();
+            counters.pending().decrementAndGet();
             emit(head.consumed(), head.outcome().join());
             pending.delete(head.sequence());
         }
@@ -226,18 +236,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             if (extracted.isEmpty()) {
                 return List.of();
             }
-            final List<String> texts = new ArrayList<>(extracted.size());
+            // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
+            // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
+            // batch-mates: one inference per text).
+            final Map<String, Integer> slots = new LinkedHashMap<>();
             for (final ExtractedMemory memory : extracted) {
-                texts.add(memory.content());
+                slots.putIfAbsent(memory.content(), slots.size());
             }
+            final List<String> texts = new ArrayList<>(slots.keySet());
             final List<float[]> vectors = embedder.embedAll(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException("embedder returned " + vectors.size() + " vectors for "
                     + texts.size() + " texts");
             }
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
-            for (int i = 0; i < extracted.size(); i++) {
-                out.add(candidate(conversation, extracted.get(i), vectors.get(i)));
+            for (final ExtractedMemory memory : extracted) {
+                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content()))));
             }
             return out;
         } catch (RuntimeException e) {
@@ -284,8 +298,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /** The meters, shared by every task of the topology. */
     record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency) {
+                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending) {
         Meters(final MeterRegistry registry) {
+            this(registry, new AtomicInteger());
+        }
+
+        private Meters(final MeterRegistry registry, final AtomicInteger pending) {
             this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
@@ -294,7 +312,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     .tag("path", "extractor").register(registry),
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry));
+                    .register(registry),
+                pending);
+            io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
+                .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
+                    + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {

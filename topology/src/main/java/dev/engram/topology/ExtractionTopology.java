@@ -103,6 +103,11 @@ public final class ExtractionTopology {
     public static final String METER_CANDIDATES = "engram.extraction.candidates";
     /** Timer of extraction and embedding per valid conversation. */
     public static final String METER_LATENCY = "engram.extraction.latency";
+    /**
+     * Gauge of conversations consumed but not forwarded yet (in flight on the executor): their input offsets
+     * are committed with the pending store, so consumer lag alone does not say the extractor is done.
+     */
+    public static final String METER_PENDING = "engram.extraction.pending";
 
     private ExtractionTopology() {
     }

@@ -48,6 +48,8 @@ public final class StreamsSettings {
     public static final int COMMIT_INTERVAL_MS = 50;
     /** {@code poll.ms} of every app (Streams' default is 100). */
     public static final int POLL_MS = 10;
+    /** The producers' {@code retry.backoff.ms} (Kafka's default is 100). */
+    public static final int RETRY_BACKOFF_MS = 10;
 
     private StreamsSettings() {
     }
@@ -76,6 +78,10 @@ public final class StreamsSettings {
         // round to its commit soon after the interval instead of blocking up to poll.ms (100 ms by default).
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL_MS);
         props.put(StreamsConfig.POLL_MS_CONFIG, POLL_MS);
+        // The first write of a transaction can meet the previous one's markers still being written
+        // (CONCURRENT_TRANSACTIONS, logged by bench ingest and freshness); the producer then backs off
+        // retry.backoff.ms, 100 ms by default, per hop. 10 ms (doubling up to retry.backoff.max.ms) retries soon.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), RETRY_BACKOFF_MS);
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10L * 1024 * 1024);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");

@@ -24,6 +24,7 @@ import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.header.Header;
@@ -64,6 +65,10 @@ class ExtractionTopologyTest {
     }
 
     private void start(final MemoryExtractor extractor) {
+        start(extractor, ScriptRoutedEmbedder.defaults());
+    }
+
+    private void start(final MemoryExtractor extractor, final dev.engram.port.Embedder embedder) {
         if (driver != null) {
             driver.close();
         }
@@ -73,7 +78,7 @@ class ExtractionTopologyTest {
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, ScriptRoutedEmbedder.defaults(), registry), props);
+            ExtractionTopology.build(config, extractor, embedder, registry), props);
         input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
         candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
@@ -311,6 +316,56 @@ class ExtractionTopologyTest {
             .containsExactly("0", "1", "2");
         assertThat(candidates.readValuesToList()).hasSize(1);
         assertThat(count(DeadLetters.METER)).isEqualTo(3.0);
+    }
+
+    @Test
+    void shouldEmbedEachDistinctTextOfAConversationOnceAndGiveRepeatsTheSameVector() {
+        final dev.engram.port.Embedder model = ScriptRoutedEmbedder.defaults();
+        final List<String> embedded = new ArrayList<>();
+        final dev.engram.port.Embedder counting = new dev.engram.port.Embedder() {
+            @Override
+            public String modelName() {
+                return model.modelName();
+            }
+
+            @Override
+            public int dimensions() {
+                return model.dimensions();
+            }
+
+            @Override
+            public List<float[]> embedAll(final List<String> texts) {
+                embedded.addAll(texts);
+                return model.embedAll(texts);
+            }
+        };
+        // as an LLM that repeats the user's words, next to the offline episodes of the same turns
+        final RuleBasedExtractor offline = new RuleBasedExtractor();
+        start(new MemoryExtractor() {
+            @Override
+            public List<ExtractedMemory> extract(final ConversationCompleted c, final UserProfile p) {
+                final List<ExtractedMemory> once = offline.extract(c, p);
+                final List<ExtractedMemory> twice = new ArrayList<>(once);
+                twice.addAll(once);
+                return twice;
+            }
+
+            @Override
+            public String name() {
+                return "twice";
+            }
+        }, counting);
+
+        input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
+
+        final List<MemoryCandidate> out = candidates.readValuesToList();
+        assertThat(out).hasSizeGreaterThanOrEqualTo(2).hasSize(2 * embedded.size());
+        assertThat(embedded).doesNotHaveDuplicates();
+        for (int i = 0; i < out.size() / 2; i++) {
+            assertThat(out.get(i + out.size() / 2).getContent()).isEqualTo(out.get(i).getContent());
+            assertThat(out.get(i + out.size() / 2).getEmbedding()).isEqualTo(out.get(i).getEmbedding());
+            assertThat(Vectors.toArray(out.get(i).getEmbedding())).containsExactly(model.embed(out.get(i).getContent()));
+        }
     }
 
     @Test

@@ -11,12 +11,17 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.core.UserKey;
+import dev.engram.serde.AvroSerdes;
 import org.junit.jupiter.api.Test;
 
 class UserMemoryCacheTest {
 
     private static final UserKey MIRA = new UserKey("t1", "u-mira");
     private static final UserKey JON = new UserKey("t1", "u-jon");
+
+    static {
+        AvroSerdes.trustGeneratedRecords(); // Memory.newBuilder(memory) deep-copies through Avro's class allow-list
+    }
 
     private static Memory memory(final UserKey user, final String id, final String content) {
         final Instant at = Instant.parse("2025-01-01T09:00:00Z");
