@@ -93,6 +93,11 @@ public final class QualityBenchmark implements Callable<Integer> {
             + "or always after an --llm run), to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
+    @Option(names = "--calibrate",
+        description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
+            + "and print it with its reliability table (JSON key relevanceCalibration).")
+    boolean calibrate;
+
     @Option(names = "--llm", paramLabel = "replay",
         description = "Extract with the LLM path: 'replay' answers the real LLM extractor and judge over HTTP with "
             + "LoCoMo's recorded LLM facts and session summaries (LoCoMoReplay).")
@@ -155,8 +160,9 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final Map<String, Object> figures = evaluate(samples, memories,
-            ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
+        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
+        final Map<String, Object> figures = evaluate(samples, memories, embedder, config);
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
@@ -164,6 +170,10 @@ public final class QualityBenchmark implements Callable<Integer> {
             figures.put("llm", llmFigures);
         }
         print(figures, "LoCoMo evidence recall, categories 1-4", Map.of());
+        if (calibrate) {
+            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.locomo(samples, memories),
+                new HybridScorer(embedder, config)));
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
     }
@@ -189,12 +199,24 @@ public final class QualityBenchmark implements Callable<Integer> {
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
         final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
             .orElse(MemoryBankSource.TENANT_PREFIX + "en");
+        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
-            memories, ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)), EngramConfig.defaults().with(overrides));
+            memories, embedder, config);
         print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
+        if (calibrate) {
+            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.memoryBank(tenant, qs, memories),
+                new HybridScorer(embedder, config)));
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    private void printCalibration(final Map<String, Object> figures, final Map<String, Object> fit) {
+        out.println();
+        out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
+        figures.put("relevanceCalibration", fit);
     }
 
     /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */

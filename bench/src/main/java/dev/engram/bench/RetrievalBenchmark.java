@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.engram.port.Embedder;
+import dev.engram.scoring.HybridScorer;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import org.HdrHistogram.Histogram;
@@ -51,6 +53,20 @@ import picocli.CommandLine.Parameters;
  * </ol>
  * Each phase starts after {@value #WARMUP_SECONDS} s of untimed requests. Latencies in an HdrHistogram
  * (µs, 3 significant digits). Non-200 answers are counted as errors (their latency is recorded too).
+ *
+ * <p><b>Query-embedding ceiling</b> ({@code queryEmbeddingCeiling}), measured in the same run right before
+ * the saturation phase: the retriever's own embedder alone, {@code --concurrency} threads embedding the
+ * benchmark's distinct queries back to back for {@code --seconds}; queries/s. Every request embeds its
+ * query (the retriever's LRU of query vectors is smaller than the set of distinct queries cycled through,
+ * {@code queryCacheHitRate} says how often it hit), so the embedder bounds the retriever:
+ * {@code ratioToQueryCeiling} = maxRequestsPerSecond / queryEmbeddingCeiling is the share of that bound
+ * the whole request path (HTTP, search, ranking, JSON, access reports) keeps.
+ *
+ * <p><b>Sweep</b> ({@code --memories-per-user 100,1000,10000}, {@code bySize}): for each size,
+ * {@code --users-per-size} synthetic users ({@link SyntheticUsers}: memories built from LoCoMo turns,
+ * published straight to {@code memory-updated}) are materialized, then asked the LoCoMo questions round-robin
+ * at {@code --sweep-rate} req/s (open loop, CO-corrected as above) for {@code --sweep-seconds}, with
+ * {@code recordAccess=false} (the consolidator does not know these users); p50/p95/p99 per size.
  */
 @Command(name = "retrieval", mixinStandardHelpOptions = true,
     description = "Retriever HTTP latency at a fixed rate (coordinated-omission corrected) and throughput at saturation.")
@@ -61,6 +77,8 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     static final int WARMUP_SECONDS = 3;
     /** After the fixed-rate window, queued requests still unsent this long after it are not sent. */
     static final int DRAIN_SECONDS = 30;
+    /** Distinct LoCoMo turn texts the synthetic users are made of (each embedded once). */
+    static final int SYNTHETIC_TEXTS = 1500;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
         description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + ").")
@@ -74,6 +92,19 @@ public final class RetrievalBenchmark implements Callable<Integer> {
 
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8", description = "Clients at saturation (default: ${DEFAULT-VALUE}).")
     int concurrency;
+
+    @Option(names = "--memories-per-user", paramLabel = "N[,N…]", split = ",", defaultValue = "100,1000,10000",
+        description = "Sizes of the synthetic users of the sweep (default: ${DEFAULT-VALUE}); 0 skips the sweep.")
+    List<Integer> sizes;
+
+    @Option(names = "--users-per-size", paramLabel = "N", defaultValue = "2", description = "Synthetic users per size (default: ${DEFAULT-VALUE}).")
+    int usersPerSize;
+
+    @Option(names = "--sweep-rate", paramLabel = "REQ/S", defaultValue = "50", description = "Fixed rate of the sweep (default: ${DEFAULT-VALUE}).")
+    int sweepRate;
+
+    @Option(names = "--sweep-seconds", paramLabel = "S", defaultValue = "15", description = "Length of each size's phase (default: ${DEFAULT-VALUE}).")
+    int sweepSeconds;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -111,12 +142,27 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final AtomicLong fixedErrors = new AtomicLong();
             fixedRate(http, requests, rate, seconds, fixed, fixedErrors);
 
+            final Embedder embedder = stack.apps().retrieverEmbedder();
+            final List<String> queries = distinctQueries(samples);
+            queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
+            final double ceiling = queryCeiling(embedder, queries, concurrency, seconds);
+            final HybridScorer.QueryVectors cache = stack.apps().retrieverScorer().queryVectors();
+            final long hitsBefore = cache.hits();
+            final long missesBefore = cache.misses();
             saturation(http, requests, concurrency, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram saturated = Latencies.histogram();
             final AtomicLong saturatedErrors = new AtomicLong();
             final double throughput = saturation(http, requests, concurrency, seconds, saturated, saturatedErrors);
+            final long lookups = cache.hits() - hitsBefore + cache.misses() - missesBefore;
+            final double hitRate = lookups == 0 ? 0 : (double) (cache.hits() - hitsBefore) / lookups;
             stack.apps().requireAlive();
             figures = figures(rate, fixed, fixedErrors.get(), concurrency, saturated, saturatedErrors.get(), throughput);
+            figures.put("queryEmbeddingCeiling", BenchReport.round(ceiling, 1));
+            figures.put("ratioToQueryCeiling", BenchReport.round(throughput / ceiling, 3));
+            figures.put("queryCacheHitRate", BenchReport.round(hitRate, 3));
+            figures.put("bySize", sweep(stack, http, samples, embedder));
+            figures.put("loadAverage", BenchReport.round(
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
         }
         final List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("phase", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "req/s"));
@@ -125,6 +171,23 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             ((Number) figures.get("maxRequestsPerSecond")).doubleValue()));
         out.println();
         BenchReport.table(out, rows);
+        out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
+                + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),
+            concurrency, figures.get("ratioToQueryCeiling"), figures.get("queryCacheHitRate"));
+        final Map<?, ?> bySize = (Map<?, ?>) figures.get("bySize");
+        if (!bySize.isEmpty()) {
+            final List<List<String>> sweepRows = new ArrayList<>();
+            sweepRows.add(List.of("memories/user", "users", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms"));
+            bySize.forEach((size, value) -> {
+                final Map<?, ?> f = (Map<?, ?>) value;
+                sweepRows.add(List.of(String.valueOf(size), String.valueOf(f.get("users")), String.valueOf(f.get("count")),
+                    String.valueOf(f.get("errors")), String.valueOf(f.get("p50Ms")), String.valueOf(f.get("p95Ms")),
+                    String.valueOf(f.get("p99Ms")), String.valueOf(f.get("maxMs"))));
+            });
+            out.println();
+            out.println("sweep at " + sweepRate + " req/s (CO-corrected), synthetic users from LoCoMo texts:");
+            BenchReport.table(out, sweepRows);
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
     }
@@ -156,6 +219,74 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         sat.put("requestsPerSecond", BenchReport.round(throughput, 1));
         f.put("saturation", sat);
         return f;
+    }
+
+    /** @return the benchmark's questions, each once, in order */
+    static List<String> distinctQueries(final List<LoCoMoQa.Sample> samples) {
+        final java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        samples.forEach(s -> s.questions().forEach(q -> out.add(q.question())));
+        return new ArrayList<>(out);
+    }
+
+    /**
+     * The embedder alone: {@code threads} threads embedding the queries round-robin, one per call, as
+     * the request threads do.
+     *
+     * @return queries embedded per second
+     */
+    static double queryCeiling(final Embedder embedder, final List<String> queries, final int threads,
+                               final int seconds) throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        final AtomicInteger next = new AtomicInteger();
+        final AtomicLong done = new AtomicLong();
+        final long start = System.nanoTime();
+        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        for (int t = 0; t < threads; t++) {
+            pool.execute(() -> {
+                while (System.nanoTime() < end) {
+                    embedder.embed(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())));
+                    done.incrementAndGet();
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
+        return done.get() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** The sweep over synthetic user sizes; {@code size → figures} (empty when no size is given). */
+    private Map<String, Object> sweep(final EmbeddedStack stack, final HttpClient http,
+                                      final List<LoCoMoQa.Sample> samples, final Embedder embedder) throws InterruptedException {
+        final Map<String, Object> bySize = new LinkedHashMap<>();
+        final List<Integer> wanted = sizes.stream().filter(n -> n > 0).toList();
+        if (wanted.isEmpty()) {
+            return bySize;
+        }
+        final SyntheticUsers synthetic = SyntheticUsers.of(samples, SYNTHETIC_TEXTS, embedder);
+        final List<String> queries = distinctQueries(samples);
+        for (final int size : wanted) {
+            final List<dev.engram.core.UserKey> users = synthetic.publish(stack.bootstrapServers(), size, usersPerSize);
+            stack.awaitSettled(Duration.ofMinutes(3));
+            final List<HttpRequest> requests = new ArrayList<>();
+            for (int i = 0; i < queries.size(); i++) {
+                final dev.engram.core.UserKey user = users.get(i % users.size());
+                requests.add(HttpRequest.newBuilder(URI.create(stack.apps().retrieverUrl() + "/v1/tenants/"
+                        + user.tenantId() + "/users/" + user.userId() + "/memories?k=5&recordAccess=false&query="
+                        + URLEncoder.encode(queries.get(i), StandardCharsets.UTF_8)))
+                    .timeout(Duration.ofSeconds(30)).GET().build());
+            }
+            fixedRate(http, requests, sweepRate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            final Histogram h = Latencies.histogram();
+            final AtomicLong errors = new AtomicLong();
+            fixedRate(http, requests, sweepRate, sweepSeconds, h, errors);
+            final Map<String, Object> f = Latencies.figures(h, "");
+            f.put("errors", errors.get());
+            f.put("users", users.size());
+            f.put("rate", sweepRate);
+            bySize.put(String.valueOf(size), f);
+            out.printf("sweep %d memories/user: p50 %s ms, p99 %s ms%n", size, f.get("p50Ms"), f.get("p99Ms"));
+        }
+        return bySize;
     }
 
     /** One query request per scored question, asked as the user it names (the first speaker when none). */

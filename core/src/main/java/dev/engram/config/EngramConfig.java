@@ -66,8 +66,10 @@ public final class EngramConfig extends AbstractConfig {
     public static final String MAX_RECORD_BYTES = "input.max.record.bytes";
     /** Room above {@link #MAX_RECORD_BYTES} for headers (dead letters carry the reason) and batch overhead. */
     public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
-    public static final String RRF_K = "retrieval.rrf.k";
-    public static final String MIN_SIMILARITY = "retrieval.min.similarity";
+    public static final String MIN_RELEVANCE = "retrieval.min.relevance";
+    public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
+    public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
+    public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
     public static final String EMBEDDING_MODEL = "embedding.model";
     public static final String EXTRACTOR_MAX_IN_FLIGHT = "extractor.max.in.flight";
@@ -75,7 +77,6 @@ public final class EngramConfig extends AbstractConfig {
     public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
     public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
     public static final String EMBEDDING_SIMILARITY_FLOORS = "embedding.similarity.floors";
-    public static final String EMBEDDING_QUERY_SIMILARITY_FLOORS = "embedding.query.similarity.floors";
     public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
     public static final String STALE_DAYS = "lifecycle.stale.days";
@@ -153,13 +154,14 @@ public final class EngramConfig extends AbstractConfig {
             "Similarity (cosine on the embedding.similarity.floors scale) above which a candidate reinforces an active memory of the same user (unless a fact's value differs).")
         .define(JUDGE_THRESHOLD, Type.DOUBLE, 0.7, Range.between(-1.0, 1.0), Importance.MEDIUM,
             "Similarity (embedding.similarity.floors scale) from which (up to the reinforce threshold) the ContradictionJudge is asked.")
-        .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.4, Range.between(0.0, 1.0), Importance.LOW,
-            "Retrieval score weight of semantic relevance.")
-        .define(WEIGHT_RECENCY, Type.DOUBLE, 0.2, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.85, Range.between(0.0, 1.0), Importance.LOW,
+            "Retrieval score weight of semantic relevance. The total is the weighted mean of the four components "
+                + "(divided by the sum of the weights), so it stays in 0..1 for any weights; all four 0 is refused at start.")
+        .define(WEIGHT_RECENCY, Type.DOUBLE, 0.02, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of recency = exp(-days since last access / decay days).")
-        .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of importance.")
-        .define(WEIGHT_ACCESS, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
+        .define(WEIGHT_ACCESS, Type.DOUBLE, 0.03, Range.between(0.0, 1.0), Importance.LOW,
             "Retrieval score weight of access = min(accessCount / saturation, 1).")
         .define(RECENCY_DECAY_DAYS, Type.DOUBLE, 30.0, Range.atLeast(0.001), Importance.LOW,
             "Days in the recency decay exp(-days / decay).")
@@ -186,11 +188,21 @@ public final class EngramConfig extends AbstractConfig {
                 + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
                 + "broker and the dead-letter topic accept too; a larger record that reaches the extractor anyway (another "
                 + "producer) is dead-lettered with this limit named.")
-        .define(RRF_K, Type.INT, 60, Range.atLeast(1), Importance.LOW,
-            "k of the reciprocal-rank fusion of dense and BM25 ranks: 1/(k + rank) (Cormack et al. 2009 use 60).")
-        .define(MIN_SIMILARITY, Type.DOUBLE, 0.2, Range.between(-1.0, 1.0), Importance.LOW,
-            "A memory is a retrieval candidate if it shares a query term (BM25 > 0) or its similarity to the query "
-                + "(cosine on the embedding.similarity.floors scale) is at least this; below both it is not returned, however few hits remain.")
+        .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
+            "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
+                + "the estimated probability that it answers the query) is at least this; below it is never "
+                + "returned, however few hits remain, so an unrelated question gets nothing.")
+        .define(MIN_TOP_RELEVANCE, Type.DOUBLE, 0.0, Range.between(0.0, 1.0), Importance.LOW,
+            "A query is answered only if its most relevant memory reaches this calibrated relevance; else nothing is "
+                + "returned, however many memories pass retrieval.min.relevance. 0 = off: with MiniLM a weakly related "
+                + "but wanted fact (a diet for a cooking question, ~0.003) scores like chit-chat for an unrelated question.")
+        .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
+            "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
+                + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "
+                + "model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q; bench quality --calibrate fits one). "
+                + "Other models (embedding.model.han) keep their fit.")
+        .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
+            "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
         .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,
             "Vector size of embedding.model (bge-small-en and all-MiniLM-L6-v2: 384); candidates of another size go to the "
                 + "dead-letter topic.")
@@ -218,11 +230,6 @@ public final class EngramConfig extends AbstractConfig {
                 + "lifecycle.merge.threshold) apply to (cosine - floor) / (1 - floor), so they mean the same for every model "
                 + "(bge puts unrelated sentences near cosine 0.5; floors measured by matching cosine quantiles to MiniLM's, "
                 + "whose floor is 0). A model not listed uses raw cosine.")
-        .define(EMBEDDING_QUERY_SIMILARITY_FLOORS, Type.LIST,
-            "all-minilm-l6-v2-q=0,bge-small-en-v15-q=0.38,bge-small-zh-v15-q=0.30", Importance.LOW,
-            "MODEL=FLOOR per embedding model for a query against a memory (retrieval.min.similarity), as "
-                + "embedding.similarity.floors: bge queries carry an instruction and sit lower on the cosine scale than "
-                + "two memories do (floors measured on LoCoMo and MemoryBank questions against their turns).")
         .define(LIFECYCLE_INTERVAL_MS, Type.LONG, 86_400_000L, Range.atLeast(1), Importance.LOW,
             "Stream time (event time, ms) between two consolidation passes of the consolidator (merge, stale, TTL, "
                 + "hard delete); one day by default, as the seeds' daily consolidation.")

@@ -80,20 +80,36 @@ final class ApiRequests {
 
     /** @return the integer query parameter in [min, max], the default when absent; else a 400 */
     static int intParam(final Context ctx, final String name, final int fallback, final int min, final int max) {
+        return (int) numberParam(ctx, name, fallback, min, max, "an integer", Integer::parseInt);
+    }
+
+    /** @return the decimal query parameter in [min, max] (e.g. {@code minScore}), the default when absent; else a 400 */
+    static double doubleParam(final Context ctx, final String name, final double fallback, final double min,
+                              final double max) {
+        return numberParam(ctx, name, fallback, min, max, "a number", Double::parseDouble);
+    }
+
+    private static double numberParam(final Context ctx, final String name, final double fallback, final double min,
+                                      final double max, final String kind,
+                                      final java.util.function.ToDoubleFunction<String> parse) {
         final String raw = ctx.queryParam(name);
         if (raw == null) {
             return fallback;
         }
-        final int value;
+        final double value;
         try {
-            value = Integer.parseInt(raw.strip());
+            value = parse.applyAsDouble(raw.strip());
         } catch (NumberFormatException e) {
-            throw ApiProblem.badRequest(name + " must be an integer between " + min + " and " + max);
+            throw ApiProblem.badRequest(name + " must be " + kind + " between " + fmt(min) + " and " + fmt(max));
         }
-        if (value < min || value > max) {
-            throw ApiProblem.badRequest(name + " must be between " + min + " and " + max + ", was " + value);
+        if (!(value >= min && value <= max)) {
+            throw ApiProblem.badRequest(name + " must be between " + fmt(min) + " and " + fmt(max) + ", was " + raw.strip());
         }
         return value;
+    }
+
+    private static String fmt(final double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.valueOf((long) v) : String.valueOf(v);
     }
 
     /** @return the enum query parameter (case-insensitive), null when absent; an unknown name is a 400 */

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.avro.Memory;
-import dev.engram.avro.MemoryType;
 import dev.engram.scoring.ScoredMemory;
 
 /**
@@ -22,8 +21,12 @@ import dev.engram.scoring.ScoredMemory;
  * How the user wants to be served:
  * - Prefers short answers
  * Relevant past conversations:
- * - [2025-04-01] Asked about the gym locker
+ * ## 2025-04-01
+ * - Asked about the gym locker
  * </pre>
+ * Evidence per token: every heading (a fact category, an episode's day) is written once for its group;
+ * a memory whose text is already in the block (a turn that an exchange episode quotes, the same
+ * sentence stored twice) is left out — its sources are those of the line that holds it.
  * Tokens are estimated as ceil(characters / 4), the usual rule of thumb for English text with
  * BPE tokenizers (OpenAI's tokenizer guide: "one token ≈ 4 characters"); no tokenizer is loaded, so
  * the estimate is model-independent and may be off by ~20% for code or non-English text. Memories are
@@ -69,18 +72,27 @@ public final class ContextBlock {
         sections.put(PROCEDURES, new LinkedHashMap<>());
         sections.put(EPISODES, new LinkedHashMap<>());
         final List<String> included = new ArrayList<>();
+        final List<String> seen = new ArrayList<>();
         String rendered = "";
         for (final ScoredMemory hit : hits) {
             final Memory m = hit.memory();
             final String section = section(m);
-            final String sub = m.getType() == MemoryType.SEMANTIC
-                ? "## " + (m.getCategory() == null ? "OTHER" : m.getCategory().name()) : "";
+            final String key = normalized(m.getContent());
+            if (key.isEmpty() || seen.stream().anyMatch(k -> k.contains(key))) {
+                continue; // nothing new for the model: the block already says it
+            }
+            final String sub = switch (m.getType()) {
+                case SEMANTIC -> "## " + (m.getCategory() == null ? "OTHER" : m.getCategory().name());
+                case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
+                case PROCEDURAL -> "";
+            };
             final List<String> lines = sections.get(section).computeIfAbsent(sub, s -> new ArrayList<>());
             lines.add(line(m));
             final String attempt = render(sections);
             if (estimateTokens(attempt) <= budgetTokens) {
                 rendered = attempt;
                 included.add(m.getMemoryId());
+                seen.add(key);
             } else {
                 lines.remove(lines.size() - 1);
                 if (lines.isEmpty()) {
@@ -100,11 +112,13 @@ public final class ContextBlock {
     }
 
     private static String line(final Memory m) {
-        final String content = m.getContent().strip().replace('\n', ' ');
-        if (m.getType() == MemoryType.EPISODIC) {
-            return "- [" + m.getValidFrom().toString().substring(0, 10) + "] " + content;
-        }
-        return "- " + content;
+        return "- " + m.getContent().strip().replace('\n', ' ');
+    }
+
+    /** @return the text lower-cased with whitespace and punctuation runs folded to one space */
+    private static String normalized(final String content) {
+        return content == null ? "" : content.toLowerCase(java.util.Locale.ROOT)
+            .replaceAll("[\\p{P}\\p{S}\\s]+", " ").strip();
     }
 
     private static String render(final Map<String, Map<String, List<String>>> sections) {

@@ -1,6 +1,7 @@
 package dev.engram.retriever;
 
 import static dev.engram.retriever.ApiRequests.booleanParam;
+import static dev.engram.retriever.ApiRequests.doubleParam;
 import static dev.engram.retriever.ApiRequests.enumParam;
 import static dev.engram.retriever.ApiRequests.hasWords;
 import static dev.engram.retriever.ApiRequests.instantParam;
@@ -89,6 +90,7 @@ final class ReadRoutes {
         final MemoryStatus status = enumParam(ctx, "status", MemoryStatus.class);
         final Instant asOf = instantParam(ctx, "asOf");
         final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
+        final double minScore = doubleParam(ctx, "minScore", 0, 0, 1);
         if (query != null && !hasWords(query)) {
             throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
         }
@@ -96,12 +98,13 @@ final class ReadRoutes {
             return;
         }
         final UserProfile profile = requireKnown(service, user);
-        final List<Memory> memories = service.memories(user);
         if (query != null) {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? rank(user, query, memories, k) : scorer.rankAsOf(OwnNames.strip(query, user, profile), memories, k, asOf);
+                : asOf == null ? rank(user, query, k, minScore)
+                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
+                    .orElse(List.of());
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -115,7 +118,7 @@ final class ReadRoutes {
             ctx.json(new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
             return;
         }
-        final List<ApiViews.MemoryView> views = memories.stream()
+        final List<ApiViews.MemoryView> views = service.memories(user).stream()
             .filter(m -> type == null || m.getType() == type)
             .filter(m -> status == null || m.getStatus() == status)
             .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
@@ -175,7 +178,7 @@ final class ReadRoutes {
             return;
         }
         final List<ScoredMemory> hits = requireKnown(service, user).getMemoryEnabled()
-            ? rank(user, message, service.memories(user), maxK) : List.of();
+            ? rank(user, message, maxK, 0) : List.of();
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
         access.report(user, block.included());
         ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
@@ -183,12 +186,14 @@ final class ReadRoutes {
     }
 
     /**
-     * Ranks through the scorer, without the user's own name in the query ({@link OwnNames}); a vector
-     * index that cannot answer now is a 503 with Retry-After.
+     * Ranks the user's kept search index ({@link RetrievalService#searchIndex}) through the scorer, without
+     * the user's own name in the query ({@link OwnNames}); a vector index that cannot answer now is a 503
+     * with Retry-After.
      */
-    private List<ScoredMemory> rank(final UserKey user, final String query, final List<Memory> memories, final int k) {
+    private List<ScoredMemory> rank(final UserKey user, final String query, final int k, final double minScore) {
+        final String text = OwnNames.strip(query, user, service.profile(user).orElse(null));
         try {
-            return scorer.rank(user, OwnNames.strip(query, user, service.profile(user).orElse(null)), memories, k);
+            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);

@@ -11,6 +11,8 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.SearchIndexes;
+import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.Stores;
 import org.apache.kafka.common.serialization.Serdes;
@@ -42,14 +44,39 @@ public final class RetrievalService {
 
     private final Supplier<KafkaStreams> streams;
     private final Supplier<HostInfo> self;
+    private final SearchIndexes indexes;
 
     /**
      * @param streams the running Kafka Streams client (null until started)
      * @param self this instance's {@code application.server} (null until the HTTP port is bound)
+     * @param indexes the search structures the retrieval topology keeps for the owned partitions
      */
-    public RetrievalService(final Supplier<KafkaStreams> streams, final Supplier<HostInfo> self) {
+    public RetrievalService(final Supplier<KafkaStreams> streams, final Supplier<HostInfo> self,
+                            final SearchIndexes indexes) {
         this.streams = streams;
         this.self = self;
+        this.indexes = indexes;
+    }
+
+    /**
+     * The user's kept search structures, on the instance that owns the user (call after
+     * {@link #remoteOwner} said this one does).
+     *
+     * @param user a user
+     * @return the user's index; empty when the user has no memory here
+     * @throws ApiProblem 503 while the user's partition is not loaded (restoring, rebalancing)
+     */
+    public Optional<UserMemoryIndex> searchIndex(final UserKey user) {
+        final KeyQueryMetadata metadata;
+        try {
+            metadata = client().queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+        } catch (StreamsNotStartedException | IllegalStateException e) {
+            throw notReady();
+        }
+        if (metadata == null || KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) || !indexes.isLoaded(metadata.partition())) {
+            throw notReady();
+        }
+        return indexes.get(user);
     }
 
     /**

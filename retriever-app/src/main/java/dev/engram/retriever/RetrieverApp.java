@@ -24,6 +24,7 @@ import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.SearchIndexes;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.Topics;
@@ -71,12 +72,26 @@ public final class RetrieverApp implements Callable<Integer> {
      * Qdrant client of the dense search, and the registry, as every Engram app does.
      */
     public static final class Handle extends StreamsApp {
+        private final Embedder embedder;
+        private final HybridScorer scorer;
         private final AppHttpServer server;
 
         private Handle(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer server,
-                       final List<AutoCloseable> resources) {
+                       final List<AutoCloseable> resources, final Embedder embedder, final HybridScorer scorer) {
             super(registry, runner, server, resources);
+            this.embedder = embedder;
+            this.scorer = scorer;
             this.server = server;
+        }
+
+        /** @return the query embedder */
+        public Embedder embedder() {
+            return embedder;
+        }
+
+        /** @return the ranking (and its query-vector cache) */
+        public HybridScorer scorer() {
+            return scorer;
         }
 
         /** @return the HTTP server (its routes: {@code OpenApiContractIT} compares them with /openapi.json) */
@@ -136,8 +151,10 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param audit where audit records go (owned)
      * @return the running retriever
      */
-    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter access,
+    public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter reporter,
                                final CommandPublisher commands, final AuditReporter audit) {
+        // access reports leave the request thread: queued, sent by one background thread
+        final AccessReporter access = new BatchingAccessReporter(reporter);
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
         final Optional<QdrantVectorIndex> dense;
         try {
@@ -170,9 +187,23 @@ public final class RetrieverApp implements Callable<Integer> {
             Clock.systemUTC());
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
+        final SearchIndexes indexes = new SearchIndexes();
         final RetrievalService service = new RetrievalService(
-            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get);
-        final RetrieverApi api = new RetrieverApi(config, service, new HybridScorer(embedder, config, dense.orElse(null)),
+            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get, indexes);
+        final HybridScorer scorer;
+        try {
+            scorer = new HybridScorer(embedder, config, dense.orElse(null));
+        } catch (RuntimeException e) {
+            access.close();
+            closeQuietly(commands);
+            if (audit != commands) {
+                closeQuietly(audit);
+            }
+            closeQuietly(dense.orElse(null));
+            registry.close();
+            throw e;
+        }
+        final RetrieverApi api = new RetrieverApi(config, service, scorer,
             access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
@@ -188,14 +219,14 @@ public final class RetrieverApp implements Callable<Integer> {
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
-            final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound),
+            final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound, indexes),
                 RetrievalTopology.config(bound), "retriever", registry, RetryingVectorIndex::isIndexOutage);
             runner.set(streams);
             streams.start();
             LOG.info("Retriever API on port {}", server.port());
             final List<AutoCloseable> resources = new ArrayList<>(List.of(access::close, owned));
             dense.ifPresent(resources::add);
-            return new Handle(registry, streams, server, resources);
+            return new Handle(registry, streams, server, resources, embedder, scorer);
         } catch (RuntimeException e) {
             server.close();
             access.close();

@@ -40,7 +40,8 @@ class ContextBlockTest {
             How the user wants to be served:
             - Wants short answers
             Relevant past conversations:
-            - [2025-04-01] Asked about the gym locker
+            ## 2025-04-01
+            - Asked about the gym locker
             """);
         assertThat(result.included()).containsExactly("e1", "f1", "p1", "f2");
         assertThat(result.estimatedTokens()).isEqualTo((result.text().length() + 3) / 4);
@@ -51,6 +52,26 @@ class ContextBlockTest {
         final ContextBlock.Result result = ContextBlock.build(hits, 20);
         assertThat(result.estimatedTokens()).isLessThanOrEqualTo(20);
         assertThat(result.included()).startsWith("e1").doesNotContain("f2");
+    }
+
+    @Test
+    void shouldWriteEachDayOnceAndLeaveOutWhatTheBlockAlreadySays() {
+        final Instant t1 = T0.plusSeconds(86_400);
+        final List<ScoredMemory> episodes = List.of(
+            hit(memory("t1", "u", "x1", "Asked for painters; the assistant recommended Monet and Turner.", T0).build(), 0.9),
+            hit(memory("t1", "u", "x2", "The assistant recommended Monet and Turner", T0).build(), 0.8),
+            hit(memory("t1", "u", "x3", "Went to the Tate to see the Turners", T0).build(), 0.7),
+            hit(memory("t1", "u", "x4", "Booked a pottery class", t1).build(), 0.6));
+        final ContextBlock.Result result = ContextBlock.build(episodes, 1000);
+        assertThat(result.text()).isEqualTo("""
+            Relevant past conversations:
+            ## 2025-04-01
+            - Asked for painters; the assistant recommended Monet and Turner.
+            - Went to the Tate to see the Turners
+            ## 2025-04-02
+            - Booked a pottery class
+            """);
+        assertThat(result.included()).containsExactly("x1", "x3", "x4");
     }
 
     @Test

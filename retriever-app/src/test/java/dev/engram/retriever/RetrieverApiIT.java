@@ -232,9 +232,19 @@ class RetrieverApiIT {
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
             "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt");
         final JsonNode c = hit.get("components");
-        assertThat(hit.get("score").asDouble()).isCloseTo(0.4 * c.get("semantic").asDouble()
-            + 0.2 * c.get("recency").asDouble() + 0.3 * c.get("importance").asDouble()
-            + 0.1 * c.get("access").asDouble(), org.assertj.core.api.Assertions.within(1e-5));
+        // the weighted mean of the components with the default weights 0.85/0.02/0.1/0.03
+        assertThat(hit.get("score").asDouble()).isCloseTo(0.85 * c.get("semantic").asDouble()
+            + 0.02 * c.get("recency").asDouble() + 0.1 * c.get("importance").asDouble()
+            + 0.03 * c.get("access").asDouble(), org.assertj.core.api.Assertions.within(1e-5));
+        // minScore filters on the same scale the answer reports
+        final double score = hit.get("score").asDouble();
+        final JsonNode floor = body("/v1/tenants/t1/users/u-ana/memories?query=" + q("what is my locker code")
+            + "&minScore=" + (score - 1e-6));
+        assertThat(floor.get("memories")).allSatisfy(h -> assertThat(h.get("score").asDouble()).isGreaterThanOrEqualTo(score - 1e-6));
+        assertThat(floor.get("memories").get(0).get("memoryId").asText()).isEqualTo(hit.get("memoryId").asText());
+        assertThat(body("/v1/tenants/t1/users/u-ana/memories?query=" + q("what is my locker code") + "&minScore=1")
+            .get("memories")).isEmpty();
+        assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=" + q("locker") + "&minScore=1.5"), 400);
         assertThat(c.get("importance").asDouble()).isEqualTo(0.6);
         assertThat(hit.get("sources").get(0).get("conversationId").asText()).isEqualTo("c-1");
         assertThat(hit.get("sources").get(0).get("messageIndexes").get(0).asInt()).isZero();

@@ -55,6 +55,16 @@ public final class DemoApps implements AutoCloseable {
         }
     }
 
+    /** @return the retriever's query embedder */
+    public dev.engram.port.Embedder retrieverEmbedder() {
+        return retriever.embedder();
+    }
+
+    /** @return the retriever's ranking (its query-vector cache) */
+    public dev.engram.scoring.HybridScorer retrieverScorer() {
+        return retriever.scorer();
+    }
+
     /** @throws IllegalStateException if an app's Streams client died (ERROR or stopped), with its cause */
     public void requireAlive() {
         requireAlive(extractor.runner());

@@ -3,23 +3,21 @@ package dev.engram.scoring;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * Okapi BM25 over a small in-memory corpus (one user's active memories, built at query time).
+ * Okapi BM25 over a small in-memory corpus built at once (one user's memories for the exhaustive
+ * ranking path and the raw-turn baselines; {@link UserMemoryIndex} keeps the same statistics
+ * incrementally).
  *
  * <p>score(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl)), with
  * k1 = 1.2, b = 0.75 (Robertson &amp; Zaragoza, "The Probabilistic Relevance Framework: BM25 and
  * Beyond", 2009; Lucene's defaults) and Lucene's non-negative idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)).
  * A repeated query term counts once per occurrence, as in Lucene.
  *
- * <p>Tokenizer ({@link #tokenize}): lower-case (ROOT locale), split on anything that is not a letter or
- * digit (Unicode-aware, so "4417" and "São" are tokens), drop English stopwords, and strip a plural
- * "s" from tokens longer than three letters not ending in "ss" (so "codes" matches "code"). No other
- * stemming. Why lexical at all: on LoCoMo, BM25 beats MiniLM dense retrieval and their fusion beats both
- * (docs/ARCHITECTURE.md; figures in BENCHMARKS.md).
+ * <p>Terms come from {@link TextAnalysis} (Lucene's StandardTokenizer, CJK bigrams, English stopwords
+ * and plural stemming), so Chinese, Japanese and Korean text is scored on character bigrams. Why
+ * lexical at all: on LoCoMo, BM25 beats MiniLM dense retrieval and their fusion beats both.
  *
  * <p>Immutable and thread-safe once built.
  */
@@ -29,16 +27,6 @@ public final class Bm25 {
     public static final double K1 = 1.2;
     /** Length normalization. */
     public static final double B = 0.75;
-
-    /** A small English stopword list (Lucene's classic English set plus pronouns and auxiliaries). */
-    static final Set<String> STOPWORDS = Set.of(
-        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-        "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they",
-        "this", "to", "was", "will", "with", "i", "me", "my", "mine", "myself", "we", "our", "you", "your",
-        "he", "him", "his", "she", "her", "hers", "its", "them", "what", "which", "who", "whom", "when",
-        "where", "why", "how", "do", "does", "did", "done", "have", "has", "had", "am", "were", "been",
-        "being", "so", "too", "very", "can", "could", "would", "should", "about", "again", "just", "from",
-        "up", "down", "out", "than", "also", "any", "some", "all");
 
     private final List<Map<String, Integer>> termFrequencies;
     private final int[] lengths;
@@ -50,11 +38,11 @@ public final class Bm25 {
         this.termFrequencies = termFrequencies;
         this.lengths = lengths;
         this.documentFrequencies = documentFrequencies;
-        double total = 0;
+        long total = 0;
         for (final int length : lengths) {
             total += length;
         }
-        this.averageLength = lengths.length == 0 ? 0 : total / lengths.length;
+        this.averageLength = lengths.length == 0 ? 0 : (double) total / lengths.length;
     }
 
     /**
@@ -81,25 +69,67 @@ public final class Bm25 {
     }
 
     /**
+     * @param n documents in the corpus
+     * @param df documents containing the term (0 when none)
+     * @return Lucene's BM25 idf, ln(1 + (n − df + 0.5)/(df + 0.5))
+     */
+    public static double idf(final int n, final int df) {
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+
+    /**
+     * One term's contribution to a document's score.
+     *
+     * @param idf the term's idf
+     * @param tf the term's frequency in the document, ≥ 1
+     * @param length the document's length in terms
+     * @param averageLength the corpus's average length
+     * @return idf · tf·(k1+1) / (tf + k1·(1 − b + b·length/avgdl))
+     */
+    public static double term(final double idf, final int tf, final int length, final double averageLength) {
+        final double norm = K1 * (1 - B + B * length / averageLength);
+        return idf * tf * (K1 + 1) / (tf + norm);
+    }
+
+    /**
+     * @param queryTerms analyzed query terms
+     * @return Σ idf over the query's terms (absent terms with df = 0): the normaliser of
+     *     {@link RelevanceModel}'s lexical signal; 0 for a query without terms
+     */
+    public double idfMass(final List<String> queryTerms) {
+        double mass = 0;
+        for (final String term : queryTerms) {
+            mass += idf(lengths.length, documentFrequencies.getOrDefault(term, 0));
+        }
+        return mass;
+    }
+
+    /**
      * @param query the query text
      * @return one BM25 score (≥ 0) per document, in corpus order; 0 when no query term occurs
      */
     public double[] scores(final String query) {
+        return scores(tokenize(query));
+    }
+
+    /**
+     * @param queryTerms analyzed query terms ({@link #tokenize})
+     * @return one BM25 score (≥ 0) per document, in corpus order; 0 when no query term occurs
+     */
+    public double[] scores(final List<String> queryTerms) {
         final double[] out = new double[lengths.length];
         final int n = lengths.length;
-        for (final String term : tokenize(query)) {
+        for (final String term : queryTerms) {
             final Integer df = documentFrequencies.get(term);
             if (df == null) {
                 continue;
             }
-            final double idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+            final double idf = idf(n, df);
             for (int i = 0; i < n; i++) {
                 final Integer tf = termFrequencies.get(i).get(term);
-                if (tf == null) {
-                    continue;
+                if (tf != null) {
+                    out[i] += term(idf, tf, lengths[i], averageLength);
                 }
-                final double norm = K1 * (1 - B + B * lengths[i] / averageLength);
-                out[i] += idf * tf * (K1 + 1) / (tf + norm);
             }
         }
         return out;
@@ -111,42 +141,10 @@ public final class Bm25 {
     }
 
     /**
-     * The tokenizer described in the class comment.
-     *
      * @param text any text (null is empty)
-     * @return the tokens in order, stopwords removed
+     * @return its terms in order ({@link TextAnalysis#terms})
      */
     public static List<String> tokenize(final String text) {
-        final List<String> tokens = new ArrayList<>();
-        if (text == null) {
-            return tokens;
-        }
-        final String lower = text.toLowerCase(Locale.ROOT);
-        final StringBuilder current = new StringBuilder();
-        for (int i = 0; i <= lower.length(); i++) {
-            final int c = i < lower.length() ? lower.codePointAt(i) : ' ';
-            if (Character.isLetterOrDigit(c)) {
-                current.appendCodePoint(c);
-                if (Character.isSupplementaryCodePoint(c)) {
-                    i++;
-                }
-            } else if (current.length() > 0) {
-                addToken(tokens, current.toString());
-                current.setLength(0);
-            }
-        }
-        return tokens;
-    }
-
-    private static void addToken(final List<String> tokens, final String token) {
-        if (STOPWORDS.contains(token)) {
-            return;
-        }
-        if (token.length() > 3 && token.endsWith("s") && !token.endsWith("ss")
-            && Character.isLetter(token.charAt(token.length() - 2))) {
-            tokens.add(token.substring(0, token.length() - 1));
-        } else {
-            tokens.add(token);
-        }
+        return TextAnalysis.terms(text);
     }
 }

@@ -6,11 +6,14 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
@@ -18,41 +21,44 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.VectorIndex;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
- * Ranks one user's memories for a query: hybrid (dense + lexical) relevance, then the weighted score of docs/ARCHITECTURE.md ("Memory model").
+ * Ranks one user's memories for a query: relevance chooses the candidates, the priors re-rank them.
  *
  * <ol>
- *   <li>Only ACTIVE memories are candidates. The caller passes one user's memories (the store's prefix
- *       scan for that user), so the user scope is applied before any ranking, never after top-k.</li>
- *   <li>Over-fetch: the top {@code overfetch·k} by dense cosine (the query vector against the stored
- *       embedding, the query embedded by each memory's own model; only similarity ≥ {@code retrieval.min.similarity}
- *       on the {@link SimilarityScale}) and the top {@code overfetch·k} by BM25
- *       ({@link Bm25}, score &gt; 0) over the user's active memories; their union are the candidates.</li>
- *   <li>semantic = reciprocal-rank fusion, RRF(d) = Σ_lists 1/(rrfK + rank), rank 1-based, rrfK = 60
- *       (Cormack, Clarke &amp; Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
- *       learning methods", SIGIR 2009), divided by its maximum 2/(rrfK+1) so that first in both lists is
- *       1.0 and first in one list only is ~0.5. Chosen because on LoCoMo RRF(dense, BM25) beats either
- *       alone (figures in BENCHMARKS.md, quality), and
- *       because ranks need no calibration between cosine and BM25 scales. Then stretched over the
- *       candidates: semantic = (RRF − min) / (max − min) · max/maxPossible, min and max over this query's
- *       candidates (a single candidate keeps RRF/maxPossible). The best candidate keeps its absolute value
- *       (1.0 when first in both lists), the weakest gets 0. Why: raw RRF/maxPossible only spans ~0.4–1.0
- *       over the candidates, so 0.4·semantic moved a total by ~0.2 while the query-independent priors
- *       (0.2·recency + 0.3·importance + 0.1·access) moved it by up to 0.6 and outranked relevance; min-max
- *       scaling of the relevance component is what Park et al. do for the same score ("Generative Agents",
- *       UIST 2023). It raised every recall figure of {@code bin/engram bench quality} (BENCHMARKS.md).</li>
- *   <li>recency = exp(−days(reference − lastAccessedAt) / decayDays). The reference time is the newest
- *       event time among the user's memories (max of updatedAt and lastAccessedAt, any status), not the
- *       wall clock: a replay of the same topics gives the same scores (docs/ARCHITECTURE.md, "Event
- *       time"), and a user's memories age relative to that user's latest activity.</li>
- *   <li>importance = the memory's importance; access = min(accessCount / saturation, 1).</li>
- *   <li>total = w_s·semantic + w_r·recency + w_i·importance + w_a·access (weights from
- *       {@link EngramConfig}, defaults 0.4/0.2/0.3/0.1); sorted by total, ties by memory id; top k.</li>
+ *   <li><b>Relevance</b> of every eligible memory (ACTIVE, or valid at {@code asOf}): cosine = the
+ *       normalised query vector · the normalised stored embedding, the query embedded by the memory's own
+ *       embedding model ({@link Embedder#embedQuery(String, String)}: bge-small's query instruction; vectors
+ *       of two models are never compared; 0 without a vector or for a model the embedder does not hold);
+ *       lexical = BM25 ({@link Bm25}, over the {@link TextAnalysis} terms of the eligible memories'
+ *       {@link UserMemoryIndex#searchableText display name and content}) / the query's idf mass; period = the question names a period and the memory's event dates fall in it
+ *       ({@link TimeCues}); semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical +
+ *       b_period·period), a calibrated 0..1 estimate that the memory answers the query, with the
+ *       coefficients of the memory's embedding model (cosines of two models are on different scales).
+ *       Dense, lexical and time cues are fused in one score on one scale.</li>
+ *   <li><b>Candidates</b>: the memories with semantic ≥ {@code retrieval.min.relevance}, the best
+ *       {@code overfetch·k} by semantic (ties by memory id). A memory below the threshold is never
+ *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
+ *       is (the user never said anything about it), so an unrelated question gets nothing.</li>
+ *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
+ *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
+ *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
+ *   <li><b>Total</b> = (w_s·semantic + w_r·recency + w_i·importance + w_a·access) / (w_s + w_r + w_i + w_a):
+ *       the weighted mean (Park et al., "Generative Agents", UIST 2023, sum relevance, recency and
+ *       importance; dividing by the weights' sum keeps it in 0..1 for any weights); all-zero weights are
+ *       refused at construction. Sorted by total, ties by id; those below the request's {@code minScore}
+ *       are dropped (the same 0..1 scale the API reports); top k.</li>
  * </ol>
- * With a dense index (Qdrant, {@code vector.index=qdrant}) step 2's dense list comes from the index
- * query instead of the exact cosine scan; BM25 stays on the given memories.
- * Thread-safe (no mutable state); the embedder is called once per query.
+ * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
+ * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;
+ * per-thread scratch arrays, no allocation proportional to the user's memories beyond the candidates),
+ * and the exhaustive {@link #rank(String, float[], Collection, int)} over decoded memories, which scores
+ * every memory from scratch. Both use the same dot-product kernel ({@link Vectors#dot(float[], float[], int)})
+ * and BM25 arithmetic, so they agree exactly. With a dense index (Qdrant) the cosines come from its
+ * top {@code overfetch·k} hits per embedding model (others count as cosine 0).
+ *
+ * <p>Query vectors go through a bounded LRU ({@code retrieval.query.cache.size}). Thread-safe.
  */
 public final class HybridScorer {
 
@@ -64,16 +70,20 @@ public final class HybridScorer {
     private final double weightRecency;
     private final double weightImportance;
     private final double weightAccess;
+    private final double weightSum;
     private final double decayDays;
     private final int accessSaturation;
     private final int overfetch;
-    private final int rrfK;
-    private final double minSimilarity;
-    private final SimilarityScale scale;
+    private final double minLogit;
+    private final double minTopLogit;
+    private final RelevanceModel relevance;
+    private final Map<String, RelevanceModel> relevanceByModel;
+    private final QueryVectors queryVectors;
 
     /**
      * @param embedder embeds the query with the model of the memories it is compared with
-     * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
+     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for a model
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config) {
         this(embedder, config, null);
@@ -81,9 +91,9 @@ public final class HybridScorer {
 
     /**
      * @param embedder embeds the query with the model of the memories it is compared with
-     * @param config weights, decay, saturation, over-fetch factor, RRF k and minimum similarity
-     * @param denseIndex where {@link #rank(UserKey, String, Collection, int)} takes the dense candidates
-     *     from (Qdrant), or null for exact cosine over the given memories
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
+     * @param denseIndex where the dense candidates come from (Qdrant), or null for exact cosine
+     * @throws ConfigException when every weight is 0 or the calibration is malformed / unknown for a model
      */
     public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
         this.embedder = embedder;
@@ -92,16 +102,208 @@ public final class HybridScorer {
         this.weightRecency = config.getDouble(EngramConfig.WEIGHT_RECENCY);
         this.weightImportance = config.getDouble(EngramConfig.WEIGHT_IMPORTANCE);
         this.weightAccess = config.getDouble(EngramConfig.WEIGHT_ACCESS);
+        this.weightSum = weightSemantic + weightRecency + weightImportance + weightAccess;
+        if (!(weightSum > 0)) {
+            throw new ConfigException(EngramConfig.WEIGHT_SEMANTIC, weightSemantic,
+                "the four retrieval.weight.* are all 0: the total would be undefined; give at least one a positive weight");
+        }
         this.decayDays = config.getDouble(EngramConfig.RECENCY_DECAY_DAYS);
         this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
         this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
-        this.rrfK = config.getInt(EngramConfig.RRF_K);
-        this.minSimilarity = config.getDouble(EngramConfig.MIN_SIMILARITY);
-        this.scale = SimilarityScale.fromConfig(config);
+        this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
+        this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
+        final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
+        final Map<String, RelevanceModel> byModel = new HashMap<>();
+        try {
+            for (final String model : embedder.models()) {
+                // the configured calibration is the default model's; every other model keeps its own fit
+                byModel.put(model, RelevanceModel.of(model, model.equals(embedder.modelName()) ? override : ""));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
+        }
+        this.relevanceByModel = Map.copyOf(byModel);
+        this.relevance = relevanceByModel.get(embedder.modelName());
+        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE));
+    }
+
+    /** @return the relevance calibration of the default embedding model */
+    public RelevanceModel relevance() {
+        return relevance;
     }
 
     /**
-     * Ranks one user's memories for a query.
+     * @param model an embedding model
+     * @return its relevance calibration; the default model's for a model the embedder does not hold
+     *     (whose memories have no dense relevance)
+     */
+    public RelevanceModel relevance(final String model) {
+        return model == null ? relevance : relevanceByModel.getOrDefault(model, relevance);
+    }
+
+    /**
+     * @param query a query text
+     * @return its normalised vector by the default model, from the LRU of recent queries or embedded now (once)
+     */
+    public float[] queryVector(final String query) {
+        return queryVectors.get(query, embedder.modelName());
+    }
+
+    /**
+     * @param query a query text
+     * @param model an embedding model
+     * @return the query's normalised vector by that model (cached), or null when the embedder does not hold it
+     */
+    public float[] queryVector(final String query, final String model) {
+        return queryVectors.get(query, model);
+    }
+
+    /** @return the query-vector cache (hit and miss counts) */
+    public QueryVectors queryVectors() {
+        return queryVectors;
+    }
+
+    // ---------------------------------------------------------------- indexed (fast) path
+
+    /**
+     * Ranks the ACTIVE memories of a kept index.
+     *
+     * @param user whose index this is (the dense index's user scope)
+     * @param index the user's search structures
+     * @param query the query text
+     * @param k how many hits at most, ≥ 1
+     * @param minScore hits with a total below this are dropped (0 keeps all)
+     * @return at most k hits, best first
+     * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
+     */
+    public List<ScoredMemory> rank(final UserKey user, final UserMemoryIndex index, final String query, final int k,
+                                   final double minScore) {
+        requireK(k);
+        // embed outside the index's lock: one vector per model the user's memories were embedded with
+        final List<String> models = index.models();
+        final float[][] vectors = new float[models.size()][];
+        for (int m = 0; m < models.size(); m++) {
+            vectors[m] = queryVector(query, models.get(m));
+        }
+        final List<String> terms = TextAnalysis.terms(query);
+        final TimeCues.Period period = TimeCues.in(query).orElse(null);
+        final int fetch = Math.max(k, k * overfetch);
+        final Map<String, Double> dense = denseIndex == null ? null
+            : denseHits(user, models, model -> queryVector(query, model), fetch);
+        return index.read(view -> finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
+            view.referenceTime(), k, minScore));
+    }
+
+    /**
+     * Ranks the memories of a kept index that were valid at a point in event time, exhaustively over
+     * them (BM25 statistics of that set): an audit read, not the hot path.
+     *
+     * @param index the user's search structures
+     * @param query the query text
+     * @param k how many hits at most
+     * @param asOf the point in event time
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
+                                       final Instant asOf) {
+        requireK(k);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
+        return index.read(view -> {
+            final Map<Memory, float[]> docs = view.copy(m -> validAt(m, asOf));
+            return exhaustive(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
+                view.referenceTime(), k, null, 0);
+        });
+    }
+
+    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
+                                           final float[][] queryByModel, final List<String> terms,
+                                           final TimeCues.Period period, final int fetch,
+                                           final Map<String, Double> dense) {
+        final int slots = view.slots();
+        final Scratch scratch = Scratch.get(slots);
+        final double[] bm25 = scratch.bm25;
+        // the view may have seen a model since models were read: such slots have no dense relevance now
+        final int known = Math.min(models.size(), view.models().size());
+        final RelevanceModel[] relevanceOf = new RelevanceModel[known];
+        final boolean[] exact = new boolean[known];
+        for (int m = 0; m < known; m++) {
+            relevanceOf[m] = relevance(models.get(m));
+            exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
+        }
+        final Heap heap;
+        try {
+            final double idfMass = lexical(view, terms, scratch);
+            heap = scratch.heap(fetch);
+            for (int s = 0; s < slots; s++) {
+                if (!view.active(s)) {
+                    continue;
+                }
+                final int m = view.model(s);
+                final boolean knownModel = m >= 0 && m < known;
+                final double cosine;
+                if (dense != null) {
+                    cosine = dense.getOrDefault(view.memory(s).getMemoryId(), 0.0);
+                } else {
+                    cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
+                }
+                final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
+                final boolean inPeriod = period != null && period.contains(view.memory(s));
+                final double logit = (knownModel ? relevanceOf[m] : relevance).logit(cosine, lexical, inPeriod);
+                if (logit >= minLogit) {
+                    heap.offer(logit, s, view.memory(s).getMemoryId());
+                }
+            }
+        } finally {
+            scratch.clear();
+        }
+        final List<Candidate> out = new ArrayList<>(heap.size);
+        for (int i = 0; i < heap.size; i++) {
+            final int s = heap.slots[i];
+            out.add(new Candidate(view.memory(s), heap.logits[i], view.importance(s), view.lastAccessed(s),
+                view.accessCount(s)));
+        }
+        out.sort(BY_RELEVANCE);
+        return out;
+    }
+
+    /**
+     * BM25 of the ACTIVE memories holding a query term, from the postings, into {@code scratch.bm25}
+     * (the slots touched listed in {@code scratch.touched}; {@link Scratch#clear} resets them).
+     *
+     * @return the query's idf mass over the ACTIVE memories
+     */
+    static double lexical(final UserMemoryIndex.View view, final List<String> terms, final Scratch scratch) {
+        final int n = view.activeCount();
+        final double averageLength = n == 0 ? 0 : (double) view.activeLength() / n;
+        final double[] bm25 = scratch.bm25;
+        double idfMass = 0;
+        for (final String term : terms) {
+            final UserMemoryIndex.Postings p = view.postings(term);
+            final int df = p == null ? 0 : p.activeDf;
+            final double idf = Bm25.idf(n, df);
+            idfMass += idf;
+            if (df == 0) {
+                continue;
+            }
+            for (int i = 0; i < p.count; i++) {
+                final int slot = p.slots[i];
+                if (!view.active(slot)) {
+                    continue;
+                }
+                if (!scratch.marked[slot]) {
+                    scratch.marked[slot] = true;
+                    scratch.touched[scratch.touchedCount++] = slot;
+                }
+                bm25[slot] += Bm25.term(idf, p.tfs[i], view.length(slot), averageLength);
+            }
+        }
+        return idfMass;
+    }
+
+    // ---------------------------------------------------------------- exhaustive path
+
+    /**
+     * Ranks one user's memories exhaustively (every memory decoded and scored from scratch).
      *
      * @param query the query text
      * @param userMemories all memories of ONE user (any status; non-ACTIVE are ignored)
@@ -109,15 +311,14 @@ public final class HybridScorer {
      * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
      */
     public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
-        return rank(query, embedder.embedQuery(query), userMemories, k);
+        requireK(k);
+        return exhaustive(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
     }
 
     /**
-     * Ranks one user's memories for a query, with the dense candidates from the vector index when one
-     * was given: its top {@code overfetch·k} ACTIVE hits for this user (the user scope inside the
-     * index query), matched by id to the given memories (the read model stays the source of every
-     * score component; a hit the read model does not hold yet is left out), BM25 over the given
-     * memories as always. Without an index, the same as {@link #rank(String, Collection, int)}.
+     * Ranks exhaustively with the dense cosines from the vector index when one was given: its top
+     * {@code overfetch·k} ACTIVE hits for this user per embedding model of the user's memories (the user
+     * scope inside the index query).
      *
      * @param user whose memories these are
      * @param query the query text
@@ -128,34 +329,44 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
                                    final int k) {
-        final QueryVectors vectors = new QueryVectors(query, embedder.embedQuery(query));
-        if (denseIndex == null) {
-            return rank(query, vectors, userMemories, k, HybridScorer::isActive, null);
-        }
-        if (k < 1) {
-            throw new IllegalArgumentException("k must be at least 1: " + k);
-        }
-        final List<VectorIndex.Hit> hits = new ArrayList<>();
-        for (final String model : modelsOf(userMemories)) {
-            // one index query per model of the user's memories, each with the query embedded by that model
-            hits.addAll(denseIndex.search(
-                new VectorIndex.Query(user, vectors.of(model), Math.max(k, k * overfetch), true, model)));
-        }
-        return rank(query, vectors, userMemories, k, HybridScorer::isActive, hits);
+        requireK(k);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
+        final Map<String, Double> dense = denseIndex == null ? null
+            : denseHits(user, modelsOf(userMemories), vectors, Math.max(k, k * overfetch));
+        return exhaustive(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
     }
 
     /**
-     * Ranks with a precomputed query vector.
+     * Ranks exhaustively with a precomputed query vector of the default model (other models' vectors
+     * are embedded on demand).
      *
      * @param query the query text (for BM25)
-     * @param queryVector its embedding
+     * @param queryVector its embedding by the default model (normalised here)
      * @param userMemories all memories of ONE user
      * @param k how many hits at most, ≥ 1
      * @return at most k hits, best first
      */
     public List<ScoredMemory> rank(final String query, final float[] queryVector,
                                    final Collection<Memory> userMemories, final int k) {
-        return rank(query, new QueryVectors(query, queryVector), userMemories, k, HybridScorer::isActive, null);
+        return rank(query, queryVector, userMemories, k, 0);
+    }
+
+    /**
+     * Ranks exhaustively with a precomputed query vector of the default model and a score floor.
+     *
+     * @param query the query text (for BM25)
+     * @param queryVector its embedding by the default model (normalised here)
+     * @param userMemories all memories of ONE user
+     * @param k how many hits at most, ≥ 1
+     * @param minScore hits with a total below this are dropped
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> rank(final String query, final float[] queryVector,
+                                   final Collection<Memory> userMemories, final int k, final double minScore) {
+        requireK(k);
+        final float[] normalized = Vectors.normalized(queryVector);
+        return exhaustive(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+            userMemories, HybridScorer::isActive, k, null, minScore);
     }
 
     /**
@@ -169,13 +380,171 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
                                        final Instant asOf) {
-        return rank(query, new QueryVectors(query, embedder.embedQuery(query)), userMemories, k,
-            m -> validAt(m, asOf), null);
+        requireK(k);
+        return exhaustive(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
+    }
+
+    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
+                                          final Collection<Memory> userMemories, final Predicate<Memory> eligible,
+                                          final int k, final Map<String, Double> dense, final double minScore) {
+        final List<Memory> docs = new ArrayList<>();
+        final List<float[]> vectors = new ArrayList<>();
+        for (final Memory m : userMemories) {
+            if (eligible.test(m)) {
+                docs.add(m);
+                vectors.add(normalizedEmbedding(m));
+            }
+        }
+        return exhaustive(query, queryByModel, docs, vectors, referenceTime(userMemories), k, dense, minScore);
+    }
+
+    /** Scores every given memory from scratch; vectors normalised (null = none). */
+    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
+                                          final List<Memory> docs, final List<float[]> vectors,
+                                          final Instant reference, final int k, final Map<String, Double> dense,
+                                          final double minScore) {
+        if (docs.isEmpty()) {
+            return List.of();
+        }
+        final double[][] features = features(query, queryByModel, docs, vectors, dense);
+        final List<Candidate> candidates = new ArrayList<>();
+        for (int i = 0; i < docs.size(); i++) {
+            final Memory m = docs.get(i);
+            final double logit = relevance(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
+                features[i][2] > 0);
+            if (logit >= minLogit) {
+                candidates.add(new Candidate(m, logit, m.getImportance(),
+                    m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
+                    m.getAccessCount()));
+            }
+        }
+        candidates.sort(BY_RELEVANCE);
+        final int fetch = Math.max(k, k * overfetch);
+        return finish(candidates.subList(0, Math.min(fetch, candidates.size())), reference, k, minScore);
+    }
+
+    /**
+     * The relevance signals of each memory, exhaustively (what {@link RelevanceModel} is fitted on): the
+     * query embedded by each memory's own model.
+     *
+     * @param query the query text
+     * @param docs the eligible memories (BM25's corpus)
+     * @return per memory {cosine, BM25 / idf mass, 1 if in the named period else 0}
+     */
+    public double[][] features(final String query, final List<Memory> docs) {
+        final List<float[]> vectors = new ArrayList<>(docs.size());
+        for (final Memory m : docs) {
+            vectors.add(normalizedEmbedding(m));
+        }
+        return features(query, model -> queryVector(query, model), docs, vectors, null);
+    }
+
+    private static double[][] features(final String query, final Function<String, float[]> queryByModel,
+                                       final List<Memory> docs, final List<float[]> vectors,
+                                       final Map<String, Double> dense) {
+        final List<String> terms = TextAnalysis.terms(query);
+        final Optional<TimeCues.Period> period = TimeCues.in(query);
+        final List<String> contents = new ArrayList<>(docs.size());
+        docs.forEach(m -> contents.add(UserMemoryIndex.searchableText(m)));
+        final Bm25 bm25 = Bm25.index(contents);
+        final double[] lexicalScores = bm25.scores(terms);
+        final double idfMass = bm25.idfMass(terms);
+        final Map<String, float[]> byModel = new HashMap<>();
+        final double[][] out = new double[docs.size()][];
+        for (int i = 0; i < docs.size(); i++) {
+            final Memory m = docs.get(i);
+            final float[] v = vectors.get(i);
+            final double cosine;
+            if (dense != null) {
+                cosine = dense.getOrDefault(m.getMemoryId(), 0.0);
+            } else {
+                final float[] q = v == null ? null : byModel.computeIfAbsent(
+                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), queryByModel);
+                cosine = q != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
+            }
+            out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0,
+                period.isPresent() && period.get().contains(m) ? 1 : 0};
+        }
+        return out;
+    }
+
+    private static float[] normalizedEmbedding(final Memory m) {
+        return m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
+            : Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+    }
+
+    // ---------------------------------------------------------------- shared
+
+    /** A relevant memory before the priors. */
+    private record Candidate(Memory memory, double logit, double importance, long lastAccessed, int accessCount) {
+    }
+
+    private static final Comparator<Candidate> BY_RELEVANCE = Comparator.comparingDouble((Candidate c) -> -c.logit())
+        .thenComparing(c -> c.memory().getMemoryId());
+
+    private List<ScoredMemory> finish(final List<Candidate> candidates, final Instant reference, final int k,
+                                      final double minScore) {
+        if (candidates.isEmpty() || candidates.get(0).logit() < minTopLogit) {
+            return List.of();
+        }
+        final List<ScoredMemory> hits = new ArrayList<>(candidates.size());
+        for (final Candidate c : candidates) {
+            final double semantic = RelevanceModel.probability(c.logit());
+            final double recency = recency(reference, c.lastAccessed());
+            final double importance = clamp(c.importance());
+            final double access = Math.min(1.0, (double) Math.max(0, c.accessCount()) / accessSaturation);
+            final double total = (weightSemantic * semantic + weightRecency * recency
+                + weightImportance * importance + weightAccess * access) / weightSum;
+            if (total >= minScore) {
+                hits.add(new ScoredMemory(c.memory(), total, semantic, recency, importance, access));
+            }
+        }
+        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
+            .thenComparing(h -> h.memory().getMemoryId()));
+        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+    }
+
+    /**
+     * The dense index's hits, one index query per embedding model with the query embedded by that model.
+     *
+     * @return memory id → cosine
+     */
+    private Map<String, Double> denseHits(final UserKey user, final List<String> models,
+                                          final Function<String, float[]> queryByModel, final int fetch) {
+        final Map<String, Double> out = new HashMap<>();
+        for (final String model : models) {
+            final float[] vector = queryByModel.apply(model);
+            if (vector == null) {
+                continue;
+            }
+            for (final VectorIndex.Hit hit : denseIndex.search(new VectorIndex.Query(user, vector, fetch, true, model))) {
+                out.putIfAbsent(hit.memory().getMemoryId(), hit.similarity());
+            }
+        }
+        return out;
+    }
+
+    /** The embedding models of a user's ACTIVE memories the embedder holds, the default first. */
+    private List<String> modelsOf(final Collection<Memory> userMemories) {
+        final Set<String> models = new LinkedHashSet<>();
+        models.add(embedder.modelName());
+        for (final Memory m : userMemories) {
+            if (isActive(m) && embedder.models().contains(m.getEmbeddingModel())) {
+                models.add(m.getEmbeddingModel());
+            }
+        }
+        return List.copyOf(models);
     }
 
     /** @return true for an ACTIVE memory: what default retrieval considers */
     private static boolean isActive(final Memory memory) {
         return memory.getStatus() == MemoryStatus.ACTIVE;
+    }
+
+    private static void requireK(final int k) {
+        if (k < 1) {
+            throw new IllegalArgumentException("k must be at least 1: " + k);
+        }
     }
 
     /**
@@ -192,115 +561,6 @@ public final class HybridScorer {
             && (memory.getValidTo() == null || memory.getValidTo().isAfter(asOf))
             && (memory.getStatus() == MemoryStatus.ACTIVE
                 || memory.getStatus() == MemoryStatus.ARCHIVED && memory.getUpdatedAt().isAfter(asOf));
-    }
-
-    /**
-     * @param eligible which of the given memories may be returned
-     * @param denseHits the index's dense candidates by descending similarity, or null for exact cosine
-     *     over the eligible memories
-     */
-    private List<ScoredMemory> rank(final String query, final QueryVectors queryVectors,
-                                    final Collection<Memory> userMemories, final int k,
-                                    final java.util.function.Predicate<Memory> eligible,
-                                    final List<VectorIndex.Hit> denseHits) {
-        if (k < 1) {
-            throw new IllegalArgumentException("k must be at least 1: " + k);
-        }
-        final List<Memory> active = new ArrayList<>();
-        for (final Memory m : userMemories) {
-            if (eligible.test(m)) {
-                active.add(m);
-            }
-        }
-        if (active.isEmpty()) {
-            return List.of();
-        }
-        active.sort(Comparator.comparing(Memory::getMemoryId));
-        final Instant reference = referenceTime(userMemories);
-        final int fetch = Math.max(k, k * overfetch);
-
-        final double[] cosines = new double[active.size()];
-        final List<Integer> denseOrder = new ArrayList<>();
-        if (denseHits == null) {
-            for (int i = 0; i < active.size(); i++) {
-                cosines[i] = similarity(queryVectors, active.get(i));
-                if (cosines[i] >= minSimilarity) {
-                    denseOrder.add(i);
-                }
-            }
-        } else {
-            final Map<String, Integer> position = new HashMap<>();
-            for (int i = 0; i < active.size(); i++) {
-                position.put(active.get(i).getMemoryId(), i);
-                cosines[i] = Double.NEGATIVE_INFINITY;
-            }
-            for (final VectorIndex.Hit hit : denseHits) {
-                final Integer i = position.get(hit.memory().getMemoryId());
-                final double similarity = scale.querySimilarity(hit.memory().getEmbeddingModel(), hit.similarity());
-                if (i != null && similarity >= minSimilarity && cosines[i] == Double.NEGATIVE_INFINITY) {
-                    cosines[i] = similarity;
-                    denseOrder.add(i);
-                }
-            }
-        }
-        denseOrder.sort(Comparator.<Integer>comparingDouble(i -> -cosines[i]).thenComparing(i -> i));
-
-        final List<String> contents = new ArrayList<>(active.size());
-        for (final Memory m : active) {
-            contents.add(m.getContent());
-        }
-        final double[] lexical = Bm25.index(contents).scores(query);
-        final List<Integer> lexicalOrder = new ArrayList<>();
-        for (int i = 0; i < active.size(); i++) {
-            if (lexical[i] > 0) {
-                lexicalOrder.add(i);
-            }
-        }
-        lexicalOrder.sort(Comparator.<Integer>comparingDouble(i -> -lexical[i]).thenComparing(i -> i));
-
-        final Map<Integer, Double> fused = new HashMap<>();
-        final Set<Integer> candidates = new LinkedHashSet<>();
-        addRanks(denseOrder, fetch, fused, candidates);
-        addRanks(lexicalOrder, fetch, fused, candidates);
-        // A question naming a period ("in March 2023") fuses a third list: the memories of that period, in dense
-        // order, then lexical order (TimeCues). Without such a cue the ranking is the two-list fusion above.
-        final Optional<TimeCues.Period> period = TimeCues.in(query);
-        if (period.isPresent()) {
-            final Set<Integer> inPeriod = new LinkedHashSet<>();
-            for (final List<Integer> order : List.of(denseOrder, lexicalOrder)) {
-                for (final int i : order) {
-                    if (period.get().contains(active.get(i))) {
-                        inPeriod.add(i);
-                    }
-                }
-            }
-            addRanks(new ArrayList<>(inPeriod), fetch, fused, candidates);
-        }
-        final double maxFused = 2.0 / (rrfK + 1);
-
-        // min-max of the fused relevance over the candidates (see the class comment, step 3)
-        double lowest = Double.MAX_VALUE;
-        double highest = -Double.MAX_VALUE;
-        for (final int i : candidates) {
-            lowest = Math.min(lowest, fused.get(i));
-            highest = Math.max(highest, fused.get(i));
-        }
-        final List<ScoredMemory> hits = new ArrayList<>(candidates.size());
-        for (final int i : candidates) {
-            final Memory m = active.get(i);
-            final double semantic = highest > lowest
-                ? (fused.get(i) - lowest) / (highest - lowest) * Math.min(1.0, highest / maxFused)
-                : Math.min(1.0, fused.get(i) / maxFused);
-            final double recency = recency(reference, m.getLastAccessedAt());
-            final double importance = clamp(m.getImportance());
-            final double access = Math.min(1.0, (double) Math.max(0, m.getAccessCount()) / accessSaturation);
-            final double total = weightSemantic * semantic + weightRecency * recency
-                + weightImportance * importance + weightAccess * access;
-            hits.add(new ScoredMemory(m, total, semantic, recency, importance, access));
-        }
-        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
-            .thenComparing(h -> h.memory().getMemoryId()));
-        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
     }
 
     /**
@@ -322,70 +582,184 @@ public final class HybridScorer {
         return newest;
     }
 
-    private double recency(final Instant reference, final Instant lastAccessedAt) {
-        if (lastAccessedAt == null) {
+    private double recency(final Instant reference, final long lastAccessedMillis) {
+        if (lastAccessedMillis == Long.MIN_VALUE) {
             return 0;
         }
-        final double days = Math.max(0, reference.toEpochMilli() - lastAccessedAt.toEpochMilli()) / MILLIS_PER_DAY;
+        final double days = Math.max(0, reference.toEpochMilli() - lastAccessedMillis) / MILLIS_PER_DAY;
         return Math.exp(-days / decayDays);
-    }
-
-    private void addRanks(final List<Integer> order, final int fetch, final Map<Integer, Double> fused,
-                          final Set<Integer> candidates) {
-        for (int rank = 1; rank <= Math.min(fetch, order.size()); rank++) {
-            final int doc = order.get(rank - 1);
-            fused.merge(doc, 1.0 / (rrfK + rank), Double::sum);
-            candidates.add(doc);
-        }
-    }
-
-    /**
-     * Similarity of the query to the stored embedding, the query embedded by the memory's own model and
-     * the cosine put on the thresholds' scale ({@link SimilarityScale}); a memory without a usable
-     * embedding, or of a model the embedder does not hold, has no dense relevance.
-     */
-    private double similarity(final QueryVectors queryVectors, final Memory m) {
-        final List<Float> embedding = m.getEmbedding();
-        final float[] query = queryVectors.of(m.getEmbeddingModel());
-        if (embedding == null || query == null || embedding.size() != query.length) {
-            return Double.NEGATIVE_INFINITY;
-        }
-        return scale.querySimilarity(m.getEmbeddingModel(), Vectors.cosine(query, Vectors.toArray(embedding)));
-    }
-
-    /** The embedding models of a user's ACTIVE memories, the embedder's default first. */
-    private List<String> modelsOf(final Collection<Memory> userMemories) {
-        final Set<String> models = new LinkedHashSet<>();
-        models.add(embedder.modelName());
-        for (final Memory m : userMemories) {
-            if (isActive(m) && embedder.models().contains(m.getEmbeddingModel())) {
-                models.add(m.getEmbeddingModel());
-            }
-        }
-        return List.copyOf(models);
-    }
-
-    /**
-     * One query's vectors, one per embedding model, each embedded on first need: a memory is compared
-     * only with the query as its own model embeds it (vectors of two models are never compared).
-     */
-    private final class QueryVectors {
-        private final String query;
-        private final Map<String, float[]> byModel = new HashMap<>();
-
-        QueryVectors(final String query, final float[] defaultModelVector) {
-            this.query = query;
-            byModel.put(embedder.modelName(), defaultModelVector);
-        }
-
-        /** @return the query's vector for that model, or null when the embedder does not hold it */
-        float[] of(final String model) {
-            return byModel.computeIfAbsent(model,
-                m -> embedder.models().contains(m) ? embedder.embedQuery(query, m) : null);
-        }
     }
 
     private static double clamp(final double v) {
         return Math.max(0, Math.min(1, v));
+    }
+
+    /** A bounded min-heap of the best candidates by (logit desc, id asc); the worst on top. */
+    private static final class Heap {
+        double[] logits = new double[16];
+        int[] slots = new int[16];
+        String[] ids = new String[16];
+        int size;
+        int capacity;
+
+        void reset(final int capacity) {
+            this.capacity = capacity;
+            size = 0;
+            if (logits.length < capacity) {
+                logits = new double[capacity];
+                slots = new int[capacity];
+                ids = new String[capacity];
+            }
+        }
+
+        /** @return true when a ranks below b (lower logit, or equal logit and larger id) */
+        private static boolean worse(final double la, final String ia, final double lb, final String ib) {
+            return la < lb || la == lb && ia.compareTo(ib) > 0;
+        }
+
+        void offer(final double logit, final int slot, final String id) {
+            if (size < capacity) {
+                int i = size++;
+                while (i > 0) {
+                    final int parent = (i - 1) >>> 1;
+                    if (!worse(logit, id, logits[parent], ids[parent])) {
+                        break;
+                    }
+                    move(parent, i);
+                    i = parent;
+                }
+                set(i, logit, slot, id);
+                return;
+            }
+            if (!worse(logits[0], ids[0], logit, id)) {
+                return;
+            }
+            int i = 0;
+            while (true) {
+                final int left = 2 * i + 1;
+                if (left >= size) {
+                    break;
+                }
+                int child = left;
+                if (left + 1 < size && worse(logits[left + 1], ids[left + 1], logits[left], ids[left])) {
+                    child = left + 1;
+                }
+                if (!worse(logits[child], ids[child], logit, id)) {
+                    break;
+                }
+                move(child, i);
+                i = child;
+            }
+            set(i, logit, slot, id);
+        }
+
+        private void move(final int from, final int to) {
+            logits[to] = logits[from];
+            slots[to] = slots[from];
+            ids[to] = ids[from];
+        }
+
+        private void set(final int i, final double logit, final int slot, final String id) {
+            logits[i] = logit;
+            slots[i] = slot;
+            ids[i] = id;
+        }
+    }
+
+    /** Per-thread scratch of the indexed path: reused, grown to the largest user seen. */
+    static final class Scratch {
+        private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
+        double[] bm25 = new double[0];
+        boolean[] marked = new boolean[0];
+        int[] touched = new int[0];
+        int touchedCount;
+        private final Heap heap = new Heap();
+
+        /** Resets the slots {@link HybridScorer#lexical} touched. */
+        void clear() {
+            for (int i = 0; i < touchedCount; i++) {
+                bm25[touched[i]] = 0;
+                marked[touched[i]] = false;
+            }
+            touchedCount = 0;
+        }
+
+        static Scratch get(final int slots) {
+            final Scratch s = LOCAL.get();
+            if (s.bm25.length < slots) {
+                final int capacity = Math.max(slots, s.bm25.length * 2);
+                s.bm25 = new double[capacity];
+                s.marked = new boolean[capacity];
+                s.touched = new int[capacity];
+            }
+            return s;
+        }
+
+        Heap heap(final int capacity) {
+            heap.reset(capacity);
+            return heap;
+        }
+    }
+
+    /**
+     * A bounded LRU of query vectors (normalised), keyed by embedding model and query text, so a repeated
+     * query is embedded once per model.
+     */
+    public static final class QueryVectors {
+        private final Embedder embedder;
+        private final int capacity;
+        private final Map<String, float[]> cache;
+        private long hits;
+        private long misses;
+
+        QueryVectors(final Embedder embedder, final int capacity) {
+            this.embedder = embedder;
+            this.capacity = capacity;
+            this.cache = new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(final Map.Entry<String, float[]> eldest) {
+                    return size() > QueryVectors.this.capacity;
+                }
+            };
+        }
+
+        /** @return the query's normalised vector by that model, null when the embedder does not hold it */
+        float[] get(final String query, final String model) {
+            if (model == null || !embedder.models().contains(model)) {
+                return null;
+            }
+            final String key = model + '\n' + query;
+            if (capacity > 0) {
+                synchronized (cache) {
+                    final float[] cached = cache.get(key);
+                    if (cached != null) {
+                        hits++;
+                        return cached;
+                    }
+                    misses++;
+                }
+            }
+            final float[] vector = Vectors.normalized(embedder.embedQuery(query, model));
+            if (capacity > 0) {
+                synchronized (cache) {
+                    cache.put(key, vector);
+                }
+            }
+            return vector;
+        }
+
+        /** @return cache hits so far */
+        public long hits() {
+            synchronized (cache) {
+                return hits;
+            }
+        }
+
+        /** @return cache misses so far (queries embedded) */
+        public long misses() {
+            synchronized (cache) {
+                return misses;
+            }
+        }
     }
 }

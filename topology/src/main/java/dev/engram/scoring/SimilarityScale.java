@@ -9,11 +9,11 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Puts the cosines of different embedding models on one scale, so that every similarity threshold
- * ({@code dedup.reinforce.threshold}, {@code dedup.judge.threshold}, {@code lifecycle.merge.threshold},
- * {@code retrieval.min.similarity}) means the same whichever model embedded the memories:
+ * between two memories ({@code dedup.reinforce.threshold}, {@code dedup.judge.threshold},
+ * {@code lifecycle.merge.threshold}) means the same whichever model embedded the memories:
  * similarity = (cosine − floor) / (1 − floor), with the model's floor from
- * {@code embedding.similarity.floors} between two memories and {@code embedding.query.similarity.floors}
- * between a query and a memory (0 for a model not listed: raw cosine).
+ * {@code embedding.similarity.floors} (0 for a model not listed: raw cosine). A query against a memory
+ * needs no floor: retrieval's {@link RelevanceModel} is calibrated per model.
  *
  * <p>Why: bge models put every pair of sentences high on the cosine scale (on LoCoMo turns the median
  * pair has cosine 0.65 with bge-small-en-v1.5 against 0.25 with all-MiniLM-L6-v2, the median nearest
@@ -22,48 +22,38 @@ import org.apache.kafka.common.config.ConfigException;
  * of 400 turns per model (LoCoMo dev and MemoryBank EN for bge-small-en against MiniLM on the same
  * texts; MemoryBank CN for bge-small-zh against MiniLM on MemoryBank EN): above the median a straight
  * line cosine_bge ≈ floor + (1 − floor)·cosine_MiniLM fits, floor 0.50–0.54 for bge-small-en and ~0.40
- * for bge-small-zh. MiniLM's floor is 0, so its thresholds keep their raw-cosine meaning. Queries carry
- * bge's instruction and sit lower: matching the quantiles of question-to-turn cosines (152 LoCoMo and 70
- * MemoryBank questions against their conversations' turns) at MiniLM's 0.2 gives query floors of
- * 0.38–0.41 for bge-small-en and ~0.30 for bge-small-zh.
+ * for bge-small-zh. MiniLM's floor is 0, so its thresholds keep their raw-cosine meaning.
  *
  * <p>Immutable and thread-safe.
  */
 public final class SimilarityScale {
 
     /** Raw cosine for every model (no floors). */
-    public static final SimilarityScale RAW = new SimilarityScale(Map.of(), Map.of());
+    public static final SimilarityScale RAW = new SimilarityScale(Map.of());
 
     private final Map<String, Double> floors;
-    private final Map<String, Double> queryFloors;
 
     /**
      * @param floors model name → floor in [0, 1) between two memories
-     * @param queryFloors model name → floor in [0, 1) between a query and a memory
      * @throws IllegalArgumentException for a floor outside [0, 1)
      */
-    public SimilarityScale(final Map<String, Double> floors, final Map<String, Double> queryFloors) {
-        for (final Map<String, Double> map : List.of(floors, queryFloors)) {
-            for (final Map.Entry<String, Double> e : map.entrySet()) {
-                if (!(e.getValue() >= 0 && e.getValue() < 1)) {
-                    throw new IllegalArgumentException("Similarity floor of " + e.getKey() + " must be in [0, 1): "
-                        + e.getValue());
-                }
+    public SimilarityScale(final Map<String, Double> floors) {
+        for (final Map.Entry<String, Double> e : floors.entrySet()) {
+            if (!(e.getValue() >= 0 && e.getValue() < 1)) {
+                throw new IllegalArgumentException("Similarity floor of " + e.getKey() + " must be in [0, 1): "
+                    + e.getValue());
             }
         }
         this.floors = Map.copyOf(floors);
-        this.queryFloors = Map.copyOf(queryFloors);
     }
 
     /**
-     * @param config {@code embedding.similarity.floors} and {@code embedding.query.similarity.floors},
-     *     lists of {@code MODEL=FLOOR}
+     * @param config {@code embedding.similarity.floors}, a list of {@code MODEL=FLOOR}
      * @return the scale
      * @throws ConfigException for an entry that is not {@code MODEL=FLOOR} with a floor in [0, 1)
      */
     public static SimilarityScale fromConfig(final EngramConfig config) {
-        return new SimilarityScale(floors(config, EngramConfig.EMBEDDING_SIMILARITY_FLOORS),
-            floors(config, EngramConfig.EMBEDDING_QUERY_SIMILARITY_FLOORS));
+        return new SimilarityScale(floors(config, EngramConfig.EMBEDDING_SIMILARITY_FLOORS));
     }
 
     private static Map<String, Double> floors(final EngramConfig config, final String key) {
@@ -101,19 +91,7 @@ public final class SimilarityScale {
      * @return (cosine − floor) / (1 − floor): 1 for identical vectors, 0 at the floor, negative below it
      */
     public double similarity(final String model, final double cosine) {
-        return scaled(floor(model), cosine);
-    }
-
-    /**
-     * @param model the model that embedded both the query and the memory
-     * @param cosine their cosine, -1..1
-     * @return (cosine − query floor) / (1 − query floor)
-     */
-    public double querySimilarity(final String model, final double cosine) {
-        return scaled(model == null ? 0.0 : queryFloors.getOrDefault(model, 0.0), cosine);
-    }
-
-    private static double scaled(final double floor, final double cosine) {
+        final double floor = floor(model);
         return floor == 0.0 ? cosine : (cosine - floor) / (1 - floor);
     }
 }

@@ -38,6 +38,51 @@ public final class Vectors {
     }
 
     /**
+     * The dot product of {@code a} with {@code b[offset … offset + a.length)}, accumulated in float,
+     * four lanes (the kernel of every dense score, exhaustive or indexed, so both agree to the bit).
+     *
+     * @param a a vector
+     * @param b a vector array
+     * @param offset where b's vector starts
+     * @return Σ a[i]·b[offset+i]
+     */
+    public static float dot(final float[] a, final float[] b, final int offset) {
+        float s0 = 0;
+        float s1 = 0;
+        float s2 = 0;
+        float s3 = 0;
+        final int n = a.length;
+        final int upper = n & ~3;
+        int i = 0;
+        for (; i < upper; i += 4) {
+            s0 += a[i] * b[offset + i];
+            s1 += a[i + 1] * b[offset + i + 1];
+            s2 += a[i + 2] * b[offset + i + 2];
+            s3 += a[i + 3] * b[offset + i + 3];
+        }
+        for (; i < n; i++) {
+            s0 += a[i] * b[offset + i];
+        }
+        return (s0 + s1) + (s2 + s3);
+    }
+
+    /**
+     * @param v a vector
+     * @return v / |v| (a new array); a zero vector stays zero
+     */
+    public static float[] normalized(final float[] v) {
+        final double norm = Math.sqrt(dot(v, v));
+        final float[] out = new float[v.length];
+        if (norm == 0) {
+            return out;
+        }
+        for (int i = 0; i < v.length; i++) {
+            out[i] = (float) (v[i] / norm);
+        }
+        return out;
+    }
+
+    /**
      * @param list an Avro float array
      * @return the same values as a primitive array
      */

@@ -9,6 +9,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
+import dev.engram.scoring.SearchIndexes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -39,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * never brings the user back into the read model. Memories said after the erasure are kept.
  * The user is taken from the event's tenant and user (the record key must agree); an event without a
  * valid user is logged and skipped (memory-updated is written by the consolidator only).
+ *
+ * <p>Search structures ({@link SearchIndexes}): every change is applied to the user's index too. On
+ * {@link #init} (after Kafka Streams restored the task's stores) the task's partition is rebuilt from its
+ * local {@link Stores#RETRIEVER_MEMORIES}; on {@link #close} it is dropped, so the index covers exactly the
+ * partitions this instance runs as active tasks.
  */
 public final class MaterializeMemoriesProcessor implements Processor<String, MemoryUpdated, Void, Void> {
 
@@ -48,6 +54,13 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, MemoryUpdated> history;
     private KeyValueStore<String, Long> erasures;
+    private final SearchIndexes indexes;
+    private int partition;
+
+    /** @param indexes the search structures to keep in step with the memory store */
+    public MaterializeMemoriesProcessor(final SearchIndexes indexes) {
+        this.indexes = indexes;
+    }
 
     @Override
     public void init(final ProcessorContext<Void, Void> context) {
@@ -55,6 +68,25 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         this.profiles = context.getStateStore(Stores.RETRIEVER_PROFILES);
         this.history = context.getStateStore(Stores.RETRIEVER_HISTORY);
         this.erasures = context.getStateStore(Stores.RETRIEVER_ERASURES);
+        this.partition = context.taskId().partition();
+        indexes.beginLoad(partition);
+        int count = 0;
+        try (KeyValueIterator<String, Memory> it = memories.all()) {
+            while (it.hasNext()) {
+                final Memory m = it.next().value;
+                if (m != null) {
+                    indexes.put(partition, new UserKey(m.getTenantId(), m.getUserId()), m);
+                    count++;
+                }
+            }
+        }
+        indexes.loaded(partition);
+        LOG.info("Search index of partition {} rebuilt from the memory store: {} memories", partition, count);
+    }
+
+    @Override
+    public void close() {
+        indexes.dropPartition(partition);
     }
 
     /**
@@ -104,9 +136,11 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         if (after == null || after.getStatus() == MemoryStatus.DELETED
             || event.getOperation() == UpdateOperation.DELETED) {
             memories.delete(storeKey);
+            indexes.remove(user, event.getMemoryId());
             deleteAll(history, historyPrefix(user, event.getMemoryId()));
         } else {
             memories.put(storeKey, after);
+            indexes.put(partition, user, after);
             history.put(historyKey(user, event), MemoryUpdated.newBuilder(event)
                 .setMemory(Memory.newBuilder(after).setEmbedding(List.of()).build()).build());
         }
@@ -119,6 +153,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     }
 
     private void erase(final UserKey user) {
+        indexes.erase(partition, user);
         deleteAll(memories, user.storePrefix());
         deleteAll(history, user.storePrefix());
         profiles.delete(user.wire());

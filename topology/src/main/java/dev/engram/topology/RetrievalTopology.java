@@ -7,6 +7,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.PersonalSerdes;
+import dev.engram.scoring.SearchIndexes;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -45,13 +46,23 @@ public final class RetrievalTopology {
 
     /**
      * @param config the Engram config (not used yet: the read model has no tunables)
-     * @return the topology
+     * @return the topology, keeping search structures nobody queries (tests of the stores alone)
      */
     public static Topology build(final EngramConfig config) {
+        return build(config, new SearchIndexes());
+    }
+
+    /**
+     * @param config the Engram config (not used yet: the read model has no tunables)
+     * @param indexes the search structures the processor keeps in step with the memory store (the
+     *     retriever's request path reads them)
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final SearchIndexes indexes) {
         final Topology topology = new Topology();
         topology.addSource(SOURCE, Serdes.String().deserializer(),
             PersonalSerdes.topic(MemoryUpdated.class, config).deserializer(), Topics.MEMORY_UPDATED);
-        topology.addProcessor(PROCESSOR, MaterializeMemoriesProcessor::new, SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
             Serdes.String(), PersonalSerdes.store(Memory.class, config)), PROCESSOR);

@@ -2,6 +2,7 @@ package dev.engram.scoring;
 
 import static dev.engram.testing.MemoryFixtures.memory;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Instant;
@@ -15,6 +16,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import dev.engram.port.Embedder;
+import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class HybridScorerTest {
 
     private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
-    private static final double RRF_MAX = 2.0 / 61;
+    private static final double W_SUM = 0.85 + 0.02 + 0.1 + 0.03;
     private static final Embedder MINILM = OnnxEmbedder.shared(OnnxModel.MINILM);
 
     private final HybridScorer scorer = new HybridScorer(MINILM, EngramConfig.defaults());
@@ -36,7 +38,7 @@ class HybridScorerTest {
     }
 
     @Test
-    void shouldRankTheMatchingMemoryFirstWithAllComponentsWhenQueried() {
+    void shouldRankTheMatchingMemoryFirstWithCalibratedComponentsWhenQueried() {
         final List<Memory> memories = List.of(
             m("m1", "My gym locker code is 4417.", T0),
             m("m2", "Uses Kotlin for backend work", T0),
@@ -46,14 +48,55 @@ class HybridScorerTest {
         assertThat(hits).isNotEmpty();
         final ScoredMemory top = hits.get(0);
         assertThat(top.memory().getMemoryId()).isEqualTo("m1");
-        // first by dense cosine and first (only) by BM25: the fused relevance is the maximum
-        assertThat(top.semantic()).isCloseTo(1.0, within(1e-9));
+        // semantic is the calibrated logistic relevance of the two signals, not a rank
+        final double[][] features = scorer.features("locker code", memories);
+        final RelevanceModel model = RelevanceModel.of("all-minilm-l6-v2-q", "");
+        assertThat(top.semantic()).isCloseTo(RelevanceModel.probability(model.logit(features[0][0], features[0][1], false)),
+            within(1e-12));
+        assertThat(top.semantic()).isGreaterThan(0.5);
         assertThat(top.recency()).isCloseTo(1.0, within(1e-9));
         assertThat(top.importance()).isEqualTo(0.5);
         assertThat(top.access()).isZero();
-        assertThat(top.score()).isCloseTo(0.4 * 1.0 + 0.2 * 1.0 + 0.3 * 0.5 + 0.1 * 0, within(1e-9));
-        // hiking has neither a shared term nor cosine ≥ 0.2 with "locker code": not a candidate at all
+        assertThat(top.score()).isCloseTo((0.85 * top.semantic() + 0.02 * 1.0 + 0.1 * 0.5 + 0.03 * 0) / W_SUM,
+            within(1e-9));
+        // hiking shares no term and little meaning with "locker code": not a candidate at all
         assertThat(hits).extracting(h -> h.memory().getMemoryId()).doesNotContain("m3");
+    }
+
+    @Test
+    void shouldKeepTotalsWithinZeroAndOneWhenWeightsDoNotSumToOne() {
+        final HybridScorer heavy = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.WEIGHT_SEMANTIC, 1.0, EngramConfig.WEIGHT_RECENCY, 1.0,
+            EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 1.0)));
+        final Memory often = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
+            .setAccessCount(25).setImportance(1.0).build();
+        final ScoredMemory hit = heavy.rank("what is my gym locker code", List.of(often), 1).get(0);
+        assertThat(hit.score()).isBetween(0.0, 1.0);
+        assertThat(hit.score()).isCloseTo((hit.semantic() + 1 + 1 + 1) / 4, within(1e-12));
+    }
+
+    @Test
+    void shouldRefuseTheConfigWhenEveryWeightIsZero() {
+        assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
+            EngramConfig.WEIGHT_IMPORTANCE, 0.0, EngramConfig.WEIGHT_ACCESS, 0.0))))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("retrieval.weight");
+        assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.RELEVANCE_CALIBRATION, "1,2"))))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("b0,b_dense,b_lexical");
+    }
+
+    @Test
+    void shouldReturnNothingWhenTheQuestionIsUnrelatedToAnyMemory() {
+        final List<Memory> memories = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            memories.add(m("n" + i, "Went hiking with the dog near the lake, trip " + i, T0.plusSeconds(i)));
+        }
+        memories.add(m("k", "Uses Kotlin for backend work", T0));
+        assertThat(scorer.rank("What is the boiling point of mercury?", memories, 5)).isEmpty();
+        assertThat(scorer.rank("How do I reset my router password?", memories, 5)).isEmpty();
+        assertThat(scorer.rank("which language for the backend", memories, 5))
+            .extracting(h -> h.memory().getMemoryId()).first().isEqualTo("k");
     }
 
     @Test
@@ -94,7 +137,7 @@ class HybridScorerTest {
         final ScoredMemory hit = scorer.rank("locker code", List.of(often), 1).get(0);
         assertThat(hit.access()).isEqualTo(1.0);
         assertThat(hit.importance()).isEqualTo(0.9);
-        assertThat(hit.score()).isCloseTo(0.4 * hit.semantic() + 0.2 * hit.recency() + 0.3 * 0.9 + 0.1,
+        assertThat(hit.score()).isCloseTo((0.85 * hit.semantic() + 0.02 * hit.recency() + 0.1 * 0.9 + 0.03) / W_SUM,
             within(1e-9));
     }
 
@@ -138,25 +181,23 @@ class HybridScorerTest {
         assertThat(first).hasSize(4);
         assertThat(first).isEqualTo(second);
         assertThat(first.get(0).semantic()).isLessThanOrEqualTo(1.0);
-        assertThat(RRF_MAX).isPositive();
     }
 
     @Test
-    void shouldStretchSemanticOverTheCandidatesSoRelevanceOutweighsPriorsWhenRanking() {
+    void shouldLetRelevanceOutweighThePriorsWhenRanking() {
         final Instant newest = T0.plusSeconds(90L * 86_400);
         final List<Memory> memories = new ArrayList<>();
         // relevant but three months old and of middling importance
         memories.add(Memory.newBuilder(m("locker", "My gym locker code is 4417.", T0)).setImportance(0.5).build());
-        // barely related, fresh and important: only weak candidates by rank
+        // barely related, fresh, important and often used: they may only re-rank among the relevant
         for (int i = 0; i < 6; i++) {
-            memories.add(Memory.newBuilder(m("w" + i, "Went to the gym with a friend, session " + i, newest)).setImportance(0.8).build());
+            memories.add(Memory.newBuilder(m("w" + i, "Went to the gym with a friend, session " + i, newest))
+                .setImportance(0.9).setAccessCount(10).build());
         }
         final List<ScoredMemory> hits = scorer.rank("what is my gym locker code", memories, 3);
 
         assertThat(hits.get(0).memory().getMemoryId()).isEqualTo("locker");
-        assertThat(hits.get(0).semantic()).isCloseTo(1.0, within(1e-9));
-        final List<ScoredMemory> all = scorer.rank("what is my gym locker code", memories, 7);
-        assertThat(all).extracting(ScoredMemory::semantic).allSatisfy(v -> assertThat(v).isBetween(0.0, 1.0));
-        assertThat(all.stream().mapToDouble(ScoredMemory::semantic).min().orElseThrow()).isCloseTo(0.0, within(1e-9));
+        assertThat(hits).extracting(ScoredMemory::semantic).allSatisfy(v -> assertThat(v).isBetween(0.0, 1.0));
+        assertThat(hits.get(0).semantic()).isGreaterThan(hits.get(1).semantic());
     }
 }

@@ -24,9 +24,7 @@ class SimilarityScaleTest {
     }
 
     @Test
-    void shouldMapTheFloorToZeroAndIdenticalVectorsToOneForMemoriesAndQueries() {
-        assertThat(scale.querySimilarity("bge-small-en-v15-q", 0.38)).isCloseTo(0.0, within(1e-12));
-        assertThat(scale.querySimilarity("bge-small-en-v15-q", 1.0)).isCloseTo(1.0, within(1e-12));
+    void shouldMapTheFloorToZeroAndIdenticalVectorsToOne() {
         assertThat(scale.similarity("bge-small-en-v15-q", 0.52)).isCloseTo(0.0, within(1e-12));
         assertThat(scale.similarity("bge-small-en-v15-q", 1.0)).isCloseTo(1.0, within(1e-12));
         assertThat(scale.similarity("bge-small-en-v15-q", 0.76)).isCloseTo(0.5, within(1e-12));
@@ -50,14 +48,10 @@ class SimilarityScaleTest {
             "I moved to Lisbon last year.", "Last year I relocated to Lisbon.",
             "My favourite food is ramen.", "We adopted a beagle called Toby."));
         final double judge = EngramConfig.defaults().getDouble(EngramConfig.JUDGE_THRESHOLD);
-        final double minSimilarity = EngramConfig.defaults().getDouble(EngramConfig.MIN_SIMILARITY);
+        final double reinforce = EngramConfig.defaults().getDouble(EngramConfig.REINFORCE_THRESHOLD);
         assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(0), v.get(1)))).isGreaterThan(judge);
-        assertThat(Vectors.cosine(v.get(2), v.get(3))).isGreaterThan(minSimilarity); // raw: looks related
-        assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(2), v.get(3)))).isLessThan(minSimilarity);
-
-        final float[] query = bge.embedQuery("Where did I move to?");
-        assertThat(scale.querySimilarity(bge.modelName(), Vectors.cosine(query, v.get(0)))).isGreaterThan(minSimilarity);
-        assertThat(Vectors.cosine(query, v.get(3))).isGreaterThan(minSimilarity); // raw: looks relevant
-        assertThat(scale.querySimilarity(bge.modelName(), Vectors.cosine(query, v.get(3)))).isLessThan(minSimilarity);
+        assertThat(Vectors.cosine(v.get(2), v.get(3))).isGreaterThan(0.2); // raw: looks related
+        assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(2), v.get(3)))).isLessThan(0.2);
+        assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(0), v.get(2)))).isLessThan(reinforce);
     }
 }

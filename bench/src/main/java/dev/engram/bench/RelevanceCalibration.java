@@ -1,0 +1,239 @@
+package dev.engram.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.core.UserKey;
+import dev.engram.retriever.OwnNames;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.RelevanceModel;
+
+/**
+ * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked
+ * user, the features (cosine, BM25 / idf mass, in the named period) as {@link HybridScorer#features}
+ * computes them and the label "one of the memory's source turns is an evidence turn"; then, per
+ * embedding model of the memories, logistic regression by iteratively reweighted least squares
+ * (Newton's method on the log-likelihood, with a tiny ridge term 1e-6 for stability), i.e. Platt
+ * scaling of the signals. Reports each model's coefficients and a reliability table (predicted vs
+ * observed rate per bin of predicted relevance).
+ */
+final class RelevanceCalibration {
+
+    private static final double[] BINS = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0000001};
+    private static final int FEATURES = 3;
+
+    private RelevanceCalibration() {
+    }
+
+    /**
+     * One question asked of one user: the user's ACTIVE memories and which of them hold evidence.
+     *
+     * @param query the question as the retriever sees it (own names stripped)
+     * @param memories the user's ACTIVE memories
+     * @param relevant whether a memory holds evidence for the question
+     */
+    record Probe(String query, List<Memory> memories, Predicate<Memory> relevant) {
+    }
+
+    /**
+     * @param samples the LoCoMo samples (questions with evidence)
+     * @param memories user id → the memories Engram stored for that user
+     * @return one probe per question and asked speaker with memories, a memory relevant when one of its
+     *     source turns is an evidence turn
+     */
+    static List<Probe> locomo(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories) {
+        final List<Probe> probes = new ArrayList<>();
+        for (final LoCoMoQa.Sample sample : samples) {
+            for (final LoCoMoQa.Question q : sample.questions()) {
+                final Set<String> evidence = Set.copyOf(q.evidence());
+                for (final String speaker : q.speakers()) {
+                    final List<Memory> active = active(memories.getOrDefault(sample.userId(speaker), List.of()));
+                    if (!active.isEmpty()) {
+                        probes.add(new Probe(
+                            OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null), active,
+                            m -> QualityBenchmark.sources(sample, m).stream().anyMatch(evidence::contains)));
+                    }
+                }
+            }
+        }
+        return probes;
+    }
+
+    /**
+     * @param tenant the tenant the MemoryBank users were ingested under
+     * @param questions MemoryBank questions with their evidence items
+     * @param memories user id → the memories Engram stored for that user
+     * @return one probe per question, a memory relevant when it cites a message of an evidence item
+     */
+    static List<Probe> memoryBank(final String tenant, final List<MemoryBankQuality.Question> questions,
+                                  final Map<String, List<Memory>> memories) {
+        final List<Probe> probes = new ArrayList<>();
+        for (final MemoryBankQuality.Question q : questions) {
+            final List<Memory> active = active(memories.getOrDefault(q.user(), List.of()));
+            final Set<String> evidence = new HashSet<>();
+            q.items().forEach(i -> evidence.addAll(i.messages()));
+            if (!active.isEmpty()) {
+                probes.add(new Probe(OwnNames.strip(q.text(), new UserKey(tenant, q.user()), null), active,
+                    m -> MemoryBankQuality.sources(m).stream().anyMatch(evidence::contains)));
+            }
+        }
+        return probes;
+    }
+
+    private static List<Memory> active(final List<Memory> memories) {
+        return memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
+    }
+
+    /**
+     * @param probes questions with their users' memories and labels
+     * @param scorer the ranking whose features are fitted (its embedder embeds the questions)
+     * @return {@code {model, coefficients, pairs, positives, periodPairs, reliability}} of the first model's
+     *     fit, and {@code byModel}: the same per embedding model met
+     */
+    static Map<String, Object> fit(final List<Probe> probes, final HybridScorer scorer) {
+        final Map<String, List<double[]>> x = new LinkedHashMap<>();
+        final Map<String, List<Boolean>> y = new HashMap<>();
+        for (final Probe probe : probes) {
+            final double[][] f = scorer.features(probe.query(), probe.memories());
+            for (int i = 0; i < probe.memories().size(); i++) {
+                final Memory m = probe.memories().get(i);
+                final String model = String.valueOf(m.getEmbeddingModel());
+                x.computeIfAbsent(model, k -> new ArrayList<>()).add(f[i]);
+                y.computeIfAbsent(model, k -> new ArrayList<>()).add(probe.relevant().test(m));
+            }
+        }
+        final Map<String, Object> byModel = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<double[]>> e : x.entrySet()) {
+            byModel.put(e.getKey(), fitOne(e.getKey(), e.getValue(), y.get(e.getKey())));
+        }
+        final Map<String, Object> out = new LinkedHashMap<>();
+        if (!byModel.isEmpty() && byModel.values().iterator().next() instanceof Map<?, ?> first) {
+            first.forEach((k, v) -> out.put(String.valueOf(k), v));
+        }
+        out.put("byModel", byModel);
+        return out;
+    }
+
+    private static Map<String, Object> fitOne(final String modelName, final List<double[]> x, final List<Boolean> y) {
+        final double[] beta = irls(x, y);
+        final RelevanceModel model = new RelevanceModel(beta[0], beta[1], beta[2], beta[3]);
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("model", modelName);
+        out.put("coefficients", model.toString());
+        out.put("pairs", x.size());
+        out.put("positives", y.stream().filter(b -> b).count());
+        out.put("periodPairs", x.stream().filter(r -> r[2] > 0).count());
+        final List<Map<String, Object>> reliability = new ArrayList<>();
+        for (int b = 0; b + 1 < BINS.length; b++) {
+            long n = 0;
+            long positive = 0;
+            double predicted = 0;
+            for (int i = 0; i < x.size(); i++) {
+                final double p = RelevanceModel.probability(model.logit(x.get(i)[0], x.get(i)[1], x.get(i)[2] > 0));
+                if (p >= BINS[b] && p < BINS[b + 1]) {
+                    n++;
+                    predicted += p;
+                    positive += y.get(i) ? 1 : 0;
+                }
+            }
+            final Map<String, Object> row = new LinkedHashMap<>();
+            row.put("bin", String.format(Locale.ROOT, "%.2f-%.2f", BINS[b], Math.min(1, BINS[b + 1])));
+            row.put("pairs", n);
+            row.put("meanPredicted", n == 0 ? 0 : BenchReport.round(predicted / n, 4));
+            row.put("observed", n == 0 ? 0 : BenchReport.round((double) positive / n, 4));
+            reliability.add(row);
+        }
+        out.put("reliability", reliability);
+        return out;
+    }
+
+    /**
+     * Logistic regression y ~ σ(b0 + Σ b_j·x_j) by Newton–Raphson (IRLS).
+     *
+     * @param x per pair the {@value #FEATURES} features
+     * @param y per pair the label
+     * @return b0 … b_{@value #FEATURES}
+     */
+    static double[] irls(final List<double[]> x, final List<Boolean> y) {
+        final int n = FEATURES + 1;
+        final double[] beta = new double[n];
+        for (int iteration = 0; iteration < 50; iteration++) {
+            final double[] gradient = new double[n];
+            final double[][] hessian = new double[n][n];
+            final double[] row = new double[n];
+            for (int i = 0; i < x.size(); i++) {
+                row[0] = 1;
+                System.arraycopy(x.get(i), 0, row, 1, FEATURES);
+                double logit = 0;
+                for (int a = 0; a < n; a++) {
+                    logit += beta[a] * row[a];
+                }
+                final double p = RelevanceModel.probability(logit);
+                final double residual = (y.get(i) ? 1 : 0) - p;
+                final double w = Math.max(p * (1 - p), 1e-12);
+                for (int a = 0; a < n; a++) {
+                    gradient[a] += residual * row[a];
+                    for (int b = 0; b < n; b++) {
+                        hessian[a][b] += w * row[a] * row[b];
+                    }
+                }
+            }
+            for (int a = 0; a < n; a++) {
+                hessian[a][a] += 1e-6;
+            }
+            final double[] step = solve(hessian, gradient);
+            double change = 0;
+            for (int a = 0; a < n; a++) {
+                beta[a] += step[a];
+                change = Math.max(change, Math.abs(step[a]));
+            }
+            if (change < 1e-8) {
+                break;
+            }
+        }
+        return beta;
+    }
+
+    /** Gaussian elimination with partial pivoting on an n×n system. */
+    private static double[] solve(final double[][] a, final double[] b) {
+        final int n = b.length;
+        final double[][] m = new double[n][n + 1];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(a[i], 0, m[i], 0, n);
+            m[i][n] = b[i];
+        }
+        for (int col = 0; col < n; col++) {
+            int pivot = col;
+            for (int r = col + 1; r < n; r++) {
+                if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) {
+                    pivot = r;
+                }
+            }
+            final double[] tmp = m[col];
+            m[col] = m[pivot];
+            m[pivot] = tmp;
+            for (int r = 0; r < n; r++) {
+                if (r != col) {
+                    final double factor = m[r][col] / m[col][col];
+                    for (int c = col; c <= n; c++) {
+                        m[r][c] -= factor * m[col][c];
+                    }
+                }
+            }
+        }
+        final double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = m[i][n] / m[i][i];
+        }
+        return out;
+    }
+}

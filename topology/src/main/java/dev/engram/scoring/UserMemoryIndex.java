@@ -1,0 +1,482 @@
+package dev.engram.scoring;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+
+/**
+ * One user's search structures, kept up to date as the user's memories change: a derived view of
+ * the retriever's memory store (never a source of truth), so a query costs a scan of contiguous
+ * primitive arrays and of the query terms' postings instead of decoding every stored Avro record and
+ * building a BM25 index from scratch.
+ *
+ * <p>Per memory (a <i>slot</i>; freed slots are reused):
+ * <ul>
+ *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), in the contiguous array of its
+ *       embedding model m at {@code vectors(m)[slot·d_m … slot·d_m+d_m)} (d_m = the size of the model's first
+ *       vector; a memory without a vector, or with one of another size, has no dense relevance). Vectors of
+ *       two models live in two arrays and are never compared;</li>
+ *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms), access
+ *       count, and its BM25 length (terms after {@link TextAnalysis});</li>
+ *   <li>the memory itself without its embedding, for the answer.</li>
+ * </ul>
+ * Lexical postings: term → (slot, term frequency) over every slot, with the document frequency among
+ * ACTIVE slots, so BM25's statistics (N, df, average length) are those of the user's ACTIVE memories,
+ * exactly as if the index were built from them now. A memory whose content changes has its postings
+ * replaced; a change of status or counters updates the primitives only.
+ *
+ * <p>Threads: the stream thread writes ({@link #put}, {@link #remove}) under the write lock; request
+ * threads read under the read lock ({@link #read}). Sizes: 4·d bytes per vector plus the memory object.
+ */
+public final class UserMemoryIndex {
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Map<String, Integer> slotById = new HashMap<>();
+    private final Map<String, Postings> postings = new HashMap<>();
+    /** Embedding models seen, in order of first appearance; a slot's model is an index into this list. */
+    private final List<String> models = new ArrayList<>();
+    private int[] dimensionsOf = new int[0];
+    private float[][] vectorsOf = new float[0][];
+    private int size;
+    private int[] free = new int[8];
+    private int freeCount;
+
+    /** Per slot: index into {@link #models} of its vector's model, −1 without a usable vector. */
+    private int[] modelOf = new int[0];
+    private boolean[] active = new boolean[0];
+    private double[] importance = new double[0];
+    private long[] lastAccessed = new long[0];
+    private int[] accessCount = new int[0];
+    private int[] length = new int[0];
+    private Memory[] memories = new Memory[0];
+    private String[][] termsOf = new String[0][];
+    private int[][] tfsOf = new int[0][];
+
+    private int activeCount;
+    private long activeLength;
+    private long newestEvent = Long.MIN_VALUE;
+
+    /** Term → slots containing it and their term frequencies; df = occurrences in ACTIVE slots. */
+    static final class Postings {
+        int[] slots = new int[4];
+        int[] tfs = new int[4];
+        int count;
+        int activeDf;
+
+        void add(final int slot, final int tf) {
+            if (count == slots.length) {
+                slots = Arrays.copyOf(slots, count * 2);
+                tfs = Arrays.copyOf(tfs, count * 2);
+            }
+            slots[count] = slot;
+            tfs[count] = tf;
+            count++;
+        }
+
+        void remove(final int slot) {
+            for (int i = 0; i < count; i++) {
+                if (slots[i] == slot) {
+                    count--;
+                    slots[i] = slots[count];
+                    tfs[i] = tfs[count];
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds a memory or replaces the one with the same id.
+     *
+     * @param memory the memory's full state (with its embedding); DELETED is a {@link #remove}
+     */
+    public void put(final Memory memory) {
+        if (memory.getStatus() == MemoryStatus.DELETED) {
+            remove(memory.getMemoryId());
+            return;
+        }
+        lock.writeLock().lock();
+        try {
+            Integer slot = slotById.get(memory.getMemoryId());
+            final boolean contentChanged;
+            if (slot == null) {
+                slot = allocate();
+                slotById.put(memory.getMemoryId(), slot);
+                contentChanged = true;
+            } else {
+                contentChanged = !searchableText(memories[slot]).equals(searchableText(memory));
+                setActive(slot, false);
+                if (contentChanged) {
+                    unindexTerms(slot);
+                }
+            }
+            final int s = slot;
+            if (contentChanged) {
+                indexTerms(s, searchableText(memory));
+            }
+            storeVector(s, memory.getEmbeddingModel(), memory.getEmbedding());
+            importance[s] = memory.getImportance();
+            lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE
+                : memory.getLastAccessedAt().toEpochMilli();
+            accessCount[s] = memory.getAccessCount();
+            memories[s] = Memory.newBuilder(memory).setEmbedding(List.of()).build();
+            setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
+            newestEvent = Math.max(newestEvent, eventTime(memory));
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Removes a memory (deleted); nothing when absent.
+     *
+     * @param memoryId the memory id
+     */
+    public void remove(final String memoryId) {
+        lock.writeLock().lock();
+        try {
+            final Integer slot = slotById.remove(memoryId);
+            if (slot == null) {
+                return;
+            }
+            setActive(slot, false);
+            unindexTerms(slot);
+            memories[slot] = null;
+            modelOf[slot] = -1;
+            if (freeCount == free.length) {
+                free = Arrays.copyOf(free, freeCount * 2);
+            }
+            free[freeCount++] = slot;
+            // the newest event may have gone with it: recompute over what is left (deletes are rare)
+            newestEvent = Long.MIN_VALUE;
+            for (int i = 0; i < size; i++) {
+                if (memories[i] != null) {
+                    newestEvent = Math.max(newestEvent, eventTime(memories[i]));
+                }
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** @return how many memories (any status) the index holds */
+    public int count() {
+        lock.readLock().lock();
+        try {
+            return slotById.size();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Runs a read under the read lock (the arrays do not change meanwhile).
+     *
+     * @param reader what to do with a consistent view
+     * @param <T> the result type
+     * @return the reader's result
+     */
+    public <T> T read(final java.util.function.Function<View, T> reader) {
+        lock.readLock().lock();
+        try {
+            return reader.apply(view);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private final View view = new View();
+
+    /** A read-only view of the arrays, valid inside {@link #read} only. */
+    public final class View {
+
+        private View() {
+        }
+
+        /** @return the slot high-water mark: slots are 0 … slots()−1, some of them free */
+        public int slots() {
+            return size;
+        }
+
+        /** @return the embedding models of the vectors held, an index m of this list is a model's number */
+        public List<String> models() {
+            return List.copyOf(models);
+        }
+
+        /**
+         * @param model a model's number (index into {@link #models()})
+         * @return that model's vector size
+         */
+        public int dimensions(final int model) {
+            return dimensionsOf[model];
+        }
+
+        /**
+         * @param model a model's number
+         * @return that model's vectors, slot s at s·dimensions(model) (only slots of that model are meaningful)
+         */
+        float[] vectors(final int model) {
+            return vectorsOf[model];
+        }
+
+        /**
+         * @param slot a slot
+         * @return the number of its vector's model, −1 when it has no usable vector
+         */
+        public int model(final int slot) {
+            return modelOf[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return whether the slot holds an ACTIVE memory
+         */
+        public boolean active(final int slot) {
+            return active[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return whether the slot has a usable vector (of its model's size)
+         */
+        public boolean hasVector(final int slot) {
+            return modelOf[slot] >= 0;
+        }
+
+        /**
+         * @param slot a slot
+         * @return its memory (without the embedding), null for a free slot
+         */
+        public Memory memory(final int slot) {
+            return memories[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its importance
+         */
+        public double importance(final int slot) {
+            return importance[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return lastAccessedAt in epoch ms, Long.MIN_VALUE when unknown
+         */
+        public long lastAccessed(final int slot) {
+            return lastAccessed[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its access count
+         */
+        public int accessCount(final int slot) {
+            return accessCount[slot];
+        }
+
+        /**
+         * @param slot a slot
+         * @return its BM25 document length
+         */
+        public int length(final int slot) {
+            return length[slot];
+        }
+
+        /** @return ACTIVE memories */
+        public int activeCount() {
+            return activeCount;
+        }
+
+        /** @return summed BM25 length of the ACTIVE memories */
+        public long activeLength() {
+            return activeLength;
+        }
+
+        /** @return the newest updatedAt / lastAccessedAt of any memory held (the recency reference) */
+        public Instant referenceTime() {
+            return newestEvent == Long.MIN_VALUE ? Instant.EPOCH : Instant.ofEpochMilli(newestEvent);
+        }
+
+        /**
+         * @param term an analyzed term
+         * @return its postings, null when no memory holds it
+         */
+        Postings postings(final String term) {
+            return postings.get(term);
+        }
+
+        /**
+         * The memories a predicate accepts, with their vectors (a copy: for the exhaustive path only).
+         *
+         * @param eligible which memories
+         * @return memory id → (memory, normalized vector or null), in slot order
+         */
+        public Map<Memory, float[]> copy(final Predicate<Memory> eligible) {
+            final Map<Memory, float[]> out = new LinkedHashMap<>();
+            for (int s = 0; s < size; s++) {
+                if (memories[s] != null && eligible.test(memories[s])) {
+                    final int m = modelOf[s];
+                    out.put(memories[s], m < 0 ? null
+                        : Arrays.copyOfRange(vectorsOf[m], s * dimensionsOf[m], (s + 1) * dimensionsOf[m]));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static long eventTime(final Memory m) {
+        long t = Long.MIN_VALUE;
+        if (m.getUpdatedAt() != null) {
+            t = m.getUpdatedAt().toEpochMilli();
+        }
+        if (m.getLastAccessedAt() != null) {
+            t = Math.max(t, m.getLastAccessedAt().toEpochMilli());
+        }
+        return t;
+    }
+
+    private int allocate() {
+        if (freeCount > 0) {
+            return free[--freeCount];
+        }
+        if (size == memories.length) {
+            final int capacity = Math.max(16, size * 2);
+            for (int m = 0; m < models.size(); m++) {
+                vectorsOf[m] = Arrays.copyOf(vectorsOf[m], capacity * dimensionsOf[m]);
+            }
+            final int old = modelOf.length;
+            modelOf = Arrays.copyOf(modelOf, capacity);
+            Arrays.fill(modelOf, old, capacity, -1);
+            active = Arrays.copyOf(active, capacity);
+            importance = Arrays.copyOf(importance, capacity);
+            lastAccessed = Arrays.copyOf(lastAccessed, capacity);
+            accessCount = Arrays.copyOf(accessCount, capacity);
+            length = Arrays.copyOf(length, capacity);
+            memories = Arrays.copyOf(memories, capacity);
+            termsOf = Arrays.copyOf(termsOf, capacity);
+            tfsOf = Arrays.copyOf(tfsOf, capacity);
+        }
+        return size++;
+    }
+
+    private void storeVector(final int slot, final String model, final List<Float> embedding) {
+        if (embedding == null || embedding.isEmpty()) {
+            modelOf[slot] = -1;
+            return;
+        }
+        final String name = model == null ? "" : model;
+        int m = models.indexOf(name);
+        if (m < 0) {
+            m = models.size();
+            models.add(name);
+            dimensionsOf = Arrays.copyOf(dimensionsOf, m + 1);
+            dimensionsOf[m] = embedding.size();
+            vectorsOf = Arrays.copyOf(vectorsOf, m + 1);
+            vectorsOf[m] = new float[memories.length * embedding.size()];
+        }
+        if (embedding.size() != dimensionsOf[m]) {
+            modelOf[slot] = -1;
+            return;
+        }
+        final float[] normalized = Vectors.normalized(Vectors.toArray(embedding));
+        System.arraycopy(normalized, 0, vectorsOf[m], slot * dimensionsOf[m], dimensionsOf[m]);
+        modelOf[slot] = m;
+    }
+
+    /** @return the embedding models of the vectors held (a snapshot) */
+    public List<String> models() {
+        lock.readLock().lock();
+        try {
+            return List.copyOf(models);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private void indexTerms(final int slot, final String content) {
+        final List<String> terms = TextAnalysis.terms(content);
+        final Map<String, Integer> tf = new LinkedHashMap<>();
+        for (final String t : terms) {
+            tf.merge(t, 1, Integer::sum);
+        }
+        final String[] distinct = new String[tf.size()];
+        final int[] counts = new int[tf.size()];
+        int i = 0;
+        for (final Map.Entry<String, Integer> e : tf.entrySet()) {
+            distinct[i] = e.getKey();
+            counts[i] = e.getValue();
+            postings.computeIfAbsent(e.getKey(), k -> new Postings()).add(slot, e.getValue());
+            i++;
+        }
+        termsOf[slot] = distinct;
+        tfsOf[slot] = counts;
+        length[slot] = terms.size();
+    }
+
+    private void unindexTerms(final int slot) {
+        final String[] terms = termsOf[slot];
+        if (terms == null) {
+            return;
+        }
+        for (final String term : terms) {
+            final Postings p = postings.get(term);
+            p.remove(slot);
+            if (p.count == 0) {
+                postings.remove(term);
+            }
+        }
+        termsOf[slot] = null;
+        tfsOf[slot] = null;
+        length[slot] = 0;
+    }
+
+    /** Moves a slot in or out of the ACTIVE statistics (N, total length, df). */
+    private void setActive(final int slot, final boolean nowActive) {
+        if (active[slot] == nowActive) {
+            return;
+        }
+        active[slot] = nowActive;
+        final int sign = nowActive ? 1 : -1;
+        activeCount += sign;
+        activeLength += (long) sign * length[slot];
+        final String[] terms = termsOf[slot];
+        if (terms != null) {
+            for (final String term : terms) {
+                postings.get(term).activeDf += sign;
+            }
+        }
+    }
+
+    /**
+     * The text BM25 indexes for a memory: its display name (the label a user sees: "Assistant
+     * recommendation", "Preferred language") and its content, so "what did you recommend?" meets an
+     * exchange whose reply recommends without saying the word.
+     *
+     * @param memory a memory
+     * @return display name and content, space-separated (content alone without a display name)
+     */
+    public static String searchableText(final Memory memory) {
+        final String name = memory.getDisplayName();
+        return name == null || name.isBlank() ? memory.getContent() : name + " " + memory.getContent();
+    }
+
+    /** @return every memory id held, for tests and diagnostics */
+    public List<String> ids() {
+        lock.readLock().lock();
+        try {
+            return new ArrayList<>(slotById.keySet());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.engram.scoring;
+
+import static dev.engram.testing.MemoryFixtures.memory;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kept index ranks exactly as scoring every memory from scratch, through creates, content changes,
+ * status changes, counter updates and deletes (the default embedders: bge-small-en, and bge-small-zh for the
+ * Han texts, so one user holds vectors of two models and sizes).
+ */
+class IndexedRankingTest {
+
+    private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
+    private static final UserKey USER = new UserKey("t1", "u-ana");
+    private static final List<String> TEXTS = List.of(
+        "My gym locker code is 4417.", "Uses Kotlin for backend work", "Enjoys hiking on weekends",
+        "Adopted a cat named Miso last spring", "Works at Huawei in Beijing", "我住在北京，在华为工作。",
+        "Is training for the Lisbon marathon in October", "Prefers short answers without emojis",
+        "Asked for painters; the assistant recommended Monet and Turner", "Her daughter plays the violin",
+        "Went camping at Lake Tahoe with the kids", "Is allergic to peanuts", "Moved to São Paulo in 2021",
+        "Reads science fiction, mostly Le Guin", "Volunteers at the animal shelter on Saturdays",
+        "Bought a used Subaru Outback", "Plans to learn Japanese next year", "東京に住んでいます",
+        "Had a job interview at a bakery", "Started pottery classes with a friend");
+    private static final List<String> QUERIES = List.of(
+        "what is my locker code", "where does she work", "你在哪里工作", "pets", "what painters were recommended",
+        "what car did he buy", "weather in Paris tomorrow", "kids outdoor trips", "东京", "where did I move in 2021?");
+
+    private final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
+
+    @Test
+    void shouldRankAsExhaustiveScoringWhenMemoriesChange() {
+        final Random random = new Random(7);
+        final Map<String, Memory> truth = new LinkedHashMap<>();
+        final UserMemoryIndex index = new UserMemoryIndex();
+        int next = 0;
+        for (int round = 0; round < 12; round++) {
+            for (int op = 0; op < 6; op++) {
+                final int kind = truth.isEmpty() ? 0 : random.nextInt(5);
+                final List<String> ids = new ArrayList<>(truth.keySet());
+                final String someId = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
+                final Memory m;
+                switch (kind) {
+                    case 0, 1 -> m = memory("t1", "u-ana", "m" + next++, TEXTS.get(random.nextInt(TEXTS.size())),
+                        T0.plusSeconds(3600L * random.nextInt(2000))).setImportance(random.nextDouble()).build();
+                    case 2 -> m = Memory.newBuilder(memory("t1", "u-ana", someId,
+                        TEXTS.get(random.nextInt(TEXTS.size())), truth.get(someId).getUpdatedAt()).build()).build();
+                    case 3 -> m = Memory.newBuilder(truth.get(someId))
+                        .setStatus(random.nextBoolean() ? MemoryStatus.ARCHIVED : MemoryStatus.ACTIVE)
+                        .setAccessCount(random.nextInt(20)).setLastAccessedAt(T0.plusSeconds(86_400L * random.nextInt(90)))
+                        .build();
+                    default -> m = null;
+                }
+                if (m == null) {
+                    truth.remove(someId);
+                    index.remove(someId);
+                } else {
+                    truth.put(m.getMemoryId(), m);
+                    index.put(m);
+                }
+            }
+            for (final String query : QUERIES) {
+                for (final int k : List.of(1, 3, 10)) {
+                    assertThat(signature(scorer.rank(USER, index, query, k, 0)))
+                        .as("round %d, %s, k=%d", round, query, k)
+                        .isEqualTo(signature(scorer.rank(query, truth.values(), k)));
+                }
+            }
+        }
+        assertThat(index.count()).isEqualTo(truth.size());
+    }
+
+    /**
+     * @return each hit's id, content, status and exact score components (the index holds memories
+     *     without their embedding, so the records themselves differ there)
+     */
+    static List<String> signature(final List<ScoredMemory> hits) {
+        return hits.stream().map(h -> h.memory().getMemoryId() + "|" + h.memory().getContent() + "|"
+            + h.memory().getStatus() + "|" + h.score() + "|" + h.semantic() + "|" + h.recency() + "|"
+            + h.importance() + "|" + h.access()).toList();
+    }
+
+    @Test
+    void shouldDropHitsBelowMinScoreOnTheReportedScale() {
+        final UserMemoryIndex index = new UserMemoryIndex();
+        for (int i = 0; i < TEXTS.size(); i++) {
+            index.put(memory("t1", "u-ana", "m" + i, TEXTS.get(i), T0).build());
+        }
+        final List<ScoredMemory> all = scorer.rank(USER, index, "where does she work", 10, 0);
+        assertThat(all).isNotEmpty();
+        final double floor = all.get(0).score();
+        assertThat(scorer.rank(USER, index, "where does she work", 10, floor))
+            .allSatisfy(h -> assertThat(h.score()).isGreaterThanOrEqualTo(floor))
+            .extracting(h -> h.memory().getMemoryId()).contains(all.get(0).memory().getMemoryId());
+        assertThat(scorer.rank(USER, index, "where does she work", 10, 1.0001)).isEmpty();
+    }
+}
