@@ -248,7 +248,9 @@ public final class HybridScorer {
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
                 final boolean inPeriod = period != null && period.contains(view.memory(s));
-                final double logit = (knownModel ? relevanceOf[m] : relevance).logit(cosine, lexical, inPeriod);
+                // as the exhaustive path: the memory's model's calibration, also without a usable vector
+                final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
+                final double logit = calibration.logit(cosine, lexical, inPeriod);
                 if (logit >= minLogit) {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
