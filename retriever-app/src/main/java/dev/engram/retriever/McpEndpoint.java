@@ -121,7 +121,100 @@ public final class McpEndpoint {
      */
     public void register(final Javalin app) {
         app.before(PATH, this::authenticate);
-        app.post(PATH, ctx -> transport.service(ctx.req(), ctx.res()));
+        app.post(PATH, ctx -> {
+            final byte[] body = ctx.bodyAsBytes();
+            final Optional<String> invalid = invalidEnvelope(body);
+            if (invalid.isPresent()) {
+                // answered here: the SDK's transport would serialize its exception, stack trace included
+                ctx.status(400).contentType("application/json").result(invalid.get());
+                return;
+            }
+            transport.service(new BodyRequest(ctx.req(), body), ctx.res());
+        });
+    }
+
+    /**
+     * Checks the JSON-RPC 2.0 envelope before the SDK sees it (JSON-RPC 2.0 specification, section 5.1):
+     * a body that is not JSON is a Parse error (−32700); JSON that is not an object with
+     * {@code "jsonrpc": "2.0"} and a method, result or error is an Invalid Request (−32600).
+     *
+     * @param body the request body
+     * @return the JSON-RPC error response to send, empty when the envelope is well-formed
+     */
+    static Optional<String> invalidEnvelope(final byte[] body) {
+        final JsonNode node;
+        try {
+            node = JSON.readTree(body);
+        } catch (IOException e) {
+            return Optional.of(rpcError(-32700, "Parse error: the body is not JSON"));
+        }
+        if (node == null || !node.isObject() || !"2.0".equals(node.path("jsonrpc").asText(null))
+            || !(node.path("method").isTextual() || node.has("result") || node.has("error"))) {
+            return Optional.of(rpcError(-32600,
+                "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" and a method"));
+        }
+        return Optional.empty();
+    }
+
+    private static String rpcError(final int code, final String message) {
+        final Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        final Map<String, Object> response = new LinkedHashMap<>();
+        response.put("jsonrpc", "2.0");
+        response.put("id", null);
+        response.put("error", error);
+        try {
+            return JSON.writeValueAsString(response);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The request with its body already read by the envelope check, served again to the transport. */
+    private static final class BodyRequest extends jakarta.servlet.http.HttpServletRequestWrapper {
+        private final byte[] body;
+
+        BodyRequest(final jakarta.servlet.http.HttpServletRequest request, final byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public jakarta.servlet.ServletInputStream getInputStream() {
+            final java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(body);
+            return new jakarta.servlet.ServletInputStream() {
+                @Override
+                public int read() {
+                    return in.read();
+                }
+
+                @Override
+                public int read(final byte[] b, final int off, final int len) {
+                    return in.read(b, off, len);
+                }
+
+                @Override
+                public boolean isFinished() {
+                    return in.available() == 0;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(final jakarta.servlet.ReadListener listener) {
+                    throw new UnsupportedOperationException("blocking reads only");
+                }
+            };
+        }
+
+        @Override
+        public java.io.BufferedReader getReader() {
+            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+        }
     }
 
     /** @return the names of the tools served */

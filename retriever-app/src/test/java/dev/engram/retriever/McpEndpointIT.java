@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -128,5 +129,15 @@ class McpEndpointIT {
         assertThatThrownBy(() -> client(null)).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");
         assertThatThrownBy(() -> client("not-a-key")).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");
         assertThat(fixture.send("POST", McpEndpoint.PATH, null, "{}").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void shouldAnswerAMalformedMessageWithAJsonRpcErrorWithoutInternals() {
+        final HttpResponse<String> garbage = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, "garbage");
+        assertThat(garbage.statusCode()).isEqualTo(400);
+        assertThat(garbage.body()).contains("\"code\":-32700").doesNotContain("stackTrace").doesNotContain("dev.engram");
+        final HttpResponse<String> notRpc = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, "{\"a\":1}");
+        assertThat(notRpc.statusCode()).isEqualTo(400);
+        assertThat(notRpc.body()).contains("\"code\":-32600").doesNotContain("stackTrace");
     }
 }
