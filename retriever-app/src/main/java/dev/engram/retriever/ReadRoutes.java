@@ -166,7 +166,7 @@ final class ReadRoutes {
         ctx.json(new ApiViews.History(user.tenantId(), user.userId(), memoryId, versions));
     }
 
-    /** {@code GET .../context}: the memories for a message packed into a token budget. */
+    /** {@code GET .../context}: the memories for a message packed into a token budget ({@code recordAccess=false}: not reported). */
     void context(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
         final String message = ctx.queryParam("message");
@@ -174,13 +174,16 @@ final class ReadRoutes {
             throw ApiProblem.badRequest("message is required and must contain a letter or digit");
         }
         final int budget = intParam(ctx, "budgetTokens", defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
+        final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
         if (owner.forwarded(ctx, user)) {
             return;
         }
         final List<ScoredMemory> hits = requireKnown(service, user).getMemoryEnabled()
             ? rank(user, message, maxK, 0) : List.of();
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
-        access.report(user, block.included());
+        if (recordAccess) {
+            access.report(user, block.included());
+        }
         ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
     }
