@@ -114,6 +114,45 @@ public final class TopicSetup {
                 }
             }
         });
+        awaitLeaders(admin, created);
         return List.copyOf(created);
+    }
+
+    /**
+     * Waits until every partition of the new topics has a leader, up to 30 s. A producer that sends
+     * while a new partition has none yet gets NOT_LEADER_OR_FOLLOWER, and an idempotent producer whose
+     * first batch failed that way can then be refused with OUT_OF_ORDER_SEQUENCE_NUMBER on every retry
+     * (seen as an ingest that never finished in the demo IT).
+     *
+     * @throws IllegalStateException when a partition has no leader after 30 s
+     */
+    private static void awaitLeaders(final Admin admin, final List<String> topics) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        final long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                final boolean ready = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                    .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                if (ready) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for partition leaders", e);
+            } catch (ExecutionException e) {
+                // a topic not yet in the broker's metadata: not ready, ask again
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("No leader for every partition of " + topics + " after 30 s");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for partition leaders", e);
+            }
+        }
     }
 }
