@@ -146,7 +146,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<String> queries = distinctQueries(samples);
             queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
             final double ceiling = queryCeiling(embedder, queries, concurrency, seconds);
-            final HybridScorer.QueryVectors cache = stack.apps().retrieverScorer().queryVectors();
+            final dev.engram.scoring.QueryVectors cache = stack.apps().retrieverScorer().queryVectors();
             final long hitsBefore = cache.hits();
             final long missesBefore = cache.misses();
             saturation(http, requests, concurrency, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());

@@ -1,19 +1,12 @@
 package dev.engram.scoring;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
@@ -62,23 +55,15 @@ import org.apache.kafka.common.config.ConfigException;
  */
 public final class HybridScorer {
 
-    private static final double MILLIS_PER_DAY = Duration.ofDays(1).toMillis();
-
     private final Embedder embedder;
     private final VectorIndex denseIndex;
-    private final double weightSemantic;
-    private final double weightRecency;
-    private final double weightImportance;
-    private final double weightAccess;
-    private final double weightSum;
-    private final double decayDays;
-    private final int accessSaturation;
+    private final Priors priors;
     private final int overfetch;
     private final double minLogit;
-    private final double minTopLogit;
     private final RelevanceModel relevance;
     private final Map<String, RelevanceModel> relevanceByModel;
     private final QueryVectors queryVectors;
+    private final ExhaustiveRanking exhaustive;
 
     /**
      * @param embedder embeds the query with the model of the memories it is compared with
@@ -98,20 +83,9 @@ public final class HybridScorer {
     public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
         this.embedder = embedder;
         this.denseIndex = denseIndex;
-        this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
-        this.weightRecency = config.getDouble(EngramConfig.WEIGHT_RECENCY);
-        this.weightImportance = config.getDouble(EngramConfig.WEIGHT_IMPORTANCE);
-        this.weightAccess = config.getDouble(EngramConfig.WEIGHT_ACCESS);
-        this.weightSum = weightSemantic + weightRecency + weightImportance + weightAccess;
-        if (!(weightSum > 0)) {
-            throw new ConfigException(EngramConfig.WEIGHT_SEMANTIC, weightSemantic,
-                "the four retrieval.weight.* are all 0: the total would be undefined; give at least one a positive weight");
-        }
-        this.decayDays = config.getDouble(EngramConfig.RECENCY_DECAY_DAYS);
-        this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
+        this.priors = new Priors(config);
         this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
         this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
-        this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
         final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
         final Map<String, RelevanceModel> byModel = new HashMap<>();
         try {
@@ -125,6 +99,7 @@ public final class HybridScorer {
         this.relevanceByModel = Map.copyOf(byModel);
         this.relevance = relevanceByModel.get(embedder.modelName());
         this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE));
+        this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
     }
 
     /** @return the relevance calibration of the default embedding model */
@@ -189,8 +164,8 @@ public final class HybridScorer {
         final TimeCues.Period period = TimeCues.in(query).orElse(null);
         final int fetch = Math.max(k, k * overfetch);
         final Map<String, Double> dense = denseIndex == null ? null
-            : denseHits(user, models, model -> queryVector(query, model), fetch);
-        return index.read(view -> finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
+            : DenseHits.of(denseIndex, user, models, model -> queryVector(query, model), fetch);
+        return index.read(view -> priors.finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
             view.referenceTime(), k, minScore));
     }
 
@@ -210,7 +185,7 @@ public final class HybridScorer {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
             final Map<Memory, float[]> docs = view.copy(m -> validAt(m, asOf));
-            return exhaustive(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
+            return exhaustive.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
                 view.referenceTime(), k, null, 0);
         });
     }
@@ -220,7 +195,7 @@ public final class HybridScorer {
                                            final TimeCues.Period period, final int fetch,
                                            final Map<String, Double> dense) {
         final int slots = view.slots();
-        final Scratch scratch = Scratch.get(slots);
+        final IndexScratch scratch = IndexScratch.get(slots);
         final double[] bm25 = scratch.bm25;
         // the view may have seen a model since models were read: such slots have no dense relevance now
         final int known = Math.min(models.size(), view.models().size());
@@ -230,9 +205,9 @@ public final class HybridScorer {
             relevanceOf[m] = relevance(models.get(m));
             exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
         }
-        final Heap heap;
+        final CandidateHeap heap;
         try {
-            final double idfMass = lexical(view, terms, scratch);
+            final double idfMass = scratch.lexical(view, terms);
             heap = scratch.heap(fetch);
             for (int s = 0; s < slots; s++) {
                 if (!view.active(s)) {
@@ -264,42 +239,8 @@ public final class HybridScorer {
             out.add(new Candidate(view.memory(s), heap.logits[i], view.importance(s), view.lastAccessed(s),
                 view.accessCount(s)));
         }
-        out.sort(BY_RELEVANCE);
+        out.sort(Candidate.BY_RELEVANCE);
         return out;
-    }
-
-    /**
-     * BM25 of the ACTIVE memories holding a query term, from the postings, into {@code scratch.bm25}
-     * (the slots touched listed in {@code scratch.touched}; {@link Scratch#clear} resets them).
-     *
-     * @return the query's idf mass over the ACTIVE memories
-     */
-    static double lexical(final UserMemoryIndex.View view, final List<String> terms, final Scratch scratch) {
-        final int n = view.activeCount();
-        final double averageLength = n == 0 ? 0 : (double) view.activeLength() / n;
-        final double[] bm25 = scratch.bm25;
-        double idfMass = 0;
-        for (final String term : terms) {
-            final UserMemoryIndex.Postings p = view.postings(term);
-            final int df = p == null ? 0 : p.activeDf;
-            final double idf = Bm25.idf(n, df);
-            idfMass += idf;
-            if (df == 0) {
-                continue;
-            }
-            for (int i = 0; i < p.count; i++) {
-                final int slot = p.slots[i];
-                if (!view.active(slot)) {
-                    continue;
-                }
-                if (!scratch.marked[slot]) {
-                    scratch.marked[slot] = true;
-                    scratch.touched[scratch.touchedCount++] = slot;
-                }
-                bm25[slot] += Bm25.term(idf, p.tfs[i], view.length(slot), averageLength);
-            }
-        }
-        return idfMass;
     }
 
     // ---------------------------------------------------------------- exhaustive path
@@ -314,7 +255,7 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
         requireK(k);
-        return exhaustive(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
+        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
     }
 
     /**
@@ -334,8 +275,8 @@ public final class HybridScorer {
         requireK(k);
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         final Map<String, Double> dense = denseIndex == null ? null
-            : denseHits(user, modelsOf(userMemories), vectors, Math.max(k, k * overfetch));
-        return exhaustive(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
+            : DenseHits.of(denseIndex, user, DenseHits.modelsOf(embedder, userMemories), vectors, Math.max(k, k * overfetch));
+        return exhaustive.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
     }
 
     /**
@@ -367,7 +308,7 @@ public final class HybridScorer {
                                    final Collection<Memory> userMemories, final int k, final double minScore) {
         requireK(k);
         final float[] normalized = Vectors.normalized(queryVector);
-        return exhaustive(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+        return exhaustive.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
             userMemories, HybridScorer::isActive, k, null, minScore);
     }
 
@@ -383,46 +324,7 @@ public final class HybridScorer {
     public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
                                        final Instant asOf) {
         requireK(k);
-        return exhaustive(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
-    }
-
-    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
-                                          final Collection<Memory> userMemories, final Predicate<Memory> eligible,
-                                          final int k, final Map<String, Double> dense, final double minScore) {
-        final List<Memory> docs = new ArrayList<>();
-        final List<float[]> vectors = new ArrayList<>();
-        for (final Memory m : userMemories) {
-            if (eligible.test(m)) {
-                docs.add(m);
-                vectors.add(normalizedEmbedding(m));
-            }
-        }
-        return exhaustive(query, queryByModel, docs, vectors, referenceTime(userMemories), k, dense, minScore);
-    }
-
-    /** Scores every given memory from scratch; vectors normalised (null = none). */
-    private List<ScoredMemory> exhaustive(final String query, final Function<String, float[]> queryByModel,
-                                          final List<Memory> docs, final List<float[]> vectors,
-                                          final Instant reference, final int k, final Map<String, Double> dense,
-                                          final double minScore) {
-        if (docs.isEmpty()) {
-            return List.of();
-        }
-        final double[][] features = features(query, queryByModel, docs, vectors, dense);
-        final List<Candidate> candidates = new ArrayList<>();
-        for (int i = 0; i < docs.size(); i++) {
-            final Memory m = docs.get(i);
-            final double logit = relevance(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
-                features[i][2] > 0);
-            if (logit >= minLogit) {
-                candidates.add(new Candidate(m, logit, m.getImportance(),
-                    m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                    m.getAccessCount()));
-            }
-        }
-        candidates.sort(BY_RELEVANCE);
-        final int fetch = Math.max(k, k * overfetch);
-        return finish(candidates.subList(0, Math.min(fetch, candidates.size())), reference, k, minScore);
+        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
     }
 
     /**
@@ -436,107 +338,12 @@ public final class HybridScorer {
     public double[][] features(final String query, final List<Memory> docs) {
         final List<float[]> vectors = new ArrayList<>(docs.size());
         for (final Memory m : docs) {
-            vectors.add(normalizedEmbedding(m));
+            vectors.add(ExhaustiveRanking.normalizedEmbedding(m));
         }
-        return features(query, model -> queryVector(query, model), docs, vectors, null);
-    }
-
-    private static double[][] features(final String query, final Function<String, float[]> queryByModel,
-                                       final List<Memory> docs, final List<float[]> vectors,
-                                       final Map<String, Double> dense) {
-        final List<String> terms = TextAnalysis.terms(query);
-        final Optional<TimeCues.Period> period = TimeCues.in(query);
-        final List<String> contents = new ArrayList<>(docs.size());
-        docs.forEach(m -> contents.add(UserMemoryIndex.searchableText(m)));
-        final Bm25 bm25 = Bm25.index(contents);
-        final double[] lexicalScores = bm25.scores(terms);
-        final double idfMass = bm25.idfMass(terms);
-        final Map<String, float[]> byModel = new HashMap<>();
-        final double[][] out = new double[docs.size()][];
-        for (int i = 0; i < docs.size(); i++) {
-            final Memory m = docs.get(i);
-            final float[] v = vectors.get(i);
-            final double cosine;
-            if (dense != null) {
-                cosine = dense.getOrDefault(m.getMemoryId(), 0.0);
-            } else {
-                final float[] q = v == null ? null : byModel.computeIfAbsent(
-                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), queryByModel);
-                cosine = q != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
-            }
-            out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0,
-                period.isPresent() && period.get().contains(m) ? 1 : 0};
-        }
-        return out;
-    }
-
-    private static float[] normalizedEmbedding(final Memory m) {
-        return m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
-            : Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+        return ExhaustiveRanking.features(query, model -> queryVector(query, model), docs, vectors, null);
     }
 
     // ---------------------------------------------------------------- shared
-
-    /** A relevant memory before the priors. */
-    private record Candidate(Memory memory, double logit, double importance, long lastAccessed, int accessCount) {
-    }
-
-    private static final Comparator<Candidate> BY_RELEVANCE = Comparator.comparingDouble((Candidate c) -> -c.logit())
-        .thenComparing(c -> c.memory().getMemoryId());
-
-    private List<ScoredMemory> finish(final List<Candidate> candidates, final Instant reference, final int k,
-                                      final double minScore) {
-        if (candidates.isEmpty() || candidates.get(0).logit() < minTopLogit) {
-            return List.of();
-        }
-        final List<ScoredMemory> hits = new ArrayList<>(candidates.size());
-        for (final Candidate c : candidates) {
-            final double semantic = RelevanceModel.probability(c.logit());
-            final double recency = recency(reference, c.lastAccessed());
-            final double importance = clamp(c.importance());
-            final double access = Math.min(1.0, (double) Math.max(0, c.accessCount()) / accessSaturation);
-            final double total = (weightSemantic * semantic + weightRecency * recency
-                + weightImportance * importance + weightAccess * access) / weightSum;
-            if (total >= minScore) {
-                hits.add(new ScoredMemory(c.memory(), total, semantic, recency, importance, access));
-            }
-        }
-        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
-            .thenComparing(h -> h.memory().getMemoryId()));
-        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
-    }
-
-    /**
-     * The dense index's hits, one index query per embedding model with the query embedded by that model.
-     *
-     * @return memory id → cosine
-     */
-    private Map<String, Double> denseHits(final UserKey user, final List<String> models,
-                                          final Function<String, float[]> queryByModel, final int fetch) {
-        final Map<String, Double> out = new HashMap<>();
-        for (final String model : models) {
-            final float[] vector = queryByModel.apply(model);
-            if (vector == null) {
-                continue;
-            }
-            for (final VectorIndex.Hit hit : denseIndex.search(new VectorIndex.Query(user, vector, fetch, true, model))) {
-                out.putIfAbsent(hit.memory().getMemoryId(), hit.similarity());
-            }
-        }
-        return out;
-    }
-
-    /** The embedding models of a user's ACTIVE memories the embedder holds, the default first. */
-    private List<String> modelsOf(final Collection<Memory> userMemories) {
-        final Set<String> models = new LinkedHashSet<>();
-        models.add(embedder.modelName());
-        for (final Memory m : userMemories) {
-            if (isActive(m) && embedder.models().contains(m.getEmbeddingModel())) {
-                models.add(m.getEmbeddingModel());
-            }
-        }
-        return List.copyOf(models);
-    }
 
     /** @return true for an ACTIVE memory: what default retrieval considers */
     private static boolean isActive(final Memory memory) {
@@ -584,184 +391,5 @@ public final class HybridScorer {
         return newest;
     }
 
-    private double recency(final Instant reference, final long lastAccessedMillis) {
-        if (lastAccessedMillis == Long.MIN_VALUE) {
-            return 0;
-        }
-        final double days = Math.max(0, reference.toEpochMilli() - lastAccessedMillis) / MILLIS_PER_DAY;
-        return Math.exp(-days / decayDays);
-    }
 
-    private static double clamp(final double v) {
-        return Math.max(0, Math.min(1, v));
-    }
-
-    /** A bounded min-heap of the best candidates by (logit desc, id asc); the worst on top. */
-    private static final class Heap {
-        double[] logits = new double[16];
-        int[] slots = new int[16];
-        String[] ids = new String[16];
-        int size;
-        int capacity;
-
-        void reset(final int capacity) {
-            this.capacity = capacity;
-            size = 0;
-            if (logits.length < capacity) {
-                logits = new double[capacity];
-                slots = new int[capacity];
-                ids = new String[capacity];
-            }
-        }
-
-        /** @return true when a ranks below b (lower logit, or equal logit and larger id) */
-        private static boolean worse(final double la, final String ia, final double lb, final String ib) {
-            return la < lb || la == lb && ia.compareTo(ib) > 0;
-        }
-
-        void offer(final double logit, final int slot, final String id) {
-            if (size < capacity) {
-                int i = size++;
-                while (i > 0) {
-                    final int parent = (i - 1) >>> 1;
-                    if (!worse(logit, id, logits[parent], ids[parent])) {
-                        break;
-                    }
-                    move(parent, i);
-                    i = parent;
-                }
-                set(i, logit, slot, id);
-                return;
-            }
-            if (!worse(logits[0], ids[0], logit, id)) {
-                return;
-            }
-            int i = 0;
-            while (true) {
-                final int left = 2 * i + 1;
-                if (left >= size) {
-                    break;
-                }
-                int child = left;
-                if (left + 1 < size && worse(logits[left + 1], ids[left + 1], logits[left], ids[left])) {
-                    child = left + 1;
-                }
-                if (!worse(logits[child], ids[child], logit, id)) {
-                    break;
-                }
-                move(child, i);
-                i = child;
-            }
-            set(i, logit, slot, id);
-        }
-
-        private void move(final int from, final int to) {
-            logits[to] = logits[from];
-            slots[to] = slots[from];
-            ids[to] = ids[from];
-        }
-
-        private void set(final int i, final double logit, final int slot, final String id) {
-            logits[i] = logit;
-            slots[i] = slot;
-            ids[i] = id;
-        }
-    }
-
-    /** Per-thread scratch of the indexed path: reused, grown to the largest user seen. */
-    static final class Scratch {
-        private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
-        double[] bm25 = new double[0];
-        boolean[] marked = new boolean[0];
-        int[] touched = new int[0];
-        int touchedCount;
-        private final Heap heap = new Heap();
-
-        /** Resets the slots {@link HybridScorer#lexical} touched. */
-        void clear() {
-            for (int i = 0; i < touchedCount; i++) {
-                bm25[touched[i]] = 0;
-                marked[touched[i]] = false;
-            }
-            touchedCount = 0;
-        }
-
-        static Scratch get(final int slots) {
-            final Scratch s = LOCAL.get();
-            if (s.bm25.length < slots) {
-                final int capacity = Math.max(slots, s.bm25.length * 2);
-                s.bm25 = new double[capacity];
-                s.marked = new boolean[capacity];
-                s.touched = new int[capacity];
-            }
-            return s;
-        }
-
-        Heap heap(final int capacity) {
-            heap.reset(capacity);
-            return heap;
-        }
-    }
-
-    /**
-     * A bounded LRU of query vectors (normalised), keyed by embedding model and query text, so a repeated
-     * query is embedded once per model.
-     */
-    public static final class QueryVectors {
-        private final Embedder embedder;
-        private final int capacity;
-        private final Map<String, float[]> cache;
-        private long hits;
-        private long misses;
-
-        QueryVectors(final Embedder embedder, final int capacity) {
-            this.embedder = embedder;
-            this.capacity = capacity;
-            this.cache = new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(final Map.Entry<String, float[]> eldest) {
-                    return size() > QueryVectors.this.capacity;
-                }
-            };
-        }
-
-        /** @return the query's normalised vector by that model, null when the embedder does not hold it */
-        float[] get(final String query, final String model) {
-            if (model == null || !embedder.models().contains(model)) {
-                return null;
-            }
-            final String key = model + '\n' + query;
-            if (capacity > 0) {
-                synchronized (cache) {
-                    final float[] cached = cache.get(key);
-                    if (cached != null) {
-                        hits++;
-                        return cached;
-                    }
-                    misses++;
-                }
-            }
-            final float[] vector = Vectors.normalized(embedder.embedQuery(query, model));
-            if (capacity > 0) {
-                synchronized (cache) {
-                    cache.put(key, vector);
-                }
-            }
-            return vector;
-        }
-
-        /** @return cache hits so far */
-        public long hits() {
-            synchronized (cache) {
-                return hits;
-            }
-        }
-
-        /** @return cache misses so far (queries embedded) */
-        public long misses() {
-            synchronized (cache) {
-                return misses;
-            }
-        }
-    }
 }

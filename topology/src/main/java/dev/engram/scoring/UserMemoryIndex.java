@@ -29,7 +29,7 @@ import dev.engram.avro.MemoryStatus;
  *       count, and its BM25 length (terms after {@link TextAnalysis});</li>
  *   <li>the memory itself without its embedding, for the answer.</li>
  * </ul>
- * Lexical postings: term → (slot, term frequency) over every slot, with the document frequency among
+ * Lexical postings ({@link TermPostings}): term → (slot, term frequency) over every slot, with the document frequency among
  * ACTIVE slots, so BM25's statistics (N, df, average length) are those of the user's ACTIVE memories,
  * exactly as if the index were built from them now. A memory whose content changes has its postings
  * replaced; a change of status or counters updates the primitives only.
@@ -41,7 +41,7 @@ public final class UserMemoryIndex {
 
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Map<String, Integer> slotById = new HashMap<>();
-    private final Map<String, Postings> postings = new HashMap<>();
+    private final TermPostings terms = new TermPostings();
     /** Embedding models seen, in order of first appearance; a slot's model is an index into this list. */
     private final List<String> models = new ArrayList<>();
     private int[] dimensionsOf = new int[0];
@@ -56,43 +56,10 @@ public final class UserMemoryIndex {
     private double[] importance = new double[0];
     private long[] lastAccessed = new long[0];
     private int[] accessCount = new int[0];
-    private int[] length = new int[0];
     private Memory[] memories = new Memory[0];
-    private String[][] termsOf = new String[0][];
-    private int[][] tfsOf = new int[0][];
 
     private int activeCount;
-    private long activeLength;
     private long newestEvent = Long.MIN_VALUE;
-
-    /** Term → slots containing it and their term frequencies; df = occurrences in ACTIVE slots. */
-    static final class Postings {
-        int[] slots = new int[4];
-        int[] tfs = new int[4];
-        int count;
-        int activeDf;
-
-        void add(final int slot, final int tf) {
-            if (count == slots.length) {
-                slots = Arrays.copyOf(slots, count * 2);
-                tfs = Arrays.copyOf(tfs, count * 2);
-            }
-            slots[count] = slot;
-            tfs[count] = tf;
-            count++;
-        }
-
-        void remove(final int slot) {
-            for (int i = 0; i < count; i++) {
-                if (slots[i] == slot) {
-                    count--;
-                    slots[i] = slots[count];
-                    tfs[i] = tfs[count];
-                    return;
-                }
-            }
-        }
-    }
 
     /**
      * Adds a memory or replaces the one with the same id.
@@ -116,12 +83,12 @@ public final class UserMemoryIndex {
                 contentChanged = !searchableText(memories[slot]).equals(searchableText(memory));
                 setActive(slot, false);
                 if (contentChanged) {
-                    unindexTerms(slot);
+                    terms.unindex(slot);
                 }
             }
             final int s = slot;
             if (contentChanged) {
-                indexTerms(s, searchableText(memory));
+                terms.index(s, searchableText(memory));
             }
             storeVector(s, memory.getEmbeddingModel(), memory.getEmbedding());
             importance[s] = memory.getImportance();
@@ -149,7 +116,7 @@ public final class UserMemoryIndex {
                 return;
             }
             setActive(slot, false);
-            unindexTerms(slot);
+            terms.unindex(slot);
             memories[slot] = null;
             modelOf[slot] = -1;
             if (freeCount == free.length) {
@@ -246,14 +213,6 @@ public final class UserMemoryIndex {
 
         /**
          * @param slot a slot
-         * @return whether the slot has a usable vector (of its model's size)
-         */
-        public boolean hasVector(final int slot) {
-            return modelOf[slot] >= 0;
-        }
-
-        /**
-         * @param slot a slot
          * @return its memory (without the embedding), null for a free slot
          */
         public Memory memory(final int slot) {
@@ -289,7 +248,7 @@ public final class UserMemoryIndex {
          * @return its BM25 document length
          */
         public int length(final int slot) {
-            return length[slot];
+            return terms.length(slot);
         }
 
         /** @return ACTIVE memories */
@@ -299,7 +258,7 @@ public final class UserMemoryIndex {
 
         /** @return summed BM25 length of the ACTIVE memories */
         public long activeLength() {
-            return activeLength;
+            return terms.activeLength();
         }
 
         /** @return the newest updatedAt / lastAccessedAt of any memory held (the recency reference) */
@@ -312,7 +271,7 @@ public final class UserMemoryIndex {
          * @return its postings, null when no memory holds it
          */
         Postings postings(final String term) {
-            return postings.get(term);
+            return terms.postings(term);
         }
 
         /**
@@ -361,10 +320,8 @@ public final class UserMemoryIndex {
             importance = Arrays.copyOf(importance, capacity);
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
-            length = Arrays.copyOf(length, capacity);
             memories = Arrays.copyOf(memories, capacity);
-            termsOf = Arrays.copyOf(termsOf, capacity);
-            tfsOf = Arrays.copyOf(tfsOf, capacity);
+            terms.grow(capacity);
         }
         return size++;
     }
@@ -403,43 +360,6 @@ public final class UserMemoryIndex {
         }
     }
 
-    private void indexTerms(final int slot, final String content) {
-        final List<String> terms = TextAnalysis.terms(content);
-        final Map<String, Integer> tf = new LinkedHashMap<>();
-        for (final String t : terms) {
-            tf.merge(t, 1, Integer::sum);
-        }
-        final String[] distinct = new String[tf.size()];
-        final int[] counts = new int[tf.size()];
-        int i = 0;
-        for (final Map.Entry<String, Integer> e : tf.entrySet()) {
-            distinct[i] = e.getKey();
-            counts[i] = e.getValue();
-            postings.computeIfAbsent(e.getKey(), k -> new Postings()).add(slot, e.getValue());
-            i++;
-        }
-        termsOf[slot] = distinct;
-        tfsOf[slot] = counts;
-        length[slot] = terms.size();
-    }
-
-    private void unindexTerms(final int slot) {
-        final String[] terms = termsOf[slot];
-        if (terms == null) {
-            return;
-        }
-        for (final String term : terms) {
-            final Postings p = postings.get(term);
-            p.remove(slot);
-            if (p.count == 0) {
-                postings.remove(term);
-            }
-        }
-        termsOf[slot] = null;
-        tfsOf[slot] = null;
-        length[slot] = 0;
-    }
-
     /** Moves a slot in or out of the ACTIVE statistics (N, total length, df). */
     private void setActive(final int slot, final boolean nowActive) {
         if (active[slot] == nowActive) {
@@ -448,13 +368,7 @@ public final class UserMemoryIndex {
         active[slot] = nowActive;
         final int sign = nowActive ? 1 : -1;
         activeCount += sign;
-        activeLength += (long) sign * length[slot];
-        final String[] terms = termsOf[slot];
-        if (terms != null) {
-            for (final String term : terms) {
-                postings.get(term).activeDf += sign;
-            }
-        }
+        terms.count(slot, sign);
     }
 
     /**
@@ -468,15 +382,5 @@ public final class UserMemoryIndex {
     public static String searchableText(final Memory memory) {
         final String name = memory.getDisplayName();
         return name == null || name.isBlank() ? memory.getContent() : name + " " + memory.getContent();
-    }
-
-    /** @return every memory id held, for tests and diagnostics */
-    public List<String> ids() {
-        lock.readLock().lock();
-        try {
-            return new ArrayList<>(slotById.keySet());
-        } finally {
-            lock.readLock().unlock();
-        }
     }
 }

@@ -1,0 +1,128 @@
+package dev.engram.scoring;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import dev.engram.avro.Memory;
+
+/**
+ * The exhaustive path of {@link HybridScorer}: every eligible memory decoded and scored from scratch (a
+ * BM25 index built over them, each stored embedding normalised, every cosine computed), then the same
+ * threshold, over-fetch and {@link Priors} as the kept-index path. It is the reference the kept index must
+ * agree with, the "as of" audit read, and what the relevance calibration is fitted on ({@link #features}).
+ */
+final class ExhaustiveRanking {
+
+    private final Function<String, RelevanceModel> relevance;
+    private final double minLogit;
+    private final int overfetch;
+    private final Priors priors;
+
+    /**
+     * @param relevance a memory's embedding model → its calibration
+     * @param minLogit candidates below this logit are dropped
+     * @param overfetch candidates kept = overfetch·k
+     * @param priors the second stage
+     */
+    ExhaustiveRanking(final Function<String, RelevanceModel> relevance, final double minLogit, final int overfetch,
+                      final Priors priors) {
+        this.relevance = relevance;
+        this.minLogit = minLogit;
+        this.overfetch = overfetch;
+        this.priors = priors;
+    }
+
+    /**
+     * @param query the query text
+     * @param queryByModel embedding model → the query's normalised vector (null when not held)
+     * @param userMemories all memories of ONE user (the recency reference is theirs)
+     * @param eligible which of them are ranked
+     * @param k hits at most
+     * @param dense memory id → cosine from a dense index, or null for exact cosines
+     * @param minScore hits with a total below this are dropped
+     * @return at most k hits, best first
+     */
+    List<ScoredMemory> rank(final String query, final Function<String, float[]> queryByModel,
+                            final Collection<Memory> userMemories, final Predicate<Memory> eligible,
+                            final int k, final Map<String, Double> dense, final double minScore) {
+        final List<Memory> docs = new ArrayList<>();
+        final List<float[]> vectors = new ArrayList<>();
+        for (final Memory m : userMemories) {
+            if (eligible.test(m)) {
+                docs.add(m);
+                vectors.add(normalizedEmbedding(m));
+            }
+        }
+        return rank(query, queryByModel, docs, vectors, HybridScorer.referenceTime(userMemories), k, dense, minScore);
+    }
+
+    /** Scores every given memory from scratch; vectors normalised (null = none). */
+    List<ScoredMemory> rank(final String query, final Function<String, float[]> queryByModel,
+                            final List<Memory> docs, final List<float[]> vectors,
+                            final Instant reference, final int k, final Map<String, Double> dense,
+                            final double minScore) {
+        if (docs.isEmpty()) {
+            return List.of();
+        }
+        final double[][] features = features(query, queryByModel, docs, vectors, dense);
+        final List<Candidate> candidates = new ArrayList<>();
+        for (int i = 0; i < docs.size(); i++) {
+            final Memory m = docs.get(i);
+            final double logit = relevance.apply(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
+                features[i][2] > 0);
+            if (logit >= minLogit) {
+                candidates.add(new Candidate(m, logit, m.getImportance(),
+                    m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
+                    m.getAccessCount()));
+            }
+        }
+        candidates.sort(Candidate.BY_RELEVANCE);
+        final int fetch = Math.max(k, k * overfetch);
+        return priors.finish(candidates.subList(0, Math.min(fetch, candidates.size())), reference, k, minScore);
+    }
+
+    /**
+     * @return per memory {cosine, BM25 / idf mass, 1 if in the named period else 0}
+     */
+    static double[][] features(final String query, final Function<String, float[]> queryByModel,
+                               final List<Memory> docs, final List<float[]> vectors,
+                               final Map<String, Double> dense) {
+        final List<String> terms = TextAnalysis.terms(query);
+        final Optional<TimeCues.Period> period = TimeCues.in(query);
+        final List<String> contents = new ArrayList<>(docs.size());
+        docs.forEach(m -> contents.add(UserMemoryIndex.searchableText(m)));
+        final Bm25 bm25 = Bm25.index(contents);
+        final double[] lexicalScores = bm25.scores(terms);
+        final double idfMass = bm25.idfMass(terms);
+        final Map<String, float[]> byModel = new HashMap<>();
+        final double[][] out = new double[docs.size()][];
+        for (int i = 0; i < docs.size(); i++) {
+            final Memory m = docs.get(i);
+            final float[] v = vectors.get(i);
+            final double cosine;
+            if (dense != null) {
+                cosine = dense.getOrDefault(m.getMemoryId(), 0.0);
+            } else {
+                final float[] q = v == null ? null : byModel.computeIfAbsent(
+                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), queryByModel);
+                cosine = q != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
+            }
+            out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0,
+                period.isPresent() && period.get().contains(m) ? 1 : 0};
+        }
+        return out;
+    }
+
+    /** @return the memory's embedding as a normalised primitive vector, null without one */
+    static float[] normalizedEmbedding(final Memory m) {
+        return m.getEmbedding() == null || m.getEmbedding().isEmpty() ? null
+            : Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+    }
+}

@@ -1,0 +1,91 @@
+package dev.engram.scoring;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import dev.engram.config.EngramConfig;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The second stage of {@link HybridScorer}: the priors re-rank the relevant candidates.
+ * recency = exp(−days(reference − lastAccessedAt) / decay); importance clamped to 0..1;
+ * access = min(accessCount / saturation, 1); total = (w_s·semantic + w_r·recency + w_i·importance +
+ * w_a·access) / (w_s + w_r + w_i + w_a), the weighted mean (Park et al., "Generative Agents", UIST 2023,
+ * sum relevance, recency and importance; dividing by the weights' sum keeps it in 0..1 for any weights).
+ */
+final class Priors {
+
+    private static final double MILLIS_PER_DAY = Duration.ofDays(1).toMillis();
+
+    private final double weightSemantic;
+    private final double weightRecency;
+    private final double weightImportance;
+    private final double weightAccess;
+    private final double weightSum;
+    private final double decayDays;
+    private final int accessSaturation;
+    private final double minTopLogit;
+
+    /**
+     * @param config the four weights, decay days, access saturation and {@code retrieval.min.top.relevance}
+     * @throws ConfigException when every weight is 0
+     */
+    Priors(final EngramConfig config) {
+        this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
+        this.weightRecency = config.getDouble(EngramConfig.WEIGHT_RECENCY);
+        this.weightImportance = config.getDouble(EngramConfig.WEIGHT_IMPORTANCE);
+        this.weightAccess = config.getDouble(EngramConfig.WEIGHT_ACCESS);
+        this.weightSum = weightSemantic + weightRecency + weightImportance + weightAccess;
+        if (!(weightSum > 0)) {
+            throw new ConfigException(EngramConfig.WEIGHT_SEMANTIC, weightSemantic,
+                "the four retrieval.weight.* are all 0: the total would be undefined; give at least one a positive weight");
+        }
+        this.decayDays = config.getDouble(EngramConfig.RECENCY_DECAY_DAYS);
+        this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
+        this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
+    }
+
+    /**
+     * @param candidates the relevant candidates, best relevance first
+     * @param reference the recency reference (event time)
+     * @param k hits at most
+     * @param minScore hits with a total below this are dropped
+     * @return the top k by total (ties by id); none when the best candidate is below the top-relevance floor
+     */
+    List<ScoredMemory> finish(final List<Candidate> candidates, final Instant reference, final int k,
+                              final double minScore) {
+        if (candidates.isEmpty() || candidates.get(0).logit() < minTopLogit) {
+            return List.of();
+        }
+        final List<ScoredMemory> hits = new ArrayList<>(candidates.size());
+        for (final Candidate c : candidates) {
+            final double semantic = RelevanceModel.probability(c.logit());
+            final double recency = recency(reference, c.lastAccessed());
+            final double importance = clamp(c.importance());
+            final double access = Math.min(1.0, (double) Math.max(0, c.accessCount()) / accessSaturation);
+            final double total = (weightSemantic * semantic + weightRecency * recency
+                + weightImportance * importance + weightAccess * access) / weightSum;
+            if (total >= minScore) {
+                hits.add(new ScoredMemory(c.memory(), total, semantic, recency, importance, access));
+            }
+        }
+        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
+            .thenComparing(h -> h.memory().getMemoryId()));
+        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+    }
+
+    private double recency(final Instant reference, final long lastAccessedMillis) {
+        if (lastAccessedMillis == Long.MIN_VALUE) {
+            return 0;
+        }
+        final double days = Math.max(0, reference.toEpochMilli() - lastAccessedMillis) / MILLIS_PER_DAY;
+        return Math.exp(-days / decayDays);
+    }
+
+    private static double clamp(final double v) {
+        return Math.max(0, Math.min(1, v));
+    }
+}
