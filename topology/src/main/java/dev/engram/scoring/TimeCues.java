@@ -42,24 +42,52 @@ public final class TimeCues {
          * @return whether one of its event dates or its validFrom day lies in this period
          */
         public boolean contains(final Memory memory) {
-            for (final String date : memory.getEventDates()) {
-                final int slash = date.indexOf('/');
-                try {
-                    final LocalDate start = LocalDate.parse(slash < 0 ? date : date.substring(0, slash));
-                    final LocalDate end = slash < 0 ? start : LocalDate.parse(date.substring(slash + 1));
-                    if (!end.isBefore(from) && !start.isAfter(to)) {
-                        return true;
-                    }
-                } catch (java.time.format.DateTimeParseException ignored) {
-                    // a date the extractor did not write: not a match
+            return overlaps(days(memory));
+        }
+
+        /**
+         * @param spans a memory's {@link TimeCues#days day spans}
+         * @return whether one of them overlaps this period (primitive comparisons: the kept index's hot path)
+         */
+        public boolean overlaps(final long[] spans) {
+            final long first = from.toEpochDay();
+            final long last = to.toEpochDay();
+            for (int i = 0; i + 1 < spans.length; i += 2) {
+                if (spans[i + 1] >= first && spans[i] <= last) {
+                    return true;
                 }
             }
-            if (memory.getValidFrom() == null) {
-                return false;
-            }
-            final LocalDate day = memory.getValidFrom().atOffset(ZoneOffset.UTC).toLocalDate();
-            return !day.isBefore(from) && !day.isAfter(to);
+            return false;
         }
+    }
+
+    /**
+     * A memory's times as epoch-day spans: each readable event date (a day d as [d, d], a range as [start, end];
+     * one the extractor did not write is left out) and its validFrom day in UTC as [d, d].
+     *
+     * @param memory a memory
+     * @return {start₀, end₀, start₁, end₁, …} in epoch days ({@link LocalDate#toEpochDay()})
+     */
+    public static long[] days(final Memory memory) {
+        final long[] out = new long[2 * memory.getEventDates().size() + 2];
+        int n = 0;
+        for (final String date : memory.getEventDates()) {
+            final int slash = date.indexOf('/');
+            try {
+                final LocalDate start = LocalDate.parse(slash < 0 ? date : date.substring(0, slash));
+                final LocalDate end = slash < 0 ? start : LocalDate.parse(date.substring(slash + 1));
+                out[n++] = start.toEpochDay();
+                out[n++] = end.toEpochDay();
+            } catch (java.time.format.DateTimeParseException ignored) {
+                // a date the extractor did not write: not a match
+            }
+        }
+        if (memory.getValidFrom() != null) {
+            final long day = memory.getValidFrom().atOffset(ZoneOffset.UTC).toLocalDate().toEpochDay();
+            out[n++] = day;
+            out[n++] = day;
+        }
+        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
     }
 
     /**
