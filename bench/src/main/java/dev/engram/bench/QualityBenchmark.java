@@ -169,7 +169,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         if (llmFigures != null) {
             figures.put("llm", llmFigures);
         }
-        print(figures, "LoCoMo evidence recall, categories 1-4", Map.of());
+        RecallTables.print(out, figures, "LoCoMo evidence recall, categories 1-4", Map.of());
         if (calibrate) {
             printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.locomo(samples, memories),
                 new HybridScorer(embedder, config)));
@@ -203,7 +203,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
             memories, embedder, config);
-        print(figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
+        RecallTables.print(out, figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
         if (calibrate) {
             printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.memoryBank(tenant, qs, memories),
@@ -345,61 +345,5 @@ public final class QualityBenchmark implements Callable<Integer> {
             }
         }
         return new RawDocuments(docs, vectors);
-    }
-
-    private void print(final Map<String, Object> figures, final String title, final Map<String, String> categoryNames) {
-        final List<List<String>> rows = new ArrayList<>();
-        final List<String> header = new ArrayList<>(List.of("system"));
-        RecallEvaluation.KS.forEach(k -> header.add("R@" + k));
-        RecallEvaluation.BUDGETS.forEach(b -> header.add("R@" + b + "tok"));
-        RecallEvaluation.KS.forEach(k -> header.add("turns@" + k));
-        RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
-        header.add("reachable");
-        rows.add(header);
-        figures.forEach((system, value) -> {
-            if (!"llm".equals(system)) {
-                rows.add(row(system, value));
-            }
-        });
-        out.println();
-        out.println(title + " (R@k: top k results; R@Ntok: within N tokens):");
-        BenchReport.table(out, rows);
-        final Set<String> categories = new java.util.TreeSet<>();
-        figures.values().forEach(v -> categories.addAll(((Map<String, ?>) ((Map<?, ?>) v).get("byCategory")).keySet()));
-        for (final String category : categories) {
-            final List<List<String>> byCat = new ArrayList<>();
-            byCat.add(header);
-            figures.forEach((system, value) -> {
-                if ("llm".equals(system)) {
-                    return;
-                }
-                final Object c = ((Map<?, ?>) ((Map<?, ?>) value).get("byCategory")).get(category);
-                if (c != null) {
-                    byCat.add(row(system, c));
-                }
-            });
-            out.println();
-            out.println("Category " + category + (categoryNames.containsKey(category) ? " (" + categoryNames.get(category) + ")" : "") + ":");
-            BenchReport.table(out, byCat);
-        }
-        if (figures.get("llm") instanceof Map<?, ?> llmBlock) {
-            out.println();
-            out.println("LLM path (" + llmBlock.get("stores") + "):");
-            llmBlock.forEach((k, v) -> out.printf("  %-34s %s%n", k, v));
-        }
-    }
-
-    private static List<String> row(final String system, final Object value) {
-        final Map<?, ?> f = (Map<?, ?>) value;
-        final List<String> row = new ArrayList<>(List.of(system + " (n=" + f.get("questions") + ")"));
-        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) f.get("recall@" + k)).doubleValue(), 3)));
-        final Map<?, ?> budgets = (Map<?, ?>) f.get("recallAtTokens");
-        RecallEvaluation.BUDGETS.forEach(b -> row.add(BenchReport.num(((Number) budgets.get(String.valueOf(b))).doubleValue(), 3)));
-        final Map<?, ?> turns = (Map<?, ?>) f.get("meanSourceTurnsAtK");
-        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) turns.get(String.valueOf(k))).doubleValue(), 1)));
-        final Map<?, ?> tokens = (Map<?, ?>) f.get("meanTokensAtK");
-        RecallEvaluation.KS.forEach(k -> row.add(BenchReport.num(((Number) tokens.get(String.valueOf(k))).doubleValue(), 0)));
-        row.add(BenchReport.num(((Number) f.get("evidenceReachable")).doubleValue(), 3));
-        return row;
     }
 }

@@ -1,7 +1,5 @@
 package dev.engram.consolidation;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,7 +12,6 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
-import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
@@ -190,17 +187,17 @@ public final class Consolidator {
      * @param settings thresholds
      * @param judge asked for hits in the judge band
      */
+    public Consolidator(final Settings settings, final ContradictionJudge judge) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.judge = Objects.requireNonNull(judge, "judge");
+    }
+
     /**
      * @return the embedding model of mostly-Han text ({@code embedding.model.han}), or null when there is none; a
      *     candidate of that model is compared only with memories of that model, every other one with the rest
      */
     public String hanModel() {
         return settings.hanModel();
-    }
-
-    public Consolidator(final Settings settings, final ContradictionJudge judge) {
-        this.settings = Objects.requireNonNull(settings, "settings");
-        this.judge = Objects.requireNonNull(judge, "judge");
     }
 
     /**
@@ -211,56 +208,7 @@ public final class Consolidator {
      * @return the reason it is invalid, or empty when valid
      */
     public Optional<String> validate(final String recordKey, final MemoryCandidate candidate) {
-        if (candidate == null) {
-            return Optional.of("empty value: a memory candidate is required");
-        }
-        final UserKey user;
-        try {
-            user = UserKey.parse(recordKey);
-        } catch (IllegalArgumentException | NullPointerException e) {
-            return Optional.of("invalid user key: " + e.getMessage());
-        }
-        if (!user.tenantId().equals(candidate.getTenantId()) || !user.userId().equals(candidate.getUserId())) {
-            return Optional.of("record key does not match the candidate's tenantId/userId");
-        }
-        if (isBlank(candidate.getCandidateId()) || isBlank(candidate.getConversationId())) {
-            return Optional.of("candidateId and conversationId are required");
-        }
-        if (isBlank(candidate.getContent())) {
-            return Optional.of("content is missing or blank");
-        }
-        if (candidate.getContent().length() > settings.maxContentChars()) {
-            return Optional.of("content longer than " + settings.maxContentChars() + " characters");
-        }
-        if ((candidate.getKey() == null) != (candidate.getValue() == null)
-            || candidate.getKey() != null && (isBlank(candidate.getKey()) || isBlank(candidate.getValue()))) {
-            return Optional.of("key and value go together and must not be blank");
-        }
-        if (!inUnitRange(candidate.getImportance()) || !inUnitRange(candidate.getConfidence())) {
-            return Optional.of("importance and confidence must be numbers within 0..1");
-        }
-        final List<Float> embedding = candidate.getEmbedding();
-        final int dimensions = candidate.getEmbeddingModel().equals(settings.hanModel())
-            ? settings.hanDimensions() : settings.dimensions();
-        if (embedding.size() != dimensions) {
-            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + dimensions);
-        }
-        double norm = 0;
-        for (final Float v : embedding) {
-            if (v == null || !Float.isFinite(v)) {
-                return Optional.of("embedding contains a NaN or infinite value");
-            }
-            norm += (double) v * v;
-        }
-        if (norm == 0) {
-            return Optional.of("embedding is the zero vector");
-        }
-        for (final Integer index : candidate.getSourceMessageIndexes()) {
-            if (index == null || index < 0) {
-                return Optional.of("sourceMessageIndexes must be non-negative");
-            }
-        }
-        return Optional.empty();
+        return CandidateChecks.validate(settings, recordKey, candidate);
     }
 
     /**
@@ -280,7 +228,7 @@ public final class Consolidator {
             return Decision.nothing(Outcome.DUPLICATE);
         }
         if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
-            return create(candidate);
+            return MemoryWrites.create(candidate);
         }
         final float[] vector = Vectors.toArray(candidate.getEmbedding());
         if (candidate.getKey() != null && candidate.getNegated()) {
@@ -290,9 +238,9 @@ public final class Consolidator {
             final Memory current = currentFact(userMemories, candidate.getKey());
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
-                    return reinforce(current, candidate);
+                    return MemoryWrites.reinforce(current, candidate);
                 }
-                return supersede(current, candidate, similarity(candidate, vector, current), "same-key");
+                return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key");
             }
         }
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
@@ -313,19 +261,19 @@ public final class Consolidator {
                 // or judged the same on similarity; only a contradiction (the judge) may supersede.
                 if (judge.judge(existing, candidate, similarity) == ContradictionJudge.Verdict.CONTRADICTS
                     && !factOntoUnkeyed) {
-                    return supersede(existing, candidate, similarity, "judge");
+                    return MemoryWrites.supersede(existing, candidate, similarity, "judge");
                 }
                 continue;
             }
             if (similarity > settings.reinforceThreshold()) {
-                return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : reinforce(existing, candidate);
+                return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : MemoryWrites.reinforce(existing, candidate);
             }
             if (similarity >= settings.judgeThreshold()) {
                 switch (judge.judge(existing, candidate, similarity)) {
                     case SAME:
-                        return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : reinforce(existing, candidate);
+                        return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : MemoryWrites.reinforce(existing, candidate);
                     case CONTRADICTS:
-                        return supersede(existing, candidate, similarity, "judge");
+                        return MemoryWrites.supersede(existing, candidate, similarity, "judge");
                     default:
                         return createOrRevive(candidate, userMemories, vector);
                 }
@@ -359,9 +307,9 @@ public final class Consolidator {
             }
         }
         if (best == null) {
-            return create(candidate);
+            return MemoryWrites.create(candidate);
         }
-        final Decision reinforced = reinforce(Memory.newBuilder(best).setStatus(MemoryStatus.ACTIVE)
+        final Decision reinforced = MemoryWrites.reinforce(Memory.newBuilder(best).setStatus(MemoryStatus.ACTIVE)
             .setArchiveReason(null).setSupersededBy(null).build(), candidate);
         if (reinforced.outcome() != Outcome.REINFORCED) {
             return reinforced; // its conversation already counted: a redelivery
@@ -370,83 +318,14 @@ public final class Consolidator {
         return new Decision(Outcome.REVIVED, List.of(new Change(best, change.event())), List.of(), List.of());
     }
 
-    /** A new ACTIVE memory from the candidate. */
-    private Decision create(final MemoryCandidate candidate) {
-        final Memory created = newMemory(candidate, MemoryStatus.ACTIVE).build();
-        return new Decision(Outcome.CREATED, List.of(change(null, created, UpdateOperation.CREATED, candidate)),
-            List.of(), List.of());
-    }
-
-    /** One more piece of evidence for {@code target}, unless its conversation already counted. */
-    private Decision reinforce(final Memory target, final MemoryCandidate candidate) {
-        for (final SourceRef source : target.getSources()) {
-            if (source.getConversationId().equals(candidate.getConversationId())) {
-                return Decision.nothing(Outcome.DUPLICATE);
-            }
-        }
-        final Instant at = candidate.getEventTime();
-        final List<SourceRef> sources = new ArrayList<>(target.getSources());
-        sources.add(sourceOf(candidate));
-        final Memory after = Memory.newBuilder(target)
-            .setReinforcementCount(target.getReinforcementCount() + 1)
-            .setSources(sources)
-            .setLastConfirmedAt(later(target.getLastConfirmedAt(), at))
-            .setUpdatedAt(later(target.getUpdatedAt(), at))
-            .setConfidence(Math.max(target.getConfidence(), candidate.getConfidence()))
-            .setImportance(Math.max(target.getImportance(), candidate.getImportance()))
-            .build();
-        return new Decision(Outcome.REINFORCED, List.of(change(target, after, UpdateOperation.REINFORCED, candidate)),
-            List.of(), List.of());
-    }
-
-    /** Contradiction between {@code existing} and the candidate: the later statement stays ACTIVE. */
-    private Decision supersede(final Memory existing, final MemoryCandidate candidate, final double similarity,
-                               final String reason) {
-        final Instant at = candidate.getEventTime();
-        final int order = at.compareTo(existing.getValidFrom());
-        final boolean candidateWins = order > 0 || order == 0 && candidate.getCandidateId().compareTo(existing.getMemoryId()) > 0;
-        if (candidateWins) {
-            final Memory created = newMemory(candidate, MemoryStatus.ACTIVE)
-                .setSupersedes(List.of(existing.getMemoryId())).build();
-            final Memory archived = Memory.newBuilder(existing)
-                .setStatus(MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.SUPERSEDED)
-                .setSupersededBy(created.getMemoryId()).setValidTo(created.getValidFrom())
-                .setUpdatedAt(later(existing.getUpdatedAt(), at)).build();
-            return new Decision(Outcome.SUPERSEDED,
-                List.of(change(existing, archived, UpdateOperation.SUPERSEDED, candidate),
-                    change(null, created, UpdateOperation.CREATED, candidate)),
-                List.of(contradiction(existing, created, similarity, reason, at)),
-                List.of(archivedEvent(existing, ArchiveReason.SUPERSEDED, created.getMemoryId(), at)));
-        }
-        final Memory late = newMemory(candidate, MemoryStatus.ARCHIVED)
-            .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(existing.getMemoryId())
-            .setValidTo(existing.getValidFrom()).build();
-        return new Decision(Outcome.STORED_AS_SUPERSEDED,
-            List.of(change(null, late, UpdateOperation.SUPERSEDED, candidate)),
-            List.of(contradiction(late, existing, similarity, reason, at)),
-            List.of(archivedEvent(late, ArchiveReason.SUPERSEDED, existing.getMemoryId(), at)));
-    }
-
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
         final Memory current = currentFact(userMemories, candidate.getKey());
-        final Instant at = candidate.getEventTime();
-        if (current == null || at.isBefore(current.getValidFrom())
+        if (current == null || candidate.getEventTime().isBefore(current.getValidFrom())
             || !MemoryIds.normalize(current.getValue()).equals(MemoryIds.normalize(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }
-        final Memory archived = Memory.newBuilder(current)
-            .setStatus(MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.NEGATED)
-            .setValidTo(at).setUpdatedAt(later(current.getUpdatedAt(), at)).build();
-        final ContradictionDetected contradiction = ContradictionDetected.newBuilder()
-            .setTenantId(candidate.getTenantId()).setUserId(candidate.getUserId())
-            .setOldMemoryId(current.getMemoryId()).setNewMemoryId(candidate.getCandidateId())
-            .setKey(current.getKey()).setOldValue(current.getValue()).setNewValue(null)
-            .setSimilarity(similarity(candidate, vector, current)).setReason("negation").setDetectedAt(at).build();
-        return new Decision(Outcome.RETRACTED,
-            List.of(change(current, archived, UpdateOperation.ARCHIVED, candidate)),
-            List.of(contradiction),
-            List.of(archivedEvent(current, ArchiveReason.NEGATED, null, at)));
+        return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current));
     }
 
     /**
@@ -491,75 +370,10 @@ public final class Consolidator {
         return current;
     }
 
-    private static Memory.Builder newMemory(final MemoryCandidate candidate, final MemoryStatus status) {
-        final Instant at = candidate.getEventTime();
-        return Memory.newBuilder()
-            .setMemoryId(candidate.getCandidateId())
-            .setTenantId(candidate.getTenantId()).setUserId(candidate.getUserId())
-            .setType(candidate.getType()).setCategory(candidate.getCategory())
-            .setKey(candidate.getKey()).setValue(candidate.getValue()).setDisplayName(candidate.getDisplayName())
-            .setContent(candidate.getContent())
-            .setImportance(candidate.getImportance()).setConfidence(candidate.getConfidence())
-            .setSource(candidate.getSource()).setStatus(status).setArchiveReason(null)
-            .setCreatedAt(at).setUpdatedAt(at).setLastAccessedAt(at).setLastConfirmedAt(at)
-            .setAccessCount(0).setReinforcementCount(1).setExpiresAt(null)
-            .setValidFrom(at).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
-            .setSources(List.of(sourceOf(candidate)))
-            .setEmbedding(new ArrayList<>(candidate.getEmbedding()))
-            .setEmbeddingModel(candidate.getEmbeddingModel())
-            .setLanguage(candidate.getLanguage())
-            .setEventDates(new ArrayList<>(candidate.getEventDates()));
-    }
-
-    private static SourceRef sourceOf(final MemoryCandidate candidate) {
-        return SourceRef.newBuilder().setConversationId(candidate.getConversationId())
-            .setMessageIndexes(new ArrayList<>(candidate.getSourceMessageIndexes()))
-            .setObservedAt(candidate.getEventTime()).build();
-    }
-
-    private static Change change(final Memory before, final Memory after, final UpdateOperation operation,
-                                 final MemoryCandidate candidate) {
-        final String cause = "candidate:" + candidate.getCandidateId();
-        return new Change(before, MemoryUpdated.newBuilder()
-            .setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause))
-            .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())
-            .setOperation(operation).setMemory(after)
-            .setPreviousValue(before == null ? null : before.getValue())
-            .setCause(cause).setEventTime(candidate.getEventTime()).build());
-    }
-
-    private static ContradictionDetected contradiction(final Memory older, final Memory newer, final double similarity,
-                                                       final String reason, final Instant at) {
-        return ContradictionDetected.newBuilder()
-            .setTenantId(newer.getTenantId()).setUserId(newer.getUserId())
-            .setOldMemoryId(older.getMemoryId()).setNewMemoryId(newer.getMemoryId())
-            .setKey(newer.getKey() != null ? newer.getKey() : older.getKey())
-            .setOldValue(older.getValue()).setNewValue(newer.getValue())
-            .setSimilarity(similarity).setReason(reason).setDetectedAt(at).build();
-    }
-
-    private static MemoryArchived archivedEvent(final Memory memory, final ArchiveReason reason, final String supersededBy,
-                                                final Instant at) {
-        return MemoryArchived.newBuilder().setTenantId(memory.getTenantId()).setUserId(memory.getUserId())
-            .setMemoryId(memory.getMemoryId()).setReason(reason).setSupersededBy(supersededBy).setArchivedAt(at).build();
-    }
-
     /** The candidate's similarity to a memory; 0 when their vectors are of two models (never compared). */
     private double similarity(final MemoryCandidate candidate, final float[] vector, final Memory memory) {
         final float[] other = Vectors.toArray(memory.getEmbedding());
         return other.length == vector.length && candidate.getEmbeddingModel().equals(memory.getEmbeddingModel())
             ? settings.scale().similarity(memory.getEmbeddingModel(), Vectors.cosine(vector, other)) : 0.0;
-    }
-
-    private static Instant later(final Instant a, final Instant b) {
-        return a.isAfter(b) ? a : b;
-    }
-
-    private static boolean inUnitRange(final double v) {
-        return Double.isFinite(v) && v >= 0 && v <= 1;
-    }
-
-    private static boolean isBlank(final String s) {
-        return s == null || s.isBlank();
     }
 }

@@ -224,7 +224,7 @@ public final class HybridScorer {
                     cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final boolean inPeriod = period != null && period.contains(view.memory(s));
+                final boolean inPeriod = period != null && period.overlaps(view.days(s));
                 // as the exhaustive path: the memory's model's calibration, also without a usable vector
                 final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
                 final double logit = calibration.logit(cosine, lexical, inPeriod);

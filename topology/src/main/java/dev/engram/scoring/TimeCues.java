@@ -88,43 +88,70 @@ public final class TimeCues {
          * @return whether one of its event dates or its validFrom day lies in this period
          */
         public boolean contains(final Memory memory) {
-            for (final String date : memory.getEventDates()) {
-                final int slash = date.indexOf('/');
-                try {
-                    final LocalDate start = LocalDate.parse(slash < 0 ? date : date.substring(0, slash));
-                    final LocalDate end = slash < 0 ? start : LocalDate.parse(date.substring(slash + 1));
-                    if (overlaps(start, end)) {
-                        return true;
-                    }
-                } catch (java.time.format.DateTimeParseException ignored) {
-                    // a date the extractor did not write: not a match
-                }
-            }
-            if (memory.getValidFrom() == null) {
-                return false;
-            }
-            final LocalDate day = memory.getValidFrom().atOffset(ZoneOffset.UTC).toLocalDate();
-            return overlaps(day, day);
+            return overlaps(days(memory));
         }
 
-        private boolean overlaps(final LocalDate start, final LocalDate end) {
-            if (!anyYear) {
-                return !end.isBefore(from) && !start.isAfter(to);
-            }
-            if (end.isBefore(start)) {
-                return false;
-            }
-            if (start.plusDays(LONGEST_RANGE_DAYS).isBefore(end)) {
-                return true; // a range of over a year holds every day of the year
-            }
-            final MonthDay named = MonthDay.from(from);
-            for (LocalDate d = start; !d.isAfter(end); d = d.plusDays(1)) {
-                if (MonthDay.from(d).equals(named)) {
+        /**
+         * @param spans a memory's {@link TimeCues#days day spans}
+         * @return whether one of them overlaps this period (primitive comparisons: the kept index's hot path;
+         *     an {@link #anyYear} day walks the days of each span shorter than a year)
+         */
+        public boolean overlaps(final long[] spans) {
+            final long first = from.toEpochDay();
+            final long last = to.toEpochDay();
+            for (int i = 0; i + 1 < spans.length; i += 2) {
+                if (anyYear ? holdsTheDay(spans[i], spans[i + 1]) : spans[i + 1] >= first && spans[i] <= last) {
                     return true;
                 }
             }
             return false;
         }
+
+        /** @return whether the epoch-day span [start, end] holds this any-year day in some year */
+        private boolean holdsTheDay(final long start, final long end) {
+            if (end < start) {
+                return false;
+            }
+            if (end - start >= LONGEST_RANGE_DAYS) {
+                return true; // a span of a year or more holds every day of the year
+            }
+            final MonthDay named = MonthDay.from(from);
+            for (long d = start; d <= end; d++) {
+                if (MonthDay.from(LocalDate.ofEpochDay(d)).equals(named)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * A memory's times as epoch-day spans: each readable event date (a day d as [d, d], a range as [start, end];
+     * one the extractor did not write is left out) and its validFrom day in UTC as [d, d].
+     *
+     * @param memory a memory
+     * @return {start₀, end₀, start₁, end₁, …} in epoch days ({@link LocalDate#toEpochDay()})
+     */
+    public static long[] days(final Memory memory) {
+        final long[] out = new long[2 * memory.getEventDates().size() + 2];
+        int n = 0;
+        for (final String date : memory.getEventDates()) {
+            final int slash = date.indexOf('/');
+            try {
+                final LocalDate start = LocalDate.parse(slash < 0 ? date : date.substring(0, slash));
+                final LocalDate end = slash < 0 ? start : LocalDate.parse(date.substring(slash + 1));
+                out[n++] = start.toEpochDay();
+                out[n++] = end.toEpochDay();
+            } catch (java.time.format.DateTimeParseException ignored) {
+                // a date the extractor did not write: not a match
+            }
+        }
+        if (memory.getValidFrom() != null) {
+            final long day = memory.getValidFrom().atOffset(ZoneOffset.UTC).toLocalDate().toEpochDay();
+            out[n++] = day;
+            out[n++] = day;
+        }
+        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
     }
 
     /**

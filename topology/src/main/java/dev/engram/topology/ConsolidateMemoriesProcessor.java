@@ -5,20 +5,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.engram.avro.AuditRecord;
-import dev.engram.avro.CommandKind;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryCommand;
-import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
-import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.StoreVectorIndex;
 import dev.engram.port.VectorIndex;
@@ -46,22 +41,7 @@ import org.slf4j.LoggerFactory;
  * or MemoryCommand (from {@code memory-commands}). Output records are keyed by the user key and stamped
  * with the candidate's event time or the command's {@code issuedAt}.
  *
- * <p><b>Commands.</b>
- * <ul>
- *   <li>CORRECT: the memory takes the new content and/or value (and the embedding the retriever computed
- *       for the new content), source CORRECTED, confidence 1.0; event CORRECTED. Unknown or deleted
- *       memory: nothing.</li>
- *   <li>DELETE: the memory is replaced in the store by a content-free marker (status DELETED, no content,
- *       key, value, sources or embedding) so that a redelivered or replayed candidate with its id stays a
- *       duplicate and never recreates it; the vector index point is deleted; event DELETED with no
- *       memory state.</li>
- *   <li>ERASE: every store entry of the user (memories, markers, profile) is deleted (tombstones on the
- *       changelogs), the vector index drops the user ({@link VectorIndex#deleteUser}), the ledger
- *       records the erasure time (= the command's {@code issuedAt}); one event ERASED (memory id
- *       {@value #ALL_MEMORIES}) and one AuditRecord {@code user.erase.applied}.</li>
- *   <li>SET_MEMORY_ENABLED: the profile's switch; turning it on sets {@code memoryEnabledSince} =
- *       {@code issuedAt}; event SETTINGS_CHANGED (memory id {@value #ALL_MEMORIES}).</li>
- * </ul>
+ * <p><b>Commands</b> (CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are applied by {@link MemoryCommands}.
  *
  * <p><b>Erasure ledger</b> ({@link Stores#ERASURES}, user key → erasure time). "Older than the erasure"
  * is defined by event time: a candidate whose {@code eventTime} (when the user said it) is at or before
@@ -78,14 +58,11 @@ import org.slf4j.LoggerFactory;
  */
 final class ConsolidateMemoriesProcessor implements Processor<String, Object, String, Object> {
 
-    /** Memory id of the user-wide events (ERASED, SETTINGS_CHANGED). */
-    static final String ALL_MEMORIES = "*";
-
     /** The error class of the dead letter of a candidate that failed validation. */
     static final String INVALID_CANDIDATE = "dev.engram.InvalidMemoryCandidate";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsolidateMemoriesProcessor.class);
-    private static final StringSerializer PREFIX_SERIALIZER = new StringSerializer();
+    static final StringSerializer PREFIX_SERIALIZER = new StringSerializer();
 
     private final Consolidator consolidator;
     private final VectorIndexFactory indexFactory;
@@ -97,6 +74,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
     private MemoryChangeWriter writer;
+    private MemoryCommands commands;
     private final UserMemoryCache.Registry caches;
     private UserMemoryCache cache;
 
@@ -129,6 +107,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.index = indexFactory.open(memories);
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
+        this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys);
     }
 
     @Override
@@ -141,7 +120,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     @Override
     public void process(final Record<String, Object> record) {
         if (record.value() instanceof MemoryCommand command) {
-            processCommand(record.key(), command);
+            commands.apply(record.key(), command);
             return;
         }
         final MemoryCandidate candidate = (MemoryCandidate) record.value();
@@ -191,163 +170,6 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         LOG.debug("candidate {} of {}: {}", candidate.getCandidateId(), user, decision.outcome());
     }
 
-    private void processCommand(final String key, final MemoryCommand command) {
-        final UserKey user;
-        try {
-            user = UserKey.parse(key);
-            if (!user.tenantId().equals(command.getTenantId()) || !user.userId().equals(command.getUserId())) {
-                throw new IllegalArgumentException("record key does not match the command's tenantId/userId");
-            }
-        } catch (IllegalArgumentException | NullPointerException e) {
-            LOG.warn("Skipping invalid memory command {}: {}", command.getCommandId(), e.getMessage());
-            counters.skipped("invalid_command");
-            return;
-        }
-        final long at = command.getIssuedAt().toEpochMilli();
-        final Long erasedAt = erasures.get(user.wire());
-        if (erasedAt != null && at <= erasedAt && command.getKind() != CommandKind.ERASE) {
-            counters.skipped("erased");
-            return;
-        }
-        switch (command.getKind()) {
-            case CORRECT -> correct(user, command);
-            case DELETE -> delete(user, command);
-            case ERASE -> erase(user, command, erasedAt);
-            case SET_MEMORY_ENABLED -> setMemoryEnabled(user, command);
-            default -> counters.skipped("invalid_command");
-        }
-    }
-
-    private void correct(final UserKey user, final MemoryCommand command) {
-        final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
-        if (before == null || before.getStatus() == MemoryStatus.DELETED
-            || command.getContent() == null && command.getValue() == null) {
-            counters.skipped("nothing_to_correct");
-            return;
-        }
-        final Memory.Builder after = Memory.newBuilder(before).setSource(MemorySource.CORRECTED).setConfidence(1.0)
-            .setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
-            .setLastConfirmedAt(later(before.getLastConfirmedAt(), command.getIssuedAt()));
-        if (command.getContent() != null && !command.getContent().isBlank()) {
-            after.setContent(command.getContent());
-            if (command.getEmbedding().size() == before.getEmbedding().size()) {
-                after.setEmbedding(new ArrayList<>(command.getEmbedding()));
-                if (command.getEmbeddingModel() != null) {
-                    after.setEmbeddingModel(command.getEmbeddingModel()); // the vector and its model change together
-                }
-            }
-        }
-        if (command.getValue() != null && before.getKey() != null && !command.getValue().isBlank()) {
-            after.setValue(command.getValue());
-        }
-        final Memory corrected = after.build();
-        memories.put(user.storeKey(corrected.getMemoryId()), corrected);
-        written(user.storeKey(corrected.getMemoryId()), corrected);
-        index.upsert(corrected);
-        emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
-            before.getValue(), command), command);
-    }
-
-    private void delete(final UserKey user, final MemoryCommand command) {
-        final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
-        if (before == null || before.getStatus() == MemoryStatus.DELETED) {
-            counters.skipped("nothing_to_delete");
-            return;
-        }
-        final Memory marker = deletedMarker(before, command);
-        memories.put(user.storeKey(before.getMemoryId()), marker);
-        written(user.storeKey(before.getMemoryId()), marker);
-        index.delete(user, before.getMemoryId());
-        emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
-            command);
-    }
-
-    private void erase(final UserKey user, final MemoryCommand command, final Long erasedBefore) {
-        final List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), PREFIX_SERIALIZER)) {
-            it.forEachRemaining(kv -> keys.add(kv.key));
-        }
-        keys.forEach(memories::delete);
-        if (cache != null) {
-            cache.forget(user.wire());
-        }
-        final int profileCount = profiles.delete(user.wire()) == null ? 0 : 1;
-        index.deleteUser(user);
-        // A tombstone on the compacted user-profiles topic: the extractor's profiles table forgets the user.
-        context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
-            ConsolidationTopology.PROFILES_SINK);
-        if (shredKeys) {
-            // Crypto-shredding: in the same transaction as the store deletes, the user's data key is
-            // tombstoned; every record of the user on every topic, backup and mirror becomes unreadable.
-            context.forward(new Record<String, Object>(user.wire(), null, command.getIssuedAt().toEpochMilli()),
-                ConsolidationTopology.DATA_KEYS_SINK);
-        }
-        final long at = command.getIssuedAt().toEpochMilli();
-        erasures.put(user.wire(), erasedBefore == null ? at : Math.max(at, erasedBefore));
-        final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.ERASED, null, null, command);
-        context.forward(new Record<String, Object>(user.wire(), event, at), ConsolidationTopology.UPDATED_SINK);
-        final AuditRecord audit = AuditRecord.newBuilder()
-            .setAuditId(MemoryIds.uuid("audit", command.getCommandId(), "user.erase.applied"))
-            .setActor(command.getActor()).setActorScope("SYSTEM").setTenantId(user.tenantId())
-            .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
-            .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
-            .setDetail("store entries deleted=" + keys.size() + "; memories=" + keys.size() + " profile=" + profileCount
-                + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(Topics.CONSOLIDATOR_APP)
-            .setOccurredAt(command.getIssuedAt()).build();
-        context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);
-        counters.erased.increment();
-        LOG.info("Erased {} store entries of one user (command {})", keys.size(), command.getCommandId());
-    }
-
-    private void setMemoryEnabled(final UserKey user, final MemoryCommand command) {
-        if (command.getMemoryEnabled() == null) {
-            counters.skipped("invalid_command");
-            return;
-        }
-        final MemoryUpdated event = commandEvent(user, ALL_MEMORIES, UpdateOperation.SETTINGS_CHANGED, null, null,
-            command);
-        event.setMemoryEnabled(command.getMemoryEnabled());
-        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), null, event);
-        profiles.put(user.wire(), profile);
-        context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
-            ConsolidationTopology.UPDATED_SINK);
-        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
-            ConsolidationTopology.PROFILES_SINK);
-    }
-
-    /** Writes the profile folded with the event and forwards the event. */
-    private void emit(final UserKey user, final Memory before, final MemoryUpdated event, final MemoryCommand command) {
-        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), before, event);
-        profiles.put(user.wire(), profile);
-        context.forward(new Record<String, Object>(user.wire(), event, command.getIssuedAt().toEpochMilli()),
-            ConsolidationTopology.UPDATED_SINK);
-        context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
-            ConsolidationTopology.PROFILES_SINK);
-    }
-
-    /** What stays of a deleted memory: its id (so a replayed candidate stays a duplicate) and times. */
-    private static Memory deletedMarker(final Memory before, final MemoryCommand command) {
-        return Memory.newBuilder(before).setStatus(MemoryStatus.DELETED).setArchiveReason(null)
-            .setCategory(null).setKey(null).setValue(null).setDisplayName(null).setContent("")
-            .setSources(List.of()).setEmbedding(List.of()).setEmbeddingModel("").setSupersedes(List.of())
-            .setSupersededBy(null).setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
-            .setValidTo(command.getIssuedAt()).build();
-    }
-
-    private static MemoryUpdated commandEvent(final UserKey user, final String memoryId, final UpdateOperation operation,
-                                              final Memory after, final String previousValue,
-                                              final MemoryCommand command) {
-        final String cause = "command:" + command.getCommandId();
-        return MemoryUpdated.newBuilder()
-            .setEventId(MemoryIds.eventId(memoryId, operation.name(), cause))
-            .setTenantId(user.tenantId()).setUserId(user.userId()).setMemoryId(memoryId)
-            .setOperation(operation).setMemory(after).setPreviousValue(previousValue)
-            .setCause(cause).setMemoryEnabled(null).setEventTime(command.getIssuedAt()).build();
-    }
-
-    private static java.time.Instant later(final java.time.Instant a, final java.time.Instant b) {
-        return a.isAfter(b) ? a : b;
-    }
 
     /**
      * @param memories the user's stored memories
@@ -401,11 +223,6 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         return (index instanceof RetryingVectorIndex retrying ? retrying.delegate() : index) instanceof StoreVectorIndex;
     }
 
-    private void written(final String storeKey, final Memory memory) {
-        if (cache != null) {
-            cache.written(storeKey, memory);
-        }
-    }
 
     private void deadLetter(final Record<String, Object> record, final String reason) {
         counters.invalid.increment();
@@ -422,7 +239,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         private final Counter invalid;
         private final Counter archived;
         private final DeadLetters deadLetters;
-        private final Counter erased;
+        final Counter erased;
         private final MeterRegistry registry;
         private final String application;
 
