@@ -132,10 +132,11 @@ class ReembedIT {
                 try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
                     ingest.send(restated("mira-1-old-model", "2025-03-01T09:00:00Z"));
                 }
+                await(() -> deadLetters(bootstrap), r -> r.size() > deadBefore);
                 awaitProcessed(bootstrap);
                 final List<String> reasons = deadLetters(bootstrap);
-                assertThat(reasons).hasSizeGreaterThan((int) deadBefore);
-                assertThat(reasons.get(reasons.size() - 1)).contains(OLD).contains(NEW);
+                assertThat(reasons.subList((int) deadBefore, reasons.size()))
+                    .allSatisfy(reason -> assertThat(reason).contains(OLD).contains(NEW));
 
                 // the extractor switched to bge-small: a restated conversation reinforces the re-embedded memories
                 extractor.close();
@@ -144,9 +145,11 @@ class ReembedIT {
                 try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
                     ingest.send(restated("mira-1-new-model", "2025-03-02T09:00:00Z"));
                 }
+                final List<MemoryUpdated> events = await(() -> updatesCiting(bootstrap, "mira-1-new-model"),
+                    e -> !e.isEmpty());
                 awaitProcessed(bootstrap);
-                final List<MemoryUpdated> events = updatesCiting(bootstrap, "mira-1-new-model");
-                assertThat(events).isNotEmpty()
+                assertThat(updatesCiting(bootstrap, "mira-1-new-model")).hasSameSizeAs(events);
+                assertThat(events)
                     .allSatisfy(e -> assertThat(e.getOperation()).isEqualTo(UpdateOperation.REINFORCED));
                 assertThat(deadLetters(bootstrap)).hasSameSizeAs(reasons);
             } finally {
@@ -184,6 +187,20 @@ class ReembedIT {
                 assertThat(done.test(memories)).as("every memory re-embedded within 2 minutes").isTrue();
                 return mira(MemoryState.read(client, Duration.ofSeconds(30)));
             }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Polls (every 500 ms, at most 2 minutes) until the value satisfies the condition; fails if it never does. */
+    private static <T> T await(final java.util.function.Supplier<T> value, final Predicate<T> done)
+        throws InterruptedException {
+        final long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            final T v = value.get();
+            if (done.test(v)) {
+                return v;
+            }
+            assertThat(System.nanoTime()).as("condition not met within 2 minutes: " + v).isLessThan(deadline);
             Thread.sleep(500);
         }
     }
