@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -89,9 +90,10 @@ public final class HybridScorer {
         final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
         final Map<String, RelevanceModel> byModel = new HashMap<>();
         try {
+            // a bare list is the default model's; "<model>:…" entries set others; the rest keep their fit
+            final Map<String, String> overrides = RelevanceModel.overrides(override, embedder.modelName());
             for (final String model : embedder.models()) {
-                // the configured calibration is the default model's; every other model keeps its own fit
-                byModel.put(model, RelevanceModel.of(model, model.equals(embedder.modelName()) ? override : ""));
+                byModel.put(model, RelevanceModel.of(model, overrides.getOrDefault(model.toLowerCase(Locale.ROOT), "")));
             }
         } catch (IllegalArgumentException e) {
             throw new ConfigException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
