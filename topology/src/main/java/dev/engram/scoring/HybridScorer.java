@@ -41,7 +41,8 @@ import org.apache.kafka.common.config.ConfigException;
  *       the weighted mean (Park et al., "Generative Agents", UIST 2023, sum relevance, recency and
  *       importance; dividing by the weights' sum keeps it in 0..1 for any weights); all-zero weights are
  *       refused at construction. Sorted by total, ties by id; those below the request's {@code minScore}
- *       are dropped (the same 0..1 scale the API reports); top k.</li>
+ *       are dropped (the same 0..1 scale the API reports); a hit that a better one already says (its sources
+ *       and text inside the better hit's, {@link Redundancy}) is left out; top k.</li>
  * </ol>
  * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
  * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;

@@ -53,7 +53,8 @@ final class Priors {
      * @param reference the recency reference (event time)
      * @param k hits at most
      * @param minScore hits with a total below this are dropped
-     * @return the top k by total (ties by id); none when the best candidate is below the top-relevance floor
+     * @return the top k by total (ties by id), without a hit that a better one already says ({@link Redundancy});
+     *     none when the best candidate is below the top-relevance floor
      */
     List<ScoredMemory> finish(final List<Candidate> candidates, final Instant reference, final int k,
                               final double minScore) {
@@ -74,7 +75,7 @@ final class Priors {
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
             .thenComparing(h -> h.memory().getMemoryId()));
-        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+        return List.copyOf(Redundancy.firstDistinct(hits, k));
     }
 
     private double recency(final Instant reference, final long lastAccessedMillis) {
