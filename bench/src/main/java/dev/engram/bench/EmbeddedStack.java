@@ -16,8 +16,8 @@ import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.TopicSerdes;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -56,7 +56,7 @@ public final class EmbeddedStack implements AutoCloseable {
             }
             apps = push(DemoApps.start(config));
             monitor = push(new PipelineMonitor(broker.bootstrapServers(),
-                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer()));
+                Topic.MEMORY_UPDATED.valueDeserializer(config)));
         } catch (RuntimeException e) {
             close();
             throw e;

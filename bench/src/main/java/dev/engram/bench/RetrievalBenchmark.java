@@ -56,7 +56,8 @@ import picocli.CommandLine.Parameters;
  *
  * <p><b>Query-embedding ceiling</b> ({@code queryEmbeddingCeiling}), measured in the same run right before
  * the saturation phase: the retriever's own embedder alone, {@code --concurrency} threads embedding the
- * benchmark's distinct queries back to back for {@code --seconds}; queries/s. Every request embeds its
+ * benchmark's distinct queries back to back for {@code --seconds} as a request does (with the model's query
+ * instruction, {@link Embedder#embedQuery}); queries/s. Every request embeds its
  * query (the retriever's LRU of query vectors is smaller than the set of distinct queries cycled through,
  * {@code queryCacheHitRate} says how often it hit), so the embedder bounds the retriever:
  * {@code ratioToQueryCeiling} = maxRequestsPerSecond / queryEmbeddingCeiling is the share of that bound
@@ -137,6 +138,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<HttpRequest> requests = requests(stack.apps().retrieverUrl(), samples);
             out.printf("bench retrieval — %s ingested; %d distinct queries; %d s per phase%n", file, requests.size(), seconds);
 
+            phase("fixed rate, " + rate + " req/s");
             fixedRate(http, requests, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram fixed = Latencies.histogram();
             final AtomicLong fixedErrors = new AtomicLong();
@@ -144,11 +146,13 @@ public final class RetrievalBenchmark implements Callable<Integer> {
 
             final Embedder embedder = stack.apps().retrieverEmbedder();
             final List<String> queries = distinctQueries(samples);
+            phase("query-embedding ceiling, " + concurrency + " threads");
             queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
             final double ceiling = queryCeiling(embedder, queries, concurrency, seconds);
             final dev.engram.scoring.QueryVectors cache = stack.apps().retrieverScorer().queryVectors();
             final long hitsBefore = cache.hits();
             final long missesBefore = cache.misses();
+            phase("saturation, " + concurrency + " clients");
             saturation(http, requests, concurrency, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram saturated = Latencies.histogram();
             final AtomicLong saturatedErrors = new AtomicLong();
@@ -192,6 +196,12 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         return 0;
     }
 
+    /** Prints when a phase (with its warm-up) starts, with the load average, so a profile can be cut to it. */
+    private void phase(final String name) {
+        out.printf("%s %s: starts (%d s warm-up), load average %.2f%n", java.time.Instant.now(), name, WARMUP_SECONDS,
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
     private static List<String> row(final String phase, final Map<?, ?> f, final double rps) {
         return List.of(phase, String.valueOf(f.get("count")), String.valueOf(f.get("errors")), String.valueOf(f.get("p50Ms")),
             String.valueOf(f.get("p95Ms")), String.valueOf(f.get("p99Ms")), String.valueOf(f.get("maxMs")), BenchReport.num(rps, 1));
@@ -230,13 +240,15 @@ public final class RetrievalBenchmark implements Callable<Integer> {
 
     /**
      * The embedder alone: {@code threads} threads embedding the queries round-robin, one per call, as
-     * the request threads do.
+     * the request threads do, and as they do it ({@link Embedder#embedQuery} with the default model: the
+     * model's query instruction and the query; a LoCoMo user's memories are all of that model).
      *
      * @return queries embedded per second
      */
     static double queryCeiling(final Embedder embedder, final List<String> queries, final int threads,
                                final int seconds) throws InterruptedException {
         final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        final String model = embedder.modelName();
         final AtomicInteger next = new AtomicInteger();
         final AtomicLong done = new AtomicLong();
         final long start = System.nanoTime();
@@ -244,7 +256,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         for (int t = 0; t < threads; t++) {
             pool.execute(() -> {
                 while (System.nanoTime() < end) {
-                    embedder.embed(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())));
+                    // what a request embeds: the query with the default model's query instruction (bge-small's
+                    // "Represent this sentence for searching relevant passages: "), not the bare text as a passage
+                    embedder.embedQuery(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())), model);
                     done.incrementAndGet();
                 }
             });
@@ -275,6 +289,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
                         + URLEncoder.encode(queries.get(i), StandardCharsets.UTF_8)))
                     .timeout(Duration.ofSeconds(30)).GET().build());
             }
+            phase("sweep, " + size + " memories per user");
             fixedRate(http, requests, sweepRate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram h = Latencies.histogram();
             final AtomicLong errors = new AtomicLong();

@@ -19,12 +19,12 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
-import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Users of a given size for {@code bench retrieval --memories-per-user}: memories made of LoCoMo
@@ -83,7 +83,7 @@ final class SyntheticUsers {
         try (KafkaProducer<String, MemoryUpdated> producer = new KafkaProducer<>(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
             ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-            new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer())) {
+            Topic.MEMORY_UPDATED.keySerializer(), Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.defaults()))) {
             for (int u = 0; u < users; u++) {
                 final UserKey user = new UserKey("bench", "synthetic-" + size + "-" + u);
                 keys.add(user);

@@ -91,11 +91,16 @@ final class ConfigDefinition {
                 "A query is answered only if its most relevant memory reaches this calibrated relevance; else nothing is "
                     + "returned, however many memories pass retrieval.min.relevance. 0 = off: with MiniLM a weakly related "
                     + "but wanted fact (a diet for a cooking question, ~0.003) scores like chit-chat for an unrelated question.")
+            .define(SKIP_COVERED_EPISODES, Type.BOOLEAN, true, Importance.LOW,
+                "An episodic hit whose source messages are all cited by episodic hits ranked above it is left out and "
+                    + "the next one takes its place (a turn's own episode after the exchange episode that holds the turn "
+                    + "and its reply): the k hits then cite k different exchanges. Facts are never left out.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "
                     + "model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q; bench quality --calibrate fits one). "
-                    + "Other models (embedding.model.han) keep their fit.")
+                    + "Other models (embedding.model.han) keep their fit unless named: entries "
+                    + "<model>:b0,b_dense,b_lexical[,b_period] separated by ';' (e.g. bge-small-zh-v15-q:-8,7,9,2.6).")
             .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
                 "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
             .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,

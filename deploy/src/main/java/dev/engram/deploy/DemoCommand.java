@@ -27,6 +27,7 @@ import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
@@ -169,7 +170,7 @@ public final class DemoCommand implements Callable<Integer> {
                 broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
             final DemoApps apps = push(resources, DemoApps.start(config));
             final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers(),
-                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer()));
+                Topic.MEMORY_UPDATED.valueDeserializer(config)));
             out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
 
             final long ingestStartedAt = System.nanoTime();

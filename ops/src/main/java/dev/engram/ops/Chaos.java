@@ -24,6 +24,8 @@ import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -340,7 +342,7 @@ public final class Chaos {
     }
 
     private static List<MemoryUpdated> readCommitted(final String bootstrap) {
-        final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
+        final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
         final List<MemoryUpdated> updates = new ArrayList<>();
         TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(120),
             r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));

@@ -14,8 +14,9 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.core.MemoryIds;
-import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -59,8 +60,8 @@ final class ChaosFeeder {
     }
 
     private void loop() {
-        final Serializer<MemoryCandidate> candidates = AvroSerdes.serde(MemoryCandidate.class).serializer();
-        final Serializer<ConversationCompleted> conversations = AvroSerdes.serde(ConversationCompleted.class).serializer();
+        final Serializer<MemoryCandidate> candidates = Topic.MEMORY_CANDIDATES.valueSerializer(EngramConfig.defaults());
+        final Serializer<ConversationCompleted> conversations = Topic.CONVERSATIONS_COMPLETED.valueSerializer(EngramConfig.defaults());
         final long start = System.nanoTime();
         while (running.get()) {
             final long due = (System.nanoTime() - start) * rate / 1_000_000_000L;

@@ -25,6 +25,8 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.MemoryState;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -90,7 +92,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
      */
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout) {
-        return fromTopic(clientProperties, fromOffsets, timeout, AvroSerdes.serde(MemoryUpdated.class).deserializer());
+        return fromTopic(clientProperties, fromOffsets, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.Stores;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -349,6 +350,6 @@ public final class Rebuild {
 
     /** The memory-updated decoder of this deployment (sealing when {@code crypto.enabled}). */
     private org.apache.kafka.common.serialization.Deserializer<dev.engram.avro.MemoryUpdated> updates() {
-        return dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer();
+        return Topic.MEMORY_UPDATED.valueDeserializer(config);
     }
 }

@@ -19,6 +19,8 @@ import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -119,7 +121,7 @@ public final class Reembed {
             create(admin, new NewTopic(ACTIVE_TOPIC, Optional.of(1), Optional.empty()));
         }
         final MemoryState state = MemoryState.read(client, null, Duration.ofMinutes(10),
-            dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, config).deserializer());
+            Topic.MEMORY_UPDATED.valueDeserializer(config));
         final List<Memory> memories = new ArrayList<>();
         state.memories().values().forEach(memories::addAll);
         out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.engram.topology.Topic;
 
 /**
  * {@code bin/engram verify --before FILE [--after FILE | --bootstrap-servers …] [--save FILE]}:
@@ -49,7 +50,7 @@ public final class VerifyCommand implements Callable<Integer> {
     public Integer call() {
         final MemorySnapshot now = after != null ? MemorySnapshot.read(after)
             : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10),
-                dev.engram.crypto.PersonalSerdes.topic(dev.engram.avro.MemoryUpdated.class, options.load()).deserializer());
+                Topic.MEMORY_UPDATED.valueDeserializer(options.load()));
         if (save != null) {
             now.write(save.toAbsolutePath());
             out.println("Snapshot written to " + save.toAbsolutePath());

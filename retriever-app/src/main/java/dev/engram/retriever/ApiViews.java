@@ -114,12 +114,16 @@ public final class ApiViews {
      * @param validFrom valid from
      * @param validTo valid to, or null while current
      * @param supersededBy the memory that replaced it, or null
+     * @param language the content's language as the extractor detected it (BCP 47 primary subtag: en, zh, ja,
+     *     ko, ar, vi, …), or null when unknown
+     * @param eventDates absolute dates the content refers to (ISO 8601 days or intervals), possibly empty
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
                              String status, String archiveReason, List<Source> sources, int reinforcementCount,
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
-                             Instant validFrom, Instant validTo, String supersededBy) {
+                             Instant validFrom, Instant validTo, String supersededBy, String language,
+                             List<String> eventDates) {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
@@ -127,7 +131,8 @@ public final class ApiViews {
                 m.getContent(), m.getImportance(), m.getConfidence(), m.getSource().name(), m.getStatus().name(),
                 m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
-                m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy());
+                m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy(), m.getLanguage(),
+                List.copyOf(m.getEventDates()));
         }
     }
 

@@ -8,13 +8,12 @@ import java.util.Map;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.topology.TopicSerdes;
+import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +52,8 @@ public final class KafkaAccessReporter implements AccessReporter {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-access");
-        return new KafkaAccessReporter(new KafkaProducer<>(props, new StringSerializer(),
-            TopicSerdes.of(config).serde(MemoryAccessed.class).serializer()), Clock.systemUTC());
+        return new KafkaAccessReporter(new KafkaProducer<>(props, Topic.MEMORY_ACCESS.keySerializer(),
+            Topic.MEMORY_ACCESS.valueSerializer(config)), Clock.systemUTC());
     }
 
     @Override
@@ -64,7 +63,7 @@ public final class KafkaAccessReporter implements AccessReporter {
         }
         final MemoryAccessed event = MemoryAccessed.newBuilder().setTenantId(user.tenantId())
             .setUserId(user.userId()).setMemoryIds(List.copyOf(memoryIds)).setAccessedAt(clock.instant()).build();
-        producer.send(new ProducerRecord<>(Topics.MEMORY_ACCESS, null, event.getAccessedAt().toEpochMilli(),
+        producer.send(new ProducerRecord<>(Topic.MEMORY_ACCESS.name(), null, event.getAccessedAt().toEpochMilli(),
             user.wire(), event), (metadata, error) -> {
                 if (error != null) {
                     LOG.warn("Could not report access of {} memories of {}: {}", memoryIds.size(), user,

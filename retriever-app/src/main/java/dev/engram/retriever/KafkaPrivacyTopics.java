@@ -10,9 +10,8 @@ import java.util.concurrent.TimeoutException;
 import dev.engram.avro.AuditRecord;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
-import dev.engram.crypto.PersonalSerdes;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -36,19 +35,22 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
 
     private final Producer<String, byte[]> producer;
     private final Serializer<MemoryCommand> commands;
+    private final Serializer<AuditRecord> audits;
 
-    /** @param producer the producer (owned); commands are written in plain Avro */
+    /** @param producer the producer (owned); records are written as the default config writes them (plain Avro) */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer) {
-        this(producer, AvroSerdes.serde(MemoryCommand.class).serializer());
+        this(producer, EngramConfig.defaults());
     }
 
     /**
      * @param producer the producer (owned)
-     * @param commands the command serializer (sealing with the user's data key when {@code crypto.enabled})
+     * @param config the deployment's config: the value Serdes of {@link Topic#MEMORY_COMMANDS} (sealing with the
+     *     user's data key when {@code crypto.enabled}) and {@link Topic#MEMORY_AUDIT}
      */
-    public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final Serializer<MemoryCommand> commands) {
+    public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final EngramConfig config) {
         this.producer = producer;
-        this.commands = commands;
+        this.commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
+        this.audits = Topic.MEMORY_AUDIT.valueSerializer(config);
     }
 
     /**
@@ -61,21 +63,20 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-commands");
-        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
-            PersonalSerdes.topic(MemoryCommand.class, config).serializer());
+        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()), config);
     }
 
     @Override
     public void publish(final MemoryCommand command) {
         final byte[] value;
         try {
-            value = commands.serialize(Topics.MEMORY_COMMANDS, command);
+            value = commands.serialize(Topic.MEMORY_COMMANDS.name(), command);
         } catch (org.apache.kafka.common.errors.SerializationException e) {
             LOG.warn("Could not seal command {}: {}", command.getCommandId(), e.getMessage());
             throw ApiProblem.unavailable("The command could not be encrypted (data keys unavailable); retry shortly.", 1);
         }
         try {
-            producer.send(new ProducerRecord<>(Topics.MEMORY_COMMANDS, null, command.getIssuedAt().toEpochMilli(),
+            producer.send(new ProducerRecord<>(Topic.MEMORY_COMMANDS.name(), null, command.getIssuedAt().toEpochMilli(),
                 command.getTenantId() + "/" + command.getUserId(), value)).get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -88,10 +89,10 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
 
     @Override
     public void record(final AuditRecord record) {
-        final byte[] value = AvroSerdes.serde(AuditRecord.class).serializer().serialize(Topics.MEMORY_AUDIT, record);
+        final byte[] value = audits.serialize(Topic.MEMORY_AUDIT.name(), record);
         final String key = record.getUserId() == null ? record.getTenantId() : record.getTenantId() + "/" + record.getUserId();
         try {
-            producer.send(new ProducerRecord<>(Topics.MEMORY_AUDIT, null, record.getOccurredAt().toEpochMilli(), key, value),
+            producer.send(new ProducerRecord<>(Topic.MEMORY_AUDIT.name(), null, record.getOccurredAt().toEpochMilli(), key, value),
                 (metadata, error) -> {
                     if (error != null) {
                         LOG.warn("Could not write audit record {}: {}", record.getAuditId(), error.toString());

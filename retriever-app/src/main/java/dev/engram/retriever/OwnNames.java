@@ -34,10 +34,18 @@ public final class OwnNames {
     public static String strip(final String query, final UserKey user, final UserProfile profile) {
         String out = query;
         for (final String name : names(user, profile)) {
-            out = Pattern.compile("(?iu)\\b" + Pattern.quote(name) + "(?:['’]s)?\\b").matcher(out).replaceAll(" ");
+            // Chinese and Japanese have no spaces: a name there has no word boundary around it (林晓住在哪里)
+            final String edge = name.codePoints().anyMatch(OwnNames::unspaced) ? "" : "\\b";
+            out = Pattern.compile("(?iu)" + edge + Pattern.quote(name) + "(?:['’]s)?" + edge).matcher(out).replaceAll(" ");
         }
         out = out.replaceAll("\\s+", " ").strip();
         return out.codePoints().anyMatch(Character::isLetterOrDigit) ? out : query;
+    }
+
+    private static boolean unspaced(final int codePoint) {
+        final Character.UnicodeScript script = Character.UnicodeScript.of(codePoint);
+        return script == Character.UnicodeScript.HAN || script == Character.UnicodeScript.HIRAGANA
+            || script == Character.UnicodeScript.KATAKANA || script == Character.UnicodeScript.THAI;
     }
 
     private static Set<String> names(final UserKey user, final UserProfile profile) {

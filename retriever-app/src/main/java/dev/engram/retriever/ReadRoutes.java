@@ -102,7 +102,7 @@ final class ReadRoutes {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? rank(user, query, k, minScore)
+                : asOf == null ? rank(user, profile, query, k, minScore)
                 : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
                     .orElse(List.of());
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
@@ -178,8 +178,8 @@ final class ReadRoutes {
         if (owner.forwarded(ctx, user)) {
             return;
         }
-        final List<ScoredMemory> hits = requireKnown(service, user).getMemoryEnabled()
-            ? rank(user, message, maxK, 0) : List.of();
+        final UserProfile profile = requireKnown(service, user);
+        final List<ScoredMemory> hits = profile.getMemoryEnabled() ? rank(user, profile, message, maxK, 0) : List.of();
         final ContextBlock.Result block = ContextBlock.build(hits, budget);
         if (recordAccess) {
             access.report(user, block.included());
@@ -192,9 +192,12 @@ final class ReadRoutes {
      * Ranks the user's kept search index ({@link RetrievalService#searchIndex}) through the scorer, without
      * the user's own name in the query ({@link OwnNames}); a vector index that cannot answer now is a 503
      * with Retry-After.
+     *
+     * @param profile the user's profile, read once per request
      */
-    private List<ScoredMemory> rank(final UserKey user, final String query, final int k, final double minScore) {
-        final String text = OwnNames.strip(query, user, service.profile(user).orElse(null));
+    private List<ScoredMemory> rank(final UserKey user, final UserProfile profile, final String query, final int k,
+                                    final double minScore) {
+        final String text = OwnNames.strip(query, user, profile);
         try {
             return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {

@@ -33,4 +33,11 @@ class OwnNamesTest {
         assertThat(OwnNames.strip("Which language does Mira use?", new UserKey("t1", "u-17"), null))
             .isEqualTo("Which language does Mira use?");
     }
+
+    @Test
+    void shouldDropAChineseNameWrittenWithoutSpaces() {
+        final UserKey user = new UserKey("memorybank-zh", "张曼婷");
+        assertThat(OwnNames.strip("张曼婷最喜欢的电影是什么？", user, null)).isEqualTo("最喜欢的电影是什么？");
+        assertThat(OwnNames.strip("Where does 张曼婷 live?", user, null)).isEqualTo("Where does live?");
+    }
 }

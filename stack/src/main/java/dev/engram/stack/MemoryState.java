@@ -14,8 +14,9 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.UserKey;
 import dev.engram.crypto.ErasedDataException;
-import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 
@@ -46,7 +47,7 @@ public record MemoryState(long events, Map<String, List<Memory>> memories) {
      * @throws IllegalStateException if the end is not reached within the timeout
      */
     public static MemoryState read(final Map<String, Object> clientProperties, final Duration timeout) {
-        return read(clientProperties, null, timeout, AvroSerdes.serde(MemoryUpdated.class).deserializer());
+        return read(clientProperties, null, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
     }
 
     /**

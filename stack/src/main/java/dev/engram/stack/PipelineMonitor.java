@@ -13,8 +13,9 @@ import java.util.concurrent.TimeoutException;
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.Topics;
+import dev.engram.topology.Topic;
+import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -64,7 +65,7 @@ public final class PipelineMonitor implements AutoCloseable {
      * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
      */
     public PipelineMonitor(final String bootstrapServers) {
-        this(bootstrapServers, AvroSerdes.serde(MemoryUpdated.class).deserializer());
+        this(bootstrapServers, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
     }
 
     /**

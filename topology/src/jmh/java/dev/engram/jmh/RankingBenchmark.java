@@ -12,12 +12,15 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.core.UserKey;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Bm25;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.scoring.Vectors;
+import dev.engram.serde.AvroSerdes;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,7 +44,14 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code lexicalScore}: one query's {@link Bm25#scores} on an index built once;</li>
  *   <li>{@code denseCosine}: the query's cosine against every memory vector ({@link Vectors#cosine}, primitive arrays);</li>
  *   <li>{@code rankExhaustive}: {@link HybridScorer#rank(String, float[], java.util.Collection, int)}, k = 10, with the
- *       query vector given (the embedding of the query is not timed): every memory scored.</li>
+ *       query vector given (the embedding of the query is not timed): every memory scored;</li>
+ *   <li>{@code rankIndexed}: {@link HybridScorer#rank(UserKey, UserMemoryIndex, String, int, double)}, k = 10, over the
+ *       kept {@link UserMemoryIndex} of the same memories, what a retriever request costs after the query embedding
+ *       (the query vector comes from the scorer's LRU: embedded once in the set-up, a cache hit in every call).
+ *       It returns what {@code rankExhaustive} returns (checked in the set-up; IndexedRankingTest checks it on
+ *       changing memories);</li>
+ *   <li>{@code rankIndexedInPeriod}: the same for the query followed by "in May 2025", so the question's period is
+ *       compared with every memory's dates (validFrom: the memories are spread over 2025).</li>
  * </ul>
  *
  * <p>The memories are synthetic and deterministic (seed 42): contents of 8–24 words drawn from a 2,000-word
@@ -70,11 +80,16 @@ public class RankingBenchmark {
     private Bm25 lexical;
     private HybridScorer scorer;
     private String query;
+    private String periodQuery;
     private float[] queryVector;
+    private UserMemoryIndex index;
+    private static final UserKey USER = new UserKey("t1", "u1");
 
     /** Builds the memories, the prebuilt lexical index and the scorer (loads the default embedding model once). */
     @Setup(Level.Trial)
     public void setUp() {
+        // the kept index copies memories (Avro's deep copy resolves the generated enums): trust them, as the serdes do
+        AvroSerdes.trustGeneratedRecords();
         final Random random = new Random(42);
         final EngramConfig config = EngramConfig.defaults();
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
@@ -100,7 +115,20 @@ public class RankingBenchmark {
         lexical = Bm25.index(contents);
         scorer = new HybridScorer(embedder, config);
         query = sentence(random, 6);
-        queryVector = unitVector(random);
+        periodQuery = query + " in May 2025";
+        index = new UserMemoryIndex();
+        userMemories.forEach(index::put);
+        // the exhaustive path gets the scorer's own (cached) query vector, so both rank the same input
+        queryVector = scorer.queryVector(query, model);
+        final List<ScoredMemory> indexed = scorer.rank(USER, index, query, 10, 0);
+        final List<ScoredMemory> exhaustive = scorer.rank(query, queryVector, userMemories, 10);
+        if (!ids(indexed).equals(ids(exhaustive))) {
+            throw new IllegalStateException("the kept index ranks differently: " + ids(indexed) + " vs " + ids(exhaustive));
+        }
+    }
+
+    private static List<String> ids(final List<ScoredMemory> hits) {
+        return hits.stream().map(h -> h.memory().getMemoryId()).toList();
     }
 
     /** @return the scores of one query over an index built for this request */
@@ -129,6 +157,18 @@ public class RankingBenchmark {
     @Benchmark
     public List<ScoredMemory> rankExhaustive() {
         return scorer.rank(query, queryVector, userMemories, 10);
+    }
+
+    /** @return the top 10 from the kept index (query vector from the LRU) */
+    @Benchmark
+    public List<ScoredMemory> rankIndexed() {
+        return scorer.rank(USER, index, query, 10, 0);
+    }
+
+    /** @return the top 10 from the kept index for a question naming a period (every memory's dates compared) */
+    @Benchmark
+    public List<ScoredMemory> rankIndexedInPeriod() {
+        return scorer.rank(USER, index, periodQuery, 10, 0);
     }
 
     private static String[] vocabulary(final int size) {

@@ -25,7 +25,8 @@ import dev.engram.avro.MemoryType;
  *
  * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
  * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link LikingRules},
- * {@link LifeRules} (family, pets, places visited, plans); shared fragments in {@link FactPatterns}.
+ * {@link LifeRules} (family, pets, places visited, plans), {@link ChineseRules} (city, employer, role,
+ * likes stated in Chinese); shared fragments in {@link FactPatterns}.
  * This class orders them, applies them to a sentence and holds the numbers below.
  *
  * <h2>Numbers</h2>
@@ -59,6 +60,12 @@ final class FactRules {
     static final double RETRACTION = 0.85;
     /** Confidence of a diet inferred from a lone diet word. */
     static final double INFERRED_CONFIDENCE = 0.6;
+    /**
+     * Content words (stop words and pronouns not counted; in scripts without spaces, letters) outside every
+     * matched statement from which a sentence says more than its facts ("I like singing, dancing, working out,
+     * traveling and photography", "我喜欢看电影，这些电影总是让我感到兴奋").
+     */
+    static final int UNCOVERED_WORDS = 3;
 
     static final double IMPORTANCE_NAME = 0.9;
     static final double IMPORTANCE_RESPONSE_STYLE = 0.85;
@@ -80,9 +87,25 @@ final class FactRules {
      * @param importance 0..1
      * @param confidence 0..1
      * @param source EXPLICIT or INFERRED
+     * @param partial true when the sentence says more than its facts ({@value #UNCOVERED_WORDS} words or more
+     *     outside every matched statement, for a liking or a Chinese fact): the sentence then still belongs in
+     *     the turn's episode
      */
     record Fact(MemoryType type, FactCategory category, String key, String value, String displayName,
-                String content, boolean negated, double importance, double confidence, MemorySource source) {
+                String content, boolean negated, double importance, double confidence, MemorySource source,
+                boolean partial) {
+
+        /** A fact that covers its sentence (until {@link #extract} finds it does not). */
+        Fact(final MemoryType type, final FactCategory category, final String key, final String value,
+             final String displayName, final String content, final boolean negated, final double importance,
+             final double confidence, final MemorySource source) {
+            this(type, category, key, value, displayName, content, negated, importance, confidence, source, false);
+        }
+
+        Fact asPartial() {
+            return new Fact(type, category, key, value, displayName, content, negated, importance, confidence, source,
+                true);
+        }
     }
 
     /** Turns a match of a rule's pattern into the facts it states (empty: the match states nothing). */
@@ -130,6 +153,7 @@ final class FactRules {
         DietRules.STATED,               // 7. diet stated in the first person
         LikingRules.RULES,              // 8. likes and dislikes
         LifeRules.RULES,                // 9. people, pets, places visited; 10. wishes and plans
+        ChineseRules.RULES,             // the same kinds stated in Chinese
         DietRules.WEAK)                 // 11. weak evidence: a diet word with no verb
         .flatMap(List::stream).toList();
 
@@ -172,16 +196,58 @@ final class FactRules {
                 }
             }
         }
+        if (!byKey.isEmpty() && contentWords(outside(text, claimed)) >= UNCOVERED_WORDS) {
+            return byKey.values().stream().map(f -> mayBePartial(f) ? f.asPartial() : f).toList();
+        }
         return List.copyOf(byKey.values());
     }
 
     /**
+     * A liking names its subject in a few words of a sentence that often goes on ("I like singing, dancing,
+     * working out …"), and a Chinese sentence runs on through its commas (it ends only at 。！？); the other
+     * English statements are the sentence ("As I said before, Kotlin is my main language").
+     */
+    private static boolean mayBePartial(final Fact fact) {
+        return fact.category() == FactCategory.PREFERENCE
+            || fact.content().codePoints().anyMatch(TurnHeuristics::unspacedScript);
+    }
+
+    /**
+     * @return the words of the text that carry content: stop words and pronouns ("it", "anymore", "the")
+     *     left out; in scripts without spaces every letter (a Chinese word is one or two characters, and a
+     *     clause as short as 我叫林晓 says something)
+     */
+    private static int contentWords(final String text) {
+        int words = 0;
+        for (final String w : text.split("[^\\p{L}\\p{N}'\\p{M}]+")) {
+            final String lower = w.toLowerCase(Locale.ROOT);
+            if (!w.isEmpty() && !FactPatterns.STOP_WORDS.contains(lower) && !FactPatterns.NOT_A_SUBJECT.contains(lower)) {
+                final int unspaced = (int) w.codePoints().filter(TurnHeuristics::unspacedScript).count();
+                words += unspaced > 0 ? unspaced : 1;
+            }
+        }
+        return words;
+    }
+
+    /** @return the text with every claimed span blanked out */
+    private static String outside(final String text, final List<int[]> claimed) {
+        final StringBuilder rest = new StringBuilder(text);
+        for (final int[] span : claimed) {
+            for (int i = span[0]; i < span[1]; i++) {
+                rest.setCharAt(i, ' ');
+            }
+        }
+        return rest.toString();
+    }
+
+    /**
      * @param fact a fact from {@link #extract}
-     * @return false for facts that only name a person, pet or place ("my brother Tomas plays the trumpet"):
-     *     the rest of the sentence is not in the fact, so the sentence still belongs in the turn's episode
+     * @return false for a fact of a sentence that says more ({@link Fact#partial}) and for facts that only
+     *     name a person, pet or place ("my brother Tomas plays the trumpet"): the rest of the sentence is not
+     *     in the fact, so the sentence still belongs in the turn's episode
      */
     static boolean coversSentence(final Fact fact) {
-        return MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
+        return !fact.partial() && MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
     }
 
     /** Straight quotes for typographic ones, so "I’m" matches like "I'm" (same length: spans stay valid). */

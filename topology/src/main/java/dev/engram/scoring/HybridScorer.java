@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -41,8 +42,7 @@ import org.apache.kafka.common.config.ConfigException;
  *       the weighted mean (Park et al., "Generative Agents", UIST 2023, sum relevance, recency and
  *       importance; dividing by the weights' sum keeps it in 0..1 for any weights); all-zero weights are
  *       refused at construction. Sorted by total, ties by id; those below the request's {@code minScore}
- *       are dropped (the same 0..1 scale the API reports); a hit that a better one already says (its sources
- *       and text inside the better hit's, {@link Redundancy}) is left out; top k.</li>
+ *       are dropped (the same 0..1 scale the API reports); top k.</li>
  * </ol>
  * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
  * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;
@@ -90,9 +90,10 @@ public final class HybridScorer {
         final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
         final Map<String, RelevanceModel> byModel = new HashMap<>();
         try {
+            // a bare list is the default model's; "<model>:…" entries set others; the rest keep their fit
+            final Map<String, String> overrides = RelevanceModel.overrides(override, embedder.modelName());
             for (final String model : embedder.models()) {
-                // the configured calibration is the default model's; every other model keeps its own fit
-                byModel.put(model, RelevanceModel.of(model, model.equals(embedder.modelName()) ? override : ""));
+                byModel.put(model, RelevanceModel.of(model, overrides.getOrDefault(model.toLowerCase(Locale.ROOT), "")));
             }
         } catch (IllegalArgumentException e) {
             throw new ConfigException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
@@ -223,7 +224,7 @@ public final class HybridScorer {
                     cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final boolean inPeriod = period != null && period.contains(view.memory(s));
+                final boolean inPeriod = period != null && period.overlaps(view.days(s));
                 // as the exhaustive path: the memory's model's calibration, also without a usable vector
                 final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
                 final double logit = calibration.logit(cosine, lexical, inPeriod);

@@ -4,8 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -15,6 +20,9 @@ import org.apache.kafka.common.config.ConfigException;
  * access = min(accessCount / saturation, 1); total = (w_s·semantic + w_r·recency + w_i·importance +
  * w_a·access) / (w_s + w_r + w_i + w_a), the weighted mean (Park et al., "Generative Agents", UIST 2023,
  * sum relevance, recency and importance; dividing by the weights' sum keeps it in 0..1 for any weights).
+ * With {@code retrieval.skip.covered.episodes} an EPISODIC hit whose every source message is cited by the
+ * EPISODIC hits above it is left out (it repeats what they hold: a turn's episode under the exchange
+ * episode of that turn and its reply), so the k hits cover as many messages as they can.
  */
 final class Priors {
 
@@ -28,6 +36,7 @@ final class Priors {
     private final double decayDays;
     private final int accessSaturation;
     private final double minTopLogit;
+    private final boolean skipCoveredEpisodes;
 
     /**
      * @param config the four weights, decay days, access saturation and {@code retrieval.min.top.relevance}
@@ -46,6 +55,7 @@ final class Priors {
         this.decayDays = config.getDouble(EngramConfig.RECENCY_DECAY_DAYS);
         this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
         this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
+        this.skipCoveredEpisodes = config.getBoolean(EngramConfig.SKIP_COVERED_EPISODES);
     }
 
     /**
@@ -53,8 +63,8 @@ final class Priors {
      * @param reference the recency reference (event time)
      * @param k hits at most
      * @param minScore hits with a total below this are dropped
-     * @return the top k by total (ties by id), without a hit that a better one already says ({@link Redundancy});
-     *     none when the best candidate is below the top-relevance floor
+     * @return the top k by total (ties by id), covered episodes left out; none when the best candidate is below
+     *     the top-relevance floor
      */
     List<ScoredMemory> finish(final List<Candidate> candidates, final Instant reference, final int k,
                               final double minScore) {
@@ -75,7 +85,34 @@ final class Priors {
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
             .thenComparing(h -> h.memory().getMemoryId()));
-        return List.copyOf(Redundancy.firstDistinct(hits, k));
+        if (!skipCoveredEpisodes) {
+            return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+        }
+        final List<ScoredMemory> out = new ArrayList<>(Math.min(k, hits.size()));
+        final Set<String> cited = new HashSet<>();
+        for (int i = 0; i < hits.size() && out.size() < k; i++) {
+            final Memory m = hits.get(i).memory();
+            if (m.getType() == MemoryType.EPISODIC) {
+                final Set<String> sources = sourceMessages(m);
+                if (!sources.isEmpty() && cited.containsAll(sources)) {
+                    continue;
+                }
+                cited.addAll(sources);
+            }
+            out.add(hits.get(i));
+        }
+        return List.copyOf(out);
+    }
+
+    /** @return {@code <conversationId>#<message index>} of every message the memory cites */
+    private static Set<String> sourceMessages(final Memory memory) {
+        final Set<String> out = new HashSet<>();
+        for (final SourceRef ref : memory.getSources()) {
+            for (final Integer index : ref.getMessageIndexes()) {
+                out.add(ref.getConversationId() + "#" + index);
+            }
+        }
+        return out;
     }
 
     private double recency(final Instant reference, final long lastAccessedMillis) {

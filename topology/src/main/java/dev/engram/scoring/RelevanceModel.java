@@ -1,5 +1,6 @@
 package dev.engram.scoring;
 
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -100,6 +101,35 @@ public record RelevanceModel(double intercept, double dense, double lexical, dou
                 + "; set retrieval.relevance.calibration=b0,b_dense,b_lexical,b_period (bin/engram bench quality --calibrate fits one)");
         }
         return fitted;
+    }
+
+    /**
+     * Splits {@code retrieval.relevance.calibration} into one override per embedding model.
+     *
+     * @param configured {@code b0,b_dense,b_lexical[,b_period]} for the default model, and/or entries
+     *     {@code <model>:b0,b_dense,b_lexical[,b_period]} for any model, separated by {@code ;}
+     *     (e.g. {@code bge-small-zh-v15-q:-8.08,7.19,9.18,2.63}); blank for none
+     * @param defaultModel the model a bare list is for
+     * @return coefficient text by model name (lower case), for {@link #of}
+     * @throws IllegalArgumentException when two entries name the same model
+     */
+    public static Map<String, String> overrides(final String configured, final String defaultModel) {
+        final Map<String, String> out = new HashMap<>();
+        if (configured == null || configured.isBlank()) {
+            return out;
+        }
+        for (final String entry : configured.split(";")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            final int colon = entry.indexOf(':');
+            final String model = (colon < 0 ? defaultModel : entry.substring(0, colon)).strip().toLowerCase(Locale.ROOT);
+            if (out.put(model, entry.substring(colon + 1).strip()) != null) {
+                throw new IllegalArgumentException("retrieval.relevance.calibration names " + model + " twice: "
+                    + configured);
+            }
+        }
+        return out;
     }
 
     /** @return the three coefficients as configuration text */

@@ -1,7 +1,6 @@
 package dev.engram.scoring;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,11 +21,10 @@ import dev.engram.avro.MemoryStatus;
  * <p>Per memory (a <i>slot</i>; freed slots are reused):
  * <ul>
  *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), in the contiguous array of its
- *       embedding model m at {@code vectors(m)[slot·d_m … slot·d_m+d_m)} (d_m = the size of the model's first
- *       vector; a memory without a vector, or with one of another size, has no dense relevance). Vectors of
- *       two models live in two arrays and are never compared;</li>
+ *       embedding model ({@link SlotVectors}; vectors of two models are never compared);</li>
  *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms), access
- *       count, and its BM25 length (terms after {@link TextAnalysis});</li>
+ *       count, its event dates as epoch-day spans (for a question's period) and its BM25 length (terms after
+ *       {@link TextAnalysis});</li>
  *   <li>the memory itself without its embedding, for the answer.</li>
  * </ul>
  * Lexical postings ({@link TermPostings}): term → (slot, term frequency) over every slot, with the document frequency among
@@ -42,21 +40,18 @@ public final class UserMemoryIndex {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Map<String, Integer> slotById = new HashMap<>();
     private final TermPostings terms = new TermPostings();
-    /** Embedding models seen, in order of first appearance; a slot's model is an index into this list. */
-    private final List<String> models = new ArrayList<>();
-    private int[] dimensionsOf = new int[0];
-    private float[][] vectorsOf = new float[0][];
+    private final SlotVectors vectors = new SlotVectors();
     private int size;
     private int[] free = new int[8];
     private int freeCount;
 
-    /** Per slot: index into {@link #models} of its vector's model, −1 without a usable vector. */
-    private int[] modelOf = new int[0];
     private boolean[] active = new boolean[0];
     private double[] importance = new double[0];
     private long[] lastAccessed = new long[0];
     private int[] accessCount = new int[0];
     private Memory[] memories = new Memory[0];
+    /** Per slot: its event dates and validFrom day as epoch-day spans ({@link TimeCues#days}). */
+    private long[][] daysOf = new long[0][];
 
     private int activeCount;
     private long newestEvent = Long.MIN_VALUE;
@@ -75,12 +70,14 @@ public final class UserMemoryIndex {
         try {
             Integer slot = slotById.get(memory.getMemoryId());
             final boolean contentChanged;
+            long previousEvent = Long.MIN_VALUE;
             if (slot == null) {
                 slot = allocate();
                 slotById.put(memory.getMemoryId(), slot);
                 contentChanged = true;
             } else {
                 contentChanged = !searchableText(memories[slot]).equals(searchableText(memory));
+                previousEvent = eventTime(memories[slot]);
                 setActive(slot, false);
                 if (contentChanged) {
                     terms.unindex(slot);
@@ -90,14 +87,21 @@ public final class UserMemoryIndex {
             if (contentChanged) {
                 terms.index(s, searchableText(memory));
             }
-            storeVector(s, memory.getEmbeddingModel(), memory.getEmbedding());
+            vectors.store(s, memory.getEmbeddingModel(), memory.getEmbedding());
             importance[s] = memory.getImportance();
             lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE
                 : memory.getLastAccessedAt().toEpochMilli();
             accessCount[s] = memory.getAccessCount();
-            memories[s] = Memory.newBuilder(memory).setEmbedding(List.of()).build();
+            memories[s] = withoutEmbedding(memory);
+            daysOf[s] = TimeCues.days(memory);
             setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
-            newestEvent = Math.max(newestEvent, eventTime(memory));
+            final long event = eventTime(memory);
+            if (event >= newestEvent) {
+                newestEvent = event;
+            } else if (previousEvent == newestEvent) {
+                // the newest memory moved back in time (a rewritten access time): the reference is the next newest
+                newestEvent = newestEvent();
+            }
         } finally {
             lock.writeLock().unlock();
         }
@@ -118,18 +122,14 @@ public final class UserMemoryIndex {
             setActive(slot, false);
             terms.unindex(slot);
             memories[slot] = null;
-            modelOf[slot] = -1;
+            daysOf[slot] = null;
+            vectors.clear(slot);
             if (freeCount == free.length) {
                 free = Arrays.copyOf(free, freeCount * 2);
             }
             free[freeCount++] = slot;
             // the newest event may have gone with it: recompute over what is left (deletes are rare)
-            newestEvent = Long.MIN_VALUE;
-            for (int i = 0; i < size; i++) {
-                if (memories[i] != null) {
-                    newestEvent = Math.max(newestEvent, eventTime(memories[i]));
-                }
-            }
+            newestEvent = newestEvent();
         } finally {
             lock.writeLock().unlock();
         }
@@ -176,7 +176,7 @@ public final class UserMemoryIndex {
 
         /** @return the embedding models of the vectors held, an index m of this list is a model's number */
         public List<String> models() {
-            return List.copyOf(models);
+            return List.copyOf(vectors.models());
         }
 
         /**
@@ -184,7 +184,7 @@ public final class UserMemoryIndex {
          * @return that model's vector size
          */
         public int dimensions(final int model) {
-            return dimensionsOf[model];
+            return vectors.dimensions(model);
         }
 
         /**
@@ -192,7 +192,7 @@ public final class UserMemoryIndex {
          * @return that model's vectors, slot s at s·dimensions(model) (only slots of that model are meaningful)
          */
         float[] vectors(final int model) {
-            return vectorsOf[model];
+            return vectors.vectors(model);
         }
 
         /**
@@ -200,7 +200,7 @@ public final class UserMemoryIndex {
          * @return the number of its vector's model, −1 when it has no usable vector
          */
         public int model(final int slot) {
-            return modelOf[slot];
+            return vectors.model(slot);
         }
 
         /**
@@ -217,6 +217,14 @@ public final class UserMemoryIndex {
          */
         public Memory memory(final int slot) {
             return memories[slot];
+        }
+
+        /**
+         * @param slot a slot (not free)
+         * @return its event dates and validFrom day as epoch-day spans ({@link TimeCues#days})
+         */
+        public long[] days(final int slot) {
+            return daysOf[slot];
         }
 
         /**
@@ -284,13 +292,22 @@ public final class UserMemoryIndex {
             final Map<Memory, float[]> out = new LinkedHashMap<>();
             for (int s = 0; s < size; s++) {
                 if (memories[s] != null && eligible.test(memories[s])) {
-                    final int m = modelOf[s];
-                    out.put(memories[s], m < 0 ? null
-                        : Arrays.copyOfRange(vectorsOf[m], s * dimensionsOf[m], (s + 1) * dimensionsOf[m]));
+                    out.put(memories[s], vectors.copy(s));
                 }
             }
             return out;
         }
+    }
+
+    /** @return the newest event time over the memories held, Long.MIN_VALUE for none (a scan: rare changes only) */
+    private long newestEvent() {
+        long newest = Long.MIN_VALUE;
+        for (int i = 0; i < size; i++) {
+            if (memories[i] != null) {
+                newest = Math.max(newest, eventTime(memories[i]));
+            }
+        }
+        return newest;
     }
 
     private static long eventTime(final Memory m) {
@@ -310,51 +327,23 @@ public final class UserMemoryIndex {
         }
         if (size == memories.length) {
             final int capacity = Math.max(16, size * 2);
-            for (int m = 0; m < models.size(); m++) {
-                vectorsOf[m] = Arrays.copyOf(vectorsOf[m], capacity * dimensionsOf[m]);
-            }
-            final int old = modelOf.length;
-            modelOf = Arrays.copyOf(modelOf, capacity);
-            Arrays.fill(modelOf, old, capacity, -1);
+            vectors.grow(capacity);
             active = Arrays.copyOf(active, capacity);
             importance = Arrays.copyOf(importance, capacity);
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
             memories = Arrays.copyOf(memories, capacity);
+            daysOf = Arrays.copyOf(daysOf, capacity);
             terms.grow(capacity);
         }
         return size++;
-    }
-
-    private void storeVector(final int slot, final String model, final List<Float> embedding) {
-        if (embedding == null || embedding.isEmpty()) {
-            modelOf[slot] = -1;
-            return;
-        }
-        final String name = model == null ? "" : model;
-        int m = models.indexOf(name);
-        if (m < 0) {
-            m = models.size();
-            models.add(name);
-            dimensionsOf = Arrays.copyOf(dimensionsOf, m + 1);
-            dimensionsOf[m] = embedding.size();
-            vectorsOf = Arrays.copyOf(vectorsOf, m + 1);
-            vectorsOf[m] = new float[memories.length * embedding.size()];
-        }
-        if (embedding.size() != dimensionsOf[m]) {
-            modelOf[slot] = -1;
-            return;
-        }
-        final float[] normalized = Vectors.normalized(Vectors.toArray(embedding));
-        System.arraycopy(normalized, 0, vectorsOf[m], slot * dimensionsOf[m], dimensionsOf[m]);
-        modelOf[slot] = m;
     }
 
     /** @return the embedding models of the vectors held (a snapshot) */
     public List<String> models() {
         lock.readLock().lock();
         try {
-            return List.copyOf(models);
+            return List.copyOf(vectors.models());
         } finally {
             lock.readLock().unlock();
         }
@@ -369,6 +358,23 @@ public final class UserMemoryIndex {
         final int sign = nowActive ? 1 : -1;
         activeCount += sign;
         terms.count(slot, sign);
+    }
+
+    /**
+     * A copy of a memory without its embedding, made without first copying the embedding's boxed floats
+     * (Avro's builder deep-copies every field): the embedding is set aside while the copy is made and put back.
+     *
+     * @param memory a memory the calling thread owns (the stream thread's decoded record)
+     * @return the copy, with an empty embedding
+     */
+    public static Memory withoutEmbedding(final Memory memory) {
+        final List<Float> embedding = memory.getEmbedding();
+        memory.setEmbedding(List.of());
+        try {
+            return Memory.newBuilder(memory).build();
+        } finally {
+            memory.setEmbedding(embedding);
+        }
     }
 
     /**

@@ -83,11 +83,18 @@ public final class Vectors {
     }
 
     /**
-     * @param list an Avro float array
+     * @param list an Avro float array: a decoded record's is Avro's primitive-backed
+     *     {@link org.apache.avro.generic.PrimitivesArrays.FloatArray}, read without boxing a {@link Float} per value
      * @return the same values as a primitive array
      */
     public static float[] toArray(final java.util.List<Float> list) {
         final float[] out = new float[list.size()];
+        if (list instanceof org.apache.avro.generic.PrimitivesArrays.FloatArray primitive) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = primitive.getFloat(i);
+            }
+            return out;
+        }
         for (int i = 0; i < out.length; i++) {
             out[i] = list.get(i);
         }

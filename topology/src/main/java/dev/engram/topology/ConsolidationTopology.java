@@ -4,14 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 
-import dev.engram.avro.AuditRecord;
-import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
-import dev.engram.avro.MemoryAccessed;
-import dev.engram.avro.MemoryArchived;
-import dev.engram.avro.MemoryCandidate;
-import dev.engram.avro.MemoryCommand;
-import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
@@ -20,11 +13,9 @@ import dev.engram.crypto.PersonalSerdes;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
-import dev.engram.serde.AvroSerdes;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -177,34 +168,33 @@ public final class ConsolidationTopology {
         final boolean shred = PersonalSerdes.keys(config).isPresent();
         final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
         final Topology topology = new Topology()
-            .addSource(SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCandidate.class, config).deserializer(),
-                Topics.MEMORY_CANDIDATES)
-            .addSource(COMMANDS_SOURCE, new StringDeserializer(), PersonalSerdes.topic(MemoryCommand.class, config).deserializer(),
-                Topics.MEMORY_COMMANDS)
+            .addSource(SOURCE, Topic.MEMORY_CANDIDATES.keyDeserializer(),
+                Topic.MEMORY_CANDIDATES.valueDeserializer(config), Topic.MEMORY_CANDIDATES.name())
+            .addSource(COMMANDS_SOURCE, Topic.MEMORY_COMMANDS.keyDeserializer(),
+                Topic.MEMORY_COMMANDS.valueDeserializer(config), Topic.MEMORY_COMMANDS.name())
             .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred, caches),
                 SOURCE, COMMANDS_SOURCE)
-            .addSource(ACCESS_SOURCE, new StringDeserializer(), AvroSerdes.serde(MemoryAccessed.class).deserializer(),
-                Topics.MEMORY_ACCESS)
+            .addSource(ACCESS_SOURCE, Topic.MEMORY_ACCESS.keyDeserializer(), Topic.MEMORY_ACCESS.valueDeserializer(config),
+                Topic.MEMORY_ACCESS.name())
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
                 Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches),
                 ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR)
-            .addSink(UPDATED_SINK, Topics.MEMORY_UPDATED, keys,
-                PersonalSerdes.topic(MemoryUpdated.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addSink(CONTRADICTIONS_SINK, Topics.MEMORY_CONTRADICTIONS, keys,
-                PersonalSerdes.topic(ContradictionDetected.class, config).serializer(), PROCESSOR)
-            .addSink(ARCHIVED_SINK, Topics.MEMORY_ARCHIVED, keys,
-                PersonalSerdes.topic(MemoryArchived.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addSink(AUDIT_SINK, Topics.MEMORY_AUDIT, keys,
-                AvroSerdes.serde(AuditRecord.class).serializer(), PROCESSOR)
-            .addSink(PROFILES_SINK, Topics.USER_PROFILES, keys,
-                PersonalSerdes.topic(UserProfile.class, config).serializer(), PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
+                PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addSink(CONTRADICTIONS_SINK, Topic.MEMORY_CONTRADICTIONS.name(), keys,
+                Topic.MEMORY_CONTRADICTIONS.valueSerializer(config), PROCESSOR)
+            .addSink(ARCHIVED_SINK, Topic.MEMORY_ARCHIVED.name(), keys, Topic.MEMORY_ARCHIVED.valueSerializer(config),
+                PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addSink(AUDIT_SINK, Topic.MEMORY_AUDIT.name(), keys, Topic.MEMORY_AUDIT.valueSerializer(config), PROCESSOR)
+            .addSink(PROFILES_SINK, Topic.USER_PROFILES.name(), keys, Topic.USER_PROFILES.valueSerializer(config),
+                PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(DeadLetters.SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
-                PersonalSerdes.topic(MemoryCandidate.class, config).serializer(), PROCESSOR);
+                Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         if (shred) {
-            topology.addSink(DATA_KEYS_SINK, Topics.DATA_KEYS, keys, Serdes.ByteArray().serializer(), PROCESSOR);
+            topology.addSink(DATA_KEYS_SINK, Topic.DATA_KEYS.name(), keys, Topic.DATA_KEYS.valueSerializer(config), PROCESSOR);
         }
         return topology;
     }

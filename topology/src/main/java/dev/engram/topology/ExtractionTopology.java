@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 
-import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
@@ -166,11 +165,12 @@ public final class ExtractionTopology {
         final DeadLetters deadLetters = new DeadLetters(Topics.EXTRACTOR_APP, registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final Topology topology = new Topology();
-        topology.addSource(SOURCE, Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
-            Topics.CONVERSATIONS_COMPLETED);
+        // bytes here: the processor decodes (Topic.CONVERSATIONS_COMPLETED's Serde) so a bad record is a dead letter
+        topology.addSource(SOURCE, Topic.CONVERSATIONS_COMPLETED.keyDeserializer(), Serdes.ByteArray().deserializer(),
+            Topic.CONVERSATIONS_COMPLETED.name());
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
             executor, Math.max(1, maxPending),
-            TopicSerdes.of(config).serde(dev.engram.avro.ConversationCompleted.class).deserializer()), SOURCE);
+            Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config)), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
                 pendingSerde(config)).withLoggingEnabled(Map.of())
@@ -178,14 +178,14 @@ public final class ExtractionTopology {
             .withCachingEnabled(), PROCESSOR);
         // The profiles table: co-partitioned with conversations-completed (same key, same partition
         // count), so the task extracting a user's conversation holds that user's profile.
-        topology.addSource(PROFILES_SOURCE, Serdes.String().deserializer(),
-            PersonalSerdes.topic(UserProfile.class, config).deserializer(), Topics.USER_PROFILES);
+        topology.addSource(PROFILES_SOURCE, Topic.USER_PROFILES.keyDeserializer(), Topic.USER_PROFILES.valueDeserializer(config),
+            Topic.USER_PROFILES.name());
         topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
             Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR, PROFILES_PROCESSOR);
-        topology.addSink(CANDIDATES_SINK, Topics.MEMORY_CANDIDATES, Serdes.String().serializer(),
-            PersonalSerdes.topic(MemoryCandidate.class, config).serializer(), PROCESSOR);
+        topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
+            Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;

@@ -10,6 +10,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.scoring.SearchIndexes;
+import dev.engram.scoring.UserMemoryIndex;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -141,14 +142,27 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         } else {
             memories.put(storeKey, after);
             indexes.put(partition, user, after);
-            history.put(historyKey(user, event), MemoryUpdated.newBuilder(event)
-                .setMemory(Memory.newBuilder(after).setEmbedding(List.of()).build()).build());
+            history.put(historyKey(user, event), withMemory(event, UserMemoryIndex.withoutEmbedding(after)));
         }
         final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
         if (profile == null) {
             profiles.delete(user.wire());
         } else {
             profiles.put(user.wire(), profile);
+        }
+    }
+
+    /**
+     * The event carrying another memory, made without first deep-copying the memory it carried (Avro's builder
+     * copies every field, the embedding's floats boxed one by one): the carried memory is set aside meanwhile.
+     */
+    private static MemoryUpdated withMemory(final MemoryUpdated event, final Memory memory) {
+        final Memory carried = event.getMemory();
+        event.setMemory(memory);
+        try {
+            return MemoryUpdated.newBuilder(event).build();
+        } finally {
+            event.setMemory(carried);
         }
     }
 

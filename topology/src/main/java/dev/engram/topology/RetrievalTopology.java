@@ -60,8 +60,8 @@ public final class RetrievalTopology {
      */
     public static Topology build(final EngramConfig config, final SearchIndexes indexes) {
         final Topology topology = new Topology();
-        topology.addSource(SOURCE, Serdes.String().deserializer(),
-            PersonalSerdes.topic(MemoryUpdated.class, config).deserializer(), Topics.MEMORY_UPDATED);
+        topology.addSource(SOURCE, Topic.MEMORY_UPDATED.keyDeserializer(), Topic.MEMORY_UPDATED.valueDeserializer(config),
+            Topic.MEMORY_UPDATED.name());
         topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),

@@ -69,6 +69,24 @@ class MemoryQualityCasesTest {
     }
 
     @Test
+    void shouldStoreAChineseStatementAsFactsInChineseFoundByChineseQuestions_case12() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation("t-intl", "u-wang", "c-beijing",
+                user("我住在北京，在华为工作。", "2025-03-01T10:00:00Z"), assistant("好的。", "2025-03-01T10:00:05Z")));
+            pipeline.publish(conversation("t-intl", "u-wang", "c-market",
+                user("今天下午我们全家去超市买了很多水果和蔬菜。", "2025-03-02T10:00:00Z")));
+            final List<Memory> active = pipeline.retriever().active("t-intl/u-wang");
+            assertThat(active).filteredOn(m -> m.getType() == MemoryType.SEMANTIC)
+                .extracting(m -> m.getKey() + "=" + m.getValue() + ":" + m.getContent() + ":" + m.getLanguage())
+                .containsExactlyInAnyOrder("city=北京:住在北京:zh", "employer=华为:在华为工作:zh");
+            assertThat(pipeline.retrieve("t-intl/u-wang", "我在哪家公司工作？", 3)).first()
+                .satisfies(h -> assertThat(h.memory().getContent()).isEqualTo("在华为工作"));
+            assertThat(pipeline.retrieve("t-intl/u-wang", "我住在哪个城市？", 3)).first()
+                .satisfies(h -> assertThat(h.memory().getContent()).isEqualTo("住在北京"));
+        }
+    }
+
+    @Test
     void shouldRecallTheAssistantsRecommendationWithoutMakingItAFactAboutTheUser_case13() {
         try (PipelineHarness pipeline = new PipelineHarness()) {
             pipeline.publish(conversation("t1", "u-ana", "c-jazz",

@@ -333,7 +333,7 @@ class RuleBasedExtractorTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"zh:我住在北京，在华为工作。", "ja:私は大阪に住んでいて、週末はよく登山をします。",
+    @ValueSource(strings = {"zh:我们全家去了黄山，风景特别美。", "ja:私は大阪に住んでいて、週末はよく登山をします。",
         "ko:저는 부산에 살고 있고 고양이 두 마리를 키워요.", "ar:أعيش في عمّان وأعمل ممرضة في مستشفى الجامعة.",
         "vi:Tôi sống ở Đà Nẵng và thích uống cà phê sữa đá."})
     void shouldKeepATurnInAnyLanguageAboveTheImportanceFloorWithItsLanguage(final String languageAndText) {
@@ -344,6 +344,49 @@ class RuleBasedExtractorTest {
             assertThat(m.language()).isEqualTo(language);
             assertThat(m.importance()).isGreaterThanOrEqualTo(0.3);
         });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        我住在北京，在华为工作。                       | city=北京:住在北京, employer=华为:在华为工作
+        我在北京工作。                                 | city=北京:住在北京
+        我住在杭州，在一家做电动车的公司当工程师。         | city=杭州:住在杭州, role=工程师:职业是工程师
+        我们现在住在深圳市。                           | city=深圳市:住在深圳市
+        我是一名软件工程师。                           | role=软件工程师:职业是软件工程师
+        我很喜欢爬山。                                 | preference:爬山=like:喜欢爬山
+        我不喜欢看恐怖片。                             | preference:看恐怖片=dislike:不喜欢看恐怖片
+        """)
+    void shouldReadChineseStatementsAsFactsInChinese(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value() + ":" + m.content())
+            .containsExactly(expected.split(",\\s*"));
+        assertThat(said(text)).allSatisfy(m -> assertThat(m.language()).isEqualTo("zh"));
+        assertThat(said(text)).as("every clause is a fact: no episode repeats them").allMatch(ExtractedMemory::isFact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"他住在上海。", "我朋友住在上海，在腾讯工作。", "我以前住在上海。", "如果我住在上海就好了。",
+        "我打算在谷歌工作。", "我不在华为工作了。", "我喜欢你。"})
+    void shouldStateNoChineseFactForSomeoneElseAWishThePastOrANegation(final String text) {
+        assertThat(facts(text)).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheNameInTheEpisodeOfAChineseTurn() {
+        final String text = "我叫林晓，住在杭州，在一家做电动车的公司当工程师。";
+        assertThat(said(text)).extracting(ExtractedMemory::content).containsExactly("住在杭州", "职业是工程师", text);
+    }
+
+    @Test
+    void shouldKeepTheEpisodeWhenASentenceSaysMoreThanItsFact() {
+        final String zh = "我喜欢看动作片和喜剧片，这些种类的电影总是让我感到兴奋和愉快。";
+        assertThat(said(zh)).extracting(ExtractedMemory::content)
+            .containsExactly("喜欢看动作片和喜剧片", zh);
+        final String en = "Well, I like singing, dancing, working out, traveling, watching movies, and photography.";
+        assertThat(said(en)).extracting(ExtractedMemory::content).contains(en);
+        assertThat(said(en)).filteredOn(ExtractedMemory::isFact).singleElement()
+            .satisfies(f -> assertThat(f.key()).startsWith("preference:"));
+        assertThat(said("I love sushi.")).as("a sentence that is all fact has no episode")
+            .singleElement().satisfies(m -> assertThat(m.isFact()).isTrue());
     }
 
     @Test

@@ -87,6 +87,46 @@ class HybridScorerTest {
     }
 
     @Test
+    void shouldLeaveOutAnEpisodeWhoseMessagesAHigherEpisodeAlreadyCitesButNeverAFact() {
+        final Memory exchange = withSources(m("ex",
+            "User: What should I watch on Sunday? — Assistant: Try the films Crazy Alien and The Climbers.", T0), "c-sunday", 0, 1);
+        // the same words as the exchange, less important: ranked right below it
+        final Memory turn = withSources(m("turn", exchange.getContent(), T0), "c-sunday", 0);
+        exchange.setImportance(0.9);
+        final Memory fact = withSources(m("fact", "Likes films on Sundays", T0), "c-sunday", 0);
+        fact.setType(dev.engram.avro.MemoryType.SEMANTIC);
+        final Memory other = withSources(m("other", "Watched a film about climbers last year", T0), "c-old", 4);
+        final List<Memory> memories = List.of(exchange, turn, fact, other);
+        final List<String> skipping = scorer.rank("which films did you suggest I watch on Sunday?", memories, 4).stream()
+            .map(h -> h.memory().getMemoryId()).toList();
+        final List<String> keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.SKIP_COVERED_EPISODES, false))).rank("which films did you suggest I watch on Sunday?", memories, 4)
+            .stream().map(h -> h.memory().getMemoryId()).toList();
+        assertThat(keeping).contains("turn");
+        assertThat(keeping.indexOf("ex")).isLessThan(keeping.indexOf("turn"));
+        assertThat(skipping).doesNotContain("turn").contains("ex", "fact");
+        assertThat(skipping).isEqualTo(keeping.stream().filter(id -> !id.equals("turn")).toList());
+    }
+
+    @Test
+    void shouldTakeACalibrationPerModelAndRefuseAModelNamedTwice() {
+        final HybridScorer configured = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.RELEVANCE_CALIBRATION, "all-minilm-l6-v2-q:-4,5,6,7;bge-small-zh-v15-q:-8,9,10,11")));
+        assertThat(configured.relevance(MINILM.modelName())).isEqualTo(new RelevanceModel(-4, 5, 6, 7));
+        assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.RELEVANCE_CALIBRATION, "-1,2,3;all-minilm-l6-v2-q:-4,5,6"))))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("twice");
+        assertThat(RelevanceModel.overrides("-1,2,3; bge-small-zh-v15-q : -8,9,10,11", "bge-small-en-v15-q"))
+            .containsExactlyInAnyOrderEntriesOf(Map.of("bge-small-en-v15-q", "-1,2,3", "bge-small-zh-v15-q", "-8,9,10,11"));
+    }
+
+    private static Memory withSources(final Memory memory, final String conversation, final Integer... indexes) {
+        memory.setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId(conversation)
+            .setMessageIndexes(List.of(indexes)).setObservedAt(T0).build()));
+        return memory;
+    }
+
+    @Test
     void shouldReturnNothingWhenTheQuestionIsUnrelatedToAnyMemory() {
         final List<Memory> memories = new ArrayList<>();
         for (int i = 0; i < 20; i++) {

@@ -37,7 +37,11 @@ class IndexedRankingTest {
         "Had a job interview at a bakery", "Started pottery classes with a friend");
     private static final List<String> QUERIES = List.of(
         "what is my locker code", "where does she work", "你在哪里工作", "pets", "what painters were recommended",
-        "what car did he buy", "weather in Paris tomorrow", "kids outdoor trips", "东京", "where did I move in 2021?");
+        "what car did he buy", "weather in Paris tomorrow", "kids outdoor trips", "东京", "where did I move in 2021?",
+        "what did I do in May 2025", "pets in 2025");
+    /** Event dates the extractor writes (a day, a range) and one it does not, so a question's period matters. */
+    private static final List<List<String>> EVENT_DATES = List.of(List.of(), List.of("2021-03-14"),
+        List.of("2025-05-10/2025-05-12"), List.of("not-a-date", "2021-06-01/2021-06-30"));
 
     private final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
 
@@ -55,7 +59,8 @@ class IndexedRankingTest {
                 final Memory m;
                 switch (kind) {
                     case 0, 1 -> m = memory("t1", "u-ana", "m" + next++, TEXTS.get(random.nextInt(TEXTS.size())),
-                        T0.plusSeconds(3600L * random.nextInt(2000))).setImportance(random.nextDouble()).build();
+                        T0.plusSeconds(3600L * random.nextInt(2000))).setImportance(random.nextDouble())
+                        .setEventDates(EVENT_DATES.get(random.nextInt(EVENT_DATES.size()))).build();
                     case 2 -> m = Memory.newBuilder(memory("t1", "u-ana", someId,
                         TEXTS.get(random.nextInt(TEXTS.size())), truth.get(someId).getUpdatedAt()).build()).build();
                     case 3 -> m = Memory.newBuilder(truth.get(someId))

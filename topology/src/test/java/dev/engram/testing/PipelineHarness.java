@@ -35,11 +35,11 @@ import dev.engram.port.MemoryExtractor;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
-import dev.engram.serde.AvroSerdes;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.Stores;
+import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -134,25 +134,17 @@ public final class PipelineHarness implements AutoCloseable {
             ConsolidationTopology.config(config));
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
-        candidatesIn = consolidation.createInputTopic(Topics.MEMORY_CANDIDATES, keys,
-            AvroSerdes.serde(MemoryCandidate.class).serializer());
+        candidatesIn = input(consolidation, Topic.MEMORY_CANDIDATES);
         rawCandidatesIn = consolidation.createInputTopic(Topics.MEMORY_CANDIDATES, keys, new ByteArraySerializer());
-        commandsIn = consolidation.createInputTopic(Topics.MEMORY_COMMANDS, keys,
-            AvroSerdes.serde(MemoryCommand.class).serializer());
-        accessIn = consolidation.createInputTopic(Topics.MEMORY_ACCESS, keys,
-            AvroSerdes.serde(MemoryAccessed.class).serializer());
-        updatedOut = consolidation.createOutputTopic(Topics.MEMORY_UPDATED, keyReader,
-            AvroSerdes.serde(MemoryUpdated.class).deserializer());
-        contradictionsOut = consolidation.createOutputTopic(Topics.MEMORY_CONTRADICTIONS, keyReader,
-            AvroSerdes.serde(ContradictionDetected.class).deserializer());
-        archivedOut = consolidation.createOutputTopic(Topics.MEMORY_ARCHIVED, keyReader,
-            AvroSerdes.serde(MemoryArchived.class).deserializer());
-        auditOut = consolidation.createOutputTopic(Topics.MEMORY_AUDIT, keyReader,
-            AvroSerdes.serde(AuditRecord.class).deserializer());
+        commandsIn = input(consolidation, Topic.MEMORY_COMMANDS);
+        accessIn = input(consolidation, Topic.MEMORY_ACCESS);
+        updatedOut = output(consolidation, Topic.MEMORY_UPDATED);
+        contradictionsOut = output(consolidation, Topic.MEMORY_CONTRADICTIONS);
+        archivedOut = output(consolidation, Topic.MEMORY_ARCHIVED);
+        auditOut = output(consolidation, Topic.MEMORY_AUDIT);
         deadLetterOut = consolidation.createOutputTopic(Topics.deadLetter(Topics.CONSOLIDATOR_APP), keyReader,
             new ByteArrayDeserializer());
-        profilesOut = consolidation.createOutputTopic(Topics.USER_PROFILES, keyReader,
-            AvroSerdes.serde(UserProfile.class).deserializer());
+        profilesOut = output(consolidation, Topic.USER_PROFILES);
         consolidatorStage = new Stage(() -> consolidation, Stores.MEMORIES, Stores.PROFILES);
         retrieverStage = new Stage(() -> retrieval().driver, Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_PROFILES);
     }
@@ -179,24 +171,30 @@ public final class PipelineHarness implements AutoCloseable {
         return retrieval;
     }
 
+    /** An input topic of a driver with the topic's own Serdes under this harness's config. */
+    private <V> TestInputTopic<String, V> input(final TopologyTestDriver driver, final Topic<String, V> topic) {
+        return driver.createInputTopic(topic.name(), topic.keySerializer(), topic.valueSerializer(config));
+    }
+
+    /** An output topic of a driver with the topic's own Serdes under this harness's config. */
+    private <V> TestOutputTopic<String, V> output(final TopologyTestDriver driver, final Topic<String, V> topic) {
+        return driver.createOutputTopic(topic.name(), topic.keyDeserializer(), topic.valueDeserializer(config));
+    }
+
     /** The extraction topology's driver and topics. */
     private final class Extraction {
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
             ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
-        final TestInputTopic<String, ConversationCompleted> conversations = driver.createInputTopic(
-            Topics.CONVERSATIONS_COMPLETED, new StringSerializer(), AvroSerdes.serde(ConversationCompleted.class).serializer());
-        final TestOutputTopic<String, MemoryCandidate> extracted = driver.createOutputTopic(Topics.MEMORY_CANDIDATES,
-            new StringDeserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer());
-        final TestInputTopic<String, UserProfile> profilesIn = driver.createInputTopic(Topics.USER_PROFILES,
-            new StringSerializer(), AvroSerdes.serde(UserProfile.class).serializer());
+        final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
+        final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
+        final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
     }
 
     /** The retrieval topology's driver and its input. */
     private final class Retrieval {
         final TopologyTestDriver driver = new TopologyTestDriver(RetrievalTopology.build(config),
             RetrievalTopology.config(config));
-        final TestInputTopic<String, MemoryUpdated> updatedIn = driver.createInputTopic(Topics.MEMORY_UPDATED,
-            new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer());
+        final TestInputTopic<String, MemoryUpdated> updatedIn = input(driver, Topic.MEMORY_UPDATED);
     }
 
     /** @return a builder for a harness with another extractor, vector index or configuration */
