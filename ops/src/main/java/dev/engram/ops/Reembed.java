@@ -3,6 +3,7 @@ package dev.engram.ops;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.MemoryIds;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
@@ -33,7 +38,7 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Re-embeds every memory under another embedding model, side by side with the current one.
+ * Re-embeds every memory under another embedding model, and switches the pipeline to it.
  *
  * <ol>
  *   <li>reads the memory state ({@code memory-updated}, read_committed, folded per user; DELETED memories
@@ -41,13 +46,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   <li>embeds each memory's content with the new model in batches of {@value #BATCH};</li>
  *   <li>writes each memory, with the new {@code embedding} and {@code embeddingModel}, to its own compacted
  *       topic {@code memory-embeddings-<model>} (key {@code tenant/user\0memoryId}, value Memory in
- *       Avro single-object encoding), idempotently (a re-run overwrites the same keys);</li>
- *   <li>when every record is acknowledged and their count equals the memories read, switches: the model
- *       name is written under key {@value #ACTIVE_KEY} to the compacted {@value #ACTIVE_TOPIC};</li>
+ *       Avro single-object encoding), idempotently (a re-run overwrites the same keys): the new model's vectors
+ *       side by side, before anything changes;</li>
+ *   <li>when every record is acknowledged and their count equals the memories read, switches: one
+ *       {@code REEMBED} command per memory of another model on {@code memory-commands} (the new vector, its model and the content
+ *       it embeds), which the consolidator applies like any other command (its store and vector index, a
+ *       {@code REEMBEDDED} event on {@code memory-updated}), so the retriever's read model and kept index, the
+ *       consolidator's dedup and the lifecycle pass use the new vectors; then the model name is written under
+ *       key {@value #ACTIVE_KEY} to the compacted {@value #ACTIVE_TOPIC};</li>
  *   <li>keeps the previous model's topic until {@link #drop} is called for it (refused while active).</li>
  * </ol>
- * The in-line embeddings on {@code memory-updated} stay those of the model that created each memory
- * ({@code Memory.embeddingModel} says which), so the old model's index is always rebuildable.
+ * Each command's {@code issuedAt} (and record timestamp) is the memory's own latest time (updated, confirmed or
+ * accessed), not the wall clock, so the switch never moves the consolidator's event-time clock (which drives
+ * the lifecycle pass) forward. A memory corrected after it was read keeps its corrected vector (the command
+ * carries the content it embedded; the consolidator skips it as stale). While the commands are applied a
+ * user's memories carry two models; each is compared only with a query or candidate of its own model (the
+ * retriever embeds the query per model, {@code OnDemandQueryModels}); the extractor's {@code embedding.model}
+ * is switched to the new model afterwards (until then its candidates are dead-lettered with both model names).
  */
 public final class Reembed {
 
@@ -66,10 +81,11 @@ public final class Reembed {
      * @param written records acknowledged on the topic
      * @param dimensions the new vectors' size
      * @param switched whether the new model became active
+     * @param commands REEMBED commands acknowledged on {@code memory-commands} (0 without the switch)
      * @param seconds wall time
      */
     public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
-                         double seconds) {
+                         long commands, double seconds) {
     }
 
     private Reembed() {
@@ -95,7 +111,7 @@ public final class Reembed {
      */
     public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
                              final boolean switchWhenComplete, final PrintStream out) {
-        return run(client, provider, partitions, switchWhenComplete, out, dev.engram.config.EngramConfig.defaults());
+        return run(client, provider, partitions, switchWhenComplete, out, EngramConfig.defaults());
     }
 
     /**
@@ -113,7 +129,7 @@ public final class Reembed {
      */
     public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
                              final boolean switchWhenComplete, final PrintStream out,
-                             final dev.engram.config.EngramConfig config) {
+                             final EngramConfig config) {
         final long started = System.nanoTime();
         final String topic = topicFor(provider.model());
         try (Admin admin = Admin.create(client)) {
@@ -129,6 +145,7 @@ public final class Reembed {
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final Embedder embedder = provider.create();
+        final List<Memory> reembedded = new ArrayList<>(memories.size());
         int dimensions = 0;
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps(client),
             new StringSerializer(), new ByteArraySerializer())) {
@@ -138,10 +155,13 @@ public final class Reembed {
                 for (int i = 0; i < batch.size(); i++) {
                     final Memory m = batch.get(i);
                     dimensions = vectors.get(i).length;
-                    final Memory reembedded = Memory.newBuilder(m).setEmbedding(Vectors.toList(vectors.get(i)))
+                    final Memory next = Memory.newBuilder(m).setEmbedding(Vectors.toList(vectors.get(i)))
                         .setEmbeddingModel(provider.model()).build();
+                    if (!provider.model().equals(m.getEmbeddingModel())) {
+                        reembedded.add(next); // a memory already of that model keeps its vector: no command
+                    }
                     final String key = m.getTenantId() + "/" + m.getUserId() + '\0' + m.getMemoryId();
-                    producer.send(new ProducerRecord<>(topic, key, encoder.serialize(topic, reembedded)), (md, e) -> {
+                    producer.send(new ProducerRecord<>(topic, key, encoder.serialize(topic, next)), (md, e) -> {
                         if (e != null) {
                             failure.compareAndSet(null, e);
                         } else {
@@ -157,15 +177,18 @@ public final class Reembed {
             }
             final boolean complete = acked.get() == memories.size();
             final boolean switched = switchWhenComplete && complete;
+            long commands = 0;
             if (switched) {
+                commands = publishCommands(producer, reembedded, provider.model(), config);
                 producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
                     provider.model().getBytes(StandardCharsets.UTF_8))).get();
             }
             final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
-                (System.nanoTime() - started) / 1e9);
+                commands, (System.nanoTime() - started) / 1e9);
             out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; %s%n",
                 report.written(), report.memories(), dimensions, topic, report.seconds(),
-                switched ? "active model is now " + provider.model() : "active model unchanged");
+                switched ? "active model is now " + provider.model() + " (" + commands + " REEMBED commands on "
+                    + Topic.MEMORY_COMMANDS.name() + ")" : "active model unchanged");
             return report;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -175,6 +198,41 @@ public final class Reembed {
         } finally {
             embedder.close(); // a no-op for the built-in models: JVM-wide shared instances
         }
+    }
+
+    /**
+     * Publishes one REEMBED command per memory (see the class comment) and waits for every acknowledgement.
+     *
+     * @return the commands acknowledged
+     * @throws ExecutionException if a send failed
+     * @throws InterruptedException if interrupted while waiting
+     */
+    private static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
+                                        final String model, final EngramConfig config)
+        throws ExecutionException, InterruptedException {
+        final Serializer<MemoryCommand> commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
+        final List<java.util.concurrent.Future<?>> sent = new ArrayList<>(reembedded.size());
+        for (final Memory m : reembedded) {
+            final Instant at = latest(m.getUpdatedAt(), latest(m.getLastConfirmedAt(), m.getLastAccessedAt()));
+            final MemoryCommand command = MemoryCommand.newBuilder()
+                .setCommandId(MemoryIds.uuid("reembed", m.getTenantId(), m.getUserId(), m.getMemoryId(), model,
+                    m.getContent()))
+                .setTenantId(m.getTenantId()).setUserId(m.getUserId()).setKind(CommandKind.REEMBED)
+                .setMemoryId(m.getMemoryId()).setContent(m.getContent()).setValue(null).setMemoryEnabled(null)
+                .setActor("bin/engram reembed").setEmbedding(m.getEmbedding()).setEmbeddingModel(model)
+                .setIssuedAt(at).build();
+            sent.add(producer.send(new ProducerRecord<>(Topic.MEMORY_COMMANDS.name(), null, at.toEpochMilli(),
+                m.getTenantId() + "/" + m.getUserId(), commands.serialize(Topic.MEMORY_COMMANDS.name(), command))));
+        }
+        producer.flush();
+        for (final java.util.concurrent.Future<?> f : sent) {
+            f.get();
+        }
+        return sent.size();
+    }
+
+    private static Instant latest(final Instant a, final Instant b) {
+        return a == null ? b : b == null || a.isAfter(b) ? a : b;
     }
 
     /**

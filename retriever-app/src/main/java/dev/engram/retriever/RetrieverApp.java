@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.engram.config.EngramConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
+import dev.engram.embedder.OnDemandQueryModels;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
@@ -119,13 +120,16 @@ public final class RetrieverApp implements Callable<Integer> {
     }
 
     /**
-     * Starts a retriever with the configured embedder ({@code embedding.model}) and a Kafka access reporter.
+     * Starts a retriever with the configured embedder ({@code embedding.model}), which embeds a query with any
+     * other built-in model too when memories carry that model's vectors (after {@code reembed}:
+     * {@link OnDemandQueryModels}), and a Kafka access reporter.
      *
      * @param config the config
      * @return the running retriever (HTTP bound, Streams starting)
      */
     public static Handle start(final EngramConfig config) {
-        return start(config, ScriptRoutedEmbedder.fromConfig(config), KafkaAccessReporter.create(config));
+        return start(config, new OnDemandQueryModels(ScriptRoutedEmbedder.fromConfig(config)),
+            KafkaAccessReporter.create(config));
     }
 
     /**

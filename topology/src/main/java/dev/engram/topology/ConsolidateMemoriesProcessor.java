@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * or MemoryCommand (from {@code memory-commands}). Output records are keyed by the user key and stamped
  * with the candidate's event time or the command's {@code issuedAt}.
  *
- * <p><b>Commands</b> (CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are applied by {@link MemoryCommands}.
+ * <p><b>Commands</b> (CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED, REEMBED) are applied by {@link MemoryCommands}.
  *
  * <p><b>Erasure ledger</b> ({@link Stores#ERASURES}, user key → erasure time). "Older than the erasure"
  * is defined by event time: a candidate whose {@code eventTime} (when the user said it) is at or before

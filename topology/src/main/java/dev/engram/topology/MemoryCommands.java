@@ -16,6 +16,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
+import dev.engram.scoring.Vectors;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -43,6 +44,12 @@ import org.slf4j.LoggerFactory;
  *       {@value #ALL_MEMORIES}) and one AuditRecord {@code user.erase.applied}.</li>
  *   <li>SET_MEMORY_ENABLED: the profile's switch; turning it on sets {@code memoryEnabledSince} =
  *       {@code issuedAt}; event SETTINGS_CHANGED (memory id {@value #ALL_MEMORIES}).</li>
+ *   <li>REEMBED ({@code bin/engram reembed}): the memory takes the command's {@code embedding} and
+ *       {@code embeddingModel}, nothing else (no time, no content); the vector index point is replaced; event
+ *       REEMBEDDED. Applied only while the memory's content is still the command's {@code content} (the text
+ *       that was embedded: a correction in between wins); skipped and counted when the memory is unknown or
+ *       deleted, already has that model's vector, or the vector is empty, not finite or zero
+ *       ({@code engram_candidates_skipped_total{reason="stale_reembed"|"already_reembedded"|"invalid_reembed"}}).</li>
  * </ul>
  */
 final class MemoryCommands {
@@ -114,6 +121,7 @@ final class MemoryCommands {
             case DELETE -> delete(user, command);
             case ERASE -> erase(user, command, erasedAt);
             case SET_MEMORY_ENABLED -> setMemoryEnabled(user, command);
+            case REEMBED -> reembed(user, command);
             default -> counters.skipped("invalid_command");
         }
     }
@@ -146,6 +154,47 @@ final class MemoryCommands {
         index.upsert(corrected);
         emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
             before.getValue(), command), command);
+    }
+
+    private void reembed(final UserKey user, final MemoryCommand command) {
+        final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
+        final String model = command.getEmbeddingModel();
+        final float[] vector = Vectors.toArray(command.getEmbedding());
+        if (before == null || before.getStatus() == MemoryStatus.DELETED || model == null || model.isBlank()
+            || !usable(vector)) {
+            LOG.warn("Skipping re-embedding command {}: memory {}, model {}, {} dimensions", command.getCommandId(),
+                before == null ? "unknown" : before.getStatus(), model, vector.length);
+            counters.skipped("invalid_reembed");
+            return;
+        }
+        if (!before.getContent().equals(command.getContent())) {
+            counters.skipped("stale_reembed"); // corrected after it was embedded: its current vector stays
+            return;
+        }
+        if (model.equals(before.getEmbeddingModel()) && before.getEmbedding().equals(command.getEmbedding())) {
+            counters.skipped("already_reembedded");
+            return;
+        }
+        final Memory after = Memory.newBuilder(before).setEmbedding(new ArrayList<>(command.getEmbedding()))
+            .setEmbeddingModel(model).build();
+        index.upsert(after);
+        memories.put(user.storeKey(after.getMemoryId()), after);
+        written(user.storeKey(after.getMemoryId()), after);
+        LOG.debug("Re-embedded memory {} from {} to {}", after.getMemoryId(), before.getEmbeddingModel(), model);
+        emit(user, before, commandEvent(user, after.getMemoryId(), UpdateOperation.REEMBEDDED, after, null, command),
+            command);
+    }
+
+    /** @return whether the vector is non-empty, finite and not zero */
+    private static boolean usable(final float[] vector) {
+        double norm = 0;
+        for (final float v : vector) {
+            if (!Float.isFinite(v)) {
+                return false;
+            }
+            norm += (double) v * v;
+        }
+        return norm > 0;
     }
 
     private void delete(final UserKey user, final MemoryCommand command) {

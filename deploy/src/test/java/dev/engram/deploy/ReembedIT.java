@@ -1,0 +1,263 @@
+package dev.engram.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.Message;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.ops.Embedders;
+import dev.engram.ops.OpsTestSupport;
+import dev.engram.ops.Reembed;
+import dev.engram.retriever.RetrieverApp;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.Vectors;
+import dev.engram.stack.EmbeddedBroker;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.MemoryState;
+import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicScan;
+import dev.engram.stack.TopicSetup;
+import dev.engram.topology.DeadLetters;
+import dev.engram.topology.Topic;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Re-embedding end to end on the real broker with the real models: the pipeline runs with MiniLM, the sample is
+ * ingested, {@code reembed --model bge-small-en-v15-q} switches, and then every memory on {@code memory-updated}
+ * carries bge-small's vector of its content, the retriever ranks them with a bge-small query vector (its
+ * {@code embedding.model} still MiniLM), a candidate still embedded by MiniLM is dead-lettered with both model
+ * names instead of being compared with bge-small vectors, and once the extractor runs bge-small a restated
+ * conversation reinforces the re-embedded memories (the consolidator's dedup on the new vectors).
+ */
+class ReembedIT {
+
+    private static final String OLD = OnnxModel.MINILM.name();
+    private static final String NEW = OnnxModel.BGE_SMALL_EN.name();
+    private static final String QUERY = "which city does she live in";
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void shouldServeAndDeduplicateWithTheNewModelsVectorsWhenReembedSwitchesFromMiniLmToBgeSmall() throws Exception {
+        final Path dir = Files.createTempDirectory("engram-reembed-it");
+        try (EmbeddedBroker broker = EmbeddedBroker.start(dir)) {
+            final String bootstrap = broker.bootstrapServers();
+            final Map<String, Object> client = Map.of("bootstrap.servers", bootstrap);
+            final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
+                EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
+                EngramConfig.AUTH_ENABLED, false, EngramConfig.EMBEDDING_MODEL, OLD));
+            final EngramConfig config = new EngramConfig(settings);
+            try (Admin admin = Admin.create(client)) {
+                TopicSetup.createAll(admin, 2);
+            }
+            ExtractorApp extractor = ExtractorApp.start(config);
+            try (ConsolidatorApp consolidator = ConsolidatorApp.start(config);
+                 RetrieverApp.Handle retriever = RetrieverApp.start(config)) {
+                try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
+                    ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
+                }
+                awaitProcessed(bootstrap);
+                final List<Memory> before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
+                assertThat(before).isNotEmpty().allSatisfy(m -> assertThat(m.getEmbeddingModel()).isEqualTo(OLD));
+                final Map<String, Double> semanticBefore = semantic(search(retriever));
+
+                final ByteArrayOutputStream log = new ByteArrayOutputStream();
+                final Reembed.Report report = Reembed.run(client, Embedders.named(NEW), 2, true,
+                    new PrintStream(log, true, StandardCharsets.UTF_8), config);
+                assertThat(report.switched()).as(log.toString(StandardCharsets.UTF_8)).isTrue();
+                assertThat(report.commands()).isEqualTo(report.memories());
+
+                // every memory carries the new model's vector of its own content
+                final List<Memory> after = awaitMemories(client, ms -> ms.stream().allMatch(m -> NEW.equals(m.getEmbeddingModel())));
+                assertThat(after).hasSameSizeAs(before);
+                final List<float[]> expected = OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN)
+                    .embedAll(after.stream().map(Memory::getContent).toList());
+                for (int i = 0; i < after.size(); i++) {
+                    assertThat(Vectors.cosine(Vectors.toArray(after.get(i).getEmbedding()), expected.get(i)))
+                        .as(after.get(i).getContent()).isGreaterThan(0.999);
+                }
+                awaitProcessed(bootstrap);
+                // the retriever ranks the re-embedded memories with a bge-small query vector: its semantic
+                // components are those of a ranking that embeds the query by bge-small, not of one without it
+                final JsonNode hits = search(retriever);
+                assertThat(hits).isNotEmpty();
+                assertThat(hits.findValuesAsText("content")).anyMatch(c -> c.contains("Lisbon"));
+                final Map<String, Double> semanticAfter = semantic(hits);
+                assertThat(semanticAfter).isNotEqualTo(semanticBefore);
+                final Map<String, Double> withNewModel = semantic(new HybridScorer(retriever.embedder(), config), after);
+                final Map<String, Double> withoutNewModel = semantic(
+                    new HybridScorer(ScriptRoutedEmbedder.fromConfig(config), config), after);
+                semanticAfter.forEach((id, value) -> {
+                    assertThat(withNewModel.get(id)).as(id).isCloseTo(value, within(1e-3));
+                    assertThat(withoutNewModel.getOrDefault(id, 0.0)).as(id).isNotCloseTo(value, within(1e-3));
+                });
+
+                // a candidate still embedded by MiniLM is not compared with bge-small vectors: dead-lettered
+                final long deadBefore = deadLetters(bootstrap).size();
+                try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
+                    ingest.send(restated("mira-1-old-model", "2025-03-01T09:00:00Z"));
+                }
+                await(() -> deadLetters(bootstrap), r -> r.size() > deadBefore);
+                awaitProcessed(bootstrap);
+                final List<String> reasons = deadLetters(bootstrap);
+                assertThat(reasons.subList((int) deadBefore, reasons.size()))
+                    .allSatisfy(reason -> assertThat(reason).contains(OLD).contains(NEW));
+
+                // the extractor switched to bge-small: a restated conversation reinforces the re-embedded memories
+                extractor.close();
+                settings.put(EngramConfig.EMBEDDING_MODEL, NEW);
+                extractor = ExtractorApp.start(new EngramConfig(settings));
+                try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
+                    ingest.send(restated("mira-1-new-model", "2025-03-02T09:00:00Z"));
+                }
+                final List<MemoryUpdated> events = await(() -> updatesCiting(bootstrap, "mira-1-new-model"),
+                    e -> !e.isEmpty());
+                awaitProcessed(bootstrap);
+                assertThat(updatesCiting(bootstrap, "mira-1-new-model")).hasSameSizeAs(events);
+                assertThat(events)
+                    .allSatisfy(e -> assertThat(e.getOperation()).isEqualTo(UpdateOperation.REINFORCED));
+                assertThat(deadLetters(bootstrap)).hasSameSizeAs(reasons);
+            } finally {
+                extractor.close();
+            }
+        } finally {
+            ProjectPaths.deleteRecursively(dir);
+        }
+    }
+
+    /** mira-1 of the sample said again in another conversation (the same two user turns). */
+    private static ConversationCompleted restated(final String conversationId, final String at) {
+        final Instant t = Instant.parse(at);
+        return ConversationCompleted.newBuilder().setTenantId("acme").setUserId("mira").setConversationId(conversationId)
+            .setMessages(List.of(
+                Message.newBuilder().setIndex(0).setRole("user")
+                    .setContent("Hi, my name is Mira. I work at Ferrovia Labs as a backend engineer.").setTimestamp(t).build(),
+                Message.newBuilder().setIndex(1).setRole("user")
+                    .setContent("These days I write almost everything in Kotlin and I use IntelliJ.")
+                    .setTimestamp(t.plusSeconds(40)).build()))
+            .setCompletedAt(t.plusSeconds(60)).build();
+    }
+
+    private static List<Memory> mira(final MemoryState state) {
+        return state.memories().getOrDefault("acme/mira", List.of());
+    }
+
+    private static List<Memory> awaitMemories(final Map<String, Object> client, final Predicate<List<Memory>> done)
+        throws InterruptedException {
+        final long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            final List<Memory> memories = new ArrayList<>();
+            MemoryState.read(client, Duration.ofSeconds(30)).memories().values().forEach(memories::addAll);
+            if (done.test(memories) || System.nanoTime() > deadline) {
+                assertThat(done.test(memories)).as("every memory re-embedded within 2 minutes").isTrue();
+                return mira(MemoryState.read(client, Duration.ofSeconds(30)));
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Polls (every 500 ms, at most 2 minutes) until the value satisfies the condition; fails if it never does. */
+    private static <T> T await(final java.util.function.Supplier<T> value, final Predicate<T> done)
+        throws InterruptedException {
+        final long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            final T v = value.get();
+            if (done.test(v)) {
+                return v;
+            }
+            assertThat(System.nanoTime()).as("condition not met within 2 minutes: " + v).isLessThan(deadline);
+            Thread.sleep(500);
+        }
+    }
+
+    private static JsonNode search(final RetrieverApp.Handle retriever) throws Exception {
+        final HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl()
+            + "/v1/tenants/acme/users/mira/memories?k=5&recordAccess=false&query="
+            + URLEncoder.encode(QUERY, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(30)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body()).get("memories");
+    }
+
+    private static Map<String, Double> semantic(final JsonNode hits) {
+        final Map<String, Double> out = new HashMap<>();
+        hits.forEach(h -> out.put(h.get("memoryId").asText(), h.get("components").get("semantic").asDouble()));
+        return out;
+    }
+
+    /** @return memory id → semantic component of an in-process ranking of the memories (every one ranked) */
+    private static Map<String, Double> semantic(final HybridScorer scorer, final List<Memory> memories) {
+        final Map<String, Double> out = new HashMap<>();
+        final List<Memory> active = memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
+        scorer.rank(QUERY, active, active.size()).forEach(h -> out.put(h.memory().getMemoryId(), h.semantic()));
+        return out;
+    }
+
+    /** @return the reasons of the consolidator's dead letters, in order */
+    private static List<String> deadLetters(final String bootstrap) {
+        final List<String> reasons = new ArrayList<>();
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.deadLetter(Topics.CONSOLIDATOR_APP), null,
+            Duration.ofSeconds(30), r -> {
+                final Header reason = r.headers().lastHeader(DeadLetters.HEADER_REASON);
+                reasons.add(reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
+            });
+        return reasons;
+    }
+
+    /** @return the memory-updated events whose memory cites the conversation */
+    private static List<MemoryUpdated> updatesCiting(final String bootstrap, final String conversationId) {
+        final List<MemoryUpdated> events = new ArrayList<>();
+        final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(30), r -> {
+            final MemoryUpdated e = decoder.deserialize(Topics.MEMORY_UPDATED, r.value());
+            if (e.getMemory() != null && e.getCause().startsWith("candidate:")
+                && e.getMemory().getSources().stream().anyMatch(src -> src.getConversationId().equals(conversationId))) {
+                events.add(e);
+            }
+        });
+        return events;
+    }
+
+    private static void awaitProcessed(final String bootstrap) {
+        final Duration timeout = Duration.ofSeconds(120);
+        OpsTestSupport.awaitNoLag(bootstrap, Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), timeout);
+        OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS),
+            timeout);
+        OpsTestSupport.awaitNoLag(bootstrap, Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), timeout);
+    }
+}

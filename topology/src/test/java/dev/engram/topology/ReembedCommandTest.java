@@ -1,0 +1,101 @@
+package dev.engram.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.core.UserKey;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
+import dev.engram.scoring.Vectors;
+import dev.engram.testing.PipelineHarness;
+import dev.engram.testing.RecordingVectorIndexFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The consolidator's REEMBED command ({@code bin/engram reembed}) on the pipeline harness with the real
+ * models: the memory takes the new model's vector and nothing else, in the store, the vector index and the
+ * retriever's read model; a stale, repeated or unusable command changes nothing and is counted.
+ */
+class ReembedCommandTest {
+
+    private static final UserKey CARA = new UserKey("t1", "u-cara");
+    private static final String NEW_MODEL = OnnxModel.MINILM.name();
+
+    private final RecordingVectorIndexFactory index = new RecordingVectorIndexFactory();
+    private final PipelineHarness driver = PipelineHarness.builder().vectorIndex(index).build();
+
+    @AfterEach
+    void close() {
+        driver.close();
+    }
+
+    @Test
+    void shouldReplaceOnlyTheVectorAndItsModelWhenAMemoryIsReembedded() {
+        final MemoryCandidate city = FedCandidates.fact(CARA.wire(), "c-1", "2025-05-02T10:00:01Z", "city", "Porto",
+            "Lives in Porto");
+        driver.pipe(city);
+        final Memory before = driver.consolidator().memory(CARA.wire(), city.getCandidateId());
+        assertThat(before.getEmbeddingModel()).isNotEqualTo(NEW_MODEL);
+        final float[] vector = OnnxEmbedder.shared(OnnxModel.MINILM).embed("Lives in Porto");
+
+        driver.command(reembed(city.getCandidateId(), "Lives in Porto", vector, "2025-05-02T10:00:01Z"));
+
+        final Memory after = driver.consolidator().memory(CARA.wire(), city.getCandidateId());
+        assertThat(after.getEmbeddingModel()).isEqualTo(NEW_MODEL);
+        assertThat(after.getEmbedding()).isEqualTo(Vectors.toList(vector));
+        assertThat(Memory.newBuilder(after).setEmbedding(before.getEmbedding()).setEmbeddingModel(before.getEmbeddingModel())
+            .build()).as("nothing else changes").isEqualTo(before);
+        assertThat(driver.retriever().memory(CARA.wire(), city.getCandidateId())).isEqualTo(after);
+        assertThat(index.points(CARA)).singleElement().satisfies(m -> assertThat(m.getEmbeddingModel()).isEqualTo(NEW_MODEL));
+        final MemoryUpdated event = driver.updates().get(driver.updates().size() - 1);
+        assertThat(event.getOperation()).isEqualTo(UpdateOperation.REEMBEDDED);
+        assertThat(event.getEventTime()).isEqualTo(Instant.parse("2025-05-02T10:00:01Z"));
+
+        final int events = driver.updates().size();
+        driver.command(reembed(city.getCandidateId(), "Lives in Porto", vector, "2025-05-02T10:00:02Z"));
+        assertThat(driver.updates()).as("a repeated command changes nothing").hasSize(events);
+        assertThat(skipped("already_reembedded")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldKeepTheCurrentVectorWhenTheCommandIsStaleOrItsVectorUnusable() {
+        final MemoryCandidate city = FedCandidates.fact(CARA.wire(), "c-1", "2025-05-02T10:00:01Z", "city", "Porto",
+            "Lives in Porto");
+        driver.pipe(city);
+        final Memory before = driver.consolidator().memory(CARA.wire(), city.getCandidateId());
+        final int events = driver.updates().size();
+
+        // embedded from content the memory no longer has (a correction in between)
+        driver.command(reembed(city.getCandidateId(), "Lives in Braga",
+            OnnxEmbedder.shared(OnnxModel.MINILM).embed("Lives in Braga"), "2025-05-03T00:00:00Z"));
+        driver.command(reembed(city.getCandidateId(), "Lives in Porto", new float[384], "2025-05-03T00:00:01Z"));
+        driver.command(reembed("no-such-memory", "Lives in Porto",
+            OnnxEmbedder.shared(OnnxModel.MINILM).embed("Lives in Porto"), "2025-05-03T00:00:02Z"));
+
+        assertThat(driver.consolidator().memory(CARA.wire(), city.getCandidateId())).isEqualTo(before);
+        assertThat(driver.updates()).hasSize(events);
+        assertThat(skipped("stale_reembed")).isEqualTo(1.0);
+        assertThat(skipped("invalid_reembed")).isEqualTo(2.0);
+    }
+
+    private double skipped(final String reason) {
+        return driver.consolidatorMeters().get("engram.candidates.skipped").tag("reason", reason).counter().count();
+    }
+
+    private static MemoryCommand reembed(final String memoryId, final String content, final float[] vector,
+                                         final String issuedAt) {
+        return MemoryCommand.newBuilder().setCommandId("reembed-" + issuedAt).setTenantId(CARA.tenantId())
+            .setUserId(CARA.userId()).setKind(CommandKind.REEMBED).setMemoryId(memoryId).setContent(content)
+            .setValue(null).setMemoryEnabled(null).setActor("test").setEmbedding(Vectors.toList(vector))
+            .setEmbeddingModel(NEW_MODEL).setIssuedAt(Instant.parse(issuedAt)).build();
+    }
+}
