@@ -226,7 +226,8 @@ public final class HybridScorer {
                     cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final boolean inPeriod = period != null && view.mayOverlap(s, firstDay, lastDay)
+                // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
+                final boolean inPeriod = period != null && (period.anyYear() || view.mayOverlap(s, firstDay, lastDay))
                     && period.overlaps(view.days(s));
                 // as the exhaustive path: the memory's model's calibration, also without a usable vector
                 final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
