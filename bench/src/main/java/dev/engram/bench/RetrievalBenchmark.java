@@ -5,7 +5,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,15 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import dev.engram.port.Embedder;
-import dev.engram.scoring.HybridScorer;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import org.HdrHistogram.Histogram;
@@ -41,12 +35,12 @@ import picocli.CommandLine.Parameters;
  *
  * <ol>
  *   <li><b>Fixed rate</b> (open loop, default {@value #DEFAULT_RATE} req/s for {@code --seconds}): request i
- *       is due at start + i/rate and handed to a pool of {@value #THREADS} client threads; its latency is
+ *       is due at start + i/rate and handed to a pool of {@value LoadPhases#THREADS} client threads; its latency is
  *       measured from the due time, not from when it was actually sent, so a stall delays and counts
  *       every request queued behind it (coordinated-omission correction, as in wrk2 / HdrHistogram's
  *       {@code recordValueWithExpectedInterval} rationale). When the rate is above what the retriever can
  *       serve, the queue grows without bound; to keep the run bounded, a request still queued
- *       {@value #DRAIN_SECONDS} s after the window closes is not sent: its wait so far is recorded (a lower
+ *       {@value LoadPhases#DRAIN_SECONDS} s after the window closes is not sent: its wait so far is recorded (a lower
  *       bound of its latency) and it counts as an error.</li>
  *   <li><b>Saturation</b> (closed loop, {@code --concurrency} clients back to back for
  *       {@code --seconds}): completed requests per second = {@code maxRequestsPerSecond}.</li>
@@ -61,7 +55,12 @@ import picocli.CommandLine.Parameters;
  * query (the retriever's LRU of query vectors is smaller than the set of distinct queries cycled through,
  * {@code queryCacheHitRate} says how often it hit), so the embedder bounds the retriever:
  * {@code ratioToQueryCeiling} = maxRequestsPerSecond / queryEmbeddingCeiling is the share of that bound
- * the whole request path (HTTP, search, ranking, JSON, access reports) keeps.
+ * the whole request path (HTTP, search, ranking, JSON, access reports) keeps. The ceiling starts once the
+ * fixed-rate phase's access reports are applied. On a shared machine the two phases get different shares of
+ * the cores (CFS shares by runnable thread), so the same run also prints the JVM's CPU time per operation:
+ * {@code cpuMsPerQueryEmbedding} (ceiling), {@code cpuMsPerRequest} (saturation, everything the JVM did: HTTP
+ * client and server, ranking, the broker, the consolidator applying the access reports) and
+ * {@code cpuRatioToQueryCeiling} = their quotient, the same share measured in CPU time.
  *
  * <p><b>Sweep</b> ({@code --memories-per-user 100,1000,10000}, {@code bySize}): for each size,
  * {@code --users-per-size} synthetic users ({@link SyntheticUsers}: memories built from LoCoMo turns,
@@ -74,10 +73,7 @@ import picocli.CommandLine.Parameters;
 public final class RetrievalBenchmark implements Callable<Integer> {
 
     static final int DEFAULT_RATE = 200;
-    static final int THREADS = 64;
     static final int WARMUP_SECONDS = 3;
-    /** After the fixed-rate window, queued requests still unsent this long after it are not sent. */
-    static final int DRAIN_SECONDS = 30;
     /** Distinct LoCoMo turn texts the synthetic users are made of (each embedded once). */
     static final int SYNTHETIC_TEXTS = 1500;
 
@@ -139,24 +135,30 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             out.printf("bench retrieval — %s ingested; %d distinct queries; %d s per phase%n", file, requests.size(), seconds);
 
             phase("fixed rate, " + rate + " req/s");
-            fixedRate(http, requests, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            LoadPhases.fixedRate(http, requests, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram fixed = Latencies.histogram();
             final AtomicLong fixedErrors = new AtomicLong();
-            fixedRate(http, requests, rate, seconds, fixed, fixedErrors);
+            LoadPhases.fixedRate(http, requests, rate, seconds, fixed, fixedErrors);
 
             final Embedder embedder = stack.apps().retrieverEmbedder();
             final List<String> queries = distinctQueries(samples);
+            // the fixed-rate phase's access reports are applied before the ceiling, so it has the cores to itself
+            stack.awaitSettled(Duration.ofMinutes(3));
             phase("query-embedding ceiling, " + concurrency + " threads");
-            queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
-            final double ceiling = queryCeiling(embedder, queries, concurrency, seconds);
+            LoadPhases.queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
+            final LoadPhases.CpuClock ceilingCpu = new LoadPhases.CpuClock();
+            final double ceiling = LoadPhases.queryCeiling(embedder, queries, concurrency, seconds);
+            final double cpuMsPerEmbedding = ceilingCpu.msPer(ceiling);
             final dev.engram.scoring.QueryVectors cache = stack.apps().retrieverScorer().queryVectors();
             final long hitsBefore = cache.hits();
             final long missesBefore = cache.misses();
             phase("saturation, " + concurrency + " clients");
-            saturation(http, requests, concurrency, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            LoadPhases.saturation(http, requests, concurrency, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram saturated = Latencies.histogram();
             final AtomicLong saturatedErrors = new AtomicLong();
-            final double throughput = saturation(http, requests, concurrency, seconds, saturated, saturatedErrors);
+            final LoadPhases.CpuClock saturationCpu = new LoadPhases.CpuClock();
+            final double throughput = LoadPhases.saturation(http, requests, concurrency, seconds, saturated, saturatedErrors);
+            final double cpuMsPerRequest = saturationCpu.msPer(throughput);
             final long lookups = cache.hits() - hitsBefore + cache.misses() - missesBefore;
             final double hitRate = lookups == 0 ? 0 : (double) (cache.hits() - hitsBefore) / lookups;
             stack.apps().requireAlive();
@@ -164,6 +166,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("queryEmbeddingCeiling", BenchReport.round(ceiling, 1));
             figures.put("ratioToQueryCeiling", BenchReport.round(throughput / ceiling, 3));
             figures.put("queryCacheHitRate", BenchReport.round(hitRate, 3));
+            figures.put("cpuMsPerQueryEmbedding", BenchReport.round(cpuMsPerEmbedding, 2));
+            figures.put("cpuMsPerRequest", BenchReport.round(cpuMsPerRequest, 2));
+            figures.put("cpuRatioToQueryCeiling", BenchReport.round(cpuMsPerEmbedding / cpuMsPerRequest, 3));
             figures.put("bySize", sweep(stack, http, samples, embedder));
             figures.put("loadAverage", BenchReport.round(
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
@@ -178,6 +183,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
                 + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),
             concurrency, figures.get("ratioToQueryCeiling"), figures.get("queryCacheHitRate"));
+        out.printf("process CPU: %.2f ms per query embedding (ceiling), %.2f ms per request (saturation); "
+                + "cpuRatioToQueryCeiling %.3f%n", figures.get("cpuMsPerQueryEmbedding"), figures.get("cpuMsPerRequest"),
+            figures.get("cpuRatioToQueryCeiling"));
         final Map<?, ?> bySize = (Map<?, ?>) figures.get("bySize");
         if (!bySize.isEmpty()) {
             final List<List<String>> sweepRows = new ArrayList<>();
@@ -238,36 +246,6 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         return new ArrayList<>(out);
     }
 
-    /**
-     * The embedder alone: {@code threads} threads embedding the queries round-robin, one per call, as
-     * the request threads do, and as they do it ({@link Embedder#embedQuery} with the default model: the
-     * model's query instruction and the query; a LoCoMo user's memories are all of that model).
-     *
-     * @return queries embedded per second
-     */
-    static double queryCeiling(final Embedder embedder, final List<String> queries, final int threads,
-                               final int seconds) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(threads);
-        final String model = embedder.modelName();
-        final AtomicInteger next = new AtomicInteger();
-        final AtomicLong done = new AtomicLong();
-        final long start = System.nanoTime();
-        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
-        for (int t = 0; t < threads; t++) {
-            pool.execute(() -> {
-                while (System.nanoTime() < end) {
-                    // what a request embeds: the query with the default model's query instruction (bge-small's
-                    // "Represent this sentence for searching relevant passages: "), not the bare text as a passage
-                    embedder.embedQuery(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())), model);
-                    done.incrementAndGet();
-                }
-            });
-        }
-        pool.shutdown();
-        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
-        return done.get() / ((System.nanoTime() - start) / 1e9);
-    }
-
     /** The sweep over synthetic user sizes; {@code size → figures} (empty when no size is given). */
     private Map<String, Object> sweep(final EmbeddedStack stack, final HttpClient http,
                                       final List<LoCoMoQa.Sample> samples, final Embedder embedder) throws InterruptedException {
@@ -290,10 +268,10 @@ public final class RetrievalBenchmark implements Callable<Integer> {
                     .timeout(Duration.ofSeconds(30)).GET().build());
             }
             phase("sweep, " + size + " memories per user");
-            fixedRate(http, requests, sweepRate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            LoadPhases.fixedRate(http, requests, sweepRate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram h = Latencies.histogram();
             final AtomicLong errors = new AtomicLong();
-            fixedRate(http, requests, sweepRate, sweepSeconds, h, errors);
+            LoadPhases.fixedRate(http, requests, sweepRate, sweepSeconds, h, errors);
             final Map<String, Object> f = Latencies.figures(h, "");
             f.put("errors", errors.get());
             f.put("users", users.size());
@@ -321,83 +299,4 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         return out;
     }
 
-    /** Open loop at a fixed rate; latency from each request's due time. */
-    static void fixedRate(final HttpClient http, final List<HttpRequest> requests, final int rate, final int seconds,
-                          final Histogram h, final AtomicLong errors) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        final long period = 1_000_000_000L / rate;
-        final long total = (long) rate * seconds;
-        final long start = System.nanoTime() + 50_000_000L;
-        final long drainDeadline = start + TimeUnit.SECONDS.toNanos(seconds + DRAIN_SECONDS);
-        try {
-            for (long i = 0; i < total; i++) {
-                final long due = start + i * period;
-                final long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(wait);
-                }
-                final HttpRequest request = requests.get((int) (i % requests.size()));
-                pool.execute(() -> {
-                    if (System.nanoTime() > drainDeadline) {
-                        // the server fell this far behind: record the wait so far, do not send (bounds the run)
-                        synchronized (h) {
-                            h.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
-                        }
-                        errors.incrementAndGet();
-                        return;
-                    }
-                    final boolean ok = send(http, request);
-                    synchronized (h) {
-                        h.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
-                    }
-                    if (!ok) {
-                        errors.incrementAndGet();
-                    }
-                });
-            }
-        } finally {
-            pool.shutdown();
-            pool.awaitTermination(5, TimeUnit.MINUTES);
-        }
-    }
-
-    /** Closed loop with {@code concurrency} clients; returns completed requests per second. */
-    static double saturation(final HttpClient http, final List<HttpRequest> requests, final int concurrency,
-                             final int seconds, final Histogram h, final AtomicLong errors) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(concurrency);
-        final AtomicInteger next = new AtomicInteger();
-        final AtomicLong completed = new AtomicLong();
-        final long start = System.nanoTime();
-        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
-        for (int c = 0; c < concurrency; c++) {
-            pool.execute(() -> {
-                while (System.nanoTime() < end) {
-                    final HttpRequest request = requests.get(Math.floorMod(next.getAndIncrement(), requests.size()));
-                    final long sent = System.nanoTime();
-                    final boolean ok = send(http, request);
-                    synchronized (h) {
-                        h.recordValue((System.nanoTime() - sent) / 1000);
-                    }
-                    completed.incrementAndGet();
-                    if (!ok) {
-                        errors.incrementAndGet();
-                    }
-                }
-            });
-        }
-        pool.shutdown();
-        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
-        return completed.get() / ((System.nanoTime() - start) / 1e9);
-    }
-
-    private static boolean send(final HttpClient http, final HttpRequest request) {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (java.io.IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
 }

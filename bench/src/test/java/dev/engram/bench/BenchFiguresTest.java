@@ -70,9 +70,9 @@ class BenchFiguresTest {
                 URI.create("http://localhost:" + server.getAddress().getPort() + "/q")).GET().build());
             final Histogram fixed = Latencies.histogram();
             final AtomicLong errors = new AtomicLong();
-            RetrievalBenchmark.fixedRate(http, requests, 50, 1, fixed, errors);
+            LoadPhases.fixedRate(http, requests, 50, 1, fixed, errors);
             final Histogram saturated = Latencies.histogram();
-            final double rps = RetrievalBenchmark.saturation(http, requests, 2, 1, saturated, new AtomicLong());
+            final double rps = LoadPhases.saturation(http, requests, 2, 1, saturated, new AtomicLong());
 
             assertThat(fixed.getTotalCount()).isEqualTo(50);
             assertThat(errors.get()).isZero();

@@ -48,10 +48,14 @@ final class ConfigDefinition {
             .define(WEIGHT_SEMANTIC, Type.DOUBLE, 0.85, Range.between(0.0, 1.0), Importance.LOW,
                 "Retrieval score weight of semantic relevance. The total is the weighted mean of the four components "
                     + "(divided by the sum of the weights), so it stays in 0..1 for any weights; all four 0 is refused at start.")
-            .define(WEIGHT_RECENCY, Type.DOUBLE, 0.02, Range.between(0.0, 1.0), Importance.LOW,
-                "Retrieval score weight of recency = exp(-days since last access / decay days).")
-            .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.1, Range.between(0.0, 1.0), Importance.LOW,
-                "Retrieval score weight of importance.")
+            .define(WEIGHT_RECENCY, Type.DOUBLE, 0.0, Range.between(0.0, 1.0), Importance.LOW,
+                "Retrieval score weight of recency = exp(-days since last access / decay days). 0 by default: what is "
+                    + "out of date is superseded or archived by the consolidator, and what the user relies on lately "
+                    + "is counted by the access weight; a recency prior on top pulled older but relevant episodes out "
+                    + "of the top 10 (LoCoMo dev, BENCHMARKS.md). Raise it where users mostly ask about recent events.")
+            .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.05, Range.between(0.0, 1.0), Importance.LOW,
+                "Retrieval score weight of importance (the extractor's estimate, not a relevance: at 0.1 it lifted "
+                    + "barely relevant important memories above relevant ones).")
             .define(WEIGHT_ACCESS, Type.DOUBLE, 0.03, Range.between(0.0, 1.0), Importance.LOW,
                 "Retrieval score weight of access = min(accessCount / saturation, 1).")
             .define(RECENCY_DECAY_DAYS, Type.DOUBLE, 30.0, Range.atLeast(0.001), Importance.LOW,

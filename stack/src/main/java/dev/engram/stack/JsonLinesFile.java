@@ -15,6 +15,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
+import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
 import dev.engram.stack.ConversationSources.Format;
 import dev.engram.stack.ConversationSources.Outcome;
@@ -176,9 +177,12 @@ final class JsonLinesFile {
         }
         final Map<String, String> metadata = new LinkedHashMap<>();
         node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), text(e.getValue(), repairs)));
+        final String tenantId = id(node, "tenantId");
+        final String userId = id(node, "userId");
+        requireAddressable(tenantId, userId);
         return ConversationCompleted.newBuilder()
-            .setTenantId(id(node, "tenantId"))
-            .setUserId(id(node, "userId"))
+            .setTenantId(tenantId)
+            .setUserId(userId)
             .setConversationId(id(node, "conversationId"))
             .setMessages(messages)
             .setCompletedAt(completedAt)
@@ -211,6 +215,28 @@ final class JsonLinesFile {
             throw new InvalidLine(field + " has invalid UTF-8 or a lone surrogate (identifiers are not repaired)");
         }
         return text;
+    }
+
+    /**
+     * Refuses a tenant and user that are both given but break the {@link UserKey} rule the extractor and the
+     * HTTP API apply (a {@code /} in the tenant, control characters, over 256 characters): such a record
+     * could never be addressed as {@code /v1/tenants/{tenant}/users/{user}}, and its {@code tenant/user}
+     * key would name another tenant. A missing or blank one is left to the extractor's dead-letter
+     * topic, as before.
+     *
+     * @throws InvalidLine naming the rule
+     */
+    private static void requireAddressable(final String tenantId, final String userId) {
+        if (tenantId.isBlank() || userId.isBlank()) {
+            return;
+        }
+        try {
+            new UserKey(tenantId, userId);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLine("invalid user key: " + e.getMessage()
+                + " (the rule of the extractor and the API: a tenant has no '/', neither part has control characters "
+                + "or more than 256 characters)");
+        }
     }
 
     /** Earliest event time: Kafka record timestamps cannot be negative. */

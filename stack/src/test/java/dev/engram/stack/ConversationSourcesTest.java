@@ -155,6 +155,34 @@ class ConversationSourcesTest {
     }
 
     @Test
+    void shouldRefuseATenantTheApiCannotAddressByLineAndRuleWhileBlankOnesStillGoToTheDeadLetterTopic()
+        throws IOException {
+        final Path file = write("tenants.jsonl", """
+            {"tenantId":"acme/eu","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c2","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t\\u0007","userId":"u1","conversationId":"c3","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"","userId":"u1","conversationId":"c4","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+        final Report report = read.getValue();
+
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c2", "c4");
+        assertThat(report.rejected()).isEqualTo(2);
+        assertThat(report.problems()).extracting(Problem::location).containsExactly("line 1", "line 3", "line 4");
+        assertThat(report.problems()).extracting(Problem::outcome)
+            .containsExactly(Outcome.REJECTED, Outcome.REJECTED, Outcome.DEAD_LETTER);
+        // the same rule, in the same words, as the extractor's validation and the API's path check
+        final String rule = assertThrowsMessage(() -> new dev.engram.core.UserKey("acme/eu", "u1"));
+        assertThat(report.problems().get(0).reason()).contains("invalid user key").contains(rule);
+        assertThat(report.problems().get(1).reason()).contains("control or surrogate character");
+    }
+
+    private static String assertThrowsMessage(final Runnable r) {
+        return org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, r::run).getMessage();
+    }
+
+    @Test
     void shouldMapEachSessionToOneConversationPerSpeakerWhenGivenLoCoMo() throws IOException {
         final Path file = write("mini-locomo.json", """
             [{"sample_id": "conv-x", "conversation": {

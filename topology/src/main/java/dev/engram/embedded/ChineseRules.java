@@ -70,7 +70,13 @@ final class ChineseRules {
         "云南", "陕西", "甘肃", "青海", "台湾", "内蒙古", "广西", "西藏", "宁夏", "新疆", "国外", "海外", "美国", "日本",
         "英国", "法国", "德国", "加拿大", "澳大利亚", "新加坡", "韩国");
     /** Values that are not a name, place or company: pronouns, "a …", "this …", question words, home. */
-    private static final Pattern NOT_A_VALUE = Pattern.compile("^(?:一[个家所间位名座]|这|那|哪|什么|他|她|它|你|您|我|自己|家里?$)");
+    private static final Pattern NOT_A_VALUE = Pattern.compile(
+        "^(?:一[个家所间位名座]|这|那|哪|什么|他|她|它|你|您|我|自己|的|里面|其中|家里?$)");
+    /**
+     * 在 also marks the progressive (我在思考要不要换工作 "I am wondering whether to change jobs"): an employer names
+     * no plan, search or activity.
+     */
+    private static final Pattern NOT_AN_EMPLOYER = Pattern.compile("考虑|思考|想|要|换|找|学|准备|忙|努力|做|一份|家");
 
     /** City, employer, role, likes and dislikes stated in Chinese. */
     static final List<Rule> RULES = List.of(
@@ -124,6 +130,9 @@ final class ChineseRules {
         }
         if (PLACES.contains(where) || PLACE_SUFFIX.matcher(where).matches()) {
             return city(where);
+        }
+        if (NOT_AN_EMPLOYER.matcher(where).find()) {
+            return List.of();
         }
         return List.of(fact(FactCategory.ROLE, "employer", where, "Employer", "在" + where + "工作", IMPORTANCE_WORK));
     }

@@ -23,6 +23,15 @@ final class CandidateHeap {
         return la < lb || la == lb && ia.compareTo(ib) > 0;
     }
 
+    /**
+     * @param logit a candidate's logit
+     * @return true when {@link #offer} would drop it whatever its id (the heap is full and its worst is
+     *     strictly more relevant), so the caller need not read the memory's id
+     */
+    boolean rejects(final double logit) {
+        return size == capacity && logit < logits[0];
+    }
+
     void offer(final double logit, final int slot, final String id) {
         if (size < capacity) {
             int i = size++;

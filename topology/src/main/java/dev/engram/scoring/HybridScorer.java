@@ -207,6 +207,8 @@ public final class HybridScorer {
             relevanceOf[m] = relevance(models.get(m));
             exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
         }
+        final long firstDay = period == null ? 0 : period.from().toEpochDay();
+        final long lastDay = period == null ? 0 : period.to().toEpochDay();
         final CandidateHeap heap;
         try {
             final double idfMass = scratch.lexical(view, terms);
@@ -224,11 +226,14 @@ public final class HybridScorer {
                     cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final boolean inPeriod = period != null && period.overlaps(view.days(s));
+                // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
+                final boolean inPeriod = period != null && (period.anyYear() || view.mayOverlap(s, firstDay, lastDay))
+                    && period.overlaps(view.days(s));
                 // as the exhaustive path: the memory's model's calibration, also without a usable vector
                 final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
                 final double logit = calibration.logit(cosine, lexical, inPeriod);
-                if (logit >= minLogit) {
+                // the id (a pointer chase to the memory object) only for a candidate the heap may keep
+                if (logit >= minLogit && !heap.rejects(logit)) {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
             }

@@ -30,17 +30,19 @@ import java.util.Map;
 public record RelevanceModel(double intercept, double dense, double lexical, double period) {
 
     /**
-     * Fitted with {@code bin/engram bench quality --calibrate} on LoCoMo dev (conversations 0–6, categories
-     * 1–4, the memories the offline default stores): bge-small-en on 575,085 question–memory pairs (2,777
-     * relevant, 25,986 in a named period), MiniLM on its own memories before the period feature existed
-     * (b_period 0). bge-small-zh: fitted the same way on MemoryBank CN (BENCHMARKS.md has every fit and
-     * its reliability table). Refit after changing what the extractor stores, or set
-     * {@code retrieval.relevance.calibration}.
+     * Fitted with {@code bin/engram bench quality --calibrate} on the memories the offline default stores:
+     * bge-small-en on LoCoMo dev (conversations 0–6, categories 1–4; 2026-12-01 with the day cues of
+     * {@link TimeCues}: b_period 1.37 → 2.41, the other coefficients within 0.06 of the month-and-year fit),
+     * bge-small-zh on MemoryBank CN dev (users 0–9, 70 questions; fitted on either half of the users, it also
+     * beats the raw pairs on the other half), MiniLM on its own
+     * memories before the period feature existed (b_period 0). A named day weighs about the same in both
+     * languages (b_period 2.41 and 2.54: e^2.4 ≈ 11× the odds). BENCHMARKS.md has every fit; refit after changing
+     * what the extractor stores, or set {@code retrieval.relevance.calibration}.
      */
     private static final Map<String, RelevanceModel> FITTED = Map.of(
         "all-minilm-l6-v2-q", new RelevanceModel(-7.3923, 8.2217, 3.9089, 0),
-        "bge-small-en-v15-q", new RelevanceModel(-14.0898, 15.6552, 3.7009, 1.3735),
-        "bge-small-zh-v15-q", new RelevanceModel(-8.4549, 9.2917, 7.7729, 0));
+        "bge-small-en-v15-q", new RelevanceModel(-14.0929, 15.6655, 3.6501, 2.4093),
+        "bge-small-zh-v15-q", new RelevanceModel(-7.7649, 6.8812, 9.3441, 2.5372));
 
     /**
      * @param logit b0 + b_dense·cosine + b_lexical·lexical

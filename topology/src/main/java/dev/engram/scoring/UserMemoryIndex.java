@@ -50,8 +50,7 @@ public final class UserMemoryIndex {
     private long[] lastAccessed = new long[0];
     private int[] accessCount = new int[0];
     private Memory[] memories = new Memory[0];
-    /** Per slot: its event dates and validFrom day as epoch-day spans ({@link TimeCues#days}). */
-    private long[][] daysOf = new long[0][];
+    private final SlotDays days = new SlotDays();
 
     private int activeCount;
     private long newestEvent = Long.MIN_VALUE;
@@ -93,7 +92,7 @@ public final class UserMemoryIndex {
                 : memory.getLastAccessedAt().toEpochMilli();
             accessCount[s] = memory.getAccessCount();
             memories[s] = withoutEmbedding(memory);
-            daysOf[s] = TimeCues.days(memory);
+            days.set(s, memory);
             setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
             final long event = eventTime(memory);
             if (event >= newestEvent) {
@@ -122,7 +121,7 @@ public final class UserMemoryIndex {
             setActive(slot, false);
             terms.unindex(slot);
             memories[slot] = null;
-            daysOf[slot] = null;
+            days.clear(slot);
             vectors.clear(slot);
             if (freeCount == free.length) {
                 free = Arrays.copyOf(free, freeCount * 2);
@@ -224,7 +223,12 @@ public final class UserMemoryIndex {
          * @return its event dates and validFrom day as epoch-day spans ({@link TimeCues#days})
          */
         public long[] days(final int slot) {
-            return daysOf[slot];
+            return days.days(slot);
+        }
+
+        /** @return false when no span of the slot (not free) can overlap epoch days [first, last]; true: see {@link #days} */
+        public boolean mayOverlap(final int slot, final long first, final long last) {
+            return days.mayOverlap(slot, first, last);
         }
 
         /**
@@ -333,7 +337,7 @@ public final class UserMemoryIndex {
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
             memories = Arrays.copyOf(memories, capacity);
-            daysOf = Arrays.copyOf(daysOf, capacity);
+            days.grow(capacity);
             terms.grow(capacity);
         }
         return size++;

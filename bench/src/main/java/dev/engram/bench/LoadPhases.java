@@ -1,0 +1,157 @@
+package dev.engram.bench;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.engram.port.Embedder;
+import org.HdrHistogram.Histogram;
+
+/** The load phases of {@link RetrievalBenchmark}: open loop at a fixed rate, closed loop, the embedder alone, CPU time. */
+final class LoadPhases {
+
+    /** Client threads of the fixed-rate phase. */
+    static final int THREADS = 64;
+    /** After the fixed-rate window, queued requests still unsent this long after it are not sent. */
+    static final int DRAIN_SECONDS = 30;
+
+    private LoadPhases() {
+    }
+
+    /**
+     * The JVM's CPU time over a phase: per operation it does not depend on how much of a shared machine the
+     * process got, which the throughputs do (a phase with more runnable threads takes a larger share).
+     */
+    static final class CpuClock {
+        private final long cpuStart = cpu();
+        private final long wallStart = System.nanoTime();
+
+        /** @return process CPU ms per operation at {@code perSecond} operations per wall second since construction */
+        double msPer(final double perSecond) {
+            final double seconds = (System.nanoTime() - wallStart) / 1e9;
+            return (cpu() - cpuStart) / 1e6 / (perSecond * seconds);
+        }
+
+        private static long cpu() {
+            return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+        }
+    }
+
+    /**
+     * The embedder alone: {@code threads} threads embedding the queries round-robin, one per call, as
+     * the request threads do, and as they do it ({@link Embedder#embedQuery} with the default model: the
+     * model's query instruction and the query; a LoCoMo user's memories are all of that model).
+     *
+     * @return queries embedded per second
+     */
+    static double queryCeiling(final Embedder embedder, final List<String> queries, final int threads,
+                               final int seconds) throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        final String model = embedder.modelName();
+        final AtomicInteger next = new AtomicInteger();
+        final AtomicLong done = new AtomicLong();
+        final long start = System.nanoTime();
+        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        for (int t = 0; t < threads; t++) {
+            pool.execute(() -> {
+                while (System.nanoTime() < end) {
+                    // what a request embeds: the query with the default model's query instruction (bge-small's
+                    // "Represent this sentence for searching relevant passages: "), not the bare text as a passage
+                    embedder.embedQuery(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())), model);
+                    done.incrementAndGet();
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
+        return done.get() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** Open loop at a fixed rate; latency from each request's due time. */
+    static void fixedRate(final HttpClient http, final List<HttpRequest> requests, final int rate, final int seconds,
+                          final Histogram h, final AtomicLong errors) throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        final long period = 1_000_000_000L / rate;
+        final long total = (long) rate * seconds;
+        final long start = System.nanoTime() + 50_000_000L;
+        final long drainDeadline = start + TimeUnit.SECONDS.toNanos(seconds + DRAIN_SECONDS);
+        try {
+            for (long i = 0; i < total; i++) {
+                final long due = start + i * period;
+                final long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                final HttpRequest request = requests.get((int) (i % requests.size()));
+                pool.execute(() -> {
+                    if (System.nanoTime() > drainDeadline) {
+                        // the server fell this far behind: record the wait so far, do not send (bounds the run)
+                        synchronized (h) {
+                            h.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
+                        }
+                        errors.incrementAndGet();
+                        return;
+                    }
+                    final boolean ok = send(http, request);
+                    synchronized (h) {
+                        h.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
+                    }
+                    if (!ok) {
+                        errors.incrementAndGet();
+                    }
+                });
+            }
+        } finally {
+            pool.shutdown();
+            pool.awaitTermination(5, TimeUnit.MINUTES);
+        }
+    }
+
+    /** Closed loop with {@code concurrency} clients; returns completed requests per second. */
+    static double saturation(final HttpClient http, final List<HttpRequest> requests, final int concurrency,
+                             final int seconds, final Histogram h, final AtomicLong errors) throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        final AtomicInteger next = new AtomicInteger();
+        final AtomicLong completed = new AtomicLong();
+        final long start = System.nanoTime();
+        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        for (int c = 0; c < concurrency; c++) {
+            pool.execute(() -> {
+                while (System.nanoTime() < end) {
+                    final HttpRequest request = requests.get(Math.floorMod(next.getAndIncrement(), requests.size()));
+                    final long sent = System.nanoTime();
+                    final boolean ok = send(http, request);
+                    synchronized (h) {
+                        h.recordValue((System.nanoTime() - sent) / 1000);
+                    }
+                    completed.incrementAndGet();
+                    if (!ok) {
+                        errors.incrementAndGet();
+                    }
+                }
+            });
+        }
+        pool.shutdown();
+        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
+        return completed.get() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static boolean send(final HttpClient http, final HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (java.io.IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
