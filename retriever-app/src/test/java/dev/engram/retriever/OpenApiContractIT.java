@@ -137,6 +137,7 @@ class OpenApiContractIT {
             new Call("GET", u + "/context", ana + "/context?message=Which%20language&budgetTokens=100", admin, null),
             new Call("GET", u + "/context", ana + "/context", admin, null),
             new Call("GET", u + "/export", ana + "/export", TwoUserRetriever.ANA_KEY, null),
+            new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{\"content\": \"Lives in Porto\", \"value\": \"Porto\"}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{\"content\": \"Lives in Porto\"}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-none", admin, "{\"value\": \"Porto\"}"),
