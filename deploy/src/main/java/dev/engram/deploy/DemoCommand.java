@@ -131,9 +131,19 @@ public final class DemoCommand implements Callable<Integer> {
         if (file == null) {
             return 2;
         }
-        final Path dir = freshRunDir();
-        final int retrieverPort = retrieverPort();
+        if (port != null && (port < 0 || port > 65_535)) {
+            System.err.println("--port must be 0..65535 (0 = any free port), not " + port);
+            return 2;
+        }
+        // the whole configuration is checked before anything starts or the run directory is emptied
+        dev.engram.config.ConfigCoherence.enforce(EngramConfig.load(null, System.getenv(), demoOverrides(
+            "localhost:9092", Path.of("streams"), 0)), "demo");
         final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final Path dir = lockedRunDir(resources);
+        if (dir == null) {
+            return 1;
+        }
+        final int retrieverPort = retrieverPort();
         final CountDownLatch stopped = new CountDownLatch(1);
         final Thread hook = new Thread(() -> {
             if (stopped.getCount() > 0 && !resources.isEmpty()) {
@@ -149,15 +159,8 @@ public final class DemoCommand implements Callable<Integer> {
             final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
-            final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
-            overrides.putAll(Map.of(
-                EngramConfig.AUTH_ENABLED, false,
-                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-                EngramConfig.STATE_DIR, dir.resolve("streams").toString(),
-                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
-                EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
-            final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
+            final EngramConfig config = EngramConfig.load(null, System.getenv(),
+                demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort));
             if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
                 out.printf("Vector index: Qdrant at %s:%d (collection %s, TLS %s)%n",
                     config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
@@ -291,10 +294,48 @@ public final class DemoCommand implements Callable<Integer> {
         return file;
     }
 
-    private Path freshRunDir() throws IOException {
+    /** The demo's settings over the environment's: auth off on loopback, the broker, state and ports. */
+    private Map<String, Object> demoOverrides(final String bootstrapServers, final Path stateDir, final int retrieverPort) {
+        final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
+        overrides.putAll(Map.of(
+            EngramConfig.AUTH_ENABLED, false,
+            EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers,
+            EngramConfig.STATE_DIR, stateDir.toString(),
+            EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+            EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
+        return overrides;
+    }
+
+    /**
+     * Takes the run directory for this demo: locks {@code <dir>.lock} beside it (held until the demo stops),
+     * then empties the directory. A second demo on the same directory is refused instead of deleting the
+     * running demo's broker logs under it.
+     *
+     * @return the emptied directory, or null (message printed) when another demo holds it
+     */
+    private Path lockedRunDir(final Deque<AutoCloseable> resources) throws IOException {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
+        Files.createDirectories(dir.getParent());
+        final java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
+            dir.resolveSibling(dir.getFileName() + ".lock"), java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.StandardOpenOption.WRITE);
+        final java.nio.channels.FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            channel.close();
+            throw new IllegalStateException("this process already runs a demo in " + dir, e);
+        }
+        if (lock == null) {
+            channel.close();
+            System.err.println("Another Engram demo is running with the run directory " + dir
+                + "; stop it first, or give this one its own with --run-dir DIR");
+            return null;
+        }
+        resources.push(channel);
         ProjectPaths.deleteRecursively(dir);
         Files.createDirectories(dir);
         return dir;
