@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
@@ -178,7 +176,7 @@ public final class DemoCommand implements Callable<Integer> {
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = push(resources, new Ingest(broker.bootstrapServers(), Map.of()));
-            final IngestThread ingestThread = new IngestThread(ingest, file);
+            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();
@@ -229,7 +227,7 @@ public final class DemoCommand implements Callable<Integer> {
      * up — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
      * reads are not atomic.
      */
-    private void awaitProcessed(final PipelineMonitor monitor, final IngestThread ingest, final DemoApps apps,
+    private void awaitProcessed(final PipelineMonitor monitor, final DemoIngestThread ingest, final DemoApps apps,
                                 final long ingestStartedAt) {
         long lastSignature = -1;
         long lastChange = System.nanoTime();
@@ -307,37 +305,17 @@ public final class DemoCommand implements Callable<Integer> {
         return overrides;
     }
 
-    /**
-     * Takes the run directory for this demo: locks {@code <dir>.lock} beside it (held until the demo stops),
-     * then empties the directory. A second demo on the same directory is refused instead of deleting the
-     * running demo's broker logs under it.
-     *
-     * @return the emptied directory, or null (message printed) when another demo holds it
-     */
     private Path lockedRunDir(final Deque<AutoCloseable> resources) throws IOException {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
-        Files.createDirectories(dir.getParent());
-        final java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
-            dir.resolveSibling(dir.getFileName() + ".lock"), java.nio.file.StandardOpenOption.CREATE,
-            java.nio.file.StandardOpenOption.WRITE);
-        final java.nio.channels.FileLock lock;
-        try {
-            lock = channel.tryLock();
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            channel.close();
-            throw new IllegalStateException("this process already runs a demo in " + dir, e);
-        }
+        final AutoCloseable lock = RunDirectory.takeEmptied(dir);
         if (lock == null) {
-            channel.close();
             System.err.println("Another Engram demo is running with the run directory " + dir
                 + "; stop it first, or give this one its own with --run-dir DIR");
             return null;
         }
-        resources.push(channel);
-        ProjectPaths.deleteRecursively(dir);
-        Files.createDirectories(dir);
+        resources.push(lock);
         return dir;
     }
 
@@ -385,52 +363,5 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static double seconds(final long since) {
         return (System.nanoTime() - since) / 1e9;
-    }
-
-    /** Publishes the input on its own thread, so progress is printed while ingesting. */
-    private static final class IngestThread extends Thread {
-        private final Ingest ingest;
-        private final Path file;
-        private final AtomicLong sent = new AtomicLong();
-        private final AtomicReference<ConversationSources.Report> report = new AtomicReference<>();
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-        IngestThread(final Ingest ingest, final Path file) {
-            super("engram-demo-ingest");
-            setDaemon(true);
-            this.ingest = ingest;
-            this.file = file;
-        }
-
-        @Override
-        public void run() {
-            try {
-                report.set(ingest.publish(file, sent::set));
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }
-
-        long sent() {
-            return sent.get();
-        }
-
-        boolean done() {
-            return report.get() != null;
-        }
-
-        ConversationSources.Report report() {
-            return report.get();
-        }
-
-        void rethrow() {
-            final Throwable e = failure.get();
-            if (e != null) {
-                throw new IllegalStateException("Ingest failed: " + e.getMessage(), e);
-            }
-            if (ingest.failed() > 0) {
-                throw new IllegalStateException("Ingest could not send " + ingest.failed() + " records: " + ingest.errors());
-            }
-        }
     }
 }
