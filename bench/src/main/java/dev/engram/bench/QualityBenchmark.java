@@ -93,6 +93,11 @@ public final class QualityBenchmark implements Callable<Integer> {
             + "or always after an --llm run), to compare ranking settings without re-ingesting.")
     Path memoriesFile;
 
+    @Option(names = "--reembed", paramLabel = "MODEL",
+        description = "Re-embed the memories' content with MODEL before ranking, as bin/engram reembed --model MODEL "
+            + "gives the read path, and rank with embedding.model=MODEL.")
+    String reembed;
+
     @Option(names = "--calibrate",
         description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
             + "and print it with its reliability table (JSON key relevanceCalibration).")
@@ -156,7 +161,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 SavedMemories.save(memories, memoriesFile);
             }
         } else {
-            memories = ingest(file);
+            memories = reembedded(ingest(file));
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
@@ -211,6 +216,18 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /** The memories as {@code --reembed} leaves them (unchanged without it); the ranking then uses that model. */
+    private Map<String, List<Memory>> reembedded(final Map<String, List<Memory>> memories) {
+        if (reembed == null) {
+            return memories;
+        }
+        final long start = System.nanoTime();
+        final Map<String, List<Memory>> next = SavedMemories.reembed(memories, reembed);
+        overrides.put(EngramConfig.EMBEDDING_MODEL, reembed);
+        out.printf("Re-embedded with %s in %.1f s%n", reembed, (System.nanoTime() - start) / 1e9);
+        return next;
     }
 
     private void printCalibration(final Map<String, Object> figures, final Map<String, Object> fit) {

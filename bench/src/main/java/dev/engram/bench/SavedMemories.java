@@ -68,6 +68,33 @@ final class SavedMemories {
     }
 
     /**
+     * What {@code bin/engram reembed --model M} gives the read path: every memory's content embedded by M (in
+     * batches of 64, as {@code reembed} does), with M as its {@code embeddingModel}; nothing else changes.
+     *
+     * @param memories by user
+     * @param model a built-in model name ({@link dev.engram.embedder.OnnxModel#names()})
+     * @return the re-embedded memories by user, same order
+     * @throws IllegalArgumentException for an unknown model
+     */
+    static Map<String, List<Memory>> reembed(final Map<String, List<Memory>> memories, final String model) {
+        final dev.engram.embedder.OnnxEmbedder embedder = dev.engram.embedder.OnnxEmbedder.shared(model);
+        final Map<String, List<Memory>> out = new java.util.LinkedHashMap<>();
+        memories.forEach((user, list) -> {
+            final List<Memory> next = new ArrayList<>(list.size());
+            for (int from = 0; from < list.size(); from += 64) {
+                final List<Memory> batch = list.subList(from, Math.min(list.size(), from + 64));
+                final List<float[]> vectors = embedder.embedAll(batch.stream().map(Memory::getContent).toList());
+                for (int i = 0; i < batch.size(); i++) {
+                    next.add(Memory.newBuilder(batch.get(i)).setEmbedding(dev.engram.scoring.Vectors.toList(vectors.get(i)))
+                        .setEmbeddingModel(model).build());
+                }
+            }
+            out.put(user, next);
+        });
+        return out;
+    }
+
+    /**
      * @param file written by {@link #save}
      * @return memories by user id
      * @throws IOException if it cannot be read

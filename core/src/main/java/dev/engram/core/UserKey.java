@@ -7,8 +7,9 @@ import java.util.Objects;
  * co-partitioned and processed in order by one task.
  *
  * <p>Wire form: {@code <tenantId>/<userId>} (UTF-8 string). A tenant id never contains {@code /};
- * a user id may (it is everything after the first slash). Neither may be blank or contain control
- * characters, which keeps the store-key separator {@link #STORE_SEPARATOR} unambiguous.
+ * a user id may (it is everything after the first slash). Neither may be blank, longer than 256 UTF-16
+ * units, or contain control characters (which keeps the store-key separator {@link #STORE_SEPARATOR}
+ * unambiguous) or an unpaired surrogate (not text); any other Unicode, emoji included, is allowed.
  *
  * @param tenantId the tenant, non-blank, no {@code /}
  * @param userId the user within the tenant, non-blank
@@ -72,11 +73,13 @@ public record UserKey(String tenantId, String userId) {
         if (value.length() > 256) {
             throw new IllegalArgumentException(field + " is longer than 256 characters");
         }
-        for (int i = 0; i < value.length(); i++) {
-            final char c = value.charAt(i);
-            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
-                throw new IllegalArgumentException(field + " contains a control or surrogate character");
+        // code points, not chars: an emoji is a valid surrogate pair; only an unpaired surrogate is refused
+        for (int i = 0; i < value.length(); ) {
+            final int cp = value.codePointAt(i);
+            if (Character.isISOControl(cp) || (cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE)) {
+                throw new IllegalArgumentException(field + " contains a control character or an unpaired surrogate");
             }
+            i += Character.charCount(cp);
         }
     }
 

@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
@@ -131,9 +129,19 @@ public final class DemoCommand implements Callable<Integer> {
         if (file == null) {
             return 2;
         }
-        final Path dir = freshRunDir();
-        final int retrieverPort = retrieverPort();
+        if (port != null && (port < 0 || port > 65_535)) {
+            System.err.println("--port must be 0..65535 (0 = any free port), not " + port);
+            return 2;
+        }
+        // the whole configuration is checked before anything starts or the run directory is emptied
+        dev.engram.config.ConfigCoherence.enforce(EngramConfig.load(null, System.getenv(), demoOverrides(
+            "localhost:9092", Path.of("streams"), 0)), "demo");
         final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final Path dir = lockedRunDir(resources);
+        if (dir == null) {
+            return 1;
+        }
+        final int retrieverPort = retrieverPort();
         final CountDownLatch stopped = new CountDownLatch(1);
         final Thread hook = new Thread(() -> {
             if (stopped.getCount() > 0 && !resources.isEmpty()) {
@@ -149,15 +157,8 @@ public final class DemoCommand implements Callable<Integer> {
             final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
-            final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
-            overrides.putAll(Map.of(
-                EngramConfig.AUTH_ENABLED, false,
-                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-                EngramConfig.STATE_DIR, dir.resolve("streams").toString(),
-                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
-                EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
-            final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
+            final EngramConfig config = EngramConfig.load(null, System.getenv(),
+                demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort));
             if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
                 out.printf("Vector index: Qdrant at %s:%d (collection %s, TLS %s)%n",
                     config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
@@ -175,7 +176,7 @@ public final class DemoCommand implements Callable<Integer> {
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = push(resources, new Ingest(broker.bootstrapServers(), Map.of()));
-            final IngestThread ingestThread = new IngestThread(ingest, file);
+            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();
@@ -226,7 +227,7 @@ public final class DemoCommand implements Callable<Integer> {
      * up — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
      * reads are not atomic.
      */
-    private void awaitProcessed(final PipelineMonitor monitor, final IngestThread ingest, final DemoApps apps,
+    private void awaitProcessed(final PipelineMonitor monitor, final DemoIngestThread ingest, final DemoApps apps,
                                 final long ingestStartedAt) {
         long lastSignature = -1;
         long lastChange = System.nanoTime();
@@ -291,12 +292,30 @@ public final class DemoCommand implements Callable<Integer> {
         return file;
     }
 
-    private Path freshRunDir() throws IOException {
+    /** The demo's settings over the environment's: auth off on loopback, the broker, state and ports. */
+    private Map<String, Object> demoOverrides(final String bootstrapServers, final Path stateDir, final int retrieverPort) {
+        final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
+        overrides.putAll(Map.of(
+            EngramConfig.AUTH_ENABLED, false,
+            EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers,
+            EngramConfig.STATE_DIR, stateDir.toString(),
+            EngramConfig.EXTRACTOR_HTTP_PORT, 0,
+            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+            EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
+        return overrides;
+    }
+
+    private Path lockedRunDir(final Deque<AutoCloseable> resources) throws IOException {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
-        ProjectPaths.deleteRecursively(dir);
-        Files.createDirectories(dir);
+        final AutoCloseable lock = RunDirectory.takeEmptied(dir);
+        if (lock == null) {
+            System.err.println("Another Engram demo is running with the run directory " + dir
+                + "; stop it first, or give this one its own with --run-dir DIR");
+            return null;
+        }
+        resources.push(lock);
         return dir;
     }
 
@@ -344,52 +363,5 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static double seconds(final long since) {
         return (System.nanoTime() - since) / 1e9;
-    }
-
-    /** Publishes the input on its own thread, so progress is printed while ingesting. */
-    private static final class IngestThread extends Thread {
-        private final Ingest ingest;
-        private final Path file;
-        private final AtomicLong sent = new AtomicLong();
-        private final AtomicReference<ConversationSources.Report> report = new AtomicReference<>();
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-        IngestThread(final Ingest ingest, final Path file) {
-            super("engram-demo-ingest");
-            setDaemon(true);
-            this.ingest = ingest;
-            this.file = file;
-        }
-
-        @Override
-        public void run() {
-            try {
-                report.set(ingest.publish(file, sent::set));
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }
-
-        long sent() {
-            return sent.get();
-        }
-
-        boolean done() {
-            return report.get() != null;
-        }
-
-        ConversationSources.Report report() {
-            return report.get();
-        }
-
-        void rethrow() {
-            final Throwable e = failure.get();
-            if (e != null) {
-                throw new IllegalStateException("Ingest failed: " + e.getMessage(), e);
-            }
-            if (ingest.failed() > 0) {
-                throw new IllegalStateException("Ingest could not send " + ingest.failed() + " records: " + ingest.errors());
-            }
-        }
     }
 }

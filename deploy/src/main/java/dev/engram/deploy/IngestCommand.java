@@ -29,6 +29,9 @@ import picocli.CommandLine.Parameters;
  * {@code input.max.record.bytes} (from {@code ENGRAM_INPUT_MAX_RECORD_BYTES}, default 4 MiB), lowered to
  * what the topic's {@code max.message.bytes} allows when the cluster's topic was created smaller.
  *
+ * <p>Before anything is read, the cluster must answer within {@code --connect-timeout} seconds (default
+ * 10); otherwise one line names the address and the timeout, and the exit code is 1.
+ *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
  * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
  */
@@ -43,6 +46,10 @@ public final class IngestCommand implements Callable<Integer> {
         description = "Kafka bootstrap servers.")
     String bootstrapServers;
 
+    @Option(names = "--connect-timeout", defaultValue = "10", paramLabel = "SECONDS",
+        description = "Seconds to wait for the cluster to answer before giving up, nothing published (default: ${DEFAULT-VALUE}).")
+    int connectTimeoutSeconds;
+
     @Parameters(index = "0", paramLabel = "FILE", description = "The input file (resolved against the working directory).")
     Path file;
 
@@ -50,7 +57,10 @@ public final class IngestCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         final Path input = file.toAbsolutePath();
         final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of());
-        final Map.Entry<Integer, String> limit = limit(config);
+        final Map.Entry<Integer, String> limit;
+        try (Admin admin = reachable()) {
+            limit = limit(admin, config);
+        }
         final ConversationSources.Report report;
         final long acknowledged;
         final long failed;
@@ -74,12 +84,50 @@ public final class IngestCommand implements Callable<Integer> {
         return report.rejected() > 0 ? 2 : 0;
     }
 
+    /**
+     * Checks, before anything is read or produced, that the cluster answers within
+     * {@code --connect-timeout} (an AdminClient {@code describeCluster}); an unreachable or unresolvable
+     * address fails here in that time, instead of after the producer's own timeouts (about 2 minutes).
+     *
+     * @return an admin client of the reachable cluster (the caller closes it)
+     * @throws IllegalStateException naming the address and the timeout when it does not answer
+     * @throws IllegalArgumentException if {@code --connect-timeout} is below 1
+     */
+    private Admin reachable() throws InterruptedException {
+        if (connectTimeoutSeconds < 1) {
+            throw new IllegalArgumentException("--connect-timeout must be at least 1 second: " + connectTimeoutSeconds);
+        }
+        final int timeoutMs = (int) Math.min(Integer.MAX_VALUE, connectTimeoutSeconds * 1000L);
+        final String failure = "cannot reach the Kafka cluster at " + bootstrapServers + " within " + connectTimeoutSeconds
+            + " s (--connect-timeout); nothing was published";
+        final Admin admin;
+        try {
+            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs));
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new IllegalStateException(failure + ": " + e.getMessage(), e);
+        }
+        try {
+            admin.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions().timeoutMs(timeoutMs))
+                .clusterId().get(timeoutMs + 1000L, TimeUnit.MILLISECONDS);
+            return admin;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            admin.close(java.time.Duration.ZERO);
+            final Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException(failure + " (" + cause.getClass().getSimpleName()
+                + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + ")", cause);
+        } catch (InterruptedException e) {
+            admin.close(java.time.Duration.ZERO);
+            throw e;
+        }
+    }
+
     /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */
-    private Map.Entry<Integer, String> limit(final EngramConfig config) {
+    private Map.Entry<Integer, String> limit(final Admin admin, final EngramConfig config) {
         final int configured = config.getInt(EngramConfig.MAX_RECORD_BYTES);
         final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+        try {
             final Config described = admin.describeConfigs(Set.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
             final int topicMax = Integer.parseInt(described.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
             if (topicMax - TOPIC_HEADROOM_BYTES < configured) {

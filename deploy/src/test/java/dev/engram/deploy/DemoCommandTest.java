@@ -3,11 +3,15 @@ package dev.engram.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class DemoCommandTest {
@@ -40,5 +44,56 @@ class DemoCommandTest {
         new CommandLine(demo).parseArgs("--vector-index", "faiss");
         assertThatThrownBy(() -> EngramConfig.load(null, Map.of(), demo.vectorIndexOverrides()))
             .isInstanceOf(ConfigException.class).hasMessageContaining("vector.index");
+    }
+
+    @Test
+    void shouldRefuseAPortOutsideTheTcpRangeBeforeStartingAnything(@TempDir final Path tmp) throws Exception {
+        final Path run = tmp.resolve("demo");
+        Files.createDirectories(run);
+        Files.writeString(run.resolve("marker"), "x");
+
+        final CliRun result = CliRun.engram("demo", "--once", "--port", "99999", "--run-dir", run.toString());
+
+        assertThat(result.exit()).isEqualTo(2);
+        assertThat(run.resolve("marker")).exists();
+    }
+
+    /**
+     * A second demo on a run directory another process holds must leave it alone: emptying it deleted the
+     * running demo's broker logs and killed it (fresh-user trial). The holder is a second JVM, as a second
+     * {@code bin/engram demo} is: file locks are per process.
+     */
+    @Test
+    void shouldRefuseASecondDemoOnTheSameRunDirectoryWithoutEmptyingIt(@TempDir final Path tmp) throws Exception {
+        final Path run = tmp.resolve("demo");
+        Files.createDirectories(run);
+        Files.writeString(run.resolve("marker"), "the running demo's files");
+        final Path holder = tmp.resolve("HoldLock.java");
+        Files.writeString(holder, """
+            import java.nio.channels.FileChannel;
+            import java.nio.file.*;
+            public class HoldLock {
+                public static void main(String[] a) throws Exception {
+                    try (FileChannel c = FileChannel.open(Path.of(a[0]), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                         var lock = c.lock()) {
+                        System.out.println("locked");
+                        System.out.flush();
+                        Thread.sleep(60_000);
+                    }
+                }
+            }
+            """);
+        final Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            holder.toString(), tmp.resolve("demo.lock").toString()).redirectErrorStream(true).start();
+        try {
+            assertThat(new String(other.getInputStream().readNBytes(6))).isEqualTo("locked");
+
+            final CliRun result = CliRun.engram("demo", "--once", "--port", "0", "--run-dir", run.toString());
+
+            assertThat(result.exit()).isEqualTo(1);
+            assertThat(run.resolve("marker")).hasContent("the running demo's files");
+        } finally {
+            other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
     }
 }

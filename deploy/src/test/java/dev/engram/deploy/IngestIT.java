@@ -103,6 +103,32 @@ class IngestIT {
         });
     }
 
+    @Test
+    void shouldFailWithinTheConnectTimeoutNamingTheAddressWhenTheClusterIsUnreachable() throws Exception {
+        final Path file = dir.resolve("one.jsonl");
+        Files.writeString(file, line("c1", "I use IntelliJ.") + "\n", StandardCharsets.UTF_8);
+        final int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        final java.io.StringWriter err = new java.io.StringWriter();
+        final picocli.CommandLine cli = EngramCli.commandLine();
+        cli.setErr(new java.io.PrintWriter(err, true));
+
+        final long start = System.nanoTime();
+        final int exit = cli.execute("ingest", "--bootstrap-servers", "127.0.0.1:" + closedPort, "--connect-timeout", "2",
+            file.toString());
+        final Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot reach the Kafka cluster at 127.0.0.1:" + closedPort + " within 2 s")
+            .contains("--connect-timeout").contains("nothing was published");
+        // the producer's own timeouts took about 2 minutes; the check gives up after its 2 s (+1 s margin, + start-up)
+        assertThat(took).isLessThan(Duration.ofSeconds(15));
+        assertThat(cli.execute("ingest", "--bootstrap-servers", kafka.bootstrapServers(), "--connect-timeout", "0",
+            file.toString())).isEqualTo(1);
+    }
+
     private record Run(int exit, String out) {
     }
 

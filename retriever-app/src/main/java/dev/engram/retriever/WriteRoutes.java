@@ -52,7 +52,10 @@ final class WriteRoutes {
         this.privacy = privacy;
     }
 
-    /** {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped). */
+    /**
+     * {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped); new
+     * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}.
+     */
     void correct(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
         final String memoryId = memoryId(ctx);
@@ -70,7 +73,14 @@ final class WriteRoutes {
         if (owner.forwarded(ctx, user)) {
             return;
         }
-        requireMemory(user, memoryId);
+        final dev.engram.avro.Memory current = requireMemory(user, memoryId);
+        if (content != null && value == null && current.getKey() != null && !current.getKey().isBlank()) {
+            // a keyed fact's content and value change together: the profile and supersession read the value,
+            // so new content with the old value would leave the memory saying two things
+            throw ApiProblem.badRequest("memory " + memoryId + " is the fact \"" + current.getKey()
+                + "\": a correction of its content must give the new \"value\" too, e.g. "
+                + "{\"content\": \"Lives in Braga\", \"value\": \"Braga\"}");
+        }
         final String cleanContent = content == null ? null : privacy.pii().filterText(content);
         final String cleanValue = value == null ? null : privacy.pii().filterText(value);
         if (content != null && cleanContent == null || value != null && cleanValue == null) {
@@ -129,11 +139,10 @@ final class WriteRoutes {
         ctx.status(202).json(body);
     }
 
-    private void requireMemory(final UserKey user, final String memoryId) {
+    private dev.engram.avro.Memory requireMemory(final UserKey user, final String memoryId) {
         requireKnown(service, user);
-        if (service.memory(user, memoryId).isEmpty()) {
-            throw ApiProblem.notFound("No memory " + memoryId + " for this user");
-        }
+        return service.memory(user, memoryId)
+            .orElseThrow(() -> ApiProblem.notFound("No memory " + memoryId + " for this user"));
     }
 
     /** Replaces lone surrogates (from JSON escapes) by U+FFFD, adding their count to {@code replaced[0]}. */

@@ -117,7 +117,7 @@ class McpEndpointIT {
             assertThat(unknown.isError()).isTrue();
             assertThat(text(unknown)).startsWith("404");
             final McpSchema.CallToolResult correct = admin.callTool(new McpSchema.CallToolRequest(McpEndpoint.CORRECT,
-                Map.of("userId", "u-ana", "memoryId", "m-ana-city", "content", "Lives in Braga")));
+                Map.of("userId", "u-ana", "memoryId", "m-ana-city", "content", "Lives in Braga", "value", "Braga")));
             assertThat(correct.isError()).as(text(correct)).isFalse();
             assertThat(correct.structuredContent()).isInstanceOfSatisfying(Map.class,
                 body -> assertThat(body.get("kind")).isEqualTo("CORRECT"));

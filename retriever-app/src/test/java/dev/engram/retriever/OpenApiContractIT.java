@@ -68,7 +68,9 @@ class OpenApiContractIT {
         final Set<String> served = new TreeSet<>();
         for (final ParsedEndpoint endpoint : fixture.retriever().server().javalin().unsafeConfig().pvt.internalRouter
             .allHttpHandlers()) {
-            if (endpoint.getEndpoint().getMethod().isHttpMethod()) {
+            // HEAD is each GET route's own handler (AppHttpServer), described by the GET operation
+            if (endpoint.getEndpoint().getMethod().isHttpMethod()
+                && endpoint.getEndpoint().getMethod() != io.javalin.http.HandlerType.HEAD) {
                 served.add(endpoint.getEndpoint().getMethod().name() + " " + endpoint.getEndpoint().getPath());
             }
         }
@@ -135,6 +137,7 @@ class OpenApiContractIT {
             new Call("GET", u + "/context", ana + "/context?message=Which%20language&budgetTokens=100", admin, null),
             new Call("GET", u + "/context", ana + "/context", admin, null),
             new Call("GET", u + "/export", ana + "/export", TwoUserRetriever.ANA_KEY, null),
+            new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{\"content\": \"Lives in Porto\", \"value\": \"Porto\"}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{\"content\": \"Lives in Porto\"}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-ana-city", admin, "{}"),
             new Call("PUT", u + "/memories/{id}", ana + "/memories/m-none", admin, "{\"value\": \"Porto\"}"),

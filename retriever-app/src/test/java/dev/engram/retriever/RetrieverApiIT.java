@@ -429,6 +429,12 @@ class RetrieverApiIT {
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
             "{\"content\": \"x\"}"), 404);
+        // new content for a keyed fact without its new value would leave content and value disagreeing
+        final HttpResponse<String> contentOnly = send("PUT", "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin", T1_ADMIN,
+            "{\"content\": \"These days I write Scala\"}");
+        assertProblem(contentOnly, 400);
+        assertThat(JSON.readTree(contentOnly.body()).get("detail").asText()).contains("\"value\"")
+            .contains("preferred_language");
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);

@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  *       percent-encoding in the path or query (400, instead of a parameter silently dropped), and what
  *       Jetty answers before any route runs: a URI too long (414), headers too large (431), a request
  *       it cannot parse (400) — through {@link ProblemErrorHandler}.</li>
+ *   <li>HEAD answers like GET without a body on every GET route (the app's too); elsewhere 405 with
+ *       {@code Allow}.</li>
  *   <li>It listens on {@link #bindTo(String) one address}, loopback ({@value #LOOPBACK}) unless told
  *       otherwise: nothing is reachable from another machine by default.</li>
  * </ul>
@@ -173,6 +175,7 @@ public final class AppHttpServer implements AutoCloseable {
      * @return this
      */
     public AppHttpServer start() {
+        answerHeadLikeGet();
         app.start(host, requestedPort);
         started = true;
         LOG.info("HTTP listening on {}:{}", host, app.port());
@@ -204,6 +207,23 @@ public final class AppHttpServer implements AutoCloseable {
     private static void health(final Context ctx, final Health health) {
         ctx.status(health.up() ? 200 : 503).json(Map.of("status", health.up() ? "UP" : "DOWN",
             "state", health.state()));
+    }
+
+    /**
+     * Gives every GET route a HEAD route running the same handler, so HEAD answers exactly as GET would
+     * (status, {@code Content-Type}, {@code Content-Length}, problem+json on errors) with no body: Jetty
+     * sends no content for HEAD (RFC 9110 §9.3.2). Without this, Javalin answers HEAD on a GET path with a
+     * bare 200 {@code text/plain} whatever GET would say. A path without GET answers HEAD with 405 and
+     * {@code Allow}, as any other method it lacks.
+     */
+    private void answerHeadLikeGet() {
+        final io.javalin.router.InternalRouter router = app.unsafeConfig().pvt.internalRouter;
+        router.allHttpHandlers().stream().map(io.javalin.router.ParsedEndpoint::getEndpoint)
+            .filter(e -> e.getMethod() == io.javalin.http.HandlerType.GET
+                && !router.hasHttpHandlerEntry(io.javalin.http.HandlerType.HEAD, e.getPath()))
+            .toList()
+            .forEach(e -> app.addHttpHandler(io.javalin.http.HandlerType.HEAD, e.getPath(), e.getHandler(),
+                e.getRoles().toArray(new io.javalin.security.RouteRole[0])));
     }
 
     /** Sets {@code Allow} from Javalin's list of the methods the path has (e.g. {@code [GET, PUT]}). */

@@ -44,6 +44,7 @@ class AppHttpServerTest {
                     throw ApiProblem.badRequest("user Zoë 北京 \uD83C\uDF1F is unknown");
                 });
                 app.put("/unicode", ctx -> ctx.result("ok"));
+                app.put("/put-only", ctx -> ctx.result("ok"));
             }).start();
     }
 
@@ -114,13 +115,33 @@ class AppHttpServerTest {
         final HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/metrics"))
             .DELETE().build(), HttpResponse.BodyHandlers.ofString());
         assertProblem(response, 405);
-        assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+        assertThat(response.headers().firstValue("Allow")).hasValue("GET, HEAD");
 
         final HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri("/unicode"))
             .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertProblem(post, 405);
         assertThat(post.headers().firstValue("Allow")).hasValueSatisfying(a ->
-            assertThat(a.split(",\\s*")).containsExactlyInAnyOrder("GET", "PUT"));
+            assertThat(a.split(",\\s*")).containsExactlyInAnyOrder("GET", "HEAD", "PUT"));
+    }
+
+    @Test
+    void shouldAnswerHeadLikeGetWithoutABodyAndWith405WhereThereIsNoGet() throws Exception {
+        up.set(true);
+        for (final String path : new String[] {"/health/ready", "/metrics", "/bad", "/later", "/no-such-route"}) {
+            final HttpResponse<String> get = get(path);
+            final HttpResponse<String> head = http.send(HttpRequest.newBuilder(uri(path))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(head.statusCode()).as(path).isEqualTo(get.statusCode());
+            assertThat(head.headers().firstValue("Content-Type")).as(path).isEqualTo(get.headers().firstValue("Content-Type"));
+            assertThat(head.body()).as(path).isEmpty();
+            assertThat(get.body()).as(path).isNotEmpty();
+        }
+        final HttpResponse<String> headPutOnly = http.send(HttpRequest.newBuilder(uri("/put-only"))
+            .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(headPutOnly.statusCode()).isEqualTo(405);
+        assertThat(headPutOnly.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith(AppHttpServer.PROBLEM_JSON));
+        assertThat(headPutOnly.headers().firstValue("Allow")).hasValue("PUT");
+        assertThat(headPutOnly.body()).isEmpty();
     }
 
     @Test

@@ -162,20 +162,25 @@ class ConversationSourcesTest {
             {"tenantId":"t1","userId":"u1","conversationId":"c2","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
             {"tenantId":"t\\u0007","userId":"u1","conversationId":"c3","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
             {"tenantId":"","userId":"u1","conversationId":"c4","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"emoji\\ud83d\\ude00","conversationId":"c5","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"lone\\ud83d","conversationId":"c6","messages":[{"role":"user","content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
             """);
 
         final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
         final Report report = read.getValue();
 
-        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c2", "c4");
-        assertThat(report.rejected()).isEqualTo(2);
-        assertThat(report.problems()).extracting(Problem::location).containsExactly("line 1", "line 3", "line 4");
+        // an emoji is a valid (paired) surrogate pair: the user is addressable; an unpaired surrogate is not text
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c2", "c4", "c5");
+        assertThat(read.getKey().get(2).getUserId()).isEqualTo("emoji\ud83d\ude00");
+        assertThat(new dev.engram.core.UserKey("t1", "emoji\ud83d\ude00").wire()).isEqualTo("t1/emoji\ud83d\ude00");
+        assertThat(report.rejected()).isEqualTo(3);
+        assertThat(report.problems()).extracting(Problem::location).containsExactly("line 1", "line 3", "line 4", "line 6");
         assertThat(report.problems()).extracting(Problem::outcome)
-            .containsExactly(Outcome.REJECTED, Outcome.REJECTED, Outcome.DEAD_LETTER);
+            .containsExactly(Outcome.REJECTED, Outcome.REJECTED, Outcome.DEAD_LETTER, Outcome.REJECTED);
         // the same rule, in the same words, as the extractor's validation and the API's path check
         final String rule = assertThrowsMessage(() -> new dev.engram.core.UserKey("acme/eu", "u1"));
         assertThat(report.problems().get(0).reason()).contains("invalid user key").contains(rule);
-        assertThat(report.problems().get(1).reason()).contains("control or surrogate character");
+        assertThat(report.problems().get(1).reason()).contains("control character or an unpaired surrogate");
     }
 
     private static String assertThrowsMessage(final Runnable r) {

@@ -14,7 +14,7 @@ import dev.engram.core.UserKey;
  *
  * <p>Invalid: a serialized record larger than {@code input.max.record.bytes} ({@link #sizeProblem}, before
  * decoding: the one size limit ingest, producers and topics share); a tenant or user that is not a valid {@link UserKey} (missing, blank, control or
- * surrogate characters, too long, a {@code /} in the tenant); a blank or over-long conversation id;
+ * unpaired surrogates, too long, a {@code /} in the tenant); a blank or over-long conversation id;
  * no messages; more than {@code input.max.messages} messages; a message longer than
  * {@code input.max.message.chars} characters; a blank role; a timestamp before 1970 (Kafka record
  * timestamps cannot be negative); and a malformed conversation id (a lone UTF-16 surrogate, or U+FFFD):
