@@ -35,23 +35,23 @@ final class RecallTables {
         RecallEvaluation.KS.forEach(k -> header.add("tok@" + k));
         header.add("reachable");
         rows.add(header);
+        // the systems' blocks: every entry with per-category figures (not the "llm" or calibration blocks)
+        final Map<String, Object> systems = new java.util.LinkedHashMap<>();
         figures.forEach((system, value) -> {
-            if (!"llm".equals(system)) {
-                rows.add(row(system, value));
+            if (value instanceof Map<?, ?> block && block.get("byCategory") instanceof Map<?, ?>) {
+                systems.put(system, value);
             }
         });
+        systems.forEach((system, value) -> rows.add(row(system, value)));
         out.println();
         out.println(title + " (R@k: top k results; R@Ntok: within N tokens):");
         BenchReport.table(out, rows);
         final Set<String> categories = new TreeSet<>();
-        figures.values().forEach(v -> categories.addAll(((Map<String, ?>) ((Map<?, ?>) v).get("byCategory")).keySet()));
+        systems.values().forEach(v -> categories.addAll(((Map<String, ?>) ((Map<?, ?>) v).get("byCategory")).keySet()));
         for (final String category : categories) {
             final List<List<String>> byCat = new ArrayList<>();
             byCat.add(header);
-            figures.forEach((system, value) -> {
-                if ("llm".equals(system)) {
-                    return;
-                }
+            systems.forEach((system, value) -> {
                 final Object c = ((Map<?, ?>) ((Map<?, ?>) value).get("byCategory")).get(category);
                 if (c != null) {
                     byCat.add(row(system, c));

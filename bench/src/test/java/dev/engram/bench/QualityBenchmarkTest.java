@@ -83,5 +83,15 @@ class QualityBenchmarkTest {
         // the night-school question: Engram's top memory of Ines cites D1:3
         assertThat(json.path("engram").path("byCategory").path("4").path("recall@1").asDouble()).isEqualTo(1.0);
         assertThat(json.path("baselineRrf").path("recall@25").asDouble()).isEqualTo(1.0);
+
+        // --llm replay adds an "llm" block (no per-category figures): the tables still print, with it at the end
+        // (the tables' category loop read every block's byCategory and stopped the run before its JSON was written)
+        final Map<String, Object> withLlm = new java.util.LinkedHashMap<>(figures);
+        withLlm.put("llm", Map.of("stores", "LLM facts and summaries", "costPer1kConversations", 0.66));
+        final java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        RecallTables.print(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8), withLlm,
+            "LoCoMo evidence recall", Map.of());
+        assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8))
+            .contains("engram (n=3)", "Category 4:", "LLM path (LLM facts and summaries):", "costPer1kConversations");
     }
 }
