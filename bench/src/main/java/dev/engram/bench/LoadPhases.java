@@ -54,25 +54,10 @@ final class LoadPhases {
      */
     static double queryCeiling(final Embedder embedder, final List<String> queries, final int threads,
                                final int seconds) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(threads);
         final String model = embedder.modelName();
-        final AtomicInteger next = new AtomicInteger();
-        final AtomicLong done = new AtomicLong();
-        final long start = System.nanoTime();
-        final long end = start + TimeUnit.SECONDS.toNanos(seconds);
-        for (int t = 0; t < threads; t++) {
-            pool.execute(() -> {
-                while (System.nanoTime() < end) {
-                    // what a request embeds: the query with the default model's query instruction (bge-small's
-                    // "Represent this sentence for searching relevant passages: "), not the bare text as a passage
-                    embedder.embedQuery(queries.get(Math.floorMod(next.getAndIncrement(), queries.size())), model);
-                    done.incrementAndGet();
-                }
-            });
-        }
-        pool.shutdown();
-        pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
-        return done.get() / ((System.nanoTime() - start) / 1e9);
+        // what a request embeds: the query with the default model's query instruction (bge-small's
+        // "Represent this sentence for searching relevant passages: "), not the bare text as a passage
+        return closedLoop(threads, seconds, i -> embedder.embedQuery(queries.get(Math.floorMod(i, queries.size())), model));
     }
 
     /** Open loop at a fixed rate; latency from each request's due time. */
@@ -118,30 +103,43 @@ final class LoadPhases {
     /** Closed loop with {@code concurrency} clients; returns completed requests per second. */
     static double saturation(final HttpClient http, final List<HttpRequest> requests, final int concurrency,
                              final int seconds, final Histogram h, final AtomicLong errors) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        return closedLoop(concurrency, seconds, i -> {
+            final HttpRequest request = requests.get(Math.floorMod(i, requests.size()));
+            final long sent = System.nanoTime();
+            final boolean ok = send(http, request);
+            synchronized (h) {
+                h.recordValue((System.nanoTime() - sent) / 1000);
+            }
+            if (!ok) {
+                errors.incrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} back to back on {@code threads} threads for {@code seconds}, each call with the next
+     * sequence number (0, 1, 2, … across the threads).
+     *
+     * @return completed calls per second of wall-clock time
+     */
+    private static double closedLoop(final int threads, final int seconds, final java.util.function.IntConsumer work)
+        throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(threads);
         final AtomicInteger next = new AtomicInteger();
-        final AtomicLong completed = new AtomicLong();
+        final AtomicLong done = new AtomicLong();
         final long start = System.nanoTime();
         final long end = start + TimeUnit.SECONDS.toNanos(seconds);
-        for (int c = 0; c < concurrency; c++) {
+        for (int t = 0; t < threads; t++) {
             pool.execute(() -> {
                 while (System.nanoTime() < end) {
-                    final HttpRequest request = requests.get(Math.floorMod(next.getAndIncrement(), requests.size()));
-                    final long sent = System.nanoTime();
-                    final boolean ok = send(http, request);
-                    synchronized (h) {
-                        h.recordValue((System.nanoTime() - sent) / 1000);
-                    }
-                    completed.incrementAndGet();
-                    if (!ok) {
-                        errors.incrementAndGet();
-                    }
+                    work.accept(next.getAndIncrement());
+                    done.incrementAndGet();
                 }
             });
         }
         pool.shutdown();
         pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
-        return completed.get() / ((System.nanoTime() - start) / 1e9);
+        return done.get() / ((System.nanoTime() - start) / 1e9);
     }
 
     private static boolean send(final HttpClient http, final HttpRequest request) {
