@@ -49,7 +49,7 @@ class IndexedRankingLoCoMoTest {
                 for (final String speaker : sample.speakers()) {
                     final String user = new UserKey(ConversationSources.LOCOMO_TENANT, sample.userId(speaker)).wire();
                     final List<Memory> memories = pipeline.retriever().memories(user);
-                    assertThat(memories).as("memories of %s", user).hasSizeGreaterThan(50);
+                    assertThat(memories.size()).as("memories of %s", user).isGreaterThan(20);
                     final UserMemoryIndex index = new UserMemoryIndex();
                     memories.forEach(index::put);
                     // each question as the speaker it names (as bench retrieval asks it); after the access reports
