@@ -244,14 +244,16 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 slots.putIfAbsent(memory.content(), slots.size());
             }
             final List<String> texts = new ArrayList<>(slots.keySet());
-            final List<float[]> vectors = embedder.embedAll(texts);
+            final Embedder batch = embedder.current(); // vectors and recorded model from one model across a switch
+            final List<float[]> vectors = batch.embedAll(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException("embedder returned " + vectors.size() + " vectors for "
                     + texts.size() + " texts");
             }
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
             for (final ExtractedMemory memory : extracted) {
-                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content()))));
+                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
+                    batch.modelFor(memory.content())));
             }
             return out;
         } catch (RuntimeException e) {
@@ -262,7 +264,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
-                                      final float[] vector) {
+                                      final float[] vector, final String model) {
         return MemoryCandidate.newBuilder()
             .setCandidateId(MemoryIds.candidateId(conversation.getTenantId(), conversation.getUserId(),
                 conversation.getConversationId(), memory.content()))
@@ -282,7 +284,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setSourceMessageIndexes(new ArrayList<>(memory.sourceMessageIndexes()))
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
-            .setEmbeddingModel(embedder.modelFor(memory.content()))
+            .setEmbeddingModel(model)
             .setExtractor(extractor.name())
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))
