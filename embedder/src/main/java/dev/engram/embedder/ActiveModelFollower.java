@@ -64,7 +64,7 @@ public final class ActiveModelFollower implements AutoCloseable {
                 try {
                     if (!assigned) {
                         final List<PartitionInfo> infos = consumer.partitionsFor(ActiveModelEmbedder.TOPIC,
-                            Duration.ofSeconds(5));
+                            Duration.ofSeconds(3));
                         if (infos == null || infos.isEmpty()) {
                             caughtUp.countDown(); // no model was ever named: the configured one stands
                             pause(ABSENT_RETRY_MS);
@@ -90,6 +90,9 @@ public final class ActiveModelFollower implements AutoCloseable {
                     throw e;
                 } catch (RuntimeException e) {
                     if (!closed) {
+                        // the app does not wait for a cluster it cannot reach: it starts with its configured
+                        // model and switches when the record is read
+                        caughtUp.countDown();
                         LOG.warn("Reading {} failed ({}); retrying in 1 s", ActiveModelEmbedder.TOPIC, e.toString());
                         pause(1_000);
                     }

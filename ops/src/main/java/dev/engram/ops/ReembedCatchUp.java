@@ -141,13 +141,18 @@ final class ReembedCatchUp {
                 return false;
             }
             final Map<TopicPartition, Long> ends = offsets.ends(topics);
-            while (true) {
+            for (int polls = 1; ; polls++) {
                 final Map<TopicPartition, Long> committed = offsets.committed(group);
                 if (ends.entrySet().stream().allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
                     return true;
                 }
                 if (System.nanoTime() > deadline) {
                     out.println("  " + group + " has not processed its input within the time allowed");
+                    return false;
+                }
+                // a stopped Streams app stays a member until its session times out: look again every 5 s
+                if (polls % 20 == 0 && !offsets.hasMembers(group)) {
+                    out.println("  " + group + " stopped: not waiting for it");
                     return false;
                 }
                 Thread.sleep(250);
