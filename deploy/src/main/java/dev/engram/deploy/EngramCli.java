@@ -35,7 +35,23 @@ public final class EngramCli implements Runnable {
      * @param args the command line
      */
     public static void main(final String[] args) {
+        quietLogs();
         System.exit(run(args));
+    }
+
+    /** The log configuration of the command line, shipped in the runtime module. */
+    static final String LOG_CONFIG = "log4j2.xml";
+
+    /**
+     * Selects {@value #LOG_CONFIG} (quiet unless {@code ENGRAM_LOG_LEVEL} is set) before the first logger
+     * exists, unless the caller chose a configuration ({@code -Dlog4j2.configurationFile}). Without this, the
+     * {@code log4j2-test.xml} inside a test-jar on the class path (the LLM replay server's, which {@code bench}
+     * needs) won, and every command printed Kafka's warnings and Engram's INFO lines.
+     */
+    static void quietLogs() {
+        if (System.getProperty("log4j2.configurationFile") == null && System.getProperty("log4j.configurationFile") == null) {
+            System.setProperty("log4j2.configurationFile", LOG_CONFIG);
+        }
     }
 
     /** Exit code of an unknown command (picocli's code for usage errors). */
