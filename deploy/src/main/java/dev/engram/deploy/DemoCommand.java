@@ -107,17 +107,12 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * @return the settings given by {@code --vector-index}, {@code --qdrant-host} and {@code --qdrant-port}
-     *     (only those given; they win over the environment); with Qdrant also {@code embedding.model.han}
-     *     empty, as one collection holds one vector size
+     *     (only those given; they win over the environment)
      */
     Map<String, Object> vectorIndexOverrides() {
         final Map<String, Object> settings = new java.util.HashMap<>();
         if (vectorIndex != null) {
             settings.put(EngramConfig.VECTOR_INDEX, vectorIndex);
-            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(vectorIndex)) {
-                // one Qdrant collection holds one vector size: every text gets embedding.model
-                settings.put(EngramConfig.EMBEDDING_MODEL_HAN, "");
-            }
         }
         if (qdrantHost != null) {
             settings.put(EngramConfig.QDRANT_HOST, qdrantHost);
