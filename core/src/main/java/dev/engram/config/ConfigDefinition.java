@@ -124,8 +124,8 @@ final class ConfigDefinition {
                 "A text goes to embedding.model.han when Han and kana characters make at least this share of its Han and "
                     + "kana characters plus its words in other scripts.")
             .define(EMBEDDING_HAN_DIMENSIONS, Type.INT, 512, Range.atLeast(1), Importance.LOW,
-                "Vector size of embedding.model.han (bge-small-zh-v1.5: 512). Qdrant holds one vector size: with "
-                    + "vector.index=qdrant set embedding.model.han empty unless both models have the same size.")
+                "Vector size of embedding.model.han (bge-small-zh-v1.5: 512); with vector.index=qdrant its vectors "
+                    + "get their own collection.")
             .define(EMBEDDING_SIMILARITY_FLOORS, Type.LIST,
                 "all-minilm-l6-v2-q=0,bge-small-en-v15-q=0.52,bge-small-zh-v15-q=0.40", Importance.LOW,
                 "MODEL=FLOOR per embedding model: the similarity thresholds between two memories (dedup.*, "

@@ -76,6 +76,17 @@ public interface Embedder extends AutoCloseable {
         return embed(query);
     }
 
+    /**
+     * The embedder to use for one batch: this one, or, for an embedder whose model can switch while it runs
+     * ({@code ActiveModelEmbedder}), the one it holds now, so that a batch's vectors and the model recorded with
+     * them ({@link #modelFor}) come from the same model even when a switch happens in between.
+     *
+     * @return an embedder whose model does not change
+     */
+    default Embedder current() {
+        return this;
+    }
+
     @Override
     default void close() {
     }

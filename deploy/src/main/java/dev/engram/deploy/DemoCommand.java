@@ -5,8 +5,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -87,7 +85,15 @@ public final class DemoCommand implements Callable<Integer> {
         description = "Run directory (broker logs, Streams state); emptied at start. Default: run/demo in the repository.")
     Path runDir;
 
+    /** Exit code when the demo was stopped (Ctrl-C, as a shell reports SIGINT: 128 + 2). */
+    static final int EXIT_STOPPED = 130;
+
     private final PrintStream out;
+    /** Set by {@link #stop}; the main thread then leaves its loops instead of failing on closed parts. */
+    private volatile boolean stopping;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The demo's started parts, closed by {@link #stop} or at the end of {@link #call}. */
+    private final ReverseCloser resources = new ReverseCloser(System.err);
 
     /** A demo writing to standard output. */
     public DemoCommand() {
@@ -101,17 +107,12 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * @return the settings given by {@code --vector-index}, {@code --qdrant-host} and {@code --qdrant-port}
-     *     (only those given; they win over the environment); with Qdrant also {@code embedding.model.han}
-     *     empty, as one collection holds one vector size
+     *     (only those given; they win over the environment)
      */
     Map<String, Object> vectorIndexOverrides() {
         final Map<String, Object> settings = new java.util.HashMap<>();
         if (vectorIndex != null) {
             settings.put(EngramConfig.VECTOR_INDEX, vectorIndex);
-            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(vectorIndex)) {
-                // one Qdrant collection holds one vector size: every text gets embedding.model
-                settings.put(EngramConfig.EMBEDDING_MODEL_HAN, "");
-            }
         }
         if (qdrantHost != null) {
             settings.put(EngramConfig.QDRANT_HOST, qdrantHost);
@@ -127,7 +128,7 @@ public final class DemoCommand implements Callable<Integer> {
         final long startedAt = System.nanoTime();
         final Path file = resolveInput();
         if (file == null) {
-            return 2;
+            return 1;
         }
         if (port != null && (port < 0 || port > 65_535)) {
             System.err.println("--port must be 0..65535 (0 = any free port), not " + port);
@@ -136,25 +137,18 @@ public final class DemoCommand implements Callable<Integer> {
         // the whole configuration is checked before anything starts or the run directory is emptied
         dev.engram.config.ConfigCoherence.enforce(EngramConfig.load(null, System.getenv(), demoOverrides(
             "localhost:9092", Path.of("streams"), 0)), "demo");
-        final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final ReverseCloser resources = this.resources;
         final Path dir = lockedRunDir(resources);
         if (dir == null) {
             return 1;
         }
         final int retrieverPort = retrieverPort();
-        final CountDownLatch stopped = new CountDownLatch(1);
-        final Thread hook = new Thread(() -> {
-            if (stopped.getCount() > 0 && !resources.isEmpty()) {
-                out.println("Stopping: retriever, consolidator, extractor, broker…");
-            }
-            closeAll(resources);
-            stopped.countDown();
-        }, "engram-demo-shutdown");
+        final Thread hook = new Thread(this::stop, "engram-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             out.printf("Engram demo — input %s, run directory %s%n", file, dir);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
-            final EmbeddedBroker broker = push(resources, EmbeddedBroker.start(dir));
+            final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
             final EngramConfig config = EngramConfig.load(null, System.getenv(),
@@ -169,13 +163,13 @@ public final class DemoCommand implements Callable<Integer> {
             }
             out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
                 broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
-            final DemoApps apps = push(resources, DemoApps.start(config));
-            final PipelineMonitor monitor = push(resources, new PipelineMonitor(broker.bootstrapServers(),
+            final DemoApps apps = resources.push(DemoApps.start(config));
+            final PipelineMonitor monitor = resources.push(new PipelineMonitor(broker.bootstrapServers(),
                 Topic.MEMORY_UPDATED.valueDeserializer(config)));
             out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
 
             final long ingestStartedAt = System.nanoTime();
-            final Ingest ingest = push(resources, new Ingest(broker.bootstrapServers(), Map.of()));
+            final Ingest ingest = resources.push(new Ingest(broker.bootstrapServers(), Map.of()));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
@@ -210,15 +204,36 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("(local demo: API keys are off, retriever.auth.enabled=false; deployments require keys)");
             out.println("Press Ctrl-C to stop.");
             stopped.await();
-            return 0;
+            return EXIT_STOPPED;
+        } catch (RuntimeException e) {
+            if (stopping) {
+                return EXIT_STOPPED; // a part closed under the main thread by stop(): not an error
+            }
+            throw e;
         } finally {
-            closeAll(resources);
+            resources.closeAll();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException alreadyShuttingDown) {
-                // the hook is running (Ctrl-C); closeAll is idempotent
+                // the hook is running (Ctrl-C); closeAll waits for it
             }
         }
+    }
+
+    /**
+     * What Ctrl-C does (the shutdown hook): marks the demo as stopping, so the main thread stops polling and
+     * does not report the closed parts as failures, then closes everything in reverse order of start (the
+     * apps before the broker) and releases the main thread's wait. Returns when everything is closed; safe
+     * from any thread, idempotent.
+     */
+    void stop() {
+        final boolean first = !stopping;
+        stopping = true;
+        if (first && !resources.isEmpty()) {
+            out.println("Stopping: retriever, consolidator, extractor, broker…");
+        }
+        resources.closeAll();
+        stopped.countDown();
     }
 
     /**
@@ -233,7 +248,7 @@ public final class DemoCommand implements Callable<Integer> {
         long lastChange = System.nanoTime();
         long lastPrint = System.nanoTime();
         int settledChecks = 0;
-        while (true) {
+        while (!stopping) {
             monitor.poll(SETTLE_CHECK);
             ingest.rethrow();
             apps.requireAlive();
@@ -262,6 +277,7 @@ public final class DemoCommand implements Callable<Integer> {
                     + " minutes (lag " + lag + "); see the log above");
             }
         }
+        throw new IllegalStateException("Stopped");
     }
 
     private void printExamples(final Path file, final DemoApps apps) throws IOException {
@@ -278,16 +294,19 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * @return the input file (the shipped sample without {@code --input}), or null when there is no sample
+     * @throws IllegalArgumentException naming the file when {@code --input} does not exist or cannot be read
+     *     (exit code 1, like every unreadable file; exit code 2 is for a malformed command line)
+     */
     private Path resolveInput() {
-        final Path file = input != null ? input.toAbsolutePath().normalize() : ProjectPaths.sample().orElse(null);
+        if (input != null) {
+            return dev.engram.stack.InputFile.readable(input, "the input file");
+        }
+        final Path file = ProjectPaths.sample().orElse(null);
         if (file == null) {
             System.err.println("No --input given and the shipped sample (" + ProjectPaths.SAMPLE
                 + ") was not found: run from the repository, or set -D" + ProjectPaths.HOME_PROPERTY);
-            return null;
-        }
-        if (!Files.isReadable(file)) {
-            System.err.println("Cannot read the input file " + file);
-            return null;
         }
         return file;
     }
@@ -305,7 +324,7 @@ public final class DemoCommand implements Callable<Integer> {
         return overrides;
     }
 
-    private Path lockedRunDir(final Deque<AutoCloseable> resources) throws IOException {
+    private Path lockedRunDir(final ReverseCloser resources) throws IOException {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
@@ -335,31 +354,6 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-
-    private static <T extends AutoCloseable> T push(final Deque<AutoCloseable> resources, final T resource) {
-        synchronized (resources) {
-            resources.push(resource);
-        }
-        return resource;
-    }
-
-    /** Closes in reverse order of start; idempotent (each resource is closed once). */
-    private static void closeAll(final Deque<AutoCloseable> resources) {
-        while (true) {
-            final AutoCloseable next;
-            synchronized (resources) {
-                next = resources.poll();
-            }
-            if (next == null) {
-                return;
-            }
-            try {
-                next.close();
-            } catch (Exception e) {
-                System.err.println("Error while closing " + next.getClass().getSimpleName() + ": " + e);
-            }
-        }
-    }
 
     private static double seconds(final long since) {
         return (System.nanoTime() - since) / 1e9;

@@ -25,26 +25,44 @@ public final class EngramCli implements Runnable {
     @Spec
     CommandSpec spec;
 
-    /** Without a subcommand: print the usage. */
+    /** Without a subcommand: the usage on stderr (reached only through {@link #commandLine()} directly). */
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(System.err);
     }
 
     /**
      * @param args the command line
      */
     public static void main(final String[] args) {
+        quietLogs();
         System.exit(run(args));
+    }
+
+    /** The log configuration of the command line, shipped in the runtime module. */
+    static final String LOG_CONFIG = "log4j2.xml";
+
+    /**
+     * Selects {@value #LOG_CONFIG} (quiet unless {@code ENGRAM_LOG_LEVEL} is set) before the first logger
+     * exists, unless the caller chose a configuration ({@code -Dlog4j2.configurationFile}). Without this, the
+     * {@code log4j2-test.xml} inside a test-jar on the class path (the LLM replay server's, which {@code bench}
+     * needs) won, and every command printed Kafka's warnings and Engram's INFO lines.
+     */
+    static void quietLogs() {
+        if (System.getProperty("log4j2.configurationFile") == null && System.getProperty("log4j.configurationFile") == null) {
+            System.setProperty("log4j2.configurationFile", LOG_CONFIG);
+        }
     }
 
     /** Exit code of an unknown command (picocli's code for usage errors). */
     public static final int EXIT_USAGE = 2;
 
     /**
-     * Runs the command line. An unknown command fails with {@value #EXIT_USAGE} whatever follows it:
-     * picocli skips validation when a help option is present, so {@code engram no-such-command --help}
-     * would otherwise print the top-level usage and exit 0.
+     * Runs the command line. A command line that names no command ({@code engram}, {@code engram bench})
+     * or an unknown one fails with {@value #EXIT_USAGE}, printing what is wrong and the usage (with the
+     * command list) on stderr, whatever follows: picocli skips validation when a help option is present, so
+     * {@code engram no-such-command --help} would otherwise print the top-level usage and exit 0. A help or
+     * version option where a command is missing ({@code engram --help}) still answers with exit 0.
      *
      * @param args the command line
      * @return the exit code
@@ -59,13 +77,25 @@ public final class EngramCli implements Runnable {
             }
             final CommandLine next = current.getSubcommands().get(arg);
             if (next == null) {
-                current.getErr().println("engram" + (current == cli ? "" : " " + current.getCommandName())
-                    + ": unknown command '" + arg + "'; commands: " + String.join(", ", current.getSubcommands().keySet()));
-                return EXIT_USAGE;
+                return usageError(current, "unknown command '" + arg + "'");
             }
             current = next;
         }
+        if (!current.getSubcommands().isEmpty() && java.util.Arrays.stream(args).noneMatch(HELP_OR_VERSION::contains)) {
+            return usageError(current, "a command is required");
+        }
         return cli.execute(args);
+    }
+
+    private static final java.util.Set<String> HELP_OR_VERSION = java.util.Set.of("-h", "--help", "-V", "--version");
+
+    /** Prints {@code engram[ sub]: problem} and the command's usage on stderr; returns {@value #EXIT_USAGE}. */
+    private static int usageError(final CommandLine command, final String problem) {
+        final String name = command.getParent() == null ? "engram" : "engram " + command.getCommandName();
+        command.getErr().println(name + ": " + problem + "; commands: " + String.join(", ", command.getSubcommands().keySet()));
+        command.getErr().println();
+        command.usage(command.getErr());
+        return EXIT_USAGE;
     }
 
     /**

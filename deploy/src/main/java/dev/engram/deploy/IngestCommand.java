@@ -55,7 +55,7 @@ public final class IngestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final Path input = file.toAbsolutePath();
+        final Path input = dev.engram.stack.InputFile.readable(file, "the input file");
         final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of());
         final Map.Entry<Integer, String> limit;
         try (Admin admin = reachable()) {

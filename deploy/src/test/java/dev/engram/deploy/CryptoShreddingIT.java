@@ -59,6 +59,15 @@ class CryptoShreddingIT {
 
     private static final String TENANT = "acme";
     private static final String ERASED = "u-erin";
+    private static final String SECRETS_USER = "u-sam";
+    /** An API key, an AWS access key id, a GitHub token, a password, a JWT and a private key block (all fake). */
+    private static final List<String> SECRETS = List.of("sk-test-51FAKEabcdefghijklmnop1234",
+        "AKIAFAKE0000EXAMPLE7", "ghp_FAKE0987654321abcdefghijklmnopqrstuv", "Tr0ub4dor-fake",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzYW0ifQ.c2lnbmF0dXJlLWZha2U",
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----");
+    /** What of each secret must appear nowhere (the key block by its body). */
+    private static final List<String> SECRET_MARKS = List.of(SECRETS.get(0), SECRETS.get(1), SECRETS.get(2),
+        SECRETS.get(3), SECRETS.get(4), "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -110,6 +119,17 @@ class CryptoShreddingIT {
                     conversation("erin-2", "My favourite painter is Hilma af Klint.", "2025-03-02T10:00:00Z"),
                     conversation("erin-3", "I work at Quillfeather Bindery as a bookbinder.", "2025-03-03T10:00:00Z")) + "\n");
                 ingest.publish(erin, n -> { });
+                // issue 17: secrets told in a conversation are stored nowhere (the user stays, with the preference)
+                final Path sam = dir.resolve("sam.jsonl");
+                Files.writeString(sam, String.join("\n",
+                    conversation(SECRETS_USER, "sam-1", "My staging key is " + SECRETS.get(0) + " and I prefer Postgres"
+                        + " over MySQL.", "2025-03-04T10:00:00Z"),
+                    conversation(SECRETS_USER, "sam-2", "My AWS access key id is " + SECRETS.get(1) + ", the GitHub token is "
+                        + SECRETS.get(2) + " and my password is " + SECRETS.get(3) + ".", "2025-03-05T10:00:00Z"),
+                    conversation(SECRETS_USER, "sam-3", "The session JWT is " + SECRETS.get(4) + " and the deploy key is "
+                        + SECRETS.get(5).replace("\n", "\\n") + " please remember I deploy with Terraform.",
+                        "2025-03-06T10:00:00Z")) + "\n");
+                ingest.publish(sam, n -> { });
             }
             awaitProcessed();
             final JsonNode memories = awaitMemories(apps.retrieverUrl(), ERASED);
@@ -118,6 +138,15 @@ class CryptoShreddingIT {
             assertThat(String.join(" ", erasedTexts)).contains("Zagreb");
             erasedTexts.addAll(List.of("Zagreb", "Hilma af Klint", "Quillfeather"));
             final String otherText = awaitMemories(apps.retrieverUrl(), "mira").get(0).path("content").asText();
+            final JsonNode samMemories = awaitMemories(apps.retrieverUrl(), SECRETS_USER);
+            assertThat(samMemories.toString()).contains("Postgres");
+            final String export = HTTP.send(HttpRequest.newBuilder(URI.create(apps.retrieverUrl() + "/v1/tenants/"
+                + TENANT + "/users/" + SECRETS_USER + "/export")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(export).contains("Postgres");
+            for (final String secret : SECRET_MARKS) {
+                assertThat(samMemories.toString()).as("memories").doesNotContain(secret);
+                assertThat(export).as("export").doesNotContain(secret);
+            }
 
             try (DataKeys fresh = freshKeys()) {
                 final Scan before = scan(fresh);
@@ -125,7 +154,9 @@ class CryptoShreddingIT {
                 assertThat(before.rawHits(erasedTexts)).as("sealed from the start: nothing in clear").isEmpty();
                 assertThat(before.openedHits(erasedTexts)).as("positive control: the opened records hold the texts")
                     .isNotEmpty();
-                assertThat(before.opened()).contains(otherText);
+                assertThat(before.opened()).contains(otherText).contains("Postgres");
+                assertThat(before.rawHits(SECRET_MARKS)).as("no secret in the raw bytes of any Engram topic").isEmpty();
+                assertThat(before.openedHits(SECRET_MARKS)).as("no secret in any Engram record, opened").isEmpty();
             }
 
             final HttpResponse<String> erase = HTTP.send(HttpRequest.newBuilder(
@@ -190,7 +221,11 @@ class CryptoShreddingIT {
     }
 
     private static String conversation(final String id, final String text, final String at) {
-        return "{\"tenantId\":\"" + TENANT + "\",\"userId\":\"" + ERASED + "\",\"conversationId\":\"" + id
+        return conversation(ERASED, id, text, at);
+    }
+
+    private static String conversation(final String user, final String id, final String text, final String at) {
+        return "{\"tenantId\":\"" + TENANT + "\",\"userId\":\"" + user + "\",\"conversationId\":\"" + id
             + "\",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\",\"timestamp\":\"" + at + "\"}]}";
     }
 
@@ -234,13 +269,15 @@ class CryptoShreddingIT {
     }
 
     /** Every record of every Engram topic: raw bytes, and opened (decrypted) where a key allows. */
-    private record Scan(long records, long erased, String raw, String opened) {
+    private record Scan(long records, long erased, String raw, String opened, Map<String, String> openedByTopic) {
         List<String> rawHits(final List<String> texts) {
             return texts.stream().filter(raw::contains).toList();
         }
 
+        /** @return each text found in an opened record, with the topics holding it */
         List<String> openedHits(final List<String> texts) {
-            return texts.stream().filter(opened::contains).toList();
+            return texts.stream().filter(opened::contains).map(t -> t + " in " + openedByTopic.entrySet().stream()
+                .filter(e -> e.getValue().contains(t)).map(Map.Entry::getKey).toList()).toList();
         }
     }
 
@@ -254,6 +291,7 @@ class CryptoShreddingIT {
             Topics.USER_PROFILES, Topics.DATA_KEYS, "engram-consolidator-memories-by-user-store-changelog");
         final StringBuilder raw = new StringBuilder();
         final StringBuilder opened = new StringBuilder();
+        final Map<String, String> openedByTopic = new HashMap<>();
         long records = 0;
         long erased = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
@@ -279,7 +317,9 @@ class CryptoShreddingIT {
                     }
                     if (r.value() != null && !r.topic().equals(Topics.DATA_KEYS)) {
                         try {
-                            opened.append(new String(keys.open(r.value()), StandardCharsets.UTF_8)).append('\n');
+                            final String text = new String(keys.open(r.value()), StandardCharsets.UTF_8);
+                            opened.append(text).append('\n');
+                            openedByTopic.merge(r.topic(), text, (a, b) -> a + '\n' + b);
                         } catch (ErasedDataException e) {
                             erased++;
                         }
@@ -289,7 +329,7 @@ class CryptoShreddingIT {
         }
         // raw as UTF-8 too, so multi-byte text would match
         return new Scan(records, erased, raw + new String(raw.toString().getBytes(StandardCharsets.ISO_8859_1),
-            StandardCharsets.UTF_8), opened.toString());
+            StandardCharsets.UTF_8), opened.toString(), openedByTopic);
     }
 
     /** Hex of every memory-updated value not keyed by the erased user, from {@code from} (null = the beginning). */

@@ -6,6 +6,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.DemoSummary;
@@ -47,5 +51,48 @@ class DemoIT {
         assertThat(summary.memoriesCreated()).isLessThanOrEqualTo(summary.candidates());
         assertThat(summary.elapsedSeconds()).isPositive();
         assertThat(printed).contains("Summary (counted on the topics", "Example retrievals", "acme/mira");
+    }
+
+    /**
+     * Ctrl-C while the demo waits for its input to be processed: the shutdown hook ({@link DemoCommand#stop})
+     * closes the parts while the main thread polls the monitor. It used to close the monitor's consumer under
+     * that poll (ConcurrentModificationException), and the main thread, failing on the closed apps, closed
+     * the broker while the hook was still closing the extractor (a minute of retries against a dead broker).
+     */
+    @Test
+    void shouldStopPromptlyWithoutErrorsWhenStoppedWhileIngesting() throws Exception {
+        final ByteArrayOutputStream console = new ByteArrayOutputStream();
+        final ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        final PrintStream previousErr = System.err;
+        final ExecutorService main = Executors.newSingleThreadExecutor();
+        try (PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
+             PrintStream err = new PrintStream(errors, true, StandardCharsets.UTF_8)) {
+            System.setErr(err);
+            final DemoCommand demo = new DemoCommand(out);
+            final Future<Integer> run = main.submit(() -> new CommandLine(demo).execute("--port", "0",
+                "--run-dir", dir.resolve("run-stopped").toString()));
+            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (!console.toString(StandardCharsets.UTF_8).contains("Ingesting") && !run.isDone()) {
+                assertThat(System.nanoTime()).as("demo never started ingesting").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            final long stopAt = System.nanoTime();
+            demo.stop();
+            final double stopSeconds = (System.nanoTime() - stopAt) / 1e9;
+            final int exit = run.get(30, TimeUnit.SECONDS);
+            System.setErr(previousErr);
+            final String printed = console.toString(StandardCharsets.UTF_8);
+            final String stderr = errors.toString(StandardCharsets.UTF_8);
+            System.out.printf("stopped in %.1f s%n%s%n%s%n", stopSeconds, printed, stderr);
+
+            assertThat(exit).as(printed + stderr).isEqualTo(DemoCommand.EXIT_STOPPED);
+            assertThat(printed).contains("Stopping: retriever, consolidator, extractor, broker");
+            assertThat(stderr).doesNotContain("Error while closing").doesNotContain("ConcurrentModification")
+                .doesNotContain("Exception");
+            assertThat(stopSeconds).as("seconds to stop").isLessThan(30);
+        } finally {
+            System.setErr(previousErr);
+            main.shutdownNow();
+        }
     }
 }

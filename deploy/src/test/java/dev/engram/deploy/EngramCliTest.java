@@ -2,9 +2,51 @@ package dev.engram.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class EngramCliTest {
+
+    /** What {@link EngramCli#run} printed on stderr, and its exit code. */
+    private record Run(int exit, String err) {
+    }
+
+    private static Run run(final String... args) {
+        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        final PrintStream previous = System.err;
+        final int exit;
+        try (PrintStream err = new PrintStream(buffer, true, StandardCharsets.UTF_8)) {
+            System.setErr(err);
+            exit = EngramCli.run(args);
+        } finally {
+            System.setErr(previous);
+        }
+        return new Run(exit, buffer.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldPrintTheUsageAndExitWithUsageCodeWhenNoCommandIsGiven() {
+        final Run none = run();
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.err()).contains("engram: a command is required", "Usage: engram", "demo", "verify-erasure");
+
+        final Run bench = run("bench");
+        assertThat(bench.exit()).isEqualTo(2);
+        assertThat(bench.err()).contains("engram bench: a command is required", "Usage: engram bench", "quality");
+    }
+
+    @Test
+    void shouldNameTheUnknownCommandAndListTheCommandsWhenTheCommandIsUnknown() {
+        final Run unknown = run("no-such", "--help");
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err()).contains("engram: unknown command 'no-such'", "Usage: engram [-hV] [COMMAND]",
+            "ingest ", "Publish conversations");
+    }
 
     @Test
     void shouldFailWithUsageExitCodeWhenTheCommandIsUnknownWhateverFollows() {
@@ -20,5 +62,29 @@ class EngramCliTest {
         assertThat(EngramCli.run("ingest", "--help")).isZero();
         assertThat(EngramCli.run("chaos", "--help")).isZero();
         assertThat(EngramCli.run("verify-erasure", "--help")).isZero();
+    }
+
+    /**
+     * A file named on the command line that does not exist is an unreadable file (exit 1, one line naming
+     * it), checked before a broker starts or a cluster is asked: {@code verify --before} used to wait a
+     * minute for the cluster and then report a metadata timeout; {@code demo --input} exited 2.
+     */
+    @Test
+    void shouldNameAMissingFileAndExitOneBeforeAskingAnyClusterWhenAFileArgumentDoesNotExist(@TempDir final Path tmp) {
+        final Path missing = tmp.resolve("no-such-file.json");
+        final long start = System.nanoTime();
+
+        final Run demo = run("demo", "--once", "--input", missing.toString(), "--run-dir", tmp.resolve("run").toString());
+        final Run verify = run("verify", "--bootstrap-servers", "127.0.0.1:1", "--before", missing.toString());
+        final Run ingest = run("ingest", "--bootstrap-servers", "127.0.0.1:1", missing.toString());
+
+        assertThat(demo.exit()).isEqualTo(1);
+        assertThat(demo.err()).contains("the input file " + missing + " does not exist");
+        assertThat(tmp.resolve("run")).doesNotExist();
+        assertThat(verify.exit()).isEqualTo(1);
+        assertThat(verify.err()).contains("the --before snapshot " + missing + " does not exist");
+        assertThat(ingest.exit()).isEqualTo(1);
+        assertThat(ingest.err()).contains("the input file " + missing + " does not exist");
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds: no cluster was asked").isLessThan(8);
     }
 }

@@ -20,11 +20,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
@@ -32,6 +38,7 @@ import dev.engram.avro.Message;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.core.MemoryIds;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -52,16 +59,22 @@ import dev.engram.topology.DeadLetters;
 import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
  * Re-embedding end to end on the real broker with the real models: the pipeline runs with MiniLM, the sample is
- * ingested, {@code reembed --model bge-small-en-v15-q} switches, and then every memory on {@code memory-updated}
- * carries bge-small's vector of its content, the retriever ranks them with a bge-small query vector (its
- * {@code embedding.model} still MiniLM), a candidate still embedded by MiniLM is dead-lettered with both model
- * names instead of being compared with bge-small vectors, and once the extractor runs bge-small a restated
- * conversation reinforces the re-embedded memories (the consolidator's dedup on the new vectors).
+ * ingested, {@code reembed --model bge-small-en-v15-q} switches while a client keeps searching (every answer a
+ * 200), and then every memory on {@code memory-updated} carries bge-small's vector of its content, the retriever
+ * ranks them with a bge-small query vector and the extractor embeds with bge-small, both without a restart or a
+ * change of {@code embedding.model} (they follow the active model), so a restated conversation reinforces the
+ * re-embedded memories (the consolidator's dedup on the new vectors); a candidate still embedded by MiniLM is
+ * dead-lettered with both model names instead of being compared with bge-small vectors, and the next reembed
+ * re-drives it with bge-small, once.
  */
 class ReembedIT {
 
@@ -96,11 +109,40 @@ class ReembedIT {
                 assertThat(before).isNotEmpty().allSatisfy(m -> assertThat(m.getEmbeddingModel()).isEqualTo(OLD));
                 final Map<String, Double> semanticBefore = semantic(search(retriever));
 
+                // retrieval answers throughout the switch: a client asks every 100 ms while reembed runs
+                final AtomicInteger answered = new AtomicInteger();
+                final List<String> failures = new CopyOnWriteArrayList<>();
+                final AtomicBoolean switching = new AtomicBoolean(true);
+                final Thread asker = new Thread(() -> {
+                    while (switching.get()) {
+                        try {
+                            final HttpResponse<String> r = get(retriever);
+                            if (r.statusCode() == 200) {
+                                answered.incrementAndGet();
+                            } else {
+                                failures.add(r.statusCode() + " " + r.body());
+                            }
+                            Thread.sleep(100);
+                        } catch (Exception e) {
+                            failures.add(e.toString());
+                        }
+                    }
+                }, "reembed-it-asker");
+                asker.start();
                 final ByteArrayOutputStream log = new ByteArrayOutputStream();
-                final Reembed.Report report = Reembed.run(client, Embedders.named(NEW), 2, true,
-                    new PrintStream(log, true, StandardCharsets.UTF_8), config);
+                final Reembed.Report report;
+                try {
+                    report = Reembed.run(client, Embedders.named(NEW), 2, true,
+                        new PrintStream(log, true, StandardCharsets.UTF_8), config);
+                } finally {
+                    switching.set(false);
+                    asker.join(30_000);
+                }
                 assertThat(report.switched()).as(log.toString(StandardCharsets.UTF_8)).isTrue();
+                assertThat(report.caughtUp()).as(log.toString(StandardCharsets.UTF_8)).isTrue();
                 assertThat(report.commands()).isEqualTo(report.memories());
+                assertThat(failures).as("every search during the switch answered 200").isEmpty();
+                assertThat(answered.get()).isGreaterThan(5);
 
                 // every memory carries the new model's vector of its own content
                 final List<Memory> after = awaitMemories(client, ms -> ms.stream().allMatch(m -> NEW.equals(m.getEmbeddingModel())));
@@ -126,22 +168,11 @@ class ReembedIT {
                     assertThat(withNewModel.get(id)).as(id).isCloseTo(value, within(1e-3));
                     assertThat(withoutNewModel.getOrDefault(id, 0.0)).as(id).isNotCloseTo(value, within(1e-3));
                 });
+                assertThat(retriever.embedder().modelName()).as("the retriever follows the active model").isEqualTo(NEW);
 
-                // a candidate still embedded by MiniLM is not compared with bge-small vectors: dead-lettered
+                // the extractor switched by itself (embedding.model still MiniLM): a restated conversation is
+                // embedded by bge-small and reinforces the re-embedded memories (the consolidator's dedup on them)
                 final long deadBefore = deadLetters(bootstrap).size();
-                try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
-                    ingest.send(restated("mira-1-old-model", "2025-03-01T09:00:00Z"));
-                }
-                await(() -> deadLetters(bootstrap), r -> r.size() > deadBefore);
-                awaitProcessed(bootstrap);
-                final List<String> reasons = deadLetters(bootstrap);
-                assertThat(reasons.subList((int) deadBefore, reasons.size()))
-                    .allSatisfy(reason -> assertThat(reason).contains(OLD).contains(NEW));
-
-                // the extractor switched to bge-small: a restated conversation reinforces the re-embedded memories
-                extractor.close();
-                settings.put(EngramConfig.EMBEDDING_MODEL, NEW);
-                extractor = ExtractorApp.start(new EngramConfig(settings));
                 try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
                     ingest.send(restated("mira-1-new-model", "2025-03-02T09:00:00Z"));
                 }
@@ -149,15 +180,63 @@ class ReembedIT {
                     e -> !e.isEmpty());
                 awaitProcessed(bootstrap);
                 assertThat(updatesCiting(bootstrap, "mira-1-new-model")).hasSameSizeAs(events);
-                assertThat(events)
-                    .allSatisfy(e -> assertThat(e.getOperation()).isEqualTo(UpdateOperation.REINFORCED));
-                assertThat(deadLetters(bootstrap)).hasSameSizeAs(reasons);
+                assertThat(events).allSatisfy(e -> assertThat(e.getOperation()).isEqualTo(UpdateOperation.REINFORCED));
+                assertThat(deadLetters(bootstrap)).hasSize((int) deadBefore);
+
+                // a candidate still embedded by MiniLM (extracted before the switch) is never compared with
+                // bge-small vectors: dead-lettered with both names; reembed run again re-drives it with bge-small
+                final MemoryCandidate straggler = straggler(bootstrap, config);
+                await(() -> deadLetters(bootstrap), r -> r.size() > deadBefore);
+                final List<String> reasons = deadLetters(bootstrap);
+                assertThat(reasons.subList((int) deadBefore, reasons.size()))
+                    .allSatisfy(reason -> assertThat(reason).contains(OLD).contains(NEW));
+                final Reembed.Report again = Reembed.run(client, Embedders.named(NEW), 2, true,
+                    new PrintStream(log, true, StandardCharsets.UTF_8), config);
+                assertThat(again.caughtUp()).as(log.toString(StandardCharsets.UTF_8)).isTrue();
+                assertThat(again.commands()).as("nothing left to re-embed").isZero();
+                assertThat(again.redriven()).isEqualTo(reasons.size() - deadBefore);
+                awaitProcessed(bootstrap);
+                assertThat(updatesCiting(bootstrap, straggler.getConversationId())).isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.getMemory().getEmbeddingModel()).isEqualTo(NEW));
+                assertThat(deadLetters(bootstrap)).as("re-driven, not dead-lettered again").hasSameSizeAs(reasons);
+                assertThat(Reembed.run(client, Embedders.named(NEW), 2, true,
+                    new PrintStream(log, true, StandardCharsets.UTF_8), config).redriven()).as("once").isZero();
             } finally {
                 extractor.close();
             }
         } finally {
             ProjectPaths.deleteRecursively(dir);
         }
+    }
+
+    /**
+     * Publishes a candidate of the sample's mira embedded by MiniLM, as the extractor wrote them before the
+     * switch, in a conversation of its own.
+     */
+    private static MemoryCandidate straggler(final String bootstrap, final EngramConfig config) {
+        final String content = "Works at Ferrovia Labs as a backend engineer.";
+        final MemoryCandidate candidate = MemoryCandidate.newBuilder()
+            .setCandidateId(MemoryIds.candidateId("acme", "mira", "mira-straggler", content)).setTenantId("acme")
+            .setUserId("mira").setConversationId("mira-straggler").setType(MemoryType.EPISODIC).setCategory(null)
+            .setKey(null).setValue(null).setDisplayName(null).setContent(content).setNegated(false).setImportance(0.6)
+            .setConfidence(0.9).setSource(MemorySource.EXPLICIT).setSourceMessageIndexes(List.of(0))
+            .setEventTime(Instant.parse("2025-03-03T09:00:00Z"))
+            .setEmbedding(Vectors.toList(OnnxEmbedder.shared(OnnxModel.MINILM).embed(content))).setEmbeddingModel(OLD)
+            .setExtractor("reembed-it").setLanguage("en").setEventDates(List.of()).build();
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap),
+            new StringSerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(Topics.MEMORY_CANDIDATES, null, candidate.getEventTime().toEpochMilli(),
+                "acme/mira", Topic.MEMORY_CANDIDATES.valueSerializer(config).serialize(Topics.MEMORY_CANDIDATES, candidate)));
+            producer.flush();
+        }
+        return candidate;
+    }
+
+    private static HttpResponse<String> get(final RetrieverApp.Handle retriever) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl()
+            + "/v1/tenants/acme/users/mira/memories?k=5&recordAccess=false&query="
+            + URLEncoder.encode(QUERY, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(30)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     }
 
     /** mira-1 of the sample said again in another conversation (the same two user turns). */
@@ -206,10 +285,7 @@ class ReembedIT {
     }
 
     private static JsonNode search(final RetrieverApp.Handle retriever) throws Exception {
-        final HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl()
-            + "/v1/tenants/acme/users/mira/memories?k=5&recordAccess=false&query="
-            + URLEncoder.encode(QUERY, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(30)).GET().build(),
-            HttpResponse.BodyHandlers.ofString());
+        final HttpResponse<String> response = get(retriever);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return JSON.readTree(response.body()).get("memories");
     }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
@@ -38,7 +39,8 @@ import org.apache.kafka.streams.Topology;
  * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
  * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
  * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
- * and the in-process embedding model of {@code embedding.model} ({@link ScriptRoutedEmbedder#fromConfig}). With {@code llm.base.url}
+ * and the in-process embedding model of {@code embedding.model} ({@link ScriptRoutedEmbedder#fromConfig}), switched
+ * when {@code bin/engram reembed} completes ({@link ActiveModelEmbedder}). With {@code llm.base.url}
  * set, the extractor is {@link LlmMemoryExtractor} over an OpenAI-compatible server, run on a pool of
  * {@code llm.max.concurrency} threads with as many conversations pending per task (see
  * {@link ExtractionTopology} for how order and exactly-once are kept).
@@ -54,8 +56,8 @@ public final class ExtractorApp extends StreamsApp {
     private final PrometheusMeterRegistry meters;
 
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
-                         final ExecutorService pool) {
-        super(registry, runner, http, pool == null ? List.of() : List.of(pool::shutdownNow));
+                         final ExecutorService pool, final ActiveModelEmbedder embedder) {
+        super(registry, runner, http, pool == null ? List.of(embedder) : List.of(embedder, pool::shutdownNow));
         this.meters = registry;
     }
 
@@ -91,13 +93,14 @@ public final class ExtractorApp extends StreamsApp {
         // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
         final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(EngramConfig.EXTRACTOR_MAX_IN_FLIGHT));
         final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
+        // embedding.model until bin/engram reembed names another model active (ActiveModelFollower)
+        final ActiveModelEmbedder embedder = ActiveModelEmbedder.fromConfig(config);
         final Topology topology = llm.isEmpty()
             ? pool == null
-                ? ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config), registry)
-                : ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.fromConfig(config),
-                    registry, pool, inFlight)
+                ? ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry)
+                : ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry, pool, inFlight)
             : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
-                ScriptRoutedEmbedder.fromConfig(config), registry, pool, llm.get().maxConcurrency());
+                embedder, registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
         if (llm.isPresent()) {
             // While the LLM is down the stream thread waits inside process() for the oldest conversation
@@ -112,8 +115,9 @@ public final class ExtractorApp extends StreamsApp {
             failure -> false); // no vector index here: every uncaught failure stops the client
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+        embedder.follow(config.kafkaProperties()); // starts with the active model, if reembed named one
         runner.start();
-        return new ExtractorApp(registry, runner, http, pool);
+        return new ExtractorApp(registry, runner, http, pool, embedder);
     }
 
     /** The LLM extractor, with the offline episodes beside it when {@code llm.extraction.episodes} says so. */

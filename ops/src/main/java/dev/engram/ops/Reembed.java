@@ -19,6 +19,7 @@ import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
@@ -67,9 +68,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class Reembed {
 
     /** The compacted topic naming the active embedding model. */
-    public static final String ACTIVE_TOPIC = "memory-embeddings-active";
+    public static final String ACTIVE_TOPIC = ActiveModelEmbedder.TOPIC;
     /** The key of the active model's record. */
-    public static final String ACTIVE_KEY = "active";
+    public static final String ACTIVE_KEY = ActiveModelEmbedder.KEY;
     private static final int BATCH = 64;
 
     /**
@@ -82,11 +83,18 @@ public final class Reembed {
      * @param dimensions the new vectors' size
      * @param switched whether the new model became active
      * @param commands REEMBED commands acknowledged on {@code memory-commands} (0 without the switch)
+     * @param caughtUp whether the switch ended with every memory on the new model and the model-mismatch dead
+     *     letters re-driven ({@link ReembedCatchUp}; false when an app was not running or did not catch up in time)
+     * @param catchUpCommands REEMBED commands of memories created while the switch was going on
+     * @param redriven dead-lettered candidates published again with the new model's vector
      * @param seconds wall time
      */
     public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
-                         long commands, double seconds) {
+                         long commands, boolean caughtUp, long catchUpCommands, long redriven, double seconds) {
     }
+
+    /** How long the catch-up waits for the apps at most unless told otherwise. */
+    public static final Duration DEFAULT_APPLY_TIMEOUT = Duration.ofMinutes(10);
 
     private Reembed() {
     }
@@ -130,6 +138,25 @@ public final class Reembed {
     public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
                              final boolean switchWhenComplete, final PrintStream out,
                              final EngramConfig config) {
+        return run(client, provider, partitions, switchWhenComplete, out, config, DEFAULT_APPLY_TIMEOUT);
+    }
+
+    /**
+     * As {@link #run(Map, EmbedderProvider, int, boolean, PrintStream, EngramConfig)}, with a bound on the
+     * catch-up's waits for the apps.
+     *
+     * @param client admin/consumer/producer properties (bootstrap.servers at least)
+     * @param provider the new model
+     * @param partitions partitions of the new topic if it has to be created
+     * @param switchWhenComplete switch once complete
+     * @param out progress
+     * @param config the deployment's config ({@code crypto.*}, {@code vector.index}, {@code qdrant.*})
+     * @param applyTimeout how long the catch-up waits for the extractor and the consolidator at most
+     * @return the report
+     */
+    public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
+                             final boolean switchWhenComplete, final PrintStream out,
+                             final EngramConfig config, final Duration applyTimeout) {
         final long started = System.nanoTime();
         final String topic = topicFor(provider.model());
         try (Admin admin = Admin.create(client)) {
@@ -146,21 +173,19 @@ public final class Reembed {
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final Embedder embedder = provider.create();
         final List<Memory> reembedded = new ArrayList<>(memories.size());
+        final Map<String, Memory> memoriesById = new HashMap<>();
+        memories.forEach(m -> memoriesById.put(m.getMemoryId(), m));
         int dimensions = 0;
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps(client),
             new StringSerializer(), new ByteArraySerializer())) {
             for (int from = 0; from < memories.size(); from += BATCH) {
                 final List<Memory> batch = memories.subList(from, Math.min(memories.size(), from + BATCH));
-                final List<float[]> vectors = embedder.embedAll(batch.stream().map(Memory::getContent).toList());
-                for (int i = 0; i < batch.size(); i++) {
-                    final Memory m = batch.get(i);
-                    dimensions = vectors.get(i).length;
-                    final Memory next = Memory.newBuilder(m).setEmbedding(Vectors.toList(vectors.get(i)))
-                        .setEmbeddingModel(provider.model()).build();
-                    if (!provider.model().equals(m.getEmbeddingModel())) {
+                for (final Memory next : embedded(embedder, provider.model(), batch)) {
+                    dimensions = next.getEmbedding().size();
+                    if (!sameVector(next, memoriesById.get(next.getMemoryId()))) {
                         reembedded.add(next); // a memory already of that model keeps its vector: no command
                     }
-                    final String key = m.getTenantId() + "/" + m.getUserId() + '\0' + m.getMemoryId();
+                    final String key = next.getTenantId() + "/" + next.getUserId() + '\0' + next.getMemoryId();
                     producer.send(new ProducerRecord<>(topic, key, encoder.serialize(topic, next)), (md, e) -> {
                         if (e != null) {
                             failure.compareAndSet(null, e);
@@ -178,17 +203,25 @@ public final class Reembed {
             final boolean complete = acked.get() == memories.size();
             final boolean switched = switchWhenComplete && complete;
             long commands = 0;
+            ReembedCatchUp.Result caughtUp = new ReembedCatchUp.Result(false, 0, 0, 0);
             if (switched) {
                 commands = publishCommands(producer, reembedded, provider.model(), config);
                 producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
                     provider.model().getBytes(StandardCharsets.UTF_8))).get();
+                out.printf("Named %s active; catching up (memories created meanwhile, dead-lettered candidates)…%n",
+                    provider.model());
+                caughtUp = new ReembedCatchUp(client, config, out, applyTimeout).run(embedder, provider.model(), producer);
+                QdrantAlias.switchTo(config, provider.model(), out);
             }
             final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
-                commands, (System.nanoTime() - started) / 1e9);
+                commands, caughtUp.done(), caughtUp.commands(), caughtUp.redriven(), (System.nanoTime() - started) / 1e9);
             out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; %s%n",
                 report.written(), report.memories(), dimensions, topic, report.seconds(),
                 switched ? "active model is now " + provider.model() + " (" + commands + " REEMBED commands on "
-                    + Topic.MEMORY_COMMANDS.name() + ")" : "active model unchanged");
+                    + Topic.MEMORY_COMMANDS.name() + (report.caughtUp() ? "; caught up: " + report.catchUpCommands()
+                    + " more commands, " + report.redriven() + " candidates re-driven)"
+                    : "; NOT caught up: run reembed --model " + provider.model() + " again once the extractor and the "
+                    + "consolidator run)") : "active model unchanged");
             return report;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -207,7 +240,7 @@ public final class Reembed {
      * @throws ExecutionException if a send failed
      * @throws InterruptedException if interrupted while waiting
      */
-    private static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
+    static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
                                         final String model, final EngramConfig config)
         throws ExecutionException, InterruptedException {
         final Serializer<MemoryCommand> commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
@@ -231,6 +264,35 @@ public final class Reembed {
         return sent.size();
     }
 
+    /**
+     * @param embedder the new model
+     * @param model its name
+     * @param batch memories
+     * @return each memory with the new model's vector of its content; a memory already of that model keeps its own
+     *     (not embedded again)
+     */
+    static List<Memory> embedded(final Embedder embedder, final String model, final List<Memory> batch) {
+        final List<Memory> todo = batch.stream().filter(m -> !model.equals(m.getEmbeddingModel())).toList();
+        final List<float[]> vectors = todo.isEmpty() ? List.of()
+            : embedder.embedAll(todo.stream().map(Memory::getContent).toList());
+        final Map<String, float[]> byId = new HashMap<>();
+        for (int i = 0; i < todo.size(); i++) {
+            byId.put(todo.get(i).getMemoryId(), vectors.get(i));
+        }
+        final List<Memory> out = new ArrayList<>(batch.size());
+        for (final Memory m : batch) {
+            final float[] v = byId.get(m.getMemoryId());
+            out.add(v == null ? m : Memory.newBuilder(m).setEmbedding(Vectors.toList(v))
+                .setEmbeddingModel(model).build());
+        }
+        return out;
+    }
+
+    private static boolean sameVector(final Memory next, final Memory before) {
+        return before != null && next.getEmbeddingModel().equals(before.getEmbeddingModel())
+            && next.getEmbedding().equals(before.getEmbedding());
+    }
+
     private static Instant latest(final Instant a, final Instant b) {
         return a == null ? b : b == null || a.isAfter(b) ? a : b;
     }
@@ -247,7 +309,7 @@ public final class Reembed {
         }
         final String[] model = {null};
         TopicScan.toEnd(client, ACTIVE_TOPIC, null, Duration.ofSeconds(30), r -> {
-            if (r.value() != null) {
+            if (r.value() != null && r.key() != null && ACTIVE_KEY.equals(new String(r.key(), StandardCharsets.UTF_8))) {
                 model[0] = new String(r.value(), StandardCharsets.UTF_8);
             }
         });
@@ -262,12 +324,27 @@ public final class Reembed {
      * @throws IllegalStateException if it is the active model
      */
     public static void drop(final Map<String, Object> client, final String model) {
+        drop(client, model, EngramConfig.defaults(), System.out);
+    }
+
+    /**
+     * Deletes a model's side-by-side topic and, with {@code vector.index=qdrant}, its Qdrant collection.
+     *
+     * @param client client properties
+     * @param model the model to drop
+     * @param config the deployment's config ({@code vector.index}, {@code qdrant.*})
+     * @param out where the Qdrant outcome is printed
+     * @throws IllegalStateException if it is the active model
+     */
+    public static void drop(final Map<String, Object> client, final String model, final EngramConfig config,
+                            final PrintStream out) {
         if (active(client).filter(model::equals).isPresent()) {
             throw new IllegalStateException(model + " is the active embedding model: switch to another before dropping it");
         }
         try (Admin admin = Admin.create(client)) {
             GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all());
         }
+        QdrantAlias.drop(config, model, out);
     }
 
     private static void create(final Admin admin, final NewTopic topic) {

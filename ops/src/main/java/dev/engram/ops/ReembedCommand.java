@@ -31,6 +31,10 @@ public final class ReembedCommand implements Callable<Integer> {
     @Option(names = "--list", description = "List the available models and the active one.")
     boolean list;
 
+    @Option(names = "--apply-timeout", paramLabel = "DURATION", defaultValue = "PT10M",
+        description = "How long the switch waits for the extractor and the consolidator to catch up (default: ${DEFAULT-VALUE}).")
+    java.time.Duration applyTimeout;
+
     private final PrintStream out;
 
     /** Prints to standard output. */
@@ -52,7 +56,7 @@ public final class ReembedCommand implements Callable<Integer> {
                 return 0;
             }
             if (drop != null) {
-                Reembed.drop(options.client(), drop);
+                Reembed.drop(options.client(), drop, options.load(), out);
                 out.println("Dropped " + Reembed.topicFor(drop));
                 return 0;
             }
@@ -62,8 +66,8 @@ public final class ReembedCommand implements Callable<Integer> {
             }
             final EngramConfig config = options.load();
             final Reembed.Report report = Reembed.run(options.client(), Embedders.named(model),
-                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out, config);
-            return report.written() == report.memories() ? 0 : 1;
+                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out, config, applyTimeout);
+            return report.written() == report.memories() && (noSwitch || report.caughtUp()) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.engram.stack.InputFile;
 import dev.engram.topology.Topic;
 
 /**
@@ -48,7 +49,10 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        final MemorySnapshot now = after != null ? MemorySnapshot.read(after)
+        // the files first: a mistyped --before names itself at once, before the cluster is asked
+        final Path beforeFile = before == null ? null : InputFile.readable(before, "the --before snapshot");
+        final Path afterFile = after == null ? null : InputFile.readable(after, "the --after snapshot");
+        final MemorySnapshot now = afterFile != null ? MemorySnapshot.read(afterFile)
             : MemorySnapshot.fromTopic(options.client(), null, Duration.ofMinutes(10),
                 Topic.MEMORY_UPDATED.valueDeserializer(options.load()));
         if (save != null) {
@@ -59,7 +63,7 @@ public final class VerifyCommand implements Callable<Integer> {
             out.println("state: " + now.summary());
             return 0;
         }
-        final MemorySnapshot then = MemorySnapshot.read(before);
+        final MemorySnapshot then = MemorySnapshot.read(beforeFile);
         out.println("before: " + then.summary());
         out.println("after:  " + now.summary());
         final List<String> differences = then.diff(now);

@@ -7,6 +7,9 @@ import static io.qdrant.client.VectorsFactory.vectors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,7 +27,11 @@ import io.qdrant.client.QdrantGrpcClient;
 import io.qdrant.client.VersionsCompatibilityChecker;
 import io.qdrant.client.WithPayloadSelectorFactory;
 import io.qdrant.client.WithVectorsSelectorFactory;
+import io.qdrant.client.grpc.Collections.AliasDescription;
+import io.qdrant.client.grpc.Collections.AliasOperations;
 import io.qdrant.client.grpc.Collections.CollectionInfo;
+import io.qdrant.client.grpc.Collections.CreateAlias;
+import io.qdrant.client.grpc.Collections.DeleteAlias;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
@@ -46,25 +53,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The production {@link VectorIndex}: one Qdrant collection of memories through {@code io.qdrant:client}
- * (gRPC). Point id = memory id (UUID), vector = the embedding, payload = {@link QdrantPayload}.
+ * The production {@link VectorIndex}: Qdrant through {@code io.qdrant:client} (gRPC), one collection per
+ * embedding model. Point id = memory id (UUID), vector = the embedding, payload = {@link QdrantPayload}.
  *
  * <ul>
- *   <li><b>Collection.</b> {@link #ensureCollection()} creates it when absent (vector size = the
- *       embedder's, distance Cosine) with keyword indexes on {@code tenant_id}, {@code user_id},
- *       {@code status}, {@code type} and datetime indexes on the lifecycle times; an existing
- *       collection with another vector size or distance (or named vectors) is refused with an
- *       {@link IllegalStateException} naming both, never reused. Every operation runs it first until
- *       it has succeeded once, so an app started while Qdrant is down recovers by itself.</li>
+ *   <li><b>Collections.</b> The memories embedded by model M live in collection {@code <base>-M}
+ *       ({@link #collectionFor}: {@code base} = {@code qdrant.collection}, M with every character outside
+ *       {@code [A-Za-z0-9_.-]} as {@code -}), whose vector size is M's. {@link #ensureCollection()} creates the
+ *       deployment's model's collection when absent (size = the embedder's, distance Cosine) with keyword
+ *       indexes on {@code tenant_id}, {@code user_id}, {@code status}, {@code type} and datetime indexes on the
+ *       lifecycle times; another model's collection is created the same way by the first upsert of a memory of
+ *       that model (size = its vector's). An existing collection with another vector size or distance (or named
+ *       vectors) is refused with an {@link IllegalStateException} naming the model and both shapes, never
+ *       reused. Every operation runs the check first until it has succeeded once, so an app started while
+ *       Qdrant is down recovers by itself.</li>
+ *   <li><b>The active alias.</b> Qdrant alias {@code base} names the active model's collection: created at
+ *       start when absent (to the deployment's model), switched by {@link #switchAlias} with one
+ *       {@code UpdateAliases} request (delete + create, which Qdrant applies atomically: no concurrent request
+ *       sees neither or both). A search without a model ({@link VectorIndex.Query#model()} null) reads the
+ *       alias; every other search names its model's collection, so a query vector is only ever compared with
+ *       vectors of its own model whatever the alias says at that instant.</li>
  *   <li><b>Scope.</b> Every search is built by {@link #scopedQuery}: a {@code must} filter on
- *       {@code tenant_id} AND {@code user_id} (and {@code status=ACTIVE} when asked) inside the
- *       {@code Query} request, so Qdrant applies it during the nearest-neighbour search, never after
- *       top-k. {@link VectorIndex.Query} cannot be built without a user.</li>
+ *       {@code tenant_id} AND {@code user_id} (and {@code status=ACTIVE} when asked, and
+ *       {@code embedding_model}) inside the {@code Query} request, so Qdrant applies it during the
+ *       nearest-neighbour search, never after top-k. {@link VectorIndex.Query} cannot be built without a user.</li>
  *   <li><b>Writes.</b> Upserts and deletes set {@code wait=true}: when the call returns the change
  *       is searchable (read-your-own-writes for the consolidator's next candidate); an update whose
  *       status is not {@code Completed} is an error. Re-upserting the same memory replaces the point:
- *       idempotent. Deletes are scoped to the user (by id: {@code has_id} AND tenant AND user; by
- *       user: tenant AND user).</li>
+ *       idempotent. A memory upserted under another model than before (a re-embedding) is deleted from the
+ *       other model collections this instance knows, so it is found in one collection only. Deletes are scoped
+ *       to the user (by id: {@code has_id} AND tenant AND user; by user: tenant AND user) and go to every model
+ *       collection of {@code base}, listed again for each delete, so a collection another instance created is
+ *       not missed.</li>
+ *   <li><b>Wrong vectors.</b> An upsert or a search whose vector size is not its model collection's is an
+ *       {@link IllegalArgumentException} naming the model, the collection and both sizes, before any call.</li>
  *   <li><b>Score.</b> Qdrant's Cosine score is the cosine similarity (vectors normalized on
  *       upsert), -1..1, the scale of {@code dedup.*} thresholds. Hits are ordered by descending
  *       score, ties by memory id, as {@code StoreVectorIndex}.</li>
@@ -86,29 +108,35 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         .thenComparing(hit -> hit.memory().getMemoryId());
 
     private final QdrantClient client;
-    private final String collection;
+    private final String base;
+    private final String model;
     private final Duration timeout;
     private final int dimensions;
     private final QdrantCalls calls;
+    /** Model collections checked (or created) by this instance → their vector size. */
+    private final Map<String, Integer> checked = new ConcurrentHashMap<>();
     private volatile boolean collectionReady;
 
     /**
      * @param client a connected client (owned: closed by {@link #close()})
-     * @param collection the collection name
+     * @param base {@code qdrant.collection}: the alias of the active model's collection and the prefix of every
+     *     model's collection
+     * @param model the deployment's embedding model ({@code embedding.model})
      * @param timeout the deadline of every call
-     * @param dimensions the vector size (the embedder's)
+     * @param dimensions the vector size of {@code model} (the embedder's)
      * @param registry where {@link QdrantMetrics} go
      */
-    public QdrantVectorIndex(final QdrantClient client, final String collection, final Duration timeout,
+    public QdrantVectorIndex(final QdrantClient client, final String base, final String model, final Duration timeout,
                              final int dimensions, final MeterRegistry registry) {
         this.client = Objects.requireNonNull(client, "client");
-        this.collection = Objects.requireNonNull(collection, "collection");
+        this.base = Objects.requireNonNull(base, "base");
+        this.model = Objects.requireNonNull(model, "model");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         if (dimensions < 1) {
             throw new IllegalArgumentException("dimensions must be >= 1");
         }
         this.dimensions = dimensions;
-        this.calls = new QdrantCalls(client, collection, timeout, new QdrantMetrics(registry));
+        this.calls = new QdrantCalls(client, base, timeout, new QdrantMetrics(registry));
     }
 
     /**
@@ -118,11 +146,12 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * checks the version with one). Does not contact the server.
      *
      * @param settings host, port, TLS, API key, collection, timeout
-     * @param dimensions the vector size (the embedder's)
+     * @param model the deployment's embedding model
+     * @param dimensions its vector size (the embedder's)
      * @param registry where metrics go
      * @return the index
      */
-    public static QdrantVectorIndex connect(final QdrantSettings settings, final int dimensions,
+    public static QdrantVectorIndex connect(final QdrantSettings settings, final String model, final int dimensions,
                                             final MeterRegistry registry) {
         final QdrantGrpcClient.Builder builder =
             QdrantGrpcClient.newBuilder(settings.host(), settings.port(), settings.tls(), false)
@@ -130,19 +159,38 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         if (settings.apiKey() != null) {
             builder.withApiKey(settings.apiKey());
         }
-        LOG.info("Qdrant vector index: {}", settings);
-        return new QdrantVectorIndex(new QdrantClient(builder.build()), settings.collection(), settings.timeout(),
-            dimensions, registry);
+        LOG.info("Qdrant vector index: {}, model {}", settings, model);
+        return new QdrantVectorIndex(new QdrantClient(builder.build()), settings.collection(), model,
+            settings.timeout(), dimensions, registry);
     }
 
-    /** @return the collection name */
+    /** @return the base name: the active alias and the prefix of the model collections */
     public String collection() {
-        return collection;
+        return base;
     }
 
     /**
-     * Checks the server and the collection, creating the collection and its payload indexes when absent.
-     * Idempotent; safe to race with another instance doing the same.
+     * @param base {@code qdrant.collection}
+     * @param model an embedding model
+     * @return the collection of that model's vectors, {@code <base>-<model>} with every character outside
+     *     {@code [A-Za-z0-9_.-]} as {@code -}
+     */
+    public static String collectionFor(final String base, final String model) {
+        return base + "-" + model.replaceAll("[^A-Za-z0-9_.-]", "-").toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @param memoryModel a model name
+     * @return its collection under this index's base
+     */
+    public String collectionFor(final String memoryModel) {
+        return collectionFor(base, memoryModel);
+    }
+
+    /**
+     * Checks the server, the deployment's model collection (created with its payload indexes when absent)
+     * and the active alias (created to that collection when absent). Idempotent; safe to race with another
+     * instance doing the same.
      *
      * @throws VectorIndexUnavailableException if Qdrant cannot be reached now
      * @throws IllegalStateException if the collection exists with another vector size or distance
@@ -154,14 +202,107 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             LOG.warn("Qdrant server {} may not be compatible with client {} (supported: same major, minor within 1)",
                 version, CLIENT_VERSION);
         }
+        ensureModelCollection(model, dimensions);
+        if (activeCollection().isEmpty()) {
+            if (calls.call("list_collections", () -> client.listCollectionsAsync(timeout)).contains(base)) {
+                LOG.warn("Qdrant collection '{}' is a collection, not the alias of the active model's collection that "
+                    + "Engram now keeps under that name; its points are not read. Rebuild the consolidator "
+                    + "(bin/engram rebuild --app consolidator) to write every memory into '{}', then drop '{}'",
+                    base, collectionFor(model), base);
+            } else {
+                createAlias(collectionFor(model));
+            }
+        }
+        collectionReady = true;
+    }
+
+    private void createAlias(final String target) {
+        try {
+            calls.call("update_aliases", () -> client.updateAliasesAsync(List.of(AliasOperations.newBuilder()
+                .setCreateAlias(CreateAlias.newBuilder().setCollectionName(target).setAliasName(base)).build()), timeout));
+            LOG.info("Created Qdrant alias '{}' -> '{}'", base, target);
+        } catch (QdrantCallException e) {
+            if (!Status.Code.ALREADY_EXISTS.name().equals(e.status())) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * @return the collection the active alias names, if the alias exists
+     * @throws VectorIndexUnavailableException if Qdrant cannot answer now
+     */
+    public Optional<String> activeCollection() {
+        for (final AliasDescription alias : calls.call("list_aliases", () -> client.listAliasesAsync(timeout))) {
+            if (alias.getAliasName().equals(base)) {
+                return Optional.of(alias.getCollectionName());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Points the active alias at {@code newModel}'s collection in one {@code UpdateAliases} request (delete the
+     * alias, create it again to the new collection), which Qdrant applies atomically.
+     *
+     * @param newModel the model switched to; its collection must exist (the re-embedded memories were written)
+     * @throws IllegalStateException if that collection does not exist
+     * @throws VectorIndexUnavailableException if Qdrant cannot answer now
+     */
+    public void switchAlias(final String newModel) {
+        final String target = collectionFor(newModel);
+        if (!calls.call("collection_exists", () -> client.collectionExistsAsync(target, timeout))) {
+            throw new IllegalStateException("cannot switch Qdrant alias '" + base + "' to model " + newModel
+                + ": its collection '" + target + "' does not exist (no memory of that model was written)");
+        }
+        calls.call("update_aliases", () -> client.updateAliasesAsync(List.of(
+            AliasOperations.newBuilder().setDeleteAlias(DeleteAlias.newBuilder().setAliasName(base)).build(),
+            AliasOperations.newBuilder().setCreateAlias(CreateAlias.newBuilder().setCollectionName(target)
+                .setAliasName(base)).build()), timeout));
+        LOG.info("Qdrant alias '{}' now names '{}' (model {})", base, target, newModel);
+    }
+
+    /**
+     * Deletes a model's collection (after a re-embedding moved every memory away from it).
+     *
+     * @param oldModel the model
+     * @return whether the collection existed
+     * @throws IllegalStateException if the active alias names it
+     * @throws VectorIndexUnavailableException if Qdrant cannot answer now
+     */
+    public boolean dropModel(final String oldModel) {
+        final String target = collectionFor(oldModel);
+        if (activeCollection().filter(target::equals).isPresent()) {
+            throw new IllegalStateException("Qdrant collection '" + target + "' of model " + oldModel
+                + " is the active one (alias '" + base + "'): switch to another model before dropping it");
+        }
+        checked.remove(target);
+        return calls.call("delete_collection", () -> client.deleteCollectionAsync(target, timeout)).getResult();
+    }
+
+    /**
+     * Checks (or creates) one model's collection: size {@code size}, Cosine, the payload indexes.
+     *
+     * @throws IllegalStateException if it exists with another shape
+     */
+    private void ensureModelCollection(final String memoryModel, final int size) {
+        final String collection = collectionFor(memoryModel);
+        final Integer known = checked.get(collection);
+        if (known != null) {
+            if (known != size) {
+                throw wrongSize(memoryModel, collection, known, size);
+            }
+            return;
+        }
         if (!calls.call("collection_exists", () -> client.collectionExistsAsync(collection, timeout))) {
             try {
                 calls.call("create_collection", () -> client.createCollectionAsync(CreateCollection.newBuilder()
                     .setCollectionName(collection)
                     .setVectorsConfig(VectorsConfig.newBuilder().setParams(
-                        VectorParams.newBuilder().setSize(dimensions).setDistance(Distance.Cosine)))
+                        VectorParams.newBuilder().setSize(size).setDistance(Distance.Cosine)))
                     .build(), timeout));
-                LOG.info("Created Qdrant collection '{}' ({} dimensions, Cosine)", collection, dimensions);
+                LOG.info("Created Qdrant collection '{}' of model {} ({} dimensions, Cosine)", collection, memoryModel,
+                    size);
             } catch (QdrantCallException e) {
                 if (!Status.Code.ALREADY_EXISTS.name().equals(e.status())) {
                     throw e;
@@ -174,26 +315,34 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         if (vectors.getConfigCase() != VectorsConfig.ConfigCase.PARAMS) {
             throw new IllegalStateException("Qdrant collection '" + collection + "' uses named vectors ("
                 + vectors.getParamsMap().getMapMap().keySet() + "); Engram needs one unnamed vector of size "
-                + dimensions + " with Cosine distance. Set qdrant.collection to another name or drop that collection.");
+                + size + " with Cosine distance for model " + memoryModel + ". Drop that collection or set "
+                + "qdrant.collection to another name.");
         }
         final VectorParams params = vectors.getParams();
-        if (params.getSize() != dimensions || params.getDistance() != Distance.Cosine) {
+        if (params.getSize() != size || params.getDistance() != Distance.Cosine) {
             throw new IllegalStateException("Qdrant collection '" + collection + "' has vectors of size "
-                + params.getSize() + " with " + params.getDistance() + " distance; Engram needs size " + dimensions
-                + " with Cosine distance (the embedder's vector size). Set qdrant.collection to another name or drop "
-                + "that collection; it is never reused with another shape.");
+                + params.getSize() + " with " + params.getDistance() + " distance; Engram needs size " + size
+                + " with Cosine distance (model " + memoryModel + "'s vector size). Drop that collection or set "
+                + "qdrant.collection to another name; it is never reused with another shape.");
         }
         final Map<String, PayloadSchemaInfo> schema = info.getPayloadSchemaMap();
         for (final String field : QdrantPayload.KEYWORD_FIELDS) {
-            ensureIndex(schema, field, PayloadSchemaType.Keyword, FieldType.FieldTypeKeyword);
+            ensureIndex(collection, schema, field, PayloadSchemaType.Keyword, FieldType.FieldTypeKeyword);
         }
         for (final String field : QdrantPayload.TIME_FIELDS) {
-            ensureIndex(schema, field, PayloadSchemaType.Datetime, FieldType.FieldTypeDatetime);
+            ensureIndex(collection, schema, field, PayloadSchemaType.Datetime, FieldType.FieldTypeDatetime);
         }
-        collectionReady = true;
+        checked.put(collection, size);
     }
 
-    private void ensureIndex(final Map<String, PayloadSchemaInfo> schema, final String field,
+    private static IllegalArgumentException wrongSize(final String memoryModel, final String collection,
+                                                      final int held, final int got) {
+        return new IllegalArgumentException("a vector of model " + memoryModel + " has " + got
+            + " dimensions, but Qdrant collection '" + collection + "' of " + memoryModel + " holds " + held
+            + ": the vector was not made by " + memoryModel);
+    }
+
+    private void ensureIndex(final String collection, final Map<String, PayloadSchemaInfo> schema, final String field,
                              final PayloadSchemaType type, final FieldType fieldType) {
         final PayloadSchemaInfo existing = schema.get(field);
         if (existing != null) {
@@ -206,6 +355,13 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         calls.update("create_index", () -> client.createPayloadIndexAsync(
             CreateFieldIndexCollection.newBuilder().setCollectionName(collection).setWait(true)
                 .setFieldName(field).setFieldType(fieldType).build(), timeout));
+    }
+
+    /** @return every model collection under the base, as Qdrant lists them now */
+    private List<String> modelCollections() {
+        final String prefix = base + "-";
+        return calls.call("list_collections", () -> client.listCollectionsAsync(timeout)).stream()
+            .filter(name -> name.startsWith(prefix)).sorted().toList();
     }
 
     /**
@@ -242,15 +398,34 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     }
 
     /**
-     * @param query a user-scoped query
+     * @param query a user-scoped query: with a model, searched in that model's collection (no hits when it has
+     *     none); without one, in the active alias's
      * @return at most {@code limit} hits by descending cosine (-1..1), ties by memory id; each memory is
      *     rebuilt from the payload ({@link QdrantPayload#toMemory}: no embedding, sources or supersedes)
+     * @throws IllegalArgumentException if the query vector's size is not its model collection's
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     @Override
     public List<Hit> search(final Query query) {
         ensureReady();
-        final QueryPoints request = scopedQuery(collection, query);
+        final String target;
+        if (query.model() == null) {
+            target = base;
+        } else {
+            target = collectionFor(query.model());
+            Integer size = checked.get(target);
+            if (size == null) {
+                if (!calls.call("collection_exists", () -> client.collectionExistsAsync(target, timeout))) {
+                    return List.of(); // no vector of that model was ever written
+                }
+                ensureModelCollection(query.model(), query.vector().length);
+                size = checked.get(target);
+            }
+            if (size != query.vector().length) {
+                throw wrongSize(query.model(), target, size, query.vector().length);
+            }
+        }
+        final QueryPoints request = scopedQuery(target, query);
         final List<ScoredPoint> points = calls.call("search", () -> client.queryAsync(request, timeout));
         final List<Hit> hits = new ArrayList<>(points.size());
         for (final ScoredPoint point : points) {
@@ -261,62 +436,90 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     }
 
     /**
-     * Inserts or replaces the memory's point and waits until it is searchable.
+     * Inserts or replaces the memory's point in its model's collection (created when absent, with the vector's
+     * size) and waits until it is searchable; then deletes it from the other model collections this instance
+     * has checked (a re-embedded memory moves).
      *
-     * @param memory a memory with an embedding of {@code dimensions} floats
-     * @throws IllegalArgumentException if the embedding has another size or the id is not a UUID
+     * @param memory a memory with an embedding; its {@code embeddingModel} names the collection (blank: the
+     *     deployment's model)
+     * @throws IllegalArgumentException if the embedding's size is not its model collection's, or the id is not
+     *     a UUID
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     @Override
     public void upsert(final Memory memory) {
-        if (memory.getEmbedding().size() != dimensions) {
-            throw new IllegalArgumentException("memory " + memory.getMemoryId() + " has an embedding of "
-                + memory.getEmbedding().size() + " dimensions; the Qdrant collection has " + dimensions);
+        final String memoryModel = memory.getEmbeddingModel() == null || memory.getEmbeddingModel().isBlank()
+            ? model : memory.getEmbeddingModel();
+        if (memoryModel.equals(model) && memory.getEmbedding().size() != dimensions) {
+            throw wrongSize(memoryModel, collectionFor(memoryModel), dimensions, memory.getEmbedding().size());
         }
-        final UpsertPoints request = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true)
+        final String target = collectionFor(memoryModel);
+        final UpsertPoints request = UpsertPoints.newBuilder().setCollectionName(target).setWait(true)
             .addPoints(PointStruct.newBuilder().setId(QdrantPayload.pointId(memory.getMemoryId()))
                 .setVectors(vectors(memory.getEmbedding())).putAllPayload(QdrantPayload.of(memory)))
             .build();
         ensureReady();
+        ensureModelCollection(memoryModel, memory.getEmbedding().size());
         calls.update("upsert", () -> client.upsertAsync(request, timeout));
+        final UserKey user = new UserKey(memory.getTenantId(), memory.getUserId());
+        for (final String other : checked.keySet()) {
+            if (!other.equals(target)) {
+                deleteIn(other, user, memory.getMemoryId());
+            }
+        }
     }
 
     /**
-     * Deletes the user's point with that id (absent is fine) and waits until it is gone.
+     * Deletes the user's point with that id (absent is fine) from every model collection and waits until it is
+     * gone.
      *
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     @Override
     public void delete(final UserKey user, final String memoryId) {
+        ensureReady();
+        for (final String collection : modelCollections()) {
+            deleteIn(collection, user, memoryId);
+        }
+    }
+
+    private void deleteIn(final String collection, final UserKey user, final String memoryId) {
         final Filter filter = userFilter(user, false).toBuilder()
             .addMust(Condition.newBuilder().setHasId(HasIdCondition.newBuilder()
                 .addHasId(QdrantPayload.pointId(memoryId)))).build();
-        ensureReady();
         calls.update("delete", () -> client.deleteAsync(DeletePoints.newBuilder()
             .setCollectionName(collection).setWait(true)
             .setPoints(PointsSelector.newBuilder().setFilter(filter)).build(), timeout));
     }
 
     /**
-     * Deletes every point of the user (filter tenant AND user) and waits until they are gone.
+     * Deletes every point of the user (filter tenant AND user) from every model collection and waits until they
+     * are gone.
      *
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     @Override
     public void deleteUser(final UserKey user) {
         ensureReady();
-        calls.update("delete_user", () -> client.deleteAsync(DeletePoints.newBuilder()
-            .setCollectionName(collection).setWait(true)
-            .setPoints(PointsSelector.newBuilder().setFilter(userFilter(user, false))).build(), timeout));
+        for (final String collection : modelCollections()) {
+            calls.update("delete_user", () -> client.deleteAsync(DeletePoints.newBuilder()
+                .setCollectionName(collection).setWait(true)
+                .setPoints(PointsSelector.newBuilder().setFilter(userFilter(user, false))).build(), timeout));
+        }
     }
 
     /**
      * @param user a user
-     * @return the exact number of the user's points, any status (for erasure checks and operators)
+     * @return the exact number of the user's points, any status, over every model collection (for erasure
+     *     checks and operators)
      */
     public long count(final UserKey user) {
         ensureReady();
-        return calls.call("count", () -> client.countAsync(collection, userFilter(user, false), true, timeout));
+        long n = 0;
+        for (final String collection : modelCollections()) {
+            n += calls.call("count", () -> client.countAsync(collection, userFilter(user, false), true, timeout));
+        }
+        return n;
     }
 
     /** Closes the channel. */

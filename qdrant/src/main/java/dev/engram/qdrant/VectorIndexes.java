@@ -7,7 +7,6 @@ import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,14 +57,9 @@ public final class VectorIndexes {
     }
 
     private static QdrantVectorIndex open(final EngramConfig config, final int dimensions, final MeterRegistry registry) {
-        final String han = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
-        if (han != null && !han.isBlank() && !han.equals(config.getString(EngramConfig.EMBEDDING_MODEL))
-            && config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS) != dimensions) {
-            throw new ConfigException(EngramConfig.EMBEDDING_MODEL_HAN, han, "a Qdrant collection holds one vector size ("
-                + dimensions + "), " + han + " embeds " + config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS)
-                + "; with vector.index=qdrant set embedding.model.han empty (every text then gets embedding.model)");
-        }
-        final QdrantVectorIndex index = QdrantVectorIndex.connect(QdrantSettings.from(config), dimensions, registry);
+        // one collection per model: a Han model of another vector size gets its own collection
+        final QdrantVectorIndex index = QdrantVectorIndex.connect(QdrantSettings.from(config),
+            config.getString(EngramConfig.EMBEDDING_MODEL), dimensions, registry);
         try {
             index.ensureCollection();
         } catch (VectorIndexUnavailableException e) {

@@ -71,7 +71,8 @@ class QdrantConsolidationIT {
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.QDRANT_RETRY_BUDGET_MS, 1000));
         try (QdrantDouble qdrant = QdrantDouble.start();
              QdrantVectorIndexFactory factory = new QdrantVectorIndexFactory(new QdrantVectorIndex(
-                 qdrant.client(timeout), "engram-memories", timeout, ScriptRoutedEmbedder.defaults().dimensions(), registry))) {
+                 qdrant.client(timeout), "engram-memories", ScriptRoutedEmbedder.defaults().modelName(), timeout,
+                 ScriptRoutedEmbedder.defaults().dimensions(), registry))) {
             final StreamsRunner runner = new StreamsRunner(
                 ConsolidationTopology.build(config, new KeyValueContradictionJudge(), factory, registry),
                 ConsolidationTopology.config(config), "consolidator", registry,

@@ -19,8 +19,8 @@ class QdrantVectorIndexContractTest extends VectorIndexContractTest {
     protected Subject subject() {
         final QdrantDouble qdrant = QdrantDouble.start();
         final Duration timeout = Duration.ofSeconds(5);
-        final QdrantVectorIndex index = new QdrantVectorIndex(qdrant.client(timeout), "engram-memories", timeout,
-            DIMENSIONS, new SimpleMeterRegistry());
+        final QdrantVectorIndex index = new QdrantVectorIndex(qdrant.client(timeout), "engram-memories",
+            dev.engram.embedder.ScriptRoutedEmbedder.defaults().modelName(), timeout, DIMENSIONS, new SimpleMeterRegistry());
         index.ensureCollection();
         return new Subject() {
             @Override

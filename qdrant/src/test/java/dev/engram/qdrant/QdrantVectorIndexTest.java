@@ -21,6 +21,7 @@ import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.scoring.Vectors;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.qdrant.client.QdrantClient;
+import io.qdrant.client.grpc.Collections.ChangeAliases;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
@@ -42,6 +43,7 @@ class QdrantVectorIndexTest {
     }
 
     private static final String COLLECTION = "engram-memories";
+    private static final String MODEL = "all-minilm-l6-v2-q";
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final UserKey ANA = new UserKey("t1", "u-ana");
     private static final Instant T = Instant.parse("2025-04-01T07:00:00Z");
@@ -54,7 +56,7 @@ class QdrantVectorIndexTest {
     void setUp() {
         qdrant = QdrantDouble.start();
         registry = new SimpleMeterRegistry();
-        index = new QdrantVectorIndex(qdrant.client(TIMEOUT), COLLECTION, TIMEOUT, 4, registry);
+        index = new QdrantVectorIndex(qdrant.client(TIMEOUT), COLLECTION, MODEL, TIMEOUT, 4, registry);
     }
 
     @AfterEach
@@ -103,13 +105,14 @@ class QdrantVectorIndexTest {
 
     @Test
     void shouldRefuseAnExistingCollectionWhenItsVectorSizeOrDistanceDiffers() {
-        qdrant.createCollection(COLLECTION, 512, Distance.Cosine);
+        qdrant.createCollection(QdrantVectorIndex.collectionFor(COLLECTION, MODEL), 512, Distance.Cosine);
         assertThatThrownBy(index::ensureCollection).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("'" + COLLECTION + "'").hasMessageContaining("size 512")
+            .hasMessageContaining("'" + COLLECTION + "-" + MODEL + "'").hasMessageContaining(MODEL).hasMessageContaining("size 512")
             .hasMessageContaining("needs size 4 with Cosine");
 
-        qdrant.createCollection("dot-collection", 4, Distance.Dot);
-        final QdrantVectorIndex dot = new QdrantVectorIndex(qdrant.client(TIMEOUT), "dot-collection", TIMEOUT, 4, registry);
+        qdrant.createCollection(QdrantVectorIndex.collectionFor("dot-collection", MODEL), 4, Distance.Dot);
+        final QdrantVectorIndex dot = new QdrantVectorIndex(qdrant.client(TIMEOUT), "dot-collection", MODEL, TIMEOUT, 4,
+            registry);
         assertThatThrownBy(dot::ensureCollection).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("Dot distance");
         assertThatThrownBy(() -> dot.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0)))
@@ -197,15 +200,80 @@ class QdrantVectorIndexTest {
         final int port = qdrant.startTcp();
         qdrant.requireApiKey("s3cret");
         try (QdrantVectorIndex remote = QdrantVectorIndex.connect(
-            new QdrantSettings("localhost", port, false, "s3cret", COLLECTION, TIMEOUT), 4, registry);
+            new QdrantSettings("localhost", port, false, "s3cret", COLLECTION, TIMEOUT), MODEL, 4, registry);
              QdrantVectorIndex noKey = QdrantVectorIndex.connect(
-                 new QdrantSettings("localhost", port, false, null, COLLECTION, TIMEOUT), 4, registry)) {
+                 new QdrantSettings("localhost", port, false, null, COLLECTION, TIMEOUT), MODEL, 4, registry)) {
             remote.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
             assertThat(remote.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true))).hasSize(1);
             assertThat(qdrant.calls()).allSatisfy(c -> assertThat(c.apiKey()).isEqualTo("s3cret"));
             assertThatThrownBy(noKey::ensureCollection).isInstanceOf(QdrantVectorIndex.QdrantCallException.class)
                 .hasMessageContaining("UNAUTHENTICATED");
         }
+    }
+
+    @Test
+    void shouldKeepEachModelsVectorsInItsOwnCollectionAndSwitchTheAliasInOneRequest() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        final String oldCollection = QdrantVectorIndex.collectionFor(COLLECTION, MODEL);
+        assertThat(qdrant.aliases()).containsEntry(COLLECTION, oldCollection);
+
+        // a re-embedding to a model of another size: its own collection, created by the first upsert
+        final Memory moved = Memory.newBuilder(memory("m-1", MemoryStatus.ACTIVE, 0, 1, 0, 0, 0, 0))
+            .setEmbeddingModel("bge-small-zh-v15-q").build();
+        index.upsert(moved);
+        final String newCollection = QdrantVectorIndex.collectionFor(COLLECTION, "bge-small-zh-v15-q");
+        assertThat(qdrant.pointCount(newCollection)).isEqualTo(1);
+        assertThat(qdrant.pointCount(oldCollection)).as("moved, not copied").isZero();
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {0, 1, 0, 0, 0, 0}, 5, true,
+            "bge-small-zh-v15-q"))).extracting(h -> h.memory().getEmbeddingModel()).containsExactly("bge-small-zh-v15-q");
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true, MODEL))).isEmpty();
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true, "never-written")))
+            .isEmpty();
+
+        qdrant.clearCalls();
+        index.switchAlias("bge-small-zh-v15-q");
+        assertThat(qdrant.aliases()).containsEntry(COLLECTION, newCollection);
+        final List<ChangeAliases> switches = qdrant.requests(ChangeAliases.class);
+        assertThat(switches).hasSize(1); // delete + create in one request: Qdrant applies it atomically
+        assertThat(switches.get(0).getActionsList()).extracting(a -> a.getActionCase().name())
+            .containsExactly("DELETE_ALIAS", "CREATE_ALIAS");
+        assertThat(index.activeCollection()).hasValue(newCollection);
+        // a search without a model reads the alias: now the new model's collection
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {0, 1, 0, 0, 0, 0}, 5, true))).hasSize(1);
+
+        assertThatThrownBy(() -> index.dropModel("bge-small-zh-v15-q")).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("active");
+        assertThat(index.dropModel(MODEL)).isTrue();
+        assertThat(qdrant.collectionNames()).containsExactly(newCollection);
+        assertThatThrownBy(() -> index.switchAlias(MODEL)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining(oldCollection).hasMessageContaining("does not exist");
+        assertThat(qdrant.aliases()).containsEntry(COLLECTION, newCollection);
+    }
+
+    @Test
+    void shouldRefuseAVectorOfAnotherSizeThanItsModelsCollectionNamingTheModel() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        assertThatThrownBy(() -> index.upsert(memory("m-2", MemoryStatus.ACTIVE, 1, 0, 0, 0, 0, 0)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(MODEL)
+            .hasMessageContaining("6 dimensions").hasMessageContaining("holds 4");
+        assertThatThrownBy(() -> index.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0}, 5, true, MODEL)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(MODEL)
+            .hasMessageContaining("3 dimensions");
+        assertThat(qdrant.pointCount(COLLECTION)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldEraseAUserFromEveryModelsCollectionEvenOneAnotherInstanceCreated() {
+        index.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
+        try (QdrantVectorIndex other = new QdrantVectorIndex(qdrant.client(TIMEOUT), COLLECTION, MODEL, TIMEOUT, 4,
+            registry)) {
+            other.upsert(Memory.newBuilder(memory("m-2", MemoryStatus.ACTIVE, 0, 1, 0, 0, 0, 0))
+                .setEmbeddingModel("bge-small-zh-v15-q").build());
+        }
+        assertThat(index.count(ANA)).isEqualTo(2);
+        index.deleteUser(ANA);
+        assertThat(index.count(ANA)).isZero();
+        assertThat(qdrant.pointCount(QdrantVectorIndex.collectionFor(COLLECTION, "bge-small-zh-v15-q"))).isZero();
     }
 
     private static String keyword(final Condition c) {

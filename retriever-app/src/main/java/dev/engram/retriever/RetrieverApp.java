@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.engram.config.EngramConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
+import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.OnDemandQueryModels;
-import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.qdrant.QdrantVectorIndex;
@@ -128,8 +129,25 @@ public final class RetrieverApp implements Callable<Integer> {
      * @return the running retriever (HTTP bound, Streams starting)
      */
     public static Handle start(final EngramConfig config) {
-        return start(config, new OnDemandQueryModels(ScriptRoutedEmbedder.fromConfig(config)),
-            KafkaAccessReporter.create(config));
+        // embedding.model until bin/engram reembed names another model active (corrections are embedded by it)
+        final ActiveModelEmbedder active = ActiveModelEmbedder.fromConfig(config);
+        final AccessReporter kafka = KafkaAccessReporter.create(config);
+        active.follow(config.kafkaProperties());
+        return start(config, new OnDemandQueryModels(active), new AccessReporter() {
+            @Override
+            public void report(final UserKey user, final List<String> memoryIds) {
+                kafka.report(user, memoryIds);
+            }
+
+            @Override
+            public void close() {
+                try {
+                    kafka.close();
+                } finally {
+                    active.close(); // the follower lives as long as the handle, closed with its reporter
+                }
+            }
+        });
     }
 
     /**

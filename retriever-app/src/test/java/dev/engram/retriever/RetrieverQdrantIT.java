@@ -63,7 +63,7 @@ class RetrieverQdrantIT {
         qdrant = QdrantDouble.start();
         final int port = qdrant.startTcp();
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false,
-            EngramConfig.VECTOR_INDEX, "qdrant", EngramConfig.EMBEDDING_MODEL_HAN, "",
+            EngramConfig.VECTOR_INDEX, "qdrant",
             EngramConfig.QDRANT_HOST, "localhost", EngramConfig.QDRANT_PORT, port, EngramConfig.QDRANT_TIMEOUT_MS, 1000,
             EngramConfig.QDRANT_RETRY_BUDGET_MS, 2000));
 
@@ -73,7 +73,8 @@ class RetrieverQdrantIT {
             memory("t1", "u-ana", id("ana-chess"), "Plays chess on Sundays.", T0.plusSeconds(60)).build(),
             memory("t1", "u-ben", id("ben-bike"), "Rides a bike to work.", T0.plusSeconds(120)).build());
         try (QdrantVectorIndex writer = QdrantVectorIndex.connect(new QdrantSettings("localhost", port, false, null,
-            "engram-memories", Duration.ofSeconds(5)), ScriptRoutedEmbedder.defaults().dimensions(), new SimpleMeterRegistry())) {
+            "engram-memories", Duration.ofSeconds(5)), ScriptRoutedEmbedder.defaults().modelName(),
+            ScriptRoutedEmbedder.defaults().dimensions(), new SimpleMeterRegistry())) {
             memories.forEach(writer::upsert);
         }
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = new ArrayList<>();

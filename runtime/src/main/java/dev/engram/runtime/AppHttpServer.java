@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *       UTF-8 — unknown routes (404), a known path with another method (405 with {@code Allow}),
  *       {@link ApiProblem}s thrown by handlers, Javalin's own {@link HttpResponseException}s, any other
  *       exception (500, detail without stack trace; the stack trace goes to the log), malformed
- *       percent-encoding in the path or query (400, instead of a parameter silently dropped), and what
+ *       percent-encoding, a control character or encoded bytes that are not UTF-8 in the path or query
+ *       (400 naming the fault, instead of a parameter silently dropped or a U+FFFD id), and what
  *       Jetty answers before any route runs: a URI too long (414), headers too large (431), a request
  *       it cannot parse (400) — through {@link ProblemErrorHandler}.</li>
  *   <li>HEAD answers like GET without a body on every GET route (the app's too); elsewhere 405 with
@@ -91,6 +92,14 @@ public final class AppHttpServer implements AutoCloseable {
             config.http.prefer405over404 = true;
             config.jetty.modifyServer(server -> server.setErrorHandler(jettyErrors));
             config.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(jettyErrors));
+            // the one connector, on the address and port of start(): Jetty's, naming what is wrong with a bad target
+            config.jetty.addConnector((server, http) -> {
+                final org.eclipse.jetty.server.ServerConnector connector =
+                    new org.eclipse.jetty.server.ServerConnector(server, new TargetCheckingConnectionFactory(http));
+                connector.setHost(host);
+                connector.setPort(requestedPort);
+                return connector;
+            });
         });
         app.before(AppHttpServer::rejectMalformedEncoding);
         app.get("/health/live", ctx -> health(ctx, live.get()));
@@ -234,31 +243,19 @@ public final class AppHttpServer implements AutoCloseable {
     }
 
     /**
-     * A {@code %} not followed by two hex digits in the raw path or query is a 400: Jetty and Javalin
-     * would otherwise drop the parameter and answer as if it had not been sent ({@code query=%zz} gave
-     * the whole memory list).
+     * A bad raw path or query ({@link RequestTarget}: malformed percent-encoding, a control character,
+     * encoded bytes that are not UTF-8) is a 400 naming the fault: Jetty and Javalin would otherwise drop
+     * the parameter ({@code query=%zz} gave the whole memory list) or decode it to U+FFFD and answer for
+     * another id (404).
      */
     private static void rejectMalformedEncoding(final Context ctx) {
-        final String where = malformedAt(ctx.req().getRequestURI(), "path");
-        final String query = ctx.queryString() == null ? null : malformedAt(ctx.queryString(), "query string");
-        if (where != null || query != null) {
-            throw ApiProblem.badRequest("Malformed percent-encoding in the " + (where != null ? where : query)
-                + ": every % must be followed by two hexadecimal digits");
+        String problem = RequestTarget.problem(ctx.req().getRequestURI(), RequestTarget.PATH);
+        if (problem == null) {
+            problem = RequestTarget.problem(ctx.queryString(), RequestTarget.QUERY);
         }
-    }
-
-    /** @return e.g. {@code query string (at character 7)} when {@code raw} has a bad escape, else null */
-    static String malformedAt(final String raw, final String part) {
-        if (raw == null) {
-            return null;
+        if (problem != null) {
+            throw ApiProblem.badRequest(problem);
         }
-        for (int i = 0; i < raw.length(); i++) {
-            if (raw.charAt(i) == '%' && (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
-                || Character.digit(raw.charAt(i + 2), 16) < 0)) {
-                return part + " (at character " + (i + 1) + ")";
-            }
-        }
-        return null;
     }
 
     private static boolean isProblem(final Context ctx) {

@@ -30,7 +30,10 @@ final class ProblemErrorHandler extends ErrorHandler {
         setShowServlet(false);
     }
 
-    /** Errors found while parsing the request (no servlet request exists yet): 400, 414, 431. */
+    /**
+     * Errors found while parsing the request (no servlet request exists yet): 400, 414, 431. For a target
+     * Jetty cannot parse, the reason is what {@link TargetCheckingConnectionFactory} found wrong with it.
+     */
     @Override
     public ByteBuffer badMessageError(final int status, final String reason, final HttpFields.Mutable fields) {
         fields.put(new HttpField(HttpHeader.CONTENT_TYPE, AppHttpServer.PROBLEM_JSON));

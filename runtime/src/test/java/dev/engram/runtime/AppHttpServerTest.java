@@ -45,6 +45,9 @@ class AppHttpServerTest {
                 });
                 app.put("/unicode", ctx -> ctx.result("ok"));
                 app.put("/put-only", ctx -> ctx.result("ok"));
+                app.get("/users/{user}", ctx -> {
+                    throw ApiProblem.notFound("user " + ctx.pathParam("user") + " is unknown");
+                });
             }).start();
     }
 
@@ -185,6 +188,41 @@ class AppHttpServerTest {
         assertThat(AppHttpServer.isLoopback("127.0.0.1")).isTrue();
         assertThat(AppHttpServer.isLoopback("localhost")).isTrue();
         assertThat(AppHttpServer.isLoopback("0.0.0.0")).isFalse();
+    }
+
+    /**
+     * A path id whose encoded bytes are not UTF-8 was decoded to U+FFFD and answered 404 for user "�"; a
+     * query parameter the same way was dropped or searched as "�". Each is a 400 naming the bad bytes.
+     */
+    @Test
+    void shouldAnswer400NamingTheBytesWhenThePathOrQueryIsNotUtf8() throws Exception {
+        assertThat(detail(raw("/users/%ED%A0%80"))).contains("Invalid UTF-8 in the path at character 8 (%ED%A0%80)")
+            .contains("lone surrogate");
+        assertThat(detail(raw("/users/%FF"))).contains("Invalid UTF-8 in the path", "(%FF)", "0xFF");
+        assertThat(detail(raw("/users/a%C3%28b"))).contains("Invalid UTF-8 in the path at character 9 (%C3%28)");
+        assertThat(detail(raw("/users/x?query=caf%C3"))).contains("Invalid UTF-8 in the query string", "(%C3)");
+        assertThat(raw("/users/%ED%A0%80")).startsWith("HTTP/1.1 400").contains(AppHttpServer.PROBLEM_JSON);
+        // valid UTF-8 still reaches the route: an emoji (a surrogate pair, four bytes) and an encoded slash
+        assertThat(detail(raw("/users/%F0%9F%8C%9F"))).isEqualTo("user \uD83C\uDF1F is unknown");
+        assertThat(raw("/users/Zo%C3%AB?query=a%0Ab")).startsWith("HTTP/1.1 404");
+    }
+
+    /** Jetty refuses these before any route with a bare "Bad Request"; the detail now says what is wrong. */
+    @Test
+    void shouldSayWhatIsWrongWhenJettyRefusesABadPath() throws Exception {
+        assertThat(detail(raw("/health/%zzlive"))).isEqualTo("Malformed percent-encoding in the path (at character 9):"
+            + " every % must be followed by two hexadecimal digits");
+        assertThat(detail(raw("/health/live%00"))).isEqualTo("A control character (NUL, U+0000, encoded as %00) in the"
+            + " path at character 13: identifiers cannot contain control characters");
+        assertThat(detail(raw("/users/x%zz"))).contains("Malformed percent-encoding in the path (at character 9)");
+    }
+
+    /** @return the problem detail of a raw answer (its body after the blank line) */
+    private String detail(final String answer) throws Exception {
+        final String body = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+        final JsonNode problem = json.readTree(body);
+        assertThat(problem.get("status").asInt()).as(answer).isBetween(400, 499);
+        return problem.get("detail").asText();
     }
 
     /** @return the whole answer to {@code GET target} sent as it is over a socket */

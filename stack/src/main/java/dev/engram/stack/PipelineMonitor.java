@@ -27,6 +27,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 
@@ -38,7 +39,10 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code memory-updated} (counted by {@link UpdateOperation}), {@code memory-contradictions} and every
  * dead-letter topic; aborted transactions are never counted.
  *
- * <p>Single-threaded: call {@link #poll(Duration)} and the getters from one thread.
+ * <p>Call {@link #poll(Duration)} and the getters from one thread; {@link #close()} may come from another
+ * (the demo's shutdown hook on Ctrl-C): it wakes a running poll up and closes the consumer once that poll
+ * has returned, since a {@link KafkaConsumer} refuses a second thread ({@code ConcurrentModificationException}).
+ * After the close, the methods that ask the cluster throw {@link IllegalStateException}.
  */
 public final class PipelineMonitor implements AutoCloseable {
 
@@ -60,6 +64,9 @@ public final class PipelineMonitor implements AutoCloseable {
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
     private long expired;
     private long undecodableUpdates;
+    /** Held while the consumer is used; {@link #close()} takes it after waking the consumer up. */
+    private final Object consumerLock = new Object();
+    private volatile boolean closed;
 
     /**
      * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
@@ -105,14 +112,29 @@ public final class PipelineMonitor implements AutoCloseable {
      */
     public void poll(final Duration budget) {
         final long deadline = System.nanoTime() + budget.toNanos();
-        do {
-            for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                perTopic.merge(record.topic(), 1L, Long::sum);
-                if (record.topic().equals(Topics.MEMORY_UPDATED)) {
-                    countUpdate(record);
-                }
+        synchronized (consumerLock) {
+            requireOpen();
+            try {
+                do {
+                    for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                        perTopic.merge(record.topic(), 1L, Long::sum);
+                        if (record.topic().equals(Topics.MEMORY_UPDATED)) {
+                            countUpdate(record);
+                        }
+                    }
+                } while (System.nanoTime() < deadline && !closed);
+            } catch (WakeupException e) {
+                requireOpen();
+                throw e;
             }
-        } while (System.nanoTime() < deadline);
+        }
+    }
+
+    /** @throws IllegalStateException after {@link #close()} */
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("The pipeline monitor is closed");
+        }
     }
 
     private void countUpdate(final ConsumerRecord<byte[], byte[]> record) {
@@ -135,13 +157,21 @@ public final class PipelineMonitor implements AutoCloseable {
      *     the last stable offset of every counted partition)
      */
     public boolean caughtUp() {
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(10));
-        for (final TopicPartition tp : partitions) {
-            if (consumer.position(tp, Duration.ofSeconds(10)) < ends.getOrDefault(tp, 0L)) {
-                return false;
+        synchronized (consumerLock) {
+            requireOpen();
+            try {
+                final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(10));
+                for (final TopicPartition tp : partitions) {
+                    if (consumer.position(tp, Duration.ofSeconds(10)) < ends.getOrDefault(tp, 0L)) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (WakeupException e) {
+                requireOpen();
+                throw e;
             }
         }
-        return true;
     }
 
     /**
@@ -175,8 +205,9 @@ public final class PipelineMonitor implements AutoCloseable {
         final Map<TopicPartition, OffsetAndMetadata> committed = committed(stage.groupId());
         final Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
         committed.keySet().forEach(tp -> wanted.put(tp, OffsetSpec.latest()));
-        consumer.partitionsFor(stage.input(), Duration.ofSeconds(10))
-            .forEach(p -> wanted.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
+        for (final TopicPartition tp : inputPartitions(stage.input())) {
+            wanted.put(tp, OffsetSpec.latest());
+        }
         final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
             get(admin.listOffsets(wanted, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all());
         long lag = 0;
@@ -185,6 +216,19 @@ public final class PipelineMonitor implements AutoCloseable {
             lag += Math.max(0, end.getValue().offset() - (done == null ? 0 : done.offset()));
         }
         return lag;
+    }
+
+    /** @return the partitions of a counted app's input topic (known from the constructor, no cluster call) */
+    private List<TopicPartition> inputPartitions(final String topic) {
+        final List<TopicPartition> found = partitions.stream().filter(tp -> tp.topic().equals(topic)).toList();
+        if (!found.isEmpty()) {
+            return found;
+        }
+        synchronized (consumerLock) {
+            requireOpen();
+            return consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        }
     }
 
     private Map<TopicPartition, OffsetAndMetadata> committed(final String groupId) {
@@ -260,9 +304,21 @@ public final class PipelineMonitor implements AutoCloseable {
             Math.round(elapsedSeconds * 10) / 10.0);
     }
 
+    /**
+     * Closes the consumer and the admin client; safe from any thread and idempotent. A poll running on
+     * another thread is woken up (it throws {@link IllegalStateException}) and the consumer is closed
+     * once it has returned.
+     */
     @Override
     public void close() {
-        consumer.close(Duration.ofSeconds(5));
+        if (closed) {
+            return;
+        }
+        closed = true;
+        consumer.wakeup();
+        synchronized (consumerLock) {
+            consumer.close(Duration.ofSeconds(5));
+        }
         admin.close(Duration.ofSeconds(5));
     }
 }

@@ -98,4 +98,37 @@ class EmbeddedBrokerIT {
             assertThat(r.timestamp()).isEqualTo(1_700_000_000_000L);
         });
     }
+
+    /** The demo's Ctrl-C hook closes the monitor while the main thread polls it. */
+    @Test
+    void shouldWakeAPollUpAndCloseWhenClosedFromAnotherThread() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            TopicSetup.createAll(admin, 3);
+        }
+        final PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers());
+        final java.util.concurrent.atomic.AtomicReference<Throwable> pollFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        final java.util.concurrent.CountDownLatch polling = new java.util.concurrent.CountDownLatch(1);
+        final Thread main = new Thread(() -> {
+            try {
+                while (true) {
+                    polling.countDown();
+                    monitor.poll(Duration.ofSeconds(5));
+                }
+            } catch (Throwable e) {
+                pollFailure.set(e);
+            }
+        });
+        main.start();
+        polling.await();
+        Thread.sleep(300);
+
+        final long start = System.nanoTime();
+        monitor.close(); // threw ConcurrentModificationException while the poll ran
+        main.join(10_000);
+
+        assertThat(main.isAlive()).isFalse();
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds to close").isLessThan(5);
+        assertThat(pollFailure.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        monitor.close(); // idempotent
+    }
 }

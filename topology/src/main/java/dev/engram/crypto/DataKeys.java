@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -21,7 +20,6 @@ import com.google.crypto.tink.RegistryConfiguration;
 import com.google.crypto.tink.TinkProtoKeysetFormat;
 import com.google.crypto.tink.daead.DeterministicAeadConfig;
 import com.google.crypto.tink.daead.PredefinedDeterministicAeadParameters;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -106,7 +104,7 @@ public final class DataKeys implements AutoCloseable {
     public DataKeys(final Map<String, Object> kafka, final String topic, final Aead kek) {
         this.topic = topic;
         this.kek = kek;
-        final Map<String, Object> common = clientSettings(kafka);
+        final Map<String, Object> common = dev.engram.config.KafkaConnection.of(kafka);
         final Map<String, Object> producerProps = new HashMap<>(common);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -115,17 +113,6 @@ public final class DataKeys implements AutoCloseable {
         follower = new KeyTopicFollower(common, topic, this::apply);
     }
 
-    private static Map<String, Object> clientSettings(final Map<String, Object> kafka) {
-        final Map<String, Object> out = new HashMap<>();
-        for (final String key : List.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "security.protocol", "sasl.mechanism",
-            "sasl.jaas.config", "ssl.truststore.location", "ssl.truststore.password", "ssl.keystore.location",
-            "ssl.keystore.password", "ssl.key.password")) {
-            if (kafka.get(key) != null) {
-                out.put(key, kafka.get(key));
-            }
-        }
-        return out;
-    }
 
     /**
      * Seals a record of one user, creating the user's key on first use.

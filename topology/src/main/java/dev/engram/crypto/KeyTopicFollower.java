@@ -173,11 +173,7 @@ final class KeyTopicFollower implements AutoCloseable {
     public void close() {
         closed = true;
         consumer.wakeup();
-        try {
-            reader.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        dev.engram.config.KafkaConnection.join(reader);
         admin.close(Duration.ofSeconds(5));
     }
 }

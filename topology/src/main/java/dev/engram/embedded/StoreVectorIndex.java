@@ -21,8 +21,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * <p>The user scope is the store's prefix scan ({@link UserKey#storePrefix()}), so only that user's
  * memories are ever read: scoping is part of the query, never a filter applied after top-k. The
  * {@code activeOnly} filter is applied during the scan as well. Results are ordered by descending
- * cosine, ties by ascending memory id, so the same store gives the same hits. Memories whose
- * embedding has another size than the query (another model) are skipped.
+ * cosine, ties by ascending memory id, so the same store gives the same hits. Memories of another
+ * model than the query's are skipped; a memory of the query's own model whose embedding has another size
+ * than the query vector is an {@link IllegalArgumentException} naming the model and both sizes (never a
+ * silent skip: one of the two vectors was not made by that model).
  *
  * <p>{@link #upsert}, {@link #delete} and {@link #deleteUser} do nothing: the store is the index, so
  * whatever the owning processor writes to the store is searchable by its next {@link #search}
@@ -71,6 +73,13 @@ public final class StoreVectorIndex implements VectorIndex {
     public static List<Hit> search(final List<Memory> userMemories, final Query query) {
         final List<Hit> hits = new ArrayList<>(userMemories.size());
         for (final Memory memory : userMemories) {
+            if (memory != null && query.model() != null && query.model().equals(memory.getEmbeddingModel())
+                && !memory.getEmbedding().isEmpty() && memory.getEmbedding().size() != query.vector().length) {
+                throw new IllegalArgumentException("a query vector of model " + query.model() + " has "
+                    + query.vector().length + " dimensions, but memory " + memory.getMemoryId() + " of "
+                    + query.model() + " has " + memory.getEmbedding().size() + ": one of them was not made by "
+                    + query.model());
+            }
             if (memory == null || query.activeOnly() && memory.getStatus() != MemoryStatus.ACTIVE
                 || memory.getEmbedding().size() != query.vector().length
                 || !query.accepts(memory.getEmbeddingModel())

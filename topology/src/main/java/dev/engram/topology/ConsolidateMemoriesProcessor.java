@@ -145,7 +145,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         final Optional<String> otherModel = otherModel(known, candidate.getEmbeddingModel(), consolidator.hanModel());
         if (otherModel.isPresent()) {
             // Comparing vectors of two models is meaningless, and storing it would mix them in the index.
-            deadLetter(record, "embedding model mismatch: the candidate was embedded with " + candidate.getEmbeddingModel()
+            deadLetter(record, DeadLetters.REASON_MODEL_MISMATCH + ": the candidate was embedded with " + candidate.getEmbeddingModel()
                 + " but the stored vectors of this user are " + otherModel.get() + "; re-embed (bin/engram reembed"
                 + " --model " + candidate.getEmbeddingModel() + ") or run the extractor with " + otherModel.get());
             return;
@@ -177,19 +177,26 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
      * @param hanModel the deployment's model of mostly-Han text, or null: a user who writes in both scripts holds
      *     vectors of both models legitimately, so a Han-model candidate is checked only against Han-model memories
      *     and every other candidate only against the others
-     * @return the model of the user's stored vectors when it is another one (memories without a recorded model,
-     *     written before models were recorded, are taken as compatible)
+     * @return the model of the user's stored vectors when the user holds vectors of another model and none of the
+     *     candidate's (memories without a recorded model, written before models were recorded, are taken as
+     *     compatible). A user holding both models is being re-embedded ({@code bin/engram reembed}): the candidate
+     *     is compared with the memories of its own model only, and reembed's catch-up moves it to the new model.
      */
     static Optional<String> otherModel(final List<Memory> memories, final String model, final String hanModel) {
         final boolean hanCandidate = model != null && model.equals(hanModel);
+        String other = null;
         for (final Memory m : memories) {
             final boolean hanMemory = m.getEmbeddingModel() != null && m.getEmbeddingModel().equals(hanModel);
-            if (hanMemory == hanCandidate && m.getStatus() != MemoryStatus.DELETED && !m.getEmbedding().isEmpty()
-                && m.getEmbeddingModel() != null && !m.getEmbeddingModel().isBlank() && !m.getEmbeddingModel().equals(model)) {
-                return Optional.of(m.getEmbeddingModel());
+            if (hanMemory != hanCandidate || m.getStatus() == MemoryStatus.DELETED || m.getEmbedding().isEmpty()
+                || m.getEmbeddingModel() == null || m.getEmbeddingModel().isBlank()) {
+                continue;
             }
+            if (m.getEmbeddingModel().equals(model)) {
+                return Optional.empty();
+            }
+            other = other == null ? m.getEmbeddingModel() : other;
         }
-        return Optional.empty();
+        return Optional.ofNullable(other);
     }
 
     /** Every memory of the user, every status, in store-key (memory id) order. */

@@ -16,7 +16,10 @@ import dev.engram.core.UserKey;
  * decoding: the one size limit ingest, producers and topics share); a tenant or user that is not a valid {@link UserKey} (missing, blank, control or
  * unpaired surrogates, too long, a {@code /} in the tenant); a blank or over-long conversation id;
  * no messages; more than {@code input.max.messages} messages; a message longer than
- * {@code input.max.message.chars} characters; a blank role; a timestamp before 1970 (Kafka record
+ * {@code input.max.message.chars} characters; a blank role, or a role other than {@link #ROLES} (case and
+ * surrounding blanks aside; a "wizard" turn would otherwise be read by no extractor and vanish); a message
+ * without content or with blank content (ingest reads a missing {@code content} as empty, so that it
+ * arrives here); a timestamp before 1970 (Kafka record
  * timestamps cannot be negative); and a malformed conversation id (a lone UTF-16 surrogate, or U+FFFD):
  * identifiers are never repaired, two broken ids would become one. Text (roles, contents, metadata) is
  * handled as on every other way in (ingest, the HTTP API): invalid UTF-8 on the wire has become U+FFFD
@@ -31,6 +34,11 @@ public final class ConversationValidator {
 
     /** Longest conversation id accepted, in characters. */
     public static final int MAX_CONVERSATION_ID_CHARS = 512;
+
+    /** The roles a message may have (as chat APIs name them); the rule-based extractor reads user and assistant. */
+    public static final java.util.List<String> ROLES = java.util.List.of("user", "assistant", "system", "tool");
+    /** How much of an unknown role a reason quotes. */
+    private static final int ROLE_QUOTE_CHARS = 32;
 
     private final int maxMessages;
     private final int maxMessageChars;
@@ -126,8 +134,13 @@ public final class ConversationValidator {
         if (message.getRole() == null || message.getRole().isBlank()) {
             return Optional.of(where + " has a missing or blank role");
         }
-        if (message.getContent() == null) {
-            return Optional.of(where + " has no content");
+        final String role = message.getRole().strip().toLowerCase(java.util.Locale.ROOT);
+        if (!ROLES.contains(role)) {
+            final String quoted = role.length() > ROLE_QUOTE_CHARS ? role.substring(0, ROLE_QUOTE_CHARS) + "…" : role;
+            return Optional.of(where + " has the role '" + quoted + "', not one of " + String.join(", ", ROLES));
+        }
+        if (message.getContent() == null || message.getContent().isBlank()) {
+            return Optional.of(where + " has no content (missing or blank)");
         }
         if (message.getContent().length() > maxMessageChars) {
             return Optional.of(where + " has " + message.getContent().length() + " characters, more than "

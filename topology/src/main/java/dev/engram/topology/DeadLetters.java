@@ -49,6 +49,11 @@ public final class DeadLetters {
 
     /** Header: why the record was rejected (field and limit, never content). */
     public static final String HEADER_REASON = "engram.error.reason";
+    /**
+     * How the consolidator's reason for a candidate embedded by another model than the user's vectors starts
+     * ({@code bin/engram reembed} re-drives those candidates with the new model's vector).
+     */
+    public static final String REASON_MODEL_MISMATCH = "embedding model mismatch";
     /** Header: the exception class, or the name of the rule that rejected the record. */
     public static final String HEADER_CLASS = "engram.error.class";
     /** Header: {@code deserialization}, {@code validation} or {@code extraction}. */

@@ -35,6 +35,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -48,7 +49,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
- * executor), and forwards their candidates, or the original record to the dead letters, in input order.
+ * executor), and forwards their candidates, or the original record (its secrets redacted) to the dead letters, in
+ * input order.
  */
 final class ExtractMemoriesProcessor implements Processor<String, byte[], String, Object> {
     // the extractor's log category stays ExtractionTopology, as before the split
@@ -63,6 +65,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final int maxPending;
     private final PiiFilter pii;
     private final Deserializer<ConversationCompleted> deserializer;
+    private final Serializer<ConversationCompleted> serializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
     private ProcessorContext<String, Object> context;
     private KeyValueStore<Long, byte[]> pending;
@@ -73,8 +76,10 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                              final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
                              final PiiFilter pii,
                              final Executor executor, final int maxPending,
-                             final Deserializer<ConversationCompleted> deserializer) {
+                             final Deserializer<ConversationCompleted> deserializer,
+                             final Serializer<ConversationCompleted> serializer) {
         this.deserializer = deserializer;
+        this.serializer = serializer;
         this.pii = pii;
         this.validator = validator;
         this.extractor = extractor;
@@ -117,7 +122,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     @Override
     public void process(final Record<String, byte[]> record) {
         final Optional<RecordMetadata> source = context.recordMetadata();
-        final Consumed consumed = new Consumed(record.key(), record.value(), record.timestamp(),
+        final Consumed consumed = new Consumed(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
         final CompletableFuture<Outcome> outcome = submit(consumed);
@@ -203,6 +208,25 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         counters.candidates().increment(outcome.candidates().size());
     }
 
+    /**
+     * The record's value with the secrets of its messages redacted ({@link PiiFilter#withoutSecrets}, re-encoded in
+     * the topic's format), so that neither the pending store's changelog nor a dead letter keeps a secret: Engram's
+     * own topics never hold one, sealed or not. The value as read when it holds none or does not decode (a dead
+     * letter then, as it came).
+     */
+    private byte[] withoutSecrets(final byte[] bytes) {
+        if (bytes == null || validator.sizeProblem(bytes.length).isPresent()) {
+            return bytes;
+        }
+        try {
+            final ConversationCompleted conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            final ConversationCompleted clean = pii.withoutSecrets(conversation);
+            return clean == conversation ? bytes : serializer.serialize(Topics.CONVERSATIONS_COMPLETED, clean);
+        } catch (RuntimeException e) {
+            return bytes; // decode() rejects it with the reason
+        }
+    }
+
     private ConversationCompleted decode(final byte[] bytes) throws Rejected {
         if (bytes == null) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
@@ -244,14 +268,16 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 slots.putIfAbsent(memory.content(), slots.size());
             }
             final List<String> texts = new ArrayList<>(slots.keySet());
-            final List<float[]> vectors = embedder.embedAll(texts);
+            final Embedder batch = embedder.current(); // vectors and recorded model from one model across a switch
+            final List<float[]> vectors = batch.embedAll(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException("embedder returned " + vectors.size() + " vectors for "
                     + texts.size() + " texts");
             }
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
             for (final ExtractedMemory memory : extracted) {
-                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content()))));
+                out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
+                    batch.modelFor(memory.content())));
             }
             return out;
         } catch (RuntimeException e) {
@@ -262,7 +288,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
-                                      final float[] vector) {
+                                      final float[] vector, final String model) {
         return MemoryCandidate.newBuilder()
             .setCandidateId(MemoryIds.candidateId(conversation.getTenantId(), conversation.getUserId(),
                 conversation.getConversationId(), memory.content()))
@@ -282,7 +308,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setSourceMessageIndexes(new ArrayList<>(memory.sourceMessageIndexes()))
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
-            .setEmbeddingModel(embedder.modelFor(memory.content()))
+            .setEmbeddingModel(model)
             .setExtractor(extractor.name())
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))

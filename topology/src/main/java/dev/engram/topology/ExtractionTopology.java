@@ -170,7 +170,8 @@ public final class ExtractionTopology {
             Topic.CONVERSATIONS_COMPLETED.name());
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
             executor, Math.max(1, maxPending),
-            Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config)), SOURCE);
+            Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config), Topic.CONVERSATIONS_COMPLETED.valueSerializer(config)),
+            SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
                 pendingSerde(config)).withLoggingEnabled(Map.of())

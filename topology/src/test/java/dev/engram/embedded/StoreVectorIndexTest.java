@@ -1,6 +1,7 @@
 package dev.engram.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.List;
@@ -108,5 +109,17 @@ class StoreVectorIndexTest {
                 OnnxEmbedder.shared(OnnxModel.MINILM).embedQuery("Which programming language?"), 10, true,
                 OnnxModel.MINILM.name())))
             .extracting(h -> h.memory().getMemoryId()).containsExactly("m-minilm");
+    }
+
+    @Test
+    void shouldRefuseAQueryVectorOfAnotherSizeThanItsOwnModelsMemoriesNamingTheModel() {
+        put(MIRA, "m-1", "Enjoys climbing on weekends.", MemoryStatus.ACTIVE);
+        final float[] shortVector = new float[embedder.dimensions() / 2];
+        shortVector[0] = 1;
+        assertThatThrownBy(() -> index.search(new VectorIndex.Query(MIRA, shortVector, 10, true, embedder.modelName())))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(embedder.modelName())
+            .hasMessageContaining(shortVector.length + " dimensions").hasMessageContaining("m-1");
+        // another model's query (its vectors are never compared with these) still finds nothing, without error
+        assertThat(index.search(new VectorIndex.Query(MIRA, shortVector, 10, true, "another-model"))).isEmpty();
     }
 }

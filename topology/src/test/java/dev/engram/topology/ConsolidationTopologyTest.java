@@ -96,29 +96,6 @@ class ConsolidationTopologyTest {
     }
 
     @Test
-    void shouldDeadLetterACandidateOfAnotherEmbeddingModelNamingBothWhenTheUserHasStoredVectors_case18() {
-        final MemoryCandidate kotlin = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
-            "I write Kotlin.");
-        final MemoryCandidate city = fact(MIRA, "c-2", "2025-02-04T09:12:00Z", "city", "Porto", "I live in Porto.");
-        final MemoryCandidate otherModel = MemoryCandidate.newBuilder(city).setEmbeddingModel("all-minilm-l6-v2-q").build();
-        try (PipelineHarness driver = new PipelineHarness()) {
-            driver.pipe(kotlin);
-            driver.pipe(otherModel);
-            final List<TestRecord<String, byte[]>> dead = driver.deadLetters();
-            assertThat(dead).singleElement().satisfies(r -> assertThat(header(r, "__streams.errors.message"))
-                .contains("embedded with all-minilm-l6-v2-q", "stored vectors of this user are " + kotlin.getEmbeddingModel(),
-                    "reembed --model all-minilm-l6-v2-q"));
-            assertThat(driver.consolidator().active(MIRA)).extracting(m -> m.getKey()).containsExactly("preferred_language");
-            // Another user without stored vectors takes the other model; the same model is accepted.
-            driver.pipe("t1/u-new", MemoryCandidate.newBuilder(otherModel).setTenantId("t1").setUserId("u-new")
-                .setCandidateId("cand-new").build(), Instant.parse("2025-02-04T09:12:00Z"));
-            driver.pipe(city);
-            assertThat(driver.deadLetters()).hasSize(1);
-            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
-        }
-    }
-
-    @Test
     void shouldSendInvalidCandidatesToDeadLetterTopicWithReasonAndGoOn() {
         final MemoryCandidate valid = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
             "I write Kotlin.");
@@ -361,7 +338,8 @@ class ConsolidationTopologyTest {
         return driver.consolidatorMeters().get(name).tag("application", "engram-consolidator").counter().count();
     }
 
-    private static String header(final TestRecord<String, byte[]> record, final String name) {
+    /** @return a header of a dead letter as text, or null */
+    static String header(final TestRecord<String, byte[]> record, final String name) {
         final Header header = record.headers().lastHeader(name);
         return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }

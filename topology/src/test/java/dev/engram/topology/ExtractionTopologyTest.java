@@ -226,6 +226,12 @@ class ExtractionTopologyTest {
                 List.of(new Message(0, "user", "日".repeat(450), t), new Message(1, "user", "本".repeat(450), t),
                     new Message(2, "user", "語".repeat(450), t), new Message(3, "user", "字".repeat(450), t))),
                 "bytes is larger than input.max.record.bytes=" + MAX_RECORD_BYTES),
+            // a turn no extractor reads, and one with nothing to read: neither a memory nor a dead letter before
+            Arguments.of("an unknown role", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(List.of(
+                new Message(0, "user", "I use IntelliJ.", t), new Message(1, "wizard", "I cast spells.", t))),
+                "message 1 has the role 'wizard', not one of user, assistant, system, tool"),
+            Arguments.of("a message without content", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(List.of(
+                new Message(0, "user", "", t))), "message 0 has no content (missing or blank)"),
             Arguments.of("a blank role", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(List.of(
                 new Message(0, " ", "I use IntelliJ.", t))), "message 0 has a missing or blank role"),
             Arguments.of("a timestamp before 1970", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(

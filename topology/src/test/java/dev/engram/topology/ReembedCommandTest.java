@@ -87,6 +87,40 @@ class ReembedCommandTest {
         assertThat(skipped("invalid_reembed")).isEqualTo(2.0);
     }
 
+    @Test
+    void shouldCompareEachCandidateWithItsOwnModelsMemoriesWhileAUserIsHalfReembedded() {
+        final MemoryCandidate city = FedCandidates.episodic(CARA.wire(), "c-1", "2025-05-02T10:00:01Z",
+            "Went hiking in the Geres mountains with my sister");
+        final MemoryCandidate band = FedCandidates.episodic(CARA.wire(), "c-2", "2025-05-02T10:00:02Z",
+            "Plays bass guitar in a jazz band on Fridays");
+        driver.pipe(city, band);
+        final String oldModel = driver.consolidator().memory(CARA.wire(), band.getCandidateId()).getEmbeddingModel();
+        final float[] hikeNew = OnnxEmbedder.shared(OnnxModel.MINILM).embed(city.getContent());
+        driver.command(reembed(city.getCandidateId(), city.getContent(), hikeNew, "2025-05-02T10:00:03Z"));
+
+        // the new model's restatement reinforces the re-embedded memory, the old model's the other one
+        driver.pipe(MemoryCandidate.newBuilder(city).setCandidateId("c-3-hike").setConversationId("c-3")
+            .setEmbedding(Vectors.toList(hikeNew)).setEmbeddingModel(NEW_MODEL)
+            .setEventTime(Instant.parse("2025-05-03T10:00:00Z")).build());
+        driver.pipe(MemoryCandidate.newBuilder(band).setCandidateId("c-4-band").setConversationId("c-4")
+            .setEventTime(Instant.parse("2025-05-04T10:00:00Z")).build());
+
+        assertThat(driver.deadLetters()).isEmpty();
+        assertThat(driver.consolidator().active(CARA.wire())).hasSize(2);
+        assertThat(driver.consolidator().memory(CARA.wire(), city.getCandidateId()).getReinforcementCount()).isEqualTo(2);
+        assertThat(driver.consolidator().memory(CARA.wire(), band.getCandidateId()).getReinforcementCount()).isEqualTo(2);
+        assertThat(driver.consolidator().memory(CARA.wire(), band.getCandidateId()).getEmbeddingModel()).isEqualTo(oldModel);
+
+        // once every memory is the new model's, an old-model candidate is dead-lettered with both names
+        driver.command(reembed(band.getCandidateId(), band.getContent(),
+            OnnxEmbedder.shared(OnnxModel.MINILM).embed(band.getContent()), "2025-05-04T10:00:01Z"));
+        driver.pipe(MemoryCandidate.newBuilder(band).setCandidateId("c-5-band").setConversationId("c-5")
+            .setEventTime(Instant.parse("2025-05-05T10:00:00Z")).build());
+        assertThat(driver.deadLetters()).singleElement().satisfies(r -> assertThat(
+            new String(r.headers().lastHeader("__streams.errors.message").value(), java.nio.charset.StandardCharsets.UTF_8))
+            .contains(oldModel, NEW_MODEL));
+    }
+
     private double skipped(final String reason) {
         return driver.consolidatorMeters().get("engram.candidates.skipped").tag("reason", reason).counter().count();
     }

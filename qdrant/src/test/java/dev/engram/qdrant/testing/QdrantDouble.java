@@ -33,7 +33,11 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
+import io.qdrant.client.grpc.Collections.AliasDescription;
+import io.qdrant.client.grpc.Collections.AliasOperations;
+import io.qdrant.client.grpc.Collections.ChangeAliases;
 import io.qdrant.client.grpc.Collections.CollectionConfig;
+import io.qdrant.client.grpc.Collections.CollectionDescription;
 import io.qdrant.client.grpc.Collections.CollectionExists;
 import io.qdrant.client.grpc.Collections.CollectionExistsRequest;
 import io.qdrant.client.grpc.Collections.CollectionExistsResponse;
@@ -42,9 +46,15 @@ import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CollectionParams;
 import io.qdrant.client.grpc.Collections.CollectionStatus;
 import io.qdrant.client.grpc.Collections.CreateCollection;
+import io.qdrant.client.grpc.Collections.DeleteCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoResponse;
+import io.qdrant.client.grpc.Collections.ListAliasesRequest;
+import io.qdrant.client.grpc.Collections.ListAliasesResponse;
+import io.qdrant.client.grpc.Collections.ListCollectionAliasesRequest;
+import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
+import io.qdrant.client.grpc.Collections.ListCollectionsResponse;
 import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
 import io.qdrant.client.grpc.Collections.VectorParams;
@@ -86,7 +96,16 @@ import io.qdrant.client.grpc.QdrantOuterClass.HealthCheckRequest;
  * <ul>
  *   <li>{@code HealthCheck} → title and version {@value #VERSION};</li>
  *   <li>{@code Collections.CollectionExists / Get / Create}: NOT_FOUND for an unknown collection,
- *       ALREADY_EXISTS for a second create, INVALID_ARGUMENT without single-vector params;</li>
+ *       ALREADY_EXISTS for a second create, INVALID_ARGUMENT without single-vector params;
+ *       {@code Collections.List} (the collections, not their aliases), {@code Collections.Delete} (result false
+ *       for an unknown collection; its aliases go with it);</li>
+ *   <li>aliases as Qdrant documents them ("Collection aliases" in the collections concepts page):
+ *       {@code Collections.UpdateAliases} applies its {@code create_alias} / {@code delete_alias} /
+ *       {@code rename_alias} actions in order and atomically (all or none, no request in between sees a
+ *       partial state): create needs an existing collection (NOT_FOUND otherwise) and re-points an existing
+ *       alias, delete removes the alias if it exists, rename needs the old alias (NOT_FOUND otherwise);
+ *       {@code ListAliases}, {@code ListCollectionAliases}; every collection name in a request may be an
+ *       alias, resolved to its collection;</li>
  *   <li>{@code Points.CreateFieldIndex}: recorded in the collection's payload schema;</li>
  *   <li>{@code Points.Upsert / Delete} (by ids or by filter): with {@code wait=true} applied before the
  *       answer (status Completed); without it only acknowledged (status Acknowledged) and applied
@@ -138,6 +157,8 @@ public final class QdrantDouble implements AutoCloseable {
 
     private final String name = "qdrant-double-" + UUID.randomUUID();
     private final Map<String, Collection> collections = new ConcurrentHashMap<>();
+    /** alias → collection name; replaced as a whole by an UpdateAliases request. */
+    private volatile Map<String, String> aliases = Map.of();
     private final List<Call> calls = new CopyOnWriteArrayList<>();
     private final List<Runnable> pending = new ArrayList<>();
     private volatile String requiredApiKey;
@@ -281,7 +302,7 @@ public final class QdrantDouble implements AutoCloseable {
      * @return its number of points (applied writes only)
      */
     public synchronized int pointCount(final String collection) {
-        final Collection c = collections.get(collection);
+        final Collection c = collections.get(aliases.getOrDefault(collection, collection));
         return c == null ? 0 : c.points.size();
     }
 
@@ -290,7 +311,17 @@ public final class QdrantDouble implements AutoCloseable {
      * @return its payload indexes: field → type
      */
     public synchronized Map<String, PayloadSchemaType> payloadSchema(final String collection) {
-        return Map.copyOf(collections.get(collection).schema);
+        return Map.copyOf(collections.get(aliases.getOrDefault(collection, collection)).schema);
+    }
+
+    /** @return alias → collection, as the aliases stand now */
+    public Map<String, String> aliases() {
+        return Map.copyOf(aliases);
+    }
+
+    /** @return the names of the collections (not their aliases) */
+    public java.util.Set<String> collectionNames() {
+        return java.util.Set.copyOf(collections.keySet());
     }
 
     /** @return writes acknowledged without {@code wait} and not applied yet */
@@ -347,7 +378,7 @@ public final class QdrantDouble implements AutoCloseable {
     }
 
     private Collection collection(final String collection) {
-        final Collection c = collections.get(collection);
+        final Collection c = collections.get(aliases.getOrDefault(collection, collection));
         if (c == null) {
             throw Status.NOT_FOUND.withDescription("Not found: Collection `" + collection + "` doesn't exist!")
                 .asRuntimeException();
@@ -370,7 +401,96 @@ public final class QdrantDouble implements AutoCloseable {
                                      final StreamObserver<CollectionExistsResponse> observer) {
             record("CollectionExists", request);
             answer(observer, () -> CollectionExistsResponse.newBuilder().setResult(CollectionExists.newBuilder()
-                .setExists(collections.containsKey(request.getCollectionName()))).build());
+                .setExists(collections.containsKey(aliases.getOrDefault(request.getCollectionName(),
+                    request.getCollectionName())))).build());
+        }
+
+        @Override
+        public void list(final ListCollectionsRequest request, final StreamObserver<ListCollectionsResponse> observer) {
+            record("ListCollections", request);
+            answer(observer, () -> {
+                final ListCollectionsResponse.Builder out = ListCollectionsResponse.newBuilder();
+                collections.keySet().stream().sorted()
+                    .forEach(name -> out.addCollections(CollectionDescription.newBuilder().setName(name)));
+                return out.build();
+            });
+        }
+
+        @Override
+        public void delete(final DeleteCollection request, final StreamObserver<CollectionOperationResponse> observer) {
+            record("DeleteCollection", request);
+            answer(observer, () -> {
+                synchronized (QdrantDouble.this) {
+                    final String name = aliases.getOrDefault(request.getCollectionName(), request.getCollectionName());
+                    final boolean existed = collections.remove(name) != null;
+                    final Map<String, String> next = new LinkedHashMap<>(aliases);
+                    next.values().removeIf(name::equals);
+                    aliases = Map.copyOf(next);
+                    return CollectionOperationResponse.newBuilder().setResult(existed).build();
+                }
+            });
+        }
+
+        @Override
+        public void updateAliases(final ChangeAliases request, final StreamObserver<CollectionOperationResponse> observer) {
+            record("UpdateAliases", request);
+            answer(observer, () -> {
+                synchronized (QdrantDouble.this) {
+                    // applied to a copy in order, published at once: all or none, never half
+                    final Map<String, String> next = new LinkedHashMap<>(aliases);
+                    for (final AliasOperations action : request.getActionsList()) {
+                        switch (action.getActionCase()) {
+                            case CREATE_ALIAS -> {
+                                final String target = action.getCreateAlias().getCollectionName();
+                                if (!collections.containsKey(target)) {
+                                    throw Status.NOT_FOUND.withDescription("Not found: Collection `" + target
+                                        + "` doesn't exist!").asRuntimeException();
+                                }
+                                next.put(action.getCreateAlias().getAliasName(), target);
+                            }
+                            case DELETE_ALIAS -> next.remove(action.getDeleteAlias().getAliasName());
+                            case RENAME_ALIAS -> {
+                                final String target = next.remove(action.getRenameAlias().getOldAliasName());
+                                if (target == null) {
+                                    throw Status.NOT_FOUND.withDescription("Not found: Alias `"
+                                        + action.getRenameAlias().getOldAliasName() + "` doesn't exist!").asRuntimeException();
+                                }
+                                next.put(action.getRenameAlias().getNewAliasName(), target);
+                            }
+                            default -> throw Status.INVALID_ARGUMENT.withDescription("Wrong input: empty alias action")
+                                .asRuntimeException();
+                        }
+                    }
+                    aliases = Map.copyOf(next);
+                    return CollectionOperationResponse.newBuilder().setResult(true).build();
+                }
+            });
+        }
+
+        @Override
+        public void listAliases(final ListAliasesRequest request, final StreamObserver<ListAliasesResponse> observer) {
+            record("ListAliases", request);
+            answer(observer, () -> aliasList(null));
+        }
+
+        @Override
+        public void listCollectionAliases(final ListCollectionAliasesRequest request,
+                                          final StreamObserver<ListAliasesResponse> observer) {
+            record("ListCollectionAliases", request);
+            answer(observer, () -> {
+                collection(request.getCollectionName());
+                return aliasList(request.getCollectionName());
+            });
+        }
+
+        private ListAliasesResponse aliasList(final String collection) {
+            final ListAliasesResponse.Builder out = ListAliasesResponse.newBuilder();
+            new java.util.TreeMap<>(aliases).forEach((alias, target) -> {
+                if (collection == null || collection.equals(target)) {
+                    out.addAliases(AliasDescription.newBuilder().setAliasName(alias).setCollectionName(target));
+                }
+            });
+            return out.build();
         }
 
         @Override

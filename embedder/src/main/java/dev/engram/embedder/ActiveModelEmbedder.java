@@ -1,0 +1,149 @@
+package dev.engram.embedder;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.port.Embedder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedder of the apps that embed (extractor, retriever): the deployment's {@link ScriptRoutedEmbedder} at
+ * start, switched to another built-in model when {@code bin/engram reembed --model M} completes (it names M on
+ * the compacted topic {@value #TOPIC}, followed by {@link ActiveModelFollower}). After the switch every text
+ * that is not mostly Han is embedded by M; mostly-Han text keeps {@code embedding.model.han} (a re-embedding to
+ * the Han model itself routes every text to it). So new candidates carry M's vectors once the memories they are
+ * compared with do, without restarting the apps or editing {@code embedding.model}.
+ *
+ * <p>Every call reads the model held at that instant; a caller that embeds a batch and then records the model
+ * takes {@link #current()} once, so the two agree across a switch. An unknown model name on the topic (a model
+ * an {@code EmbedderProvider} plug-in brought to {@code reembed}, not built in here) is logged and ignored:
+ * the apps keep their model, and the consolidator dead-letters their candidates with both model names.
+ * Thread-safe.
+ */
+public final class ActiveModelEmbedder implements Embedder {
+
+    /** The compacted topic naming the active embedding model (key {@value #KEY}, value the model's name, UTF-8). */
+    public static final String TOPIC = "memory-embeddings-active";
+    /** The key of the active model's record. */
+    public static final String KEY = "active";
+
+    /** How long {@link #follow} waits for the active model at start. */
+    static final long START_WAIT_MS = 10_000;
+    private static final Logger LOG = LoggerFactory.getLogger(ActiveModelEmbedder.class);
+
+    private final EngramConfig config;
+    private final AtomicReference<Embedder> held;
+    private volatile ActiveModelFollower follower;
+
+    /**
+     * @param config the deployment's {@code embedding.*} settings (the Han routing is kept across switches)
+     * @param initial the embedder to start with ({@link ScriptRoutedEmbedder#fromConfig})
+     */
+    public ActiveModelEmbedder(final EngramConfig config, final Embedder initial) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.held = new AtomicReference<>(Objects.requireNonNull(initial, "initial"));
+    }
+
+    /**
+     * @param config the deployment's config
+     * @return the embedder of {@code embedding.model} (routed by script), switchable
+     */
+    public static ActiveModelEmbedder fromConfig(final EngramConfig config) {
+        return new ActiveModelEmbedder(config, ScriptRoutedEmbedder.fromConfig(config));
+    }
+
+    /**
+     * Starts following {@value #TOPIC} ({@link ActiveModelFollower}), stopped by {@link #close()}, and waits up to
+     * {@value #START_WAIT_MS} ms for the model named there, so the app starts with it (after that it switches when
+     * the record comes).
+     *
+     * @param kafka the app's Kafka client settings
+     * @return this
+     */
+    public synchronized ActiveModelEmbedder follow(final java.util.Map<String, Object> kafka) {
+        if (follower == null) {
+            follower = new ActiveModelFollower(kafka, this::switchTo);
+            if (!follower.awaitCaughtUp(java.time.Duration.ofMillis(START_WAIT_MS))) {
+                LOG.warn("{} not read within {} ms: starting with {}, switching when it is read", TOPIC, START_WAIT_MS,
+                    held.get().modelName());
+            }
+        }
+        return this;
+    }
+
+    /**
+     * Switches to a model named on {@value #TOPIC}.
+     *
+     * @param model a model name
+     * @return whether the embedder now embeds with it (false: unknown here, or already held)
+     */
+    public boolean switchTo(final String model) {
+        if (model == null || model.isBlank() || model.equals(held.get().modelName())) {
+            return false;
+        }
+        final Optional<OnnxModel> spec = OnnxModel.named(model);
+        if (spec.isEmpty()) {
+            LOG.warn("The active embedding model is now {}, which this app does not hold (built in: {}); it keeps {}",
+                model, OnnxModel.names(), held.get().modelName());
+            return false;
+        }
+        final OnnxEmbedder main = OnnxEmbedder.shared(spec.get());
+        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+        final Embedder next = ScriptRoutedEmbedder.routesHan(config) && !model.equals(hanModel)
+            ? new ScriptRoutedEmbedder(main, OnnxEmbedder.shared(hanModel),
+                config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE))
+            : main;
+        final Embedder before = held.getAndSet(next);
+        LOG.info("Embedding model switched from {} to {} (named active on {})", before.modelName(), model, TOPIC);
+        return true;
+    }
+
+    @Override
+    public Embedder current() {
+        return held.get().current();
+    }
+
+    @Override
+    public String modelName() {
+        return held.get().modelName();
+    }
+
+    @Override
+    public int dimensions() {
+        return held.get().dimensions();
+    }
+
+    @Override
+    public List<String> models() {
+        return held.get().models();
+    }
+
+    @Override
+    public String modelFor(final String text) {
+        return held.get().modelFor(text);
+    }
+
+    @Override
+    public List<float[]> embedAll(final List<String> texts) {
+        return held.get().embedAll(texts);
+    }
+
+    @Override
+    public float[] embedQuery(final String query, final String model) {
+        return held.get().embedQuery(query, model);
+    }
+
+    /** Stops the follower, if any, and closes the held embedder (a no-op for the JVM-wide built-in models). */
+    @Override
+    public synchronized void close() {
+        if (follower != null) {
+            follower.close();
+            follower = null;
+        }
+        held.get().close();
+    }
+}
