@@ -53,7 +53,8 @@ import picocli.CommandLine.Parameters;
  * benchmark's distinct queries back to back for {@code --seconds} as a request does (with the model's query
  * instruction, {@link Embedder#embedQuery}); queries/s. Every request embeds its
  * query (the retriever's LRU of query vectors is smaller than the set of distinct queries cycled through,
- * {@code queryCacheHitRate} says how often it hit), so the embedder bounds the retriever:
+ * {@code queryCacheHitRate} says how often it hit; LoCoMo repeats some questions word for word, so it is not 0;
+ * {@code --query-cache-size 0} turns the LRU off and every request embeds), so the embedder bounds the retriever:
  * {@code ratioToQueryCeiling} = maxRequestsPerSecond / queryEmbeddingCeiling is the share of that bound
  * the whole request path (HTTP, search, ranking, JSON, access reports) keeps. The ceiling starts once the
  * fixed-rate phase's access reports are applied. On a shared machine the two phases get different shares of
@@ -103,6 +104,12 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     @Option(names = "--sweep-seconds", paramLabel = "S", defaultValue = "15", description = "Length of each size's phase (default: ${DEFAULT-VALUE}).")
     int sweepSeconds;
 
+    @Option(names = "--query-cache-size", paramLabel = "N", defaultValue = "-1",
+        description = "Entries of the retriever's query-vector LRU (retrieval.query.cache.size); 0 embeds every "
+            + "request's query, so a repeated question in the benchmark's stream is not served from the cache "
+            + "(default: the config's).")
+    int queryCacheSize;
+
     @Mixin
     JsonOption json = new JsonOption();
 
@@ -125,7 +132,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .executor(Executors.newFixedThreadPool(4)).build();
         final Map<String, Object> figures;
-        try (EmbeddedStack stack = EmbeddedStack.start("retrieval")) {
+        final Map<String, Object> settings = queryCacheSize < 0 ? Map.of()
+            : Map.of(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE, queryCacheSize);
+        try (EmbeddedStack stack = EmbeddedStack.start("retrieval", settings)) {
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 ingest.publish(file, null);
             }
@@ -166,6 +175,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("queryEmbeddingCeiling", BenchReport.round(ceiling, 1));
             figures.put("ratioToQueryCeiling", BenchReport.round(throughput / ceiling, 3));
             figures.put("queryCacheHitRate", BenchReport.round(hitRate, 3));
+            figures.put("queryCacheSize", stack.config().getInt(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE));
             figures.put("cpuMsPerQueryEmbedding", BenchReport.round(cpuMsPerEmbedding, 2));
             figures.put("cpuMsPerRequest", BenchReport.round(cpuMsPerRequest, 2));
             figures.put("cpuRatioToQueryCeiling", BenchReport.round(cpuMsPerEmbedding / cpuMsPerRequest, 3));

@@ -163,7 +163,7 @@ public final class Chaos {
             // conversations cost an embedding each: a fifth of the rate, so that the extractor can keep up on 2 cores
             final ChaosFeeder feeder = new ChaosFeeder(broker.bootstrapServers(), app,
                 app == App.EXTRACTOR ? Math.max(1, settings.ratePerSecond() / 5) : settings.ratePerSecond());
-            final ChaosQueries queries = app == App.RETRIEVER ? new ChaosQueries(feeder) : null;
+            final ChaosQueries queries = app == App.RETRIEVER ? new ChaosQueries(feeder, settings.ratePerSecond(), out) : null;
             try {
                 // the apps this soak does not kill run steadily; the one under test is restarted
                 if (app != App.CONSOLIDATOR) {
@@ -198,6 +198,9 @@ public final class Chaos {
                     victim.destroyForcibly(); // SIGKILL: no close, no commit, an open transaction left behind
                     victim.waitFor(30, TimeUnit.SECONDS);
                     victim = children.start(app.command(), app.command() + "-" + (kill + 1));
+                    if (queries != null) {
+                        queries.instanceStarted();
+                    }
                 }
                 feeder.stop();
                 awaitCaughtUp(offsets, app);

@@ -87,7 +87,10 @@ final class ChaosChildren implements AutoCloseable {
             Files.writeString(props, text);
             final List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb + "m",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path")));
+                "-XX:+UseSerialGC",
+                // as the Kubernetes manifests run the apps: a JVM out of heap exits (and is restarted) instead of
+                // staying up with a stream thread lost in garbage collection
+                "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path")));
             final String log4j = System.getProperty("engram.chaos.log4j");
             if (log4j != null) {
                 cmd.add(1, "-Dlog4j2.configurationFile=" + log4j);

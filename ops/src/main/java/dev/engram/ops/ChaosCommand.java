@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bin/engram chaos [--app consolidator|extractor|retriever|all] [--kills 20] [--stall-seconds 30]
- * [--json FILE]}: the fault soak of {@link Chaos} on an embedded broker. Prints one line per restart and
+ * [--child-heap-mb 320] [--json FILE]}: the fault soak of {@link Chaos} on an embedded broker. Prints one line per restart and
  * a table of stalls, lost and duplicated {@code memory-updated} events and retriever answers; exit code
  * 0 when every count that must be zero is zero, 1 otherwise.
  */
@@ -35,6 +35,10 @@ public final class ChaosCommand implements Callable<Integer> {
         description = "Candidates published per second (default 40; the extractor soak publishes a fifth as many conversations).")
     int rate;
 
+    @Option(names = "--child-heap-mb", defaultValue = "320",
+        description = "-Xmx of each app's JVM, MB (default 320; bin/engram runs an app with 768).")
+    int childHeapMb;
+
     @Option(names = "--work-dir", defaultValue = "run/chaos", description = "Broker, state and child logs (emptied first).")
     Path workDir;
 
@@ -49,7 +53,7 @@ public final class ChaosCommand implements Callable<Integer> {
         } else {
             apps.add(Chaos.App.valueOf(app.toUpperCase(Locale.ROOT)));
         }
-        final Chaos chaos = new Chaos(new Chaos.Settings(kills, stallSeconds, rate, 3, 8, workDir.toAbsolutePath(), 320),
+        final Chaos chaos = new Chaos(new Chaos.Settings(kills, stallSeconds, rate, 3, 8, workDir.toAbsolutePath(), childHeapMb),
             System.out);
         final List<Chaos.Result> results = new ArrayList<>();
         for (final Chaos.App a : apps) {

@@ -22,7 +22,7 @@ class ChaosSoakIT {
     @EnumSource(Chaos.App.class)
     void shouldNeitherStallNorLoseNorDuplicateWhenTheAppIsKilledTwentyTimes(final Chaos.App app) throws Exception {
         final Chaos chaos = new Chaos(new Chaos.Settings(Integer.getInteger("chaos.kills", 20), 30, 40, 3, 8,
-            Path.of("target", "chaos").toAbsolutePath(), 320), System.out);
+            Path.of("target", "chaos").toAbsolutePath(), Integer.getInteger("chaos.child.heap.mb", 320)), System.out);
 
         final Chaos.Result result = chaos.run(app);
 

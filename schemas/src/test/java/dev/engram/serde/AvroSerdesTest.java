@@ -93,10 +93,7 @@ class AvroSerdesTest {
 
     @Test
     void shouldReadAMemoryWithItsEmbeddingExactlyAsAvrosMessageDecoderDoes() throws Exception {
-        final java.util.List<Float> embedding = new java.util.ArrayList<>();
-        for (int i = 0; i < 384; i++) {
-            embedding.add((float) Math.sin(i) / 20);
-        }
+        final java.util.List<Float> embedding = embedding(i -> Math.sin(i) / 20);
         final java.time.Instant at = java.time.Instant.ofEpochMilli(1_738_573_920_000L);
         final dev.engram.avro.Memory memory = dev.engram.avro.Memory.newBuilder().setMemoryId("m-1").setTenantId("t1")
             .setUserId("u1").setType(dev.engram.avro.MemoryType.SEMANTIC).setKey("language").setValue("kotlin")
@@ -114,6 +111,47 @@ class AvroSerdesTest {
         final byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 100);
         assertThatThrownBy(() -> AvroSerdes.serde(dev.engram.avro.Memory.class).deserializer().deserialize("t", truncated))
             .isInstanceOf(SerializationException.class).hasMessageContaining("Memory");
+    }
+
+    @Test
+    void shouldWriteTheBytesOfAvrosMessageEncoderForEveryKindOfField() throws Exception {
+        final java.util.List<Float> embedding = embedding(i -> Math.cos(i) / 19);
+        final java.time.Instant at = java.time.Instant.ofEpochMilli(1_738_573_920_000L);
+        final dev.engram.avro.Memory memory = dev.engram.avro.Memory.newBuilder().setMemoryId("m-2").setTenantId("t1")
+            .setUserId("u1").setType(dev.engram.avro.MemoryType.EPISODIC).setKey(null).setValue(null)
+            .setContent("Wir sind im Mai 2023 nach Lyon gezogen \uD83D\uDE00 — 我住在北京").setImportance(0.4)
+            .setConfidence(0.8).setSource(dev.engram.avro.MemorySource.INFERRED)
+            .setStatus(dev.engram.avro.MemoryStatus.ARCHIVED).setArchiveReason(dev.engram.avro.ArchiveReason.MERGED)
+            .setCreatedAt(at).setUpdatedAt(at).setLastAccessedAt(at).setLastConfirmedAt(at).setValidFrom(at)
+            .setValidTo(at.plusSeconds(60)).setExpiresAt(null).setSupersedes(List.of("m-0", "m-1"))
+            .setEventDates(List.of("2023-05-01/2023-05-31")).setAccessCount(3)
+            .setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId("c-1")
+                .setMessageIndexes(List.of(0, 4)).setObservedAt(at).build()))
+            .setEmbedding(embedding).setEmbeddingModel("bge-small-en-v15-q").build();
+        final dev.engram.avro.MemoryUpdated event = dev.engram.avro.MemoryUpdated.newBuilder().setEventId("e-1")
+            .setTenantId("t1").setUserId("u1").setMemoryId("m-2").setOperation(dev.engram.avro.UpdateOperation.ACCESSED)
+            .setMemory(memory).setPreviousValue(null).setCause("access:memory-access-0@7").setEventTime(at).build();
+
+        assertThat(AvroSerdes.serde(dev.engram.avro.Memory.class).serializer().serialize("t", memory))
+            .isEqualTo(bytesOf(dev.engram.avro.Memory.getEncoder().encode(memory)));
+        assertThat(AvroSerdes.serde(dev.engram.avro.MemoryUpdated.class).serializer().serialize("t", event))
+            .isEqualTo(bytesOf(dev.engram.avro.MemoryUpdated.getEncoder().encode(event)));
+        assertThat(serde.serializer().serialize("t", conversation()))
+            .isEqualTo(bytesOf(ConversationCompleted.getEncoder().encode(conversation())));
+    }
+
+    private static java.util.List<Float> embedding(final java.util.function.IntToDoubleFunction value) {
+        final java.util.List<Float> out = new java.util.ArrayList<>();
+        for (int i = 0; i < 384; i++) {
+            out.add((float) value.applyAsDouble(i));
+        }
+        return out;
+    }
+
+    private static byte[] bytesOf(final ByteBuffer buffer) {
+        final byte[] out = new byte[buffer.remaining()];
+        buffer.get(out);
+        return out;
     }
 
     @Test

@@ -23,6 +23,7 @@ import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
 import dev.engram.scoring.SimilarityScale;
+import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -152,8 +153,26 @@ public final class MemoryLifecycle {
      * @return the ACCESSED change
      */
     public Consolidator.Change access(final Memory memory, final Instant at, final String cause) {
-        final Memory after = Memory.newBuilder(memory)
-            .setAccessCount(memory.getAccessCount() + 1)
+        return access(memory, at, cause, 1);
+    }
+
+    /**
+     * Applies {@code hits} retrieval hits of one memory at once (one {@code memory-access} record may list a
+     * memory once per request that returned it): the access count grows by {@code hits}, as {@code hits} single
+     * accesses at the same time would make it. The embedding is shared with {@code memory}, not copied.
+     *
+     * @param memory the memory that was returned (any status; only its counters change)
+     * @param at when it was accessed (event time of the access)
+     * @param cause e.g. {@code access:<record id>}
+     * @param hits how many hits, ≥ 1
+     * @return the ACCESSED change
+     */
+    public Consolidator.Change access(final Memory memory, final Instant at, final String cause, final int hits) {
+        if (hits < 1) {
+            throw new IllegalArgumentException("hits must be at least 1: " + hits);
+        }
+        final Memory after = UserMemoryIndex.builderSharingEmbedding(memory, memory.getEmbedding())
+            .setAccessCount(memory.getAccessCount() + hits)
             .setLastAccessedAt(at.isAfter(memory.getLastAccessedAt()) ? at : memory.getLastAccessedAt())
             .build();
         return change(memory, after, UpdateOperation.ACCESSED, cause, at);

@@ -108,6 +108,19 @@ public final class SearchIndexes {
         return Optional.ofNullable(byUser.get(user));
     }
 
+    /**
+     * The state a memory has in the store, read from the index (which holds every stored memory of a loaded
+     * partition) instead of decoding the stored record with its embedding.
+     *
+     * @param user the user
+     * @param memoryId a memory id
+     * @return the memory without its embedding, or null when the user's index does not hold it
+     */
+    public Memory memory(final UserKey user, final String memoryId) {
+        final UserMemoryIndex index = byUser.get(user);
+        return index == null ? null : index.memory(memoryId);
+    }
+
     /** @return users held, over all partitions */
     public int users() {
         return byUser.size();

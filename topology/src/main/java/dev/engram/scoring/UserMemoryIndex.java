@@ -134,6 +134,20 @@ public final class UserMemoryIndex {
         }
     }
 
+    /**
+     * @param memoryId a memory id
+     * @return the memory held under that id (any status), without its embedding; null when absent
+     */
+    public Memory memory(final String memoryId) {
+        lock.readLock().lock();
+        try {
+            final Integer slot = slotById.get(memoryId);
+            return slot == null ? null : memories[slot];
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** @return how many memories (any status) the index holds */
     public int count() {
         lock.readLock().lock();
@@ -366,18 +380,32 @@ public final class UserMemoryIndex {
 
     /**
      * A copy of a memory without its embedding, made without first copying the embedding's boxed floats
-     * (Avro's builder deep-copies every field): the embedding is set aside while the copy is made and put back.
+     * (Avro's builder deep-copies every field): see {@link #builderSharingEmbedding}.
      *
      * @param memory a memory the calling thread owns (the stream thread's decoded record)
      * @return the copy, with an empty embedding
      */
     public static Memory withoutEmbedding(final Memory memory) {
-        final List<Float> embedding = memory.getEmbedding();
+        return builderSharingEmbedding(memory, List.of()).build();
+    }
+
+    /**
+     * A builder of a copy of a memory that carries {@code embedding} (the same list, not a copy), made without
+     * deep-copying the memory's own embedding: it is set aside while Avro's builder copies the other fields,
+     * and put back. Embedding lists are never changed in place once a record is built, so two records may
+     * share one.
+     *
+     * @param memory a memory the calling thread owns (it is changed and restored during the call)
+     * @param embedding the copy's embedding, e.g. {@code memory.getEmbedding()} or an empty list
+     * @return a builder holding the copy
+     */
+    public static Memory.Builder builderSharingEmbedding(final Memory memory, final List<Float> embedding) {
+        final List<Float> own = memory.getEmbedding();
         memory.setEmbedding(List.of());
         try {
-            return Memory.newBuilder(memory).build();
+            return Memory.newBuilder(memory).setEmbedding(embedding);
         } finally {
-            memory.setEmbedding(embedding);
+            memory.setEmbedding(own);
         }
     }
 

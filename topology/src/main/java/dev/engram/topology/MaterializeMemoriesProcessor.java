@@ -100,7 +100,10 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     }
 
     private static String historyKey(final UserKey user, final MemoryUpdated event) {
-        return historyPrefix(user, event.getMemoryId()) + String.format("%013d", event.getEventTime().toEpochMilli())
+        final long millis = event.getEventTime().toEpochMilli();
+        // zero-padded to 13 digits (String.format's "%013d" without its parsing, once per access of a memory)
+        final String time = millis < 0 ? String.format("%013d", millis) : Long.toString(millis);
+        return historyPrefix(user, event.getMemoryId()) + "0".repeat(Math.max(0, 13 - time.length())) + time
             + UserKey.STORE_SEPARATOR + event.getEventId();
     }
 
@@ -132,7 +135,10 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             return;
         }
         final String storeKey = user.storeKey(event.getMemoryId());
-        final Memory previous = memories.get(storeKey);
+        // what the profile fold needs of the previous state (status, key, id), from the index of this loaded
+        // partition, which holds every stored memory: no decode of the stored record and its embedding per event
+        final Memory previous = indexes.isLoaded(partition) ? indexes.memory(user, event.getMemoryId())
+            : memories.get(storeKey);
         final Memory after = event.getMemory();
         if (after == null || after.getStatus() == MemoryStatus.DELETED
             || event.getOperation() == UpdateOperation.DELETED) {

@@ -3,7 +3,9 @@ package dev.engram.topology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.Memory;
@@ -108,11 +110,18 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         }
         final String cause = "access:" + context.recordMetadata()
             .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse(access.getAccessedAt().toString());
-        final List<Consolidator.Change> changes = new ArrayList<>();
+        // a record may list a memory once per request that returned it (the retriever sends one record per user
+        // and batch of requests): one change per memory, its count raised by its hits
+        final Map<String, Integer> hits = new LinkedHashMap<>();
         for (final String memoryId : access.getMemoryIds()) {
-            final Memory memory = memories.get(user.storeKey(memoryId));
+            hits.merge(memoryId, 1, Integer::sum);
+        }
+        final List<Consolidator.Change> changes = new ArrayList<>(hits.size());
+        for (final Map.Entry<String, Integer> hit : hits.entrySet()) {
+            final String key = user.storeKey(hit.getKey());
+            final Memory memory = cache == null ? memories.get(key) : cache.get(key, memories::get);
             if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
-                changes.add(lifecycle.access(memory, access.getAccessedAt(), cause));
+                changes.add(lifecycle.access(memory, access.getAccessedAt(), cause, hit.getValue()));
             }
         }
         apply(user, changes);

@@ -71,6 +71,20 @@ final class UserMemoryCache {
     }
 
     /**
+     * One memory, from the cache when its user is cached (which holds every entry of the user's: absent there is
+     * absent in the store), else from the store (without filling the cache).
+     *
+     * @param storeKey the memory's key ({@link UserKey#storeKey})
+     * @param store reads one key from the store
+     * @return the memory, or null when the store has none
+     */
+    Memory get(final String storeKey, final java.util.function.Function<String, Memory> store) {
+        final int separator = storeKey.indexOf(UserKey.STORE_SEPARATOR);
+        final TreeMap<String, Memory> cached = separator < 0 ? null : users.get(storeKey.substring(0, separator));
+        return cached == null ? store.apply(storeKey) : cached.get(storeKey);
+    }
+
+    /**
      * Records a write to the store, to be called with every put and delete of {@link Stores#MEMORIES}.
      *
      * @param storeKey the key written ({@link UserKey#storeKey})

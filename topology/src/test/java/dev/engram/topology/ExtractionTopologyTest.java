@@ -268,6 +268,21 @@ class ExtractionTopologyTest {
     }
 
     @Test
+    void shouldDeadLetterAnInvalidConversationWithItsSecretsRedacted() {
+        final Instant t = Instant.parse("2025-02-03T09:12:00Z");
+        final ConversationCompleted invalid = mira().setMessages(List.of(
+            new Message(0, "user", "My staging key is sk-test-51FAKEabcdefghijklmnop1234 and I use IntelliJ.", t),
+            new Message(1, "wizard", "I cast spells.", t))).build();
+        input.pipeInput("t1/u-mira", bytes(invalid), SENT);
+
+        final TestRecord<String, byte[]> dead = deadLetters.readRecord();
+        assertThat(header(dead, DeadLetters.HEADER_REASON)).contains("wizard");
+        final String kept = new String(dead.value(), StandardCharsets.UTF_8);
+        assertThat(kept).as("the dead letter keeps the conversation").contains("I use IntelliJ.", "I cast spells.")
+            .doesNotContain("sk-test-51FAKEabcdefghijklmnop1234");
+    }
+
+    @Test
     void shouldExtractAndCountTheReplacementWhenALoneSurrogateArrivesOnTheWire() {
         // A producer that writes WTF-8 / CESU-8 sends U+D800 as ED A0 80 (Java's own encoder cannot):
         // decoded as U+FFFD, accepted and counted, as ingest and the HTTP API do with invalid UTF-8.

@@ -316,6 +316,26 @@ class MemoryLifecycleTest {
     }
 
     @Test
+    void shouldRaiseTheAccessCountOncePerListingWhenOneReportCarriesSeveralRequests() {
+        try (PipelineHarness driver = new PipelineHarness()) {
+            final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
+            final MemoryCandidate hike = episodic(MIRA, "c-2", at(0), "We went hiking in the Alps last weekend.");
+            driver.pipe(lyon, hike);
+            final int eventsBefore = driver.operations().size();
+            // three requests of one batch: Lyon returned by all three, the hike by one
+            driver.access(MIRA, day(5), lyon.getCandidateId(), hike.getCandidateId(), lyon.getCandidateId(),
+                lyon.getCandidateId());
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isEqualTo(3);
+            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isEqualTo(1);
+            // one ACCESSED change per memory, not per listing
+            assertThat(driver.operations().subList(eventsBefore, driver.operations().size()))
+                .extracting(kv -> kv.value).containsExactly("ACCESSED", "ACCESSED");
+            // the embedding is carried over unchanged
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getEmbedding()).hasSize(384);
+        }
+    }
+
+    @Test
     void shouldRebuildIdenticalStoresAndEventsWhenTheSameTopicsAreReplayedIntoAFreshApplication() throws Exception {
         final String first = scenarioHash();
         final String second = scenarioHash();
