@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.engram.consolidation.Facts;
 import dev.engram.llm.StubChatServer;
 
 /**
@@ -48,8 +49,11 @@ import dev.engram.llm.StubChatServer;
  *
  * <p><b>Judge</b> ({@code "verdict"} in the system prompt; the {@code EXISTING (id …): …} and
  * {@code NEW: …} lines): CONTRADICTS when both statements give the same evident key different values,
- * SAME when their content words (lower case, stop words and the speakers' names removed) overlap with a
- * Jaccard index ≥ {@value #SAME_JACCARD}, else COMPATIBLE; {@code memoryId} = the existing id.
+ * COMPATIBLE when they name different identifiers ({@link Facts#sameIdentifiers}: numbers, codes), SAME when
+ * their content words (lower case, stop words and the speakers' names removed) overlap with a Jaccard index
+ * ≥ {@value #SAME_JACCARD} or the shorter one's (at least {@value #MIN_CONTAINED}) are all in the longer one
+ * (a restatement with more detail, which a model calls the same fact), else COMPATIBLE; {@code memoryId} =
+ * the existing id.
  * <b>Merge</b> ({@code "merged"} in the system prompt; one {@code - statement} line per member, lead
  * first): the distinct statements joined in the given order. Both are deterministic, so a replayed
  * consolidation gets the same answers.
@@ -64,6 +68,8 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
 
     /** Content-word Jaccard index from which the replay judge answers SAME. */
     public static final double SAME_JACCARD = 0.5;
+    /** Content words a statement needs for "all of them restated in the other" to count as SAME. */
+    public static final int MIN_CONTAINED = 3;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern LINE = Pattern.compile("^\\[(\\d+)] (\\w+): (.*)$");
@@ -308,8 +314,12 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         final String verdict;
         if (ka != null && kb != null && ka[0].equals(kb[0])) {
             verdict = ka[1].equalsIgnoreCase(kb[1]) ? "SAME" : "CONTRADICTS";
+        } else if (!Facts.sameIdentifiers(a, b)) {
+            verdict = "COMPATIBLE"; // "room 12" and "room 21": a model reads the numbers
         } else {
-            verdict = jaccard(words(a), words(b)) >= SAME_JACCARD ? "SAME" : "COMPATIBLE";
+            final Set<String> wa = words(a);
+            final Set<String> wb = words(b);
+            verdict = jaccard(wa, wb) >= SAME_JACCARD || contained(wa, wb) ? "SAME" : "COMPATIBLE";
         }
         verdicts.computeIfAbsent(verdict, v -> new LongAdder()).increment();
         return JSON.createObjectNode().put("verdict", verdict).put("memoryId", existing.group(1)).toString();
@@ -339,6 +349,12 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
             }
         }
         return out;
+    }
+
+    /** The shorter statement's content words (at least {@value #MIN_CONTAINED}) all in the longer one. */
+    private static boolean contained(final Set<String> a, final Set<String> b) {
+        final Set<String> shorter = a.size() <= b.size() ? a : b;
+        return shorter.size() >= MIN_CONTAINED && (shorter == a ? b : a).containsAll(shorter);
     }
 
     private static double jaccard(final Set<String> a, final Set<String> b) {

@@ -53,9 +53,11 @@ final class ConfigDefinition {
                     + "out of date is superseded or archived by the consolidator, and what the user relies on lately "
                     + "is counted by the access weight; a recency prior on top pulled older but relevant episodes out "
                     + "of the top 10 (LoCoMo dev, BENCHMARKS.md). Raise it where users mostly ask about recent events.")
-            .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.05, Range.between(0.0, 1.0), Importance.LOW,
-                "Retrieval score weight of importance (the extractor's estimate, not a relevance: at 0.1 it lifted "
-                    + "barely relevant important memories above relevant ones).")
+            .define(WEIGHT_IMPORTANCE, Type.DOUBLE, 0.02, Range.between(0.0, 1.0), Importance.LOW,
+                "Retrieval score weight of importance (the extractor's estimate, not a relevance; a tie-breaker: every "
+                    + "extractor has its own scale, and at 0.05 the LLM path's uniformly important facts outranked the "
+                    + "more relevant episodes of the same turns, at 0.1 barely relevant important memories outranked "
+                    + "relevant ones).")
             .define(WEIGHT_ACCESS, Type.DOUBLE, 0.03, Range.between(0.0, 1.0), Importance.LOW,
                 "Retrieval score weight of access = min(accessCount / saturation, 1).")
             .define(RECENCY_DECAY_DAYS, Type.DOUBLE, 30.0, Range.atLeast(0.001), Importance.LOW,

@@ -232,10 +232,10 @@ class RetrieverApiIT {
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
             "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt");
         final JsonNode c = hit.get("components");
-        // the weighted mean of the components with the default weights 0.85/0/0.05/0.03
+        // the weighted mean of the components with the default weights 0.85/0/0.02/0.03
         assertThat(hit.get("score").asDouble()).isCloseTo((0.85 * c.get("semantic").asDouble()
-            + 0.0 * c.get("recency").asDouble() + 0.05 * c.get("importance").asDouble()
-            + 0.03 * c.get("access").asDouble()) / (0.85 + 0.0 + 0.05 + 0.03), org.assertj.core.api.Assertions.within(1e-5));
+            + 0.0 * c.get("recency").asDouble() + 0.02 * c.get("importance").asDouble()
+            + 0.03 * c.get("access").asDouble()) / (0.85 + 0.0 + 0.02 + 0.03), org.assertj.core.api.Assertions.within(1e-5));
         // minScore filters on the same scale the answer reports
         final double score = hit.get("score").asDouble();
         final JsonNode floor = body("/v1/tenants/t1/users/u-ana/memories?query=" + q("what is my locker code")

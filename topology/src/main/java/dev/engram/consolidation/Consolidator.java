@@ -34,7 +34,8 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Idempotence.</b> a memory with the candidate's id exists, or a memory with the same key and
  *       value already lists this exact statement (conversation, message indexes, event time) among
  *       its sources → {@link Outcome#DUPLICATE}. Reinforcing a memory that already lists the
- *       candidate's conversation is also a duplicate: a redelivery never counts as evidence.</li>
+ *       candidate's conversation never counts as one more confirmation (a redelivery is not evidence):
+ *       it only adds the messages the candidate cites, and is a duplicate when it cites none new.</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
  *       same key and value (reason NEGATED, {@code validTo} = the candidate's event time) when it
  *       was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
@@ -46,8 +47,9 @@ import dev.engram.scoring.Vectors;
  *       (SAME → reinforce, CONTRADICTS → supersede, COMPATIBLE → create); else create. A fact is
  *       never folded into an unkeyed (episodic) memory: that path creates the fact instead. Two
  *       statements that name different identifiers ({@link Facts#sameIdentifiers}: a number, a code, a
- *       name with a number) are never reinforced or judged SAME on similarity: such a hit is passed over
- *       unless the judge finds a contradiction (then it supersedes).</li>
+ *       name with a number) are never reinforced on similarity alone: from {@code dedup.judge.threshold}
+ *       up such a hit goes to the judge whatever the similarity, SAME reinforces, CONTRADICTS supersedes,
+ *       COMPATIBLE passes it over (the next hit is tried).</li>
  *   <li><b>Revival.</b> where the steps above would create a memory, a memory ARCHIVED as STALE or EXPIRED
  *       that the candidate restates is brought back instead of copied: the same key and value for a
  *       fact, else an unkeyed memory of the same model and identifiers with similarity ≥
@@ -93,7 +95,7 @@ public final class Consolidator {
         RETRACTED,
         /** a negated fact found no ACTIVE memory to retract: nothing changed */
         NOTHING_TO_RETRACT,
-        /** a redelivery or restatement from a conversation already counted: nothing changed */
+        /** a redelivery, or a restatement of messages the memory already cites: nothing changed */
         DUPLICATE,
         /** importance or confidence below the configured minimum: not stored */
         BELOW_THRESHOLD
@@ -258,12 +260,23 @@ public final class Consolidator {
             if (similarity >= settings.judgeThreshold()
                 && !Facts.sameIdentifiers(existing.getContent(), candidate.getContent())) {
                 // "flight LH 441" vs "flight LH 414": close embeddings, different facts. Never reinforced
-                // or judged the same on similarity; only a contradiction (the judge) may supersede.
-                if (judge.judge(existing, candidate, similarity) == ContradictionJudge.Verdict.CONTRADICTS
-                    && !factOntoUnkeyed) {
-                    return MemoryWrites.supersede(existing, candidate, similarity, "judge");
+                // on similarity alone: only the judge, which reads both statements, may call them the same
+                // (an LLM reads "the 3rd" and "March 3" as one date; the rule judge says SAME only for one
+                // key and value) or contradicting.
+                switch (judge.judge(existing, candidate, similarity)) {
+                    case SAME:
+                        if (!factOntoUnkeyed) {
+                            return MemoryWrites.reinforce(existing, candidate);
+                        }
+                        continue;
+                    case CONTRADICTS:
+                        if (!factOntoUnkeyed) {
+                            return MemoryWrites.supersede(existing, candidate, similarity, "judge");
+                        }
+                        continue;
+                    default:
+                        continue;
                 }
-                continue;
             }
             if (similarity > settings.reinforceThreshold()) {
                 return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : MemoryWrites.reinforce(existing, candidate);

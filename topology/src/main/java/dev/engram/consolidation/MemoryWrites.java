@@ -3,6 +3,7 @@ package dev.engram.consolidation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.ContradictionDetected;
@@ -36,18 +37,35 @@ final class MemoryWrites {
             List.of(), List.of());
     }
 
-    /** One more piece of evidence for {@code target}, unless its conversation already counted. */
+    /**
+     * One more piece of evidence for {@code target}: the candidate's source is added and the reinforcement
+     * count goes up by one; from a conversation already among the sources, only the messages it cites
+     * are added (the count stays: it counts conversations); nothing new cited → {@code DUPLICATE}.
+     */
     static Decision reinforce(final Memory target, final MemoryCandidate candidate) {
-        for (final SourceRef source : target.getSources()) {
+        final List<SourceRef> sources = new ArrayList<>(target.getSources());
+        boolean sameConversation = false;
+        for (int i = 0; i < sources.size(); i++) {
+            final SourceRef source = sources.get(i);
             if (source.getConversationId().equals(candidate.getConversationId())) {
-                return Decision.nothing(Outcome.DUPLICATE);
+                // A restatement within a conversation already counted: not one more confirmation, but the
+                // messages it cites become the memory's evidence too (a fact and the turn episode of its
+                // message, an LLM's paraphrase of a later turn), so nothing the candidate cited is lost.
+                final TreeSet<Integer> indexes = new TreeSet<>(source.getMessageIndexes());
+                if (!indexes.addAll(candidate.getSourceMessageIndexes())) {
+                    return Decision.nothing(Outcome.DUPLICATE);
+                }
+                sources.set(i, SourceRef.newBuilder(source).setMessageIndexes(new ArrayList<>(indexes)).build());
+                sameConversation = true;
+                break;
             }
         }
         final Instant at = candidate.getEventTime();
-        final List<SourceRef> sources = new ArrayList<>(target.getSources());
-        sources.add(sourceOf(candidate));
+        if (!sameConversation) {
+            sources.add(sourceOf(candidate));
+        }
         final Memory after = Memory.newBuilder(target)
-            .setReinforcementCount(target.getReinforcementCount() + 1)
+            .setReinforcementCount(target.getReinforcementCount() + (sameConversation ? 0 : 1))
             .setSources(sources)
             .setLastConfirmedAt(later(target.getLastConfirmedAt(), at))
             .setUpdatedAt(later(target.getUpdatedAt(), at))

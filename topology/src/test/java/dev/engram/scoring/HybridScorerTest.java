@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class HybridScorerTest {
 
     private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
-    private static final double W_SUM = 0.85 + 0.0 + 0.05 + 0.03;
+    private static final double W_SUM = 0.85 + 0.0 + 0.02 + 0.03;
     private static final Embedder MINILM = OnnxEmbedder.shared(OnnxModel.MINILM);
 
     private final HybridScorer scorer = new HybridScorer(MINILM, EngramConfig.defaults());
@@ -57,7 +57,7 @@ class HybridScorerTest {
         assertThat(top.recency()).isCloseTo(1.0, within(1e-9));
         assertThat(top.importance()).isEqualTo(0.5);
         assertThat(top.access()).isZero();
-        assertThat(top.score()).isCloseTo((0.85 * top.semantic() + 0.0 * 1.0 + 0.05 * 0.5 + 0.03 * 0) / W_SUM,
+        assertThat(top.score()).isCloseTo((0.85 * top.semantic() + 0.0 * 1.0 + 0.02 * 0.5 + 0.03 * 0) / W_SUM,
             within(1e-9));
         // hiking shares no term and little meaning with "locker code": not a candidate at all
         assertThat(hits).extracting(h -> h.memory().getMemoryId()).doesNotContain("m3");
@@ -177,7 +177,7 @@ class HybridScorerTest {
         final ScoredMemory hit = scorer.rank("locker code", List.of(often), 1).get(0);
         assertThat(hit.access()).isEqualTo(1.0);
         assertThat(hit.importance()).isEqualTo(0.9);
-        assertThat(hit.score()).isCloseTo((0.85 * hit.semantic() + 0.0 * hit.recency() + 0.05 * 0.9 + 0.03) / W_SUM,
+        assertThat(hit.score()).isCloseTo((0.85 * hit.semantic() + 0.0 * hit.recency() + 0.02 * 0.9 + 0.03) / W_SUM,
             within(1e-9));
     }
 

@@ -31,6 +31,7 @@ import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.ContradictionJudge;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.scoring.HybridScorer;
@@ -130,7 +131,7 @@ public final class PipelineHarness implements AutoCloseable {
         config = EngramConfig.defaults().with(b.overrides).with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
         extractor = b.extractor;
         consolidation = new TopologyTestDriver(
-            ConsolidationTopology.build(config, new KeyValueContradictionJudge(), b.vectorIndex, consolidatorMeters),
+            ConsolidationTopology.build(config, b.judge, b.vectorIndex, consolidatorMeters),
             ConsolidationTopology.config(config));
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
@@ -207,6 +208,7 @@ public final class PipelineHarness implements AutoCloseable {
         private Map<String, ?> overrides = Map.of();
         private MemoryExtractor extractor = new RuleBasedExtractor();
         private VectorIndexFactory vectorIndex = new EmbeddedVectorIndexFactory();
+        private ContradictionJudge judge = new KeyValueContradictionJudge();
 
         private Builder() {
         }
@@ -235,6 +237,16 @@ public final class PipelineHarness implements AutoCloseable {
          */
         public Builder vectorIndex(final VectorIndexFactory value) {
             vectorIndex = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /**
+         * @param value the consolidator's contradiction judge (the key/value rule judge unless given), e.g. one
+         *     standing in for an LLM's verdicts
+         * @return this builder
+         */
+        public Builder judge(final ContradictionJudge value) {
+            judge = Objects.requireNonNull(value);
             return this;
         }
 

@@ -168,6 +168,59 @@ class ConsolidationTopologyTest {
     }
 
     @Test
+    void shouldAddTheCitedMessagesWithoutCountingAConfirmationWhenTheSameConversationRestatesAMemory() {
+        final MemoryCandidate said = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:12:00Z",
+            "Is preparing a talk about Kafka Streams for the Berlin meetup.")).setSourceMessageIndexes(List.of(2)).build();
+        final MemoryCandidate restated = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:12:00Z",
+            "Is preparing a talk on Kafka Streams for the Berlin meetup.")).setSourceMessageIndexes(List.of(7)).build();
+        try (PipelineHarness driver = new PipelineHarness()) {
+            driver.pipe(said, restated);
+            assertThat(driver.consolidator().active(MIRA)).singleElement().satisfies(m -> {
+                assertThat(m.getReinforcementCount()).as("one conversation, one confirmation").isEqualTo(1);
+                assertThat(m.getSources()).singleElement()
+                    .satisfies(ref -> assertThat(ref.getMessageIndexes()).containsExactly(2, 7));
+            });
+            assertThat(driver.updated()).extracting(r -> r.value().getOperation())
+                .containsExactly(UpdateOperation.CREATED, UpdateOperation.REINFORCED);
+
+            // The same messages once more add nothing: no event.
+            final MemoryCandidate again = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:12:00Z",
+                "Is preparing the talk about Kafka Streams for the Berlin meetup.")).setSourceMessageIndexes(List.of(7, 2)).build();
+            assertThat(again.getCandidateId()).isNotIn(said.getCandidateId(), restated.getCandidateId());
+            driver.pipe(again);
+            assertThat(driver.updated()).hasSize(2);
+        }
+    }
+
+    @Test
+    void shouldReinforceStatementsNamingDifferentIdentifiersOnlyWhenTheJudgeCallsThemTheSame() {
+        // "the 3rd of March" and "March 3": close embeddings, different number tokens. The rule judge never
+        // calls unkeyed statements SAME, so they stay apart; a judge that reads them (an LLM) may join them.
+        final MemoryCandidate first = MemoryCandidate.newBuilder(episodic(MIRA, "c-1", "2025-02-03T09:00:00Z",
+            "Has her dentist appointment on the 3rd of March.")).setType(dev.engram.avro.MemoryType.SEMANTIC).build();
+        final MemoryCandidate second = MemoryCandidate.newBuilder(episodic(MIRA, "c-2", "2025-02-10T09:00:00Z",
+            "Has her dentist appointment on March 3.")).setType(dev.engram.avro.MemoryType.SEMANTIC).build();
+        final double cosine = FedCandidates.cosine(first.getContent(), second.getContent());
+        final Map<String, Object> band = Map.of(EngramConfig.JUDGE_THRESHOLD, Math.min(0.7, cosine - 0.01));
+        try (PipelineHarness driver = new PipelineHarness(band)) {
+            driver.pipe(first, second);
+            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
+        }
+        final List<String> asked = new ArrayList<>();
+        try (PipelineHarness driver = PipelineHarness.builder().config(band).judge((existing, candidate, similarity) -> {
+            asked.add(existing.getContent() + " | " + candidate.getContent());
+            return dev.engram.port.ContradictionJudge.Verdict.SAME;
+        }).build()) {
+            driver.pipe(first, second);
+            assertThat(asked).containsExactly(first.getContent() + " | " + second.getContent());
+            assertThat(driver.consolidator().active(MIRA)).singleElement().satisfies(m -> {
+                assertThat(m.getMemoryId()).isEqualTo(first.getCandidateId());
+                assertThat(m.getReinforcementCount()).isEqualTo(2);
+            });
+        }
+    }
+
+    @Test
     void shouldArchiveFactAsNegatedWhenUserNoLongerUsesIt() {
         final MemoryCandidate uses = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "uses:jira", "Jira", "Uses Jira at work.");
         final MemoryCandidate noLonger = MemoryCandidate.newBuilder(
