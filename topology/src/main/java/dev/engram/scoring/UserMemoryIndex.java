@@ -148,6 +148,19 @@ public final class UserMemoryIndex {
         }
     }
 
+    /**
+     * @return memory slots allocated (vectors, priors), ≥ {@link #count()}: doubles when full, starting at 2, so a
+     *     user with one memory costs two vectors, not sixteen (10,000 such users: ~6 MB, not ~250 MB)
+     */
+    int capacity() {
+        lock.readLock().lock();
+        try {
+            return memories.length;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** @return how many memories (any status) the index holds */
     public int count() {
         lock.readLock().lock();
@@ -344,7 +357,7 @@ public final class UserMemoryIndex {
             return free[--freeCount];
         }
         if (size == memories.length) {
-            final int capacity = Math.max(16, size * 2);
+            final int capacity = Math.max(2, size * 2);
             vectors.grow(capacity);
             active = Arrays.copyOf(active, capacity);
             importance = Arrays.copyOf(importance, capacity);

@@ -99,6 +99,18 @@ class IndexedRankingTest {
     }
 
     @Test
+    void shouldReserveRoomInProportionToTheUsersMemoriesWhenUsersHoldFew() {
+        final UserMemoryIndex index = new UserMemoryIndex();
+        index.put(memory("t1", "u-ana", "m0", TEXTS.get(0), T0).build());
+        assertThat(index.capacity()).as("one memory").isEqualTo(2);
+        for (int i = 1; i < TEXTS.size(); i++) {
+            index.put(memory("t1", "u-ana", "m" + i, TEXTS.get(i), T0).build());
+        }
+        assertThat(index.capacity()).isBetween(TEXTS.size(), 2 * TEXTS.size());
+        assertThat(scorer.rank(USER, index, "where does she work", 10, 0)).isNotEmpty();
+    }
+
+    @Test
     void shouldDropHitsBelowMinScoreOnTheReportedScale() {
         final UserMemoryIndex index = new UserMemoryIndex();
         for (int i = 0; i < TEXTS.size(); i++) {
