@@ -131,7 +131,13 @@ class LoCoMoReplayTest {
             .isEqualTo(ContradictionJudge.Verdict.COMPATIBLE);
         assertThat(judge.judge(memory("m-2", "Mira lives in Berlin with her dog."),
             candidate("Mira moved to Lisbon for a new job."), 0.75)).isEqualTo(ContradictionJudge.Verdict.CONTRADICTS);
-        assertThat(replay.stats().get("judge").calls()).isEqualTo(3);
+        // A restatement with more detail is the same fact; the same words with another number are not.
+        assertThat(judge.judge(memory("m-3", "Mira enjoys hiking with her dogs."),
+            candidate("Mira enjoys hiking in the hills with her dogs, her calm companions on weekends."), 0.8))
+            .isEqualTo(ContradictionJudge.Verdict.SAME);
+        assertThat(judge.judge(memory("m-4", "Mira booked room 12 for the workshop."),
+            candidate("Mira booked room 21 for the workshop."), 0.85)).isEqualTo(ContradictionJudge.Verdict.COMPATIBLE);
+        assertThat(replay.stats().get("judge").calls()).isEqualTo(5);
         assertThat(server.requests()).allSatisfy(r -> assertThat(r.path("messages").path(1).path("content").asText())
             .startsWith("EXISTING (id m-"));
     }
