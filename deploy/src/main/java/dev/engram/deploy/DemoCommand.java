@@ -81,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--qdrant-port", paramLabel = "PORT", description = "Qdrant gRPC port (default: 6334).")
     Integer qdrantPort;
 
-    @Option(names = "--run-dir", paramLabel = "DIR", hidden = true,
+    @Option(names = "--run-dir", paramLabel = "DIR",
         description = "Run directory (broker logs, Streams state); emptied at start. Default: run/demo in the repository.")
     Path runDir;
 
