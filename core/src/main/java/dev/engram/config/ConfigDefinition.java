@@ -37,6 +37,11 @@ final class ConfigDefinition {
                     + "is reachable from another machine; 0.0.0.0 for every interface (containers, Kubernetes).")
             .define(RETRIEVER_HTTP_HOST, Type.STRING, "localhost", Importance.MEDIUM,
                 "Host name other retriever instances use to reach this one (application.server).")
+            .define(RETRIEVER_CATCHUP_MAX_WAIT_MS, Type.LONG, 300_000L, Range.atLeast(0), Importance.LOW,
+                "After a (re)start the retriever answers an unknown user or memory with 503 and Retry-After (and "
+                    + "/health/ready with 503) instead of 404 until it has processed memory-updated up to the end the "
+                    + "topic had when its stream thread first ran (committed offsets of its partitions vs read_committed "
+                    + "end offsets); at most this long, then it answers 404 again and logs a warning. 0 = never wait.")
             .define(MIN_IMPORTANCE, Type.DOUBLE, 0.3, Range.between(0.0, 1.0), Importance.MEDIUM,
                 "Candidates below this importance (0..1) are not stored.")
             .define(MIN_CONFIDENCE, Type.DOUBLE, 0.5, Range.between(0.0, 1.0), Importance.MEDIUM,

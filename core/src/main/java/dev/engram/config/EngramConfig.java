@@ -38,6 +38,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String CONSOLIDATOR_HTTP_PORT = "consolidator.http.port";
     public static final String RETRIEVER_HTTP_PORT = "retriever.http.port";
     public static final String RETRIEVER_HTTP_HOST = "retriever.http.host";
+    /** Longest a started retriever answers 503 (not 404) for users and memories it has not read yet. */
+    public static final String RETRIEVER_CATCHUP_MAX_WAIT_MS = "retriever.catchup.max.wait.ms";
     /** Address every app's HTTP server listens on; loopback unless configured. */
     public static final String HTTP_BIND_ADDRESS = "http.bind.address";
     /** The explicit opt-in to serve the API without authentication on a non-loopback address. */

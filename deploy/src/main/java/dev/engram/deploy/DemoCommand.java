@@ -27,7 +27,9 @@ import dev.engram.topology.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/engram demo}: the whole pipeline on a laptop, in one JVM.
@@ -67,6 +69,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--summary", paramLabel = "FILE", description = "Also write the summary as JSON to FILE.")
     Path summaryFile;
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--port", paramLabel = "N", description = "Retriever HTTP port (default: 8080, or a free port if 8080 is taken; 0 = a free port).")
     Integer port;
@@ -123,16 +128,28 @@ public final class DemoCommand implements Callable<Integer> {
         return settings;
     }
 
+    /** Refuses option values that cannot work before anything is read, started or emptied (exit 2). */
+    private void checkOptions() {
+        if (port != null && (port < 0 || port > 65_535)) {
+            throw dev.engram.ops.OptionValues.invalid(spec, "--port", port, "0..65535 (0 = any free port)");
+        }
+        if (qdrantPort != null && (qdrantPort < 1 || qdrantPort > 65_535)) {
+            throw dev.engram.ops.OptionValues.invalid(spec, "--qdrant-port", qdrantPort, "1..65535");
+        }
+        final java.util.List<String> indexes = java.util.List.of(EngramConfig.VECTOR_INDEX_EMBEDDED,
+            EngramConfig.VECTOR_INDEX_QDRANT);
+        if (vectorIndex != null && !indexes.contains(vectorIndex)) {
+            throw dev.engram.ops.OptionValues.invalid(spec, "--vector-index", vectorIndex, String.join(", ", indexes));
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         final long startedAt = System.nanoTime();
+        checkOptions();
         final Path file = resolveInput();
         if (file == null) {
             return 1;
-        }
-        if (port != null && (port < 0 || port > 65_535)) {
-            System.err.println("--port must be 0..65535 (0 = any free port), not " + port);
-            return 2;
         }
         // the whole configuration is checked before anything starts or the run directory is emptied
         dev.engram.config.ConfigCoherence.enforce(EngramConfig.load(null, System.getenv(), demoOverrides(

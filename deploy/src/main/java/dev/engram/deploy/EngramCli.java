@@ -101,12 +101,20 @@ public final class EngramCli implements Runnable {
     /**
      * The command line with Engram's error handling: a failure is one line on stderr naming its cause
      * (a bad setting, an unreadable file, an unreachable cluster) and exit code 1; the stack trace only
-     * with {@code ENGRAM_DEBUG=1}.
+     * with {@code ENGRAM_DEBUG=1}. A bad command line (an unknown option, a missing or malformed value, a value
+     * out of range or not among the allowed ones: picocli's {@link CommandLine.ParameterException}, which the
+     * commands also throw for their own checks, {@link dev.engram.ops.OptionValues#invalid}) is one line naming the option, what it
+     * accepts and where the help is, and exit code {@value #EXIT_USAGE}.
      *
      * @return the configured picocli command line
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new EngramCli()).setExecutionExceptionHandler((e, cmd, parsed) -> {
+        return new CommandLine(new EngramCli()).setParameterExceptionHandler((e, args) -> {
+            final CommandLine cmd = e.getCommandLine();
+            final String name = cmd.getCommandSpec().qualifiedName();
+            cmd.getErr().println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+            return EXIT_USAGE;
+        }).setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (System.getenv("ENGRAM_DEBUG") != null) {
                 e.printStackTrace(cmd.getErr());
             }

@@ -86,41 +86,14 @@ public final class IngestCommand implements Callable<Integer> {
 
     /**
      * Checks, before anything is read or produced, that the cluster answers within
-     * {@code --connect-timeout} (an AdminClient {@code describeCluster}); an unreachable or unresolvable
+     * {@code --connect-timeout} ({@link dev.engram.stack.ReachableCluster}); an unreachable or unresolvable
      * address fails here in that time, instead of after the producer's own timeouts (about 2 minutes).
      *
      * @return an admin client of the reachable cluster (the caller closes it)
-     * @throws IllegalStateException naming the address and the timeout when it does not answer
-     * @throws IllegalArgumentException if {@code --connect-timeout} is below 1
      */
     private Admin reachable() throws InterruptedException {
-        if (connectTimeoutSeconds < 1) {
-            throw new IllegalArgumentException("--connect-timeout must be at least 1 second: " + connectTimeoutSeconds);
-        }
-        final int timeoutMs = (int) Math.min(Integer.MAX_VALUE, connectTimeoutSeconds * 1000L);
-        final String failure = "cannot reach the Kafka cluster at " + bootstrapServers + " within " + connectTimeoutSeconds
-            + " s (--connect-timeout); nothing was published";
-        final Admin admin;
-        try {
-            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs));
-        } catch (org.apache.kafka.common.KafkaException e) {
-            throw new IllegalStateException(failure + ": " + e.getMessage(), e);
-        }
-        try {
-            admin.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions().timeoutMs(timeoutMs))
-                .clusterId().get(timeoutMs + 1000L, TimeUnit.MILLISECONDS);
-            return admin;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            admin.close(java.time.Duration.ZERO);
-            final Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new IllegalStateException(failure + " (" + cause.getClass().getSimpleName()
-                + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + ")", cause);
-        } catch (InterruptedException e) {
-            admin.close(java.time.Duration.ZERO);
-            throw e;
-        }
+        return dev.engram.stack.ReachableCluster.admin(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
+            connectTimeoutSeconds, "--connect-timeout", "nothing was published");
     }
 
     /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */

@@ -87,4 +87,47 @@ class EngramCliTest {
         assertThat(ingest.err()).contains("the input file " + missing + " does not exist");
         assertThat((System.nanoTime() - start) / 1e9).as("seconds: no cluster was asked").isLessThan(8);
     }
+
+    /**
+     * An option value a command cannot use is one line naming the option and what it accepts, exit 2, before
+     * anything starts: {@code --port 99999} exited 2 without naming the range's form, {@code --vector-index foo}
+     * exited 1 with a configuration error, picocli's own errors printed the whole usage.
+     */
+    @Test
+    void shouldNameTheOptionAndWhatItAcceptsAndExitTwoWhenAnOptionValueIsInvalid(@TempDir final Path tmp) {
+        final String runDir = tmp.resolve("run").toString();
+
+        final Run port = run("demo", "--once", "--port", "99999", "--run-dir", runDir);
+        final Run notANumber = run("demo", "--once", "--port", "eighty", "--run-dir", runDir);
+        final Run index = run("demo", "--once", "--vector-index", "foo", "--run-dir", runDir);
+        final Run qdrantPort = run("demo", "--once", "--qdrant-port", "0", "--run-dir", runDir);
+        final Run app = run("chaos", "--app", "broker", "--work-dir", tmp.resolve("chaos").toString());
+        final Run kills = run("chaos", "--kills", "-1", "--work-dir", tmp.resolve("chaos").toString());
+
+        for (final Run r : java.util.List.of(port, notANumber, index, qdrantPort, app, kills)) {
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+            assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
+        }
+        assertThat(port.err()).contains("engram demo: ", "'--port'", "'99999'", "0..65535", "engram demo --help");
+        assertThat(notANumber.err()).contains("'--port'", "eighty");
+        assertThat(index.err()).contains("'--vector-index'", "'foo'", "embedded, qdrant");
+        assertThat(qdrantPort.err()).contains("'--qdrant-port'", "1..65535");
+        assertThat(app.err()).contains("engram chaos: ", "'--app'", "'broker'", "consolidator, extractor, retriever, all");
+        assertThat(kills.err()).contains("'--kills'", "0 or more");
+        assertThat(tmp.resolve("run")).doesNotExist();
+        assertThat(tmp.resolve("chaos")).doesNotExist();
+    }
+
+    /** {@code topics} on an unreachable cluster: one line naming the bootstrap servers within its bound, exit 1 (was 62 s of silence). */
+    @Test
+    void shouldNameTheBootstrapServersAndExitOneWhenTopicsCannotReachTheCluster() {
+        final long start = System.nanoTime();
+
+        final Run topics = run("topics", "--bootstrap-servers", "127.0.0.1:1", "--connect-timeout", "2");
+
+        assertThat(topics.exit()).as(topics.err()).isEqualTo(1);
+        assertThat(topics.err()).contains("Creating Engram's topics on 127.0.0.1:1",
+            "cannot reach the Kafka cluster at 127.0.0.1:1 within 2 s (--connect-timeout); no topic was created");
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds").isLessThan(10);
+    }
 }

@@ -9,7 +9,9 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/engram chaos [--app consolidator|extractor|retriever|all] [--kills 20] [--stall-seconds 30]
@@ -20,6 +22,9 @@ import picocli.CommandLine.Option;
 @Command(name = "chaos", mixinStandardHelpOptions = true,
     description = "Kill and restart an app (SIGKILL, same state directory) mid-stream and count stalls, lost and duplicated memory-updated events and retriever answers other than 200/503.")
 public final class ChaosCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--app", defaultValue = "all", description = "consolidator, extractor, retriever or all (default).")
     String app;
@@ -50,8 +55,18 @@ public final class ChaosCommand implements Callable<Integer> {
         final List<Chaos.App> apps = new ArrayList<>();
         if ("all".equalsIgnoreCase(app)) {
             apps.addAll(List.of(Chaos.App.values()));
-        } else {
+        } else if (java.util.Arrays.stream(Chaos.App.values()).anyMatch(a -> a.command().equalsIgnoreCase(app))) {
             apps.add(Chaos.App.valueOf(app.toUpperCase(Locale.ROOT)));
+        } else {
+            throw OptionValues.invalid(spec, "--app", app, "consolidator, extractor, retriever, all");
+        }
+        if (kills < 0) {
+            throw OptionValues.invalid(spec, "--kills", kills, "0 or more");
+        }
+        if (stallSeconds < 1 || rate < 1 || childHeapMb < 64) {
+            throw stallSeconds < 1 ? OptionValues.invalid(spec, "--stall-seconds", stallSeconds, "1 or more")
+                : rate < 1 ? OptionValues.invalid(spec, "--rate", rate, "1 or more")
+                : OptionValues.invalid(spec, "--child-heap-mb", childHeapMb, "64 or more");
         }
         final Chaos chaos = new Chaos(new Chaos.Settings(kills, stallSeconds, rate, 3, 8, workDir.toAbsolutePath(), childHeapMb),
             System.out);

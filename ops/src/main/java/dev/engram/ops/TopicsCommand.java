@@ -1,18 +1,22 @@
 package dev.engram.ops;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.config.KafkaConnection;
+import dev.engram.stack.ReachableCluster;
 import dev.engram.stack.TopicSetup;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code bin/engram topics}: creates every Engram topic that does not exist yet ({@link TopicSetup},
- * {@code topics.partitions} partitions each); the Kubernetes topics Job runs it. Exit 0 on success.
+ * {@code topics.partitions} partitions each); the Kubernetes topics Job runs it. The cluster must answer within
+ * {@code --connect-timeout} seconds (default 15), else one line names the bootstrap servers and the exit code is 1.
+ * Exit 0 on success.
  */
 @Command(name = "topics", mixinStandardHelpOptions = true,
     description = "Create Engram's topics (topics.partitions partitions each) on a running cluster; existing ones are left alone.")
@@ -21,10 +25,17 @@ public final class TopicsCommand implements Callable<Integer> {
     @Mixin
     OpsOptions options = new OpsOptions();
 
+    @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
+        description = "Seconds to wait for the cluster to answer (and for each request) before giving up, no topic created "
+            + "(default: ${DEFAULT-VALUE}).")
+    int connectTimeoutSeconds;
+
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         final EngramConfig config = options.load();
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS)))) {
+        System.err.println("Creating Engram's topics on " + config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "…");
+        try (Admin admin = ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), connectTimeoutSeconds,
+            "--connect-timeout", "no topic was created")) {
             final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
                 config.maxMessageBytes());
             System.out.println("Created " + created.size() + " topic(s): " + created);

@@ -45,10 +45,11 @@ final class ApiRequests {
      * @param service the stores
      * @param user a user
      * @return the user's profile
-     * @throws ApiProblem 404 for a user without a profile (never seen, or erased)
+     * @throws ApiProblem 404 for a user without a profile (never seen, or erased); 503 with Retry-After while the
+     *     instance has not caught up since its start ({@link RetrievalService#unknown})
      */
     static UserProfile requireKnown(final RetrievalService service, final UserKey user) {
-        return service.profile(user).orElseThrow(() -> ApiProblem.notFound("No memories are known for user "
+        return service.profile(user).orElseThrow(() -> service.unknown("No memories are known for user "
             + user.userId() + " of tenant " + user.tenantId()));
     }
 

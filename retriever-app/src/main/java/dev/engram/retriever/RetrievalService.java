@@ -35,7 +35,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * {@code memory-updated} (partitioned by the user key). {@link #remoteOwner(UserKey)} tells whether
  * another instance owns it, so the HTTP layer can forward (confluentinc/kafka-streams-examples'
  * "this host, or forward to the owner"). Stores not queryable yet (starting, rebalancing, restoring)
- * → {@link ApiProblem} 503 with Retry-After.
+ * → {@link ApiProblem} 503 with Retry-After; so is "unknown" ({@link #unknown}) until the instance has read its
+ * backlog of {@code memory-updated} once after its start ({@link CatchUp}).
  */
 public final class RetrievalService {
 
@@ -45,17 +46,41 @@ public final class RetrievalService {
     private final Supplier<KafkaStreams> streams;
     private final Supplier<HostInfo> self;
     private final SearchIndexes indexes;
+    private final CatchUp catchUp;
 
     /**
      * @param streams the running Kafka Streams client (null until started)
      * @param self this instance's {@code application.server} (null until the HTTP port is bound)
      * @param indexes the search structures the retrieval topology keeps for the owned partitions
+     * @param catchUp whether this instance has read its backlog once since it started
      */
-    public RetrievalService(final Supplier<KafkaStreams> streams, final Supplier<HostInfo> self,
-                            final SearchIndexes indexes) {
+    RetrievalService(final Supplier<KafkaStreams> streams, final Supplier<HostInfo> self,
+                     final SearchIndexes indexes, final CatchUp catchUp) {
         this.streams = streams;
         this.self = self;
         this.indexes = indexes;
+        this.catchUp = catchUp;
+    }
+
+    /** @return true once this instance has read {@code memory-updated} up to where it ended at the start */
+    public boolean caughtUp() {
+        return catchUp.caughtUp();
+    }
+
+    /**
+     * The answer for a user or memory this instance does not hold: 404 once it has caught up; before that it
+     * cannot tell "unknown" from "not read yet", so 503 with Retry-After.
+     *
+     * @param detail the 404's detail, e.g. {@code No memory m-1 for this user}
+     * @return the problem to throw
+     */
+    public ApiProblem unknown(final String detail) {
+        if (catchUp.caughtUp()) {
+            return ApiProblem.notFound(detail);
+        }
+        final long behind = catchUp.behind();
+        return ApiProblem.unavailable("This retriever instance is still reading memory-updated after its start"
+            + (behind > 0 ? " (" + behind + " events behind)" : "") + "; retry shortly.", RETRY_AFTER_SECONDS);
     }
 
     /**

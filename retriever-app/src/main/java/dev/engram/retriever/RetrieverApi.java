@@ -64,7 +64,8 @@ import io.micrometer.core.instrument.Timer;
  *
  * <p>Errors (problem+json): blank or missing tenant/user, bad {@code k}, {@code budgetTokens}, {@code type}
  * or {@code status}, blank {@code query} or {@code message} → 400; a user without a profile (never seen,
- * or erased) or an unknown memory → 404; stores not queryable → 503 with Retry-After; a query or context
+ * or erased) or an unknown memory → 404 (503 with Retry-After while the instance has not caught up since its start:
+ * {@link RetrievalService#unknown}); stores not queryable → 503 with Retry-After; a query or context
  * request while the vector index (Qdrant) is unavailable → 503 with Retry-After (profile and list views
  * are served from the stores all the same). A request for a
  * user owned by another instance is forwarded there once (header {@value #FORWARDED_HEADER}, {@link OwnerForwarder}).

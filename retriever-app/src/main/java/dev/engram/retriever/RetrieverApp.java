@@ -210,8 +210,12 @@ public final class RetrieverApp implements Callable<Integer> {
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
         final SearchIndexes indexes = new SearchIndexes();
-        final RetrievalService service = new RetrievalService(
-            () -> runner.get() == null ? null : runner.get().kafkaStreams(), self::get, indexes);
+        final java.util.function.Supplier<org.apache.kafka.streams.KafkaStreams> client =
+            () -> runner.get() == null ? null : runner.get().kafkaStreams();
+        final CatchUp catchUp = new CatchUp(client, config.kafkaProperties(),
+            RetrievalTopology.config(config).getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG),
+            Topics.MEMORY_UPDATED, Duration.ofMillis(config.getLong(EngramConfig.RETRIEVER_CATCHUP_MAX_WAIT_MS)));
+        final RetrievalService service = new RetrievalService(client, self::get, indexes, catchUp);
         final HybridScorer scorer;
         try {
             scorer = new HybridScorer(embedder, config, dense.orElse(null));
@@ -230,8 +234,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
-            () -> runner.get() == null ? new AppHttpServer.Health(false, "STARTING")
-                : new AppHttpServer.Health(runner.get().isReady(), runner.get().state().name()),
+            () -> readiness(runner.get(), catchUp),
             app -> {
                 api.register(app);
                 new ApiDocs().register(app);
@@ -245,8 +248,9 @@ public final class RetrieverApp implements Callable<Integer> {
                 RetrievalTopology.config(bound), "retriever", registry, RetryingVectorIndex::isIndexOutage);
             runner.set(streams);
             streams.start();
+            catchUp.start();
             LOG.info("Retriever API on port {}", server.port());
-            final List<AutoCloseable> resources = new ArrayList<>(List.of(access::close, owned));
+            final List<AutoCloseable> resources = new ArrayList<>(List.of(catchUp, access::close, owned));
             dense.ifPresent(resources::add);
             return new Handle(registry, streams, server, resources, embedder, scorer);
         } catch (RuntimeException e) {
@@ -261,6 +265,22 @@ public final class RetrieverApp implements Callable<Integer> {
             registry.close();
             throw e;
         }
+    }
+
+    /**
+     * Readiness of a retriever: its Streams client RUNNING and caught up once since the start ({@link CatchUp}), the
+     * same condition under which the API answers "unknown" with 404 rather than 503, so that a load balancer sends
+     * no traffic to an instance that would answer 503 for users it has not read yet.
+     */
+    static AppHttpServer.Health readiness(final StreamsRunner runner, final CatchUp catchUp) {
+        if (runner == null) {
+            return new AppHttpServer.Health(false, "STARTING");
+        }
+        final String state = runner.state().name();
+        if (runner.isReady() && !catchUp.caughtUp()) {
+            return new AppHttpServer.Health(false, state + " (catching up with " + Topics.MEMORY_UPDATED + ")");
+        }
+        return new AppHttpServer.Health(runner.isReady(), state);
     }
 
     private static void closeQuietly(final AutoCloseable resource) {

@@ -126,8 +126,10 @@ class RetrieverApiIT {
             records);
         EmbeddedKafka.waitUntil(() -> status("/v1/tenants/t1/users/u-ana/memories") == 200
                 && status("/v1/tenants/t1/users/u-ben/memories") == 200
-                && body("/v1/tenants/t1/users/u-ana/memories").get("count").asInt() == 4,
-            TIMEOUT, "the retriever to serve both users");
+                && body("/v1/tenants/t1/users/u-ana/memories").get("count").asInt() == 4
+                // ready: caught up with what it started on, so that an unknown user is a 404, not a 503
+                && status("/health/ready") == 200,
+            TIMEOUT, "the retriever to serve both users and be ready");
     }
 
     @AfterAll

@@ -63,8 +63,10 @@ final class TwoUserRetriever implements AutoCloseable {
                 final HttpResponse<String> ana = fixture.get("/v1/tenants/t1/users/u-ana/memories", ADMIN_KEY);
                 final HttpResponse<String> ben = fixture.get("/v1/tenants/t1/users/u-ben/memories", ADMIN_KEY);
                 last[0] = ana.statusCode() + " " + ana.body() + " / " + ben.statusCode() + " " + ben.body();
-                return ana.statusCode() == 200 && ben.statusCode() == 200 && ana.body().contains("Lisbon");
-            }, Duration.ofSeconds(90), "the retriever to serve both users");
+                // and ready: caught up with what it started on, so that an unknown user is a 404, not a 503
+                return ana.statusCode() == 200 && ben.statusCode() == 200 && ana.body().contains("Lisbon")
+                    && fixture.get("/health/ready", null).statusCode() == 200;
+            }, Duration.ofSeconds(90), "the retriever to serve both users and be ready");
         } catch (AssertionError e) {
             fixture.closeQuietly();
             throw new AssertionError(e.getMessage() + "; last answers: " + last[0], e);

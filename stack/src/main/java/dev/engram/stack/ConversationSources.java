@@ -295,7 +295,17 @@ public final class ConversationSources {
         return examples;
     }
 
-    /** @return why the extractor will reject this record, or null if it looks valid */
+    /**
+     * The extractor's checks that do not depend on its configured limits (roles, blank content, timestamps, user key);
+     * the limits (messages, characters, record size) are the deployment's, and the record size is checked at send.
+     */
+    private static final dev.engram.topology.ConversationValidator RULES =
+        new dev.engram.topology.ConversationValidator(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+
+    /**
+     * @return why the extractor will reject this record ({@link dev.engram.topology.ConversationValidator}: e.g. a
+     *     message with the role 'robot'), or null if it looks valid
+     */
     static String invalidReason(final ConversationCompleted record) {
         if (record.getTenantId().isBlank()) {
             return "tenantId is missing or blank";
@@ -309,6 +319,6 @@ public final class ConversationSources {
         if (record.getMessages().isEmpty()) {
             return "no messages";
         }
-        return null;
+        return RULES.problem(record).orElse(null);
     }
 }

@@ -88,6 +88,33 @@ class ConversationSourcesTest {
         assertThat(read.getKey().get(3).getMessages().get(0).getContent()).isEqualTo("bad \uFFFD half");
     }
 
+    /**
+     * A record the extractor's validation will dead-letter for what it holds (a role no extractor reads, blank
+     * content) is named by line like a missing user: published, and not counted valid. The report used to say
+     * nothing of a "robot" turn.
+     */
+    @Test
+    void shouldFlagByLineARecordTheExtractorWillDeadLetterWhenARoleIsUnknownOrAContentBlank() throws IOException {
+        final Path file = write("roles.jsonl", """
+            {"tenantId":"t1","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":"I use IntelliJ.","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c2","messages":[{"role":"user","content":"hi","timestamp":"2025-01-01T10:00:00Z"},{"role":"robot","content":"beep","timestamp":"2025-01-01T10:00:01Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c3","messages":[{"role":" Assistant ","content":"ok","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c4","messages":[{"role":"user","content":"   ","timestamp":"2025-01-01T10:00:00Z"}]}
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+        final Report report = read.getValue();
+
+        assertThat(report.records()).isEqualTo(4);
+        assertThat(report.rejected()).isZero();
+        assertThat(report.valid()).isEqualTo(2);
+        assertThat(report.problems()).extracting(Problem::location).containsExactly("line 2", "line 4");
+        assertThat(report.problems()).extracting(Problem::outcome).containsOnly(Outcome.DEAD_LETTER);
+        assertThat(report.problems().get(0).toString()).contains("message 1 has the role 'robot'",
+            "user, assistant, system, tool", "the extractor will dead-letter it");
+        assertThat(report.problems().get(1).reason()).contains("message 0 has no content");
+    }
+
     @Test
     void shouldReportEachBadLineByNumberAndReadOnWhenLinesHaveInvalidUtf8TwoObjectsOrTimestampsOutOfRange()
         throws IOException {

@@ -1,0 +1,28 @@
+package dev.engram.ops;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * The one form of "this option's value is not allowed" for every {@code bin/engram} command: picocli's
+ * {@link CommandLine.ParameterException}, worded like picocli's own error for a malformed value, so that the command
+ * line answers both with one line naming the option and what it accepts, and exit code 2.
+ */
+public final class OptionValues {
+
+    private OptionValues() {
+    }
+
+    /**
+     * @param spec the command
+     * @param option the option, e.g. {@code --port}
+     * @param value what was given
+     * @param allowed what the option accepts, e.g. {@code 0..65535 (0 = any free port)}
+     * @return the exception for the command to throw
+     */
+    public static CommandLine.ParameterException invalid(final CommandSpec spec, final String option, final Object value,
+                                                         final String allowed) {
+        return new CommandLine.ParameterException(spec.commandLine(),
+            "Invalid value for option '" + option + "': '" + value + "'; allowed: " + allowed);
+    }
+}

@@ -1,0 +1,193 @@
+package dev.engram.retriever;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import dev.engram.config.KafkaConnection;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A latch that opens once this retriever instance has read its input topic ({@code memory-updated}) up to where the
+ * topic ended when its stream thread first ran, and stays open: "caught up once since the start".
+ *
+ * <p>Why: a restarted retriever is RUNNING (its stores are queryable) while it still works through the events that
+ * arrived while it was down, so a user in that backlog is unknown to it. Until the latch opens, "unknown" is not an
+ * answer the instance can give: {@link RetrievalService#unknown} makes it a 503 with Retry-After, and the readiness
+ * probe says not ready. An empty topic (a fresh deployment) is caught up at the first check.
+ *
+ * <p>How, on one background thread every {@value #CHECK_MS} ms while the Streams client is RUNNING: the partitions of
+ * the topic in this instance's active tasks ({@link KafkaStreams#metadataForLocalThreads()}); for each, once, its
+ * target: the read_committed end offset (last stable offset) when it is first seen; then the group's committed
+ * offsets ({@code application.id}; under exactly_once_v2 a commit is the transaction that also holds the store
+ * writes, so a committed offset is processed and visible). Open when every committed offset has reached its target.
+ * These are the offsets an operator's lag check reads (committed vs end), not the consumer's fetch lag, which says 0
+ * as soon as the backlog is fetched into the task buffer, before it is processed.
+ *
+ * <p>Bounded: after {@code maxWait} (from construction) the latch opens anyway with a warning, so that a target the
+ * group never commits up to (the backlog ends in aborted transactions only; the cluster unreachable) cannot keep the
+ * instance unready forever. Later rebalances do not close it again: a partition moved here is restored from its
+ * changelog before RUNNING, and what its old owner had not processed is ordinary freshness. Thread-safe.
+ */
+final class CatchUp implements AutoCloseable {
+
+    /** Milliseconds between two checks. */
+    static final long CHECK_MS = 100;
+    private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
+
+    private final Supplier<KafkaStreams> streams;
+    private final Map<String, Object> connection;
+    private final String groupId;
+    private final String topic;
+    private final long maxWaitNanos;
+    private final long createdAt = System.nanoTime();
+    /** Target per partition, fixed when first seen; checker thread only. */
+    private final Map<TopicPartition, Long> targets = new HashMap<>();
+    private volatile boolean open;
+    private volatile long behind = -1;
+    private volatile boolean closed;
+    private Thread checker;
+
+    /**
+     * @param streams the Streams client (null until created)
+     * @param kafka the app's Kafka settings (bootstrap servers and security are taken)
+     * @param groupId the Streams {@code application.id}, whose committed offsets are read
+     * @param topic the input topic
+     * @param maxWait longest the latch stays closed; zero opens it at once
+     */
+    CatchUp(final Supplier<KafkaStreams> streams, final Map<String, Object> kafka, final String groupId,
+            final String topic, final Duration maxWait) {
+        this.streams = streams;
+        this.connection = KafkaConnection.of(kafka);
+        this.groupId = groupId;
+        this.topic = topic;
+        this.maxWaitNanos = maxWait.toNanos();
+        this.open = maxWait.isZero();
+    }
+
+    /** Starts the checker thread (a no-op when the latch is already open). */
+    void start() {
+        if (open) {
+            return;
+        }
+        checker = new Thread(this::run, "engram-retriever-catch-up");
+        checker.setDaemon(true);
+        checker.start();
+    }
+
+    /** @return true once the instance has caught up (or the wait bound passed); never false again after that */
+    boolean caughtUp() {
+        return open;
+    }
+
+    /** @return records of the input topic not yet committed as processed at the last check; -1 before one */
+    long behind() {
+        return behind;
+    }
+
+    private void run() {
+        final Map<String, Object> props = new HashMap<>(connection);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        try (Admin admin = Admin.create(props)) {
+            String lastFailure = null;
+            while (!closed && !open) {
+                if (System.nanoTime() - createdAt > maxWaitNanos) {
+                    open = true;
+                    LOG.warn("retriever: not caught up with {} after {} ms ({} records behind at the last check); "
+                        + "answering 404 for users and memories not read yet from now on", topic,
+                        TimeUnit.NANOSECONDS.toMillis(maxWaitNanos), behind);
+                    return;
+                }
+                final KafkaStreams client = streams.get();
+                if (client != null && client.state() == KafkaStreams.State.RUNNING) {
+                    try {
+                        check(admin, client);
+                        lastFailure = null;
+                    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                        final String failure = e.toString();
+                        if (!failure.equals(lastFailure)) {
+                            LOG.info("retriever: catch-up check failed ({}); retrying", failure);
+                            lastFailure = failure;
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                if (!open) {
+                    pause();
+                }
+            }
+        } catch (RuntimeException e) {
+            // no admin client (bad settings): the wait bound cannot be kept, so do not wait at all
+            open = true;
+            LOG.warn("retriever: cannot check catch-up ({}); answering 404 for unknown users from now on", e.toString());
+        }
+    }
+
+    private void check(final Admin admin, final KafkaStreams client)
+        throws ExecutionException, InterruptedException, TimeoutException {
+        final Set<TopicPartition> owned = client.metadataForLocalThreads().stream()
+            .flatMap(thread -> thread.activeTasks().stream())
+            .flatMap(task -> task.topicPartitions().stream())
+            .filter(tp -> tp.topic().equals(topic))
+            .collect(Collectors.toSet());
+        final Map<TopicPartition, OffsetSpec> unseen = owned.stream().filter(tp -> !targets.containsKey(tp))
+            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+        if (!unseen.isEmpty()) {
+            admin.listOffsets(unseen, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(10, TimeUnit.SECONDS).forEach((tp, info) -> targets.put(tp, info.offset()));
+        }
+        final Map<TopicPartition, OffsetAndMetadata> committed = owned.isEmpty() ? Map.of()
+            : admin.listConsumerGroupOffsets(Map.of(groupId, new ListConsumerGroupOffsetsSpec().topicPartitions(owned)))
+                .partitionsToOffsetAndMetadata(groupId).get(10, TimeUnit.SECONDS);
+        long lag = 0;
+        for (final TopicPartition tp : owned) {
+            final OffsetAndMetadata done = committed.get(tp);
+            lag += Math.max(0, targets.get(tp) - (done == null ? 0 : done.offset()));
+        }
+        behind = lag;
+        if (lag == 0) {
+            open = true;
+            LOG.info("retriever: caught up with {} (partitions {}) {} ms after start", topic,
+                owned.stream().map(TopicPartition::partition).sorted().toList(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createdAt));
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(CHECK_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
+        }
+    }
+
+    /** Stops the checker (waits up to 5 s); the latch keeps its state. */
+    @Override
+    public void close() {
+        closed = true;
+        if (checker != null) {
+            checker.interrupt();
+            KafkaConnection.join(checker);
+        }
+    }
+}

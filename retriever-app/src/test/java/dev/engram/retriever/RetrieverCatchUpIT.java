@@ -1,0 +1,138 @@
+package dev.engram.retriever;
+
+import static dev.engram.testing.MemoryFixtures.memory;
+import static dev.engram.testing.MemoryFixtures.updated;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A retriever started on a backlog of {@code memory-updated} (as after a restart: it was down while the consolidator
+ * kept writing) is RUNNING before it has read the backlog. Until it has caught up ({@link CatchUp}) it must not call a
+ * user of the backlog unknown: 503 with Retry-After (problem+json) and not ready, never 404; once caught up, an
+ * unknown user is a 404 again and the probe is ready.
+ */
+class RetrieverCatchUpIT {
+
+    private static final Instant T0 = Instant.parse("2025-04-01T07:00:00Z");
+    /** Enough events that reading them takes well over one catch-up check after RUNNING. */
+    private static final int USERS = 6_000;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private EmbeddedKafka kafka;
+    private RetrieverApp.Handle retriever;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (retriever != null) {
+            retriever.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void shouldAnswer503NotUnknownWhileReadingTheBacklogAfterStart() throws Exception {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(2, Topics.all());
+        publishBacklog();
+        final List<String> last = List.of(user(USERS - 1), user(USERS - 2), user(USERS - 3));
+        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false)));
+
+        final List<String> wrong = new ArrayList<>();
+        int catchingUp = 0;
+        int notReadyWhileCatchingUp = 0;
+        final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        boolean served = false;
+        while (!served && System.nanoTime() < deadline) {
+            served = true;
+            for (final String user : last) {
+                final HttpResponse<String> answer = get("/v1/tenants/t1/users/" + user + "/profile");
+                if (answer.statusCode() == 503) {
+                    assertThat(answer.headers().firstValue("Retry-After")).as(answer.body()).isPresent();
+                    assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
+                        t -> assertThat(t).startsWith("application/problem+json"));
+                    if (answer.body().contains("still reading memory-updated")) {
+                        catchingUp++;
+                        if (get("/health/ready").statusCode() == 503) {
+                            notReadyWhileCatchingUp++;
+                        }
+                    }
+                } else if (answer.statusCode() != 200) {
+                    wrong.add(answer.statusCode() + " for " + user + ": " + answer.body());
+                }
+                served &= answer.statusCode() == 200;
+            }
+            Thread.sleep(10);
+        }
+
+        assertThat(wrong).as("answers other than 200/503 for users on memory-updated").isEmpty();
+        assertThat(served).as("every user of the backlog served in time").isTrue();
+        assertThat(catchingUp).as("503s while the stores were queryable but the backlog not read").isPositive();
+        assertThat(notReadyWhileCatchingUp).as("/health/ready is 503 while catching up").isPositive();
+        // caught up: unknown is an answer again, and the instance is ready
+        EmbeddedKafka.waitUntil(() -> get("/v1/tenants/t1/users/u-nobody/profile").statusCode() == 404,
+            Duration.ofSeconds(30), "an unknown user to be a 404 once caught up");
+        assertThat(get("/health/ready").statusCode()).isEqualTo(200);
+        assertThat(get("/v1/tenants/t1/users/" + user(0) + "/memories").statusCode()).isEqualTo(200);
+    }
+
+    private static String user(final int i) {
+        return "u-" + i;
+    }
+
+    /** One CREATED event per user, one embedding computed once (the embedding is not what is tested here). */
+    private void publishBacklog() throws Exception {
+        final Memory base = memory("t1", "u-0", "m-0", "Keeps bees on the roof", T0).build();
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        final Serializer<MemoryUpdated> values = AvroSerdes.serde(MemoryUpdated.class).serializer();
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            for (int i = 0; i < USERS; i++) {
+                final Instant at = T0.plusSeconds(i);
+                final Memory m = Memory.newBuilder(base).setUserId(user(i)).setMemoryId("m-" + i).setCreatedAt(at)
+                    .setUpdatedAt(at).build();
+                producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, at.toEpochMilli(), "t1/" + user(i),
+                    values.serialize(Topics.MEMORY_UPDATED, updated(m, UpdateOperation.CREATED, at))));
+            }
+            producer.flush();
+        }
+    }
+
+    private HttpResponse<String> get(final String path) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
