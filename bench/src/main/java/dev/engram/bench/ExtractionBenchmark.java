@@ -45,7 +45,10 @@ import picocli.CommandLine.Option;
  * <p>Measured: from the moment the Streams client is RUNNING until the extractor's committed offsets on
  * {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
  * committed, exactly-once work counts. {@code conversationsPerSecond} = conversations / that time.
- * The model load is done before the clock starts. Bounded: gives up after 5 minutes.
+ * The model load is done before the clock starts. Bounded: gives up after 5 minutes. In the same window the
+ * JVM's CPU time ({@code cpuMillisPerConversation}) and that of the embedder pool's threads
+ * ({@code embedderCpuMillisPerConversation}, {@code embedderShareOfCpu}): cores ÷ the embedder's CPU per
+ * conversation is {@code embeddingBoundConversationsPerSecond}, the rate the embedding alone allows.
  */
 @Command(name = "extraction", mixinStandardHelpOptions = true,
     description = "LLM extraction throughput (conversations/s) against a local OpenAI-compatible server with injected latency.")
@@ -160,6 +163,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 }
                 final long start = System.nanoTime();
                 final long cpuStart = processCpuNanos();
+                final long embedderStart = LoadPhases.embedderCpuNanos();
                 final long deadline = start + LIMIT.toNanos();
                 long consumed = 0;
                 long lastPrint = start;
@@ -176,6 +180,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 }
                 final double seconds = (System.nanoTime() - start) / 1e9;
                 final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
+                final double embedderSeconds = (LoadPhases.embedderCpuNanos() - embedderStart) / 1e9;
                 // Count what was written (read_committed) until two polls in a row add nothing.
                 long seen = -1;
                 for (int i = 0; i < 60 && seen != monitor.count(Topics.MEMORY_CANDIDATES); i++) {
@@ -197,6 +202,14 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("cpuMillisPerConversation", Math.round(cpuSeconds * 1000 / n));
                 figures.put("cpuBoundConversationsPerSecond",
                     Math.round(Runtime.getRuntime().availableProcessors() * n / cpuSeconds * 10) / 10.0);
+                // Of that, the embedder pool's threads (the candidates' vectors): the rate left if everything else
+                // were free, i.e. what the default embedding model alone allows on these cores.
+                figures.put("embedderCpuMillisPerConversation", Math.round(embedderSeconds * 1000 / n));
+                figures.put("embedderShareOfCpu", Math.round(embedderSeconds / cpuSeconds * 1000) / 1000.0);
+                figures.put("embedderCpuMillisPerCandidate", Math.round(embedderSeconds * 1e4
+                    / Math.max(1, monitor.count(Topics.MEMORY_CANDIDATES))) / 10.0);
+                figures.put("embeddingBoundConversationsPerSecond",
+                    Math.round(Runtime.getRuntime().availableProcessors() * n / embedderSeconds * 10) / 10.0);
                 figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                     .getSystemLoadAverage());
             }

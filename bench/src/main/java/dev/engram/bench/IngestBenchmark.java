@@ -41,6 +41,9 @@ import picocli.CommandLine.Parameters;
  *       nothing beyond embedding). The ceiling is measured before and again after the pipeline (stack
  *       closed) and averaged, because other processes on a shared machine change it during the run; both
  *       and the load average at the start are in the JSON.</li>
+ *   <li>cpuRatioToCeiling = the JVM's CPU time per text in the first ceiling ÷ its CPU time per candidate
+ *       during the pipeline (the wait for the pipeline to settle included): the same question asked of CPU
+ *       time, which a swing of the machine's load between the phases does not move as it moves the rates.</li>
  * </ol>
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
@@ -82,7 +85,8 @@ public final class IngestBenchmark implements Callable<Integer> {
             }
         }
         final double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        final double ceilingBefore = ceiling(texts);
+        final Ceiling before = ceiling(texts);
+        final double ceilingBefore = before.perSecond();
         out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
         final Map<String, Object> figures;
@@ -90,6 +94,7 @@ public final class IngestBenchmark implements Callable<Integer> {
             stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
             out.println("Stack ready; publishing…");
             final long start = System.nanoTime();
+            final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 conversations.forEach(ingest::send);
                 ingest.flush();
@@ -101,13 +106,18 @@ public final class IngestBenchmark implements Callable<Integer> {
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
+            final double cpuMsPerCandidate = pipelineCpu.msPer(candidates / seconds);
             stack.close();
-            final double ceilingAfter = ceiling(texts);
+            final double ceilingAfter = ceiling(texts).perSecond();
             out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
             figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
             figures.put("ceilingBefore", BenchReport.round(ceilingBefore, 1));
             figures.put("ceilingAfter", BenchReport.round(ceilingAfter, 1));
             figures.put("loadAverageAtStart", BenchReport.round(load, 2));
+            // CPU time per text does not depend on the share of a shared machine the process got, which the rates do
+            figures.put("cpuMsPerEmbeddingCeiling", BenchReport.round(before.cpuMsPerText(), 2));
+            figures.put("cpuMsPerCandidatePipeline", BenchReport.round(cpuMsPerCandidate, 2));
+            figures.put("cpuRatioToCeiling", BenchReport.round(before.cpuMsPerText() / cpuMsPerCandidate, 3));
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
         }
         print(figures);
@@ -115,15 +125,24 @@ public final class IngestBenchmark implements Callable<Integer> {
         return 0;
     }
 
-    /** Embeds the texts as fast as this machine can with the pipeline's model; returns texts/s. */
-    static double ceiling(final List<String> texts) {
+    /**
+     * @param perSecond texts embedded per second
+     * @param cpuMsPerText the JVM's CPU ms per text over the timed loop (model load and warm-up excluded)
+     */
+    record Ceiling(double perSecond, double cpuMsPerText) {
+    }
+
+    /** Embeds the texts as fast as this machine can with the pipeline's model. */
+    static Ceiling ceiling(final List<String> texts) {
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults());
         embedder.embedAll(texts.subList(0, Math.min(texts.size(), 2 * BATCH))); // warm-up: JIT and ORT
         final long start = System.nanoTime();
+        final LoadPhases.CpuClock cpu = new LoadPhases.CpuClock();
         for (int i = 0; i < texts.size(); i += BATCH) {
             embedder.embedAll(texts.subList(i, Math.min(texts.size(), i + BATCH)));
         }
-        return texts.size() / ((System.nanoTime() - start) / 1e9);
+        final double perSecond = texts.size() / ((System.nanoTime() - start) / 1e9);
+        return new Ceiling(perSecond, cpu.msPer(perSecond));
     }
 
     /**

@@ -46,6 +46,23 @@ final class LoadPhases {
     }
 
     /**
+     * CPU time of the embedder's JVM-wide pool ({@code engram-embedder-N} threads, where the extractor's texts are
+     * embedded), summed over its live threads.
+     *
+     * @return nanoseconds of CPU those threads used so far
+     */
+    static long embedderCpuNanos() {
+        final java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (final java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().startsWith("engram-embedder-")) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
+    }
+
+    /**
      * The embedder alone: {@code threads} threads embedding the queries round-robin, one per call, as
      * the request threads do, and as they do it ({@link Embedder#embedQuery} with the default model: the
      * model's query instruction and the query; a LoCoMo user's memories are all of that model).

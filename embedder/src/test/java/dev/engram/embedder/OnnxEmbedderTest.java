@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
 
+import dev.engram.port.EmbeddingModels;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +33,8 @@ class OnnxEmbedderTest {
     void shouldEmbedNormalizedVectorsOfModelDimension(final Model model) {
         final float[] v = model.embedder().embed("I prefer GCP for my side projects.");
         assertThat(v).hasSize(model.spec.dimensions()).hasSize(model == Model.BGE_SMALL_ZH ? 512 : 384);
+        // the size the consolidator checks candidates of this model against, without loading it
+        assertThat(EmbeddingModels.dimensions(model.spec.name())).hasValue(v.length);
         assertThat(cosine(v, v)).isCloseTo(1.0, within(1e-3));
     }
 

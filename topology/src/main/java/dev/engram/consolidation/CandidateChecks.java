@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.core.UserKey;
+import dev.engram.port.EmbeddingModels;
 
 /** The checks a memory candidate passes before {@link Consolidator#decide}: {@link Consolidator#validate}. */
 final class CandidateChecks {
@@ -51,10 +52,10 @@ final class CandidateChecks {
             return Optional.of("importance and confidence must be numbers within 0..1");
         }
         final List<Float> embedding = candidate.getEmbedding();
-        final int dimensions = candidate.getEmbeddingModel().equals(settings.hanModel())
-            ? settings.hanDimensions() : settings.dimensions();
+        final int dimensions = expectedDimensions(settings, candidate.getEmbeddingModel());
         if (embedding.size() != dimensions) {
-            return Optional.of("embedding has " + embedding.size() + " dimensions, expected " + dimensions);
+            return Optional.of("embedding of model " + candidate.getEmbeddingModel() + " has " + embedding.size()
+                + " dimensions, expected " + dimensions);
         }
         double norm = 0;
         for (final Float v : embedding) {
@@ -72,6 +73,17 @@ final class CandidateChecks {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The vector size a candidate of a model must have: a built-in model's own size ({@link EmbeddingModels}), so
+     * that after {@code bin/engram reembed} switches to a model of another size the candidates of either
+     * model pass whatever {@code embedding.dimensions} says; else {@code embedding.han.dimensions} for the Han
+     * model and {@code embedding.dimensions} for any other (a model served elsewhere).
+     */
+    static int expectedDimensions(final Consolidator.Settings settings, final String model) {
+        return EmbeddingModels.dimensions(model)
+            .orElse(model.equals(settings.hanModel()) ? settings.hanDimensions() : settings.dimensions());
     }
 
     private static boolean inUnitRange(final double v) {

@@ -68,6 +68,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private final VectorIndexFactory indexFactory;
     private final Counters counters;
     private final boolean shredKeys;
+    private IdleCommit idleCommit;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
@@ -108,6 +109,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
         this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys);
+        this.idleCommit = new IdleCommit(context);
     }
 
     @Override
@@ -119,6 +121,9 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     @Override
     public void process(final Record<String, Object> record) {
+        // what this record writes is readable downstream at the commit: asked for once the input is quiet
+        idleCommit.input();
+        idleCommit.output();
         if (record.value() instanceof MemoryCommand command) {
             commands.apply(record.key(), command);
             return;

@@ -68,6 +68,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final Serializer<ConversationCompleted> serializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
     private ProcessorContext<String, Object> context;
+    private IdleCommit idleCommit;
     private KeyValueStore<Long, byte[]> pending;
     private KeyValueStore<String, UserProfile> profiles;
     private long nextSequence;
@@ -117,10 +118,13 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         // Finished work is forwarded at the next record or this punctuation; it waits for the commit after that
         // (commit.interval.ms), so keep it short: draining an empty queue costs nothing.
         context.schedule(Duration.ofMillis(5), PunctuationType.WALL_CLOCK_TIME, now -> drain());
+        // and once the input is quiet, the commit is asked for at once instead of waiting for the interval
+        idleCommit = new IdleCommit(context);
     }
 
     @Override
     public void process(final Record<String, byte[]> record) {
+        idleCommit.input();
         final Optional<RecordMetadata> source = context.recordMetadata();
         final Consumed consumed = new Consumed(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
@@ -191,6 +195,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private void emit(final Consumed consumed, final Outcome outcome) {
+        idleCommit.output();
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
             deadLetter(consumed, e.stage, e.errorClass, e.getMessage());

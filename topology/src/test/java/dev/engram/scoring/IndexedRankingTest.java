@@ -124,4 +124,68 @@ class IndexedRankingTest {
             .extracting(h -> h.memory().getMemoryId()).contains(all.get(0).memory().getMemoryId());
         assertThat(scorer.rank(USER, index, "where does she work", 10, 1.0001)).isEmpty();
     }
+
+    /**
+     * A large user (1,200 memories: the texts' real vectors with noise, as near-paraphrases are): the int8 bounds
+     * leave most float vectors unread, and the ranking is still exactly the exhaustive one.
+     */
+    @Test
+    void shouldRankALargeUserAsExhaustiveScoringWhileReadingFewFloatVectors() {
+        final Random random = new Random(11);
+        final List<Memory> truth = new ArrayList<>();
+        final UserMemoryIndex index = new UserMemoryIndex();
+        final List<Memory> bases = new ArrayList<>();
+        for (int i = 0; i < TEXTS.size(); i++) {
+            bases.add(memory("t1", "u-ana", "base" + i, TEXTS.get(i), T0).build());
+        }
+        for (int i = 0; i < 1_200; i++) {
+            final Memory base = bases.get(i % bases.size());
+            final List<Float> noisy = new ArrayList<>(base.getEmbedding().size());
+            for (final float x : base.getEmbedding()) {
+                noisy.add((float) (x + 0.02 * random.nextGaussian()));
+            }
+            final Memory m = Memory.newBuilder(base).setMemoryId("m" + i).setContent(base.getContent() + " (" + i + ")")
+                .setEmbedding(noisy).setImportance(random.nextDouble())
+                .setUpdatedAt(T0.plusSeconds(3600L * random.nextInt(2000))).build();
+            truth.add(m);
+            index.put(m);
+        }
+        int pruned = 0;
+        for (final String query : QUERIES) {
+            for (final int k : List.of(1, 10)) {
+                assertThat(signature(scorer.rank(USER, index, query, k, 0))).as("%s, k=%d", query, k)
+                    .isEqualTo(signature(scorer.rank(query, truth, k)));
+                if (IndexScratch.get(0).exactScored < truth.size() / 2) {
+                    pruned++;
+                }
+            }
+        }
+        assertThat(pruned).as("scans that read under half of the float vectors").isGreaterThan(QUERIES.size());
+    }
+
+    /** The int8 bound holds for every pair and is narrow (random unit vectors and vectors near each other). */
+    @Test
+    void shouldBoundTheFloatKernelsCosineByTheInt8Codes() {
+        final Random random = new Random(3);
+        final int d = 384;
+        double widest = 0;
+        for (int pair = 0; pair < 5_000; pair++) {
+            final float[] q = new float[d];
+            final float[] v = new float[d];
+            for (int i = 0; i < d; i++) {
+                q[i] = (float) random.nextGaussian();
+                v[i] = pair % 2 == 0 ? (float) random.nextGaussian() : q[i] + (float) (0.3 * random.nextGaussian());
+            }
+            final float[] qn = Vectors.normalized(q);
+            final float[] vn = Vectors.normalized(v);
+            final byte[] codes = new byte[2 * d];
+            final float scale = Int8Codes.encode(vn, codes, d);
+            final Int8Codes.Query coded = Int8Codes.Query.of(qn);
+            final double approx = coded.approx(codes, d, scale);
+            final double error = coded.error(scale, Int8Codes.l1(vn));
+            assertThat((double) Vectors.dot(qn, vn, 0)).as("pair %d", pair).isBetween(approx - error, approx + error);
+            widest = Math.max(widest, error);
+        }
+        assertThat(widest).as("widest bound, in cosine").isLessThan(0.06);
+    }
 }

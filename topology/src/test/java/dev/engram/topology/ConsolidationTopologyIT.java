@@ -80,7 +80,8 @@ class ConsolidationTopologyIT {
             assertThat(dead).hasSize(2);
             assertThat(dead.get(0).value()).isEqualTo(corrupt);
             assertThat(header(dead.get(0), "__streams.errors.exception")).contains("SerializationException");
-            assertThat(header(dead.get(1), "__streams.errors.message")).isEqualTo("embedding has 2 dimensions, expected 384");
+            assertThat(header(dead.get(1), "__streams.errors.message"))
+                .isEqualTo("embedding of model bge-small-en-v15-q has 2 dimensions, expected 384");
             assertThat(kafka.readRaw(Topics.MEMORY_CONTRADICTIONS, 1, Duration.ofSeconds(30))).hasSize(1);
             assertThat(kafka.readRaw(Topics.MEMORY_ARCHIVED, 1, Duration.ofSeconds(30))).hasSize(1);
 

@@ -118,7 +118,7 @@ class ConsolidationTopologyTest {
             assertThat(dead).extracting(r -> header(r, "__streams.errors.message")).containsExactly(
                 "invalid user key: user key must be <tenant>/<user>: no-slash",
                 "record key does not match the candidate's tenantId/userId",
-                "embedding has 3 dimensions, expected 384",
+                "embedding of model bge-small-en-v15-q has 3 dimensions, expected 384",
                 "embedding contains a NaN or infinite value",
                 "importance and confidence must be numbers within 0..1",
                 "content is missing or blank",
@@ -133,6 +133,29 @@ class ConsolidationTopologyTest {
             assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(valid.getCandidateId()));
             assertThat(driver.consolidatorMeters().get("engram.candidates.invalid").counter().count()).isEqualTo(8.0);
+        }
+    }
+
+    /**
+     * During a switch to a model of another size ({@code bin/engram reembed}), candidates of the old and the new
+     * model both arrive: each built-in model's candidates are checked against that model's own size, not
+     * against {@code embedding.dimensions}, and a wrong size names the model.
+     */
+    @Test
+    void shouldCheckEachBuiltInModelsCandidatesAgainstThatModelsOwnSize() {
+        final MemoryCandidate english = fact(MIRA, "c-1", "2025-02-03T09:12:00Z", "preferred_language", "Kotlin",
+            "I write Kotlin.");
+        final List<Float> wide = new ArrayList<>(english.getEmbedding());
+        wide.addAll(english.getEmbedding().subList(0, 128));
+        final Instant t = Instant.parse("2025-02-03T09:12:00Z");
+        try (PipelineHarness driver = PipelineHarness.builder()
+            .config(Map.of("embedding.dimensions", 512)).build()) {
+            driver.pipe(MIRA, english, t);
+            driver.pipe(MIRA, MemoryCandidate.newBuilder(english).setCandidateId(english.getCandidateId() + "-wide").setEmbedding(wide).build(), t);
+            assertThat(driver.deadLetters()).extracting(r -> header(r, "__streams.errors.message"))
+                .containsExactly("embedding of model bge-small-en-v15-q has 512 dimensions, expected 384");
+            assertThat(driver.consolidator().active(MIRA)).extracting(m -> m.getMemoryId())
+                .containsExactly(english.getCandidateId());
         }
     }
 
