@@ -73,7 +73,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "N", description = "Retriever HTTP port (default: 8080, or a free port if 8080 is taken; 0 = a free port).")
+    @Option(names = "--port", paramLabel = "N", description = "Retriever HTTP port (default: retriever.http.port, e.g. ENGRAM_RETRIEVER_HTTP_PORT, else 8080, or a free port if 8080 is taken; 0 = a free port).")
     Integer port;
 
     @Option(names = "--vector-index", paramLabel = "embedded|qdrant",
@@ -152,8 +152,10 @@ public final class DemoCommand implements Callable<Integer> {
             return 1;
         }
         // the whole configuration is checked before anything starts or the run directory is emptied
-        dev.engram.config.ConfigCoherence.enforce(EngramConfig.load(null, System.getenv(), demoOverrides(
-            "localhost:9092", Path.of("streams"), 0)), "demo");
+        final EngramConfig checked = EngramConfig.load(null, System.getenv(), demoOverrides(
+            "localhost:9092", Path.of("streams"), 0));
+        dev.engram.config.ConfigCoherence.enforce(checked, "demo");
+        dev.engram.retriever.RetrieverApp.refuseUnauthenticatedRemote(checked);
         final ReverseCloser resources = this.resources;
         final Path dir = lockedRunDir(resources);
         if (dir == null) {
@@ -355,11 +357,19 @@ public final class DemoCommand implements Callable<Integer> {
         return dir;
     }
 
+    /**
+     * --port when given; else {@code retriever.http.port} when the environment sets it
+     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken.
+     */
     private int retrieverPort() {
-        if (port == null) {
-            return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
+        if (port != null) {
+            return port;
         }
-        return port;
+        final int configured = EngramConfig.load(null, System.getenv(), Map.of()).getInt(EngramConfig.RETRIEVER_HTTP_PORT);
+        if (configured != DEFAULT_PORT) {
+            return configured;
+        }
+        return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
     }
 
     private static boolean isFree(final int candidate) {

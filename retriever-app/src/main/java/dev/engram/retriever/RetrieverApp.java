@@ -321,18 +321,32 @@ public final class RetrieverApp implements Callable<Integer> {
                 + "(this machine)", address);
             return;
         }
-        if (!config.getBoolean(EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE)) {
-            throw new org.apache.kafka.common.config.ConfigException(EngramConfig.AUTH_ENABLED + "=false with "
-                + EngramConfig.HTTP_BIND_ADDRESS + "=" + address + " would serve every tenant's memories to the network "
-                + "without authentication; enable auth, bind to 127.0.0.1, or set "
-                + EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE + "=true if that is really meant");
-        }
+        refuseUnauthenticatedRemote(config);
         LOG.error("\n************************************************************************\n"
             + "* WARNING: retriever.auth.enabled=false on {} (not loopback):\n"
             + "* ANYONE WHO CAN REACH THIS PORT CAN READ, CHANGE AND ERASE EVERY TENANT'S MEMORIES.\n"
             + "* (allowed by {}=true)\n"
             + "************************************************************************", address,
             EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE);
+    }
+
+    /**
+     * The refusal half of the exposure check, without its log lines, for a launcher (the demo) to run before
+     * it starts anything.
+     *
+     * @param config the config the retriever will get (auth off)
+     * @throws org.apache.kafka.common.config.ConfigException if {@code http.bind.address} is not loopback and
+     *     {@code retriever.auth.allow.unauthenticated.remote} is false
+     */
+    public static void refuseUnauthenticatedRemote(final EngramConfig config) {
+        final String address = config.getString(EngramConfig.HTTP_BIND_ADDRESS);
+        if (!AppHttpServer.isLoopback(address) && !config.getBoolean(EngramConfig.AUTH_ENABLED)
+            && !config.getBoolean(EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE)) {
+            throw new org.apache.kafka.common.config.ConfigException(EngramConfig.AUTH_ENABLED + "=false with "
+                + EngramConfig.HTTP_BIND_ADDRESS + "=" + address + " would serve every tenant's memories to the network "
+                + "without authentication; enable auth, bind to 127.0.0.1, or set "
+                + EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE + "=true if that is really meant");
+        }
     }
 
     /**
