@@ -301,8 +301,13 @@ public final class QualityBenchmark implements Callable<Integer> {
         return f;
     }
 
-    /** Each asked user's top k, merged by score (ties by id), top k. */
-    private static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
+    /**
+     * Each asked user's top k, merged by score (ties by id), top k. A question about two speakers asks both users'
+     * memories, and a memory both hold with the same content (the session summary the LLM path gives each of
+     * them) is counted once, at its better rank: as a bot that asks for both users would show it once; the copy
+     * cites the same turns, so it only took a slot from another hit.
+     */
+    static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
                                              final Map<String, List<Memory>> memories, final HybridScorer scorer,
                                              final int k) {
         final List<ScoredMemory> hits = new ArrayList<>();
@@ -313,7 +318,17 @@ public final class QualityBenchmark implements Callable<Integer> {
             hits.addAll(text.equals(q.question()) ? scorer.rank(q.question(), qv, own, k) : scorer.rank(text, own, k));
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
-        return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
+        final Set<String> shown = new HashSet<>();
+        final List<ScoredMemory> out = new ArrayList<>(k);
+        for (final ScoredMemory hit : hits) {
+            if (out.size() == k) {
+                break;
+            }
+            if (shown.add(hit.memory().getContent().strip())) {
+                out.add(hit);
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** @return the dia_ids a memory cites */

@@ -15,6 +15,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.scoring.ScoredMemory;
 import org.junit.jupiter.api.Test;
 
 class QualityBenchmarkTest {
@@ -93,5 +94,28 @@ class QualityBenchmarkTest {
             "LoCoMo evidence recall", Map.of());
         assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8))
             .contains("engram (n=3)", "Category 4:", "LLM path (LLM facts and summaries):", "costPer1kConversations");
+    }
+
+    @Test
+    void shouldCountAMemoryBothAskedUsersHoldWithTheSameContentOnceWhenMergingTheirHits() throws Exception {
+        final LoCoMoQa.Sample sample = LoCoMoQa.read(mini()).get(0);
+        final LoCoMoQa.Question both = sample.questions().get(2);
+        final String summary = "Ines and Tomas talked about rowing on the river, a birdhouse and night school.";
+        final Map<String, List<Memory>> memories = Map.of(
+            "conv-x:Ines", List.of(turn("conv-x:Ines", "s-ines", summary, 1, 3),
+                turn("conv-x:Ines", "c1", "Joined a rowing club on the river yesterday and loved it.", 1, 0)),
+            "conv-x:Tomas", List.of(turn("conv-x:Tomas", "s-tomas", summary, 1, 3),
+                turn("conv-x:Tomas", "m2", "Built a birdhouse for the garden last week.", 1, 1)));
+        final var embedder = ScriptRoutedEmbedder.defaults();
+        // every memory a candidate, so that each user's top 3 holds all of that user's memories
+        final var scorer = new dev.engram.scoring.HybridScorer(embedder, EngramConfig.defaults().with(
+            Map.of(EngramConfig.MIN_RELEVANCE, "0", EngramConfig.MIN_TOP_RELEVANCE, "0")));
+
+        final List<ScoredMemory> top = QualityBenchmark.merged(sample, both, embedder.embedQuery(both.question()),
+            memories, scorer, 3);
+
+        assertThat(top).extracting(h -> h.memory().getContent()).doesNotHaveDuplicates();
+        assertThat(top).extracting(h -> h.memory().getMemoryId()).hasSize(3)
+            .containsOnlyOnce("c1", "m2").containsAnyOf("s-ines", "s-tomas");
     }
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.kafka.TopicFollower;
 import dev.engram.port.Embedder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedder of the apps that embed (extractor, retriever): the deployment's {@link ScriptRoutedEmbedder} at
  * start, switched to another built-in model when {@code bin/engram reembed --model M} completes (it names M on
- * the compacted topic {@value #TOPIC}, followed by {@link ActiveModelFollower}). After the switch every text
+ * the compacted topic {@value #TOPIC}, followed by a {@link TopicFollower}). After the switch every text
  * that is not mostly Han is embedded by M; mostly-Han text keeps {@code embedding.model.han} (a re-embedding to
  * the Han model itself routes every text to it). So new candidates carry M's vectors once the memories they are
  * compared with do, without restarting the apps or editing {@code embedding.model}.
@@ -37,7 +38,7 @@ public final class ActiveModelEmbedder implements Embedder {
 
     private final EngramConfig config;
     private final AtomicReference<Embedder> held;
-    private volatile ActiveModelFollower follower;
+    private volatile TopicFollower follower;
 
     /**
      * @param config the deployment's {@code embedding.*} settings (the Han routing is kept across switches)
@@ -57,17 +58,23 @@ public final class ActiveModelEmbedder implements Embedder {
     }
 
     /**
-     * Starts following {@value #TOPIC} ({@link ActiveModelFollower}), stopped by {@link #close()}, and waits up to
-     * {@value #START_WAIT_MS} ms for the model named there, so the app starts with it (after that it switches when
-     * the record comes).
+     * Starts following {@value #TOPIC} (a {@link TopicFollower}: the record under {@value #KEY} names the model, in
+     * offset order; no group, from the beginning, so an app started after a switch starts with the switched model),
+     * stopped by {@link #close()}, and waits up to {@value #START_WAIT_MS} ms for the model named there, so the app
+     * starts with it (after that it switches when the record comes; the topic is created by the first
+     * {@code reembed}, and a cluster that cannot be reached leaves the configured model).
      *
      * @param kafka the app's Kafka client settings
      * @return this
      */
     public synchronized ActiveModelEmbedder follow(final java.util.Map<String, Object> kafka) {
         if (follower == null) {
-            follower = new ActiveModelFollower(kafka, this::switchTo);
-            if (!follower.awaitCaughtUp(java.time.Duration.ofMillis(START_WAIT_MS))) {
+            follower = new TopicFollower(kafka, TOPIC, "engram-active-model-follower", (key, value) -> {
+                if (KEY.equals(key) && value != null) {
+                    switchTo(new String(value, java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }, IllegalStateException::new);
+            if (!follower.awaitFirstPass(java.time.Duration.ofMillis(START_WAIT_MS))) {
                 LOG.warn("{} not read within {} ms: starting with {}, switching when it is read", TOPIC, START_WAIT_MS,
                     held.get().modelName());
             }

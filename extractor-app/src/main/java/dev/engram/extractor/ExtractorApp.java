@@ -93,7 +93,7 @@ public final class ExtractorApp extends StreamsApp {
         // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
         final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(EngramConfig.EXTRACTOR_MAX_IN_FLIGHT));
         final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
-        // embedding.model until bin/engram reembed names another model active (ActiveModelFollower)
+        // embedding.model until bin/engram reembed names another model active (ActiveModelEmbedder follows it)
         final ActiveModelEmbedder embedder = ActiveModelEmbedder.fromConfig(config);
         final Topology topology = llm.isEmpty()
             ? pool == null

@@ -47,7 +47,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  *       its memories is expected to be CREATED once and never touched again: an item without any event is
  *       lost, a second event for the same memory (or any other operation) is a duplicate. For the retriever, whose output is its read model,
  *       lost = memories on {@code memory-updated} the restarted retriever does not serve;</li>
- *   <li><b>answers</b> of the retriever under query load (4 queries/s on known users, API key auth) by
+ *   <li><b>answers</b> of the retriever under query load (4 queries/s, each for a user whose event has been
+ *       committed on {@code memory-updated} for 10 s or more, API key auth) by
  *       status; anything but 200 and 503 is counted as wrong. Connections refused while the process is
  *       down are counted apart ({@code unreachable}): no answer, not a wrong one.</li>
  * </ul>
@@ -163,7 +164,7 @@ public final class Chaos {
             // conversations cost an embedding each: a fifth of the rate, so that the extractor can keep up on 2 cores
             final ChaosFeeder feeder = new ChaosFeeder(broker.bootstrapServers(), app,
                 app == App.EXTRACTOR ? Math.max(1, settings.ratePerSecond() / 5) : settings.ratePerSecond());
-            final ChaosQueries queries = app == App.RETRIEVER ? new ChaosQueries(feeder, settings.ratePerSecond(), out) : null;
+            final ChaosQueries queries = app == App.RETRIEVER ? new ChaosQueries(broker.bootstrapServers(), out) : null;
             try {
                 // the apps this soak does not kill run steadily; the one under test is restarted
                 if (app != App.CONSOLIDATOR) {

@@ -15,19 +15,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Four queries a second against the retriever, each for a user published at least {@link #SETTLED_SECONDS}
- * before (the consolidator is not killed in the retriever's soak, so that user's memory is on
- * {@code memory-updated} by then); counts statuses, and prints each answer other than 200/503 with the
- * seconds since the retriever instance was started.
+ * Four queries a second against the retriever, each for a user whose {@code memory-updated} event has been committed
+ * for at least {@link #SETTLED_SECONDS} (a read_committed consumer of the soak tails the topic and notes when it
+ * first saw each user): such a user is on the retriever's input, so a retriever that has caught up answers 200 and one
+ * still reading its backlog 503; a 404 is the retriever's fault, not the pipeline's freshness (picking users by
+ * when the feeder published them counted the consolidator's start-up lag as the retriever's). Counts statuses and
+ * prints each answer other than 200/503 with the seconds since the retriever instance was started.
  */
 final class ChaosQueries {
-    /** How long before a query its user was published: well over the pipeline's freshness (p99 ~1 s). */
+    /** How long before a query its user's event was committed on memory-updated: well over the retriever's freshness. */
     static final int SETTLED_SECONDS = 10;
 
     private final java.io.PrintStream out;
-    private final int rate;
+    private final String bootstrap;
     private volatile long instanceStartedAt = System.nanoTime();
-    private final ChaosFeeder feeder;
+    /** Users in the order their first memory-updated event was seen, and when (nanoTime), appended by the tail. */
+    private final java.util.List<String> seenUsers = new java.util.ArrayList<>();
+    private final java.util.List<Long> seenAt = new java.util.ArrayList<>();
+    private Thread tail;
     private final Map<Integer, Long> answers = new ConcurrentHashMap<>();
     private final AtomicLong unreachable = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean();
@@ -35,13 +40,11 @@ final class ChaosQueries {
     private Thread thread;
 
     /**
-     * @param feeder the input, whose count says which users are published
-     * @param rate items the feeder publishes per second (one user each)
+     * @param bootstrap the soak's broker, whose memory-updated is tailed
      * @param out where wrong answers are reported
      */
-    ChaosQueries(final ChaosFeeder feeder, final int rate, final java.io.PrintStream out) {
-        this.feeder = feeder;
-        this.rate = rate;
+    ChaosQueries(final String bootstrap, final java.io.PrintStream out) {
+        this.bootstrap = bootstrap;
         this.out = out;
     }
 
@@ -53,6 +56,9 @@ final class ChaosQueries {
     void start(final int retrieverPort) {
         port.set(retrieverPort);
         running.set(true);
+        tail = new Thread(this::tail, "chaos-memory-updated-tail");
+        tail.setDaemon(true);
+        tail.start();
         thread = new Thread(this::loop, "chaos-queries");
         thread.setDaemon(true);
         thread.start();
@@ -62,12 +68,11 @@ final class ChaosQueries {
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         final Random random = new Random(16);
         while (running.get()) {
-            final long settled = feeder.sent() - (long) SETTLED_SECONDS * rate;
-            if (settled < 1) {
+            final String user = settledUser(random);
+            if (user == null) {
                 Chaos.sleep(0.25);
                 continue;
             }
-            final String user = ChaosFeeder.user(random.nextLong(settled));
             try {
                 final HttpResponse<Void> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                         + port.get() + "/v1/tenants/" + Chaos.TENANT + "/users/" + user + "/memories?query=chaos%20item&k=3"))
@@ -91,10 +96,52 @@ final class ChaosQueries {
         }
     }
 
+    /** @return a random user whose first memory-updated event was seen {@link #SETTLED_SECONDS} ago or more, or null */
+    private String settledUser(final Random random) {
+        final long cutoff = System.nanoTime() - java.util.concurrent.TimeUnit.SECONDS.toNanos(SETTLED_SECONDS);
+        synchronized (seenUsers) {
+            int settled = java.util.Collections.binarySearch(seenAt, cutoff);
+            settled = settled >= 0 ? settled + 1 : -settled - 1; // entries seen at or before the cutoff
+            return settled == 0 ? null : seenUsers.get(random.nextInt(settled));
+        }
+    }
+
+    /** Reads memory-updated (read_committed, every partition, from the beginning) and notes each new user's time. */
+    private void tail() {
+        final java.util.Map<String, Object> props = java.util.Map.of("bootstrap.servers", bootstrap,
+            "isolation.level", "read_committed", "enable.auto.commit", false);
+        final java.util.Set<String> known = new java.util.HashSet<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+                     new org.apache.kafka.common.serialization.StringDeserializer(),
+                     new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            final java.util.List<org.apache.kafka.common.TopicPartition> partitions = consumer
+                .partitionsFor(dev.engram.topology.Topics.MEMORY_UPDATED, Duration.ofSeconds(30)).stream()
+                .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            while (running.get()) {
+                for (final org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]> r
+                    : consumer.poll(Duration.ofMillis(200))) {
+                    // key tenant/user; one user per item, so a user's first event is its memory's CREATED
+                    if (r.key() != null && known.add(r.key())) {
+                        synchronized (seenUsers) {
+                            seenUsers.add(r.key().substring(r.key().indexOf('/') + 1));
+                            seenAt.add(System.nanoTime());
+                        }
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            out.println("chaos retriever: the memory-updated tail stopped (no more queries): " + e);
+        }
+    }
+
     void stop() {
         if (running.getAndSet(false) && thread != null) {
             try {
                 thread.join(15_000);
+                tail.join(15_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -106,8 +153,8 @@ final class ChaosQueries {
     }
 
     long wrong() {
-        // 404: the user's memory has been on memory-updated for SETTLED_SECONDS, so a retriever that says
-        // it does not know the user answers wrong (it should be 503 until it has caught up)
+        // 404: the user's memory has been committed on memory-updated for SETTLED_SECONDS, so a retriever that
+        // says it does not know the user answers wrong (it should be 503 until it has caught up)
         return answers.entrySet().stream().filter(e -> e.getKey() != 200 && e.getKey() != 503)
             .mapToLong(Map.Entry::getValue).sum();
     }

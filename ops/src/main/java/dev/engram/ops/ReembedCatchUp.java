@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * <ol>
  *   <li>waits until the extractor has consumed every conversation published up to a few seconds after the
- *       switch (its {@code ActiveModelFollower} switches within ~2 s), then until the consolidator has applied
+ *       switch (its {@code ActiveModelEmbedder} switches within ~2 s), then until the consolidator has applied
  *       every command and candidate written up to then ({@link #awaitApplied}: committed offsets of the apps'
  *       consumer groups at or past the end offsets taken at that moment);</li>
  *   <li>reads the memory state again and re-embeds the memories still of another model (created from candidates

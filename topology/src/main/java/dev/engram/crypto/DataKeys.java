@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * backups and mirrors of the topics too.
  *
  * <p><b>One key per user, whoever creates it.</b> Each process reads the whole topic ({@code
- * read_committed}) on a background thread ({@link KeyTopicFollower}). A process that needs a key it has
+ * read_committed}) on a background thread ({@link dev.engram.kafka.TopicFollower}). A process that needs a key it has
  * not seen writes a proposal and waits until its reader has passed the proposal's offset; the first value
  * after the user's last tombstone wins (all of a user's proposals are on one partition, so every reader
  * agrees), and a process whose proposal lost writes the winner again, so the latest value (the one
@@ -68,6 +68,7 @@ public final class DataKeys implements AutoCloseable {
     public static final byte VERSION = 1;
     /** How long a lookup waits for the key topic (ms). */
     public static final long TIMEOUT_MS = 30_000;
+    private static final java.time.Duration WAIT = java.time.Duration.ofMillis(TIMEOUT_MS);
 
     private static final Logger LOG = LoggerFactory.getLogger(DataKeys.class);
     private static final int TINK_PREFIX = 5;
@@ -84,7 +85,7 @@ public final class DataKeys implements AutoCloseable {
     private final Map<String, Set<Integer>> gone = new ConcurrentHashMap<>();
     /** Users whose current key this process cannot unwrap (another KEK): never replaced by a key of its own. */
     private final Set<String> unusable = ConcurrentHashMap.newKeySet();
-    private final KeyTopicFollower follower;
+    private final dev.engram.kafka.TopicFollower follower;
 
     static {
         try {
@@ -110,7 +111,8 @@ public final class DataKeys implements AutoCloseable {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         producer = new KafkaProducer<>(producerProps, new StringSerializer(), new ByteArraySerializer());
-        follower = new KeyTopicFollower(common, topic, this::apply);
+        follower = new dev.engram.kafka.TopicFollower(common, topic, "engram-data-keys-reader", this::apply,
+            SerializationException::new);
     }
 
 
@@ -186,7 +188,7 @@ public final class DataKeys implements AutoCloseable {
      * @return whether this process holds a live data key for the user, after catching up with the topic
      */
     public boolean hasKey(final String userKey) {
-        follower.awaitEnd();
+        follower.awaitEnd(WAIT);
         return live.containsKey(userKey);
     }
 
@@ -204,7 +206,7 @@ public final class DataKeys implements AutoCloseable {
             throw new ErasedDataException(userKey);
         }
         // Not seen (yet): another process may have just created it, or this reader may lag a re-creation.
-        follower.awaitEnd();
+        follower.awaitEnd(WAIT);
         key = live.get(userKey);
         if (key != null && key.keyId() == keyId) {
             return key;
@@ -219,7 +221,7 @@ public final class DataKeys implements AutoCloseable {
             return known;
         }
         synchronized (this) {
-            follower.awaitEnd();
+            follower.awaitEnd(WAIT);
             final Live current = live.get(userKey);
             if (current != null) {
                 return current;
@@ -234,7 +236,7 @@ public final class DataKeys implements AutoCloseable {
                 throw new SerializationException("Cannot create a data key: " + e.getMessage(), e);
             }
             final RecordMetadata written = send(userKey, proposal);
-            follower.awaitPosition(written.partition(), written.offset() + 1);
+            follower.awaitPosition(written.partition(), written.offset() + 1, WAIT);
             refuseUnusable(userKey);
             final Live winner = live.get(userKey);
             if (winner == null) {
@@ -299,7 +301,7 @@ public final class DataKeys implements AutoCloseable {
      * @return the user keys this process holds live data keys for (for verification tools)
      */
     public Set<String> users() {
-        follower.awaitEnd();
+        follower.awaitEnd(WAIT);
         return Set.copyOf(live.keySet());
     }
 
@@ -308,7 +310,7 @@ public final class DataKeys implements AutoCloseable {
      * @return the live key id of the user, if any (after catching up with the topic)
      */
     public Optional<Integer> keyId(final String userKey) {
-        follower.awaitEnd();
+        follower.awaitEnd(WAIT);
         return Optional.ofNullable(live.get(userKey)).map(Live::keyId);
     }
 
