@@ -181,11 +181,13 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 final double seconds = (System.nanoTime() - start) / 1e9;
                 final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
                 final double embedderSeconds = (LoadPhases.embedderCpuNanos() - embedderStart) / 1e9;
-                // Count what was written (read_committed) until two polls in a row add nothing.
+                // Count what was written (read_committed) until three polls in a row add nothing (one empty poll is
+                // not the end: a poll may return only other topics' records)
                 long seen = -1;
-                for (int i = 0; i < 60 && seen != monitor.count(Topics.MEMORY_CANDIDATES); i++) {
+                for (int i = 0, still = 0; i < 60 && still < 3; i++) {
                     seen = monitor.count(Topics.MEMORY_CANDIDATES);
                     monitor.poll(Duration.ofSeconds(1));
+                    still = seen == monitor.count(Topics.MEMORY_CANDIDATES) ? still + 1 : 0;
                 }
                 figures.put("conversations", n);
                 figures.put("llmLatencyMs", latencyMs);

@@ -45,8 +45,7 @@ import org.apache.kafka.common.config.ConfigException;
  *       are dropped (the same 0..1 scale the API reports); top k.</li>
  * </ol>
  * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
- * kept {@link UserMemoryIndex} (a scan of the vectors' int8 codes, which bound every cosine, then the float
- * vectors of only the memories whose bound can reach the candidates; the query terms' postings, a bounded heap;
+ * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;
  * per-thread scratch arrays, no allocation proportional to the user's memories beyond the candidates),
  * and the exhaustive {@link #rank(String, float[], Collection, int)} over decoded memories, which scores
  * every memory from scratch. Both use the same dot-product kernel ({@link Vectors#dot(float[], float[], int)})
@@ -193,15 +192,6 @@ public final class HybridScorer {
         });
     }
 
-    /**
-     * The candidates: every ACTIVE slot whose logit may be among the best {@code fetch} (and ≥ the minimum) is
-     * scored exactly, the rest are never read as floats. Two passes over the slots. First, a slot with an int8
-     * code ({@link Int8Codes}) gets an interval [lower, upper] that holds its exact logit (the calibration is
-     * monotone in the cosine: b_dense ≥ 0); a slot without one (no vector, another model, a dense index's
-     * cosines) is scored at once. Then the threshold T = max(min logit, the fetch-th largest lower bound):
-     * a slot with upper &lt; T ranks strictly below at least fetch others, whatever its id, so only the slots
-     * with upper ≥ T are scored with the float kernel, as the exhaustive path scores every one.
-     */
     private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
                                            final float[][] queryByModel, final List<String> terms,
                                            final TimeCues.Period period, final int fetch,
@@ -209,16 +199,13 @@ public final class HybridScorer {
         final int slots = view.slots();
         final IndexScratch scratch = IndexScratch.get(slots);
         final double[] bm25 = scratch.bm25;
-        final double[] upper = scratch.upper;
         // the view may have seen a model since models were read: such slots have no dense relevance now
         final int known = Math.min(models.size(), view.models().size());
         final RelevanceModel[] relevanceOf = new RelevanceModel[known];
         final boolean[] exact = new boolean[known];
-        final Int8Codes.Query[] coded = new Int8Codes.Query[known];
         for (int m = 0; m < known; m++) {
             relevanceOf[m] = relevance(models.get(m));
             exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
-            coded[m] = exact[m] && relevanceOf[m].dense() >= 0 ? Int8Codes.Query.of(queryByModel[m]) : null;
         }
         final long firstDay = period == null ? 0 : period.from().toEpochDay();
         final long lastDay = period == null ? 0 : period.to().toEpochDay();
@@ -226,52 +213,30 @@ public final class HybridScorer {
         try {
             final double idfMass = scratch.lexical(view, terms);
             heap = scratch.heap(fetch);
-            final IndexScratch.BoundHeap lower = scratch.lower(fetch);
-            int exactScored = 0;
             for (int s = 0; s < slots; s++) {
-                upper[s] = Double.NEGATIVE_INFINITY;
                 if (!view.active(s)) {
                     continue;
                 }
                 final int m = view.model(s);
                 final boolean knownModel = m >= 0 && m < known;
-                final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                final boolean inPeriod = inPeriod(view, s, period, firstDay, lastDay);
-                // as the exhaustive path: the memory's model's calibration, also without a usable vector
-                final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
-                if (knownModel && coded[m] != null) {
-                    final Int8Codes.Query q = coded[m];
-                    final double approx = q.approx(view.codes(m), s * view.dimensions(m), view.codeScale(s));
-                    final double error = q.error(view.codeScale(s), view.l1(s));
-                    upper[s] = calibration.logit(approx + error, lexical, inPeriod);
-                    lower.offer(calibration.logit(approx - error, lexical, inPeriod));
-                    continue;
-                }
                 final double cosine;
                 if (dense != null) {
                     cosine = dense.getOrDefault(view.memory(s).getMemoryId(), 0.0);
-                } else if (knownModel && exact[m]) {
-                    cosine = Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m));
-                    exactScored++;
                 } else {
-                    cosine = 0;
+                    cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
                 }
-                final double logit = calibration.logit(cosine, lexical, inPeriod);
-                lower.offer(logit);
-                offer(heap, view, s, logit);
-            }
-            final double threshold = Math.max(minLogit, lower.threshold());
-            for (int s = 0; s < slots; s++) {
-                if (upper[s] < threshold) {
-                    continue;
-                }
-                final int m = view.model(s);
-                final double cosine = Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m));
-                exactScored++;
                 final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                offer(heap, view, s, relevanceOf[m].logit(cosine, lexical, inPeriod(view, s, period, firstDay, lastDay)));
+                // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
+                final boolean inPeriod = period != null && (period.anyYear() || view.mayOverlap(s, firstDay, lastDay))
+                    && period.overlaps(view.days(s));
+                // as the exhaustive path: the memory's model's calibration, also without a usable vector
+                final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
+                final double logit = calibration.logit(cosine, lexical, inPeriod);
+                // the id (a pointer chase to the memory object) only for a candidate the heap may keep
+                if (logit >= minLogit && !heap.rejects(logit)) {
+                    heap.offer(logit, s, view.memory(s).getMemoryId());
+                }
             }
-            scratch.exactScored = exactScored;
         } finally {
             scratch.clear();
         }
@@ -283,22 +248,6 @@ public final class HybridScorer {
         }
         out.sort(Candidate.BY_RELEVANCE);
         return out;
-    }
-
-    /** Offers a scored slot to the candidate heap (its id read only when the heap may keep it). */
-    private void offer(final CandidateHeap heap, final UserMemoryIndex.View view, final int slot, final double logit) {
-        // the id (a pointer chase to the memory object) only for a candidate the heap may keep
-        if (logit >= minLogit && !heap.rejects(logit)) {
-            heap.offer(logit, slot, view.memory(slot).getMemoryId());
-        }
-    }
-
-    /** @return whether the slot's event dates fall in the question's period (false without one) */
-    private static boolean inPeriod(final UserMemoryIndex.View view, final int slot, final TimeCues.Period period,
-                                    final long firstDay, final long lastDay) {
-        // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
-        return period != null && (period.anyYear() || view.mayOverlap(slot, firstDay, lastDay))
-            && period.overlaps(view.days(slot));
     }
 
     // ---------------------------------------------------------------- exhaustive path

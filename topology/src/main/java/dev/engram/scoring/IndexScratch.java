@@ -12,12 +12,6 @@ final class IndexScratch {
     boolean[] marked = new boolean[0];
     int[] touched = new int[0];
     int touchedCount;
-    /** Per slot: an upper bound of its logit from its int8 code, −∞ when settled in the first pass. */
-    double[] upper = new double[0];
-    /** The candidates' lower bounds: their fetch-th largest bounds every slot the heap can keep. */
-    private final BoundHeap lower = new BoundHeap();
-    /** Float dot products of the last scan on this thread (for tests and profiles). */
-    int exactScored;
     private final CandidateHeap heap = new CandidateHeap();
 
     /** Resets the slots {@link #lexical} touched. */
@@ -40,7 +34,6 @@ final class IndexScratch {
             s.bm25 = new double[capacity];
             s.marked = new boolean[capacity];
             s.touched = new int[capacity];
-            s.upper = new double[capacity];
         }
         return s;
     }
@@ -52,66 +45,6 @@ final class IndexScratch {
     CandidateHeap heap(final int capacity) {
         heap.reset(capacity);
         return heap;
-    }
-
-    /**
-     * @param capacity lower bounds kept at most (the candidates' count)
-     * @return the emptied bound heap
-     */
-    BoundHeap lower(final int capacity) {
-        lower.reset(capacity);
-        return lower;
-    }
-
-    /** The {@code capacity} largest values offered, smallest on top (a primitive min-heap). */
-    static final class BoundHeap {
-        private double[] values = new double[16];
-        private int size;
-        private int capacity;
-
-        void reset(final int capacity) {
-            this.capacity = capacity;
-            size = 0;
-            if (values.length < capacity) {
-                values = new double[capacity];
-            }
-        }
-
-        void offer(final double v) {
-            if (size < capacity) {
-                int i = size++;
-                while (i > 0 && values[(i - 1) >>> 1] > v) {
-                    values[i] = values[(i - 1) >>> 1];
-                    i = (i - 1) >>> 1;
-                }
-                values[i] = v;
-                return;
-            }
-            if (v <= values[0]) {
-                return;
-            }
-            int i = 0;
-            while (true) {
-                int child = 2 * i + 1;
-                if (child >= size) {
-                    break;
-                }
-                if (child + 1 < size && values[child + 1] < values[child]) {
-                    child++;
-                }
-                if (values[child] >= v) {
-                    break;
-                }
-                values[i] = values[child];
-                i = child;
-            }
-            values[i] = v;
-        }
-
-        /** @return the capacity-th largest value offered, −∞ while fewer were offered */
-        double threshold() {
-            return size < capacity ? Double.NEGATIVE_INFINITY : values[0];
-        }
     }
 
     /**

@@ -9,10 +9,6 @@ import java.util.List;
  * of its embedding model m at {@code vectors(m)[slot·d_m … slot·d_m+d_m)} (d_m = the size of the model's first
  * vector; a vector of another size, or none, leaves the slot without dense relevance). Vectors of two models
  * live in two arrays and are never compared. Not thread-safe: the owning index's lock guards it.
- *
- * <p>Beside each vector v its int8 code ({@link Int8Codes}): {@code codes(m)[slot·d_m …]} = round(v_i / s),
- * s = max_i |v_i| / 127 ({@link #scale}), and ‖v‖₁ ({@link #l1}), a quarter of the bytes, from which the
- * scan bounds v's cosine to a query before it reads the float vector.
  */
 final class SlotVectors {
 
@@ -20,10 +16,6 @@ final class SlotVectors {
     private final List<String> models = new ArrayList<>();
     private int[] dimensionsOf = new int[0];
     private float[][] vectorsOf = new float[0][];
-    private byte[][] codesOf = new byte[0][];
-    /** Per slot: the scale of its int8 code and the L1 norm of its normalised vector. */
-    private float[] scaleOf = new float[0];
-    private float[] l1Of = new float[0];
     /** Per slot: index into {@link #models} of its vector's model, −1 without a usable vector. */
     private int[] modelOf = new int[0];
     private int capacity;
@@ -32,10 +24,7 @@ final class SlotVectors {
     void grow(final int capacity) {
         for (int m = 0; m < models.size(); m++) {
             vectorsOf[m] = Arrays.copyOf(vectorsOf[m], capacity * dimensionsOf[m]);
-            codesOf[m] = Arrays.copyOf(codesOf[m], capacity * dimensionsOf[m]);
         }
-        scaleOf = Arrays.copyOf(scaleOf, capacity);
-        l1Of = Arrays.copyOf(l1Of, capacity);
         final int old = modelOf.length;
         modelOf = Arrays.copyOf(modelOf, capacity);
         Arrays.fill(modelOf, old, capacity, -1);
@@ -55,21 +44,6 @@ final class SlotVectors {
     /** @return model m's vectors, slot s at s·dimensions(m) */
     float[] vectors(final int model) {
         return vectorsOf[model];
-    }
-
-    /** @return model m's int8 codes, slot s at s·dimensions(m) */
-    byte[] codes(final int model) {
-        return codesOf[model];
-    }
-
-    /** @return the scale of the slot's int8 code (v_i ≈ scale · code_i) */
-    float scale(final int slot) {
-        return scaleOf[slot];
-    }
-
-    /** @return ‖v‖₁ of the slot's normalised vector */
-    float l1(final int slot) {
-        return l1Of[slot];
     }
 
     /** @return the slot's model number, −1 without a usable vector */
@@ -103,8 +77,6 @@ final class SlotVectors {
             dimensionsOf[m] = embedding.size();
             vectorsOf = Arrays.copyOf(vectorsOf, m + 1);
             vectorsOf[m] = new float[capacity * embedding.size()];
-            codesOf = Arrays.copyOf(codesOf, m + 1);
-            codesOf[m] = new byte[capacity * embedding.size()];
         }
         if (embedding.size() != dimensionsOf[m]) {
             modelOf[slot] = -1;
@@ -112,8 +84,6 @@ final class SlotVectors {
         }
         final float[] normalized = Vectors.normalized(Vectors.toArray(embedding));
         System.arraycopy(normalized, 0, vectorsOf[m], slot * dimensionsOf[m], dimensionsOf[m]);
-        scaleOf[slot] = Int8Codes.encode(normalized, codesOf[m], slot * dimensionsOf[m]);
-        l1Of[slot] = Int8Codes.l1(normalized);
         modelOf[slot] = m;
     }
 

@@ -222,24 +222,6 @@ public final class UserMemoryIndex {
         }
 
         /**
-         * @param model a model's number
-         * @return that model's int8 codes ({@link Int8Codes}), slot s at s·dimensions(model)
-         */
-        byte[] codes(final int model) {
-            return vectors.codes(model);
-        }
-
-        /** @return the scale of the slot's int8 code */
-        float codeScale(final int slot) {
-            return vectors.scale(slot);
-        }
-
-        /** @return ‖v‖₁ of the slot's normalised vector */
-        float l1(final int slot) {
-            return vectors.l1(slot);
-        }
-
-        /**
          * @param slot a slot
          * @return the number of its vector's model, −1 when it has no usable vector
          */

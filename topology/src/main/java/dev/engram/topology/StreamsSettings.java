@@ -76,6 +76,8 @@ public final class StreamsSettings {
         // memory crosses three such hops (extractor, consolidator, retriever) before it is retrievable: at 200 ms
         // the commit waits alone were up to 600 ms of bench freshness' p99. Poll briefly so an idle thread comes
         // round to its commit soon after the interval instead of blocking up to poll.ms (100 ms by default).
+        // The extractor and the consolidator also commit as soon as their input has been quiet for a moment
+        // (IdleCommit), so output after a lull does not wait for the interval.
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL_MS);
         props.put(StreamsConfig.POLL_MS_CONFIG, POLL_MS);
         // The first write of a transaction can meet the previous one's markers still being written
