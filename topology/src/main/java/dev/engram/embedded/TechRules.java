@@ -48,6 +48,8 @@ final class TechRules {
             (m, s) -> tech(first(m, 1, 2), false, EXPLICIT)),
         rule("tech-write-in", "\\b(?:i|we)\\s+" + ADVS + "(?:write|code|program|develop|build)\\b[^.!?]{0,40}?\\bin\\s+("
             + TechVocabulary.LANGUAGES + ")", (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        rule("tech-write", "\\b(?:i|we)\\s+" + ADVS + "(?:write|code)\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?!-)",
+            (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
             + "(?:use|using|prefer|rely\\s+on|relying\\s+on)\\s+" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-on", "\\b(?:i'm|i\\s+am|we're|we\\s+are|we've\\s+been|we\\s+have\\s+been)\\s+" + ADVS

@@ -43,6 +43,16 @@ class RuleBasedExtractorTest {
         return said(text).stream().filter(ExtractedMemory::isFact).toList();
     }
 
+    /** The README's client example: a language written without "in" ("I mostly write Go"). */
+    @Test
+    void shouldReadTheLanguageTheUserWritesWhenItFollowsTheVerb() {
+        assertThat(facts("I live in Madrid and I mostly write Go.")).extracting(ExtractedMemory::key, ExtractedMemory::value)
+            .containsExactlyInAnyOrder(tuple("city", "Madrid"), tuple("preferred_language", "Go"));
+        assertThat(facts("We write Rust at work.")).extracting(ExtractedMemory::value).containsExactly("Rust");
+        // "go" the verb, and a word that only starts like a language, are no language
+        assertThat(facts("I write go-to lists and then we go home.")).isEmpty();
+    }
+
     @Test
     void shouldNameItselfRuleBasedV1() {
         assertThat(extractor.name()).isEqualTo("rule-based-v1");
