@@ -142,7 +142,7 @@ public final class Ingest implements AutoCloseable {
         }
         if (value.length > maxRecordBytes) {
             throw new ConversationSources.Refused(String.format(java.util.Locale.ROOT,
-                "the record is %,d bytes, over %s = %,d bytes (not sent)", value.length, limitName, maxRecordBytes));
+                "the record is %,d bytes, over %s = %,d bytes", value.length, limitName, maxRecordBytes));
         }
         sent.incrementAndGet();
         producer.send(new ProducerRecord<>(Topics.CONVERSATIONS_COMPLETED, null,
