@@ -25,4 +25,30 @@ public final class OptionValues {
         return new CommandLine.ParameterException(spec.commandLine(),
             "Invalid value for option '" + option + "': '" + value + "'; allowed: " + allowed);
     }
+
+    /** Reads an ISO-8601 instant ({@code 2026-01-01T00:00:00Z}); anything else is one line naming the form. */
+    public static final class IsoInstant implements CommandLine.ITypeConverter<java.time.Instant> {
+        @Override
+        public java.time.Instant convert(final String value) {
+            try {
+                return java.time.Instant.parse(value);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new CommandLine.TypeConversionException("'" + value
+                    + "'; allowed: an ISO-8601 instant in UTC, e.g. 2026-01-01T00:00:00Z");
+            }
+        }
+    }
+
+    /** Reads an ISO-8601 duration ({@code PT30M}); anything else is one line naming the form. */
+    public static final class IsoDuration implements CommandLine.ITypeConverter<java.time.Duration> {
+        @Override
+        public java.time.Duration convert(final String value) {
+            try {
+                return java.time.Duration.parse(value);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new CommandLine.TypeConversionException("'" + value
+                    + "'; allowed: an ISO-8601 duration, e.g. PT30M or PT2H");
+            }
+        }
+    }
 }

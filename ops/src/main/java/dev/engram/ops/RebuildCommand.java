@@ -9,7 +9,9 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/engram rebuild [--app consolidator|retriever|extractor] [--from-timestamp T] [--re-extract]}:
@@ -23,11 +25,14 @@ public final class RebuildCommand implements Callable<Integer> {
     @Mixin
     OpsOptions options = new OpsOptions();
 
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--app", paramLabel = "APP", defaultValue = "consolidator",
         description = "consolidator (default), retriever or extractor.")
     String app;
 
-    @Option(names = "--from-timestamp", paramLabel = "ISO-8601",
+    @Option(names = "--from-timestamp", paramLabel = "ISO-8601", converter = OptionValues.IsoInstant.class,
         description = "With --re-extract: re-extract conversations from this time on (e.g. 2026-01-01T00:00:00Z).")
     Instant fromTimestamp;
 
@@ -41,7 +46,7 @@ public final class RebuildCommand implements Callable<Integer> {
     @Option(names = "--work-dir", paramLabel = "DIR", description = "Where before.json and after.json go (default: run/rebuild-<time>).")
     Path workDir;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30M",
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT30M", converter = OptionValues.IsoDuration.class,
         description = "How long re-processing may take (ISO-8601 duration, default PT30M).")
     Duration timeout;
 
@@ -63,8 +68,7 @@ public final class RebuildCommand implements Callable<Integer> {
         try {
             which = Rebuild.App.valueOf(app.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            System.err.println("--app must be consolidator, retriever or extractor: " + app);
-            return 2;
+            throw OptionValues.invalid(spec, "--app", app, "consolidator, retriever, extractor");
         }
         final Path dir = workDir != null ? workDir.toAbsolutePath()
             : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
@@ -75,7 +79,7 @@ public final class RebuildCommand implements Callable<Integer> {
             System.err.println(e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
-            System.err.println("rebuild failed: " + e.getMessage());
+            System.err.println("engram rebuild: failed: " + e.getMessage());
             return 1;
         }
     }
