@@ -30,12 +30,7 @@ public final class OptionValues {
     public static final class IsoInstant implements CommandLine.ITypeConverter<java.time.Instant> {
         @Override
         public java.time.Instant convert(final String value) {
-            try {
-                return java.time.Instant.parse(value);
-            } catch (java.time.format.DateTimeParseException e) {
-                throw new CommandLine.TypeConversionException("'" + value
-                    + "'; allowed: an ISO-8601 instant in UTC, e.g. 2026-01-01T00:00:00Z");
-            }
+            return parse(value, java.time.Instant::parse, "an ISO-8601 instant in UTC, e.g. 2026-01-01T00:00:00Z");
         }
     }
 
@@ -43,12 +38,16 @@ public final class OptionValues {
     public static final class IsoDuration implements CommandLine.ITypeConverter<java.time.Duration> {
         @Override
         public java.time.Duration convert(final String value) {
-            try {
-                return java.time.Duration.parse(value);
-            } catch (java.time.format.DateTimeParseException e) {
-                throw new CommandLine.TypeConversionException("'" + value
-                    + "'; allowed: an ISO-8601 duration, e.g. PT30M or PT2H");
-            }
+            return parse(value, java.time.Duration::parse, "an ISO-8601 duration, e.g. PT30M or PT2H");
+        }
+    }
+
+    private static <T> T parse(final String value, final java.util.function.Function<String, T> parser,
+                               final String allowed) {
+        try {
+            return parser.apply(value);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new CommandLine.TypeConversionException("'" + value + "'; allowed: " + allowed);
         }
     }
 }
