@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.config.KafkaConnection;
+import dev.engram.stack.ReachableCluster;
 import picocli.CommandLine.Option;
 
 /** Options shared by the ops commands: the cluster and the config file. */
@@ -21,6 +23,28 @@ final class OpsOptions {
     @Option(names = "--state-dir", paramLabel = "DIR",
         description = "Streams state directory of the apps this command runs (default: state.dir of the config).")
     Path stateDir;
+
+    @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
+        description = "Seconds to wait for the cluster to answer (and for each request) before giving up "
+            + "(default: ${DEFAULT-VALUE}).")
+    int connectTimeoutSeconds = 15;
+
+    /**
+     * {@link #load()}, once the cluster has answered within {@code --connect-timeout}
+     * ({@link ReachableCluster}): an unreachable cluster is one line naming the bootstrap servers, not a minute or
+     * more of the clients' own timeouts.
+     *
+     * @param consequence what was not done, e.g. {@code nothing was checked}
+     * @return the config
+     * @throws IllegalStateException naming the bootstrap servers when the cluster does not answer in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    EngramConfig reachable(final String consequence) throws InterruptedException {
+        final EngramConfig config = load();
+        ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), connectTimeoutSeconds, "--connect-timeout",
+            consequence).close();
+        return config;
+    }
 
     /** @return the config: defaults, file, environment, then these options; HTTP ports free (0) */
     EngramConfig load() {

@@ -63,7 +63,7 @@ public final class RebuildCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         final Rebuild.App which;
         try {
             which = Rebuild.App.valueOf(app.toUpperCase(Locale.ROOT));
@@ -73,7 +73,7 @@ public final class RebuildCommand implements Callable<Integer> {
         final Path dir = workDir != null ? workDir.toAbsolutePath()
             : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
         try {
-            final Rebuild.Report report = new Rebuild(options.load(), which, fromTimestamp, reExtract, force, dir, timeout, out).run();
+            final Rebuild.Report report = new Rebuild(options.reachable("nothing was reset"), which, fromTimestamp, reExtract, force, dir, timeout, out).run();
             return report.differences().isEmpty() ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());

@@ -48,8 +48,11 @@ public final class ReembedCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         try {
+            if (list || drop != null) {
+                options.reachable("nothing was read or changed");
+            }
             if (list) {
                 out.println("available: " + Embedders.available().keySet());
                 out.println("active: " + Reembed.active(options.client()).orElse("(none switched; memories keep their own)"));
@@ -64,15 +67,16 @@ public final class ReembedCommand implements Callable<Integer> {
                 System.err.println("reembed needs --model NAME, --drop NAME or --list");
                 return 2;
             }
-            final EngramConfig config = options.load();
-            final Reembed.Report report = Reembed.run(options.client(), Embedders.named(model),
+            final var embedder = Embedders.named(model);
+            final EngramConfig config = options.reachable("nothing was re-embedded");
+            final Reembed.Report report = Reembed.run(options.client(), embedder,
                 config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out, config, applyTimeout);
             return report.written() == report.memories() && (noSwitch || report.caughtUp()) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
-            System.err.println("reembed failed: " + e.getMessage());
+            System.err.println("engram reembed: failed: " + e.getMessage());
             return 1;
         }
     }

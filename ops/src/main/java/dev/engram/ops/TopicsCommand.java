@@ -25,16 +25,11 @@ public final class TopicsCommand implements Callable<Integer> {
     @Mixin
     OpsOptions options = new OpsOptions();
 
-    @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
-        description = "Seconds to wait for the cluster to answer (and for each request) before giving up, no topic created "
-            + "(default: ${DEFAULT-VALUE}).")
-    int connectTimeoutSeconds;
-
     @Override
     public Integer call() throws InterruptedException {
         final EngramConfig config = options.load();
         System.err.println("Creating Engram's topics on " + config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "…");
-        try (Admin admin = ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), connectTimeoutSeconds,
+        try (Admin admin = ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), options.connectTimeoutSeconds,
             "--connect-timeout", "no topic was created")) {
             final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
                 config.maxMessageBytes());
