@@ -25,8 +25,8 @@ final class OpsOptions {
     Path stateDir;
 
     @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
-        description = "Seconds to wait for the cluster to answer (and for each request) before giving up "
-            + "(default: ${DEFAULT-VALUE}).")
+        description = "Seconds to wait for the cluster to answer before giving up, nothing done; topics also bounds "
+            + "each request by it (default: ${DEFAULT-VALUE}).")
     int connectTimeoutSeconds = 15;
 
     /**
