@@ -335,7 +335,10 @@ class PrivacyPipelineIT {
         publish(new ArrayList<>(PUBLISHED));
         final KafkaStreams consolidator2 = startPipeline("2");
         final RetrieverApp.Handle retriever2 = startRetriever(Map.of("kafka.application.id", "engram-retriever-replay"));
+        // ready = caught up once since its start: before that a new retriever answers 503 for a user it has not read,
+        // which is not yet the 404 of a user it knows nothing about (its latch checks every 100 ms)
         EmbeddedKafka.waitUntil(() -> count(retriever2, "u-stay") == stayCount
+                && call(retriever2, "GET", "/health/ready").statusCode() == 200
                 && settled(Map.of(
                     Topics.EXTRACTOR_APP + "-1", List.of(Topics.CONVERSATIONS_COMPLETED),
                     Topics.EXTRACTOR_APP + "-2", List.of(Topics.CONVERSATIONS_COMPLETED),
