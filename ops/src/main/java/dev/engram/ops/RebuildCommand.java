@@ -73,7 +73,10 @@ public final class RebuildCommand implements Callable<Integer> {
         final Path dir = workDir != null ? workDir.toAbsolutePath()
             : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
         try {
-            final Rebuild.Report report = new Rebuild(options.reachable("nothing was reset"), which, fromTimestamp, reExtract, force, dir, timeout, out).run();
+            // usage first (exit 2), then whether the cluster answers
+            final Rebuild rebuild = new Rebuild(options.load(), which, fromTimestamp, reExtract, force, dir, timeout, out);
+            options.reachable("nothing was reset");
+            final Rebuild.Report report = rebuild.run();
             return report.differences().isEmpty() ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
