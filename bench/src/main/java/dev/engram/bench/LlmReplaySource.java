@@ -13,6 +13,7 @@ import java.util.TreeSet;
 
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.Memory;
+import dev.engram.consolidation.Observations;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
@@ -32,7 +33,9 @@ import dev.engram.stack.Ingest;
  * completion tokens per conversation, {@code costPer1kConversations} in USD at the given prices per
  * million tokens ((prompt × prompt price + completion × completion price) / 10⁶ × 1000 / conversations);
  * the consolidation counts from {@code memory-updated} (candidates, created, reinforced, superseded,
- * merged, contradictions, judge calls and their verdicts, dead letters); and a sample of reinforced and superseded memories.
+ * merged, contradictions, judge calls and their verdicts, dead letters); {@code observations} (ACTIVE observations at the
+ * end) and {@code observationsWritten} (their CREATED events, rewrites included; {@link Observations}); and a sample of
+ * reinforced and superseded memories.
  */
 final class LlmReplaySource {
 
@@ -98,7 +101,8 @@ final class LlmReplaySource {
             final double seconds = (System.nanoTime() - start) / 1e9;
             final Map<String, List<Memory>> memories = SavedMemories.read(stack.bootstrapServers());
             final DemoSummary summary = stack.monitor().summary(seconds);
-            final Map<String, Object> figures = figures(replay, summary, seconds, memories);
+            final Map<String, Object> figures = figures(replay, summary, seconds, memories,
+                stack.monitor().observationsWritten());
             out.printf("LLM replay: %d conversations in %.1f s (%.1f/s), %d extraction calls, %d judge calls, %d merge calls%n",
                 summary.conversations(), seconds, summary.conversations() / seconds,
                 replay.stats().get("extraction").calls(), replay.stats().get("judge").calls(),
@@ -108,7 +112,7 @@ final class LlmReplaySource {
     }
 
     private Map<String, Object> figures(final LoCoMoReplay replay, final DemoSummary summary, final double seconds,
-                                        final Map<String, List<Memory>> memories) {
+                                        final Map<String, List<Memory>> memories, final long observationsWritten) {
         final Map<String, Object> f = new LinkedHashMap<>();
         f.put("model", MODEL);
         f.put("stores", episodes ? "llm facts + summaries + offline episodes" : "llm facts + summaries");
@@ -140,6 +144,9 @@ final class LlmReplaySource {
         f.put("reinforced", summary.memoriesReinforced());
         f.put("superseded", summary.memoriesSuperseded());
         f.put("merged", summary.memoriesMerged());
+        f.put("observations", memories.values().stream().flatMap(List::stream)
+            .filter(m -> m.getStatus() == MemoryStatus.ACTIVE && Observations.isObservation(m)).count());
+        f.put("observationsWritten", observationsWritten);
         f.put("contradictions", summary.contradictions());
         f.put("judgeCalls", replay.stats().get("judge").calls());
         f.put("judgeVerdicts", replay.verdicts());

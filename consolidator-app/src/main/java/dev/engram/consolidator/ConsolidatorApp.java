@@ -5,10 +5,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
 import dev.engram.llm.LlmMemoryMerger;
@@ -27,6 +29,8 @@ import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.StreamsSettings;
 import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The consolidator app ({@code application.id} {@value Topics#CONSOLIDATOR_APP}): runs
@@ -49,10 +53,24 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  */
 public final class ConsolidatorApp extends StreamsApp {
 
+    /** The consolidator's transaction timeout unless {@code kafka.producer.transaction.timeout.ms} is set, ms. */
+    public static final int PASS_TRANSACTION_TIMEOUT_MS = 60_000;
+
     private ConsolidatorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
-                            final VectorIndexFactory indexFactory) {
-        // the vector index client (Qdrant's gRPC channel) closes after Streams and HTTP
-        super(registry, runner, http, indexFactory instanceof AutoCloseable closeable ? List.of(closeable) : List.of());
+                            final VectorIndexFactory indexFactory, final ActiveModelEmbedder embedder) {
+        // the vector index client (Qdrant's gRPC channel) and the embedder's model follower close after Streams and HTTP
+        super(registry, runner, http, closeables(indexFactory, embedder));
+    }
+
+    private static List<AutoCloseable> closeables(final VectorIndexFactory indexFactory, final ActiveModelEmbedder embedder) {
+        final List<AutoCloseable> out = new java.util.ArrayList<>();
+        if (indexFactory instanceof AutoCloseable closeable) {
+            out.add(closeable);
+        }
+        if (embedder != null) {
+            out.add(embedder);
+        }
+        return out;
     }
 
     /**
@@ -74,14 +92,25 @@ public final class ConsolidatorApp extends StreamsApp {
             .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, Topics.CONSOLIDATOR_APP))
             .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
+        // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
+        final ActiveModelEmbedder embedder = config.getDouble(EngramConfig.OBSERVE_THRESHOLD) < 1.0
+            ? ActiveModelEmbedder.fromConfig(config) : null;
+        final Properties props = StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP);
+        // The daily consolidation pass (merge, observations: embedding, with llm.merge.enabled the LLM) runs inside one
+        // transaction per task: allow a minute before the broker aborts it (Streams' exactly-once default is 10 s,
+        // which a pass over many changed users on a loaded machine exceeded, fencing the task again and again).
+        // kafka.producer.transaction.timeout.ms still wins.
+        props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), PASS_TRANSACTION_TIMEOUT_MS);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, judge, merger, indexFactory, registry),
-            StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP), "consolidator", registry,
-            RetryingVectorIndex::isIndexOutage);
+            ConsolidationTopology.build(config, judge, merger, embedder, indexFactory, registry),
+            props, "consolidator", registry, RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+        if (embedder != null) {
+            embedder.follow(config.kafkaProperties()); // starts with the active model, if reembed named one
+        }
         runner.start();
-        return new ConsolidatorApp(registry, runner, http, indexFactory);
+        return new ConsolidatorApp(registry, runner, http, indexFactory, embedder);
     }
 
     /**

@@ -67,6 +67,36 @@ public record ExtractedMemory(
     public static final String SUMMARY_DISPLAY_NAME = "Conversation summary";
 
     /**
+     * Display name of an observation: a memory the consolidator writes, stating together a user's statements
+     * on one topic (Park et al., "Generative Agents", UIST 2023, call such higher-level memories reflections).
+     * It is derived: never a dedup or merge target, rebuilt when its statements change.
+     */
+    public static final String OBSERVATION_DISPLAY_NAME = "Observation";
+
+    /** Display name of an exchange episode (a user turn with the assistant's reply) whose reply recommends something. */
+    public static final String EXCHANGE_RECOMMENDATION = "Assistant recommendation";
+
+    /** Display name of any other exchange episode (a user turn with the assistant's reply, verbatim). */
+    public static final String EXCHANGE_REPLY = "Assistant reply";
+
+    /**
+     * @param type the memory's type
+     * @param displayName its display name, or null
+     * @return true for an observation (SEMANTIC, {@link #OBSERVATION_DISPLAY_NAME})
+     */
+    public static boolean isObservation(final MemoryType type, final String displayName) {
+        return type == MemoryType.SEMANTIC && OBSERVATION_DISPLAY_NAME.equals(displayName);
+    }
+
+    /**
+     * @param displayName a memory's display name, or null
+     * @return true for an exchange episode ({@link #EXCHANGE_REPLY}, {@link #EXCHANGE_RECOMMENDATION})
+     */
+    public static boolean isExchange(final String displayName) {
+        return EXCHANGE_REPLY.equals(displayName) || EXCHANGE_RECOMMENDATION.equals(displayName);
+    }
+
+    /**
      * @param type the memory's type
      * @param displayName its display name, or null
      * @return true for a conversation summary (EPISODIC, {@link #SUMMARY_DISPLAY_NAME})

@@ -15,6 +15,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.topology.Topics;
 import dev.engram.topology.Topic;
+import dev.engram.consolidation.Observations;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -63,6 +64,7 @@ public final class PipelineMonitor implements AutoCloseable {
     private final Map<String, Long> perTopic = new HashMap<>();
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
     private long expired;
+    private long observationsWritten;
     private long undecodableUpdates;
     /** Held while the consumer is used; {@link #close()} takes it after waking the consumer up. */
     private final Object consumerLock = new Object();
@@ -140,7 +142,12 @@ public final class PipelineMonitor implements AutoCloseable {
     private void countUpdate(final ConsumerRecord<byte[], byte[]> record) {
         try {
             final MemoryUpdated update = updates.deserialize(record.topic(), record.headers(), record.value());
-            if (update != null) {
+            if (update != null && update.getMemory() != null && Observations.isObservation(update.getMemory())) {
+                // derived by the consolidation pass, not a memory of a candidate: counted apart
+                if (update.getOperation() == UpdateOperation.CREATED) {
+                    observationsWritten++;
+                }
+            } else if (update != null) {
                 operations.merge(update.getOperation(), 1L, Long::sum);
                 if (update.getOperation() == UpdateOperation.ARCHIVED && update.getMemory() != null
                     && update.getMemory().getArchiveReason() == ArchiveReason.EXPIRED) {
@@ -266,6 +273,14 @@ public final class PipelineMonitor implements AutoCloseable {
      */
     public long updates(final UpdateOperation operation) {
         return operations.getOrDefault(operation, 0L);
+    }
+
+    /**
+     * @return {@code memory-updated} CREATED records of observations (first writes and rewrites by the consolidation
+     *     pass, {@link Observations}); observations are not in the other operation counts
+     */
+    public long observationsWritten() {
+        return observationsWritten;
     }
 
     /** @return {@code memory-updated} ARCHIVED records whose reason is EXPIRED */

@@ -61,7 +61,8 @@ import dev.engram.scoring.Vectors;
  * </ol>
  * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–6: it is created as it
  * is, and it is never the hit another candidate reinforces or is judged against (two sessions'
- * summaries read alike and embed above the reinforce threshold, yet are different episodes).
+ * summaries read alike and embed above the reinforce threshold, yet are different episodes). Nor is an
+ * observation ({@link Observations}): it restates the user's statements, which are the targets themselves.
  *
  * <p><b>Supersede</b> decides by event time, not processing order: the statement with the later
  * {@code validFrom} stays ACTIVE (ties: the greater memory id wins). When the candidate wins, the old
@@ -249,8 +250,9 @@ public final class Consolidator {
         for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
                 candidate.getEmbeddingModel()))) {
             final Memory existing = hit.memory();
-            if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())) {
-                continue; // a conversation summary is never a dedup target
+            if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())
+                || ExtractedMemory.isObservation(existing.getType(), existing.getDisplayName())) {
+                continue; // a conversation summary or an observation (derived) is never a dedup target
             }
             if (candidate.getKey() != null && existing.getKey() != null && !candidate.getKey().equals(existing.getKey())) {
                 continue; // another fact slot: never merged, never superseded
@@ -351,8 +353,9 @@ public final class Consolidator {
             if (memory.getMemoryId().equals(candidate.getCandidateId())) {
                 return true;
             }
-            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)) {
-                continue;
+            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)
+                || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
+                continue; // an observation cites its statements' messages: another statement of one is not a duplicate
             }
             for (final SourceRef source : memory.getSources()) {
                 if (source.getConversationId().equals(candidate.getConversationId())

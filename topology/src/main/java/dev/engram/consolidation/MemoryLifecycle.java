@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -21,6 +23,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.UserMemoryIndex;
@@ -60,6 +63,10 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Hard delete</b>: an ARCHIVED memory archived ({@code updatedAt}) 365 days or more before
  *       {@code now} is DELETED: the caller removes it from the store (a tombstone on the
  *       changelog) and the vector index, and publishes the DELETED event.</li>
+ *   <li><b>Observe</b> (with an embedder and {@code lifecycle.observe.threshold} below 1): the user's statements,
+ *       as the rules above left them, grouped by topic into observations that state them together and cite all
+ *       their messages ({@link Observations}). Observations are exempt from TTL, staleness and merging: they
+ *       are derived, and live as long as their statements do.</li>
  * </ol>
  * Every event's time is {@code now} and its cause {@code consolidation}.
  */
@@ -72,6 +79,7 @@ public final class MemoryLifecycle {
 
     private final Settings settings;
     private final MemoryMerger merger;
+    private final Observations observations;
 
     /**
      * The rules' thresholds.
@@ -85,10 +93,22 @@ public final class MemoryLifecycle {
      * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
      * @param archiveRetention time from archiving to hard delete (default 365 days)
      * @param scale puts each model's cosines on the threshold's scale ({@code embedding.similarity.floors})
+     * @param observeThreshold similarity ({@code scale}) from which a statement joins an observation's group
+     *     (default 0.48, raw cosine 0.75 for bge-small-en); 1 disables observations
+     * @param observeMaxMembers statements per observation at most (default 16)
      */
     public record Settings(double mergeThreshold, Duration staleAfter, double staleMaxImportance,
                            int staleMaxAccessCount, Duration roleTtl, Duration contextTtl, double inferredFactor,
-                           Duration archiveRetention, SimilarityScale scale) {
+                           Duration archiveRetention, SimilarityScale scale, double observeThreshold,
+                           int observeMaxMembers) {
+
+        /** The settings without observations (as before they existed). */
+        public Settings(final double mergeThreshold, final Duration staleAfter, final double staleMaxImportance,
+                        final int staleMaxAccessCount, final Duration roleTtl, final Duration contextTtl,
+                        final double inferredFactor, final Duration archiveRetention, final SimilarityScale scale) {
+            this(mergeThreshold, staleAfter, staleMaxImportance, staleMaxAccessCount, roleTtl, contextTtl, inferredFactor,
+                archiveRetention, scale, 1.0, 2);
+        }
 
         /**
          * @param config the Engram config ({@code lifecycle.*})
@@ -103,7 +123,9 @@ public final class MemoryLifecycle {
                 Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
                 config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
                 Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)),
-                SimilarityScale.fromConfig(config));
+                SimilarityScale.fromConfig(config),
+                config.getDouble(EngramConfig.OBSERVE_THRESHOLD),
+                config.getInt(EngramConfig.OBSERVE_MAX_MEMBERS));
         }
     }
 
@@ -120,8 +142,20 @@ public final class MemoryLifecycle {
      *     {@link #MAX_MERGED_CHARS} is replaced by {@link MemoryMerger#CONCATENATE}'s)
      */
     public MemoryLifecycle(final Settings settings, final MemoryMerger merger) {
+        this(settings, merger, null);
+    }
+
+    /**
+     * @param settings the thresholds
+     * @param merger writes a merged memory's content (an answer that is blank or longer than
+     *     {@link #MAX_MERGED_CHARS} is replaced by {@link MemoryMerger#CONCATENATE}'s)
+     * @param embedder embeds observations ({@link Observations}); null = no observations
+     */
+    public MemoryLifecycle(final Settings settings, final MemoryMerger merger, final Embedder embedder) {
         this.settings = settings;
         this.merger = merger;
+        this.observations = new Observations(settings.observeThreshold(), settings.observeMaxMembers(), settings.scale(),
+            embedder);
     }
 
     /**
@@ -199,6 +233,9 @@ public final class MemoryLifecycle {
             if (memory.getStatus() != MemoryStatus.ACTIVE) {
                 continue;
             }
+            if (Observations.isObservation(memory)) {
+                continue; // derived: it lives as long as its statements do (rule 5)
+            }
             final Instant expiry = expiresAt(memory);
             if (expiry != null && !expiry.isAfter(now)) {
                 changes.add(archive(memory, ArchiveReason.EXPIRED, null, now));
@@ -209,6 +246,13 @@ public final class MemoryLifecycle {
             }
         }
         changes.addAll(merge(active, now));
+        if (observations.enabled()) {
+            // the observations see the memories as the rules above left them
+            final Map<String, Memory> after = new LinkedHashMap<>();
+            userMemories.forEach(m -> after.put(m.getMemoryId(), m));
+            changes.forEach(c -> after.put(c.after().getMemoryId(), c.after()));
+            changes.addAll(observations.review(after.values(), now, CAUSE));
+        }
         return changes;
     }
 
@@ -392,8 +436,9 @@ public final class MemoryLifecycle {
         return change(memory, after, UpdateOperation.ARCHIVED, CAUSE, now);
     }
 
-    private static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
-                                              final String cause, final Instant at) {
+    /** One change as an event of {@code memory-updated}: its id from the memory, operation, cause and time. */
+    static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
+                                      final String cause, final Instant at) {
         return new Consolidator.Change(before, MemoryUpdated.newBuilder()
             .setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause + "@" + at.toEpochMilli()))
             .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import dev.engram.port.ExtractedMemory;
+
 /**
  * How {@link RuleBasedExtractor} writes what the other party said: the question a user turn answers
  * (context appended to the turn's episode) and the exchange episode of an assistant's reply.
@@ -104,6 +106,6 @@ final class Exchanges {
      *     suggests something, "Assistant reply" otherwise
      */
     static String displayName(final String reply) {
-        return RECOMMENDS.matcher(reply).find() ? "Assistant recommendation" : "Assistant reply";
+        return RECOMMENDS.matcher(reply).find() ? ExtractedMemory.EXCHANGE_RECOMMENDATION : ExtractedMemory.EXCHANGE_REPLY;
     }
 }

@@ -14,6 +14,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.embedded.StoreVectorIndex;
 import dev.engram.port.VectorIndex;
@@ -161,6 +162,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
+        // a superseded or archived statement is not served from an observation until the next pass rebuilds it
+        writer.apply(user, Observations.staleAfter(known, decision.changes(), candidate.getEventTime()), timestamp);
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),
                 ConsolidationTopology.CONTRADICTIONS_SINK);

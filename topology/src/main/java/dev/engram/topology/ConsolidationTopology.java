@@ -9,8 +9,10 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.consolidation.Observations;
 import dev.engram.crypto.PersonalSerdes;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -143,10 +145,28 @@ public final class ConsolidationTopology {
      */
     public static Topology build(final EngramConfig config, final ContradictionJudge judge, final MemoryMerger merger,
                                  final VectorIndexFactory indexFactory, final MeterRegistry registry) {
+        return build(config, judge, merger, null, indexFactory, registry);
+    }
+
+    /**
+     * Builds the topology with a merger of its own and an embedder for the observations of the consolidation
+     * pass ({@link Observations}: without one, {@code lifecycle.observe.threshold} has no effect).
+     *
+     * @param config as {@link #build(EngramConfig, ContradictionJudge, VectorIndexFactory, MeterRegistry)}
+     * @param judge asked about pairs in the judge band
+     * @param merger writes the content of merged memories
+     * @param embedder embeds observations, or null for none
+     * @param indexFactory opens each task's vector index
+     * @param registry where the counters go
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final ContradictionJudge judge, final MemoryMerger merger,
+                                 final Embedder embedder, final VectorIndexFactory indexFactory,
+                                 final MeterRegistry registry) {
         final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
             new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
-        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger);
+        final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger, embedder);
         final MemoryLifecycleProcessor.Counters lifecycleCounters =
             new MemoryLifecycleProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
         final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores

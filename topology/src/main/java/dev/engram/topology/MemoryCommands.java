@@ -13,6 +13,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
@@ -67,6 +68,7 @@ final class MemoryCommands {
     private final UserMemoryCache cache;
     private final ConsolidateMemoriesProcessor.Counters counters;
     private final boolean shredKeys;
+    private final MemoryChangeWriter writer;
 
     /**
      * @param context the processor's context (forwards to {@link ConsolidationTopology}'s sinks)
@@ -90,6 +92,7 @@ final class MemoryCommands {
         this.cache = cache;
         this.counters = counters;
         this.shredKeys = shredKeys;
+        this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
     }
 
     /**
@@ -154,6 +157,28 @@ final class MemoryCommands {
         index.upsert(corrected);
         emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
             before.getValue(), command), command);
+        dropObservationsOf(user, before, command);
+    }
+
+    /**
+     * What the user corrected or deleted is not served from an observation: the observations citing one of the
+     * statement's messages are removed at once, and the next consolidation pass rebuilds them ({@link Observations}).
+     */
+    private void dropObservationsOf(final UserKey user, final Memory before, final MemoryCommand command) {
+        if (!Observations.isStatement(before)) {
+            return;
+        }
+        final List<Memory> userMemories = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
+                ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
+            it.forEachRemaining(kv -> {
+                if (kv.value != null) {
+                    userMemories.add(kv.value);
+                }
+            });
+        }
+        writer.apply(user, Observations.citing(userMemories, List.of(before), command.getIssuedAt()),
+            command.getIssuedAt().toEpochMilli());
     }
 
     private void reembed(final UserKey user, final MemoryCommand command) {
@@ -209,6 +234,7 @@ final class MemoryCommands {
         index.delete(user, before.getMemoryId());
         emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
             command);
+        dropObservationsOf(user, before, command);
     }
 
     private void erase(final UserKey user, final MemoryCommand command, final Long erasedBefore) {

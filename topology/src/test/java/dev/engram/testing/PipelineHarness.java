@@ -32,7 +32,9 @@ import dev.engram.embedded.KeyValueContradictionJudge;
 import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.ContradictionJudge;
+import dev.engram.port.Embedder;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
@@ -131,7 +133,8 @@ public final class PipelineHarness implements AutoCloseable {
         config = EngramConfig.defaults().with(b.overrides).with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
         extractor = b.extractor;
         consolidation = new TopologyTestDriver(
-            ConsolidationTopology.build(config, b.judge, b.vectorIndex, consolidatorMeters),
+            ConsolidationTopology.build(config, b.judge, MemoryMerger.CONCATENATE, b.observationEmbedder, b.vectorIndex,
+                consolidatorMeters),
             ConsolidationTopology.config(config));
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
@@ -209,6 +212,7 @@ public final class PipelineHarness implements AutoCloseable {
         private MemoryExtractor extractor = new RuleBasedExtractor();
         private VectorIndexFactory vectorIndex = new EmbeddedVectorIndexFactory();
         private ContradictionJudge judge = new KeyValueContradictionJudge();
+        private Embedder observationEmbedder;
 
         private Builder() {
         }
@@ -247,6 +251,16 @@ public final class PipelineHarness implements AutoCloseable {
          */
         public Builder judge(final ContradictionJudge value) {
             judge = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /**
+         * @param value the consolidator's embedder of observations (none unless given: the consolidation pass then
+         *     writes no observations, as the other tests expect)
+         * @return this builder
+         */
+        public Builder observations(final Embedder value) {
+            observationEmbedder = Objects.requireNonNull(value);
             return this;
         }
 

@@ -1,0 +1,206 @@
+package dev.engram.topology;
+
+import static dev.engram.topology.FedCandidates.episodic;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.scoring.ScoredMemory;
+import dev.engram.testing.PipelineHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Observations of the consolidation pass ({@link Observations}) on TopologyTestDriver with the real default
+ * embedder: a user's statements on one topic, said in different conversations, are stated together in one
+ * observation citing all their messages; unrelated statements are not; the observation is rewritten when a
+ * statement joins, left alone when nothing changed, removed at once when the user deletes one of its statements,
+ * never a dedup target, and not written again after the user deleted it.
+ */
+class ObservationsTest {
+
+    private static final String MIRA = "t1/u-mira";
+    private static final Instant T0 = Instant.parse("2025-03-01T09:00:00Z");
+    private static final List<String> CAMPING = List.of(
+        "Mira went camping at the beach with her kids.",
+        "Mira camped in the mountains with her family last summer.",
+        "Mira loves camping in the forest and sleeping in a tent.");
+    private static final List<String> UNRELATED = List.of(
+        "Mira works as a nurse at the city hospital.",
+        "Mira is learning to bake sourdough bread.");
+
+    private static String at(final int days) {
+        return T0.plus(Duration.ofDays(days)).toString();
+    }
+
+    private static String hour(final int hours) {
+        return T0.plus(Duration.ofHours(hours)).toString();
+    }
+
+    private static PipelineHarness harness() {
+        return PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults()).build();
+    }
+
+    /** One statement per conversation, an hour apart on day 0: camping in c-0…c-2, the unrelated ones in c-3, c-4. */
+    private static List<MemoryCandidate> said() {
+        final List<MemoryCandidate> out = new java.util.ArrayList<>();
+        for (int i = 0; i < CAMPING.size(); i++) {
+            out.add(episodic(MIRA, "c-" + i, hour(i), CAMPING.get(i)));
+        }
+        for (int i = 0; i < UNRELATED.size(); i++) {
+            out.add(episodic(MIRA, "c-" + (CAMPING.size() + i), hour(3 + i), UNRELATED.get(i)));
+        }
+        return out;
+    }
+
+    private static List<Memory> observations(final PipelineHarness driver) {
+        return driver.consolidator().memories(MIRA).stream().filter(Observations::isObservation).toList();
+    }
+
+    private static List<MemoryUpdated> observationEvents(final PipelineHarness driver) {
+        return driver.updates().stream().filter(u -> u.getMemory() != null && Observations.isObservation(u.getMemory()))
+            .toList();
+    }
+
+    @Test
+    void shouldStateTheStatementsOfOneTopicTogetherInOneObservationThatCitesEveryMessage() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            assertThat(observations(driver)).as("written by the daily pass, not at once").isEmpty();
+
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+
+            assertThat(observations(driver)).singleElement().satisfies(o -> {
+                assertThat(o.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+                assertThat(o.getType()).isEqualTo(MemoryType.SEMANTIC);
+                assertThat(o.getSource()).isEqualTo(MemorySource.INFERRED);
+                assertThat(o.getDisplayName()).isEqualTo(ExtractedMemory.OBSERVATION_DISPLAY_NAME);
+                assertThat(o.getContent()).contains(CAMPING).doesNotContain(UNRELATED);
+                assertThat(o.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-0", "c-1", "c-2");
+                assertThat(o.getEmbedding()).hasSize(384);
+                assertThat(o.getEmbeddingModel()).isEqualTo(ScriptRoutedEmbedder.defaults().modelName());
+                assertThat(o.getCreatedAt()).isEqualTo(Instant.parse(hour(2)));
+            });
+            assertThat(driver.consolidator().active(MIRA)).as("the statements stay").hasSize(6);
+            assertThat(driver.retriever().memories(MIRA)).filteredOn(Observations::isObservation).hasSize(1);
+            final List<ScoredMemory> hits = driver.retrieve(MIRA, "Where has Mira camped?", 3);
+            assertThat(hits).extracting(h -> h.memory().getDisplayName()).contains(ExtractedMemory.OBSERVATION_DISPLAY_NAME);
+        }
+    }
+
+    @Test
+    void shouldLeaveAnUnchangedObservationAloneAndRewriteItWhenAStatementJoins() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            final Memory first = observations(driver).get(0);
+            driver.advanceTo(T0.plus(Duration.ofDays(9)));
+            assertThat(observationEvents(driver)).as("two passes, one write").hasSize(1);
+
+            final String more = "Mira went camping by the lake and cooked over a campfire.";
+            driver.pipe(episodic(MIRA, "c-9", at(10), more));
+            driver.advanceTo(T0.plus(Duration.ofDays(12)));
+
+            assertThat(observationEvents(driver)).hasSize(2).last().satisfies(u -> {
+                assertThat(u.getOperation()).isEqualTo(UpdateOperation.CREATED);
+                assertThat(u.getMemoryId()).isEqualTo(first.getMemoryId());
+                assertThat(u.getMemory().getContent()).contains(CAMPING).contains(more);
+                assertThat(u.getMemory().getSources()).extracting(SourceRef::getConversationId).contains("c-9");
+            });
+        }
+    }
+
+    @Test
+    void shouldRemoveTheObservationAtOnceWhenTheUserDeletesOneOfItsStatementsAndRebuildItWithoutIt() {
+        try (PipelineHarness driver = harness()) {
+            final String lake = "Mira went camping by the lake and cooked over a campfire.";
+            final MemoryCandidate taken = episodic(MIRA, "c-9", hour(6), lake);
+            final List<MemoryCandidate> said = new java.util.ArrayList<>(said());
+            said.add(taken);
+            driver.pipe(said.toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            final Memory observation = observations(driver).get(0);
+            assertThat(observation.getContent()).contains(lake);
+
+            driver.command(delete(taken.getCandidateId(), hour(7 * 24 + 1)));
+
+            assertThat(driver.updates()).filteredOn(u -> u.getMemoryId().equals(observation.getMemoryId()))
+                .extracting(MemoryUpdated::getOperation).containsExactly(UpdateOperation.CREATED, UpdateOperation.DELETED);
+            assertThat(observations(driver)).as("out of the consolidator's store").isEmpty();
+            assertThat(driver.retriever().memories(MIRA)).noneMatch(m -> m.getContent().contains(lake));
+
+            driver.advanceTo(T0.plus(Duration.ofDays(9)));
+            assertThat(observations(driver)).singleElement().satisfies(o -> {
+                assertThat(o.getMemoryId()).isEqualTo(observation.getMemoryId());
+                assertThat(o.getContent()).contains(CAMPING).doesNotContain(lake);
+                assertThat(o.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-0", "c-1", "c-2");
+            });
+        }
+    }
+
+    @Test
+    void shouldNeverReinforceAnObservationWithACandidate() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            final Memory observation = observations(driver).get(0);
+
+            // its whole content said again: the statements are the dedup targets, never the observation
+            driver.pipe(episodic(MIRA, "c-20", at(8), observation.getContent()));
+
+            assertThat(driver.updates()).filteredOn(u -> u.getMemoryId().equals(observation.getMemoryId()))
+                .extracting(MemoryUpdated::getOperation).doesNotContain(UpdateOperation.REINFORCED);
+            assertThat(driver.updates()).filteredOn(u -> u.getOperation() == UpdateOperation.REINFORCED)
+                .allSatisfy(u -> assertThat(Observations.isObservation(u.getMemory())).isFalse());
+        }
+    }
+
+    @Test
+    void shouldNotWriteAnObservationTheUserDeletedAgain() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            final Memory observation = observations(driver).get(0);
+
+            driver.command(delete(observation.getMemoryId(), at(8)));
+            driver.pipe(episodic(MIRA, "c-9", at(10), "Mira went camping by the lake and cooked over a campfire."));
+            driver.advanceTo(T0.plus(Duration.ofDays(12)));
+
+            assertThat(driver.consolidator().memory(MIRA, observation.getMemoryId()).getStatus()).isEqualTo(MemoryStatus.DELETED);
+            assertThat(driver.retriever().memories(MIRA)).filteredOn(Observations::isObservation).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldWriteNoObservationsWhenTheThresholdIsOne() {
+        try (PipelineHarness driver = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
+                .config(Map.of(EngramConfig.OBSERVE_THRESHOLD, 1.0)).build()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+
+            assertThat(observations(driver)).isEmpty();
+        }
+    }
+
+    private static MemoryCommand delete(final String memoryId, final String issuedAt) {
+        return MemoryCommand.newBuilder().setCommandId("delete-" + memoryId).setTenantId("t1").setUserId("u-mira")
+            .setKind(CommandKind.DELETE).setMemoryId(memoryId).setContent(null).setValue(null)
+            .setMemoryEnabled(null).setActor("test").setIssuedAt(Instant.parse(issuedAt)).build();
+    }
+}
