@@ -69,6 +69,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
+    public static final String SKIP_OBSERVED = "retrieval.skip.observed";
     public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
     public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
     public static final String EMBEDDING_MODEL = "embedding.model";

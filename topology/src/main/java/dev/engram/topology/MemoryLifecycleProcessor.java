@@ -49,6 +49,8 @@ import org.slf4j.LoggerFactory;
 final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(MemoryLifecycleProcessor.class);
+    /** A pass at least this long (wall clock, ms) is logged as a warning. */
+    static final long SLOW_PASS_MS = 5_000;
 
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
@@ -152,8 +154,16 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         if (current != null) {
             users.add(KeyValue.pair(UserKey.parse(current), userMemories));
         }
+        final long started = System.nanoTime();
         for (final KeyValue<UserKey, List<Memory>> user : users) {
             apply(user.key, lifecycle.review(user.value, at));
+        }
+        final long millis = (System.nanoTime() - started) / 1_000_000;
+        // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort
+        if (millis >= SLOW_PASS_MS) {
+            LOG.warn("Consolidation pass at stream time {} over {} users took {} ms", at, users.size(), millis);
+        } else {
+            LOG.debug("Consolidation pass at stream time {} over {} users took {} ms", at, users.size(), millis);
         }
     }
 
