@@ -24,16 +24,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One idempotent producer (acks=all) for the retriever's writes: {@link CommandPublisher} to
- * {@code memory-commands} (synchronous: the 202 is sent only once the broker has the command) and
- * {@link AuditReporter} to {@code memory-audit} (asynchronous; a failed send is logged with the audit
- * id only). Both keyed by the user key {@code tenant/user} (the tenant alone when no user is named).
+ * The retriever's writes, on idempotent producers (acks=all): {@link CommandPublisher} to
+ * {@code memory-commands} (synchronous: the 202 is sent only once the broker has the command, so its producer
+ * does not linger) and {@link AuditReporter} to {@code memory-audit} (asynchronous; a failed send is logged with
+ * the audit id only). Both keyed by the user key {@code tenant/user} (the tenant alone when no user is named).
+ * {@link #create} gives the audit records a producer of their own that lingers {@value #AUDIT_LINGER_MS} ms:
+ * there is one per answered request, and without a linger each was a produce request of its own to the broker.
  */
 public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPrivacyTopics.class);
 
+    /** How long the audit producer collects records into one produce request, ms. */
+    static final int AUDIT_LINGER_MS = 20;
+
     private final Producer<String, byte[]> producer;
+    private final Producer<String, byte[]> auditProducer;
     private final Serializer<MemoryCommand> commands;
     private final Serializer<AuditRecord> audits;
 
@@ -48,7 +54,18 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
      *     user's data key when {@code crypto.enabled}) and {@link Topic#MEMORY_AUDIT}
      */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final EngramConfig config) {
+        this(producer, producer, config);
+    }
+
+    /**
+     * @param producer the producer of commands (owned)
+     * @param auditProducer the producer of audit records (owned; may be {@code producer})
+     * @param config the deployment's config, as for {@link #KafkaPrivacyTopics(Producer, EngramConfig)}
+     */
+    public KafkaPrivacyTopics(final Producer<String, byte[]> producer, final Producer<String, byte[]> auditProducer,
+                              final EngramConfig config) {
         this.producer = producer;
+        this.auditProducer = auditProducer;
         this.commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
         this.audits = Topic.MEMORY_AUDIT.valueSerializer(config);
     }
@@ -58,12 +75,17 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
      * @return a publisher with its own producer
      */
     public static KafkaPrivacyTopics create(final EngramConfig config) {
+        return new KafkaPrivacyTopics(producer(config, "-commands", 0), producer(config, "-audit", AUDIT_LINGER_MS),
+            config);
+    }
+
+    private static Producer<String, byte[]> producer(final EngramConfig config, final String suffix, final int lingerMs) {
         final Map<String, Object> props = new HashMap<>(config.kafkaProperties());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-commands");
-        return new KafkaPrivacyTopics(new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()), config);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + suffix);
+        return new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
 
     @Override
@@ -92,7 +114,7 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         final byte[] value = audits.serialize(Topic.MEMORY_AUDIT.name(), record);
         final String key = record.getUserId() == null ? record.getTenantId() : record.getTenantId() + "/" + record.getUserId();
         try {
-            producer.send(new ProducerRecord<>(Topic.MEMORY_AUDIT.name(), null, record.getOccurredAt().toEpochMilli(), key, value),
+            auditProducer.send(new ProducerRecord<>(Topic.MEMORY_AUDIT.name(), null, record.getOccurredAt().toEpochMilli(), key, value),
                 (metadata, error) -> {
                     if (error != null) {
                         LOG.warn("Could not write audit record {}: {}", record.getAuditId(), error.toString());
@@ -105,6 +127,9 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
 
     @Override
     public void close() {
+        if (auditProducer != producer) {
+            auditProducer.close(Duration.ofSeconds(5));
+        }
         producer.close(Duration.ofSeconds(5));
     }
 }

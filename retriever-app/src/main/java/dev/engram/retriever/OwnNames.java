@@ -2,7 +2,9 @@ package dev.engram.retriever;
 
 import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import dev.engram.avro.ProfileFact;
@@ -20,6 +22,10 @@ import dev.engram.core.UserKey;
 public final class OwnNames {
 
     private static final Pattern WORD = Pattern.compile("\\p{L}{2,}");
+    private static final Pattern SPACES = Pattern.compile("\\s+");
+    /** Compiled name patterns (a few per user), so a request does not compile its user's again; bounded. */
+    private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
+    private static final int MAX_PATTERNS = 10_000;
 
     private OwnNames() {
     }
@@ -34,12 +40,25 @@ public final class OwnNames {
     public static String strip(final String query, final UserKey user, final UserProfile profile) {
         String out = query;
         for (final String name : names(user, profile)) {
-            // Chinese and Japanese have no spaces: a name there has no word boundary around it (林晓住在哪里)
-            final String edge = name.codePoints().anyMatch(OwnNames::unspaced) ? "" : "\\b";
-            out = Pattern.compile("(?iu)" + edge + Pattern.quote(name) + "(?:['’]s)?" + edge).matcher(out).replaceAll(" ");
+            out = pattern(name).matcher(out).replaceAll(" ");
         }
-        out = out.replaceAll("\\s+", " ").strip();
+        out = SPACES.matcher(out).replaceAll(" ").strip();
         return out.codePoints().anyMatch(Character::isLetterOrDigit) ? out : query;
+    }
+
+    private static Pattern pattern(final String name) {
+        final Pattern cached = PATTERNS.get(name);
+        if (cached != null) {
+            return cached;
+        }
+        if (PATTERNS.size() >= MAX_PATTERNS) {
+            PATTERNS.clear();
+        }
+        // Chinese and Japanese have no spaces: a name there has no word boundary around it (林晓住在哪里)
+        final String edge = name.codePoints().anyMatch(OwnNames::unspaced) ? "" : "\\b";
+        final Pattern compiled = Pattern.compile("(?iu)" + edge + Pattern.quote(name) + "(?:['’]s)?" + edge);
+        PATTERNS.put(name, compiled);
+        return compiled;
     }
 
     private static boolean unspaced(final int codePoint) {

@@ -158,8 +158,9 @@ public final class RetrievalService {
     /**
      * @param user a user
      * @param memoryId a memory id
-     * @return the memory's versions (memory-updated events, embedding stripped), oldest first; empty
-     *     when this user has no such memory
+     * @return the memory's versions (memory-updated events, embedding stripped), oldest first (the latest
+     *     ACCESSED version, the only one kept, at its event time among the others); empty when this user has no
+     *     such memory
      */
     public List<MemoryUpdated> history(final UserKey user, final String memoryId) {
         final List<MemoryUpdated> out = new ArrayList<>();
@@ -169,6 +170,8 @@ public final class RetrievalService {
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
+        // the keys order every version by event time but the access version, kept under one key: a stable sort
+        out.sort(java.util.Comparator.comparing(MemoryUpdated::getEventTime));
         return out;
     }
 

@@ -40,7 +40,8 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store; STREAM_TIME punctuator every lifecycle.interval.ms]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store; STREAM_TIME
+ *                                       punctuators every lifecycle.interval.ms and every 30 s (pending hits)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -51,7 +52,8 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
  * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
  * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
- * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger).
+ * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger); and, in memory,
+ * {@link Stores#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}).
  *
  * <p>Commands ({@code memory-commands}: CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are a second source
  * of the same processor: both topics are keyed by the user key and co-partitioned, so one task applies a
@@ -181,6 +183,12 @@ public final class ConsolidationTopology {
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ERASURES),
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
+        // small (ids and counts), rewritten on every hit: in memory, changelogged, cached so a commit interval's
+        // puts to one key reach the changelog once
+        final StoreBuilder<KeyValueStore<String, PendingAccess>> pendingAccess = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.ACCESS_PENDING),
+                Serdes.String(), PendingAccess.serde())
+            .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
         // Every processor's index retries an unavailable index and never lets its task move past a record.
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
@@ -202,6 +210,7 @@ public final class ConsolidationTopology {
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR)
+            .addStateStore(pendingAccess, LIFECYCLE_PROCESSOR)
             .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(CONTRADICTIONS_SINK, Topic.MEMORY_CONTRADICTIONS.name(), keys,

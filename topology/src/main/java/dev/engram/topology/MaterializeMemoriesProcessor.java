@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Every event is also kept as a version in {@link Stores#RETRIEVER_HISTORY} (operation, values,
  * cause, event time; the embedding stripped), which serves {@code GET …/memories/{id}/history}; a
- * DELETED memory's versions and an ERASED user's versions are removed with it.
+ * DELETED memory's versions and an ERASED user's versions are removed with it. Of a memory's ACCESSED events
+ * only the latest is kept (one key per memory, overwritten): an access changes counters, not content, and a
+ * version per access would grow the store with every retrieval, forever.
  *
  * <p>Erasure ledger ({@link Stores#RETRIEVER_ERASURES}, user key → erasure time): an ERASED event records its
  * event time; any later-processed event of that user whose event time is at or before it is dropped, so
@@ -50,6 +52,9 @@ import org.slf4j.LoggerFactory;
 public final class MaterializeMemoriesProcessor implements Processor<String, MemoryUpdated, Void, Void> {
 
     private static final Logger LOG = LoggerFactory.getLogger(MaterializeMemoriesProcessor.class);
+
+    /** The history key's last part for a memory's latest ACCESSED version (each access replaces it). */
+    public static final String ACCESS_VERSION = "access";
 
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
@@ -100,6 +105,9 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     }
 
     private static String historyKey(final UserKey user, final MemoryUpdated event) {
+        if (event.getOperation() == UpdateOperation.ACCESSED) {
+            return historyPrefix(user, event.getMemoryId()) + ACCESS_VERSION;
+        }
         final long millis = event.getEventTime().toEpochMilli();
         // zero-padded to 13 digits (String.format's "%013d" without its parsing, once per access of a memory)
         final String time = millis < 0 ? String.format("%013d", millis) : Long.toString(millis);

@@ -35,12 +35,29 @@ import org.slf4j.LoggerFactory;
  * The {@code maintain-memory-lifecycle} processor of the consolidation topology: applies retrieval
  * hits from {@code memory-access} (access count, last accessed at) and runs the lifecycle pass of
  * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on a STREAM_TIME punctuator.
+ * It owns {@link Stores#ACCESS_PENDING}.
  *
  * <p>It shares {@link Stores#MEMORIES} and {@link Stores#PROFILES} with {@code consolidate-memories},
  * so it runs in the same task as the user's candidates (all inputs are keyed by user and
  * co-partitioned) and sees their writes. Stream time is the largest record timestamp the task has
  * seen (conversation and access event times), never the wall clock, so a replay of the same topics
  * runs the same passes at the same times with the same result.
+ *
+ * <p><b>Access is coalesced per memory.</b> A hit is not a change of the memory at once: the hits of each memory
+ * are added up in {@link Stores#ACCESS_PENDING} (changelogged, so exactly-once holds across a crash) and applied
+ * as one ACCESSED change per memory once the task's stream time is {@link #ACCESS_FLUSH_INTERVAL} past the memory's
+ * first pending hit (looked at every {@link #ACCESS_CHECK_INTERVAL} of stream time, so the writes are spread over
+ * the interval instead of coming in one burst), and before every lifecycle pass. Stream time, not the wall clock, so
+ * a replay of the same topics applies the same hits at the same points (what {@code bin/engram rebuild}'s verify
+ * compares); the price is that a partition with no later record keeps its last hits pending until one comes (an
+ * access count is a ranking signal of weight 0.03). An ACCESSED change is a whole memory on {@code memory-updated} (its
+ * embedding, a store write and its changelog, the retriever's materialization); JFR of {@code bench retrieval}
+ * put the access loop at the largest share of the request path's CPU outside the query embedding, one change per
+ * memory and 250-ms batch of requests (BENCHMARKS.md, "Serving cost, session 6"). Counts add and the access time
+ * is the latest, so the state once applied is what applying each record at once gave: the access count grows by
+ * the hits, {@code lastAccessedAt} is the latest access, the event time is that access's; only the number of
+ * ACCESSED events differs (one per memory and interval instead of one per memory and record). A hit of a memory
+ * that is gone (deleted, erased) by then is dropped.
  *
  * <p>Input: key = user key, value = MemoryAccessed. Output: MemoryUpdated (ACCESSED, ARCHIVED,
  * MERGED, DELETED) on {@code memory-updated}, MemoryArchived on {@code memory-archived}, the
@@ -52,6 +69,11 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     /** A pass at least this long (wall clock, ms) is logged as a warning. */
     static final long SLOW_PASS_MS = 5_000;
 
+    /** Stream time over which a memory's hits are applied as one ACCESSED change. */
+    public static final Duration ACCESS_FLUSH_INTERVAL = Duration.ofSeconds(30);
+    /** How often (stream time) the pending hits are looked at for those due. */
+    static final Duration ACCESS_CHECK_INTERVAL = Duration.ofSeconds(1);
+
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
     private final VectorIndexFactory indexFactory;
@@ -59,6 +81,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
+    private KeyValueStore<String, PendingAccess> pending;
     private MemoryChangeWriter writer;
 
     private final UserMemoryCache.Registry caches;
@@ -83,9 +106,11 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.context = context;
         this.memories = context.getStateStore(Stores.MEMORIES);
         this.profiles = context.getStateStore(Stores.PROFILES);
+        this.pending = context.getStateStore(Stores.ACCESS_PENDING);
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache);
         context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
+        context.schedule(ACCESS_CHECK_INTERVAL, PunctuationType.STREAM_TIME, this::applyPendingAccess);
     }
 
     @Override
@@ -118,19 +143,59 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         for (final String memoryId : access.getMemoryIds()) {
             hits.merge(memoryId, 1, Integer::sum);
         }
-        final List<Consolidator.Change> changes = new ArrayList<>(hits.size());
+        final long at = access.getAccessedAt().toEpochMilli();
+        final long due = Math.max(at, context.currentStreamTimeMs()) + ACCESS_FLUSH_INTERVAL.toMillis();
         for (final Map.Entry<String, Integer> hit : hits.entrySet()) {
             final String key = user.storeKey(hit.getKey());
-            final Memory memory = cache == null ? memories.get(key) : cache.get(key, memories::get);
-            if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
-                changes.add(lifecycle.access(memory, access.getAccessedAt(), cause, hit.getValue()));
+            final PendingAccess before = pending.get(key);
+            pending.put(key, before == null ? new PendingAccess(hit.getValue(), due, at, cause)
+                : before.plus(hit.getValue(), at, cause));
+        }
+    }
+
+    /**
+     * Applies the pending hits due by stream time {@code now} ({@link Long#MAX_VALUE}: all of them): one ACCESSED
+     * change per memory still held (any status but DELETED), per user in store-key order, then forgets them.
+     */
+    private void applyPendingAccess(final long now) {
+        final List<KeyValue<String, PendingAccess>> all = new ArrayList<>();
+        try (KeyValueIterator<String, PendingAccess> it = pending.all()) {
+            while (it.hasNext()) {
+                final KeyValue<String, PendingAccess> entry = it.next();
+                if (entry.value != null && entry.value.dueAt() <= now) {
+                    all.add(entry);
+                }
             }
         }
-        apply(user, changes);
+        if (all.isEmpty()) {
+            return;
+        }
+        String current = null;
+        List<Consolidator.Change> changes = new ArrayList<>();
+        for (final KeyValue<String, PendingAccess> entry : all) {
+            pending.delete(entry.key);
+            final String userWire = entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR));
+            if (!userWire.equals(current)) {
+                if (current != null) {
+                    apply(UserKey.parse(current), changes);
+                }
+                current = userWire;
+                changes = new ArrayList<>();
+            }
+            final Memory memory = cache == null ? memories.get(entry.key) : cache.get(entry.key, memories::get);
+            if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
+                final PendingAccess hits = entry.value;
+                changes.add(lifecycle.access(memory, Instant.ofEpochMilli(hits.lastAccessedAt()), hits.cause(),
+                    hits.hits()));
+            }
+        }
+        apply(UserKey.parse(current), changes);
     }
 
     /** The lifecycle pass over every user of this task, at stream time {@code now} (ms). */
     private void review(final long now) {
+        // staleness and merge count accesses: every hit up to now is applied first
+        applyPendingAccess(Long.MAX_VALUE);
         final Instant at = Instant.ofEpochMilli(now);
         String current = null;
         List<Memory> userMemories = new ArrayList<>();
@@ -171,7 +236,10 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         if (changes.isEmpty()) {
             return;
         }
-        final long timestamp = changes.get(changes.size() - 1).event().getEventTime().toEpochMilli();
+        long timestamp = Long.MIN_VALUE;
+        for (final Consolidator.Change change : changes) {
+            timestamp = Math.max(timestamp, change.event().getEventTime().toEpochMilli());
+        }
         writer.apply(user, changes, timestamp);
         for (final Consolidator.Change change : changes) {
             final Memory after = change.after();

@@ -9,6 +9,11 @@ public final class Stores {
     public static final String PROFILES = "profiles-store";
     /** Consolidator: user key → erasure time (ms), the erasure ledger. */
     public static final String ERASURES = "erasures-store";
+    /**
+     * Consolidator: {@code <user key>\0<memory id>} → {@link PendingAccess}, the retrieval hits of a memory not
+     * applied yet (coalesced per memory over {@link MemoryLifecycleProcessor#ACCESS_FLUSH_INTERVAL} of stream time).
+     */
+    public static final String ACCESS_PENDING = "access-pending-store";
     /** Retriever: {@code <user key>\0<memory id>} → Memory, materialized from memory-updated. */
     public static final String RETRIEVER_MEMORIES = "retriever-memories-store";
     /** Retriever: user key → UserProfile, materialized from memory-updated. */
@@ -16,7 +21,8 @@ public final class Stores {
 
     /**
      * Retriever: {@code <user key>\0<memory id>\0<event time ms, 13 digits>\0<event id>} → MemoryUpdated
-     * (embedding stripped), every version of every memory in event-time order, from memory-updated.
+     * (embedding stripped), every version of every memory in event-time order, from memory-updated; except
+     * ACCESSED, of which only the latest is kept, under {@code <user key>\0<memory id>\0access}.
      */
     public static final String RETRIEVER_HISTORY = "retriever-history-store";
     /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */

@@ -40,6 +40,7 @@ import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
+import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.Stores;
 import dev.engram.topology.Topic;
@@ -553,6 +554,21 @@ public final class PipelineHarness implements AutoCloseable {
     /** @return the consolidation topology's driver, for what the harness does not wrap */
     public TopologyTestDriver consolidationDriver() {
         return consolidation;
+    }
+
+    /**
+     * @param user {@code tenant/user}
+     * @param memoryId memory id
+     * @return the memory's versions in the retriever's {@code retriever-history-store}, in key order
+     */
+    public List<MemoryUpdated> history(final String user, final String memoryId) {
+        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(Stores.RETRIEVER_HISTORY);
+        final List<MemoryUpdated> out = new ArrayList<>();
+        try (KeyValueIterator<String, MemoryUpdated> it = store.prefixScan(
+            MaterializeMemoriesProcessor.historyPrefix(UserKey.parse(user), memoryId), new StringSerializer())) {
+            it.forEachRemaining(kv -> out.add(kv.value));
+        }
+        return out;
     }
 
     /** The memories and profiles stores of one app. */

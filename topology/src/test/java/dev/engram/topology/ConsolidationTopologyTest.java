@@ -62,7 +62,8 @@ class ConsolidationTopologyTest {
             "consolidate-memories", "write-memory-updated", "write-memory-contradictions", "write-memory-archived",
             "write-memory-audit", "write-dead-letters", "write-user-profiles", "read-memory-access",
             "maintain-memory-lifecycle");
-        assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store", "erasures-store");
+        assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store", "erasures-store",
+            "access-pending-store");
         assertThat(sourceTopics).containsExactlyInAnyOrder("memory-candidates", "memory-commands", "memory-access");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
             "memory-audit", "engram-consolidator-dlq", "user-profiles");

@@ -295,11 +295,12 @@ class MemoryLifecycleTest {
         try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
-            driver.pipe(lyon).access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId());
+            driver.pipe(lyon).access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId())
+                .advanceTo(day(7)); // hits are applied once stream time is the flush interval past them
             final Memory accessed = driver.consolidator().memory(MIRA, lyon.getCandidateId());
             assertThat(accessed.getAccessCount()).isEqualTo(2);
             assertThat(accessed.getLastAccessedAt()).isEqualTo(day(6));
-            assertThat(driver.operations()).extracting(kv -> kv.value).containsSubsequence("ACCESSED", "ACCESSED");
+            assertThat(driver.operations()).extracting(kv -> kv.value).contains("ACCESSED");
 
             driver.pipe(nantes);
             final Memory superseded = driver.consolidator().memory(MIRA, lyon.getCandidateId());
@@ -325,6 +326,7 @@ class MemoryLifecycleTest {
             // three requests of one batch: Lyon returned by all three, the hike by one
             driver.access(MIRA, day(5), lyon.getCandidateId(), hike.getCandidateId(), lyon.getCandidateId(),
                 lyon.getCandidateId());
+            driver.advanceTo(day(6));
             assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isEqualTo(3);
             assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isEqualTo(1);
             // one ACCESSED change per memory, not per listing
@@ -332,6 +334,74 @@ class MemoryLifecycleTest {
                 .extracting(kv -> kv.value).containsExactly("ACCESSED", "ACCESSED");
             // the embedding is carried over unchanged
             assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getEmbedding()).hasSize(384);
+        }
+    }
+
+    @Test
+    void shouldApplyAMemorysHitsAsOneAccessedChangeOnceStreamTimeIsTheIntervalPastTheFirst() {
+        try (PipelineHarness driver = new PipelineHarness()) {
+            final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
+            final MemoryCandidate hike = episodic(MIRA, "c-2", at(0), "We went hiking in the Alps last weekend.");
+            driver.pipe(lyon, hike);
+            final int eventsBefore = driver.operations().size();
+            final Instant t = day(5);
+            driver.advanceTo(t.minusSeconds(10)); // the daily pass (which applies every pending hit) before them
+            // four records within the interval: counted, not applied yet (neither store nor memory-updated)
+            driver.access(MIRA, t, lyon.getCandidateId());
+            driver.access(MIRA, t.plusSeconds(5), lyon.getCandidateId(), hike.getCandidateId());
+            driver.access(MIRA, t.plusSeconds(12), lyon.getCandidateId());
+            driver.access(MIRA, t.plusSeconds(20), lyon.getCandidateId(), lyon.getCandidateId());
+            driver.advanceTo(t.plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL).minusSeconds(1));
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isZero();
+            assertThat(driver.operations()).hasSize(eventsBefore);
+
+            // the interval after lyon's first hit: one change for it, all five hits counted; the hike's is due later
+            driver.advanceTo(t.plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL));
+            final Memory accessed = driver.consolidator().memory(MIRA, lyon.getCandidateId());
+            assertThat(accessed.getAccessCount()).isEqualTo(5);
+            assertThat(accessed.getLastAccessedAt()).isEqualTo(t.plusSeconds(20));
+            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isZero();
+            driver.advanceTo(t.plusSeconds(5).plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL));
+            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isEqualTo(1);
+            assertThat(driver.operations().subList(eventsBefore, driver.operations().size()))
+                .extracting(kv -> kv.value).containsExactly("ACCESSED", "ACCESSED");
+            assertThat(driver.updated()).filteredOn(r -> r.value().getOperation() == UpdateOperation.ACCESSED)
+                .first().satisfies(r -> {
+                    assertThat(r.value().getEventTime()).isEqualTo(t.plusSeconds(20));
+                    assertThat(r.value().getMemory().getEmbedding()).hasSize(384);
+                });
+            // the read model took the same state, and keeps one access version per memory
+            driver.access(MIRA, t.plusSeconds(40), lyon.getCandidateId());
+            driver.advanceTo(t.plusSeconds(80));
+            assertThat(driver.retriever().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isEqualTo(6);
+            assertThat(driver.history(MIRA, lyon.getCandidateId()))
+                .filteredOn(v -> v.getOperation() == UpdateOperation.ACCESSED).singleElement()
+                .satisfies(v -> assertThat(v.getMemory().getAccessCount()).isEqualTo(6));
+        }
+    }
+
+    @Test
+    void shouldApplyPendingHitsBeforeTheLifecyclePassSoThatAMemoryAccessedJustBeforeItIsNotStale() {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
+            final MemoryCandidate used = with(episodic(MIRA, "c-1", at(0), "Bought a new bicycle helmet."),
+                b -> b.setImportance(0.2));
+            final MemoryCandidate idle = with(episodic(MIRA, "c-2", at(0), "Watched a documentary about bees."),
+                b -> b.setImportance(0.2));
+            driver.pipe(used, idle);
+            // a pass runs when stream time crosses a midnight, at that stream time; day 89 is not 90 days unused yet
+            driver.advanceTo(day(89));
+            final Instant midnight = day(91).minus(Duration.ofHours(33));
+            driver.advanceTo(midnight.minusSeconds(29));
+            assertThat(driver.consolidator().active(MIRA)).hasSize(2);
+            driver.access(MIRA, midnight.minusSeconds(15), used.getCandidateId()); // pending: same 30-s interval
+            assertThat(driver.consolidator().memory(MIRA, used.getCandidateId()).getAccessCount()).isZero();
+            driver.advanceTo(day(91)); // the pass finds both unused for 91 days, but for the pending hit
+            assertThat(driver.consolidator().memory(MIRA, used.getCandidateId())).satisfies(m -> {
+                assertThat(m.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+                assertThat(m.getAccessCount()).isEqualTo(1);
+            });
+            assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason())
+                .isEqualTo(ArchiveReason.STALE);
         }
     }
 
