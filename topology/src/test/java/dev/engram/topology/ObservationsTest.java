@@ -188,6 +188,40 @@ class ObservationsTest {
     }
 
     @Test
+    void shouldLeaveOutOfTheHitsAStatementThatAnObservationRankedAboveItStatesWordForWord() {
+        try (PipelineHarness driver = harness();
+             PipelineHarness keeping = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
+                 .config(Map.of(EngramConfig.SKIP_OBSERVED, false)).build()) {
+            for (final PipelineHarness d : List.of(driver, keeping)) {
+                d.pipe(said().toArray(MemoryCandidate[]::new));
+                d.advanceTo(T0.plus(Duration.ofDays(7)));
+            }
+            final String question = "Where did Mira go camping with her family?";
+
+            final List<ScoredMemory> hits = driver.retrieve(MIRA, question, 4);
+            final List<ScoredMemory> kept = keeping.retrieve(MIRA, question, 4);
+
+            final int at = indexOfObservation(hits);
+            assertThat(at).as("the observation is a hit").isNotNegative();
+            final String stated = hits.get(at).memory().getContent();
+            assertThat(hits.subList(at + 1, hits.size())).extracting(h -> h.memory().getContent())
+                .noneMatch(stated::contains);
+            final int keptAt = indexOfObservation(kept);
+            assertThat(kept.subList(keptAt + 1, kept.size())).extracting(h -> h.memory().getContent())
+                .as("with retrieval.skip.observed=false its statements follow it").anyMatch(stated::contains);
+        }
+    }
+
+    private static int indexOfObservation(final List<ScoredMemory> hits) {
+        for (int i = 0; i < hits.size(); i++) {
+            if (Observations.isObservation(hits.get(i).memory())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
     void shouldWriteNoObservationsWhenTheThresholdIsOne() {
         try (PipelineHarness driver = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
                 .config(Map.of(EngramConfig.OBSERVE_THRESHOLD, 1.0)).build()) {
