@@ -203,7 +203,8 @@ final class MemoryBankQuality {
             // raw pairs: embedded per text by script, so the question by the model of its own script
             final float[] pairQuery = embedder.embedQuery(text, embedder.modelFor(text));
             final List<Memory> own = memories.getOrDefault(q.user(), List.of());
-            engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.rank(text, qv, own, k), maxK,
+            engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.forList(n -> scorer.rank(text, qv, own, n), k),
+                k -> scorer.rank(text, qv, own, k), maxK,
                 MemoryBankQuality::sources, own, messages -> found(q, messages)));
             final RawDocuments pool = pools.computeIfAbsent(q.user(), u -> pool(pairs.getOrDefault(u, List.of()), embedder));
             final List<Integer> denseOrder = pool.dense(pairQuery);

@@ -284,6 +284,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 final List<Memory> asked = new ArrayList<>();
                 q.speakers().forEach(speaker -> asked.addAll(memories.getOrDefault(sample.userId(speaker), List.of())));
                 engram.add(q.category(), q.evidence(), RecallEvaluation.engram(k -> merged(sample, q, qv, memories, scorer, k),
+                    k -> merged(sample, q, qv, memories, scorer, k, false),
                     maxK, m -> sources(sample, m), asked, evidence -> evidence));
                 final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
@@ -310,12 +311,25 @@ public final class QualityBenchmark implements Callable<Integer> {
     static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
                                              final Map<String, List<Memory>> memories, final HybridScorer scorer,
                                              final int k) {
+        return merged(sample, q, qv, memories, scorer, k, true);
+    }
+
+    /**
+     * As {@link #merged(LoCoMoQa.Sample, LoCoMoQa.Question, float[], Map, HybridScorer, int)}; {@code list} false ranks
+     * as a context block does (no hit left out for an observation above it, {@link HybridScorer#forList}).
+     */
+    static List<ScoredMemory> merged(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q, final float[] qv,
+                                     final Map<String, List<Memory>> memories, final HybridScorer scorer,
+                                     final int k, final boolean list) {
+        final java.util.function.UnaryOperator<java.util.function.IntFunction<List<ScoredMemory>>> as =
+            rank -> list ? n -> scorer.forList(rank, n) : rank;
         final List<ScoredMemory> hits = new ArrayList<>();
         for (final String speaker : q.speakers()) {
             // as the API does: the asked user's own name is not a search term (OwnNames)
             final List<Memory> own = memories.getOrDefault(sample.userId(speaker), List.of());
             final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
-            hits.addAll(text.equals(q.question()) ? scorer.rank(q.question(), qv, own, k) : scorer.rank(text, own, k));
+            hits.addAll(text.equals(q.question()) ? as.apply(n -> scorer.rank(q.question(), qv, own, n)).apply(k)
+                : as.apply(n -> scorer.rank(text, own, n)).apply(k));
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
         final Set<String> shown = new HashSet<>();

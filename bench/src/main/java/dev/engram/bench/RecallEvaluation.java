@@ -58,14 +58,16 @@ final class RecallEvaluation {
      * (recall@k, tokens of the top k), {@code GET …/context} ranks with {@code retrieval.max.k} and
      * keeps what its context block fits in each budget ({@link ContextBlock}).
      *
-     * @param rank the question's ranking for a k
+     * @param rank the question's ranking for a list of k memories ({@code GET …/memories?k=K})
+     * @param context the question's ranking for a context block ({@code GET …/context}, asked for {@code maxK})
      * @param maxK {@code retrieval.max.k}
      * @param sources what a memory cites (e.g. LoCoMo dia_ids, MemoryBank message ids)
      * @param asked every memory of the users asked (any status); the ACTIVE ones are what is reachable
      * @param evidenceOf turns a set of cited ids into the evidence ids it covers (identity when they are the same)
      * @return the answer
      */
-    static Answer engram(final IntFunction<List<ScoredMemory>> rank, final int maxK,
+    static Answer engram(final IntFunction<List<ScoredMemory>> rank, final IntFunction<List<ScoredMemory>> context,
+                         final int maxK,
                          final Function<Memory, Set<String>> sources, final Collection<Memory> asked,
                          final UnaryOperator<Set<String>> evidenceOf) {
         final List<Set<String>> atK = new ArrayList<>();
@@ -77,7 +79,7 @@ final class RecallEvaluation {
             atK.add(evidenceOf.apply(union));
             tokens.add(ContextBlock.build(hits, Integer.MAX_VALUE).estimatedTokens());
         }
-        final List<ScoredMemory> deep = rank.apply(maxK);
+        final List<ScoredMemory> deep = context.apply(maxK);
         final Map<String, Set<String>> sourcesById = new HashMap<>();
         deep.forEach(h -> sourcesById.put(h.memory().getMemoryId(), sources.apply(h.memory())));
         final List<Set<String>> atBudget = new ArrayList<>();

@@ -103,8 +103,9 @@ final class ConfigDefinition {
                     + "the next one takes its place (a turn's own episode after the exchange episode that holds the turn "
                     + "and its reply): the k hits then cite k different exchanges. Facts are never left out.")
             .define(SKIP_OBSERVED, Type.BOOLEAN, true, Importance.LOW,
-                "A hit that an observation ranked above it states word for word (an observation of the consolidation "
-                    + "pass holds its statements verbatim) is left out and the next one takes its place.")
+                "In GET .../memories?query=: a hit that an observation ranked above it states word for word (an "
+                    + "observation of the consolidation pass holds its statements verbatim) is left out and the next one "
+                    + "takes its place. The context block leaves out text already in it anyway.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "

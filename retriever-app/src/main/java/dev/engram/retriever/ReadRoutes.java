@@ -102,7 +102,7 @@ final class ReadRoutes {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? rank(user, profile, query, k, minScore)
+                : asOf == null ? scorer.forList(n -> rank(user, profile, query, n, minScore), k)
                 : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
                     .orElse(List.of());
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());

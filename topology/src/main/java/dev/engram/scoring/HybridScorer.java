@@ -14,6 +14,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -65,6 +66,7 @@ public final class HybridScorer {
     private final Map<String, RelevanceModel> relevanceByModel;
     private final QueryVectors queryVectors;
     private final ExhaustiveRanking exhaustive;
+    private final boolean skipObserved;
 
     /**
      * @param embedder embeds the query with the model of the memories it is compared with
@@ -102,6 +104,7 @@ public final class HybridScorer {
         this.relevance = relevanceByModel.get(embedder.modelName());
         this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE));
         this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
+        this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
     }
 
     /** @return the relevance calibration of the default embedding model */
@@ -138,6 +141,40 @@ public final class HybridScorer {
     /** @return the query-vector cache (hit and miss counts) */
     public QueryVectors queryVectors() {
         return queryVectors;
+    }
+
+    /**
+     * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
+     * hit that an observation ranked above it states word for word is left out and the next one takes its place
+     * (the observation already says it; {@link dev.engram.consolidation.Observations}), from a ranking of 2k. A
+     * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
+     * needs the statements when their observation does not fit the budget.
+     *
+     * @param rank the ranking for a number of hits (one of the {@code rank} methods)
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> forList(final java.util.function.IntFunction<List<ScoredMemory>> rank, final int k) {
+        requireK(k);
+        if (!skipObserved) {
+            return rank.apply(k);
+        }
+        final List<ScoredMemory> ranked = rank.apply(2 * k);
+        final List<ScoredMemory> out = new ArrayList<>(Math.min(k, ranked.size()));
+        final List<String> observed = new ArrayList<>();
+        for (final ScoredMemory hit : ranked) {
+            if (out.size() == k) {
+                break;
+            }
+            final Memory m = hit.memory();
+            if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
+                observed.add(m.getContent());
+            } else if (observed.stream().anyMatch(o -> o.contains(m.getContent()))) {
+                continue;
+            }
+            out.add(hit);
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- indexed (fast) path

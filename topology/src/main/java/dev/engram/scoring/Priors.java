@@ -12,7 +12,6 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
-import dev.engram.port.ExtractedMemory;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -23,9 +22,7 @@ import org.apache.kafka.common.config.ConfigException;
  * sum relevance, recency and importance; dividing by the weights' sum keeps it in 0..1 for any weights).
  * With {@code retrieval.skip.covered.episodes} an EPISODIC hit whose every source message is cited by the
  * EPISODIC hits above it is left out (it repeats what they hold: a turn's episode under the exchange
- * episode of that turn and its reply), so the k hits cover as many messages as they can. With
- * {@code retrieval.skip.observed} a hit that an observation ranked above it states word for word is left out too
- * (the observation already says it; {@link dev.engram.consolidation.Observations}).
+ * episode of that turn and its reply), so the k hits cover as many messages as they can.
  */
 final class Priors {
 
@@ -40,7 +37,6 @@ final class Priors {
     private final int accessSaturation;
     private final double minTopLogit;
     private final boolean skipCoveredEpisodes;
-    private final boolean skipObserved;
 
     /**
      * @param config the four weights, decay days, access saturation and {@code retrieval.min.top.relevance}
@@ -60,7 +56,6 @@ final class Priors {
         this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
         this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
         this.skipCoveredEpisodes = config.getBoolean(EngramConfig.SKIP_COVERED_EPISODES);
-        this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
     }
 
     /**
@@ -90,22 +85,14 @@ final class Priors {
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
             .thenComparing(h -> h.memory().getMemoryId()));
-        if (!skipCoveredEpisodes && !skipObserved) {
+        if (!skipCoveredEpisodes) {
             return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
         }
         final List<ScoredMemory> out = new ArrayList<>(Math.min(k, hits.size()));
         final Set<String> cited = new HashSet<>();
-        final List<String> observed = new ArrayList<>();
         for (int i = 0; i < hits.size() && out.size() < k; i++) {
             final Memory m = hits.get(i).memory();
-            if (skipObserved) {
-                if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
-                    observed.add(m.getContent());
-                } else if (statedIn(observed, m.getContent())) {
-                    continue;
-                }
-            }
-            if (skipCoveredEpisodes && m.getType() == MemoryType.EPISODIC) {
+            if (m.getType() == MemoryType.EPISODIC) {
                 final Set<String> sources = sourceMessages(m);
                 if (!sources.isEmpty() && cited.containsAll(sources)) {
                     continue;
@@ -115,16 +102,6 @@ final class Priors {
             out.add(hits.get(i));
         }
         return List.copyOf(out);
-    }
-
-    /** @return whether one of the observations' contents holds {@code content} word for word */
-    private static boolean statedIn(final List<String> observations, final String content) {
-        for (final String observation : observations) {
-            if (observation.contains(content)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** @return {@code <conversationId>#<message index>} of every message the memory cites */
