@@ -146,7 +146,8 @@ public final class HybridScorer {
     /**
      * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
      * hit that an observation ranked above it states word for word is left out and the next one takes its place
-     * (the observation already says it; {@link dev.engram.consolidation.Observations}), from a ranking of 2k. A
+     * (the observation already says it; {@link dev.engram.consolidation.Observations}), from a ranking of 2k; when
+     * nothing is left out, the hits are exactly the ranking for k. A
      * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
      * needs the statements when their observation does not fit the budget.
      *
@@ -156,10 +157,15 @@ public final class HybridScorer {
      */
     public List<ScoredMemory> forList(final java.util.function.IntFunction<List<ScoredMemory>> rank, final int k) {
         requireK(k);
-        if (!skipObserved) {
-            return rank.apply(k);
+        final List<ScoredMemory> top = rank.apply(k);
+        if (!skipObserved || withoutObserved(top, k).size() == top.size()) {
+            return top; // nothing to leave out: exactly the ranking for k
         }
-        final List<ScoredMemory> ranked = rank.apply(2 * k);
+        return withoutObserved(rank.apply(2 * k), k);
+    }
+
+    /** The first k of {@code ranked} without the hits an observation above them states word for word. */
+    private static List<ScoredMemory> withoutObserved(final List<ScoredMemory> ranked, final int k) {
         final List<ScoredMemory> out = new ArrayList<>(Math.min(k, ranked.size()));
         final List<String> observed = new ArrayList<>();
         for (final ScoredMemory hit : ranked) {

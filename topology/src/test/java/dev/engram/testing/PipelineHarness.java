@@ -543,7 +543,8 @@ public final class PipelineHarness implements AutoCloseable {
         if (scorer == null) {
             scorer = new HybridScorer(ScriptRoutedEmbedder.fromConfig(config), config);
         }
-        return scorer.rank(query, retrieverStage.memories(user), k);
+        final List<Memory> memories = retrieverStage.memories(user);
+        return scorer.forList(n -> scorer.rank(query, memories, n), k); // as GET …/memories?query= ranks a list
     }
 
     /** @return the consolidation topology's meters (the other stages have registries of their own) */
