@@ -87,7 +87,8 @@ public final class DemoCommand implements Callable<Integer> {
     Integer qdrantPort;
 
     @Option(names = "--run-dir", paramLabel = "DIR",
-        description = "Run directory (broker logs, Streams state); emptied at start. Default: run/demo in the repository.")
+        description = "Run directory (broker logs, Streams state); emptied at start, so it must be new, empty or one a demo "
+            + "made (a directory holding anything else is refused). Default: run/demo in the repository.")
     Path runDir;
 
     /** Exit code when the demo was stopped (Ctrl-C, as a shell reports SIGINT: 128 + 2). */
@@ -347,6 +348,10 @@ public final class DemoCommand implements Callable<Integer> {
         final Path dir = runDir != null ? runDir.toAbsolutePath()
             : ProjectPaths.repositoryRoot().map(r -> r.resolve("run").resolve("demo"))
                 .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "engram-demo"));
+        if (!RunDirectory.mayEmpty(dir)) {
+            throw dev.engram.ops.OptionValues.invalid(spec, "--run-dir", dir,
+                "a new or empty directory, or one a demo made (it is emptied at start; this one holds other files)");
+        }
         final AutoCloseable lock = RunDirectory.takeEmptied(dir);
         if (lock == null) {
             System.err.println("Another Engram demo is running with the run directory " + dir

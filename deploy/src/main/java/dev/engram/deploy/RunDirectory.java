@@ -7,6 +7,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 
 import dev.engram.stack.ProjectPaths;
 
@@ -15,11 +16,30 @@ import dev.engram.stack.ProjectPaths;
  * exclusive lock on {@code <dir>.lock} beside it for as long as it runs, and only the owner empties it. A
  * second demo on the same directory is refused instead of deleting the running demo's broker logs under it.
  * The lock is the operating system's (released when the process dies, also on SIGKILL), so a stale lock file
- * never blocks the next demo.
+ * never blocks the next demo. A directory that holds anything a demo does not put there ({@link #mayEmpty}) is
+ * never emptied: {@code --run-dir .} must not delete a repository.
  */
 final class RunDirectory {
 
+    /** What a demo puts in its run directory: the broker's logs, the apps' Streams state, and this marker. */
+    static final Set<String> OWN_ENTRIES = Set.of("kafka-logs", "streams", ".engram-run-dir");
+
     private RunDirectory() {
+    }
+
+    /**
+     * @param dir a directory given as a run directory
+     * @return whether a demo may empty it: missing, empty, or holding nothing but what a demo puts there
+     *     ({@link #OWN_ENTRIES}); a directory with anything else in it (the repository, a home directory) is not
+     * @throws IOException if it cannot be listed
+     */
+    static boolean mayEmpty(final Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return !Files.exists(dir);
+        }
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.allMatch(e -> OWN_ENTRIES.contains(e.getFileName().toString()));
+        }
     }
 
     /**
@@ -46,6 +66,7 @@ final class RunDirectory {
         }
         ProjectPaths.deleteRecursively(dir);
         Files.createDirectories(dir);
+        Files.writeString(dir.resolve(".engram-run-dir"), "An Engram demo's run directory: emptied when a demo starts.\n");
         return channel;
     }
 }

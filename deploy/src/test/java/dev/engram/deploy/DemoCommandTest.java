@@ -66,8 +66,8 @@ class DemoCommandTest {
     @Test
     void shouldRefuseASecondDemoOnTheSameRunDirectoryWithoutEmptyingIt(@TempDir final Path tmp) throws Exception {
         final Path run = tmp.resolve("demo");
-        Files.createDirectories(run);
-        Files.writeString(run.resolve("marker"), "the running demo's files");
+        Files.createDirectories(run.resolve("kafka-logs"));
+        Files.writeString(run.resolve("kafka-logs").resolve("marker"), "the running demo's files");
         final Path holder = tmp.resolve("HoldLock.java");
         Files.writeString(holder, """
             import java.nio.channels.FileChannel;
@@ -91,7 +91,7 @@ class DemoCommandTest {
             final CliRun result = CliRun.engram("demo", "--once", "--port", "0", "--run-dir", run.toString());
 
             assertThat(result.exit()).isEqualTo(1);
-            assertThat(run.resolve("marker")).hasContent("the running demo's files");
+            assertThat(run.resolve("kafka-logs").resolve("marker")).hasContent("the running demo's files");
         } finally {
             other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }

@@ -66,8 +66,8 @@ import org.slf4j.LoggerFactory;
 final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(MemoryLifecycleProcessor.class);
-    /** A pass at least this long (wall clock, ms) is logged as a warning. */
-    static final long SLOW_PASS_MS = 5_000;
+    /** A pass at least this long (wall clock, ms; a third of the consolidator's transaction timeout) is a warning. */
+    static final long SLOW_PASS_MS = 20_000;
 
     /** Stream time over which a memory's hits are applied as one ACCESSED change. */
     public static final Duration ACCESS_FLUSH_INTERVAL = Duration.ofSeconds(30);
