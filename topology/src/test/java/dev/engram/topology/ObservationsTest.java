@@ -53,8 +53,11 @@ class ObservationsTest {
         return T0.plus(Duration.ofHours(hours)).toString();
     }
 
+    /** The measured setting (observations are off by default). */
+    private static final Map<String, Object> ON = Map.of(EngramConfig.OBSERVE_THRESHOLD, 0.48);
+
     private static PipelineHarness harness() {
-        return PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults()).build();
+        return PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults()).config(ON).build();
     }
 
     /** One statement per conversation, an hour apart on day 0: camping in c-0…c-2, the unrelated ones in c-3, c-4. */
@@ -191,7 +194,7 @@ class ObservationsTest {
     void shouldLeaveOutOfTheHitsAStatementThatAnObservationRankedAboveItStatesWordForWord() {
         try (PipelineHarness driver = harness();
              PipelineHarness keeping = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
-                 .config(Map.of(EngramConfig.SKIP_OBSERVED, false)).build()) {
+                 .config(Map.of(EngramConfig.OBSERVE_THRESHOLD, 0.48, EngramConfig.SKIP_OBSERVED, false)).build()) {
             for (final PipelineHarness d : List.of(driver, keeping)) {
                 d.pipe(said().toArray(MemoryCandidate[]::new));
                 d.advanceTo(T0.plus(Duration.ofDays(7)));
