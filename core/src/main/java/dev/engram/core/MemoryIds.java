@@ -64,4 +64,21 @@ public final class MemoryIds {
     public static String uuid(final String... parts) {
         return UUID.nameUUIDFromBytes(String.join("\u0000", parts).getBytes(StandardCharsets.UTF_8)).toString();
     }
+
+    /**
+     * The messages a memory cites, one key per message: {@code <conversationId>#<message index>}, so that two
+     * memories citing the same message of the same conversation share a key.
+     *
+     * @param memory a memory
+     * @return the keys of every message its sources name (empty without sources)
+     */
+    public static java.util.Set<String> citedMessages(final dev.engram.avro.Memory memory) {
+        final java.util.Set<String> out = new java.util.HashSet<>();
+        for (final dev.engram.avro.SourceRef ref : memory.getSources()) {
+            for (final Integer index : ref.getMessageIndexes()) {
+                out.add(ref.getConversationId() + "#" + index);
+            }
+        }
+        return out;
+    }
 }

@@ -246,7 +246,7 @@ public final class Observations {
         final Set<String> messages = new HashSet<>();
         for (final Memory m : changed) {
             if (!isObservation(m)) {
-                messages.addAll(messages(m));
+                messages.addAll(MemoryIds.citedMessages(m));
             }
         }
         if (messages.isEmpty()) {
@@ -255,7 +255,7 @@ public final class Observations {
         final List<Consolidator.Change> out = new ArrayList<>();
         for (final Memory m : userMemories) {
             if (isObservation(m) && m.getStatus() == MemoryStatus.ACTIVE
-                && messages(m).stream().anyMatch(messages::contains)) {
+                && MemoryIds.citedMessages(m).stream().anyMatch(messages::contains)) {
                 out.add(removal(m, now, CAUSE_STATEMENT_CHANGED));
             }
         }
@@ -398,16 +398,6 @@ public final class Observations {
         return out;
     }
 
-    /** @return {@code <conversationId>#<message index>} of every message the memory cites */
-    private static Set<String> messages(final Memory memory) {
-        final Set<String> out = new HashSet<>();
-        for (final SourceRef s : memory.getSources()) {
-            for (final Integer i : s.getMessageIndexes()) {
-                out.add(s.getConversationId() + "#" + i);
-            }
-        }
-        return out;
-    }
 
     private static Consolidator.Change removal(final Memory observation, final Instant now, final String cause) {
         final Memory deleted = Memory.newBuilder(observation).setStatus(MemoryStatus.DELETED).setUpdatedAt(now).build();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
@@ -155,7 +156,7 @@ public final class HybridScorer {
      * @param k how many hits at most, ≥ 1
      * @return at most k hits, best first
      */
-    public List<ScoredMemory> forList(final java.util.function.IntFunction<List<ScoredMemory>> rank, final int k) {
+    public List<ScoredMemory> forList(final IntFunction<List<ScoredMemory>> rank, final int k) {
         requireK(k);
         final List<ScoredMemory> top = rank.apply(k);
         if (!skipObserved || withoutObserved(top, k).size() == top.size()) {

@@ -10,8 +10,8 @@ import java.util.Set;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
-import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.core.MemoryIds;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -93,7 +93,7 @@ final class Priors {
         for (int i = 0; i < hits.size() && out.size() < k; i++) {
             final Memory m = hits.get(i).memory();
             if (m.getType() == MemoryType.EPISODIC) {
-                final Set<String> sources = sourceMessages(m);
+                final Set<String> sources = MemoryIds.citedMessages(m);
                 if (!sources.isEmpty() && cited.containsAll(sources)) {
                     continue;
                 }
@@ -104,16 +104,6 @@ final class Priors {
         return List.copyOf(out);
     }
 
-    /** @return {@code <conversationId>#<message index>} of every message the memory cites */
-    private static Set<String> sourceMessages(final Memory memory) {
-        final Set<String> out = new HashSet<>();
-        for (final SourceRef ref : memory.getSources()) {
-            for (final Integer index : ref.getMessageIndexes()) {
-                out.add(ref.getConversationId() + "#" + index);
-            }
-        }
-        return out;
-    }
 
     private double recency(final Instant reference, final long lastAccessedMillis) {
         if (lastAccessedMillis == Long.MIN_VALUE) {
