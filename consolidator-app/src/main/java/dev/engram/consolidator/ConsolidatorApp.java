@@ -44,7 +44,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * With {@code llm.base.url} set (and {@code llm.judge.enabled}), pairs in the judge band that share no
  * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback; with
  * {@code llm.merge.enabled} too, merged memories are written by {@link LlmMemoryMerger}. With
- * {@code lifecycle.observe.threshold} below 1 (default 1: off) the consolidation pass writes observations
+ * {@code lifecycle.observe.threshold} below 1 (default 0.48: on) the consolidator writes observations
  * ({@link dev.engram.consolidation.Observations}), embedded by the deployment's model ({@link ActiveModelEmbedder},
  * which follows {@code bin/engram reembed}); the transaction timeout is {@value #PASS_TRANSACTION_TIMEOUT_MS} ms
  * unless {@code kafka.producer.transaction.timeout.ms} says otherwise, since the pass runs in one transaction.

@@ -146,13 +146,16 @@ final class ConfigDefinition {
                     + "hard delete); one day by default, as the seeds' daily consolidation.")
             .define(MERGE_THRESHOLD, Type.DOUBLE, 0.85, Range.between(-1.0, 1.0), Importance.LOW,
                 "Similarity (embedding.similarity.floors scale) from which active memories of one type (without a fact key) are merged into one; 1 disables merging.")
-            .define(OBSERVE_THRESHOLD, Type.DOUBLE, 1.0, Range.between(-1.0, 1.0), Importance.LOW,
+            .define(OBSERVE_THRESHOLD, Type.DOUBLE, 0.48, Range.between(-1.0, 1.0), Importance.LOW,
                 "Similarity (embedding.similarity.floors scale) between a user's statement and a topic group's centroid "
-                    + "from which the consolidation pass states them together in one observation citing all their messages "
+                    + "from which the consolidator states them together in one observation citing all their messages "
                     + "(what a question spread over many conversations finds in one hit); the consolidator then embeds each "
-                    + "observation with the deployment's model. 1 (the default) disables observations: 0.48 (raw cosine 0.75 "
-                    + "for bge-small-en) measured best on LoCoMo dev, but which observations a pass writes still depends on "
-                    + "how replayed records interleave with the pass, so a consolidator rebuild can differ.")
+                    + "observation with the deployment's model. 0.48 (raw cosine 0.75 for bge-small-en) measured best on "
+                    + "LoCoMo dev; 1 disables observations.")
+            .define(OBSERVE_INTERVAL_MS, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW,
+                "Wall-clock time (ms) between two regroupings of the observations of the users whose statements changed "
+                    + "since their last one (at most 64 users each time), so observations follow within seconds without "
+                    + "stream time advancing; the result depends on the statements only, not on when it runs.")
             .define(OBSERVE_MAX_MEMBERS, Type.INT, 16, Range.between(2, 64), Importance.LOW,
                 "Statements one observation states at most (its content is also capped at 2,000 characters).")
             .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,

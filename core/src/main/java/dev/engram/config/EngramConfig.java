@@ -82,6 +82,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
     public static final String OBSERVE_THRESHOLD = "lifecycle.observe.threshold";
     public static final String OBSERVE_MAX_MEMBERS = "lifecycle.observe.max.members";
+    public static final String OBSERVE_INTERVAL_MS = "lifecycle.observe.interval.ms";
     public static final String STALE_DAYS = "lifecycle.stale.days";
     public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
     public static final String STALE_MAX_ACCESS_COUNT = "lifecycle.stale.max.access.count";

@@ -158,6 +158,11 @@ public final class MemoryLifecycle {
             embedder);
     }
 
+    /** @return the observation rule of the pass (rule 5), also run between passes by the consolidator */
+    public Observations observations() {
+        return observations;
+    }
+
     /**
      * When a memory expires under the TTL rules, from its last statement.
      *

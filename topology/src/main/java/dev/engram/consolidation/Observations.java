@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemorySource;
@@ -22,10 +22,12 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.MemoryIds;
+import dev.engram.embedded.RuleBasedExtractor;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
 import dev.engram.scoring.SimilarityScale;
+import dev.engram.scoring.TextAnalysis;
 import dev.engram.scoring.Vectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * so a question whose answer is spread over many conversations ("Where has Melanie camped?") finds it in one
  * hit. They are the consolidation step of a memory system that Park et al. ("Generative Agents", UIST 2023)
  * call reflection, Hindsight calls observations and Zep keeps as entity summaries; here the grouping is by
- * embedding and the text is the statements themselves ({@link MemoryMerger#CONCATENATE}), so it needs no model
+ * embedding and the text is the statements themselves (see "Text" below), so it needs no model
  * call: no cost per pass, the same text on every replay, and the statements' own words stay findable by lexical
  * retrieval.
  *
@@ -54,29 +56,47 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The observation</b>: id = name-based UUID of {@code "observation"} and the first statement's id;
  * SEMANTIC, source INFERRED, display name {@link ExtractedMemory#OBSERVATION_DISPLAY_NAME}; content = the
- * statements in order, each once, up to {@link MemoryMerger#MAX_CHARS}; its own embedding of that content (so
+ * statements in order as sentences, each once, up to {@link MemoryMerger#MAX_CHARS}; its own embedding of that content (so
  * the consolidator needs an {@link Embedder}; a group whose model the embedder does not hold now, e.g. during
  * {@code reembed}, gets no observation until it does); importance and confidence = the statements' maximum;
  * sources = the union of theirs; event dates = the union of theirs; created and valid from = the newest
- * statement's {@code createdAt}. An observation whose sources did not change is left as it is (its access
- * counts stay); one whose group changed is rewritten (CREATED with the same id, access counts kept); one whose
- * group is gone is removed (DELETED, and out of the store); one the user deleted (a DELETED marker under its
- * id) is not written again.
+ * statement's {@code createdAt}. An observation its group still gives is left as it is; one whose group changed
+ * is rewritten (CREATED with the same id, access counts kept); one whose group is gone is removed (DELETED, and out
+ * of the store); one the user deleted (a DELETED marker under its id) is not written again.
  *
- * <p><b>Cost.</b> A pass regroups a user only when the user's statements or observations are not as that user's last
- * pass left them (a fingerprint; accesses do not count; kept in memory, so a restart regroups everyone once, and a
- * pass whose transaction aborted is redone), so the daily pass touches the users who said something that day;
- * regrouping is one pass over the statements against the open groups' centroids.
+ * <p><b>A function of the statements, whenever it runs.</b> Every field of an observation but its access counters
+ * is derived from its group: content, sources, event dates, importance, confidence, {@code createdAt} (the newest
+ * statement's), {@code updatedAt} (the latest {@code updatedAt} of its statements, not the time of the regrouping),
+ * and the embedding of that content; the access counters are those of the observation of the same id already
+ * stored ({@code lastAccessedAt} the newest statement's {@code createdAt} until the observation is first hit, then
+ * as the hits left it). So a regrouping at any point after the last change of the statements gives the same
+ * observations, and the consolidator can run it late (marked pending, regrouped within seconds) without a replay
+ * differing from the live run: see {@code ObservationRegroups} in the topology. An observation is rewritten only
+ * when what its group gives differs from what is stored (one the user corrected only when its sources changed);
+ * the embedding is reused while the content is the same.
  *
- * <p><b>When a statement changes between passes</b> (superseded, archived, corrected or deleted),
- * {@link #citing} names the observations that cite one of its messages; the consolidator removes them at
- * once, so what the user took back is not served from an observation, and the next pass rebuilds them.
- * Thread-safe if the embedder is.
+ * <p><b>Text.</b> Each statement's own words, as a sentence (a period added when it ends without terminal
+ * punctuation), in order: without the {@code (re: "…")} context the offline extractor appends to an answer (the
+ * question someone else asked; the observation cites the message), with LoCoMo's {@code [image: …]} captions
+ * (they describe what the user shared, evidence questions rely on). A statement that says nothing beyond small talk
+ * and questions ({@link RuleBasedExtractor#substance}) or fewer than {@value #MIN_CONTENT_TERMS} distinct content
+ * terms ({@link TextAnalysis}) joins no group: a greeting is no topic.
+ *
+ * <p><b>When a statement is taken back</b> (superseded, archived, corrected, deleted, merged, or revived: anything
+ * but a new statement or a restatement of one) the consolidator regroups the user at once ({@link #reorders}), so
+ * what the user took back is not served from an observation. Thread-safe if the embedder is.
  */
 public final class Observations {
 
-    /** The cause of an observation removed because a statement it holds changed. */
-    public static final String CAUSE_STATEMENT_CHANGED = "statement-changed";
+    /** The cause of the changes of a regrouping outside the daily pass (pending users, statements taken back). */
+    public static final String CAUSE_REGROUP = "observation";
+    /** Distinct content terms ({@link TextAnalysis}) a statement's substance needs to join a group. */
+    public static final int MIN_CONTENT_TERMS = 2;
+    /** The context the offline extractor appends to an answer: {@code (re: "<question>")} at the end. */
+    private static final Pattern CONTEXT = Pattern.compile("\\s*\\(re: \".*\"\\)\\s*$", Pattern.DOTALL);
+    /** Ends a sentence, before closing quotes and brackets (a caption's {@code ]} is not one: it ends a phrase). */
+    private static final String TERMINAL = ".!?\u2026\u3002\uFF01\uFF1F";
+    private static final String CLOSING = "\"'\u201D\u2019)\u300D";
 
     private static final Logger LOG = LoggerFactory.getLogger(Observations.class);
 
@@ -84,8 +104,6 @@ public final class Observations {
     private final int maxMembers;
     private final SimilarityScale scale;
     private final Embedder embedder;
-    /** Per {@code tenant/user}: the {@link #fingerprint} of the last pass (in memory: a restart recomputes once). */
-    private final Map<String, Long> fingerprints = new ConcurrentHashMap<>();
 
     /**
      * @param threshold similarity ({@code scale}) from which a statement joins a group; 1 or more disables observations
@@ -130,22 +148,18 @@ public final class Observations {
     }
 
     /**
-     * The observations one pass writes for one user.
+     * The observations of one user's statements as they are now: a function of the statements (see the class
+     * comment), so calling it again, or later, gives the same result.
      *
      * @param userMemories every memory of ONE user (any status), after the pass's other rules
-     * @param now the event time of the pass
+     * @param now the event time of the changes
      * @param cause the cause of the events
      * @return CREATED changes for new and rewritten observations, DELETED changes (remove from the store) for
-     *     observations whose group is gone; empty when disabled
+     *     observations whose group is gone; empty when disabled or when nothing differs
      */
     public List<Consolidator.Change> review(final Collection<Memory> userMemories, final Instant now, final String cause) {
-        if (!enabled()) {
+        if (!enabled() || userMemories.isEmpty()) {
             return List.of();
-        }
-        final String user = userKey(userMemories);
-        final long fingerprint = fingerprint(userMemories, embedder.current().modelName());
-        if (user == null || Long.valueOf(fingerprint).equals(fingerprints.get(user))) {
-            return List.of(); // no statement changed since this user's last pass: the groups are the same
         }
         final Map<String, Memory> existing = new HashMap<>();
         final Set<String> deleted = new HashSet<>();
@@ -155,133 +169,115 @@ public final class Observations {
                 deleted.add(m.getMemoryId()); // a DELETE command's marker (it keeps the id only)
             } else if (isObservation(m)) {
                 existing.put(m.getMemoryId(), m);
-            } else if (isStatement(m) && !m.getEmbedding().isEmpty()) {
+            } else if (isStatement(m) && !m.getEmbedding().isEmpty() && saysSomething(m)) {
                 statementsByModel.computeIfAbsent(m.getEmbeddingModel(), k -> new ArrayList<>()).add(m);
             }
         }
         final Map<String, List<Memory>> groups = new LinkedHashMap<>();
         statementsByModel.values().forEach(statements -> group(statements, groups));
         final List<Consolidator.Change> changes = new ArrayList<>();
-        final List<String> toWrite = new ArrayList<>();
-        for (final Map.Entry<String, List<Memory>> group : groups.entrySet()) {
-            if (deleted.contains(group.getKey())) {
-                continue; // the user deleted it: not written again while its first statement is the same
-            }
-            final Memory before = existing.get(group.getKey());
-            if (before == null || before.getStatus() != MemoryStatus.ACTIVE
-                || !new HashSet<>(before.getSources()).equals(sources(group.getValue()))) {
-                toWrite.add(group.getKey());
-            }
-        }
         for (final Memory before : existing.values()) {
             if (before.getStatus() == MemoryStatus.ACTIVE && !groups.containsKey(before.getMemoryId())) {
                 changes.add(removal(before, now, cause));
             }
         }
-        if (!toWrite.isEmpty()) {
-            changes.addAll(write(toWrite, groups, existing, now, cause));
-        }
-        // what the store holds once these changes are committed: if the transaction aborts, the next pass sees
-        // another state and regroups
-        final Map<String, Memory> after = new LinkedHashMap<>();
-        userMemories.forEach(m -> after.put(m.getMemoryId(), m));
-        for (final Consolidator.Change c : changes) {
-            if (c.after().getStatus() == MemoryStatus.DELETED) {
-                after.remove(c.after().getMemoryId());
-            } else {
-                after.put(c.after().getMemoryId(), c.after());
+        final List<Memory> toEmbed = new ArrayList<>();
+        final List<Memory> written = new ArrayList<>();
+        for (final Map.Entry<String, List<Memory>> group : groups.entrySet()) {
+            if (deleted.contains(group.getKey())) {
+                continue; // the user deleted it: not written again while its first statement is the same
             }
+            final Memory before = existing.get(group.getKey());
+            final Memory derived = observation(group.getKey(), group.getValue(), before);
+            if (before != null && before.getStatus() == MemoryStatus.ACTIVE && (derived.equals(before)
+                || before.getSource() == MemorySource.CORRECTED && before.getSources().equals(derived.getSources()))) {
+                continue; // as its group gives it, or as the user corrected it
+            }
+            (derived.getEmbedding().isEmpty() ? toEmbed : written).add(derived);
         }
-        fingerprints.put(user, fingerprint(after.values(), embedder.current().modelName()));
+        written.addAll(embedded(toEmbed));
+        written.sort(Comparator.comparing(Memory::getMemoryId));
+        for (final Memory after : written) {
+            changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
+        }
         return changes;
     }
 
-    /** @return {@code tenant/user} of the memories (all of one user), or null when there are none */
-    private static String userKey(final Collection<Memory> userMemories) {
-        for (final Memory m : userMemories) {
-            return m.getTenantId() + "/" + m.getUserId();
-        }
-        return null;
-    }
-
     /**
-     * What a pass reads and writes, as one order-independent 64-bit hash: each statement's, observation's and DELETE
-     * marker's id, status, content, number of sources and model (not access counts: a retrieval hit changes no
-     * group), and the model the embedder embeds with now.
+     * @param change a change of one of a user's memories
+     * @return whether it changes the user's statements, so the user's observations may differ (anything but an
+     *     access and a change of an observation itself)
      */
-    private static long fingerprint(final Collection<Memory> userMemories, final String model) {
-        long sum = model.hashCode();
-        for (final Memory m : userMemories) {
-            if (m.getStatus() == MemoryStatus.DELETED || isStatement(m) || isObservation(m)) {
-                long h = m.getMemoryId().hashCode();
-                h = h * 31 + m.getStatus().ordinal();
-                h = h * 31 + m.getContent().hashCode();
-                h = h * 31 + m.getSources().size();
-                h = h * 31 + Objects.hashCode(m.getEmbeddingModel());
-                sum += mix(h);
-            }
-        }
-        return sum;
-    }
-
-    /** SplitMix64's finalizer (Steele et al., OOPSLA 2014): spreads a hash over all 64 bits before summing. */
-    private static long mix(final long value) {
-        long z = value + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+    public static boolean changesStatements(final Consolidator.Change change) {
+        final Memory before = change.before();
+        final Memory after = change.after();
+        return change.event().getOperation() != UpdateOperation.ACCESSED && !isObservation(after)
+            && (before == null || !isObservation(before));
     }
 
     /**
-     * The observations to remove at once because statements they hold changed: those citing a message that one
-     * of {@code changed} cites.
+     * Whether a change takes a statement back or moves it in the grouping order: anything that changes the
+     * statements but a new statement or a restatement (the same statement still ACTIVE, same content, time and
+     * model). Such a change regroups the user at once: the observations do not serve what was taken back, and a
+     * regrouping before and after it give the same observations whenever they run.
      *
-     * @param userMemories every memory of ONE user (any status), before the change
-     * @param changed the statements that were superseded, archived, corrected or deleted
-     * @param now the event time of the change
-     * @return DELETED changes (remove from the store), one per ACTIVE observation citing one of their messages
+     * @param change a change of one of a user's memories
+     * @return whether the user is to be regrouped at once
      */
-    public static List<Consolidator.Change> citing(final Collection<Memory> userMemories, final Collection<Memory> changed,
-                                                   final Instant now) {
-        final Set<String> messages = new HashSet<>();
-        for (final Memory m : changed) {
-            if (!isObservation(m)) {
-                messages.addAll(MemoryIds.citedMessages(m));
-            }
+    public static boolean reorders(final Consolidator.Change change) {
+        if (!changesStatements(change)) {
+            return false;
         }
-        if (messages.isEmpty()) {
-            return List.of();
+        final Memory before = change.before();
+        final Memory after = change.after();
+        if (before == null || !isStatement(before)) {
+            return before != null && isStatement(after); // revived; a new statement waits
         }
-        final List<Consolidator.Change> out = new ArrayList<>();
-        for (final Memory m : userMemories) {
-            if (isObservation(m) && m.getStatus() == MemoryStatus.ACTIVE
-                && MemoryIds.citedMessages(m).stream().anyMatch(messages::contains)) {
-                out.add(removal(m, now, CAUSE_STATEMENT_CHANGED));
-            }
-        }
-        return out;
+        return !isStatement(after) || !after.getContent().equals(before.getContent())
+            || !after.getCreatedAt().equals(before.getCreatedAt())
+            || !Objects.equals(after.getEmbeddingModel(), before.getEmbeddingModel());
     }
 
     /**
-     * The observations to remove at once after {@code changes}: those citing a message of a statement the changes
-     * took out of ACTIVE or gave other content.
-     *
-     * @param userMemories every memory of ONE user (any status), before the changes
-     * @param changes changes of that user's memories
-     * @param now the event time of the changes
-     * @return DELETED changes to apply after {@code changes} (often none)
+     * @param statement a statement
+     * @return whether it says something an observation may state: beyond small talk and questions, at least
+     *     {@value #MIN_CONTENT_TERMS} distinct content terms in its own words
      */
-    public static List<Consolidator.Change> staleAfter(final Collection<Memory> userMemories,
-                                                       final List<Consolidator.Change> changes, final Instant now) {
-        final List<Memory> changed = new ArrayList<>();
-        for (final Consolidator.Change c : changes) {
-            final Memory before = c.before();
-            if (before != null && isStatement(before) && (c.after().getStatus() != MemoryStatus.ACTIVE
-                || !c.after().getContent().equals(before.getContent()))) {
-                changed.add(before);
+    public static boolean saysSomething(final Memory statement) {
+        final String substance = RuleBasedExtractor.substance(ownWords(statement.getContent()));
+        return new HashSet<>(TextAnalysis.terms(substance)).size() >= MIN_CONTENT_TERMS;
+    }
+
+    /** The statement without the {@code (re: "…")} context at its end. */
+    static String ownWords(final String content) {
+        return CONTEXT.matcher(content).replaceFirst("").strip();
+    }
+
+    /**
+     * @param statements the statements of a group, in order
+     * @return the observation's text: each statement's own words as a sentence, each once, up to
+     *     {@link MemoryMerger#MAX_CHARS}
+     */
+    public static String text(final List<Memory> statements) {
+        final StringBuilder text = new StringBuilder();
+        for (final Memory m : statements) {
+            final String sentence = sentence(ownWords(m.getContent()));
+            if (sentence.isEmpty() || text.indexOf(sentence) >= 0
+                || text.length() + sentence.length() + 1 > MemoryMerger.MAX_CHARS) {
+                continue;
             }
+            text.append(text.length() == 0 ? "" : " ").append(sentence);
         }
-        return changed.isEmpty() ? List.of() : citing(userMemories, changed, now);
+        return text.toString();
+    }
+
+    /** The words with a period at the end unless they end with terminal punctuation (before closing quotes). */
+    static String sentence(final String words) {
+        int end = words.length();
+        while (end > 0 && CLOSING.indexOf(words.charAt(end - 1)) >= 0) {
+            end--;
+        }
+        return end == 0 || TERMINAL.indexOf(words.charAt(end - 1)) >= 0 ? words : words + ".";
     }
 
     /** Greedy grouping of one model's statements (class comment), keyed by observation id, in order. */
@@ -340,55 +336,63 @@ public final class Observations {
         return MemoryIds.uuid("observation", first.getTenantId(), first.getUserId(), first.getMemoryId());
     }
 
-    /** Writes the groups' observations: the statements' content, embedded in one batch. */
-    private List<Consolidator.Change> write(final List<String> ids, final Map<String, List<Memory>> groups,
-                                            final Map<String, Memory> existing, final Instant now, final String cause) {
-        final Embedder batch = embedder.current();
-        final List<String> contents = new ArrayList<>(ids.size());
-        for (final String id : ids) {
-            final List<Memory> group = groups.get(id);
-            contents.add(MemoryMerger.CONCATENATE.mergedContent(group.get(0), group.subList(1, group.size())));
+    /**
+     * The observations given their embeddings, in one batch; one whose model the embedder does not embed with now
+     * (e.g. during {@code reembed}) is left out until it does.
+     */
+    private List<Memory> embedded(final List<Memory> observations) {
+        if (observations.isEmpty()) {
+            return List.of();
         }
-        final List<float[]> vectors = batch.embedAll(contents);
-        final List<Consolidator.Change> changes = new ArrayList<>(ids.size());
-        for (int i = 0; i < ids.size(); i++) {
-            final List<Memory> group = groups.get(ids.get(i));
-            final String model = group.get(0).getEmbeddingModel();
-            if (!model.equals(batch.modelFor(contents.get(i)))) {
-                LOG.debug("No observation of {} statements of model {}: the embedder embeds it with {}", group.size(),
-                    model, batch.modelFor(contents.get(i)));
+        final Embedder batch = embedder.current();
+        final List<float[]> vectors = batch.embedAll(observations.stream().map(Memory::getContent).toList());
+        final List<Memory> out = new ArrayList<>(observations.size());
+        for (int i = 0; i < observations.size(); i++) {
+            final Memory o = observations.get(i);
+            final String model = batch.modelFor(o.getContent());
+            if (!o.getEmbeddingModel().equals(model)) {
+                LOG.debug("No observation of {} statements of model {}: the embedder embeds it with {}",
+                    o.getReinforcementCount(), o.getEmbeddingModel(), model);
                 continue;
             }
-            final Memory before = existing.get(ids.get(i));
-            changes.add(MemoryLifecycle.change(before, observation(ids.get(i), group, contents.get(i), vectors.get(i), before, now),
-                UpdateOperation.CREATED, cause, now));
+            o.setEmbedding(Vectors.toList(vectors.get(i)));
+            out.add(o);
         }
-        return changes;
+        return out;
     }
 
-    private static Memory observation(final String id, final List<Memory> group, final String content,
-                                      final float[] vector, final Memory before, final Instant now) {
+    /**
+     * The observation of a group as its statements give it, with the access counters of {@code before}; its
+     * embedding is {@code before}'s when the content and model are the same, else empty (to be embedded).
+     */
+    private static Memory observation(final String id, final List<Memory> group, final Memory before) {
         final Memory first = group.get(0);
+        final String content = text(group);
         Instant newest = first.getCreatedAt();
+        Instant updated = first.getUpdatedAt();
         double importance = 0;
         double confidence = 0;
         final Set<String> dates = new TreeSet<>();
         for (final Memory m : group) {
             newest = m.getCreatedAt().isAfter(newest) ? m.getCreatedAt() : newest;
+            updated = m.getUpdatedAt().isAfter(updated) ? m.getUpdatedAt() : updated;
             importance = Math.max(importance, m.getImportance());
             confidence = Math.max(confidence, m.getConfidence());
             dates.addAll(m.getEventDates());
         }
-        final Instant lastAccessed = before != null && before.getLastAccessedAt().isAfter(newest)
-            ? before.getLastAccessedAt() : newest;
+        final boolean hit = before != null && before.getAccessCount() > 0;
+        final boolean sameText = before != null && content.equals(before.getContent())
+            && Objects.equals(before.getEmbeddingModel(), first.getEmbeddingModel());
         return Memory.newBuilder(first).setMemoryId(id).setType(MemoryType.SEMANTIC).setCategory(null).setKey(null)
             .setValue(null).setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).setContent(content)
             .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
-            .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest).setUpdatedAt(now)
-            .setLastAccessedAt(lastAccessed).setLastConfirmedAt(newest)
-            .setAccessCount(before == null ? 0 : before.getAccessCount()).setReinforcementCount(group.size())
+            .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest)
+            .setUpdatedAt(updated.isAfter(newest) ? updated : newest)
+            .setLastAccessedAt(hit ? before.getLastAccessedAt() : newest).setLastConfirmedAt(newest)
+            .setAccessCount(hit ? before.getAccessCount() : 0).setReinforcementCount(group.size())
             .setExpiresAt(null).setValidFrom(newest).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
-            .setSources(new ArrayList<>(sources(group))).setEmbedding(Vectors.toList(vector))
+            .setSources(new ArrayList<>(sources(group)))
+            .setEmbedding(sameText ? before.getEmbedding() : new ArrayList<>())
             .setEmbeddingModel(first.getEmbeddingModel()).setEventDates(new ArrayList<>(dates)).build();
     }
 
@@ -398,9 +402,20 @@ public final class Observations {
         return out;
     }
 
-
     private static Consolidator.Change removal(final Memory observation, final Instant now, final String cause) {
         final Memory deleted = Memory.newBuilder(observation).setStatus(MemoryStatus.DELETED).setUpdatedAt(now).build();
-        return MemoryLifecycle.change(observation, deleted, UpdateOperation.DELETED, cause, now);
+        return change(observation, deleted, UpdateOperation.DELETED, cause, now);
+    }
+
+    /**
+     * One change of an observation; its event id names the version too (content and sources), since two
+     * regroupings at one point of stream time may write two versions of one observation.
+     */
+    private static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
+                                              final String cause, final Instant now) {
+        final Consolidator.Change change = MemoryLifecycle.change(before, after, operation, cause, now);
+        change.event().setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause + "@"
+            + now.toEpochMilli() + "/" + MemoryIds.uuid(after.getContent(), after.getSources().toString())));
+        return change;
     }
 }

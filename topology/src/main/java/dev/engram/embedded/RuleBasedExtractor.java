@@ -69,6 +69,24 @@ public final class RuleBasedExtractor implements MemoryExtractor {
     /** Confidence of an episodic memory. */
     public static final double EPISODIC_CONFIDENCE = 0.8;
 
+    /**
+     * What a turn says beyond small talk, by this extractor's own rules: its sentences (LoCoMo's
+     * {@code " [image: caption]"} left out) that are neither small talk ("Thanks, Melanie!", "Wow, cool") nor
+     * questions, joined by spaces; empty when there are none.
+     *
+     * @param turn a turn or a statement's own words
+     * @return its substantive sentences
+     */
+    public static String substance(final String turn) {
+        final StringBuilder out = new StringBuilder();
+        for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(turn))) {
+            if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
+                out.append(out.length() == 0 ? "" : " ").append(sentence);
+            }
+        }
+        return out.toString();
+    }
+
     private static final String USER_ROLE = "user";
     private static final String ASSISTANT_ROLE = "assistant";
 

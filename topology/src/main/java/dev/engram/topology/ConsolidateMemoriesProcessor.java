@@ -79,20 +79,21 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private MemoryCommands commands;
     private final UserMemoryCache.Registry caches;
     private UserMemoryCache cache;
-
-    ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
-                                 final Counters counters) {
-        this(consolidator, indexFactory, counters, false, null);
-    }
+    private final Observations observations;
+    private ObservationRegroups regroups;
 
     /**
      * @param shredKeys whether an ERASE also tombstones the user's data key ({@code crypto.enabled}: the
      *     {@link ConsolidationTopology#DATA_KEYS_SINK} exists)
      * @param caches the decoded memories of each task, shared with the task's {@link MemoryLifecycleProcessor};
      *     null = read every user's memories from the store each time
+     * @param observations the observation rule ({@link ObservationRegroups}: regroups a user at once when a
+     *     statement is taken back)
      */
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
-                                 final Counters counters, final boolean shredKeys, final UserMemoryCache.Registry caches) {
+                                 final Counters counters, final boolean shredKeys, final UserMemoryCache.Registry caches,
+                                 final Observations observations) {
+        this.observations = observations;
         this.shredKeys = shredKeys;
         this.consolidator = consolidator;
         this.indexFactory = indexFactory;
@@ -108,8 +109,11 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.erasures = context.getStateStore(Stores.ERASURES);
         this.index = indexFactory.open(memories);
         this.cache = caches == null ? null : caches.join(context);
-        this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
-        this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache,
+            ObservationRegroups.pendingStore(context, observations));
+        this.regroups = new ObservationRegroups(context, observations, writer, cache);
+        this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys,
+            regroups);
         this.idleCommit = new IdleCommit(context);
     }
 
@@ -162,8 +166,10 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));
-        // a superseded or archived statement is not served from an observation until the next pass rebuilds it
-        writer.apply(user, Observations.staleAfter(known, decision.changes(), candidate.getEventTime()), timestamp);
+        // a superseded or revived statement: the observations are regrouped at once (ObservationRegroups)
+        if (decision.changes().stream().anyMatch(Observations::reorders)) {
+            regroups.regroup(user, candidate.getEventTime());
+        }
         for (final ContradictionDetected contradiction : decision.contradictions()) {
             context.forward(new Record<String, Object>(user.wire(), contradiction, timestamp),
                 ConsolidationTopology.CONTRADICTIONS_SINK);
@@ -209,28 +215,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     /** Every memory of the user, every status, in store-key (memory id) order. */
     private List<Memory> userMemories(final UserKey user) {
-        if (cache != null) {
-            return cache.memories(user.wire(), () -> scan(user));
-        }
-        final List<Memory> out = new ArrayList<>();
-        for (final Map.Entry<String, Memory> entry : scan(user)) {
-            out.add(entry.getValue());
-        }
-        return out;
-    }
-
-    /** The user's entries of {@link Stores#MEMORIES} in store order (tombstones left out). */
-    private List<Map.Entry<String, Memory>> scan(final UserKey user) {
-        final List<Map.Entry<String, Memory>> out = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), PREFIX_SERIALIZER)) {
-            while (it.hasNext()) {
-                final KeyValue<String, Memory> entry = it.next();
-                if (entry.value != null) {
-                    out.add(Map.entry(entry.key, entry.value));
-                }
-            }
-        }
-        return out;
+        return ObservationRegroups.userMemories(memories, cache, user);
     }
 
     /** Whether the index (as the topology guards it, {@link RetryingVectorIndex}) is the memories store itself. */

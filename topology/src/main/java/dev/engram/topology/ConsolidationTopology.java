@@ -32,7 +32,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
  * memory-commands   (String user key, MemoryCommand)   ─ read-memory-commands  ─┤
  *        ┌─────────────────────────────────────────────────────────────────────┘
- *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store]
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, observation-pending-store]
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
@@ -40,8 +40,10 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store; STREAM_TIME
- *                                       punctuators every lifecycle.interval.ms and every 30 s (pending hits)]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store,
+ *                                       observation-pending-store; STREAM_TIME punctuators every lifecycle.interval.ms
+ *                                       and every second (pending hits); WALL_CLOCK every lifecycle.observe.interval.ms
+ *                                       (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -53,7 +55,9 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
  * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
  * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger); and, in memory,
- * {@link Stores#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}).
+ * {@link Stores#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}) and
+ * {@link Stores#OBSERVATION_PENDING} (the users whose observations are to be regrouped, see
+ * {@link ObservationRegroups}; shared by both processors).
  *
  * <p>Commands ({@code memory-commands}: CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are a second source
  * of the same processor: both topics are keyed by the user key and co-partitioned, so one task applies a
@@ -189,6 +193,12 @@ public final class ConsolidationTopology {
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.ACCESS_PENDING),
                 Serdes.String(), PendingAccess.serde())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
+        // the users whose observations are to be regrouped (ObservationRegroups): small, in memory, changelogged so a
+        // restart regroups them; there with observations off too, so the topology's stores do not depend on a setting
+        final StoreBuilder<KeyValueStore<String, Long>> observationPending = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.OBSERVATION_PENDING),
+                Serdes.String(), Serdes.Long())
+            .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
         // Every processor's index retries an unavailable index and never lets its task move past a record.
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
@@ -200,17 +210,18 @@ public final class ConsolidationTopology {
                 Topic.MEMORY_CANDIDATES.valueDeserializer(config), Topic.MEMORY_CANDIDATES.name())
             .addSource(COMMANDS_SOURCE, Topic.MEMORY_COMMANDS.keyDeserializer(),
                 Topic.MEMORY_COMMANDS.valueDeserializer(config), Topic.MEMORY_COMMANDS.name())
-            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred, caches),
-                SOURCE, COMMANDS_SOURCE)
+            .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred, caches,
+                lifecycle.observations()), SOURCE, COMMANDS_SOURCE)
             .addSource(ACCESS_SOURCE, Topic.MEMORY_ACCESS.keyDeserializer(), Topic.MEMORY_ACCESS.valueDeserializer(config),
                 Topic.MEMORY_ACCESS.name())
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
-                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches),
-                ACCESS_SOURCE)
+                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
+                Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR)
             .addStateStore(pendingAccess, LIFECYCLE_PROCESSOR)
+            .addStateStore(observationPending, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(CONTRADICTIONS_SINK, Topic.MEMORY_CONTRADICTIONS.name(), keys,

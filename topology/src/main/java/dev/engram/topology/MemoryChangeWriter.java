@@ -6,6 +6,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -17,7 +18,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * first (so an unavailable index retries or rewinds the task before anything of the record is
  * written or forwarded, see {@code RetryingVectorIndex}), then {@link Stores#MEMORIES} (a DELETED
  * state is a tombstone), the folded profile in {@link Stores#PROFILES}, and the events to
- * {@code memory-updated} and the profile to {@code user-profiles}, stamped with the event time.
+ * {@code memory-updated} and the profile to {@code user-profiles}, stamped with the event time. A change of the
+ * user's statements marks the user pending in {@link Stores#OBSERVATION_PENDING} ({@link ObservationRegroups}).
  */
 final class MemoryChangeWriter {
 
@@ -26,12 +28,17 @@ final class MemoryChangeWriter {
     private final KeyValueStore<String, UserProfile> profiles;
     private final VectorIndex index;
     private final UserMemoryCache cache;
+    private final KeyValueStore<String, Long> observationPending;
 
-    /** @param cache the task's decoded memories, told of every store write; null when there is none */
+    /**
+     * @param cache the task's decoded memories, told of every store write; null when there is none
+     * @param observationPending {@link Stores#OBSERVATION_PENDING}, or null when observations are off
+     */
     MemoryChangeWriter(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
                        final KeyValueStore<String, UserProfile> profiles, final VectorIndex index,
-                       final UserMemoryCache cache) {
+                       final UserMemoryCache cache, final KeyValueStore<String, Long> observationPending) {
         this.cache = cache;
+        this.observationPending = observationPending;
         this.context = context;
         this.memories = memories;
         this.profiles = profiles;
@@ -74,5 +81,8 @@ final class MemoryChangeWriter {
         }
         profiles.put(user.wire(), profile);
         context.forward(new Record<String, Object>(user.wire(), profile, timestamp), ConsolidationTopology.PROFILES_SINK);
+        if (observationPending != null && changes.stream().anyMatch(Observations::changesStatements)) {
+            observationPending.put(user.wire(), timestamp);
+        }
     }
 }

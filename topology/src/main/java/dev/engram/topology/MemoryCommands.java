@@ -68,7 +68,7 @@ final class MemoryCommands {
     private final UserMemoryCache cache;
     private final ConsolidateMemoriesProcessor.Counters counters;
     private final boolean shredKeys;
-    private final MemoryChangeWriter writer;
+    private final ObservationRegroups regroups;
 
     /**
      * @param context the processor's context (forwards to {@link ConsolidationTopology}'s sinks)
@@ -79,11 +79,13 @@ final class MemoryCommands {
      * @param cache the task's decoded memories, or null
      * @param counters the consolidator's counters
      * @param shredKeys whether an ERASE also tombstones the user's data key
+     * @param regroups regroups the user's observations before a command and after a statement is corrected or deleted
      */
     MemoryCommands(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
                    final KeyValueStore<String, UserProfile> profiles, final KeyValueStore<String, Long> erasures,
                    final VectorIndex index, final UserMemoryCache cache,
-                   final ConsolidateMemoriesProcessor.Counters counters, final boolean shredKeys) {
+                   final ConsolidateMemoriesProcessor.Counters counters, final boolean shredKeys,
+                   final ObservationRegroups regroups) {
         this.context = context;
         this.memories = memories;
         this.profiles = profiles;
@@ -92,7 +94,7 @@ final class MemoryCommands {
         this.cache = cache;
         this.counters = counters;
         this.shredKeys = shredKeys;
-        this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache);
+        this.regroups = regroups;
     }
 
     /**
@@ -118,6 +120,10 @@ final class MemoryCommands {
         if (erasedAt != null && at <= erasedAt && command.getKind() != CommandKind.ERASE) {
             counters.skipped("erased");
             return;
+        }
+        if (command.getKind() != CommandKind.ERASE) {
+            // what the command names is an observation of the statements as they are at this record, on any schedule
+            regroups.flush(user, command.getIssuedAt());
         }
         switch (command.getKind()) {
             case CORRECT -> correct(user, command);
@@ -161,24 +167,13 @@ final class MemoryCommands {
     }
 
     /**
-     * What the user corrected or deleted is not served from an observation: the observations citing one of the
-     * statement's messages are removed at once, and the next consolidation pass rebuilds them ({@link Observations}).
+     * What the user corrected or deleted is not served from an observation: the user's observations are regrouped
+     * at once ({@link ObservationRegroups}).
      */
     private void dropObservationsOf(final UserKey user, final Memory before, final MemoryCommand command) {
-        if (!Observations.isStatement(before)) {
-            return;
+        if (Observations.isStatement(before)) {
+            regroups.regroup(user, command.getIssuedAt());
         }
-        final List<Memory> userMemories = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
-                ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
-            it.forEachRemaining(kv -> {
-                if (kv.value != null) {
-                    userMemories.add(kv.value);
-                }
-            });
-        }
-        writer.apply(user, Observations.citing(userMemories, List.of(before), command.getIssuedAt()),
-            command.getIssuedAt().toEpochMilli());
     }
 
     private void reembed(final UserKey user, final MemoryCommand command) {
@@ -206,6 +201,9 @@ final class MemoryCommands {
         memories.put(user.storeKey(after.getMemoryId()), after);
         written(user.storeKey(after.getMemoryId()), after);
         LOG.debug("Re-embedded memory {} from {} to {}", after.getMemoryId(), before.getEmbeddingModel(), model);
+        if (Observations.isStatement(before)) {
+            regroups.mark(user, command.getIssuedAt().toEpochMilli()); // grouped per model: regrouped soon
+        }
         emit(user, before, commandEvent(user, after.getMemoryId(), UpdateOperation.REEMBEDDED, after, null, command),
             command);
     }
@@ -243,6 +241,7 @@ final class MemoryCommands {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(memories::delete);
+        regroups.forget(user);
         if (cache != null) {
             cache.forget(user.wire());
         }

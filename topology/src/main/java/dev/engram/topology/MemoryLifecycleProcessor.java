@@ -34,8 +34,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code maintain-memory-lifecycle} processor of the consolidation topology: applies retrieval
  * hits from {@code memory-access} (access count, last accessed at) and runs the lifecycle pass of
- * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on a STREAM_TIME punctuator.
- * It owns {@link Stores#ACCESS_PENDING}.
+ * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) on a STREAM_TIME punctuator, and
+ * regroups the observations of the users whose statements changed on a WALL_CLOCK punctuator every
+ * {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is the same whenever it runs, so the
+ * wall clock does not make a replay differ). It owns {@link Stores#ACCESS_PENDING} and shares
+ * {@link Stores#OBSERVATION_PENDING}.
  *
  * <p>It shares {@link Stores#MEMORIES} and {@link Stores#PROFILES} with {@code consolidate-memories},
  * so it runs in the same task as the user's candidates (all inputs are keyed by user and
@@ -76,6 +79,8 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
+    private final Duration observeInterval;
+    private ObservationRegroups regroups;
     private final VectorIndexFactory indexFactory;
     private final Counters counters;
     private ProcessorContext<String, Object> context;
@@ -90,11 +95,14 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     /**
      * @param caches the decoded memories of each task, shared with the task's {@link ConsolidateMemoriesProcessor}
      *     (which must be told of this processor's writes); null when it keeps none
+     * @param observeInterval wall-clock time between two regroupings of the pending users' observations
+     *     ({@link ObservationRegroups})
      */
     MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
                              final VectorIndexFactory indexFactory, final Counters counters,
-                             final UserMemoryCache.Registry caches) {
+                             final UserMemoryCache.Registry caches, final Duration observeInterval) {
         this.caches = caches;
+        this.observeInterval = observeInterval;
         this.lifecycle = lifecycle;
         this.interval = interval;
         this.indexFactory = indexFactory;
@@ -108,9 +116,14 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.profiles = context.getStateStore(Stores.PROFILES);
         this.pending = context.getStateStore(Stores.ACCESS_PENDING);
         this.cache = caches == null ? null : caches.join(context);
-        this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache);
+        this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache,
+            ObservationRegroups.pendingStore(context, lifecycle.observations()));
+        this.regroups = new ObservationRegroups(context, lifecycle.observations(), writer, cache);
         context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
         context.schedule(ACCESS_CHECK_INTERVAL, PunctuationType.STREAM_TIME, this::applyPendingAccess);
+        if (lifecycle.observations().enabled()) {
+            context.schedule(observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> regroupPending());
+        }
     }
 
     @Override
@@ -155,41 +168,53 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     /**
      * Applies the pending hits due by stream time {@code now} ({@link Long#MAX_VALUE}: all of them): one ACCESSED
-     * change per memory still held (any status but DELETED), per user in store-key order, then forgets them.
+     * change per memory still held (any status but DELETED), per user in store-key order, then forgets them. A user
+     * whose observations are pending is regrouped first, so a hit meets the observations of the statements as they
+     * are at this point of the stream, on any schedule ({@link ObservationRegroups}).
      */
     private void applyPendingAccess(final long now) {
-        final List<KeyValue<String, PendingAccess>> all = new ArrayList<>();
+        final Map<String, List<KeyValue<String, PendingAccess>>> due = new LinkedHashMap<>();
         try (KeyValueIterator<String, PendingAccess> it = pending.all()) {
             while (it.hasNext()) {
                 final KeyValue<String, PendingAccess> entry = it.next();
                 if (entry.value != null && entry.value.dueAt() <= now) {
-                    all.add(entry);
+                    due.computeIfAbsent(entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR)),
+                        k -> new ArrayList<>()).add(entry);
                 }
             }
         }
-        if (all.isEmpty()) {
-            return;
-        }
-        String current = null;
-        List<Consolidator.Change> changes = new ArrayList<>();
-        for (final KeyValue<String, PendingAccess> entry : all) {
-            pending.delete(entry.key);
-            final String userWire = entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR));
-            if (!userWire.equals(current)) {
-                if (current != null) {
-                    apply(UserKey.parse(current), changes);
+        for (final Map.Entry<String, List<KeyValue<String, PendingAccess>>> user : due.entrySet()) {
+            final UserKey key = UserKey.parse(user.getKey());
+            regroups.flush(key, streamTime());
+            final List<Consolidator.Change> changes = new ArrayList<>();
+            for (final KeyValue<String, PendingAccess> entry : user.getValue()) {
+                pending.delete(entry.key);
+                final Memory memory = cache == null ? memories.get(entry.key) : cache.get(entry.key, memories::get);
+                if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
+                    final PendingAccess hits = entry.value;
+                    changes.add(lifecycle.access(memory, Instant.ofEpochMilli(hits.lastAccessedAt()), hits.cause(),
+                        hits.hits()));
                 }
-                current = userWire;
-                changes = new ArrayList<>();
             }
-            final Memory memory = cache == null ? memories.get(entry.key) : cache.get(entry.key, memories::get);
-            if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
-                final PendingAccess hits = entry.value;
-                changes.add(lifecycle.access(memory, Instant.ofEpochMilli(hits.lastAccessedAt()), hits.cause(),
-                    hits.hits()));
-            }
+            apply(key, changes);
         }
-        apply(UserKey.parse(current), changes);
+    }
+
+    /** The pending users' observations, regrouped (wall clock: stream time may not move for a long while). */
+    private void regroupPending() {
+        if (context.currentStreamTimeMs() < 0) {
+            return; // nothing read yet, nothing pending
+        }
+        final long started = System.nanoTime();
+        final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, streamTime());
+        if (users > 0) {
+            LOG.debug("Regrouped the observations of {} users in {} ms", users, (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    /** The task's stream time (the event time of changes made outside a record's processing). */
+    private Instant streamTime() {
+        return Instant.ofEpochMilli(Math.max(0, context.currentStreamTimeMs()));
     }
 
     /** The lifecycle pass over every user of this task, at stream time {@code now} (ms). */
@@ -222,6 +247,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         final long started = System.nanoTime();
         for (final KeyValue<UserKey, List<Memory>> user : users) {
             apply(user.key, lifecycle.review(user.value, at));
+            regroups.forget(user.key); // the pass's last rule regrouped the user's observations
         }
         final long millis = (System.nanoTime() - started) / 1_000_000;
         // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort

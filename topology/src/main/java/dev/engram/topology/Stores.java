@@ -14,6 +14,11 @@ public final class Stores {
      * applied yet (coalesced per memory over {@link MemoryLifecycleProcessor#ACCESS_FLUSH_INTERVAL} of stream time).
      */
     public static final String ACCESS_PENDING = "access-pending-store";
+    /**
+     * Consolidator: user key → stream time (ms) at which the user's statements changed since the user's observations
+     * were last regrouped ({@link ObservationRegroups}); in memory, changelogged, so a restart regroups them.
+     */
+    public static final String OBSERVATION_PENDING = "observation-pending-store";
     /** Retriever: {@code <user key>\0<memory id>} → Memory, materialized from memory-updated. */
     public static final String RETRIEVER_MEMORIES = "retriever-memories-store";
     /** Retriever: user key → UserProfile, materialized from memory-updated. */

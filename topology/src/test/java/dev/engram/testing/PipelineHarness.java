@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -444,6 +445,19 @@ public final class PipelineHarness implements AutoCloseable {
      */
     public PipelineHarness advanceTo(final Instant at) {
         return access("t1/u-clock", at);
+    }
+
+    /**
+     * Advances the consolidator's wall clock (and so fires due WALL_CLOCK punctuations, e.g. the regrouping of
+     * pending observations) without any record: stream time stays where it is.
+     *
+     * @param by how far
+     * @return this harness
+     */
+    public PipelineHarness advanceWallClock(final Duration by) {
+        consolidation.advanceWallClockTime(by);
+        flow();
+        return this;
     }
 
     /** Drains the consolidator's outputs into the logs, the read model and the extractor's profiles. */

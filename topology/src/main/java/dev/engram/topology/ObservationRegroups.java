@@ -1,0 +1,181 @@
+package dev.engram.topology;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.Memory;
+import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.Observations;
+import dev.engram.core.UserKey;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * When the consolidator regroups a user's observations ({@link Observations}), so that the observations it ends
+ * with are a function of the user's statements, whatever the schedule: the live run and a replay from the earliest
+ * offsets ({@code bin/engram rebuild}) end with the same observations, however their records and punctuations
+ * interleave.
+ *
+ * <ul>
+ *   <li><b>Pending.</b> A change of a user's statements (created, reinforced, archived, …; not an access) marks
+ *       the user in {@link Stores#OBSERVATION_PENDING} ({@link MemoryChangeWriter}; in memory and changelogged, so
+ *       a restart or an aborted transaction keeps the marks as committed).</li>
+ *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
+ *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation, every {@code lifecycle.observe.interval.ms}:
+ *       stream time need not advance (a partition that goes quiet still gets its observations). The daily pass
+ *       regroups every user, as before.</li>
+ *   <li><b>At once</b>, where the schedule would show: before a command or a retrieval hit of a pending user is
+ *       applied (what the user deletes, corrects or was served is an observation of the statements as they are at
+ *       that record, on any schedule), and after a change that takes a statement back or moves it in the grouping
+ *       order ({@link Observations#reorders}: not served from an observation after that).</li>
+ * </ul>
+ * A regrouping gives every observation field from the statements except the access counters, which the
+ * observation of the same id keeps; the points where counters change (hits) and where an observation may leave
+ * (taken-back statements) are regroupings at the same records in every run, so the extra regroupings of one run
+ * (wall clock) change nothing the other does not end with. Not thread-safe: one per processor instance.
+ */
+final class ObservationRegroups {
+
+    /** Pending users regrouped per wall-clock punctuation at most, so a punctuation stays short. */
+    static final int MAX_USERS_PER_PUNCTUATION = 64;
+
+    private final Observations observations;
+    private final KeyValueStore<String, Memory> memories;
+    private final KeyValueStore<String, Long> pending;
+    private final UserMemoryCache cache;
+    private final MemoryChangeWriter writer;
+
+    /**
+     * @param context the processor's context, holding {@link Stores#MEMORIES} and {@link Stores#OBSERVATION_PENDING}
+     * @param observations the observation rule
+     * @param writer writes the processor's changes
+     * @param cache the task's decoded memories, or null
+     */
+    ObservationRegroups(final ProcessorContext<String, Object> context, final Observations observations,
+                        final MemoryChangeWriter writer, final UserMemoryCache cache) {
+        this.observations = observations;
+        this.memories = context.getStateStore(Stores.MEMORIES);
+        this.pending = context.getStateStore(Stores.OBSERVATION_PENDING);
+        this.writer = writer;
+        this.cache = cache;
+    }
+
+    /** @return the pending store when observations are on (what {@link MemoryChangeWriter} marks), else null */
+    static KeyValueStore<String, Long> pendingStore(final ProcessorContext<String, Object> context,
+                                                   final Observations observations) {
+        return observations.enabled() ? context.getStateStore(Stores.OBSERVATION_PENDING) : null;
+    }
+
+    /**
+     * Marks the user pending (a statement changed outside {@link MemoryChangeWriter}).
+     *
+     * @param user the user
+     * @param at stream time of the change, ms
+     */
+    void mark(final UserKey user, final long at) {
+        if (observations.enabled()) {
+            pending.put(user.wire(), at);
+        }
+    }
+
+    /**
+     * Regroups the user now, pending or not.
+     *
+     * @param user the user
+     * @param now event time of the changes
+     */
+    void regroup(final UserKey user, final Instant now) {
+        if (!observations.enabled()) {
+            return;
+        }
+        final List<Consolidator.Change> changes = observations.review(userMemories(memories, cache, user), now,
+            Observations.CAUSE_REGROUP);
+        writer.apply(user, changes, now.toEpochMilli());
+        pending.delete(user.wire());
+    }
+
+    /**
+     * Regroups the user if pending.
+     *
+     * @param user the user
+     * @param now event time of the changes
+     */
+    void flush(final UserKey user, final Instant now) {
+        if (observations.enabled() && pending.get(user.wire()) != null) {
+            regroup(user, now);
+        }
+    }
+
+    /**
+     * Forgets the user's mark: the daily pass regrouped the user, or the user was erased.
+     *
+     * @param user the user
+     */
+    void forget(final UserKey user) {
+        if (observations.enabled()) {
+            pending.delete(user.wire());
+        }
+    }
+
+    /**
+     * Regroups up to {@code max} pending users, in key order.
+     *
+     * @param max users at most
+     * @param now event time of the changes
+     * @return users regrouped
+     */
+    int flushPending(final int max, final Instant now) {
+        if (!observations.enabled()) {
+            return 0;
+        }
+        final List<String> users = new ArrayList<>();
+        try (KeyValueIterator<String, Long> it = pending.all()) {
+            while (it.hasNext() && users.size() < max) {
+                final KeyValue<String, Long> entry = it.next();
+                if (entry.value != null) {
+                    users.add(entry.key);
+                }
+            }
+        }
+        users.forEach(user -> regroup(UserKey.parse(user), now));
+        return users.size();
+    }
+
+    /**
+     * @param memories {@link Stores#MEMORIES}
+     * @param cache the task's decoded memories, or null
+     * @param user a user
+     * @return every memory of the user, every status, in store-key (memory id) order
+     */
+    static List<Memory> userMemories(final KeyValueStore<String, Memory> memories, final UserMemoryCache cache,
+                                     final UserKey user) {
+        if (cache != null) {
+            return cache.memories(user.wire(), () -> scan(memories, user));
+        }
+        final List<Memory> out = new ArrayList<>();
+        for (final Map.Entry<String, Memory> entry : scan(memories, user)) {
+            out.add(entry.getValue());
+        }
+        return out;
+    }
+
+    /** The user's entries of {@link Stores#MEMORIES} in store order (tombstones left out). */
+    private static List<Map.Entry<String, Memory>> scan(final KeyValueStore<String, Memory> memories,
+                                                        final UserKey user) {
+        final List<Map.Entry<String, Memory>> out = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),
+                ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
+            while (it.hasNext()) {
+                final KeyValue<String, Memory> entry = it.next();
+                if (entry.value != null) {
+                    out.add(Map.entry(entry.key, entry.value));
+                }
+            }
+        }
+        return out;
+    }
+}
