@@ -131,27 +131,37 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /**
-     * Blocks until everything published so far is processed by the three apps.
+     * Blocks until everything published so far is processed by the three apps, and nothing more is written for
+     * longer than the consolidator's wall-clock regrouping of pending observations
+     * ({@code lifecycle.observe.interval.ms}, plus a second): what a deployment holds a few seconds after its input
+     * stops, not the instant its lag reaches zero.
      *
      * @param stallLimit fail when nothing moves for this long while work is pending
      * @throws IllegalStateException if an app died or the pipeline stalled
      */
     public void awaitSettled(final Duration stallLimit) {
+        final long quietNanos = Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS) + 1_000).toNanos();
         long lastSignature = -1;
         long lastChange = System.nanoTime();
-        int settledChecks = 0;
-        while (settledChecks < 2) {
+        long settledSince = -1;
+        while (settledSince < 0 || System.nanoTime() - settledSince < quietNanos) {
             monitor.poll(SETTLE_CHECK);
             apps.requireAlive();
             final long lag = monitor.lag();
-            settledChecks = lag == 0 && apps.extractorIdle() && monitor.caughtUp() ? settledChecks + 1 : 0;
+            final boolean settled = lag == 0 && apps.extractorIdle() && monitor.caughtUp();
             final long signature = Objects.hash(lag, monitor.count(Topics.MEMORY_CANDIDATES),
                 monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
             if (signature != lastSignature) {
                 lastSignature = signature;
                 lastChange = System.nanoTime();
-            } else if (settledChecks == 0 && System.nanoTime() - lastChange > stallLimit.toNanos()) {
-                throw new IllegalStateException("The pipeline made no progress for " + stallLimit + " (lag " + lag + ")");
+                settledSince = settled ? lastChange : -1;
+            } else if (!settled) {
+                settledSince = -1;
+                if (System.nanoTime() - lastChange > stallLimit.toNanos()) {
+                    throw new IllegalStateException("The pipeline made no progress for " + stallLimit + " (lag " + lag + ")");
+                }
+            } else if (settledSince < 0) {
+                settledSince = System.nanoTime();
             }
         }
     }

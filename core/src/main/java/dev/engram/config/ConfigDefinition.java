@@ -104,8 +104,8 @@ final class ConfigDefinition {
                     + "and its reply): the k hits then cite k different exchanges. Facts are never left out.")
             .define(SKIP_OBSERVED, Type.BOOLEAN, true, Importance.LOW,
                 "In GET .../memories?query=: a hit that an observation ranked above it states word for word (an "
-                    + "observation of the consolidation pass holds its statements verbatim) is left out and the next one "
-                    + "takes its place. The context block leaves out text already in it anyway.")
+                    + "observation holds its statements' own words, without the (re: \"...\") question an answer carries) "
+                    + "is left out and the next one takes its place. The context block leaves out text already in it anyway.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "
@@ -154,7 +154,7 @@ final class ConfigDefinition {
                     + "LoCoMo dev; 1 disables observations.")
             .define(OBSERVE_INTERVAL_MS, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW,
                 "Wall-clock time (ms) between two regroupings of the observations of the users whose statements changed "
-                    + "since their last one (at most 64 users each time), so observations follow within seconds without "
+                    + "since their last one (at most 64 users and about 2 s each time), so observations follow within seconds without "
                     + "stream time advancing; the result depends on the statements only, not on when it runs.")
             .define(OBSERVE_MAX_MEMBERS, Type.INT, 16, Range.between(2, 64), Importance.LOW,
                 "Statements one observation states at most (its content is also capped at 2,000 characters).")

@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
+import dev.engram.consolidation.Observations;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
@@ -48,6 +50,7 @@ import dev.engram.ops.Embedders;
 import dev.engram.ops.HashEmbedderProvider;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.MemorySnapshot;
+import dev.engram.ops.PendingObservations;
 
 /**
  * The demo stack (embedded broker, topics, the three apps, the shipped sample ingested) once for the
@@ -176,6 +179,9 @@ class OpsStackIT {
         // the retrieval in startStack reported its hits on memory-access: let the consolidator fold them first
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP,
             Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS), Duration.ofSeconds(60));
+        // and its observations regrouped (on its wall clock, seconds after the input): the state a replay ends with
+        assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), Duration.ofSeconds(60)))
+            .isTrue();
         consolidator.close(); // a rebuild needs the app stopped
         final Path work = dir.resolve("rebuild-consolidator");
         final CliRun rebuild = engram("rebuild", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir",
@@ -186,6 +192,9 @@ class OpsStackIT {
         final MemorySnapshot before = MemorySnapshot.read(work.resolve("before.json"));
         final MemorySnapshot after = MemorySnapshot.read(work.resolve("after.json"));
         assertThat(before.totalMemories()).isPositive();
+        assertThat(MemoryState.read(TopicScan.client(broker.bootstrapServers()), Duration.ofSeconds(30)).memories()
+            .values().stream().flatMap(List::stream).filter(Observations::isObservation).count())
+            .as("observations are on by default, and rebuilt alike").isPositive();
         assertThat(after.users()).isEqualTo(before.users());
         assertThat(after.events()).as("the rebuild wrote its own events").isPositive();
 

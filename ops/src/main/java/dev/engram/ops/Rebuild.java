@@ -42,7 +42,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
  *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
  *       {@code KafkaStreams#cleanUp()} would;</li>
- *   <li>runs the app in this JVM until its consumer group has no lag on its inputs, printing progress;</li>
+ *   <li>runs the app in this JVM until its consumer group has no lag on its inputs and, for the consolidator, no
+ *       user's observations are still to be regrouped ({@link PendingObservations}: the wall-clock regrouping
+ *       follows the input by seconds), printing progress;</li>
  *   <li>snapshots the state after and compares it with the state before ({@link MemorySnapshot#diff}).</li>
  * </ol>
  *
@@ -164,6 +166,13 @@ public final class Rebuild {
                     reset.awaitNoMembers(offsets, a);
                 }
             }
+            if (apps.contains(App.CONSOLIDATOR)) {
+                final int pending = PendingObservations.count(client, timeout);
+                if (pending > 0) {
+                    out.printf("Note: the consolidator was stopped with %,d users' observations not regrouped yet; the "
+                        + "rebuild regroups them, so verify shows those users%n", pending);
+                }
+            }
             final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout, updates());
             before.write(workDir.resolve("before.json"));
             out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
@@ -202,6 +211,10 @@ public final class Rebuild {
                     }
                     out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
                     processed.put(a, await(a, runner, offsets, inputs.get(a), resetAt.get(a), updatedEnd, started));
+                    if (a == App.CONSOLIDATOR && !PendingObservations.awaitNone(client, timeout)) {
+                        throw new IllegalStateException("engram-consolidator still had users' observations to regroup after "
+                            + timeout);
+                    }
                 }
                 final MemorySnapshot after;
                 if (app == App.CONSOLIDATOR) {

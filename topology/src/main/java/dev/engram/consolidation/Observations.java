@@ -248,8 +248,11 @@ public final class Observations {
         return new HashSet<>(TextAnalysis.terms(substance)).size() >= MIN_CONTENT_TERMS;
     }
 
-    /** The statement without the {@code (re: "…")} context at its end. */
-    static String ownWords(final String content) {
+    /**
+     * @param content a statement's content
+     * @return the statement without the {@code (re: "…")} context at its end: what an observation states of it
+     */
+    public static String ownWords(final String content) {
         return CONTEXT.matcher(content).replaceFirst("").strip();
     }
 

@@ -13,6 +13,7 @@ import java.util.function.IntFunction;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
@@ -146,7 +147,8 @@ public final class HybridScorer {
 
     /**
      * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
-     * hit that an observation ranked above it states word for word is left out and the next one takes its place
+     * hit that an observation ranked above it states word for word (its own words: without the {@code (re: "…")}
+     * question it answered, which an observation leaves out) is left out and the next one takes its place
      * (the observation already says it; {@link dev.engram.consolidation.Observations}), from a ranking of 2k; when
      * nothing is left out, the hits are exactly the ranking for k. A
      * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
@@ -176,7 +178,7 @@ public final class HybridScorer {
             final Memory m = hit.memory();
             if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
                 observed.add(m.getContent());
-            } else if (observed.stream().anyMatch(o -> o.contains(m.getContent()))) {
+            } else if (observed.stream().anyMatch(o -> o.contains(Observations.ownWords(m.getContent())))) {
                 continue;
             }
             out.add(hit);

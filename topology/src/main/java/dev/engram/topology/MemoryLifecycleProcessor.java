@@ -246,8 +246,8 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         }
         final long started = System.nanoTime();
         for (final KeyValue<UserKey, List<Memory>> user : users) {
-            apply(user.key, lifecycle.review(user.value, at));
-            regroups.forget(user.key); // the pass's last rule regrouped the user's observations
+            apply(user.key, lifecycle.review(user.value, at, regroups.pending(user.key)));
+            regroups.forget(user.key); // the pass's last rule regrouped the user's observations if they were due
         }
         final long millis = (System.nanoTime() - started) / 1_000_000;
         // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort

@@ -25,9 +25,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       the user in {@link Stores#OBSERVATION_PENDING} ({@link MemoryChangeWriter}; in memory and changelogged, so
  *       a restart or an aborted transaction keeps the marks as committed).</li>
  *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
- *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation, every {@code lifecycle.observe.interval.ms}:
+ *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation and for about {@value #MAX_PUNCTUATION_MS} ms,
+ *       every {@code lifecycle.observe.interval.ms}:
  *       stream time need not advance (a partition that goes quiet still gets its observations). The daily pass
- *       regroups every user, as before.</li>
+ *       regroups the pending users and those whose statements its own rules changed; a user whose statements did
+ *       not change since the last regrouping would get the same observations again.</li>
  *   <li><b>At once</b>, where the schedule would show: before a command or a retrieval hit of a pending user is
  *       applied (what the user deletes, corrects or was served is an observation of the statements as they are at
  *       that record, on any schedule), and after a change that takes a statement back or moves it in the grouping
@@ -42,6 +44,11 @@ final class ObservationRegroups {
 
     /** Pending users regrouped per wall-clock punctuation at most, so a punctuation stays short. */
     static final int MAX_USERS_PER_PUNCTUATION = 64;
+    /**
+     * Wall-clock time after which a punctuation regroups no further user (ms; the one it is at finishes): a
+     * regrouping embeds the observations it rewrites, and the punctuation runs inside the task's transaction.
+     */
+    static final long MAX_PUNCTUATION_MS = 2_000;
 
     private final Observations observations;
     private final KeyValueStore<String, Memory> memories;
@@ -99,13 +106,21 @@ final class ObservationRegroups {
     }
 
     /**
+     * @param user a user
+     * @return whether the user's observations are to be regrouped
+     */
+    boolean pending(final UserKey user) {
+        return observations.enabled() && pending.get(user.wire()) != null;
+    }
+
+    /**
      * Regroups the user if pending.
      *
      * @param user the user
      * @param now event time of the changes
      */
     void flush(final UserKey user, final Instant now) {
-        if (observations.enabled() && pending.get(user.wire()) != null) {
+        if (pending(user)) {
             regroup(user, now);
         }
     }
@@ -122,7 +137,8 @@ final class ObservationRegroups {
     }
 
     /**
-     * Regroups up to {@code max} pending users, in key order.
+     * Regroups up to {@code max} pending users, in key order, until {@value #MAX_PUNCTUATION_MS} ms have passed;
+     * the others stay pending for the next punctuation.
      *
      * @param max users at most
      * @param now event time of the changes
@@ -141,8 +157,16 @@ final class ObservationRegroups {
                 }
             }
         }
-        users.forEach(user -> regroup(UserKey.parse(user), now));
-        return users.size();
+        final long started = System.nanoTime();
+        int done = 0;
+        for (final String user : users) {
+            if (done > 0 && System.nanoTime() - started > MAX_PUNCTUATION_MS * 1_000_000) {
+                break;
+            }
+            regroup(UserKey.parse(user), now);
+            done++;
+        }
+        return done;
     }
 
     /**
