@@ -230,12 +230,12 @@ public final class MemoryLifecycle {
 
     /**
      * Runs one consolidation pass over one user's memories, regrouping the observations only when asked or when
-     * the pass's own rules changed a statement: a regrouping is a function of the statements, so a user whose
-     * statements did not change since the last one needs none.
+     * the pass's own rules took a statement back ({@link Observations#reorders}): a regrouping is a function of the
+     * statements, so the consolidator may leave the others to a later one.
      *
      * @param userMemories every memory of ONE user, every status
      * @param now the event time of the pass (the stream time of the punctuation)
-     * @param observe whether the user's statements changed since the user's observations were last regrouped
+     * @param observe whether to regroup the user's observations in any case
      * @return the changes in the order to apply them; a DELETED change means "remove it"
      */
     public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe) {
@@ -265,7 +265,7 @@ public final class MemoryLifecycle {
             }
         }
         changes.addAll(merge(active, now));
-        if (observations.enabled() && (observe || changes.stream().anyMatch(Observations::changesStatements))) {
+        if (observations.enabled() && (observe || changes.stream().anyMatch(Observations::reorders))) {
             // the observations see the memories as the rules above left them
             final Map<String, Memory> after = new LinkedHashMap<>();
             userMemories.forEach(m -> after.put(m.getMemoryId(), m));

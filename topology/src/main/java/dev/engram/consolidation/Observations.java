@@ -158,8 +158,33 @@ public final class Observations {
      *     observations whose group is gone; empty when disabled or when nothing differs
      */
     public List<Consolidator.Change> review(final Collection<Memory> userMemories, final Instant now, final String cause) {
+        return review(userMemories, now, cause, Integer.MAX_VALUE).changes();
+    }
+
+    /**
+     * What one regrouping writes, and whether it is all of it.
+     *
+     * @param changes the changes to apply
+     * @param complete false when observations to embed were left for a next call
+     */
+    public record Review(List<Consolidator.Change> changes, boolean complete) {
+    }
+
+    /**
+     * As {@link #review(Collection, Instant, String)}, embedding at most {@code maxEmbedded} observations (the
+     * first by id); the others stay as they are until a next call, which continues (the result of the calls
+     * together is the same). Removals and rewrites that keep their text are all in the first call.
+     *
+     * @param userMemories every memory of ONE user (any status)
+     * @param now the event time of the changes
+     * @param cause the cause of the events
+     * @param maxEmbedded observations embedded at most
+     * @return the changes, and whether nothing was left
+     */
+    public Review review(final Collection<Memory> userMemories, final Instant now, final String cause,
+                         final int maxEmbedded) {
         if (!enabled() || userMemories.isEmpty()) {
-            return List.of();
+            return new Review(List.of(), true);
         }
         final Map<String, Memory> existing = new HashMap<>();
         final Set<String> deleted = new HashSet<>();
@@ -195,12 +220,13 @@ public final class Observations {
             }
             (derived.getEmbedding().isEmpty() ? toEmbed : written).add(derived);
         }
-        written.addAll(embedded(toEmbed));
+        toEmbed.sort(Comparator.comparing(Memory::getMemoryId));
+        written.addAll(embedded(toEmbed.subList(0, Math.min(maxEmbedded, toEmbed.size()))));
         written.sort(Comparator.comparing(Memory::getMemoryId));
         for (final Memory after : written) {
             changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
         }
-        return changes;
+        return new Review(changes, toEmbed.size() <= maxEmbedded);
     }
 
     /**

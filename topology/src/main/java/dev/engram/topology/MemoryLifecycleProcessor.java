@@ -16,6 +16,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
@@ -246,8 +247,15 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         }
         final long started = System.nanoTime();
         for (final KeyValue<UserKey, List<Memory>> user : users) {
-            apply(user.key, lifecycle.review(user.value, at, regroups.pending(user.key)));
-            regroups.forget(user.key); // the pass's last rule regrouped the user's observations if they were due
+            // after its own rules took a statement back the pass regrouped the user's observations (at once, as the
+            // candidates do); a pending user gets a bounded share, the rest is the wall clock's (ObservationRegroups)
+            final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false);
+            apply(user.key, changes);
+            if (changes.stream().anyMatch(Observations::reorders)) {
+                regroups.forget(user.key);
+            } else {
+                regroups.flushSome(user.key, at);
+            }
         }
         final long millis = (System.nanoTime() - started) / 1_000_000;
         // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort

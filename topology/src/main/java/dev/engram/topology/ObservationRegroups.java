@@ -26,10 +26,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       a restart or an aborted transaction keeps the marks as committed).</li>
  *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
  *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation and for about {@value #MAX_PUNCTUATION_MS} ms,
- *       every {@code lifecycle.observe.interval.ms}:
- *       stream time need not advance (a partition that goes quiet still gets its observations). The daily pass
- *       regroups the pending users and those whose statements its own rules changed; a user whose statements did
- *       not change since the last regrouping would get the same observations again.</li>
+ *       every {@code lifecycle.observe.interval.ms}, embedding at most {@value #MAX_EMBEDDED_PER_USER} observations
+ *       per user and punctuation (the user stays pending for the rest): stream time need not advance (a partition
+ *       that goes quiet still gets its observations), and the embedding work is spread over short transactions. The
+ *       daily pass regroups a user at once when its own rules took a statement back (below), and gives a pending
+ *       user the same bounded share.</li>
  *   <li><b>At once</b>, where the schedule would show: before a command or a retrieval hit of a pending user is
  *       applied (what the user deletes, corrects or was served is an observation of the statements as they are at
  *       that record, on any schedule), and after a change that takes a statement back or moves it in the grouping
@@ -49,6 +50,11 @@ final class ObservationRegroups {
      * regrouping embeds the observations it rewrites, and the punctuation runs inside the task's transaction.
      */
     static final long MAX_PUNCTUATION_MS = 2_000;
+    /**
+     * Observations a wall-clock regrouping of one user embeds at most; the user stays pending for the rest (a user's
+     * first regrouping after a backlog may rewrite dozens, each an embedding of up to 2,000 characters).
+     */
+    static final int MAX_EMBEDDED_PER_USER = 8;
 
     private final Observations observations;
     private final KeyValueStore<String, Memory> memories;
@@ -96,13 +102,20 @@ final class ObservationRegroups {
      * @param now event time of the changes
      */
     void regroup(final UserKey user, final Instant now) {
+        regroup(user, now, Integer.MAX_VALUE);
+    }
+
+    /** Regroups the user, embedding at most {@code maxEmbedded} observations; the user stays pending if more are due. */
+    private void regroup(final UserKey user, final Instant now, final int maxEmbedded) {
         if (!observations.enabled()) {
             return;
         }
-        final List<Consolidator.Change> changes = observations.review(userMemories(memories, cache, user), now,
-            Observations.CAUSE_REGROUP);
-        writer.apply(user, changes, now.toEpochMilli());
-        pending.delete(user.wire());
+        final Observations.Review review = observations.review(userMemories(memories, cache, user), now,
+            Observations.CAUSE_REGROUP, maxEmbedded);
+        writer.apply(user, review.changes(), now.toEpochMilli());
+        if (review.complete()) {
+            pending.delete(user.wire());
+        }
     }
 
     /**
@@ -122,6 +135,19 @@ final class ObservationRegroups {
     void flush(final UserKey user, final Instant now) {
         if (pending(user)) {
             regroup(user, now);
+        }
+    }
+
+    /**
+     * Regroups the user if pending, embedding at most {@value #MAX_EMBEDDED_PER_USER} observations (the user stays
+     * pending for the rest).
+     *
+     * @param user the user
+     * @param now event time of the changes
+     */
+    void flushSome(final UserKey user, final Instant now) {
+        if (pending(user)) {
+            regroup(user, now, MAX_EMBEDDED_PER_USER);
         }
     }
 
@@ -163,7 +189,7 @@ final class ObservationRegroups {
             if (done > 0 && System.nanoTime() - started > MAX_PUNCTUATION_MS * 1_000_000) {
                 break;
             }
-            regroup(UserKey.parse(user), now);
+            regroup(UserKey.parse(user), now, MAX_EMBEDDED_PER_USER);
             done++;
         }
         return done;
