@@ -22,6 +22,7 @@ import dev.engram.port.ExtractedMemory;
 import dev.engram.topology.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -32,6 +33,13 @@ import picocli.CommandLine.Parameters;
  *       {@link RuleBasedExtractor}'s memories, one per candidate) embedded with the same model and
  *       setup ({@link ScriptRoutedEmbedder#fromConfig}, the default model, one text per core) in batches of {@value #BATCH}, after a
  *       warm-up; nothing else runs. Gives embeddings/s.</li>
+ *   <li>Warm-up ({@code --warmup N}, default {@value #DEFAULT_WARMUP}): the first N conversations through a stack of
+ *       their own, closed and discarded, so that the timed pipeline runs compiled code as the ceiling does (its
+ *       warm-up is the model's). A fresh JVM otherwise spends a large part of the pipeline phase compiling the
+ *       broker, Kafka Streams, Avro and the apps (JFR put the JIT threads at ~20 % of the JVM's CPU in that phase,
+ *       BENCHMARKS.md "Ingest, session 7"), a start-up cost that a long-running deployment pays once. No state is
+ *       shared with the timed stack (its own run directory, broker and stores). {@code --warmup 0} measures the
+ *       cold pipeline, as runs before 2026-12-02 did.</li>
  *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,
  *       retriever); once the retriever is ready, every conversation is published ({@link Ingest}) and
  *       the clock runs until the three apps have processed everything ({@link EmbeddedStack#awaitSettled}).
@@ -51,10 +59,20 @@ import picocli.CommandLine.Parameters;
 public final class IngestBenchmark implements Callable<Integer> {
 
     static final int BATCH = 64;
+    static final int DEFAULT_WARMUP = 100;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
         description = "LoCoMo JSON or JSON Lines (default: " + Inputs.LOCOMO_DEV + ").")
     Path input;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "" + DEFAULT_WARMUP,
+        description = "Conversations through a discarded stack before the timed one, so the pipeline is timed with "
+            + "compiled code as the ceiling is; 0 = a cold pipeline (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "Setting of the stack's apps (repeatable), e.g. --set kafka.commit.interval.ms=50.")
+    Map<String, String> settings = new LinkedHashMap<>();
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -89,20 +107,19 @@ public final class IngestBenchmark implements Callable<Integer> {
         final double ceilingBefore = before.perSecond();
         out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
+        final Map<String, Object> stackSettings = new LinkedHashMap<>(settings);
+        final int warmed = Math.min(Math.max(0, warmup), conversations.size());
+        if (warmed > 0) {
+            warmUp(conversations.subList(0, warmed), stackSettings);
+        }
+
         final Map<String, Object> figures;
-        try (EmbeddedStack stack = EmbeddedStack.start("ingest")) {
+        try (EmbeddedStack stack = EmbeddedStack.start("ingest", stackSettings)) {
             stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
             out.println("Stack ready; publishing…");
             final long start = System.nanoTime();
             final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
-            try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
-                conversations.forEach(ingest::send);
-                ingest.flush();
-                if (ingest.failed() > 0) {
-                    throw new IllegalStateException("Could not publish: " + ingest.errors());
-                }
-            }
-            stack.awaitSettled(Duration.ofMinutes(3));
+            publishAndSettle(stack, conversations);
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
@@ -119,10 +136,41 @@ public final class IngestBenchmark implements Callable<Integer> {
             figures.put("cpuMsPerCandidatePipeline", BenchReport.round(cpuMsPerCandidate, 2));
             figures.put("cpuRatioToCeiling", BenchReport.round(before.cpuMsPerText() / cpuMsPerCandidate, 3));
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
+            figures.put("warmupConversations", warmed);
+            if (!settings.isEmpty()) {
+                figures.put("settings", new LinkedHashMap<>(settings));
+            }
         }
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /**
+     * Runs conversations through a stack of their own until it has settled, then closes it: what the JVM compiles
+     * meanwhile (broker, Kafka Streams, Avro, the apps) stays compiled for the timed stack, which shares nothing
+     * else with it.
+     */
+    private void warmUp(final List<ConversationCompleted> conversations, final Map<String, Object> stackSettings) {
+        final long start = System.nanoTime();
+        try (EmbeddedStack stack = EmbeddedStack.start("ingest-warmup", stackSettings)) {
+            stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
+            publishAndSettle(stack, conversations);
+        }
+        out.printf("Warm-up: %d conversations through a discarded stack in %.1f s%n", conversations.size(),
+            (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Publishes the conversations and waits until the stack has processed them. */
+    private static void publishAndSettle(final EmbeddedStack stack, final List<ConversationCompleted> conversations) {
+        try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
+            conversations.forEach(ingest::send);
+            ingest.flush();
+            if (ingest.failed() > 0) {
+                throw new IllegalStateException("Could not publish: " + ingest.errors());
+            }
+        }
+        stack.awaitSettled(Duration.ofMinutes(3));
     }
 
     /**

@@ -44,8 +44,13 @@ import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
  */
 public final class StreamsSettings {
 
-    /** {@code commit.interval.ms} of every app (Streams' exactly-once default is 100). */
-    public static final int COMMIT_INTERVAL_MS = 50;
+    /**
+     * {@code commit.interval.ms} of every app: Streams' exactly-once default. Under a steady input each commit is a
+     * transaction of every app (AddPartitionsToTxn, the offsets, EndTxn, a marker per partition written), and at
+     * 50 ms the broker's transaction work was most of its CPU in {@code bench ingest} (JFR, BENCHMARKS.md "Ingest,
+     * session 7"); an idle pipeline does not wait for the interval ({@link IdleCommit}).
+     */
+    public static final int COMMIT_INTERVAL_MS = 100;
     /** {@code poll.ms} of every app (Streams' default is 100). */
     public static final int POLL_MS = 10;
     /** The producers' {@code retry.backoff.ms} (Kafka's default is 100). */
@@ -72,12 +77,13 @@ public final class StreamsSettings {
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
         props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.deadLetter(applicationId));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-        // Commit often: under exactly-once, output becomes visible to read_committed readers at commit, and a
-        // memory crosses three such hops (extractor, consolidator, retriever) before it is retrievable: at 200 ms
-        // the commit waits alone were up to 600 ms of bench freshness' p99. Poll briefly so an idle thread comes
-        // round to its commit soon after the interval instead of blocking up to poll.ms (100 ms by default).
-        // The extractor and the consolidator also commit as soon as their input has been quiet for a moment
-        // (IdleCommit), so output after a lull does not wait for the interval.
+        // Under exactly-once, output becomes visible to read_committed readers at commit, and a memory crosses two
+        // such hops (extractor, consolidator) before the retriever serves it: at 200 ms the commit waits alone were
+        // up to 600 ms of bench freshness' p99. The extractor and the consolidator therefore commit as soon as their
+        // input has been quiet for a moment (IdleCommit), so output after a lull does not wait for the interval, and
+        // the interval only paces the transactions of a steady input (100 ms: half the transactions of the 50 ms
+        // used before IdleCommit existed). Poll briefly so an idle thread comes round to its commit soon after the
+        // interval instead of blocking up to poll.ms (100 ms by default).
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL_MS);
         props.put(StreamsConfig.POLL_MS_CONFIG, POLL_MS);
         // The first write of a transaction can meet the previous one's markers still being written
