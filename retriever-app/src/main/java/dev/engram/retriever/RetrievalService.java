@@ -92,7 +92,12 @@ public final class RetrievalService {
      * @throws ApiProblem 503 while the user's partition is not loaded (restoring, rebalancing)
      */
     public Optional<UserMemoryIndex> searchIndex(final UserKey user) {
-        final KeyQueryMetadata metadata = metadata(user);
+        final KeyQueryMetadata metadata;
+        try {
+            metadata = client().queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+        } catch (StreamsNotStartedException | IllegalStateException e) {
+            throw notReady();
+        }
         if (metadata == null || KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) || !indexes.isLoaded(metadata.partition())) {
             throw notReady();
         }
@@ -105,7 +110,13 @@ public final class RetrievalService {
      * @throws ApiProblem 503 when ownership is not known yet (rebalancing, not started)
      */
     public Optional<HostInfo> remoteOwner(final UserKey user) {
-        final KeyQueryMetadata metadata = metadata(user);
+        final KafkaStreams client = client();
+        final KeyQueryMetadata metadata;
+        try {
+            metadata = client.queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+        } catch (StreamsNotStartedException | IllegalStateException e) {
+            throw notReady();
+        }
         if (metadata == null || KeyQueryMetadata.NOT_AVAILABLE.equals(metadata)
             || metadata.activeHost() == null || HostInfo.unavailable().equals(metadata.activeHost())) {
             throw notReady();
@@ -172,15 +183,9 @@ public final class RetrievalService {
 
     /**
      * @param user a user
-     * @return the user's profile, empty for a user the retriever has never seen (or erased); from the copy kept
-     *     beside the search index when the user's partition is loaded here, else from the store
+     * @return the user's profile, empty for a user the retriever has never seen (or erased)
      */
     public Optional<UserProfile> profile(final UserKey user) {
-        final KeyQueryMetadata metadata = metadata(user);
-        if (metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) && indexes.isLoaded(metadata.partition())) {
-            // the decoded copy the materializing processor keeps beside the user's index: no store read and decode
-            return indexes.profile(user);
-        }
         try {
             return Optional.ofNullable(this.<UserProfile>store(Stores.RETRIEVER_PROFILES).get(user.wire()));
         } catch (InvalidStateStoreException e) {
@@ -218,15 +223,6 @@ public final class RetrievalService {
             throw notReady();
         }
         return out;
-    }
-
-    /** @return where the user's partition of the memory store is (null or NOT_AVAILABLE while unknown) */
-    private KeyQueryMetadata metadata(final UserKey user) {
-        try {
-            return client().queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
-        } catch (StreamsNotStartedException | IllegalStateException e) {
-            throw notReady();
-        }
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(final String name) {

@@ -5,14 +5,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.engram.avro.Memory;
-import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 
 /**
  * The retriever's search structures for the users of the partitions this instance owns: one
- * {@link UserMemoryIndex} per user, a derived view of {@code retriever-memories-store}, and the user's decoded
- * profile, a derived view of {@code retriever-profiles-store} (every request reads it: memory on or off, the user's
- * name; a store read cost an Interactive Query, a RocksDB get and an Avro decode per request).
+ * {@link UserMemoryIndex} per user, a derived view of {@code retriever-memories-store}.
  *
  * <p>Life cycle, driven by the materializing processor of each task (one task per input partition):
  * when a task starts (after Kafka Streams has restored its stores from the changelog), it
@@ -29,7 +26,6 @@ public final class SearchIndexes {
     private final ConcurrentHashMap<UserKey, UserMemoryIndex> byUser = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Set<UserKey>> usersByPartition = new ConcurrentHashMap<>();
     private final Set<Integer> loaded = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<UserKey, UserProfile> profiles = new ConcurrentHashMap<>();
 
     /**
      * Starts (re)building a partition: drops what was held for it; not {@link #isLoaded} until
@@ -65,10 +61,7 @@ public final class SearchIndexes {
         loaded.remove(partition);
         final Set<UserKey> users = usersByPartition.remove(partition);
         if (users != null) {
-            users.forEach(u -> {
-                byUser.remove(u);
-                profiles.remove(u);
-            });
+            users.forEach(byUser::remove);
         }
     }
 
@@ -101,36 +94,10 @@ public final class SearchIndexes {
      */
     public void erase(final int partition, final UserKey user) {
         byUser.remove(user);
-        profiles.remove(user);
         final Set<UserKey> users = usersByPartition.get(partition);
         if (users != null) {
             users.remove(user);
         }
-    }
-
-    /**
-     * Keeps the user's profile as the store now holds it.
-     *
-     * @param partition the partition of the user's events
-     * @param user the user
-     * @param profile the profile written to the store, or null when it was deleted
-     */
-    public void putProfile(final int partition, final UserKey user, final UserProfile profile) {
-        if (profile == null) {
-            profiles.remove(user);
-            return;
-        }
-        usersByPartition.computeIfAbsent(partition, p -> ConcurrentHashMap.newKeySet()).add(user);
-        profiles.put(user, profile);
-    }
-
-    /**
-     * @param user a user of a {@link #isLoaded loaded} partition
-     * @return the profile the store holds for the user (never to be changed: the stream thread's own record), empty
-     *     when it holds none
-     */
-    public Optional<UserProfile> profile(final UserKey user) {
-        return Optional.ofNullable(profiles.get(user));
     }
 
     /**

@@ -47,9 +47,7 @@ import org.slf4j.LoggerFactory;
  * <p>Search structures ({@link SearchIndexes}): every change is applied to the user's index too. On
  * {@link #init} (after Kafka Streams restored the task's stores) the task's partition is rebuilt from its
  * local {@link Stores#RETRIEVER_MEMORIES}; on {@link #close} it is dropped, so the index covers exactly the
- * partitions this instance runs as active tasks. The decoded profiles are kept there too
- * ({@link SearchIndexes#profile}, rebuilt from {@link Stores#RETRIEVER_PROFILES}): requests read them instead of the
- * store, and the fold of the next event starts from them instead of a store read and decode.
+ * partitions this instance runs as active tasks.
  */
 public final class MaterializeMemoriesProcessor implements Processor<String, MemoryUpdated, Void, Void> {
 
@@ -85,14 +83,6 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
                 if (m != null) {
                     indexes.put(partition, new UserKey(m.getTenantId(), m.getUserId()), m);
                     count++;
-                }
-            }
-        }
-        try (KeyValueIterator<String, UserProfile> it = profiles.all()) {
-            while (it.hasNext()) {
-                final KeyValue<String, UserProfile> entry = it.next();
-                if (entry.value != null) {
-                    indexes.putProfile(partition, UserKey.parse(entry.key), entry.value);
                 }
             }
         }
@@ -149,7 +139,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             return;
         }
         if (event.getOperation() == UpdateOperation.SETTINGS_CHANGED) {
-            putProfile(user, ProfileProjection.apply(currentProfile(user), null, event));
+            profiles.put(user.wire(), ProfileProjection.apply(profiles.get(user.wire()), null, event));
             return;
         }
         final String storeKey = user.storeKey(event.getMemoryId());
@@ -168,22 +158,12 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             indexes.put(partition, user, after);
             history.put(historyKey(user, event), withMemory(event, UserMemoryIndex.withoutEmbedding(after)));
         }
-        putProfile(user, ProfileProjection.apply(currentProfile(user), previous, event));
-    }
-
-    /** The user's profile before an event: the decoded copy of a loaded partition, not a store read and decode. */
-    private UserProfile currentProfile(final UserKey user) {
-        return indexes.isLoaded(partition) ? indexes.profile(user).orElse(null) : profiles.get(user.wire());
-    }
-
-    /** Writes (null: deletes) the user's profile in the store and in the search structures' copy. */
-    private void putProfile(final UserKey user, final UserProfile profile) {
+        final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
         if (profile == null) {
             profiles.delete(user.wire());
         } else {
             profiles.put(user.wire(), profile);
         }
-        indexes.putProfile(partition, user, profile);
     }
 
     /**
