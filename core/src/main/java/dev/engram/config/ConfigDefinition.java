@@ -79,7 +79,8 @@ final class ConfigDefinition {
                 "Token budget of the context block when the request gives none.")
             .define(EMBEDDING_THREADS, Type.INT, Math.max(1, Runtime.getRuntime().availableProcessors()),
                 Range.atLeast(1), Importance.LOW,
-                "Threads of the in-process embedding model (one text per thread, one ONNX thread each).")
+                "Threads of the in-process embedding model (one text per thread, one ONNX thread each); the retriever "
+                    + "embeds at most this many queries at once, the others wait their turn.")
             .define(MAX_MESSAGES, Type.INT, 2000, Range.atLeast(1), Importance.LOW,
                 "Conversations with more messages are sent to the dead-letter topic.")
             .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,

@@ -1,6 +1,7 @@
 package dev.engram.scoring;
 
 import java.util.Comparator;
+import java.util.Set;
 
 import dev.engram.avro.Memory;
 
@@ -12,8 +13,10 @@ import dev.engram.avro.Memory;
  * @param importance its importance
  * @param lastAccessed lastAccessedAt in epoch ms, {@link Long#MIN_VALUE} when unknown
  * @param accessCount its access count
+ * @param cited the messages it cites ({@link dev.engram.core.MemoryIds#citedMessages}) when the kept index holds them
+ *     (EPISODIC memories), null when they are to be read from the memory
  */
-record Candidate(Memory memory, double logit, double importance, long lastAccessed, int accessCount) {
+record Candidate(Memory memory, double logit, double importance, long lastAccessed, int accessCount, Set<String> cited) {
 
     /** Best relevance first, ties by memory id. */
     static final Comparator<Candidate> BY_RELEVANCE = Comparator.comparingDouble((Candidate c) -> -c.logit())

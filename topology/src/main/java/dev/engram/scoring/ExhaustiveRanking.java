@@ -80,7 +80,7 @@ final class ExhaustiveRanking {
             if (logit >= minLogit) {
                 candidates.add(new Candidate(m, logit, m.getImportance(),
                     m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                    m.getAccessCount()));
+                    m.getAccessCount(), null));
             }
         }
         candidates.sort(Candidate.BY_RELEVANCE);

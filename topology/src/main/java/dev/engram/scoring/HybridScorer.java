@@ -55,7 +55,8 @@ import org.apache.kafka.common.config.ConfigException;
  * and BM25 arithmetic, so they agree exactly. With a dense index (Qdrant) the cosines come from its
  * top {@code overfetch·k} hits per embedding model (others count as cosine 0).
  *
- * <p>Query vectors go through a bounded LRU ({@code retrieval.query.cache.size}). Thread-safe.
+ * <p>Query vectors go through a bounded LRU ({@code retrieval.query.cache.size}), and at most
+ * {@code embedding.threads} queries are embedded at once ({@link QueryVectors}). Thread-safe.
  */
 public final class HybridScorer {
 
@@ -104,7 +105,8 @@ public final class HybridScorer {
         }
         this.relevanceByModel = Map.copyOf(byModel);
         this.relevance = relevanceByModel.get(embedder.modelName());
-        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE));
+        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE),
+            config.getInt(EngramConfig.EMBEDDING_THREADS));
         this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
         this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
     }
@@ -290,7 +292,7 @@ public final class HybridScorer {
         for (int i = 0; i < heap.size; i++) {
             final int s = heap.slots[i];
             out.add(new Candidate(view.memory(s), heap.logits[i], view.importance(s), view.lastAccessed(s),
-                view.accessCount(s)));
+                view.accessCount(s), view.cited(s)));
         }
         out.sort(Candidate.BY_RELEVANCE);
         return out;

@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.Memory;
@@ -88,12 +90,20 @@ final class Priors {
         if (!skipCoveredEpisodes) {
             return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
         }
+        // the cited messages the kept index holds, instead of building each hit's set again per request
+        final Map<Memory, Set<String>> kept = new IdentityHashMap<>();
+        for (final Candidate c : candidates) {
+            if (c.cited() != null) {
+                kept.put(c.memory(), c.cited());
+            }
+        }
         final List<ScoredMemory> out = new ArrayList<>(Math.min(k, hits.size()));
         final Set<String> cited = new HashSet<>();
         for (int i = 0; i < hits.size() && out.size() < k; i++) {
             final Memory m = hits.get(i).memory();
             if (m.getType() == MemoryType.EPISODIC) {
-                final Set<String> sources = MemoryIds.citedMessages(m);
+                final Set<String> held = kept.get(m);
+                final Set<String> sources = held != null ? held : MemoryIds.citedMessages(m);
                 if (!sources.isEmpty() && cited.containsAll(sources)) {
                     continue;
                 }

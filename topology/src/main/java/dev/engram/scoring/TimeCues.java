@@ -159,7 +159,9 @@ public final class TimeCues {
      * @return the most specific period it names (a day before a month of a year before a bare year), or empty
      */
     public static Optional<Period> in(final String question) {
-        if (question == null || question.isBlank()) {
+        if (question == null || !hasAsciiDigit(question)) {
+            // every cue names a year or a day of the month in ASCII digits (the patterns' \d is [0-9]):
+            // a question without one names no period, and most questions skip the seven patterns
             return Optional.empty();
         }
         final String text = question.toLowerCase(Locale.ROOT);
@@ -181,6 +183,17 @@ public final class TimeCues {
             return Optional.of(new Period(LocalDate.of(y, 1, 1), LocalDate.of(y, 12, 31)));
         }
         return Optional.empty();
+    }
+
+    /** @return whether the text holds one of 0–9, which each of the patterns needs to match */
+    private static boolean hasAsciiDigit(final String text) {
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            if (c >= '0' && c <= '9') {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return the first day the text names, with its year, the question's one year, or any year */

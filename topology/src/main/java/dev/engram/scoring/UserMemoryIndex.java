@@ -6,11 +6,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.core.MemoryIds;
 
 /**
  * One user's search structures, kept up to date as the user's memories change: a derived view of
@@ -50,6 +53,8 @@ public final class UserMemoryIndex {
     private long[] lastAccessed = new long[0];
     private int[] accessCount = new int[0];
     private Memory[] memories = new Memory[0];
+    /** An EPISODIC memory's cited messages (the priors' covered-episode rule reads them per request), else null. */
+    private Object[] cited = new Object[0];
     private final SlotDays days = new SlotDays();
 
     private int activeCount;
@@ -92,6 +97,7 @@ public final class UserMemoryIndex {
                 : memory.getLastAccessedAt().toEpochMilli();
             accessCount[s] = memory.getAccessCount();
             memories[s] = withoutEmbedding(memory);
+            cited[s] = memory.getType() == MemoryType.EPISODIC ? Set.copyOf(MemoryIds.citedMessages(memory)) : null;
             days.set(s, memory);
             setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
             final long event = eventTime(memory);
@@ -121,6 +127,7 @@ public final class UserMemoryIndex {
             setActive(slot, false);
             terms.unindex(slot);
             memories[slot] = null;
+            cited[slot] = null;
             days.clear(slot);
             vectors.clear(slot);
             if (freeCount == free.length) {
@@ -246,6 +253,16 @@ public final class UserMemoryIndex {
         }
 
         /**
+         * @param slot a slot
+         * @return the messages its EPISODIC memory cites ({@link MemoryIds#citedMessages}, unmodifiable), null for
+         *     another type
+         */
+        @SuppressWarnings("unchecked")
+        Set<String> cited(final int slot) {
+            return (Set<String>) cited[slot];
+        }
+
+        /**
          * @param slot a slot (not free)
          * @return its event dates and validFrom day as epoch-day spans ({@link TimeCues#days})
          */
@@ -364,6 +381,7 @@ public final class UserMemoryIndex {
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
             memories = Arrays.copyOf(memories, capacity);
+            cited = Arrays.copyOf(cited, capacity);
             days.grow(capacity);
             terms.grow(capacity);
         }

@@ -36,6 +36,16 @@ class TimeCuesTest {
     }
 
     @Test
+    void shouldReadNoCueWhenTheQuestionHasNoAsciiDigit() {
+        // the digit check before the patterns: only 0-9 ever matched (\d), so these named no period before it either
+        assertThat(TimeCues.in("What did I do in May?")).isEmpty();
+        assertThat(TimeCues.in("When did Caroline go to the LGBTQ support group?")).isEmpty();
+        assertThat(TimeCues.in("我２０２３年５月去了哪里？")).isEmpty();
+        assertThat(TimeCues.in("in May 2023")).contains(
+            new TimeCues.Period(LocalDate.of(2023, 5, 1), LocalDate.of(2023, 5, 31)));
+    }
+
+    @Test
     void shouldReadADayBeforeItsMonthAndYear() {
         final TimeCues.Period may3 = new TimeCues.Period(LocalDate.of(2023, 5, 3), LocalDate.of(2023, 5, 3));
         assertThat(TimeCues.in("What did Maria do on May 3, 2023?")).contains(may3);
