@@ -96,6 +96,11 @@ public final class Ingest implements AutoCloseable {
         // An unreachable cluster fails the ingest within a minute instead of blocking forever.
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
+        // One request in flight per broker: a batch refused as NOT_LEADER_OR_FOLLOWER right after the topics were
+        // created was overtaken by the next one, and the broker then refused that one as OUT_OF_ORDER_SEQUENCE_NUMBER
+        // until the delivery timeout (DemoIT, clean-clone CI, sessions 5 and 7). A file ingest gains nothing from
+        // pipelining; batching (linger.ms) keeps its throughput.
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         props.putAll(overrides);
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
