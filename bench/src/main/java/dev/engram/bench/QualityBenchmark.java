@@ -176,8 +176,10 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         RecallTables.print(out, figures, "LoCoMo evidence recall, categories 1-4", Map.of());
         if (calibrate) {
-            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.locomo(samples, memories),
-                new HybridScorer(embedder, config)));
+            final HybridScorer scorer = new HybridScorer(embedder, config);
+            final List<RelevanceCalibration.Probe> probes = RelevanceCalibration.locomo(samples, memories);
+            printCalibration(figures, RelevanceCalibration.fit(probes, scorer),
+                RelevanceCalibration.fitKindPrior(probes, scorer, kindPriorPool(config)));
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
@@ -211,8 +213,10 @@ public final class QualityBenchmark implements Callable<Integer> {
         RecallTables.print(out, figures, "MemoryBank side-aware evidence recall (" + tenant + ")",
             Map.of("1", "the user's own words", "2", "needs the assistant's reply"));
         if (calibrate) {
-            printCalibration(figures, RelevanceCalibration.fit(RelevanceCalibration.memoryBank(tenant, qs, memories),
-                new HybridScorer(embedder, config)));
+            final HybridScorer scorer = new HybridScorer(embedder, config);
+            final List<RelevanceCalibration.Probe> probes = RelevanceCalibration.memoryBank(tenant, qs, memories);
+            printCalibration(figures, RelevanceCalibration.fit(probes, scorer),
+                RelevanceCalibration.fitKindPrior(probes, scorer, kindPriorPool(config)));
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
@@ -230,10 +234,19 @@ public final class QualityBenchmark implements Callable<Integer> {
         return next;
     }
 
-    private void printCalibration(final Map<String, Object> figures, final Map<String, Object> fit) {
+    private void printCalibration(final Map<String, Object> figures, final Map<String, Object> fit,
+                                  final Map<String, Object> kinds) {
         out.println();
         out.println("Relevance calibration (set retrieval.relevance.calibration=" + fit.get("coefficients") + "): " + fit);
+        out.println("Kind prior, fitted on " + kinds.get("pairs") + " hits (set retrieval.relevance.kind.prior="
+            + kinds.get("kindPrior") + "): " + kinds);
         figures.put("relevanceCalibration", fit);
+        figures.put("kindPriorFit", kinds);
+    }
+
+    /** @return the hits a list of 10 re-orders with the kind prior: overfetch·10 ({@link HybridScorer#forList}) */
+    private static int kindPriorPool(final EngramConfig config) {
+        return 10 * config.getInt(EngramConfig.OVERFETCH_FACTOR);
     }
 
     /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */

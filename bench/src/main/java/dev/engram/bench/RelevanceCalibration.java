@@ -1,6 +1,7 @@
 package dev.engram.bench;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -15,7 +16,10 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.core.UserKey;
 import dev.engram.retriever.OwnNames;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.KindPrior;
+import dev.engram.scoring.MemoryKind;
 import dev.engram.scoring.RelevanceModel;
+import dev.engram.scoring.ScoredMemory;
 
 /**
  * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked
@@ -164,16 +168,33 @@ final class RelevanceCalibration {
      * @return b0 … b_{@value #FEATURES}
      */
     static double[] irls(final List<double[]> x, final List<Boolean> y) {
-        final int n = FEATURES + 1;
+        final List<double[]> rows = new ArrayList<>(x.size());
+        for (final double[] features : x) {
+            final double[] row = new double[FEATURES + 1];
+            row[0] = 1;
+            System.arraycopy(features, 0, row, 1, FEATURES);
+            rows.add(row);
+        }
+        return logistic(rows, null, y);
+    }
+
+    /**
+     * Logistic regression y ~ σ(offset + Σ b_j·row_j) by Newton–Raphson (IRLS), with a tiny ridge term 1e-6.
+     *
+     * @param rows per pair the design row (a leading 1 for an intercept is the caller's)
+     * @param offset per pair a fixed term of the logit (slope 1, not fitted), or null for none
+     * @param y per pair the label
+     * @return b per column of the rows
+     */
+    static double[] logistic(final List<double[]> rows, final double[] offset, final List<Boolean> y) {
+        final int n = rows.isEmpty() ? 0 : rows.get(0).length;
         final double[] beta = new double[n];
         for (int iteration = 0; iteration < 50; iteration++) {
             final double[] gradient = new double[n];
             final double[][] hessian = new double[n][n];
-            final double[] row = new double[n];
-            for (int i = 0; i < x.size(); i++) {
-                row[0] = 1;
-                System.arraycopy(x.get(i), 0, row, 1, FEATURES);
-                double logit = 0;
+            for (int i = 0; i < rows.size(); i++) {
+                final double[] row = rows.get(i);
+                double logit = offset == null ? 0 : offset[i];
                 for (int a = 0; a < n; a++) {
                     logit += beta[a] * row[a];
                 }
@@ -201,6 +222,76 @@ final class RelevanceCalibration {
             }
         }
         return beta;
+    }
+
+    /**
+     * Fits {@link KindPrior}: for every probe, the best {@code pool} hits of the ranking without a kind prior (what
+     * a list of {@code pool / overfetch} re-orders, {@link HybridScorer#forList}); then logistic regression of
+     * "holds evidence" on the hit's relevance logit (an offset, slope 1) and one indicator per {@link MemoryKind}
+     * other than {@link MemoryKind#STATEMENT}, whose b_kind is 0 (the common intercept is dropped: the prior moves
+     * kinds against each other, not the scale of relevance).
+     *
+     * @param probes the questions
+     * @param scorer ranks a probe's memories (its kind prior is not used by {@code rank})
+     * @param pool hits per probe, ≥ 1
+     * @return {@code kindPrior} (configuration text), {@code pairs}, {@code positives} and per kind {@code byKind}
+     *     (pairs, positives, b)
+     */
+    static Map<String, Object> fitKindPrior(final List<Probe> probes, final HybridScorer scorer, final int pool) {
+        final List<MemoryKind> kinds = List.of(MemoryKind.values());
+        final List<double[]> rows = new ArrayList<>();
+        final List<Double> offsets = new ArrayList<>();
+        final List<Boolean> y = new ArrayList<>();
+        final Map<MemoryKind, long[]> counts = new EnumMap<>(MemoryKind.class);
+        for (final Probe probe : probes) {
+            for (final ScoredMemory hit : scorer.rank(probe.query(), probe.memories(), pool)) {
+                final MemoryKind kind = MemoryKind.of(hit.memory());
+                final double[] row = new double[kinds.size()];
+                row[0] = 1; // the intercept in STATEMENT's column
+                if (kind != MemoryKind.STATEMENT) {
+                    row[kind.ordinal()] = 1;
+                }
+                final boolean relevant = probe.relevant().test(hit.memory());
+                rows.add(row);
+                offsets.add(RelevanceModel.logitOf(Math.min(1 - 1e-12, Math.max(1e-12, hit.semantic()))));
+                y.add(relevant);
+                final long[] c = counts.computeIfAbsent(kind, k -> new long[2]);
+                c[0]++;
+                c[1] += relevant ? 1 : 0;
+            }
+        }
+        // a kind never met has no column to fit: leave it out of the design (b_kind 0)
+        final List<Integer> columns = new ArrayList<>();
+        columns.add(0);
+        for (final MemoryKind kind : kinds) {
+            if (kind != MemoryKind.STATEMENT && counts.containsKey(kind)) {
+                columns.add(kind.ordinal());
+            }
+        }
+        final List<double[]> design = new ArrayList<>(rows.size());
+        for (final double[] row : rows) {
+            final double[] d = new double[columns.size()];
+            for (int c = 0; c < d.length; c++) {
+                d[c] = row[columns.get(c)];
+            }
+            design.add(d);
+        }
+        final double[] offset = offsets.stream().mapToDouble(Double::doubleValue).toArray();
+        final double[] beta = logistic(design, offset, y);
+        final Map<MemoryKind, Double> fitted = new EnumMap<>(MemoryKind.class);
+        for (int c = 1; c < columns.size(); c++) {
+            fitted.put(kinds.get(columns.get(c)), BenchReport.round(beta[c], 2));
+        }
+        final KindPrior prior = new KindPrior(fitted);
+        final Map<String, Object> byKind = new LinkedHashMap<>();
+        counts.forEach((kind, c) -> byKind.put(kind.configName(),
+            Map.of("pairs", c[0], "positives", c[1], "b", prior.offset(kind))));
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("kindPrior", prior.toString());
+        out.put("pairs", rows.size());
+        out.put("positives", y.stream().filter(b -> b).count());
+        out.put("byKind", byKind);
+        return out;
     }
 
     /** Gaussian elimination with partial pivoting on an n×n system. */

@@ -113,6 +113,12 @@ final class ConfigDefinition {
                     + "model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q; bench quality --calibrate fits one). "
                     + "Other models (embedding.model.han) keep their fit unless named: entries "
                     + "<model>:b0,b_dense,b_lexical[,b_period] separated by ';' (e.g. bge-small-zh-v15-q:-8,7,9,2.6).")
+            .define(KIND_PRIOR, Type.STRING, "observation:2.3,summary:1.4,fact:0.3", Importance.LOW,
+                "Prior log-odds that a memory of each kind holds the answer at equal relevance, added to a hit's calibrated "
+                    + "relevance logit when GET .../memories?query= orders its list (not in a context block, which is judged per "
+                    + "token): entries kind:b separated by ',' for the kinds statement, reply, recommendation, summary, fact, "
+                    + "observation (a kind left out: 0). The default is fitted on LoCoMo dev (bench quality --calibrate); "
+                    + "empty = no kind weighs more than another.")
             .define(QUERY_CACHE_SIZE, Type.INT, 256, Range.atLeast(0), Importance.LOW,
                 "Query vectors the retriever keeps (least recently used dropped first); 0 = embed every query.")
             .define(EMBEDDING_DIMENSIONS, Type.INT, 384, Range.atLeast(1), Importance.LOW,

@@ -67,6 +67,7 @@ public final class EngramConfig extends AbstractConfig {
     public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
     public static final String MIN_RELEVANCE = "retrieval.min.relevance";
     public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
+    public static final String KIND_PRIOR = "retrieval.relevance.kind.prior";
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
     public static final String SKIP_OBSERVED = "retrieval.skip.observed";

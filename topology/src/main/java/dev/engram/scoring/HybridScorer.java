@@ -156,12 +156,23 @@ public final class HybridScorer {
      * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
      * needs the statements when their observation does not fit the budget.
      *
+     * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link KindPrior}) the list is the best
+     * {@code overfetch·k} of the ranking re-scored with each hit's prior log-odds (an observation or a summary holds
+     * the answer more often than a single turn at equal relevance), then the rule above. A context block ranks without
+     * it: it is judged per token, and what makes an observation likelier to hold the answer, its many statements, is
+     * what it costs in tokens (LoCoMo dev: R@10 up, recall within 256–1,024 tokens down with the prior; BENCHMARKS.md).
+     *
      * @param rank the ranking for a number of hits (one of the {@code rank} methods)
      * @param k how many hits at most, ≥ 1
      * @return at most k hits, best first
      */
     public List<ScoredMemory> forList(final IntFunction<List<ScoredMemory>> rank, final int k) {
         requireK(k);
+        if (priors.hasKindPrior()) {
+            // the kind prior re-orders the ranking's best overfetch·k: a list is judged memory by memory
+            final List<ScoredMemory> ranked = priors.withKindPrior(rank.apply(Math.max(k, k * overfetch)));
+            return skipObserved ? withoutObserved(ranked, k) : List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
+        }
         final List<ScoredMemory> top = rank.apply(k);
         if (!skipObserved || withoutObserved(top, k).size() == top.size()) {
             return top; // nothing to leave out: exactly the ranking for k

@@ -29,6 +29,8 @@ import org.apache.kafka.common.config.ConfigException;
 final class Priors {
 
     private static final double MILLIS_PER_DAY = Duration.ofDays(1).toMillis();
+    private static final Comparator<ScoredMemory> BY_SCORE = Comparator.comparingDouble((ScoredMemory h) -> -h.score())
+        .thenComparing(h -> h.memory().getMemoryId());
 
     private final double weightSemantic;
     private final double weightRecency;
@@ -39,10 +41,12 @@ final class Priors {
     private final int accessSaturation;
     private final double minTopLogit;
     private final boolean skipCoveredEpisodes;
+    private final KindPrior kindPrior;
 
     /**
-     * @param config the four weights, decay days, access saturation and {@code retrieval.min.top.relevance}
-     * @throws ConfigException when every weight is 0
+     * @param config the four weights, decay days, access saturation, {@code retrieval.min.top.relevance} and the
+     *     kind prior ({@code retrieval.relevance.kind.prior})
+     * @throws ConfigException when every weight is 0 or the kind prior is malformed
      */
     Priors(final EngramConfig config) {
         this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
@@ -58,6 +62,12 @@ final class Priors {
         this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
         this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
         this.skipCoveredEpisodes = config.getBoolean(EngramConfig.SKIP_COVERED_EPISODES);
+        final String kinds = config.getString(EngramConfig.KIND_PRIOR);
+        try {
+            this.kindPrior = KindPrior.parse(kinds);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(EngramConfig.KIND_PRIOR, kinds, e.getMessage());
+        }
     }
 
     /**
@@ -85,8 +95,7 @@ final class Priors {
                 hits.add(new ScoredMemory(c.memory(), total, semantic, recency, importance, access));
             }
         }
-        hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score())
-            .thenComparing(h -> h.memory().getMemoryId()));
+        hits.sort(BY_SCORE);
         if (!skipCoveredEpisodes) {
             return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
         }
@@ -114,6 +123,32 @@ final class Priors {
         return List.copyOf(out);
     }
 
+
+    /** @return whether a kind prior is configured (some b_kind ≠ 0) */
+    boolean hasKindPrior() {
+        return !kindPrior.offsets().values().stream().allMatch(b -> b == 0);
+    }
+
+    /**
+     * The hits of a list, re-scored with their kind's prior log-odds ({@link KindPrior}): semantic′ =
+     * σ(logit(semantic) + b_kind), total′ the same weighted mean with semantic′; sorted by total′, ties by id.
+     *
+     * @param ranked hits of {@link #finish}, best first
+     * @return the same hits re-scored and re-sorted
+     */
+    List<ScoredMemory> withKindPrior(final List<ScoredMemory> ranked) {
+        final List<ScoredMemory> out = new ArrayList<>(ranked.size());
+        for (final ScoredMemory h : ranked) {
+            final Memory m = h.memory();
+            final double semantic = RelevanceModel.probability(RelevanceModel.logitOf(h.semantic())
+                + kindPrior.offset(MemoryKind.of(m.getType(), m.getDisplayName())));
+            final double total = (weightSemantic * semantic + weightRecency * h.recency()
+                + weightImportance * h.importance() + weightAccess * h.access()) / weightSum;
+            out.add(new ScoredMemory(m, total, semantic, h.recency(), h.importance(), h.access()));
+        }
+        out.sort(BY_SCORE);
+        return out;
+    }
 
     private double recency(final Instant reference, final long lastAccessedMillis) {
         if (lastAccessedMillis == Long.MIN_VALUE) {

@@ -120,6 +120,69 @@ class HybridScorerTest {
             .containsExactlyInAnyOrderEntriesOf(Map.of("bge-small-en-v15-q", "-1,2,3", "bge-small-zh-v15-q", "-8,9,10,11"));
     }
 
+    @Test
+    void shouldOrderAListWithTheKindPriorAndRankAContextWithout() {
+        final Memory statement = m("st", "We adopted a rescue dog named Biscuit last spring.", T0);
+        final Memory observation = m("obs", "We adopted a rescue dog named Biscuit last spring. Biscuit loves the beach "
+            + "and sleeps on the sofa.", T0);
+        observation.setType(dev.engram.avro.MemoryType.SEMANTIC);
+        observation.setDisplayName(dev.engram.port.ExtractedMemory.OBSERVATION_DISPLAY_NAME);
+        final List<Memory> memories = List.of(statement, observation);
+        final String query = "what is the name of our rescue dog";
+        final HybridScorer plain = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.KIND_PRIOR, "")));
+        final List<ScoredMemory> ranked = plain.rank(query, memories, 2);
+        // the statement's shorter words are closer to the question: first without a prior
+        assertThat(ranked).extracting(h -> h.memory().getMemoryId()).containsExactly("st", "obs");
+        assertThat(plain.forList(n -> plain.rank(query, memories, n), 2)).isEqualTo(ranked);
+
+        // the default prior (observation +2.3 log-odds) puts the observation first in a list ...
+        // (and the statement it states word for word is then left out of the list: retrieval.skip.observed)
+        assertThat(scorer.forList(n -> scorer.rank(query, memories, n), 2)).extracting(h -> h.memory().getMemoryId())
+            .containsExactly("obs");
+        final HybridScorer keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.SKIP_OBSERVED, false)));
+        final List<ScoredMemory> list = keeping.forList(n -> keeping.rank(query, memories, n), 2);
+        assertThat(list).extracting(h -> h.memory().getMemoryId()).containsExactly("obs", "st");
+        final double before = ranked.get(1).semantic();
+        assertThat(list.get(0).semantic()).isCloseTo(
+            RelevanceModel.probability(RelevanceModel.logitOf(before) + 2.3), within(1e-9));
+        assertThat(list.get(0).score()).isCloseTo((0.85 * list.get(0).semantic() + 0.02 * 0.5) / W_SUM, within(1e-9));
+        // ... a statement keeps its relevance, and a context block's ranking is the plain one
+        assertThat(list.get(1).semantic()).isEqualTo(ranked.get(0).semantic());
+        assertThat(scorer.rank(query, memories, 2)).isEqualTo(ranked);
+    }
+
+    @Test
+    void shouldRefuseAMalformedKindPriorNamingTheSetting() {
+        assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            EngramConfig.KIND_PRIOR, "observation:2,insight:1"))))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("retrieval.relevance.kind.prior")
+            .hasMessageContaining("unknown memory kind 'insight'");
+        assertThatThrownBy(() -> KindPrior.parse("fact:high")).hasMessageContaining("not a number for fact");
+        assertThatThrownBy(() -> KindPrior.parse("fact:1,FACT:2")).hasMessageContaining("names fact twice");
+        assertThatThrownBy(() -> KindPrior.parse("fact")).hasMessageContaining("expected kind:log-odds");
+        final KindPrior prior = KindPrior.parse(" observation : 2.3 , summary:1.4 ");
+        assertThat(prior.offset(MemoryKind.OBSERVATION)).isEqualTo(2.3);
+        assertThat(prior.offset(MemoryKind.REPLY)).isZero();
+        final KindPrior reparsed = KindPrior.parse(prior.toString());
+        for (final MemoryKind kind : MemoryKind.values()) {
+            assertThat(reparsed.offset(kind)).isEqualTo(prior.offset(kind));
+        }
+    }
+
+    @Test
+    void shouldTellTheKindOfEveryMemory() {
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.EPISODIC, null)).isEqualTo(MemoryKind.STATEMENT);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.EPISODIC, "Assistant reply")).isEqualTo(MemoryKind.REPLY);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.EPISODIC, "Assistant recommendation"))
+            .isEqualTo(MemoryKind.RECOMMENDATION);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.EPISODIC, "Conversation summary")).isEqualTo(MemoryKind.SUMMARY);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.SEMANTIC, "Observation")).isEqualTo(MemoryKind.OBSERVATION);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.SEMANTIC, "Role")).isEqualTo(MemoryKind.FACT);
+        assertThat(MemoryKind.of(dev.engram.avro.MemoryType.PROCEDURAL, null)).isEqualTo(MemoryKind.FACT);
+    }
+
     private static Memory withSources(final Memory memory, final String conversation, final Integer... indexes) {
         memory.setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId(conversation)
             .setMessageIndexes(List.of(indexes)).setObservedAt(T0).build()));
