@@ -159,7 +159,7 @@ final class LlmReplaySource {
     }
 
     /**
-     * @return up to {@value #SAMPLE} ACTIVE memories reinforced from several sessions (content, reinforcements,
+     * @return up to {@value #SAMPLE} ACTIVE memories (not observations) reinforced from several sessions (content, reinforcements,
      *     the sessions), and up to {@value #SAMPLE} superseded ones (old content → the content that replaced it)
      */
     static Map<String, Object> sample(final Map<String, List<Memory>> memories) {
@@ -169,7 +169,9 @@ final class LlmReplaySource {
         final Map<String, Memory> byId = new HashMap<>();
         all.forEach(m -> byId.put(m.getMemoryId(), m));
         final List<Map<String, Object>> reinforced = new ArrayList<>();
-        all.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE && sessions(m).size() > 1)
+        // an observation cites several sessions because it groups statements, not because they reinforced it
+        all.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE && !Observations.isObservation(m)
+                && sessions(m).size() > 1)
             .sorted(Comparator.comparingInt((Memory m) -> -sessions(m).size()).thenComparing(Memory::getMemoryId))
             .limit(SAMPLE).forEach(m -> reinforced.add(Map.of("user", m.getUserId(), "content", m.getContent(),
                 "reinforcementCount", m.getReinforcementCount(), "sessions", sessions(m))));

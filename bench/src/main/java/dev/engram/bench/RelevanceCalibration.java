@@ -34,6 +34,8 @@ final class RelevanceCalibration {
 
     private static final double[] BINS = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0000001};
     private static final int FEATURES = 3;
+    /** Largest change of a coefficient in one Newton step (log-odds). */
+    private static final double MAX_STEP = 1.0;
 
     private RelevanceCalibration() {
     }
@@ -179,7 +181,8 @@ final class RelevanceCalibration {
     }
 
     /**
-     * Logistic regression y ~ σ(offset + Σ b_j·row_j) by Newton–Raphson (IRLS), with a tiny ridge term 1e-6.
+     * Logistic regression y ~ σ(offset + Σ b_j·row_j) by Newton–Raphson (IRLS), with a tiny ridge term 1e-6 and
+     * steps of at most {@value #MAX_STEP} per coefficient.
      *
      * @param rows per pair the design row (a leading 1 for an intercept is the caller's)
      * @param offset per pair a fixed term of the logit (slope 1, not fitted), or null for none
@@ -189,7 +192,7 @@ final class RelevanceCalibration {
     static double[] logistic(final List<double[]> rows, final double[] offset, final List<Boolean> y) {
         final int n = rows.isEmpty() ? 0 : rows.get(0).length;
         final double[] beta = new double[n];
-        for (int iteration = 0; iteration < 50; iteration++) {
+        for (int iteration = 0; iteration < 200; iteration++) {
             final double[] gradient = new double[n];
             final double[][] hessian = new double[n][n];
             for (int i = 0; i < rows.size(); i++) {
@@ -214,8 +217,12 @@ final class RelevanceCalibration {
             final double[] step = solve(hessian, gradient);
             double change = 0;
             for (int a = 0; a < n; a++) {
-                beta[a] += step[a];
                 change = Math.max(change, Math.abs(step[a]));
+            }
+            // a damped step: a full Newton step from far off (large fixed offsets) can overshoot and diverge
+            final double scale = change > MAX_STEP ? MAX_STEP / change : 1;
+            for (int a = 0; a < n; a++) {
+                beta[a] += scale * step[a];
             }
             if (change < 1e-8) {
                 break;
