@@ -65,6 +65,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     int warmup;
 
     @Mixin
+    SettingsOption settings = new SettingsOption();
+
+    @Mixin
     JsonOption json = new JsonOption();
 
     private final PrintStream out;
@@ -87,7 +90,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         final Histogram consolidator = Latencies.histogram();
         final Histogram retriever = Latencies.histogram();
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        try (EmbeddedStack stack = EmbeddedStack.start("freshness");
+        try (EmbeddedStack stack = EmbeddedStack.start("freshness", settings.over(Map.of()));
              Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of(
                  org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, 0));
              HopObserver hops = new HopObserver(stack.bootstrapServers())) {
@@ -125,6 +128,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         hopFigures.forEach((hop, v) -> rows.add(List.of(hop + " hop p50 / p99 ms",
             ((Map<?, ?>) v).get("p50Ms") + " / " + ((Map<?, ?>) v).get("p99Ms"))));
         figures.put("hops", hopFigures);
+        settings.addTo(figures);
         out.println();
         BenchReport.table(out, rows);
         BenchReport.writeJson(json.file(), figures, out);

@@ -70,9 +70,8 @@ public final class IngestBenchmark implements Callable<Integer> {
             + "compiled code as the ceiling is; 0 = a cold pipeline (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE",
-        description = "Setting of the stack's apps (repeatable), e.g. --set kafka.commit.interval.ms=50.")
-    Map<String, String> settings = new LinkedHashMap<>();
+    @Mixin
+    SettingsOption settings = new SettingsOption();
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -107,7 +106,7 @@ public final class IngestBenchmark implements Callable<Integer> {
         final double ceilingBefore = before.perSecond();
         out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
-        final Map<String, Object> stackSettings = new LinkedHashMap<>(settings);
+        final Map<String, Object> stackSettings = settings.over(Map.of());
         final int warmed = Math.min(Math.max(0, warmup), conversations.size());
         if (warmed > 0) {
             warmUp(conversations.subList(0, warmed), stackSettings);
@@ -137,9 +136,7 @@ public final class IngestBenchmark implements Callable<Integer> {
             figures.put("cpuRatioToCeiling", BenchReport.round(before.cpuMsPerText() / cpuMsPerCandidate, 3));
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
             figures.put("warmupConversations", warmed);
-            if (!settings.isEmpty()) {
-                figures.put("settings", new LinkedHashMap<>(settings));
-            }
+            settings.addTo(figures);
         }
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);

@@ -117,6 +117,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     int queryCacheSize;
 
     @Mixin
+    SettingsOption settings = new SettingsOption();
+
+    @Mixin
     JsonOption json = new JsonOption();
 
     private final PrintStream out;
@@ -139,9 +142,9 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4)).build();
         final Map<String, Object> figures;
-        final Map<String, Object> settings = queryCacheSize < 0 ? Map.of()
-            : Map.of(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE, queryCacheSize);
-        try (EmbeddedStack stack = EmbeddedStack.start("retrieval", settings)) {
+        final Map<String, Object> stackSettings = settings.over(queryCacheSize < 0 ? Map.of()
+            : Map.of(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE, queryCacheSize));
+        try (EmbeddedStack stack = EmbeddedStack.start("retrieval", stackSettings)) {
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 ingest.publish(file, null);
             }
@@ -189,6 +192,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("bySize", sweep(stack, http, samples, embedder));
             figures.put("loadAverage", BenchReport.round(
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+            settings.addTo(figures);
         }
         final List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("phase", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "req/s"));

@@ -4,9 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
+
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.engram.core.UserKey;
@@ -34,38 +32,30 @@ public final class BatchingAccessReporter implements AccessReporter {
     static final int BATCH = 500;
     /** How long the sender collects reports after the first one of a batch, ms. */
     public static final long DEFAULT_LINGER_MS = 250;
-    private static final long CLOSE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private static final Logger LOG = LoggerFactory.getLogger(BatchingAccessReporter.class);
-
+    /** One request's report. */
     record Report(UserKey user, List<String> memoryIds) {
     }
 
-    private final AccessReporter delegate;
-    private final BlockingQueue<Report> queue = new ArrayBlockingQueue<>(CAPACITY);
-    private final AtomicLong dropped = new AtomicLong();
-    private final Thread sender;
-    private final long lingerNanos;
-    private volatile boolean closing;
+    private static final Logger LOG = LoggerFactory.getLogger(BatchingAccessReporter.class);
 
-    /** @param delegate the reporter that sends (owned: closed with this one), with the default linger */
+    private final AccessReporter delegate;
+    private final BackgroundBatches<Report> batches;
+    private final AtomicLong dropped = new AtomicLong();
+
+    /** @param delegate sends the grouped reports (owned: closed by {@link #close}) */
     public BatchingAccessReporter(final AccessReporter delegate) {
         this(delegate, DEFAULT_LINGER_MS);
     }
 
     /**
-     * @param delegate the reporter that sends (owned: closed with this one)
-     * @param lingerMs how long a batch collects reports after its first, ms (0: whatever is queued at once)
+     * @param delegate sends the grouped reports (owned)
+     * @param lingerMs how long to collect after the first report of a batch
      */
     public BatchingAccessReporter(final AccessReporter delegate, final long lingerMs) {
-        if (lingerMs < 0) {
-            throw new IllegalArgumentException("lingerMs must not be negative: " + lingerMs);
-        }
         this.delegate = delegate;
-        this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMs);
-        this.sender = new Thread(this::run, "engram-access-reporter");
-        sender.setDaemon(true);
-        sender.start();
+        this.batches = new BackgroundBatches<>("engram-access-reporter", "access reports (memory-access)", CAPACITY,
+            BATCH, lingerMs, batch -> perUser(batch).forEach(delegate::report));
     }
 
     @Override
@@ -73,54 +63,14 @@ public final class BatchingAccessReporter implements AccessReporter {
         if (memoryIds.isEmpty()) {
             return;
         }
-        if (!queue.offer(new Report(user, List.copyOf(memoryIds)))) {
-            if (dropped.incrementAndGet() % 1000 == 1) {
-                LOG.warn("Access reports are dropped: the memory-access sender is behind ({} so far)", dropped.get());
-            }
+        if (!batches.offer(new Report(user, List.copyOf(memoryIds))) && dropped.incrementAndGet() % 1000 == 1) {
+            LOG.warn("Access reports are dropped: the memory-access sender is behind ({} so far)", dropped.get());
         }
     }
 
     /** @return reports dropped because the queue was full */
     public long dropped() {
         return dropped.get();
-    }
-
-    private void run() {
-        final List<Report> batch = new ArrayList<>(BATCH);
-        while (!closing || !queue.isEmpty()) {
-            try {
-                final Report first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                collect(batch, System.nanoTime() + lingerNanos);
-                perUser(batch).forEach(delegate::report);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                LOG.warn("Could not report access of {} requests: {}", batch.size(), e.toString());
-            } finally {
-                batch.clear();
-            }
-        }
-    }
-
-    /** Adds what arrives until the deadline (System.nanoTime) to the batch, up to {@value #BATCH}; sooner when closing. */
-    private void collect(final List<Report> batch, final long deadline) throws InterruptedException {
-        while (batch.size() < BATCH) {
-            queue.drainTo(batch, BATCH - batch.size());
-            final long left = deadline - System.nanoTime();
-            if (left <= 0 || closing || batch.size() >= BATCH) {
-                return;
-            }
-            // in slices, so that close() ends the wait soon
-            final Report next = queue.poll(Math.min(left, CLOSE_CHECK_NANOS), TimeUnit.NANOSECONDS);
-            if (next != null) {
-                batch.add(next);
-            }
-        }
     }
 
     /**
@@ -137,12 +87,7 @@ public final class BatchingAccessReporter implements AccessReporter {
 
     @Override
     public void close() {
-        closing = true;
-        try {
-            sender.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        batches.close();
         delegate.close();
     }
 }

@@ -25,8 +25,12 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.runtime.AppHttpServer;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.http.ContentType;
 import io.javalin.http.Context;
 
 /**
@@ -37,6 +41,9 @@ import io.javalin.http.Context;
  * {@code recordAccess=false}); while the user's memory is off they return no memories.
  */
 final class ReadRoutes {
+
+    /** The server's JSON settings ({@link AppHttpServer#objectMapper}); thread-safe, shared by every request. */
+    private static final ObjectMapper JSON = AppHttpServer.objectMapper();
 
     private final RetrievalService service;
     private final HybridScorer scorer;
@@ -115,7 +122,7 @@ final class ReadRoutes {
             if (asOf == null && recordAccess) {
                 access.report(user, ids);
             }
-            ctx.json(new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
+            json(ctx, new ApiViews.QueryResult(user.tenantId(), user.userId(), query, k, body));
             return;
         }
         final List<ApiViews.MemoryView> views = service.memories(user).stream()
@@ -184,8 +191,16 @@ final class ReadRoutes {
         if (recordAccess) {
             access.report(user, block.included());
         }
-        ctx.json(new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
+        json(ctx, new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
+    }
+
+    /**
+     * Answers {@code body} as JSON, as {@code ctx.json} does, but from Jackson's UTF-8 bytes: {@code ctx.json} builds a
+     * String and encodes it again (the query and context answers, once per request).
+     */
+    private static void json(final Context ctx, final Object body) throws JsonProcessingException {
+        ctx.contentType(ContentType.APPLICATION_JSON).result(JSON.writeValueAsBytes(body));
     }
 
     /**

@@ -98,6 +98,8 @@ public final class RetrieverApi {
     }
 
     private final MeterRegistry registry;
+    /** The request timer of each endpoint, registered once rather than looked up in the registry per request. */
+    private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
     private final String panelHtml;
     private final ApiAccess auth;
     private final ReadRoutes reads;
@@ -157,8 +159,8 @@ public final class RetrieverApi {
         try {
             handler.handle(ctx);
         } finally {
-            sample.stop(Timer.builder("engram.retrieval.requests").description("Retrieval API request latency")
-                .tag("endpoint", endpoint).register(registry));
+            sample.stop(timers.computeIfAbsent(endpoint, e -> Timer.builder("engram.retrieval.requests")
+                .description("Retrieval API request latency").tag("endpoint", e).register(registry)));
         }
     }
 

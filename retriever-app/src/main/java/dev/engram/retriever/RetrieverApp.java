@@ -170,11 +170,11 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param embedder embeds queries and corrections
      * @param access where hits are reported (owned)
      * @param commands where writes are published (owned)
-     * @param audit where audit records go (owned)
+     * @param auditSink where audit records go (owned); they reach it from a background thread
      * @return the running retriever
      */
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter reporter,
-                               final CommandPublisher commands, final AuditReporter audit) {
+                               final CommandPublisher commands, final AuditReporter auditSink) {
         // access reports leave the request thread: queued, sent by one background thread
         final AccessReporter access = new BatchingAccessReporter(reporter);
         final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
@@ -185,8 +185,8 @@ public final class RetrieverApp implements Callable<Integer> {
         } catch (RuntimeException e) {
             access.close();
             closeQuietly(commands);
-            if (audit != commands) {
-                closeQuietly(audit);
+            if (auditSink != commands) {
+                closeQuietly(auditSink);
             }
             registry.close();
             throw e;
@@ -198,10 +198,15 @@ public final class RetrieverApp implements Callable<Integer> {
         } else if (!authEnabled) {
             checkExposure(config);
         }
+        // audit records leave the request thread too: queued, encoded and produced by one background thread
+        final AuditReporter audit = new BatchingAuditReporter(auditSink);
         final AutoCloseable owned = () -> {
-            commands.close();
-            if (audit != commands) {
-                audit.close();
+            try {
+                audit.close(); // drains the queued records to the sink first, then closes it
+            } finally {
+                if (auditSink != commands) {
+                    commands.close();
+                }
             }
         };
         final RetrieverApi.Privacy privacy = new RetrieverApi.Privacy(authEnabled, keys, commands, audit,
@@ -221,10 +226,7 @@ public final class RetrieverApp implements Callable<Integer> {
             scorer = new HybridScorer(embedder, config, dense.orElse(null));
         } catch (RuntimeException e) {
             access.close();
-            closeQuietly(commands);
-            if (audit != commands) {
-                closeQuietly(audit);
-            }
+            closeQuietly(owned);
             closeQuietly(dense.orElse(null));
             registry.close();
             throw e;

@@ -5,9 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.Memory;
@@ -83,7 +81,7 @@ final class Priors {
         if (candidates.isEmpty() || candidates.get(0).logit() < minTopLogit) {
             return List.of();
         }
-        final List<ScoredMemory> hits = new ArrayList<>(candidates.size());
+        final List<Hit> hits = new ArrayList<>(candidates.size());
         for (final Candidate c : candidates) {
             final double semantic = RelevanceModel.probability(c.logit());
             final double recency = recency(reference, c.lastAccessed());
@@ -92,35 +90,33 @@ final class Priors {
             final double total = (weightSemantic * semantic + weightRecency * recency
                 + weightImportance * importance + weightAccess * access) / weightSum;
             if (total >= minScore) {
-                hits.add(new ScoredMemory(c.memory(), total, semantic, recency, importance, access));
+                hits.add(new Hit(new ScoredMemory(c.memory(), total, semantic, recency, importance, access), c.cited()));
             }
         }
-        hits.sort(BY_SCORE);
-        if (!skipCoveredEpisodes) {
-            return List.copyOf(hits.subList(0, Math.min(k, hits.size())));
-        }
-        // the cited messages the kept index holds, instead of building each hit's set again per request
-        final Map<Memory, Set<String>> kept = new IdentityHashMap<>();
-        for (final Candidate c : candidates) {
-            if (c.cited() != null) {
-                kept.put(c.memory(), c.cited());
-            }
-        }
+        hits.sort(Hit.BY_SCORE);
         final List<ScoredMemory> out = new ArrayList<>(Math.min(k, hits.size()));
-        final Set<String> cited = new HashSet<>();
+        final Set<String> cited = skipCoveredEpisodes ? new HashSet<>() : null;
         for (int i = 0; i < hits.size() && out.size() < k; i++) {
-            final Memory m = hits.get(i).memory();
-            if (m.getType() == MemoryType.EPISODIC) {
-                final Set<String> held = kept.get(m);
+            final ScoredMemory hit = hits.get(i).scored();
+            final Memory m = hit.memory();
+            if (cited != null && m.getType() == MemoryType.EPISODIC) {
+                // the cited messages the kept index holds, instead of building each hit's set again per request
+                final Set<String> held = hits.get(i).cited();
                 final Set<String> sources = held != null ? held : MemoryIds.citedMessages(m);
                 if (!sources.isEmpty() && cited.containsAll(sources)) {
                     continue;
                 }
                 cited.addAll(sources);
             }
-            out.add(hits.get(i));
+            out.add(hit);
         }
         return List.copyOf(out);
+    }
+
+    /** A scored candidate with the cited messages its {@link Candidate} carried (null when not held). */
+    private record Hit(ScoredMemory scored, Set<String> cited) {
+        /** Total first, ties by memory id: the order of the answer. */
+        static final Comparator<Hit> BY_SCORE = Comparator.comparing(Hit::scored, Priors.BY_SCORE);
     }
 
 
