@@ -112,7 +112,8 @@ class RetrieverQdrantIT {
         assertThat(queries.get(0).getFilter().getMustList()).extracting(RetrieverQdrantIT::keyword)
             .containsExactlyInAnyOrder("tenant_id=t1", "user_id=u-ben", "status=ACTIVE",
                 "embedding_model=" + ScriptRoutedEmbedder.defaults().modelName()); // never another model's vectors
-        assertThat(queries.get(0).getLimit()).isEqualTo(15); // k = 5, over-fetch 3
+        // k = 5: a list re-orders the best 15 (over-fetch 3) with the kind prior, from a ranking that over-fetches 3 × 15
+        assertThat(queries.get(0).getLimit()).isEqualTo(45);
 
         qdrant.stop();
         final HttpResponse<String> down = get("/v1/tenants/t1/users/u-ana/memories?query=" + q("locker code"));
