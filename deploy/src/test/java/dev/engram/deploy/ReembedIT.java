@@ -296,11 +296,15 @@ class ReembedIT {
         return out;
     }
 
-    /** @return memory id → semantic component of an in-process ranking of the memories (every one ranked) */
+    /**
+     * @return memory id → semantic component of an in-process list of the memories (every one ranked), as the API's
+     *     list computes it (with the kind prior, {@link HybridScorer#forList})
+     */
     private static Map<String, Double> semantic(final HybridScorer scorer, final List<Memory> memories) {
         final Map<String, Double> out = new HashMap<>();
         final List<Memory> active = memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
-        scorer.rank(QUERY, active, active.size()).forEach(h -> out.put(h.memory().getMemoryId(), h.semantic()));
+        scorer.forList(n -> scorer.rank(QUERY, active, n), active.size())
+            .forEach(h -> out.put(h.memory().getMemoryId(), h.semantic()));
         return out;
     }
 
