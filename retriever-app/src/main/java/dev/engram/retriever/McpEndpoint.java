@@ -129,7 +129,9 @@ public final class McpEndpoint {
                 ctx.status(400).contentType("application/json").result(invalid.get());
                 return;
             }
-            transport.service(new BodyRequest(ctx.req(), body), ctx.res());
+            final BufferedResponse response = new BufferedResponse(ctx.res());
+            transport.service(new BodyRequest(ctx.req(), body), response);
+            response.sendSanitized();
         });
     }
 
@@ -153,7 +155,42 @@ public final class McpEndpoint {
             return Optional.of(rpcError(-32600,
                 "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" and a method"));
         }
+        final JsonNode id = node.get("id");
+        if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
+            return Optional.of(rpcError(-32600, "Invalid Request: an id is a string, a number or null"));
+        }
+        final JsonNode params = node.get("params");
+        if (params != null && !params.isObject()) {
+            return Optional.of(rpcError(-32602, "Invalid params: params is an object"));
+        }
+        if ("tools/call".equals(node.path("method").asText()) && (params == null || !params.path("name").isTextual())) {
+            return Optional.of(rpcError(-32602, "Invalid params: tools/call needs params with the tool's name"));
+        }
         return Optional.empty();
+    }
+
+    /**
+     * The JSON-RPC error that replaces an error answer of the SDK's transport, which serializes its exception with
+     * the stack trace: the SDK's own code and message when it gave one ({@code jsonRpcError}), else Invalid Request
+     * (−32600) for a 4xx and Internal error (−32603) for a 5xx.
+     *
+     * @param status the HTTP status the transport set, ≥ 400
+     * @param body what the transport wrote
+     * @return the error response to send instead
+     */
+    static String sanitizedError(final int status, final byte[] body) {
+        JsonNode error = null;
+        try {
+            final JsonNode node = JSON.readTree(body);
+            error = node == null ? null : node.path("jsonRpcError").isObject() ? node.get("jsonRpcError")
+                : node.path("error").isObject() ? node.get("error") : null;
+        } catch (IOException e) {
+            // not JSON: the generic error below
+        }
+        if (error != null && error.path("code").isInt() && error.path("message").isTextual()) {
+            return rpcError(error.get("code").asInt(), error.get("message").asText());
+        }
+        return status >= 500 ? rpcError(-32603, "Internal error") : rpcError(-32600, "Invalid Request");
     }
 
     private static String rpcError(final int code, final String message) {
@@ -168,6 +205,72 @@ public final class McpEndpoint {
             return JSON.writeValueAsString(response);
         } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The transport's answer, held until it is complete: an error status (≥ 400) is sent with {@link #sanitizedError}
+     * instead of the SDK's serialized exception; anything else is sent as written.
+     */
+    private static final class BufferedResponse extends jakarta.servlet.http.HttpServletResponseWrapper {
+        private final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+        private java.io.PrintWriter writer;
+
+        BufferedResponse(final jakarta.servlet.http.HttpServletResponse response) {
+            super(response);
+        }
+
+        @Override
+        public jakarta.servlet.ServletOutputStream getOutputStream() {
+            return new jakarta.servlet.ServletOutputStream() {
+                @Override
+                public void write(final int b) {
+                    buffer.write(b);
+                }
+
+                @Override
+                public void write(final byte[] b, final int off, final int len) {
+                    buffer.write(b, off, len);
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setWriteListener(final jakarta.servlet.WriteListener listener) {
+                    throw new UnsupportedOperationException("blocking writes only");
+                }
+            };
+        }
+
+        @Override
+        public java.io.PrintWriter getWriter() {
+            if (writer == null) {
+                writer = new java.io.PrintWriter(new java.io.OutputStreamWriter(buffer, StandardCharsets.UTF_8));
+            }
+            return writer;
+        }
+
+        @Override
+        public void flushBuffer() {
+            // held until sendSanitized
+        }
+
+        /** Sends what the transport wrote, an error status with a sanitized body. */
+        void sendSanitized() throws IOException {
+            if (writer != null) {
+                writer.flush();
+            }
+            final byte[] body = getStatus() >= 400
+                ? sanitizedError(getStatus(), buffer.toByteArray()).getBytes(StandardCharsets.UTF_8) : buffer.toByteArray();
+            if (getStatus() >= 400) {
+                setContentType("application/json");
+            }
+            setContentLength(body.length);
+            getResponse().getOutputStream().write(body);
+            getResponse().flushBuffer();
         }
     }
 

@@ -139,5 +139,19 @@ class McpEndpointIT {
         final HttpResponse<String> notRpc = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, "{\"a\":1}");
         assertThat(notRpc.statusCode()).isEqualTo(400);
         assertThat(notRpc.body()).contains("\"code\":-32600").doesNotContain("stackTrace");
+        // well-formed envelopes the SDK would have answered with its exception (a 500 and a stack trace, or a 4xx
+        // with one): invalid params, an id that is an object, and a client that does not accept JSON and SSE
+        for (final String message : List.of(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":\"x\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"tools/list\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")) {
+            final HttpResponse<String> answer = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, message);
+            assertThat(answer.statusCode()).as(message).isBetween(400, 499);
+            assertThat(answer.body()).as(message).contains("\"code\":-326").doesNotContain("stackTrace")
+                .doesNotContain("Exception");
+            assertThat(answer.headers().firstValue("Content-Type")).as(message).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        }
     }
 }
