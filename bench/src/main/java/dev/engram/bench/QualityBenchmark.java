@@ -138,6 +138,9 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // an invalid --set is refused now, not after minutes of ingest
+        new HybridScorer(ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)),
+            EngramConfig.defaults().with(overrides));
         if (dataset == Dataset.memorybank) {
             return memoryBank();
         }

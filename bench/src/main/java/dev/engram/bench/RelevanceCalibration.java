@@ -16,10 +16,10 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.core.UserKey;
 import dev.engram.retriever.OwnNames;
 import dev.engram.scoring.HybridScorer;
-import dev.engram.scoring.KindPrior;
-import dev.engram.scoring.MemoryKind;
 import dev.engram.scoring.RelevanceModel;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.port.KindPrior;
+import dev.engram.port.MemoryKind;
 
 /**
  * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked

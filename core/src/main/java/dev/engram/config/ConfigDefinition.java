@@ -113,7 +113,7 @@ final class ConfigDefinition {
                     + "model (all-minilm-l6-v2-q, bge-small-en-v15-q, bge-small-zh-v15-q; bench quality --calibrate fits one). "
                     + "Other models (embedding.model.han) keep their fit unless named: entries "
                     + "<model>:b0,b_dense,b_lexical[,b_period] separated by ';' (e.g. bge-small-zh-v15-q:-8,7,9,2.6).")
-            .define(KIND_PRIOR, Type.STRING, "observation:2.3,summary:1.4,fact:0.3", Importance.LOW,
+            .define(KIND_PRIOR, Type.STRING, "observation:2.3,summary:1.4,fact:0.3", new KindPriorValidator(), Importance.LOW,
                 "Prior log-odds that a memory of each kind holds the answer at equal relevance, added to a hit's calibrated "
                     + "relevance logit when GET .../memories?query= orders its list (not in a context block, which is judged per "
                     + "token): entries kind:b separated by ',' for the kinds statement, reply, recommendation, summary, fact, "
@@ -272,5 +272,22 @@ final class ConfigDefinition {
                     + "Redpanda), used when serde.format=registry.")
             .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
                 "user:password for HTTP Basic authentication to the schema registry; empty = none.");
+    }
+
+    /** Refuses a {@code retrieval.relevance.kind.prior} that {@link dev.engram.port.KindPrior#parse} refuses. */
+    private static final class KindPriorValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(final String name, final Object value) {
+            try {
+                dev.engram.port.KindPrior.parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new org.apache.kafka.common.config.ConfigException(name, value, e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "kind:log-odds,… (statement, reply, recommendation, summary, fact, observation)";
+        }
     }
 }

@@ -156,7 +156,7 @@ public final class HybridScorer {
      * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
      * needs the statements when their observation does not fit the budget.
      *
-     * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link KindPrior}) the list is the best
+     * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link dev.engram.port.KindPrior}) the list is the best
      * {@code overfetch·k} of the ranking re-scored with each hit's prior log-odds (an observation or a summary holds
      * the answer more often than a single turn at equal relevance), then the rule above. A context block ranks without
      * it: it is judged per token, and what makes an observation likelier to hold the answer, its many statements, is

@@ -12,6 +12,8 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.port.KindPrior;
+import dev.engram.port.MemoryKind;
 import org.apache.kafka.common.config.ConfigException;
 
 /**

@@ -16,6 +16,8 @@ import dev.engram.config.EngramConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import dev.engram.port.Embedder;
+import dev.engram.port.KindPrior;
+import dev.engram.port.MemoryKind;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 

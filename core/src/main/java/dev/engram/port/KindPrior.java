@@ -1,4 +1,4 @@
-package dev.engram.scoring;
+package dev.engram.port;
 
 import java.util.EnumMap;
 import java.util.Locale;

@@ -1,10 +1,9 @@
-package dev.engram.scoring;
+package dev.engram.port;
 
 import java.util.Locale;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
-import dev.engram.port.ExtractedMemory;
 
 /**
  * What a memory is, as far as ranking is concerned: where its words come from and how much of a conversation it
