@@ -25,6 +25,8 @@ import org.apache.kafka.common.config.ConfigException;
  * With {@code retrieval.skip.covered.episodes} an EPISODIC hit whose every source message is cited by the
  * EPISODIC hits above it is left out (it repeats what they hold: a turn's episode under the exchange
  * episode of that turn and its reply), so the k hits cover as many messages as they can.
+ * For a list, {@link #withKindPrior} re-scores the hits with semantic′ = σ(logit(semantic) + b_kind)
+ * ({@link KindPrior}, {@code retrieval.relevance.kind.prior}).
  */
 final class Priors {
 
