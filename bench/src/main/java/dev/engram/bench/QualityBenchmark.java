@@ -138,9 +138,10 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        // an invalid --set is refused now, not after minutes of ingest
-        new HybridScorer(ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(overrides)),
-            EngramConfig.defaults().with(overrides));
+        // an invalid --set is refused now, not after minutes of ingest (the config's validators, then the scorer's
+        // own checks: calibration text, all-zero weights)
+        final EngramConfig checked = EngramConfig.defaults().with(overrides);
+        new HybridScorer(ScriptRoutedEmbedder.fromConfig(checked), checked);
         if (dataset == Dataset.memorybank) {
             return memoryBank();
         }

@@ -44,11 +44,12 @@ final class Priors {
     private final double minTopLogit;
     private final boolean skipCoveredEpisodes;
     private final KindPrior kindPrior;
+    private final boolean anyKindPrior;
 
     /**
      * @param config the four weights, decay days, access saturation, {@code retrieval.min.top.relevance} and the
      *     kind prior ({@code retrieval.relevance.kind.prior})
-     * @throws ConfigException when every weight is 0 or the kind prior is malformed
+     * @throws ConfigException when every weight is 0
      */
     Priors(final EngramConfig config) {
         this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
@@ -64,12 +65,9 @@ final class Priors {
         this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
         this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
         this.skipCoveredEpisodes = config.getBoolean(EngramConfig.SKIP_COVERED_EPISODES);
-        final String kinds = config.getString(EngramConfig.KIND_PRIOR);
-        try {
-            this.kindPrior = KindPrior.parse(kinds);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(EngramConfig.KIND_PRIOR, kinds, e.getMessage());
-        }
+        // checked when the config was built (a ConfigDef validator), so this parse cannot fail
+        this.kindPrior = KindPrior.parse(config.getString(EngramConfig.KIND_PRIOR));
+        this.anyKindPrior = kindPrior.offsets().values().stream().anyMatch(b -> b != 0);
     }
 
     /**
@@ -126,7 +124,7 @@ final class Priors {
 
     /** @return whether a kind prior is configured (some b_kind ≠ 0) */
     boolean hasKindPrior() {
-        return !kindPrior.offsets().values().stream().allMatch(b -> b == 0);
+        return anyKindPrior;
     }
 
     /**
