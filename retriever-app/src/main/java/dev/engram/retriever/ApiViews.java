@@ -25,7 +25,7 @@ public final class ApiViews {
      * @param m a memory
      * @return its category's name, or null for a memory of none
      */
-    static String category(final Memory m) {
+    static String categoryOf(final Memory m) {
         return m.getCustomCategory() != null ? m.getCustomCategory()
             : m.getCategory() == null ? null : m.getCategory().name();
     }
@@ -81,7 +81,7 @@ public final class ApiViews {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
-            return new Hit(m.getMemoryId(), m.getType().name(), category(m),
+            return new Hit(m.getMemoryId(), m.getType().name(), categoryOf(m),
                 m.getKey(), m.getValue(), m.getContent(), round(scored.score()),
                 new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
                     round(scored.access())),
@@ -139,7 +139,7 @@ public final class ApiViews {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
-                category(m), m.getKey(), m.getValue(), m.getDisplayName(),
+                categoryOf(m), m.getKey(), m.getValue(), m.getDisplayName(),
                 m.getContent(), m.getImportance(), m.getConfidence(), m.getSource().name(), m.getStatus().name(),
                 m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
