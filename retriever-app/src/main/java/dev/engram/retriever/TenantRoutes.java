@@ -174,14 +174,11 @@ final class TenantRoutes {
     }
 
     private static Integer optionalInt(final JsonNode node, final String field) {
-        final JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+        final Long value = optionalLong(node, field);
+        if (value != null && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
             throw ApiProblem.badRequest(field + " must be an integer");
         }
-        return value.intValue();
+        return value == null ? null : value.intValue();
     }
 
     private static Long optionalLong(final JsonNode node, final String field) {

@@ -195,7 +195,8 @@ public final class ExtractionTopology {
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Topic.USER_PROFILES.keyDeserializer(), Topic.USER_PROFILES.valueDeserializer(config),
             Topic.USER_PROFILES.name());
-        topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
+        topology.addProcessor(PROFILES_PROCESSOR, () -> new MaterializeLatest<UserProfile>(Stores.EXTRACTOR_PROFILES),
+            PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
             Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR, PROFILES_PROCESSOR);
@@ -205,7 +206,8 @@ public final class ExtractionTopology {
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.TENANT_SETTINGS), Serdes.String(),
                 Topic.TENANT_SETTINGS.valueSerde(config)).withLoggingDisabled(),
             SETTINGS_SOURCE, Topic.TENANT_SETTINGS.keyDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(config),
-            Topic.TENANT_SETTINGS.name(), SETTINGS_PROCESSOR, MaterializeSettings::new);
+            Topic.TENANT_SETTINGS.name(), SETTINGS_PROCESSOR,
+            () -> new MaterializeLatest<TenantSettings>(Stores.TENANT_SETTINGS));
         topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
             Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -213,39 +215,25 @@ public final class ExtractionTopology {
         return topology;
     }
 
-    /** Keeps {@link Stores#EXTRACTOR_PROFILES} equal to the latest user-profiles record per key (tombstone = delete). */
-    private static final class MaterializeProfile implements Processor<String, UserProfile, Void, Void> {
-        private KeyValueStore<String, UserProfile> store;
+    /**
+     * Keeps a store equal to a topic, the latest record per key (tombstone = delete): {@link Stores#EXTRACTOR_PROFILES}
+     * from user-profiles, and the global {@link Stores#TENANT_SETTINGS} from tenant-settings (every version: one key each).
+     */
+    private static final class MaterializeLatest<V> implements Processor<String, V, Void, Void> {
+        private final String storeName;
+        private KeyValueStore<String, V> store;
+
+        MaterializeLatest(final String storeName) {
+            this.storeName = storeName;
+        }
 
         @Override
         public void init(final ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+            store = context.getStateStore(storeName);
         }
 
         @Override
-        public void process(final Record<String, UserProfile> record) {
-            if (record.key() == null) {
-                return;
-            }
-            if (record.value() == null) {
-                store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
-            }
-        }
-    }
-
-    /** Keeps the global {@link Stores#TENANT_SETTINGS} equal to tenant-settings (every version; tombstone = delete). */
-    private static final class MaterializeSettings implements Processor<String, TenantSettings, Void, Void> {
-        private KeyValueStore<String, TenantSettings> store;
-
-        @Override
-        public void init(final ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(Stores.TENANT_SETTINGS);
-        }
-
-        @Override
-        public void process(final Record<String, TenantSettings> record) {
+        public void process(final Record<String, V> record) {
             if (record.key() == null) {
                 return;
             }
