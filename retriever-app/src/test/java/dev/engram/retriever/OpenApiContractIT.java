@@ -151,6 +151,8 @@ class OpenApiContractIT {
             new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", TwoUserRetriever.BEN_KEY, "{}"),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, null),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings?asOf=yesterday", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=7", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=0", admin, null),
             new Call("GET", "/panel", "/panel?tenant=t1&user=u-ana", null, null),
             new Call("GET", ApiDocs.DOCS_PATH, ApiDocs.DOCS_PATH, null, null),
             new Call("GET", ApiDocs.OPENAPI_PATH, ApiDocs.OPENAPI_PATH, null, null),

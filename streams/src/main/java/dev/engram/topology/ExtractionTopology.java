@@ -36,6 +36,9 @@ import dev.engram.validation.ConversationValidator;
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
  *        │                           timestamp = the conversation's completedAt (event time)
+ *        ├─ write-llm-usage          sink: llm-usage, key = the tenant, value LlmUsage (the cost ledger: the LLM
+ *        │                           calls and tokens of one conversation, UsageRecorder), record timestamp = when
+ *        │                           it was extracted (wall clock: the day a token budget counts)
  *        └─ write-dead-letters       sink: engram-extractor-dlq, the original key and bytes, the original
  *                                    headers plus the error headers below
  * </pre>
@@ -94,6 +97,8 @@ public final class ExtractionTopology {
     public static final String PROCESSOR = "extract-memories";
     /** Sink node writing {@link Topics#MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
+    /** Sink node writing {@link Topics#LLM_USAGE}, the cost ledger. */
+    public static final String USAGE_SINK = "write-llm-usage";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
     public static final String DEAD_LETTER_TOPIC = Topics.deadLetter(Topics.EXTRACTOR_APP);
 
@@ -182,8 +187,9 @@ public final class ExtractionTopology {
         // bytes here: the processor decodes (Topic.CONVERSATIONS_COMPLETED's Serde) so a bad record is a dead letter
         topology.addSource(SOURCE, Topic.CONVERSATIONS_COMPLETED.keyDeserializer(), Serdes.ByteArray().deserializer(),
             Topic.CONVERSATIONS_COMPLETED.name());
+        final UsageRecorder usage = new UsageRecorder(config, registry, java.time.Clock.systemUTC());
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
-            executor, Math.max(1, maxPending),
+            usage, executor, Math.max(1, maxPending),
             Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config), Topic.CONVERSATIONS_COMPLETED.valueSerializer(config)),
             SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
@@ -210,6 +216,8 @@ public final class ExtractionTopology {
             () -> new MaterializeLatest<TenantSettings>(Stores.TENANT_SETTINGS));
         topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
             Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
+        topology.addSink(USAGE_SINK, Topic.LLM_USAGE.name(), Topic.LLM_USAGE.keySerializer(),
+            Topic.LLM_USAGE.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;

@@ -6,6 +6,7 @@ import java.util.function.Function;
 import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -69,6 +70,8 @@ public final class Topic<K, V> {
     public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear(Topics.MEMORY_AUDIT, AuditRecord.class);
     /** TenantSettings, compacted, one record per version; written by the retriever, read by the extractor. */
     public static final Topic<String, TenantSettings> TENANT_SETTINGS = clear(Topics.TENANT_SETTINGS, TenantSettings.class);
+    /** LlmUsage, the cost ledger (ids and counts only); written by the extractor, read by the retriever and extractor. */
+    public static final Topic<String, LlmUsage> LLM_USAGE = clear(Topics.LLM_USAGE, LlmUsage.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
     public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(Topics.DATA_KEYS, Serdes.String(),
         config -> Serdes.ByteArray());

@@ -39,6 +39,12 @@ public final class Topics {
      * table and by the retriever.
      */
     public static final String TENANT_SETTINGS = "tenant-settings";
+    /**
+     * LlmUsage, keyed by the tenant: what the LLM extraction of each conversation cost (calls, tokens, estimated
+     * cost); written by the extractor with the conversation's candidates, read by the retriever (the usage view) and
+     * the extractor (daily token budgets).
+     */
+    public static final String LLM_USAGE = "llm-usage";
 
     /** application.id of the extractor. */
     public static final String EXTRACTOR_APP = "engram-extractor";
@@ -62,6 +68,7 @@ public final class Topics {
     public static java.util.List<String> all() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
             MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES, TENANT_SETTINGS,
+            LLM_USAGE,
             deadLetter(EXTRACTOR_APP), deadLetter(CONSOLIDATOR_APP), deadLetter(RETRIEVER_APP));
     }
 }
