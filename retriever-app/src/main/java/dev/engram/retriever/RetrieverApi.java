@@ -49,6 +49,8 @@ import io.micrometer.core.instrument.Timer;
  *       (accepted for unknown users too: their events may still be in flight)</td></tr>
  *   <tr><td>{@code PUT .../settings}</td><td>{@code {"memoryEnabled": false}}: SET_MEMORY_ENABLED</td></tr>
  * </table>
+ * {@code POST .../conversations} publishes a completed conversation to {@code conversations-completed} instead (for a
+ * chat platform without a Kafka client; {@link ConversationRoute}), answered 202 once the broker has it.
  * {@code GET .../export} returns the profile and every memory held for the user as JSON (GDPR Art. 15 and
  * 20). While the user's memory is off, query and context requests return no memories.
  *
@@ -105,6 +107,7 @@ public final class RetrieverApi {
     private final ReadRoutes reads;
     private final WriteRoutes writes;
     private final ErasureRoute erasure;
+    private final ConversationRoute conversations;
 
     /**
      * @param config k limits and the default context budget
@@ -126,6 +129,8 @@ public final class RetrieverApi {
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
             dev.engram.crypto.PersonalSerdes.keys(config));
+        this.conversations = new ConversationRoute(auth, privacy.commands(),
+            dev.engram.topology.ConversationValidator.from(config), privacy.clock());
     }
 
     /**
@@ -148,6 +153,7 @@ public final class RetrieverApi {
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
         app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
+        app.post(USER_PATH + "/conversations", ctx -> timed("conversations", ctx, conversations::post));
     }
 
     private interface Handler {

@@ -78,6 +78,10 @@ final class TwoUserRetriever implements AutoCloseable {
         return new EmbeddedKafka.Record<>(event.getTenantId() + "/" + event.getUserId(), event, event.getEventTime());
     }
 
+    EmbeddedKafka kafka() {
+        return kafka;
+    }
+
     RetrieverApp.Handle retriever() {
         return retriever;
     }
