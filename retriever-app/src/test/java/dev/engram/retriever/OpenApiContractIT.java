@@ -157,7 +157,8 @@ class OpenApiContractIT {
             new Call("GET", "/health/live", "/health/live", null, null),
             new Call("GET", "/health/ready", "/health/ready", null, null),
             new Call("GET", "/metrics", "/metrics", null, null),
-            new Call("POST", McpEndpoint.PATH, McpEndpoint.PATH, null, "{}"));
+            new Call("POST", McpEndpoint.PATH, McpEndpoint.PATH, null, "{}"),
+            new Call("OPTIONS", McpEndpoint.PATH, McpEndpoint.PATH, null, null));
         final Set<String> exercised = new TreeSet<>();
         final Set<String> statuses = new TreeSet<>();
         for (final Call call : calls) {
