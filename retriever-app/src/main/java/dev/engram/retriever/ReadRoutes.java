@@ -108,10 +108,11 @@ final class ReadRoutes {
         if (query != null) {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
+            // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? scorer.forList(n -> rank(user, profile, query, n, minScore), k)
+                : (asOf == null ? scorer.forList(n -> rank(user, profile, query, n, 0), k)
                 : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
-                    .orElse(List.of());
+                    .orElse(List.<ScoredMemory>of())).stream().filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
