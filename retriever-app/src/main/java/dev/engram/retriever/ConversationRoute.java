@@ -17,7 +17,7 @@ import dev.engram.avro.Message;
 import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.topology.ConversationValidator;
+import dev.engram.validation.ConversationValidator;
 import io.javalin.http.Context;
 
 /**

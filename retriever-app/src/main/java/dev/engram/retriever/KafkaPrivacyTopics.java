@@ -12,7 +12,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.topology.ConversationValidator;
+import dev.engram.validation.ConversationValidator;
 import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;

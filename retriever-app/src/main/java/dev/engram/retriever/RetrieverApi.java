@@ -130,7 +130,7 @@ public final class RetrieverApi {
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
             dev.engram.crypto.PersonalSerdes.keys(config));
         this.conversations = new ConversationRoute(auth, privacy.commands(),
-            dev.engram.topology.ConversationValidator.from(config), privacy.clock());
+            dev.engram.validation.ConversationValidator.from(config), privacy.clock());
     }
 
     /**
