@@ -30,6 +30,8 @@ enum QueryParam {
     MESSAGE("message", Operations.CONTEXT),
     /** The context block's token budget. */
     BUDGET_TOKENS("budgetTokens", Operations.CONTEXT),
+    /** The event time a tenant's settings are read at. */
+    TENANT_AS_OF("asOf", Operations.TENANT_SETTINGS),
     /** The panel's tenant field, read by the page's script (not by the server). */
     PANEL_TENANT("tenant", Operations.PANEL),
     /** The panel's user field, read by the page's script (not by the server). */
@@ -40,6 +42,7 @@ enum QueryParam {
         static final String USER_PATH = "/v1/tenants/{tenant}/users/{user}";
         static final String MEMORIES = "GET " + USER_PATH + "/memories";
         static final String CONTEXT = "GET " + USER_PATH + "/context";
+        static final String TENANT_SETTINGS = "GET /v1/tenants/{tenant}/settings";
         static final String PANEL = "GET /panel";
 
         private Operations() {

@@ -151,6 +151,12 @@ class OpenApiContractIT {
             new Call("POST", u + "/conversations", "/v1/tenants/t1/users/u-ben/conversations", admin,
                 "{\"conversationId\": \"c-doc\", \"messages\": []}"),
             new Call("GET", u + "/memories", ana + "/memories?query=language&k=101", admin, null),
+            new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin,
+                "{\"categories\": [{\"name\": \"pets\", \"description\": \"the user's pets\", \"keywords\": [\"dog\"]}]}"),
+            new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, "{\"retention\": 3}"),
+            new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", TwoUserRetriever.BEN_KEY, "{}"),
+            new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings?asOf=yesterday", admin, null),
             new Call("GET", "/panel", "/panel?tenant=t1&user=u-ana", null, null),
             new Call("GET", ApiDocs.DOCS_PATH, ApiDocs.DOCS_PATH, null, null),
             new Call("GET", ApiDocs.OPENAPI_PATH, ApiDocs.OPENAPI_PATH, null, null),
@@ -209,7 +215,7 @@ class OpenApiContractIT {
         final Map<QueryParam, String> invalid = Map.of(QueryParam.QUERY, "%20", QueryParam.K, "many",
             QueryParam.TYPE, "NOPE", QueryParam.STATUS, "NOPE", QueryParam.AS_OF, "yesterday",
             QueryParam.RECORD_ACCESS, "maybe", QueryParam.MIN_SCORE, "high", QueryParam.MESSAGE, "%20",
-            QueryParam.BUDGET_TOKENS, "lots");
+            QueryParam.BUDGET_TOKENS, "lots", QueryParam.TENANT_AS_OF, "yesterday");
         for (final QueryParam param : QueryParam.values()) {
             for (final String operation : param.operations()) {
                 if (!operation.startsWith("GET /v1/")) {
