@@ -80,7 +80,7 @@ final class TenantRoutes {
     /** {@code GET /v1/tenants/{tenant}/settings[?asOf=T]}. */
     void get(final Context ctx) {
         final String tenant = auth.tenantAdmin(ctx);
-        final Instant asOf = ApiRequests.instantParam(ctx, "asOf");
+        final Instant asOf = ApiRequests.instantParam(ctx, QueryParam.TENANT_AS_OF);
         final TenantSettingsHistory history = tenants.history();
         final int versions = history.versions(tenant);
         ctx.json((asOf == null ? history.latest(tenant) : history.at(tenant, asOf))
