@@ -159,7 +159,7 @@ final class ApiAccess {
             .setActor(actor(ctx))
             .setActorScope(principal != null ? principal.scope().name() : authEnabled ? "NONE" : "AUTH_DISABLED")
             .setTenantId(tenant).setUserId(userId == null || userId.isBlank() ? null : userId)
-            .setAction(action(ctx.method().name(), parts, ctx.queryParam("query") != null))
+            .setAction(action(ctx.method().name(), parts, QueryParam.QUERY.raw(ctx) != null))
             .setMemoryId(memoryId).setCommandId(ctx.attribute(COMMAND_ID))
             .setOutcome(outcome(status)).setStatus(status).setDetail(ctx.attribute(DETAIL))
             .setSource(Topics.RETRIEVER_APP).setOccurredAt(clock.instant()).build());
@@ -181,6 +181,7 @@ final class ApiAccess {
             case "PUT memories" -> "memory.correct";
             case "DELETE memories" -> "memory.delete";
             case "PUT settings" -> "settings.update";
+            case "POST conversations" -> "conversation.publish";
             case "DELETE " -> parts.length == 6 ? "user.erase" : "other";
             default -> method.toLowerCase(Locale.ROOT) + ".other";
         };

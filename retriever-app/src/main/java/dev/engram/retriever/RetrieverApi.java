@@ -50,6 +50,8 @@ import io.micrometer.core.instrument.Timer;
  *       (accepted for unknown users too: their events may still be in flight)</td></tr>
  *   <tr><td>{@code PUT .../settings}</td><td>{@code {"memoryEnabled": false}}: SET_MEMORY_ENABLED</td></tr>
  * </table>
+ * {@code POST .../conversations} publishes a completed conversation to {@code conversations-completed} instead (for a
+ * chat platform without a Kafka client; {@link ConversationRoute}), answered 202 once the broker has it.
  * Tenant admin routes ({@link TenantRoutes}, ADMIN keys of the tenant only): {@code PUT /v1/tenants/{tenant}/settings}
  * writes a new version of the tenant's settings to {@code tenant-settings} (custom categories, instructions, disabled
  * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=});
@@ -111,6 +113,7 @@ public final class RetrieverApi {
     private final ReadRoutes reads;
     private final WriteRoutes writes;
     private final ErasureRoute erasure;
+    private final ConversationRoute conversations;
     private final TenantRoutes tenants;
 
     /**
@@ -151,6 +154,8 @@ public final class RetrieverApi {
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
             dev.engram.crypto.PersonalSerdes.keys(config));
+        this.conversations = new ConversationRoute(auth, privacy.commands(),
+            dev.engram.validation.ConversationValidator.from(config), privacy.clock());
         this.tenants = tenantAdmin == null ? null : new TenantRoutes(auth, tenantAdmin, privacy.clock());
     }
 
@@ -174,6 +179,7 @@ public final class RetrieverApi {
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
         app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
+        app.post(USER_PATH + "/conversations", ctx -> timed("conversations", ctx, conversations::post));
         app.put(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::put));
         app.get(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::get));
         app.get(TENANT_PATH + "/usage", ctx -> timed("tenant-usage", ctx, tenantRoutes()::usage));

@@ -243,7 +243,8 @@ public final class RetrieverApp implements Callable<Integer> {
                 api.register(app);
                 new ApiDocs().register(app);
                 new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
-                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion()).register(app);
+                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion(),
+                    config.getList(EngramConfig.MCP_ALLOWED_ORIGINS), registry).register(app);
             }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));

@@ -85,7 +85,7 @@ final class TenantRoutes {
     /** {@code GET /v1/tenants/{tenant}/settings[?asOf=T]}. */
     void get(final Context ctx) {
         final String tenant = auth.tenantAdmin(ctx);
-        final Instant asOf = ApiRequests.instantParam(ctx, "asOf");
+        final Instant asOf = ApiRequests.instantParam(ctx, QueryParam.TENANT_AS_OF);
         final TenantSettingsHistory history = tenants.history();
         final int versions = history.versions(tenant);
         ctx.json((asOf == null ? history.latest(tenant) : history.at(tenant, asOf))
@@ -96,7 +96,7 @@ final class TenantRoutes {
     /** {@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger of the last days (UTC), today included. */
     void usage(final Context ctx) {
         final String tenant = auth.tenantAdmin(ctx);
-        final int days = ApiRequests.intParam(ctx, "days", 30, 1, 366);
+        final int days = ApiRequests.intParam(ctx, QueryParam.USAGE_DAYS, 30, 1, 366);
         final LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
         final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
         ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, today.minusDays(days - 1L), today), today,
