@@ -3,14 +3,12 @@ package dev.engram.llm;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.UserProfile;
-import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.port.TenantPolicy;
@@ -71,10 +69,6 @@ public final class BudgetedExtractor implements MemoryExtractor {
         return llm.name();
     }
 
-    @Override
-    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
-    }
 
     @Override
     public Extraction extract(final ConversationCompleted conversation, final UserProfile profile,
