@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -19,6 +18,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram ingest --bootstrap-servers HOST:PORT FILE}: publishes the conversations of a
@@ -99,13 +99,13 @@ public final class IngestCommand implements Callable<Integer> {
     /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */
     private Map.Entry<Integer, String> limit(final Admin admin, final EngramConfig config) {
         final int configured = config.getInt(EngramConfig.MAX_RECORD_BYTES);
-        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED);
+        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topic.CONVERSATIONS_COMPLETED.name());
         try {
             final Config described = admin.describeConfigs(Set.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
             final int topicMax = Integer.parseInt(described.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
             if (topicMax - TOPIC_HEADROOM_BYTES < configured) {
                 return Map.entry(Math.max(0, topicMax - TOPIC_HEADROOM_BYTES), "the max.message.bytes of topic "
-                    + Topics.CONVERSATIONS_COMPLETED + " (" + topicMax + ") less " + TOPIC_HEADROOM_BYTES + " bytes of headroom");
+                    + Topic.CONVERSATIONS_COMPLETED.name() + " (" + topicMax + ") less " + TOPIC_HEADROOM_BYTES + " bytes of headroom");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

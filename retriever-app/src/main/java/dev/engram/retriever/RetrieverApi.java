@@ -17,6 +17,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import dev.engram.topics.Topic;
 
 /**
  * The retrieval HTTP API; tenant and user are always in the path and every read
@@ -125,7 +126,7 @@ public final class RetrieverApi {
         this.reads = new ReadRoutes(config, service, scorer, access, auth, owner, privacy.clock());
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
-            dev.engram.crypto.PersonalSerdes.keys(config));
+            dev.engram.crypto.PersonalSerdes.keys(config, Topic.DATA_KEYS.name()));
     }
 
     /**

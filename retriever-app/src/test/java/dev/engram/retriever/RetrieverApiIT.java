@@ -29,13 +29,13 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The retrieval API on the in-process broker: MemoryUpdated records with real MiniLM embeddings are
@@ -64,7 +64,7 @@ class RetrieverApiIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         final java.util.Random random = new java.util.Random(20251101L);
         final StringBuilder keys = new StringBuilder(T1_ADMIN + "=t1:admin," + T2_ADMIN + "=t2:admin," + BEN_KEY
             + "=t1:user:u-ben");
@@ -122,7 +122,7 @@ class RetrieverApiIT {
                     updated(m, UpdateOperation.CREATED, T0.plusSeconds(i)), T0.plusSeconds(i)));
             }
         }
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         EmbeddedKafka.waitUntil(() -> status("/v1/tenants/t1/users/u-ana/memories") == 200
                 && status("/v1/tenants/t1/users/u-ben/memories") == 200
@@ -301,7 +301,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, MemoryAccessed>> accesses = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             accesses.clear();
-            accesses.addAll(kafka.read(Topics.MEMORY_ACCESS, new StringDeserializer(),
+            accesses.addAll(kafka.read(Topic.MEMORY_ACCESS.name(), new StringDeserializer(),
                 AvroSerdes.serde(MemoryAccessed.class).deserializer(), 1, Duration.ofSeconds(5)));
             // Reports are batched per user (250 ms): a record may also list the hits of another request for
             // the same user that fell into the same batch, so it must contain every returned id.
@@ -451,7 +451,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.MemoryCommand>> commands = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             commands.clear();
-            commands.addAll(kafka.read(Topics.MEMORY_COMMANDS, new StringDeserializer(),
+            commands.addAll(kafka.read(Topic.MEMORY_COMMANDS.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.MemoryCommand.class).deserializer(), 3, Duration.ofSeconds(5)));
             return commands.size() >= 3;
         }, TIMEOUT, "three commands on memory-commands");
@@ -475,7 +475,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.AuditRecord>> audits = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             audits.clear();
-            audits.addAll(kafka.read(Topics.MEMORY_AUDIT, new StringDeserializer(),
+            audits.addAll(kafka.read(Topic.MEMORY_AUDIT.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.AuditRecord.class).deserializer(), 1, Duration.ofSeconds(5)));
             return audits.stream().anyMatch(a -> commandId.equals(a.value().getCommandId()))
                 && audits.stream().anyMatch(a -> "UNAUTHENTICATED".equals(a.value().getOutcome()))

@@ -15,12 +15,12 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.serde.RecordSerdes;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import dev.engram.topics.Topic;
 
 /**
  * Publishes completed conversations to {@code conversations-completed}, as a chat platform would.
@@ -141,7 +141,7 @@ public final class Ingest implements AutoCloseable {
     public void send(final String location, final ConversationCompleted conversation) {
         final byte[] value;
         try {
-            value = serializer.serialize(Topics.CONVERSATIONS_COMPLETED, conversation);
+            value = serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), conversation);
         } catch (RuntimeException e) {
             throw new ConversationSources.Refused("cannot be serialized: " + e.getMessage());
         }
@@ -150,7 +150,7 @@ public final class Ingest implements AutoCloseable {
                 "the record is %,d bytes, over %s = %,d bytes", value.length, limitName, maxRecordBytes));
         }
         sent.incrementAndGet();
-        producer.send(new ProducerRecord<>(Topics.CONVERSATIONS_COMPLETED, null,
+        producer.send(new ProducerRecord<>(Topic.CONVERSATIONS_COMPLETED.name(), null,
             conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), value), (metadata, error) -> {
                 if (error == null) {
                     acknowledged.incrementAndGet();

@@ -7,14 +7,14 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import dev.engram.topics.Topic;
 
 /**
- * Creates Engram's topics ({@link Topics#all()}) up front.
+ * Creates Engram's topics ({@link dev.engram.topics.Topic#allNames()}) up front.
  *
  * <p>Every topic gets the same partition count, so the per-user topics (all keyed by
  * {@code UserKey.wire()}) are co-partitioned: a user's candidates, commands, access events and
@@ -32,7 +32,7 @@ public final class TopicSetup {
     }
 
     /**
-     * Creates every topic of {@link Topics#all()} that does not exist yet.
+     * Creates every topic of {@link dev.engram.topics.Topic#allNames()} that does not exist yet.
      *
      * @param admin an admin client of the target cluster
      * @param partitions partitions per topic, ≥ 1
@@ -44,7 +44,7 @@ public final class TopicSetup {
     }
 
     /**
-     * Creates every topic of {@link Topics#all()} that does not exist yet, each with
+     * Creates every topic of {@link dev.engram.topics.Topic#allNames()} that does not exist yet, each with
      * {@code max.message.bytes} = {@code maxMessageBytes}, so that the broker accepts every record that
      * ingest accepts (and its dead letter, which carries the reason in headers).
      *
@@ -68,8 +68,8 @@ public final class TopicSetup {
             throw new IllegalStateException("Cannot list topics", e.getCause());
         }
         final List<NewTopic> missing = new ArrayList<>();
-        final List<String> names = new ArrayList<>(Topics.all());
-        names.add(Topics.DATA_KEYS);
+        final List<String> names = new ArrayList<>(Topic.allNames());
+        names.add(Topic.DATA_KEYS.name());
         for (final String name : names) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
@@ -82,11 +82,11 @@ public final class TopicSetup {
                 // replayable log: no time or size retention.
                 configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
                 configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
-                if (Topics.USER_PROFILES.equals(name)) {
+                if (Topic.USER_PROFILES.name().equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
                 }
-                if (Topics.DATA_KEYS.equals(name)) {
+                if (Topic.DATA_KEYS.name().equals(name)) {
                     // Compacted: the latest wrapped key per user. Small segments and a low dirty ratio let
                     // the cleaner drop an erased user's wrapped key soon after its tombstone (hours, not weeks);
                     // the tombstone itself is kept one day so that every reader sees it.

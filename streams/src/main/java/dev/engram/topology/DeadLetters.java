@@ -12,6 +12,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.Topic;
 
 /**
  * The one dead-letter writer of the Engram topologies: a record a processor rejects (it does not decode,
@@ -103,12 +104,12 @@ public final class DeadLetters {
     }
 
     /**
-     * @param applicationId the app's {@code application.id}, e.g. {@link Topics#EXTRACTOR_APP}; the
-     *     dead-letter topic is {@link Topics#deadLetter} of it
+     * @param applicationId the app's {@code application.id}, e.g. {@code EXTRACTOR_APP}; the
+     *     dead-letter topic is {@code deadLetter} of it
      * @param registry where {@value #METER} is registered
      */
     public DeadLetters(final String applicationId, final MeterRegistry registry) {
-        this.topic = Topics.deadLetter(Objects.requireNonNull(applicationId, "applicationId"));
+        this.topic = Topic.deadLetters(Objects.requireNonNull(applicationId, "applicationId")).name();
         this.written = Counter.builder(METER).description("Records sent to the dead-letter topic")
             .tag("application", applicationId).register(registry);
     }

@@ -22,6 +22,8 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The extraction topology: {@code conversations-completed} → {@code memory-candidates}.
@@ -55,7 +57,7 @@ import dev.engram.validation.ConversationValidator;
  * on an executor, so one task has up to {@code maxPending} conversations in flight and the stream thread
  * keeps pulling; results are forwarded strictly in input order per task (so per partition, so per user):
  * a finished conversation waits until every earlier one of its task is forwarded. Before a record's work
- * leaves the stream thread, the record is written to {@value Stores#EXTRACTION_PENDING} (changelogged) under a
+ * leaves the stream thread, the record is written to {@value StoreNames#EXTRACTION_PENDING} (changelogged) under a
  * per-task sequence number, and deleted when its output is forwarded. Under {@code exactly_once_v2} the
  * input offsets, the pending store's changelog and the output commit in one transaction, so at every
  * commit each consumed conversation is either forwarded or in the pending store; after a crash or a
@@ -79,18 +81,18 @@ import dev.engram.validation.ConversationValidator;
  */
 public final class ExtractionTopology {
 
-    /** Source node reading {@link Topics#CONVERSATIONS_COMPLETED}. */
+    /** Source node reading {@code CONVERSATIONS_COMPLETED}. */
     public static final String SOURCE = "read-conversations-completed";
     /** The processor that decodes, validates, extracts and embeds. */
     public static final String PROCESSOR = "extract-memories";
-    /** Sink node writing {@link Topics#MEMORY_CANDIDATES}. */
+    /** Sink node writing {@code MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
-    public static final String DEAD_LETTER_TOPIC = Topics.deadLetter(Topics.EXTRACTOR_APP);
+    public static final String DEAD_LETTER_TOPIC = Topic.deadLetters(AppIds.EXTRACTOR).name();
 
-    /** Source node reading {@link Topics#USER_PROFILES}. */
+    /** Source node reading {@code USER_PROFILES}. */
     public static final String PROFILES_SOURCE = "read-user-profiles";
-    /** Processor writing user-profiles into {@link Stores#EXTRACTOR_PROFILES}. */
+    /** Processor writing user-profiles into {@link StoreNames#EXTRACTOR_PROFILES}. */
     public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
     /** Counter of conversations skipped because the user turned memory off. */
     public static final String METER_MEMORY_OFF = "engram.extraction.memory.off";
@@ -115,10 +117,10 @@ public final class ExtractionTopology {
     /**
      * @param config the Engram config
      * @return the Streams properties of the extractor ({@link StreamsSettings#forApp} with
-     *     {@link Topics#EXTRACTOR_APP})
+     *     {@code EXTRACTOR_APP})
      */
     public static Properties config(final EngramConfig config) {
-        return StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
+        return StreamsSettings.forApp(config, AppIds.EXTRACTOR);
     }
 
     /**
@@ -163,7 +165,7 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry, final Executor executor, final int maxPending) {
         final ConversationValidator validator = ConversationValidator.from(config);
         final ExtractMemoriesProcessor.Meters counters = new ExtractMemoriesProcessor.Meters(registry);
-        final DeadLetters deadLetters = new DeadLetters(Topics.EXTRACTOR_APP, registry);
+        final DeadLetters deadLetters = new DeadLetters(AppIds.EXTRACTOR, registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final Topology topology = new Topology();
         // bytes here: the processor decodes (Topic.CONVERSATIONS_COMPLETED's Serde) so a bad record is a dead letter
@@ -174,7 +176,7 @@ public final class ExtractionTopology {
             Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config), Topic.CONVERSATIONS_COMPLETED.valueSerializer(config)),
             SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTION_PENDING), Serdes.Long(),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.EXTRACTION_PENDING), Serdes.Long(),
                 pendingSerde(config)).withLoggingEnabled(Map.of())
             // A conversation forwarded within one commit interval leaves only a tombstone in the changelog.
             .withCachingEnabled(), PROCESSOR);
@@ -184,8 +186,8 @@ public final class ExtractionTopology {
             Topic.USER_PROFILES.name());
         topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
-            Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR, PROFILES_PROCESSOR);
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.EXTRACTOR_PROFILES),
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config, Topic.DATA_KEYS.name())), PROCESSOR, PROFILES_PROCESSOR);
         topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
             Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -193,13 +195,13 @@ public final class ExtractionTopology {
         return topology;
     }
 
-    /** Keeps {@link Stores#EXTRACTOR_PROFILES} equal to the latest user-profiles record per key (tombstone = delete). */
+    /** Keeps {@link StoreNames#EXTRACTOR_PROFILES} equal to the latest user-profiles record per key (tombstone = delete). */
     private static final class MaterializeProfile implements Processor<String, UserProfile, Void, Void> {
         private KeyValueStore<String, UserProfile> store;
 
         @Override
         public void init(final ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+            store = context.getStateStore(StoreNames.EXTRACTOR_PROFILES);
         }
 
         @Override
@@ -220,7 +222,7 @@ public final class ExtractionTopology {
      * personal record, so its changelog keeps nothing readable of an erased user.
      */
     private static org.apache.kafka.common.serialization.Serde<byte[]> pendingSerde(final EngramConfig config) {
-        return PersonalSerdes.keys(config).map(keys -> PersonalSerdes.sealing(Serdes.ByteArray(),
-            (byte[] encoded) -> Consumed.decode(encoded).key(), encoded -> true, keys, true)).orElse(Serdes.ByteArray());
+        return PersonalSerdes.keys(config, Topic.DATA_KEYS.name()).map(keys -> PersonalSerdes.sealing(Serdes.ByteArray(),
+            (byte[] encoded) -> PendingConversation.decode(encoded).key(), encoded -> true, keys, true)).orElse(Serdes.ByteArray());
     }
 }

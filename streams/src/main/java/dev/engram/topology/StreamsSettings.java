@@ -17,6 +17,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
+import dev.engram.topics.Topic;
 
 /**
  * The Kafka Streams properties every Engram app shares.
@@ -61,7 +62,7 @@ public final class StreamsSettings {
 
     /**
      * @param config the Engram config
-     * @param applicationId e.g. {@link Topics#EXTRACTOR_APP}
+     * @param applicationId e.g. {@code EXTRACTOR_APP}
      * @return Streams properties for that app
      */
     public static Properties forApp(final EngramConfig config, final String applicationId) {
@@ -75,7 +76,7 @@ public final class StreamsSettings {
         // Records of erased users (data key gone) are skipped and counted; other failures are dead-lettered.
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, ErasedRecordsHandler.class);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
-        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.deadLetter(applicationId));
+        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topic.deadLetters(applicationId).name());
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Under exactly-once, output becomes visible to read_committed readers at commit, and a memory crosses two
         // such hops (extractor, consolidator) before the retriever serves it: at 200 ms the commit waits alone were

@@ -1,5 +1,8 @@
-package dev.engram.topology;
+package dev.engram.topics;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -10,6 +13,7 @@ import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
@@ -23,8 +27,10 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * A typed descriptor of one of Engram's topics: its name, the Serde of its keys and the Serde of its values
  * under a deployment's config. Topologies, apps, tools and tests take a topic's Serdes from here, so a
- * topic is read the way it is written; {@link Topics} keeps the plain names for what needs only a name
- * (topic creation, the command line, offsets).
+ * topic is read the way it is written. This class is the one catalogue of Engram's topics: every topic name
+ * (kebab-case, {@code <domain>-<entity>[-<stage>]}) is here and nowhere else; what needs only a name (topic
+ * creation, the command line, offsets) takes {@link #name()}. Every per-user topic is keyed by
+ * {@link dev.engram.core.UserKey} with the same partition count, so a user's events meet in one task.
  *
  * <p>Keys are the user key ({@code tenant/user}, {@link dev.engram.core.UserKey#wire()}) as a UTF-8 string on
  * every topic. Values:
@@ -35,7 +41,8 @@ import org.apache.kafka.common.serialization.Serializer;
  *       {@link dev.engram.crypto.ErasedDataException});</li>
  *   <li>a <em>clear</em> record (ids only: access events, audit records; and the chat platform's
  *       {@code conversations-completed}) is written in the configured {@code serde.format}, never sealed;</li>
- *   <li>{@link #DATA_KEYS} holds raw bytes (the wrapped keysets).</li>
+ *   <li>{@link #DATA_KEYS} holds raw bytes (the wrapped keysets), {@link #MEMORY_EMBEDDINGS_ACTIVE} plain strings
+ *       (the active embedding model, the re-embedding watermarks), a dead-letter topic the original bytes.</li>
  * </ul>
  * With the defaults ({@code serde.format=single-object}, {@code crypto.enabled=false}) every value Serde is
  * {@link dev.engram.serde.AvroSerdes}' single-object Serde.
@@ -45,30 +52,78 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class Topic<K, V> {
 
+    /** Named first: every personal topic's Serde reads the users' data keys from it. */
+    private static final String DATA_KEYS_TOPIC = "engram-data-keys";
+
     /** ConversationCompleted, from chat platforms; read by the extractor. */
     public static final Topic<String, ConversationCompleted> CONVERSATIONS_COMPLETED =
-        clear(Topics.CONVERSATIONS_COMPLETED, ConversationCompleted.class);
+        clear("conversations-completed", ConversationCompleted.class);
     /** MemoryCandidate, the extraction log; written by the extractor, read by the consolidator. */
     public static final Topic<String, MemoryCandidate> MEMORY_CANDIDATES =
-        personal(Topics.MEMORY_CANDIDATES, MemoryCandidate.class);
+        personal("memory-candidates", MemoryCandidate.class);
     /** MemoryCommand (correct, delete, erase, toggle, re-embed); written by the retriever and the ops tools. */
-    public static final Topic<String, MemoryCommand> MEMORY_COMMANDS = personal(Topics.MEMORY_COMMANDS, MemoryCommand.class);
+    public static final Topic<String, MemoryCommand> MEMORY_COMMANDS = personal("memory-commands", MemoryCommand.class);
     /** MemoryAccessed, retrieval hits; written by the retriever, read by the consolidator. */
-    public static final Topic<String, MemoryAccessed> MEMORY_ACCESS = clear(Topics.MEMORY_ACCESS, MemoryAccessed.class);
+    public static final Topic<String, MemoryAccessed> MEMORY_ACCESS = clear("memory-access", MemoryAccessed.class);
     /** MemoryUpdated; written by the consolidator, read by the retriever, the extractor, tools and downstream. */
-    public static final Topic<String, MemoryUpdated> MEMORY_UPDATED = personal(Topics.MEMORY_UPDATED, MemoryUpdated.class);
+    public static final Topic<String, MemoryUpdated> MEMORY_UPDATED = personal("memory-updated", MemoryUpdated.class);
     /** ContradictionDetected; written by the consolidator. */
     public static final Topic<String, ContradictionDetected> MEMORY_CONTRADICTIONS =
-        personal(Topics.MEMORY_CONTRADICTIONS, ContradictionDetected.class);
+        personal("memory-contradictions", ContradictionDetected.class);
     /** MemoryArchived; written by the consolidator. */
-    public static final Topic<String, MemoryArchived> MEMORY_ARCHIVED = personal(Topics.MEMORY_ARCHIVED, MemoryArchived.class);
+    public static final Topic<String, MemoryArchived> MEMORY_ARCHIVED = personal("memory-archived", MemoryArchived.class);
     /** UserProfile, compacted; written by the consolidator, read by the extractor as its profiles table. */
-    public static final Topic<String, UserProfile> USER_PROFILES = personal(Topics.USER_PROFILES, UserProfile.class);
+    public static final Topic<String, UserProfile> USER_PROFILES = personal("user-profiles", UserProfile.class);
     /** AuditRecord; written by the retriever and the consolidator. */
-    public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear(Topics.MEMORY_AUDIT, AuditRecord.class);
+    public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear("memory-audit", AuditRecord.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
-    public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(Topics.DATA_KEYS, Serdes.String(),
+    public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(DATA_KEYS_TOPIC, Serdes.String(),
         config -> Serdes.ByteArray());
+
+    /**
+     * The active embedding model's name under key {@code active} (compacted), and the re-embedding watermarks;
+     * created by the first {@code bin/engram reembed}, followed by the extractor and the retriever.
+     */
+    public static final Topic<String, String> MEMORY_EMBEDDINGS_ACTIVE = new Topic<>("memory-embeddings-active",
+        Serdes.String(), config -> Serdes.String());
+
+    private static final String DEAD_LETTERS_SUFFIX = "-dlq";
+    private static final String EMBEDDINGS_PREFIX = "memory-embeddings-";
+
+    /**
+     * @param applicationId an app's {@code application.id}, one of {@link AppIds}
+     * @return the app's dead-letter topic, {@code <application.id>-dlq}: the original key and value bytes, the
+     *     error in headers ({@code DeadLetters})
+     */
+    public static Topic<byte[], byte[]> deadLetters(final String applicationId) {
+        return new Topic<>(applicationId + DEAD_LETTERS_SUFFIX, Serdes.ByteArray(), config -> Serdes.ByteArray());
+    }
+
+    /**
+     * @param model an embedding model's name
+     * @return the topic {@code bin/engram reembed} writes the memories re-embedded with it to,
+     *     {@code memory-embeddings-<model>} with every character outside {@code [a-z0-9-]} as {@code -}
+     */
+    public static Topic<String, Memory> memoryEmbeddings(final String model) {
+        return personal(EMBEDDINGS_PREFIX + model.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-"), Memory.class);
+    }
+
+    /**
+     * @return the names of every topic {@code bin/engram topics} creates: the per-user topics, the audit topic and
+     *     each app's dead-letter topic (the data keys topic is created only with {@code crypto.enabled}; the
+     *     embeddings topics by {@code reembed})
+     */
+    public static List<String> allNames() {
+        final List<String> names = new ArrayList<>();
+        for (final Topic<?, ?> t : List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES)) {
+            names.add(t.name());
+        }
+        for (final String app : List.of(AppIds.EXTRACTOR, AppIds.CONSOLIDATOR, AppIds.RETRIEVER)) {
+            names.add(deadLetters(app).name());
+        }
+        return List.copyOf(names);
+    }
 
     private final String name;
     private final Serde<K> keySerde;
@@ -81,7 +136,8 @@ public final class Topic<K, V> {
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> personal(final String name, final Class<V> type) {
-        return new Topic<>(name, Serdes.String(), config -> PersonalSerdes.topic(type, config));
+        return new Topic<>(name, Serdes.String(), config -> PersonalSerdes.topic(TopicSerdes.of(config).serde(type), config,
+            DATA_KEYS_TOPIC));
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> clear(final String name, final Class<V> type) {
