@@ -108,6 +108,18 @@ public final class DemoApps implements AutoCloseable {
         return extractor.pendingConversations() == 0;
     }
 
+    /**
+     * @return each app's {@code /metrics} URL (Prometheus text) by {@code application.id}, in pipeline order; the
+     *     extractor and the consolidator serve only health and metrics, on their own port
+     */
+    public java.util.Map<String, String> metricsUrls() {
+        final java.util.Map<String, String> urls = new java.util.LinkedHashMap<>();
+        urls.put(dev.engram.topology.Topics.EXTRACTOR_APP, "http://localhost:" + extractor.httpPort() + "/metrics");
+        urls.put(dev.engram.topology.Topics.CONSOLIDATOR_APP, "http://localhost:" + consolidator.httpPort() + "/metrics");
+        urls.put(dev.engram.topology.Topics.RETRIEVER_APP, retrieverUrl + "/metrics");
+        return urls;
+    }
+
     /** @return the retriever's base URL, e.g. {@code http://localhost:8080} */
     public String retrieverUrl() {
         return retrieverUrl;
