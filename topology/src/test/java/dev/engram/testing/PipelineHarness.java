@@ -46,6 +46,7 @@ import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.Stores;
 import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
+import dev.engram.topology.UserPartitions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -189,8 +190,10 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The extraction topology's driver and topics. */
     private final class Extraction {
+        // one partition: the driver's records are all on partition 0, where every user key belongs
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
+            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry(), Runnable::run, 1, UserPartitions.fixed(1)),
+            ExtractionTopology.config(config));
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);

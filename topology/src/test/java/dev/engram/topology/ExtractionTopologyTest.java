@@ -78,7 +78,7 @@ class ExtractionTopologyTest {
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, embedder, registry), props);
+            ExtractionTopology.build(config, extractor, embedder, registry, Runnable::run, 1, UserPartitions.fixed(1)), props);
         input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
         candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
