@@ -341,9 +341,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
                     + "the text of accepted conversations").tag("application", Topics.EXTRACTOR_APP)
                     .tag("path", "extractor").register(registry),
+                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
+                // seconds) so that histogram_quantile gives p95/p99 from /metrics
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry),
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
                 pending);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
