@@ -191,7 +191,8 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("Ingesting…");
 
             final long ingestStartedAt = System.nanoTime();
-            final Ingest ingest = resources.push(new Ingest(broker.bootstrapServers(), Map.of()));
+            final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,
+                config.getInt(EngramConfig.MAX_RECORD_BYTES), EngramConfig.MAX_RECORD_BYTES));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
