@@ -68,24 +68,41 @@ public final class Topic<K, V> {
     public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear(Topics.MEMORY_AUDIT, AuditRecord.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
     public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(Topics.DATA_KEYS, Serdes.String(),
-        config -> Serdes.ByteArray());
+        config -> Serdes.ByteArray(), byte[].class);
 
     private final String name;
     private final Serde<K> keySerde;
     private final Function<EngramConfig, Serde<V>> valueSerdes;
+    private final Class<V> valueType;
 
-    private Topic(final String name, final Serde<K> keySerde, final Function<EngramConfig, Serde<V>> valueSerdes) {
+    private Topic(final String name, final Serde<K> keySerde, final Function<EngramConfig, Serde<V>> valueSerdes,
+                  final Class<V> valueType) {
         this.name = Objects.requireNonNull(name, "name");
         this.keySerde = Objects.requireNonNull(keySerde, "keySerde");
         this.valueSerdes = Objects.requireNonNull(valueSerdes, "valueSerdes");
+        this.valueType = Objects.requireNonNull(valueType, "valueType");
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> personal(final String name, final Class<V> type) {
-        return new Topic<>(name, Serdes.String(), config -> PersonalSerdes.topic(type, config));
+        return new Topic<>(name, Serdes.String(), config -> PersonalSerdes.topic(type, config), type);
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> clear(final String name, final Class<V> type) {
-        return new Topic<>(name, Serdes.String(), config -> TopicSerdes.of(config).serde(type));
+        return new Topic<>(name, Serdes.String(), config -> TopicSerdes.of(config).serde(type), type);
+    }
+
+    /**
+     * @return the topics whose values are Avro records, in the order of the table of topics (every one but
+     *     {@link #DATA_KEYS}): what {@code bin/engram schemas register} registers under {@code <topic>-value}
+     */
+    public static java.util.List<Topic<String, ? extends SpecificRecordBase>> records() {
+        return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS, MEMORY_UPDATED,
+            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT);
+    }
+
+    /** @return the class of the values, e.g. {@code MemoryUpdated.class} ({@code byte[].class} for raw bytes) */
+    public Class<V> valueType() {
+        return valueType;
     }
 
     /** @return the topic's name, e.g. {@code memory-updated} */
