@@ -19,13 +19,10 @@ import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.testing.EmbeddedKafka;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -132,23 +129,7 @@ class ConversationRoutingIT {
 
     /** Waits until the extractor's committed offsets cover every user-profiles record: the profiles table is loaded. */
     private static void awaitProfilesConsumed() {
-        EmbeddedKafka.waitUntil(() -> {
-            try {
-                final Map<TopicPartition, OffsetAndMetadata> committed = kafka.admin()
-                    .listConsumerGroupOffsets(Topics.EXTRACTOR_APP).partitionsToOffsetAndMetadata().get();
-                for (int p = 0; p < PARTITIONS; p++) {
-                    final TopicPartition tp = new TopicPartition(Topics.USER_PROFILES, p);
-                    final long end = kafka.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get()
-                        .offset();
-                    final OffsetAndMetadata at = committed.get(tp);
-                    if (end > 0 && (at == null || at.offset() < end)) {
-                        return false;
-                    }
-                }
-                return true;
-            } catch (Exception e) {
-                return false;
-            }
-        }, TIMEOUT, "the extractor to load the profiles table");
+        EmbeddedKafka.waitUntil(() -> kafka.consumed(Topics.EXTRACTOR_APP, List.of(Topics.USER_PROFILES), PARTITIONS),
+            TIMEOUT, "the extractor to load the profiles table");
     }
 }
