@@ -32,6 +32,10 @@ import dev.engram.topics.Topic;
  * <p>Before anything is read, the cluster must answer within {@code --connect-timeout} seconds (default
  * 10); otherwise one line names the address and the timeout, and the exit code is 1.
  *
+ * <p>Values are written in the pipeline's {@code serde.format} ({@code ENGRAM_SERDE_FORMAT=registry} with
+ * {@code ENGRAM_SCHEMA_REGISTRY_URL}: the registry's wire format) and compressed with
+ * {@code ingest.compression.type} (gzip by default).
+ *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
  * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
  */
@@ -65,7 +69,7 @@ public final class IngestCommand implements Callable<Integer> {
         final long acknowledged;
         final long failed;
         final List<String> errors;
-        try (Ingest ingest = new Ingest(bootstrapServers, Map.of(), limit.getKey(), limit.getValue())) {
+        try (Ingest ingest = Ingest.of(bootstrapServers, config, limit.getKey(), limit.getValue())) {
             report = ingest.publish(input, null);
             ingest.flush();
             acknowledged = ingest.acknowledged();

@@ -118,7 +118,7 @@ class OpsStackIT {
         scrapes.put(AppIds.RETRIEVER, get(retriever.baseUrl() + "/metrics").body());
         final Set<String> exposed = new TreeSet<>();
         scrapes.forEach((app, text) -> {
-            assertThat(text).as(app).contains("engram_streams_live{application=\"" + app + "\",instance=\"");
+            assertThat(text).as(app).contains("engram_streams_live{application=\"" + app + "\",host=\"");
             assertThat(text).as(app).contains("kafka_stream_thread_process_rate{");
             for (final String line : text.split("\n")) {
                 if (!line.startsWith("#") && !line.isBlank()) {

@@ -39,10 +39,6 @@ import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StoreNames;
 import dev.engram.topology.StreamsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -191,31 +187,7 @@ class PrivacyPipelineIT {
 
     /** @return true when every group has consumed everything on its input topics */
     private static boolean settled(final Map<String, List<String>> groups) {
-        final Admin admin = kafka.admin();
-        try {
-            for (final Map.Entry<String, List<String>> group : groups.entrySet()) {
-                final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group.getKey())
-                    .partitionsToOffsetAndMetadata().get();
-                final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-                for (final String topic : group.getValue()) {
-                    for (int p = 0; p < 2; p++) {
-                        ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                    }
-                }
-                final var latest = admin.listOffsets(ends, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get();
-                for (final TopicPartition tp : ends.keySet()) {
-                    final long end = latest.get(tp).offset();
-                    final OffsetAndMetadata at = committed.get(tp);
-                    if (end > 0 && (at == null || at.offset() < end)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
+        return groups.entrySet().stream().allMatch(g -> kafka.consumed(g.getKey(), g.getValue(), 2));
     }
 
     @Test

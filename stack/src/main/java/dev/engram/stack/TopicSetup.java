@@ -14,7 +14,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import dev.engram.topics.Topic;
 
 /**
- * Creates Engram's topics ({@link dev.engram.topics.Topic#allNames()}) up front.
+ * Creates Engram's topics ({@link Topics#all()}) up front.
  *
  * <p>Every topic gets the same partition count, so the per-user topics (all keyed by
  * {@code UserKey.wire()}) are co-partitioned: a user's candidates, commands, access events and
@@ -32,7 +32,7 @@ public final class TopicSetup {
     }
 
     /**
-     * Creates every topic of {@link dev.engram.topics.Topic#allNames()} that does not exist yet.
+     * Creates every topic of {@link Topics#all()} that does not exist yet.
      *
      * @param admin an admin client of the target cluster
      * @param partitions partitions per topic, ≥ 1
@@ -44,7 +44,7 @@ public final class TopicSetup {
     }
 
     /**
-     * Creates every topic of {@link dev.engram.topics.Topic#allNames()} that does not exist yet, each with
+     * Creates every topic of {@link Topics#all()} that does not exist yet, each with
      * {@code max.message.bytes} = {@code maxMessageBytes}, so that the broker accepts every record that
      * ingest accepts (and its dead letter, which carries the reason in headers).
      *
@@ -82,6 +82,11 @@ public final class TopicSetup {
                 // replayable log: no time or size retention.
                 configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
                 configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
+                if (Topic.TENANT_SETTINGS.name().equals(name)) {
+                    // one record per settings version (versions have distinct keys): compaction only drops a
+                    // version rewritten under the same key, never the history a replay needs
+                    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                }
                 if (Topic.USER_PROFILES.name().equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);

@@ -15,6 +15,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.PersonalSerdes;
@@ -76,16 +77,22 @@ public final class Topic<K, V> {
     public static final Topic<String, UserProfile> USER_PROFILES = personal("user-profiles", UserProfile.class);
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear("memory-audit", AuditRecord.class);
+    /**
+     * TenantSettings, compacted, one record per version (key {@code <tenant>/<version ms, 13 digits>}, so compaction
+     * keeps the history a replay needs); written by the retriever's admin route, read by the extractor as a global
+     * table and by the retriever.
+     */
+    public static final Topic<String, TenantSettings> TENANT_SETTINGS = clear("tenant-settings", TenantSettings.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
     public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(DATA_KEYS_TOPIC, Serdes.String(),
-        config -> Serdes.ByteArray());
+        config -> Serdes.ByteArray(), byte[].class);
 
     /**
      * The active embedding model's name under key {@code active} (compacted), and the re-embedding watermarks;
      * created by the first {@code bin/engram reembed}, followed by the extractor and the retriever.
      */
     public static final Topic<String, String> MEMORY_EMBEDDINGS_ACTIVE = new Topic<>("memory-embeddings-active",
-        Serdes.String(), config -> Serdes.String());
+        Serdes.String(), config -> Serdes.String(), String.class);
 
     private static final String DEAD_LETTERS_SUFFIX = "-dlq";
     private static final String EMBEDDINGS_PREFIX = "memory-embeddings-";
@@ -96,7 +103,8 @@ public final class Topic<K, V> {
      *     error in headers ({@code DeadLetters})
      */
     public static Topic<byte[], byte[]> deadLetters(final String applicationId) {
-        return new Topic<>(applicationId + DEAD_LETTERS_SUFFIX, Serdes.ByteArray(), config -> Serdes.ByteArray());
+        return new Topic<>(applicationId + DEAD_LETTERS_SUFFIX, Serdes.ByteArray(), config -> Serdes.ByteArray(),
+            byte[].class);
     }
 
     /**
@@ -116,7 +124,7 @@ public final class Topic<K, V> {
     public static List<String> allNames() {
         final List<String> names = new ArrayList<>();
         for (final Topic<?, ?> t : List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
-            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES)) {
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES, TENANT_SETTINGS)) {
             names.add(t.name());
         }
         for (final String app : List.of(AppIds.EXTRACTOR, AppIds.CONSOLIDATOR, AppIds.RETRIEVER)) {
@@ -128,20 +136,37 @@ public final class Topic<K, V> {
     private final String name;
     private final Serde<K> keySerde;
     private final Function<EngramConfig, Serde<V>> valueSerdes;
+    private final Class<V> valueType;
 
-    private Topic(final String name, final Serde<K> keySerde, final Function<EngramConfig, Serde<V>> valueSerdes) {
+    private Topic(final String name, final Serde<K> keySerde, final Function<EngramConfig, Serde<V>> valueSerdes,
+                  final Class<V> valueType) {
         this.name = Objects.requireNonNull(name, "name");
         this.keySerde = Objects.requireNonNull(keySerde, "keySerde");
         this.valueSerdes = Objects.requireNonNull(valueSerdes, "valueSerdes");
+        this.valueType = Objects.requireNonNull(valueType, "valueType");
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> personal(final String name, final Class<V> type) {
         return new Topic<>(name, Serdes.String(), config -> PersonalSerdes.topic(TopicSerdes.of(config).serde(type), config,
-            DATA_KEYS_TOPIC));
+            DATA_KEYS_TOPIC), type);
     }
 
     private static <V extends SpecificRecordBase> Topic<String, V> clear(final String name, final Class<V> type) {
-        return new Topic<>(name, Serdes.String(), config -> TopicSerdes.of(config).serde(type));
+        return new Topic<>(name, Serdes.String(), config -> TopicSerdes.of(config).serde(type), type);
+    }
+
+    /**
+     * @return the topics whose values are Avro records, in the order of the table of topics (every one but
+     *     {@link #DATA_KEYS}): what {@code bin/engram schemas register} registers under {@code <topic>-value}
+     */
+    public static java.util.List<Topic<String, ? extends SpecificRecordBase>> records() {
+        return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS, MEMORY_UPDATED,
+            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT);
+    }
+
+    /** @return the class of the values, e.g. {@code MemoryUpdated.class} ({@code byte[].class} for raw bytes) */
+    public Class<V> valueType() {
+        return valueType;
     }
 
     /** @return the topic's name, e.g. {@code memory-updated} */

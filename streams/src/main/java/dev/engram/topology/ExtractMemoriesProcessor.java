@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import io.micrometer.core.instrument.Counter;
@@ -44,6 +47,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
@@ -74,6 +78,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private IdleCommit idleCommit;
     private KeyValueStore<Long, byte[]> pending;
     private KeyValueStore<String, UserProfile> profiles;
+    private ReadOnlyKeyValueStore<String, TenantSettings> tenantSettings;
     private long nextSequence;
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
@@ -99,6 +104,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         this.context = context;
         this.pending = context.getStateStore(StoreNames.EXTRACTION_PENDING);
         this.profiles = context.getStateStore(StoreNames.EXTRACTOR_PROFILES);
+        this.tenantSettings = context.getStateStore(StoreNames.TENANT_SETTINGS);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -179,11 +185,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (profile != null && !profile.getMemoryEnabled()) {
             return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, true));
         }
+        // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
+        // re-submission after a crash) finds the same version whatever was written to tenant-settings since
+        final TenantPolicy policy = TenantSettingsTable.inForce(tenantSettings, conversation.getTenantId(),
+            conversation.getCompletedAt());
         try {
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile);
+                    final List<MemoryCandidate> extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
                     return new Outcome(key, timestamp, extracted, null, false);
@@ -259,12 +269,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         return conversation;
     }
 
-    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
-        throws Rejected {
+    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
+                                             final TenantPolicy policy) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
-            // dropped from its output before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
+            // dropped from its output before anything is embedded or written. Facts of a built-in category the
+            // tenant turned off are dropped whatever the extractor made of the tenant's settings.
+            final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
+            final List<ExtractedMemory> extracted = pii.apply(extraction.memories()).stream().filter(policy::keeps)
+                .toList();
             if (extracted.isEmpty()) {
                 return List.of();
             }
@@ -285,7 +298,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
             for (final ExtractedMemory memory : extracted) {
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
-                    batch.modelFor(memory.content())));
+                    batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
             return out;
         } catch (RuntimeException e) {
@@ -296,7 +309,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
-                                      final float[] vector, final String model) {
+                                      final float[] vector, final String model, final String extractorName,
+                                      final TenantPolicy policy) {
         return MemoryCandidate.newBuilder()
             .setCandidateId(MemoryIds.candidateId(conversation.getTenantId(), conversation.getUserId(),
                 conversation.getConversationId(), memory.content()))
@@ -317,9 +331,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
             .setEmbeddingModel(model)
-            .setExtractor(extractor.name())
+            .setExtractor(extractorName)
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))
+            .setCustomCategory(memory.customCategory())
+            .setTtlDays(policy.ttlDays(memory))
+            .setSettingsVersion(policy.version())
             .build();
     }
 
@@ -344,9 +361,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
                     + "the text of accepted conversations").tag("application", AppIds.EXTRACTOR)
                     .tag("path", "extractor").register(registry),
+                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
+                // seconds) so that histogram_quantile gives p95/p99 from /metrics
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
-                    .register(registry),
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
                 pending);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "

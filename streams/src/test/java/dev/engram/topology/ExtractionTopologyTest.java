@@ -82,7 +82,7 @@ class ExtractionTopologyTest {
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.EXTRACTOR);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, embedder, registry), props);
+            ExtractionTopology.build(config, extractor, embedder, registry, Runnable::run, 1, UserPartitions.fixed(1)), props);
         input = driver.createInputTopic(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
         candidates = driver.createOutputTopic(Topic.MEMORY_CANDIDATES.name(), Serdes.String().deserializer(),

@@ -25,6 +25,7 @@ import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
@@ -44,7 +45,9 @@ import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.StoreNames;
+import dev.engram.topology.TenantSettingsTable;
 import dev.engram.topics.Topic;
+import dev.engram.topology.UserPartitions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -58,6 +61,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import dev.engram.topics.Topic;
 import dev.engram.topics.AppIds;
 
 /**
@@ -189,11 +193,14 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The extraction topology's driver and topics. */
     private final class Extraction {
+        // one partition: the driver's records are all on partition 0, where every user key belongs
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
+            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry(), Runnable::run, 1, UserPartitions.fixed(1)),
+            ExtractionTopology.config(config));
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
+        final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -313,6 +320,19 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- input
+
+    /**
+     * Writes one version of a tenant's settings to {@code tenant-settings} (key {@link TenantSettingsTable#key}, record
+     * time its version), as the admin route does; the extractor's global table has it before the next conversation.
+     *
+     * @param settings the version
+     * @return this harness
+     */
+    public PipelineHarness settings(final TenantSettings settings) {
+        extraction().settingsIn.pipeInput(TenantSettingsTable.key(settings.getTenantId(), settings.getVersion()),
+            settings, settings.getVersion());
+        return this;
+    }
 
     /**
      * Publishes conversations, each at its completedAt, and lets every stage process them, in order.
