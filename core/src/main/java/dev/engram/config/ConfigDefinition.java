@@ -226,7 +226,10 @@ final class ConfigDefinition {
             .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
             .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
-                "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+                "Base name of the Qdrant collections: the memories embedded by model M live in collection "
+                    + "<qdrant.collection>-<M> (created when absent with M's vector size, cosine), and the alias "
+                    + "qdrant.collection names the active model's collection (created at start, switched by "
+                    + "bin/engram reembed).")
             .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
                 "Deadline of every Qdrant call, in milliseconds.")
             .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
@@ -281,7 +284,12 @@ final class ConfigDefinition {
                 "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
                     + "Redpanda), used when serde.format=registry.")
             .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
-                "user:password for HTTP Basic authentication to the schema registry; empty = none.");
+                "user:password for HTTP Basic authentication to the schema registry; empty = none.")
+            .define(INGEST_COMPRESSION, Type.STRING, "gzip", ConfigDef.ValidString.in("none", "gzip", "snappy", "lz4", "zstd"),
+                Importance.LOW, "Compression of the records bin/engram ingest and the demo publish to conversations-completed "
+                    + "(the producer's compression.type). gzip and none are read by every Kafka client, kafkajs included; "
+                    + "snappy, lz4 and zstd are read by the Java client, librdkafka's (Python, Go, .NET, kcat), franz-go and "
+                    + "sarama, but kafkajs needs a codec package for each. Consumers decompress whatever the producer chose.");
     }
 
     /** Refuses a {@code retrieval.relevance.kind.prior} that {@link dev.engram.port.KindPrior#parse} refuses. */

@@ -17,14 +17,14 @@ import dev.engram.avro.LlmUsage;
 import dev.engram.avro.TenantSettings;
 import dev.engram.config.EngramConfig;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The tenant admin routes on the in-process broker: {@code PUT /v1/tenants/{t}/settings} writes a version to
@@ -50,7 +50,7 @@ class TenantSettingsApiIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, HEALTH_ADMIN
             + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1")));
     }
@@ -89,7 +89,7 @@ class TenantSettingsApiIT {
         assertThat(before.get("version").isNull()).isTrue();
         assertThat(before.get("categories")).isEmpty();
 
-        final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topics.TENANT_SETTINGS,
+        final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topic.TENANT_SETTINGS.name(),
             new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.defaults()), 1,
             Duration.ofSeconds(30));
         assertThat(records).filteredOn(r -> r.key().startsWith("health/")).singleElement().satisfies(r -> {
@@ -137,7 +137,7 @@ class TenantSettingsApiIT {
             usage("health", "c-1", 2, 300, 40, 0.0012, now), usage("health", "c-2", 1, 150, 25, 0.0006, now),
             usage("health", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
             usage("shop", "c-3", 5, 900, 90, 0.01, now));
-        kafka.send(Topics.LLM_USAGE, new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
+        kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
             records);
 
         EmbeddedKafka.waitUntil(() -> {

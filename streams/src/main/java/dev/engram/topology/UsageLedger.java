@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.engram.avro.LlmUsage;
 import dev.engram.config.EngramConfig;
 import dev.engram.kafka.TopicFollower;
+import dev.engram.topics.Topic;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -113,8 +114,8 @@ public final class UsageLedger {
      */
     public static TopicFollower follow(final EngramConfig config, final UsageLedger ledger, final String threadName) {
         final Deserializer<LlmUsage> values = Topic.LLM_USAGE.valueDeserializer(config);
-        return new TopicFollower(config.kafkaProperties(), Topics.LLM_USAGE, threadName,
-            (key, value) -> ledger.add(value == null ? null : values.deserialize(Topics.LLM_USAGE, value)),
+        return new TopicFollower(config.kafkaProperties(), Topic.LLM_USAGE.name(), threadName,
+            (key, value) -> ledger.add(value == null ? null : values.deserialize(Topic.LLM_USAGE.name(), value)),
             IllegalStateException::new);
     }
 }

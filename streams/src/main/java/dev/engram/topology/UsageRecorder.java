@@ -6,6 +6,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.LlmUsage;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.Extraction;
+import dev.engram.topics.AppIds;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -59,10 +60,10 @@ public final class UsageRecorder {
         final String tenant = conversation.getTenantId();
         counter(METER_CALLS, "LLM requests answered for the tenant's extraction", tenant).increment(usage.calls());
         Counter.builder(METER_TOKENS).description("LLM tokens spent on the tenant's extraction")
-            .tag("application", Topics.EXTRACTOR_APP).tag("tenant", tenant).tag("kind", "prompt").register(registry)
+            .tag("application", AppIds.EXTRACTOR).tag("tenant", tenant).tag("kind", "prompt").register(registry)
             .increment(usage.promptTokens());
         Counter.builder(METER_TOKENS).description("LLM tokens spent on the tenant's extraction")
-            .tag("application", Topics.EXTRACTOR_APP).tag("tenant", tenant).tag("kind", "completion").register(registry)
+            .tag("application", AppIds.EXTRACTOR).tag("tenant", tenant).tag("kind", "completion").register(registry)
             .increment(usage.completionTokens());
         counter(METER_COST, "Estimated LLM cost of the tenant's extraction, US dollars", tenant).increment(cost);
         return LlmUsage.newBuilder().setTenantId(tenant).setAgentId(null)
@@ -72,7 +73,7 @@ public final class UsageRecorder {
     }
 
     private Counter counter(final String name, final String description, final String tenant) {
-        return Counter.builder(name).description(description).tag("application", Topics.EXTRACTOR_APP)
+        return Counter.builder(name).description(description).tag("application", AppIds.EXTRACTOR)
             .tag("tenant", tenant).register(registry);
     }
 }
