@@ -226,7 +226,10 @@ final class ConfigDefinition {
             .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
             .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
-                "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+                "Base name of the Qdrant collections: the memories embedded by model M live in collection "
+                    + "<qdrant.collection>-<M> (created when absent with M's vector size, cosine), and the alias "
+                    + "qdrant.collection names the active model's collection (created at start, switched by "
+                    + "bin/engram reembed).")
             .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
                 "Deadline of every Qdrant call, in milliseconds.")
             .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
