@@ -34,6 +34,9 @@ import org.junit.jupiter.api.Test;
 class OpenApiContractIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ApiDocs DOCS = new ApiDocs();
+    private static final io.modelcontextprotocol.json.schema.JsonSchemaValidator VALIDATOR =
+        new io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator();
     private static TwoUserRetriever fixture;
     private static OpenAPI api;
 
@@ -186,6 +189,15 @@ class OpenApiContractIT {
             assertThat(type).as(name).startsWith(media.getKey());
             if (media.getKey().endsWith("json")) {
                 assertHasRequiredFields(name, JSON.readTree(response.body()), media.getValue().getSchema());
+                final String ref = media.getValue().getSchema().get$ref();
+                if (ref != null) {
+                    // the whole body against its schema (JSON Schema 2020-12), with the validator the MCP SDK checks
+                    // every tool result with: the tools' outputSchemas are these schemas
+                    final io.modelcontextprotocol.json.schema.JsonSchemaValidator.ValidationResponse valid = VALIDATOR
+                        .validate(DOCS.schema(ref.substring(ref.lastIndexOf('/') + 1)),
+                            JSON.readValue(response.body(), Object.class));
+                    assertThat(valid.valid()).as(name + ": " + valid.errorMessage()).isTrue();
+                }
             }
         }
         final Set<String> all = new TreeSet<>();
