@@ -124,7 +124,7 @@ class IngestIT {
         assertThat(err.toString()).contains("cannot reach the Kafka cluster at 127.0.0.1:" + closedPort + " within 2 s")
             .contains("--connect-timeout").contains("nothing was published");
         // the producer's own timeouts took about 2 minutes; the check gives up after its 2 s (+1 s margin, + start-up)
-        assertThat(took).isLessThan(Duration.ofSeconds(15));
+        assertThat(took).isLessThan(Duration.ofSeconds(60)); // generous for a loaded machine, far below the 2 minutes
         assertThat(cli.execute("ingest", "--bootstrap-servers", kafka.bootstrapServers(), "--connect-timeout", "0",
             file.toString())).isEqualTo(1);
     }

@@ -158,6 +158,12 @@ class RetrieverApiIT {
         }
     }
 
+    /** @return the detail of a problem answer with the status */
+    private static String detail(final HttpResponse<String> response, final int status) throws Exception {
+        assertProblem(response, status);
+        return JSON.readTree(response.body()).get("detail").asText();
+    }
+
     private static String token(final String tenant, final String user) {
         return "[" + tenant + "|" + user + "]";
     }
@@ -429,6 +435,20 @@ class RetrieverApiIT {
         assertThat(settings.statusCode()).as(settings.body()).isEqualTo(202);
         final String commandId = JSON.readTree(settings.body()).get("commandId").asText();
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": \"no\"}"), 400);
+        // write bodies are parsed strictly: one JSON value, each field once, only known fields, UTF-8
+        final String city = "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin";
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\"}{\"value\":\"Gouda\"}"), 400))
+            .contains("more than one JSON value");
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\",\"value\":\"Gouda\"}"), 400))
+            .contains("duplicate field", "value");
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\",\"valeu\":\"Gouda\"}"), 400))
+            .contains("unknown field \"valeu\"", "accepted: \"content\", \"value\"");
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": false, \"x\": 1}"),
+            400)).contains("unknown field \"x\"");
+        final HttpResponse<String> latin1 = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + city))
+            .header("Authorization", "Bearer " + T1_ADMIN).method("PUT", HttpRequest.BodyPublishers.ofString(
+                "{\"value\":\"Delft\u00FF\"}", StandardCharsets.ISO_8859_1)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(detail(latin1, 400)).contains("not valid UTF-8", "0xFF", "offset 15");
         // a memory of another user is not found through this user
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
