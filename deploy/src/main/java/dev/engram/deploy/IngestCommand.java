@@ -33,10 +33,11 @@ import picocli.CommandLine.Parameters;
  * 10); otherwise one line names the address and the timeout, and the exit code is 1.
  *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
- * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
+ * some lines were refused (they are listed with their line numbers; nothing is silently dropped) or the
+ * file is in none of the formats (a JSON array of something else: the message names the formats read).
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Publish conversations (LoCoMo JSON or JSON Lines of ConversationCompleted) to a running cluster.")
+    description = "Publish conversations (JSON Lines or a JSON array of ConversationCompleted, LoCoMo JSON, MemoryBank) to a running cluster.")
 public final class IngestCommand implements Callable<Integer> {
 
     /** Room kept below a topic's max.message.bytes for the batch header, the key and dead-letter headers. */
@@ -66,7 +67,12 @@ public final class IngestCommand implements Callable<Integer> {
         final long failed;
         final List<String> errors;
         try (Ingest ingest = new Ingest(bootstrapServers, Map.of(), limit.getKey(), limit.getValue())) {
-            report = ingest.publish(input, null);
+            try {
+                report = ingest.publish(input, null);
+            } catch (ConversationSources.UnknownFormat e) {
+                System.err.println(e.getMessage() + "; nothing was published");
+                return 2;
+            }
             ingest.flush();
             acknowledged = ingest.acknowledged();
             failed = ingest.failed();

@@ -104,6 +104,22 @@ class IngestIT {
     }
 
     @Test
+    void shouldPublishEachConversationWhenTheFileIsAJsonArrayAndRefuseWithExit2WhenItIsAnArrayOfSomethingElse()
+        throws Exception {
+        final Path array = dir.resolve("export.json");
+        Files.writeString(array, "[" + conversation("arr-1", 1, "I drink tea.").replace("u-size", "u-array") + ",\n"
+            + conversation("arr-2", 1, "I live in Delft.").replace("u-size", "u-array") + "]", StandardCharsets.UTF_8);
+
+        final Run run = ingest(array);
+
+        assertThat(run.exit()).as(run.out()).isZero();
+        assertThat(run.out()).contains("as JSON_ARRAY: 2 records published (2 acknowledged, 0 failed)");
+        final Path strings = dir.resolve("strings.json");
+        Files.writeString(strings, "[\"hello\"]", StandardCharsets.UTF_8);
+        assertThat(ingest(strings).exit()).isEqualTo(2);
+    }
+
+    @Test
     void shouldFailWithinTheConnectTimeoutNamingTheAddressWhenTheClusterIsUnreachable() throws Exception {
         final Path file = dir.resolve("one.jsonl");
         Files.writeString(file, line("c1", "I use IntelliJ.") + "\n", StandardCharsets.UTF_8);
