@@ -174,16 +174,18 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long timestamp = conversation.getCompletedAt().toEpochMilli();
         final UserProfile profile = profiles.get(key);
         if (profile != null && !profile.getMemoryEnabled()) {
-            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, true));
+            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null,
+                ExtractionTopology.REASON_MEMORY_OFF));
         }
         try {
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile);
+                    final String[] nothing = new String[1];
+                    final List<MemoryCandidate> extracted = candidates(conversation, profile, nothing);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                    return new Outcome(key, timestamp, extracted, null, false);
+                    return new Outcome(key, timestamp, extracted, null, nothing[0]);
                 } catch (Rejected e) {
                     return Outcome.rejected(e);
                 }
@@ -199,10 +201,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
             deadLetter(consumed, e.stage, e.errorClass, e.getMessage());
+            counters.outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, e.stage);
             return;
         }
-        if (outcome.memoryOff()) {
+        if (ExtractionTopology.REASON_MEMORY_OFF.equals(outcome.nothingReason())) {
             counters.memoryOff().increment();
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_MEMORY_OFF);
             return;
         }
         for (final MemoryCandidate candidate : outcome.candidates()) {
@@ -211,6 +215,14 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         counters.conversations().increment();
         counters.candidates().increment(outcome.candidates().size());
+        if (outcome.candidates().isEmpty()) {
+            // nothing silent: the conversation was read and had nothing to keep, and the reason is counted
+            LOG.debug("Nothing to remember in a conversation of {} ({})", outcome.key(), outcome.nothingReason());
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, outcome.nothingReason() == null
+                ? ExtractionTopology.REASON_NOTHING_EXTRACTED : outcome.nothingReason());
+        } else {
+            counters.outcome(ExtractionTopology.OUTCOME_REMEMBERED, "");
+        }
     }
 
     /**
@@ -256,13 +268,20 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         return conversation;
     }
 
-    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
-        throws Rejected {
+    /**
+     * @param nothing receives, when no candidate comes out, why ({@link ExtractionTopology#REASON_NO_WORDS},
+     *     {@link ExtractionTopology#REASON_NOTHING_EXTRACTED}, {@link ExtractionTopology#REASON_ALL_REDACTED})
+     */
+    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
+                                             final String[] nothing) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
+            final List<ExtractedMemory> found = extractor.extract(pii.withoutSecrets(conversation), profile);
+            final List<ExtractedMemory> extracted = found.isEmpty() ? found : pii.apply(found);
             if (extracted.isEmpty()) {
+                nothing[0] = !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
+                    : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS;
                 return List.of();
             }
             // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
@@ -290,6 +309,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
             throw new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
         }
+    }
+
+    /** @return whether a user message has a letter or digit (U+FFFD, an undecodable byte, is not one) */
+    private static boolean hasWords(final ConversationCompleted conversation) {
+        return conversation.getMessages().stream().filter(m -> "user".equals(m.getRole()))
+            .anyMatch(m -> m.getContent().codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD));
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
@@ -329,9 +354,17 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /** The meters, shared by every task of the topology. */
     record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending) {
+                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending, MeterRegistry registry) {
         Meters(final MeterRegistry registry) {
             this(registry, new AtomicInteger());
+        }
+
+        /** Counts one consumed conversation under {@code outcome} and {@code reason} (bounded sets, see ExtractionTopology). */
+        void outcome(final String outcome, final String reason) {
+            Counter.builder(ExtractionTopology.METER_OUTCOMES)
+                .description("Consumed conversations by what they ended as: remembered, nothing_to_remember (reason), "
+                    + "dead_lettered (stage); in = the sum").tag("application", Topics.EXTRACTOR_APP)
+                .tag("outcome", outcome).tag("reason", reason).register(registry).increment();
         }
 
         private Meters(final MeterRegistry registry, final AtomicInteger pending) {
@@ -344,7 +377,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
                     .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
                     .register(registry),
-                pending);
+                pending, registry);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
                     + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
@@ -370,18 +403,19 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /**
-     * What one conversation yields: candidates under a user key, a rejection, or nothing (memory off).
+     * What one conversation yields: candidates under a user key, a rejection, or nothing (and why).
      *
      * @param key user key (candidates)
      * @param timestamp record timestamp of the candidates
      * @param candidates candidates, possibly empty
      * @param rejected the rejection, or null
-     * @param memoryOff true when skipped because the user turned memory off
+     * @param nothingReason why there is no candidate ({@link ExtractionTopology#REASON_MEMORY_OFF}: skipped without
+     *     an extraction call), or null
      */
     private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, Rejected rejected,
-                           boolean memoryOff) {
+                           String nothingReason) {
         static Outcome rejected(final Rejected rejected) {
-            return new Outcome(null, 0, List.of(), rejected, false);
+            return new Outcome(null, 0, List.of(), rejected, null);
         }
     }
 
