@@ -100,7 +100,28 @@ class IngestIT {
             assertThat(c.get(TopicConfig.RETENTION_MS_CONFIG).source())
                 .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
             assertThat(c.get(TopicConfig.RETENTION_BYTES_CONFIG).value()).isEqualTo("-1");
+            // the test broker keeps Kafka 4's default of 1 hour ahead of its clock: each topic must lift it
+            assertThat(c.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG).value()).isEqualTo(String.valueOf(Long.MAX_VALUE));
         });
+    }
+
+    @Test
+    void shouldPublishAConversationDatedInYear9999WhenTheTopicsComeFromTopicSetup() throws Exception {
+        final Path file = dir.resolve("future.jsonl");
+        Files.writeString(file, line("future-1", "I will retire in Lisbon.").replace("2025-01-01T10:00:00Z",
+            "9999-12-31T23:59:59Z").replace("u-size", "u-future") + "\n", StandardCharsets.UTF_8);
+        // a topic created before Engram lifted the limit (Kafka 4's default: 1 hour ahead): bin/engram topics aligns it
+        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED);
+        kafka.admin().incrementalAlterConfigs(Map.of(topic, List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
+            new org.apache.kafka.clients.admin.ConfigEntry(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, "3600000"),
+            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        assertThat(TopicSetup.alignTimestampLimits(kafka.admin())).containsExactly(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(TopicSetup.alignTimestampLimits(kafka.admin())).isEmpty();
+
+        final Run run = ingest(file);
+
+        assertThat(run.exit()).as(run.out()).isZero();
+        assertThat(run.out()).contains("1 records published (1 acknowledged, 0 failed)");
     }
 
     @Test
