@@ -108,6 +108,11 @@ public final class DemoApps implements AutoCloseable {
         return extractor.pendingConversations() == 0;
     }
 
+    /** @return the extractor's consumed conversations by outcome ({@link ExtractorApp#conversationOutcomes()}) */
+    public java.util.Map<String, Long> conversationOutcomes() {
+        return extractor.conversationOutcomes();
+    }
+
     /** @return the retriever's base URL, e.g. {@code http://localhost:8080} */
     public String retrieverUrl() {
         return retrieverUrl;
