@@ -65,7 +65,7 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
                 }
             }
             return new Outcomes(in, remembered, reasons.values().stream().mapToLong(Long::longValue).sum(), deadLettered,
-                Map.copyOf(reasons));
+                java.util.Collections.unmodifiableMap(reasons));
         }
 
         /** @return conversations consumed but not (yet) counted under an outcome: 0 once the extractor is done */
@@ -152,7 +152,7 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
     /** @return the human-readable block the demo prints */
     public String toText() {
         return counts() + (conversationOutcomes == null ? "" : String.format(Locale.ROOT,
-            "%n    conversations in     %,d = remembered %,d + nothing to remember %,d %s + dead-lettered %,d%s",
+            "%n  conversations in     %,d = remembered %,d + nothing to remember %,d %s + dead-lettered %,d%s",
             conversationOutcomes.in(), conversationOutcomes.remembered(), conversationOutcomes.nothingToRemember(),
             conversationOutcomes.nothingToRememberReasons(), conversationOutcomes.deadLettered(),
             conversationOutcomes.unaccounted() == 0 ? "" : " (" + conversationOutcomes.unaccounted() + " not accounted for)"));
