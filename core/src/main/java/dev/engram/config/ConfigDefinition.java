@@ -208,6 +208,11 @@ final class ConfigDefinition {
                     + "Default deny: no key, no access.")
             .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
                 "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
+            .define(MCP_ALLOWED_ORIGINS, Type.LIST, "", Importance.MEDIUM,
+                "Browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides loopback ones "
+                    + "(localhost, 127.0.0.0/8, [::1], any port); a request from any other Origin is a 403 (DNS "
+                    + "rebinding protection: the demo runs without API keys). * allows every origin. Requests without "
+                    + "an Origin header (every non-browser client) are not affected.")
             .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
                 ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
                 "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "

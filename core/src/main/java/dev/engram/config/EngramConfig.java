@@ -44,6 +44,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String HTTP_BIND_ADDRESS = "http.bind.address";
     /** The explicit opt-in to serve the API without authentication on a non-loopback address. */
     public static final String AUTH_ALLOW_UNAUTHENTICATED_REMOTE = "retriever.auth.allow.unauthenticated.remote";
+    /** Browser origins allowed to call the MCP endpoint besides loopback ones (DNS rebinding protection). */
+    public static final String MCP_ALLOWED_ORIGINS = "retriever.mcp.allowed.origins";
     public static final String MIN_IMPORTANCE = "memory.min.importance";
     public static final String MIN_CONFIDENCE = "memory.min.confidence";
     public static final String REINFORCE_THRESHOLD = "dedup.reinforce.threshold";

@@ -64,6 +64,11 @@ public final class DemoCommand implements Callable<Integer> {
         description = "LoCoMo JSON or JSON Lines of ConversationCompleted (default: the shipped sample, deploy/sample/conversations.jsonl).")
     Path input;
 
+    @Option(names = "--original-dates", description = "Ingest the shipped sample with its own dates (early 2025) instead of "
+        + "moved forward by whole days to end the day before the run; then the first read or write moves the "
+        + "consolidator's event-time clock to today and the lifecycle archives what months of disuse would.")
+    boolean originalDates;
+
     @Option(names = "--once", description = "Exit after the summary instead of serving the retrieval API.")
     boolean once;
 
@@ -157,6 +162,11 @@ public final class DemoCommand implements Callable<Integer> {
             "localhost:9092", Path.of("streams"), 0));
         dev.engram.config.ConfigCoherence.enforce(checked, "demo");
         dev.engram.retriever.RetrieverApp.refuseUnauthenticatedRemote(checked);
+        if (QdrantReachability.unreachable(checked, System.err)) {
+            return 1;
+        }
+        final Duration sampleOffset = input == null && !originalDates ? SampleDates.offset(file, java.time.Instant.now())
+            : Duration.ZERO;
         final ReverseCloser resources = this.resources;
         final Path dir = lockedRunDir(resources);
         if (dir == null) {
@@ -167,17 +177,14 @@ public final class DemoCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             out.printf("Engram demo — input %s, run directory %s%n", file, dir);
+            SampleDates.describe(sampleOffset, out);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
             final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
             final EngramConfig config = EngramConfig.load(null, System.getenv(),
                 demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort));
-            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
-                out.printf("Vector index: Qdrant at %s:%d (collection %s, TLS %s)%n",
-                    config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
-                    config.getString(EngramConfig.QDRANT_COLLECTION), config.getBoolean(EngramConfig.QDRANT_TLS) ? "on" : "off");
-            }
+            QdrantReachability.describe(config, out);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
             }
@@ -190,7 +197,7 @@ public final class DemoCommand implements Callable<Integer> {
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = resources.push(new Ingest(broker.bootstrapServers(), Map.of()));
-            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
+            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();

@@ -155,6 +155,20 @@ final class WriteRoutes {
         return clean.text();
     }
 
+    /**
+     * The body of a write route without a fixed field list of its own ({@code POST .../conversations} names its
+     * unknown fields itself), parsed strictly ({@link JsonBodies#object(byte[])}).
+     *
+     * @param ctx the request
+     * @param replaced unchanged: invalid UTF-8 is refused, not replaced (lone surrogates in JSON escapes are counted
+     *     where the text is read)
+     * @return the body, a JSON object
+     * @throws ApiProblem 400 when the body is missing, not UTF-8, not one JSON object, or has a duplicate field
+     */
+    static JsonNode body(final Context ctx, final int[] replaced) {
+        return JsonBodies.object(ctx.bodyAsBytes());
+    }
+
     private static String optionalText(final JsonNode body, final String field) {
         final JsonNode node = body.get(field);
         if (node == null || node.isNull()) {

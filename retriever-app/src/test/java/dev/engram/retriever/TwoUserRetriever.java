@@ -78,6 +78,10 @@ final class TwoUserRetriever implements AutoCloseable {
         return new EmbeddedKafka.Record<>(event.getTenantId() + "/" + event.getUserId(), event, event.getEventTime());
     }
 
+    EmbeddedKafka kafka() {
+        return kafka;
+    }
+
     RetrieverApp.Handle retriever() {
         return retriever;
     }
@@ -91,6 +95,11 @@ final class TwoUserRetriever implements AutoCloseable {
     }
 
     HttpResponse<String> send(final String method, final String path, final String key, final String body) {
+        return send(method, path, key, body, Map.of());
+    }
+
+    HttpResponse<String> send(final String method, final String path, final String key, final String body,
+                              final Map<String, String> headers) {
         try {
             final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -100,6 +109,7 @@ final class TwoUserRetriever implements AutoCloseable {
             if (body != null) {
                 request.header("Content-Type", "application/json");
             }
+            headers.forEach(request::header);
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -49,16 +49,7 @@ public final class JsonBodies {
         if (text.isBlank()) {
             throw ApiProblem.badRequest("a JSON body is required: an object with " + accepted(fields));
         }
-        final JsonNode node;
-        try {
-            node = STRICT.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest(syntax(e));
-        }
-        if (node == null || !node.isObject()) {
-            throw ApiProblem.badRequest("the body must be a JSON object with " + accepted(fields) + ", not "
-                + (node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
-        }
+        final ObjectNode node = parse(text, "a JSON object with " + accepted(fields));
         final List<String> unknown = new ArrayList<>();
         for (final Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
             final String name = names.next();
@@ -69,6 +60,34 @@ public final class JsonBodies {
         if (!unknown.isEmpty()) {
             throw ApiProblem.badRequest("unknown field" + (unknown.size() > 1 ? "s " : " ") + quoted(unknown)
                 + " in the body; accepted: " + quoted(fields));
+        }
+        return node;
+    }
+
+    /**
+     * @param body the raw body bytes
+     * @return the body as a JSON object, whatever its fields (the caller checks them)
+     * @throws ApiProblem 400 for an empty body, invalid UTF-8, invalid JSON, more than one value, a value that is
+     *     not an object, or a duplicate field
+     */
+    public static ObjectNode object(final byte[] body) {
+        final String text = utf8(body);
+        if (text.isBlank()) {
+            throw ApiProblem.badRequest("a JSON body is required");
+        }
+        return parse(text, "a JSON object");
+    }
+
+    private static ObjectNode parse(final String text, final String expected) {
+        final JsonNode node;
+        try {
+            node = STRICT.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw ApiProblem.badRequest(syntax(e));
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiProblem.badRequest("the body must be " + expected + ", not "
+                + (node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
         }
         return (ObjectNode) node;
     }

@@ -174,8 +174,24 @@ public final class Ingest implements AutoCloseable {
      * @throws IOException if the file cannot be read
      */
     public ConversationSources.Report publish(final Path file, final LongConsumer progress) throws IOException {
+        return publish(file, java.util.function.UnaryOperator.identity(), progress);
+    }
+
+    /**
+     * As {@link #publish(Path, LongConsumer)}, each record changed by {@code change} before it is sent (the demo
+     * moves the shipped sample's dates).
+     *
+     * @param file LoCoMo JSON or JSON Lines
+     * @param change applied to every record read
+     * @param progress called with the number sent so far after each record, or null
+     * @return the read report
+     * @throws IOException if the file cannot be read
+     */
+    public ConversationSources.Report publish(final Path file,
+                                              final java.util.function.UnaryOperator<ConversationCompleted> change,
+                                              final LongConsumer progress) throws IOException {
         final ConversationSources.Report report = ConversationSources.readLocated(file, (location, c) -> {
-            send(location, c);
+            send(location, change.apply(c));
             if (progress != null) {
                 progress.accept(sent.get());
             }

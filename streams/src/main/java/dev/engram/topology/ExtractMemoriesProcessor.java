@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import io.micrometer.core.instrument.Counter;
@@ -44,6 +47,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
@@ -72,6 +76,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private IdleCommit idleCommit;
     private KeyValueStore<Long, byte[]> pending;
     private KeyValueStore<String, UserProfile> profiles;
+    private ReadOnlyKeyValueStore<String, TenantSettings> tenantSettings;
     private long nextSequence;
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
@@ -97,6 +102,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         this.context = context;
         this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
         this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+        this.tenantSettings = context.getStateStore(Stores.TENANT_SETTINGS);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -178,12 +184,16 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null,
                 ExtractionTopology.REASON_MEMORY_OFF));
         }
+        // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
+        // re-submission after a crash) finds the same version whatever was written to tenant-settings since
+        final TenantPolicy policy = TenantSettingsTable.inForce(tenantSettings, conversation.getTenantId(),
+            conversation.getCompletedAt());
         try {
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
                     final String[] nothing = new String[1];
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile, nothing);
+                    final List<MemoryCandidate> extracted = candidates(conversation, profile, policy, nothing);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
                     return new Outcome(key, timestamp, extracted, null, nothing[0]);
@@ -271,17 +281,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /**
      * @param nothing receives, when no candidate comes out, why ({@link ExtractionTopology#REASON_NO_WORDS},
-     *     {@link ExtractionTopology#REASON_NOTHING_EXTRACTED}, {@link ExtractionTopology#REASON_ALL_REDACTED})
+     *     {@link ExtractionTopology#REASON_NOTHING_EXTRACTED}, {@link ExtractionTopology#REASON_ALL_REDACTED},
+     *     {@link ExtractionTopology#REASON_CATEGORY_OFF})
      */
     private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
-                                             final String[] nothing) throws Rejected {
+                                             final TenantPolicy policy, final String[] nothing) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
-            // dropped from its output before anything is embedded or written.
-            final List<ExtractedMemory> found = extractor.extract(pii.withoutSecrets(conversation), profile);
-            final List<ExtractedMemory> extracted = found.isEmpty() ? found : pii.apply(found);
+            // dropped from its output before anything is embedded or written. Facts of a built-in category the
+            // tenant turned off are dropped whatever the extractor made of the tenant's settings.
+            final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
+            final List<ExtractedMemory> found = extraction.memories();
+            final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
+            final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
             if (extracted.isEmpty()) {
-                nothing[0] = !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
+                nothing[0] = !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
+                    : !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
                     : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS;
                 return List.of();
             }
@@ -302,7 +317,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
             for (final ExtractedMemory memory : extracted) {
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
-                    batch.modelFor(memory.content())));
+                    batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
             return out;
         } catch (RuntimeException e) {
@@ -319,7 +334,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
-                                      final float[] vector, final String model) {
+                                      final float[] vector, final String model, final String extractorName,
+                                      final TenantPolicy policy) {
         return MemoryCandidate.newBuilder()
             .setCandidateId(MemoryIds.candidateId(conversation.getTenantId(), conversation.getUserId(),
                 conversation.getConversationId(), memory.content()))
@@ -340,9 +356,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
             .setEmbeddingModel(model)
-            .setExtractor(extractor.name())
+            .setExtractor(extractorName)
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))
+            .setCustomCategory(memory.customCategory())
+            .setTtlDays(policy.ttlDays(memory))
+            .setSettingsVersion(policy.version())
             .build();
     }
 

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
@@ -51,6 +52,14 @@ import dev.engram.validation.ConversationValidator;
  * profile says memory is off costs no extraction call and gets no candidates; otherwise the profile's
  * known facts go to the extractor.
  *
+ * <p><b>Tenant settings.</b> The global store {@code tenant-settings-store} ({@code read-tenant-settings} →
+ * {@code materialize-tenant-settings}) holds every version of every tenant's settings from the compacted
+ * {@code tenant-settings}. Each conversation is extracted under the version in force at its {@code completedAt}
+ * ({@link TenantSettingsTable#inForce}): the tenant's own categories and instructions go to the extractor, facts of a
+ * built-in category the tenant turned off are dropped, and each candidate records its custom category, its TTL (the
+ * category's, else the tenant's retention) and the settings version, so consolidating it again never needs the
+ * settings. A replay or a re-submission after a crash looks up the same version: event time, never the latest.
+ *
  * <p><b>Concurrency, order and exactly-once</b> (implemented by {@link ExtractMemoriesProcessor}). The extractor call (an LLM: ~0.5 s) and the embedding run
  * on an executor, so one task has up to {@code maxPending} conversations in flight and the stream thread
  * keeps pulling; results are forwarded strictly in input order per task (so per partition, so per user):
@@ -79,7 +88,7 @@ import dev.engram.validation.ConversationValidator;
  * what it ended as, tag {@code outcome} = {@value #OUTCOME_REMEMBERED} (candidates written),
  * {@value #OUTCOME_NOTHING} (nothing to remember, tag {@code reason}: {@value #REASON_MEMORY_OFF},
  * {@value #REASON_NO_WORDS} for messages without a letter or digit such as a message of emoji only,
- * {@value #REASON_NOTHING_EXTRACTED}, {@value #REASON_ALL_REDACTED}) or {@value #OUTCOME_DEAD_LETTERED} (tag
+ * {@value #REASON_NOTHING_EXTRACTED}, {@value #REASON_ALL_REDACTED}, {@value #REASON_CATEGORY_OFF}) or {@value #OUTCOME_DEAD_LETTERED} (tag
  * {@code reason} = the dead-letter stage): conversations in = the sum of the three.
  */
 public final class ExtractionTopology {
@@ -97,6 +106,10 @@ public final class ExtractionTopology {
     public static final String PROFILES_SOURCE = "read-user-profiles";
     /** Processor writing user-profiles into {@link Stores#EXTRACTOR_PROFILES}. */
     public static final String PROFILES_PROCESSOR = "materialize-user-profiles";
+    /** Source node reading {@link Topics#TENANT_SETTINGS} into the global {@link Stores#TENANT_SETTINGS}. */
+    public static final String SETTINGS_SOURCE = "read-tenant-settings";
+    /** Processor writing tenant-settings into {@link Stores#TENANT_SETTINGS}. */
+    public static final String SETTINGS_PROCESSOR = "materialize-tenant-settings";
     /** Counter of conversations skipped because the user turned memory off. */
     public static final String METER_MEMORY_OFF = "engram.extraction.memory.off";
     /** Counter of U+FFFD characters in the text of accepted conversations (tag {@code path=extractor}). */
@@ -118,6 +131,8 @@ public final class ExtractionTopology {
     public static final String REASON_NOTHING_EXTRACTED = "nothing_extracted";
     /** Nothing to remember: every memory found held a personal identifier the PII filter drops. */
     public static final String REASON_ALL_REDACTED = "all_redacted";
+    /** Nothing to remember: every memory found is of a category the tenant turned off (tenant settings). */
+    public static final String REASON_CATEGORY_OFF = "category_off";
 
     /** Counter of valid conversations extracted. */
     public static final String METER_CONVERSATIONS = "engram.extraction.conversations";
@@ -204,10 +219,19 @@ public final class ExtractionTopology {
         // count), so the task extracting a user's conversation holds that user's profile.
         topology.addSource(PROFILES_SOURCE, Topic.USER_PROFILES.keyDeserializer(), Topic.USER_PROFILES.valueDeserializer(config),
             Topic.USER_PROFILES.name());
-        topology.addProcessor(PROFILES_PROCESSOR, MaterializeProfile::new, PROFILES_SOURCE);
+        topology.addProcessor(PROFILES_PROCESSOR, () -> new MaterializeLatest<UserProfile>(Stores.EXTRACTOR_PROFILES),
+            PROFILES_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.EXTRACTOR_PROFILES),
             Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR, PROFILES_PROCESSOR);
+        // The tenant settings: a global store (every instance holds every tenant's versions; tenant-settings is keyed
+        // by tenant, not by user), restored before processing starts and kept current by the global thread.
+        topology.addGlobalStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.TENANT_SETTINGS), Serdes.String(),
+                Topic.TENANT_SETTINGS.valueSerde(config)).withLoggingDisabled(),
+            SETTINGS_SOURCE, Topic.TENANT_SETTINGS.keyDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(config),
+            Topic.TENANT_SETTINGS.name(), SETTINGS_PROCESSOR,
+            () -> new MaterializeLatest<TenantSettings>(Stores.TENANT_SETTINGS));
         topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
             Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
@@ -215,17 +239,25 @@ public final class ExtractionTopology {
         return topology;
     }
 
-    /** Keeps {@link Stores#EXTRACTOR_PROFILES} equal to the latest user-profiles record per key (tombstone = delete). */
-    private static final class MaterializeProfile implements Processor<String, UserProfile, Void, Void> {
-        private KeyValueStore<String, UserProfile> store;
+    /**
+     * Keeps a store equal to a topic, the latest record per key (tombstone = delete): {@link Stores#EXTRACTOR_PROFILES}
+     * from user-profiles, and the global {@link Stores#TENANT_SETTINGS} from tenant-settings (every version: one key each).
+     */
+    private static final class MaterializeLatest<V> implements Processor<String, V, Void, Void> {
+        private final String storeName;
+        private KeyValueStore<String, V> store;
 
-        @Override
-        public void init(final ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+        MaterializeLatest(final String storeName) {
+            this.storeName = storeName;
         }
 
         @Override
-        public void process(final Record<String, UserProfile> record) {
+        public void init(final ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(final Record<String, V> record) {
             if (record.key() == null) {
                 return;
             }

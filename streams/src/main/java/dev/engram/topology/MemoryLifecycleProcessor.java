@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * access count is a ranking signal of weight 0.03). An ACCESSED change is a whole memory on {@code memory-updated} (its
  * embedding, a store write and its changelog, the retriever's materialization); JFR of {@code bench retrieval}
  * put the access loop at the largest share of the request path's CPU outside the query embedding, one change per
- * memory and 250-ms batch of requests (BENCHMARKS.md, "Serving cost, session 6"). Counts add and the access time
+ * memory and 250-ms batch of requests (docs/benchmark-history.md, "Retrieval"). Counts add and the access time
  * is the latest, so the state once applied is what applying each record at once gave: the access count grows by
  * the hits, {@code lastAccessedAt} is the latest access, the event time is that access's; only the number of
  * ACCESSED events differs (one per memory and interval instead of one per memory and record). A hit of a memory

@@ -39,6 +39,11 @@ public final class Stores {
      * (changelogged; see {@link ExtractionTopology}).
      */
     public static final String EXTRACTION_PENDING = "extraction-pending-store";
+    /**
+     * Extractor (a global store, every instance holds every tenant): {@code tenant-settings} as it is,
+     * {@code <tenant>/<version ms, 13 digits>} → TenantSettings; read by version time ({@link TenantSettingsTable}).
+     */
+    public static final String TENANT_SETTINGS = "tenant-settings-store";
 
     private Stores() {
     }

@@ -47,8 +47,8 @@ public final class StreamsSettings {
     /**
      * {@code commit.interval.ms} of every app: Streams' exactly-once default. Under a steady input each commit is a
      * transaction of every app (AddPartitionsToTxn, the offsets, EndTxn, a marker per partition written), and at
-     * 50 ms the broker's transaction work was most of its CPU in {@code bench ingest} (JFR, BENCHMARKS.md "Ingest,
-     * session 7"); an idle pipeline does not wait for the interval ({@link IdleCommit}).
+     * 50 ms the broker's transaction work was most of its CPU in {@code bench ingest} (JFR, BENCHMARKS.md
+     * "Ingest"); an idle pipeline does not wait for the interval ({@link IdleCommit}).
      */
     public static final int COMMIT_INTERVAL_MS = 100;
     /** {@code poll.ms} of every app (Streams' default is 100). */

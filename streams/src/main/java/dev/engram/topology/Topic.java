@@ -11,6 +11,7 @@ import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.PersonalSerdes;
@@ -66,6 +67,8 @@ public final class Topic<K, V> {
     public static final Topic<String, UserProfile> USER_PROFILES = personal(Topics.USER_PROFILES, UserProfile.class);
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final Topic<String, AuditRecord> MEMORY_AUDIT = clear(Topics.MEMORY_AUDIT, AuditRecord.class);
+    /** TenantSettings, compacted, one record per version; written by the retriever, read by the extractor. */
+    public static final Topic<String, TenantSettings> TENANT_SETTINGS = clear(Topics.TENANT_SETTINGS, TenantSettings.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
     public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(Topics.DATA_KEYS, Serdes.String(),
         config -> Serdes.ByteArray());

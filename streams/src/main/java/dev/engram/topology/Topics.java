@@ -33,6 +33,12 @@ public final class Topics {
     public static final String DATA_KEYS = "engram-data-keys";
     /** AuditRecord; written by the retriever and the consolidator. */
     public static final String MEMORY_AUDIT = "memory-audit";
+    /**
+     * TenantSettings, compacted, one record per version (key {@code <tenant>/<version ms, 13 digits>}, so compaction
+     * keeps the history a replay needs); written by the retriever's admin route, read by the extractor as a global
+     * table and by the retriever.
+     */
+    public static final String TENANT_SETTINGS = "tenant-settings";
 
     /** application.id of the extractor. */
     public static final String EXTRACTOR_APP = "engram-extractor";
@@ -55,7 +61,7 @@ public final class Topics {
     /** @return the topics every deployment creates up front, dead-letter topics included */
     public static java.util.List<String> all() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
-            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES,
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES, TENANT_SETTINGS,
             deadLetter(EXTRACTOR_APP), deadLetter(CONSOLIDATOR_APP), deadLetter(RETRIEVER_APP));
     }
 }

@@ -21,7 +21,12 @@ class ExtractionTopologyNamingTest {
         final TopologyDescription description = ExtractionTopology.build(EngramConfig.defaults(),
             new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()).describe();
 
-        assertThat(description.globalStores()).isEmpty();
+        assertThat(description.globalStores()).singleElement().satisfies(global -> {
+            assertThat(global.source().name()).isEqualTo("read-tenant-settings");
+            assertThat(global.source().topicSet()).containsExactly("tenant-settings");
+            assertThat(global.processor().name()).isEqualTo("materialize-tenant-settings");
+            assertThat(global.processor().stores()).containsExactly("tenant-settings-store");
+        });
         assertThat(description.subtopologies()).hasSize(1);
         final Map<String, String> nodes = new TreeMap<>();
         for (final TopologyDescription.Node node : description.subtopologies().iterator().next().nodes()) {

@@ -25,6 +25,7 @@ import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
@@ -44,6 +45,7 @@ import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.Stores;
+import dev.engram.topology.TenantSettingsTable;
 import dev.engram.topology.Topic;
 import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -194,6 +196,7 @@ public final class PipelineHarness implements AutoCloseable {
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
+        final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -313,6 +316,19 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- input
+
+    /**
+     * Writes one version of a tenant's settings to {@code tenant-settings} (key {@link TenantSettingsTable#key}, record
+     * time its version), as the admin route does; the extractor's global table has it before the next conversation.
+     *
+     * @param settings the version
+     * @return this harness
+     */
+    public PipelineHarness settings(final TenantSettings settings) {
+        extraction().settingsIn.pipeInput(TenantSettingsTable.key(settings.getTenantId(), settings.getVersion()),
+            settings, settings.getVersion());
+        return this;
+    }
 
     /**
      * Publishes conversations, each at its completedAt, and lets every stage process them, in order.
