@@ -13,11 +13,11 @@ import java.util.function.Supplier;
 import dev.engram.bench.EmbeddedStack;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.topology.Topics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
 
 /**
  * The client against the real embedded stack (in-process KRaft broker, extractor, consolidator, retriever with
@@ -69,7 +69,7 @@ class EngramClientIT {
 
     @Test
     void shouldPublishWithTheKeyAndTopicThePipelineReads() {
-        assertThat(ConversationPublisher.TOPIC).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(ConversationPublisher.TOPIC).isEqualTo(Topic.CONVERSATIONS_COMPLETED.name());
         assertThat(ConversationPublisher.key("acme", "mira/work")).isEqualTo(new UserKey("acme", "mira/work").wire());
         assertThatThrownBy(() -> ConversationPublisher.key("a/b", "u")).isInstanceOf(IllegalArgumentException.class);
     }

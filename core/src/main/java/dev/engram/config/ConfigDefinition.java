@@ -276,7 +276,12 @@ final class ConfigDefinition {
                 "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
                     + "Redpanda), used when serde.format=registry.")
             .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
-                "user:password for HTTP Basic authentication to the schema registry; empty = none.");
+                "user:password for HTTP Basic authentication to the schema registry; empty = none.")
+            .define(INGEST_COMPRESSION, Type.STRING, "gzip", ConfigDef.ValidString.in("none", "gzip", "snappy", "lz4", "zstd"),
+                Importance.LOW, "Compression of the records bin/engram ingest and the demo publish to conversations-completed "
+                    + "(the producer's compression.type). gzip and none are read by every Kafka client, kafkajs included; "
+                    + "snappy, lz4 and zstd are read by the Java client, librdkafka's (Python, Go, .NET, kcat), franz-go and "
+                    + "sarama, but kafkajs needs a codec package for each. Consumers decompress whatever the producer chose.");
     }
 
     /** Refuses a {@code retrieval.relevance.kind.prior} that {@link dev.engram.port.KindPrior#parse} refuses. */

@@ -133,6 +133,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String SERDE_FORMAT = "serde.format";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
+    /** Compression codec of the records {@code bin/engram ingest} and the demo publish to conversations-completed. */
+    public static final String INGEST_COMPRESSION = "ingest.compression.type";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = ConfigDefinition.define();

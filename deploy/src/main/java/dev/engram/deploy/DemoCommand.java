@@ -22,8 +22,7 @@ import dev.engram.stack.Ingest;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
@@ -193,16 +192,19 @@ public final class DemoCommand implements Callable<Integer> {
             final DemoApps apps = resources.push(DemoApps.start(config));
             final PipelineMonitor monitor = resources.push(new PipelineMonitor(broker.bootstrapServers(),
                 Topic.MEMORY_UPDATED.valueDeserializer(config)));
-            out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
+            out.printf("Apps started in %.1f s. Metrics (Prometheus text): %s%n", seconds(startedAt),
+                String.join(" · ", apps.metricsUrls().entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList()));
+            out.println("Ingesting…");
 
             final long ingestStartedAt = System.nanoTime();
-            final Ingest ingest = resources.push(new Ingest(broker.bootstrapServers(), Map.of()));
+            final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,
+                config.getInt(EngramConfig.MAX_RECORD_BYTES), EngramConfig.MAX_RECORD_BYTES));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();
             final DemoSummary summary = monitor.summary(seconds(ingestStartedAt)).with(DemoSummary.Outcomes.of(
-                monitor.count(dev.engram.topology.Topics.CONVERSATIONS_COMPLETED), apps.conversationOutcomes()));
+                monitor.count(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name()), apps.conversationOutcomes()));
 
             out.printf("%nRead %s as %s: %d records published, %d rejected.%n", file.getFileName(), report.format(),
                 report.records(), report.rejected());
@@ -289,14 +291,14 @@ public final class DemoCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "[%6.1f s] ingested %,d%s · extractor consumed %,d · candidates %,d · memories %,d"
                         + " created / %,d reinforced / %,d superseded · lag %,d%n",
                     seconds(ingestStartedAt), ingest.sent(), ingest.done() ? "" : "…", monitor.extractorConsumed(),
-                    monitor.count(Topics.MEMORY_CANDIDATES), monitor.updates(UpdateOperation.CREATED),
+                    monitor.count(Topic.MEMORY_CANDIDATES.name()), monitor.updates(UpdateOperation.CREATED),
                     monitor.updates(UpdateOperation.REINFORCED), monitor.updates(UpdateOperation.SUPERSEDED), lag);
             }
             if (finished) {
                 return;
             }
-            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topics.MEMORY_CANDIDATES),
-                monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
+            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topic.MEMORY_CANDIDATES.name()),
+                monitor.count(Topic.MEMORY_UPDATED.name()), monitor.deadLetters());
             if (signature != lastSignature) {
                 lastSignature = signature;
                 lastChange = System.nanoTime();

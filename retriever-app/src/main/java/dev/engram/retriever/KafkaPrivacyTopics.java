@@ -13,8 +13,7 @@ import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.validation.ConversationValidator;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,6 +23,8 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retriever's writes, on idempotent producers (acks=all): {@link CommandPublisher} to
@@ -90,7 +91,7 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + suffix);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, AppIds.RETRIEVER + suffix);
         return new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
 

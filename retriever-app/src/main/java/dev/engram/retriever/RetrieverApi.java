@@ -18,6 +18,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import dev.engram.topics.Topic;
 
 /**
  * The retrieval HTTP API; tenant and user are always in the path and every read
@@ -104,8 +105,15 @@ public final class RetrieverApi {
                           PiiFilter pii, Embedder embedder, Clock clock) {
     }
 
+    /** Timer of the API's requests, tags {@code endpoint} and {@code status} (a histogram: p95/p99 from /metrics). */
+    public static final String METER_REQUESTS = "engram.retrieval.requests";
+    /** The smallest request latency the histogram resolves (its first bucket). */
+    static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofMillis(1);
+    /** The largest request latency the histogram resolves (its last finite bucket). */
+    static final java.time.Duration MAX_EXPECTED = java.time.Duration.ofSeconds(30);
+
     private final MeterRegistry registry;
-    /** The request timer of each endpoint, registered once rather than looked up in the registry per request. */
+    /** The request timer of each endpoint and status, registered once rather than looked up in the registry per request. */
     private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
     private final String panelHtml;
     private final ApiAccess auth;
@@ -152,7 +160,7 @@ public final class RetrieverApi {
         this.reads = new ReadRoutes(config, service, scorer, access, auth, owner, privacy.clock());
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
-            dev.engram.crypto.PersonalSerdes.keys(config));
+            dev.engram.crypto.PersonalSerdes.keys(config, Topic.DATA_KEYS.name()));
         this.conversations = new ConversationRoute(auth, privacy.commands(),
             dev.engram.validation.ConversationValidator.from(config), privacy.clock());
         this.tenants = tenantAdmin == null ? null : new TenantRoutes(auth, tenantAdmin, privacy.clock());
@@ -196,12 +204,38 @@ public final class RetrieverApi {
 
     private void timed(final String endpoint, final Context ctx, final Handler handler) throws Exception {
         final Timer.Sample sample = Timer.start(registry);
+        int status = 500; // an exception that is neither of the two below is answered 500 by ProblemErrorHandler
         try {
             handler.handle(ctx);
+            status = ctx.statusCode();
+        } catch (ApiProblem e) {
+            status = e.status();
+            throw e;
+        } catch (io.javalin.http.HttpResponseException e) {
+            status = e.getStatus();
+            throw e;
         } finally {
-            sample.stop(timers.computeIfAbsent(endpoint, e -> Timer.builder("engram.retrieval.requests")
-                .description("Retrieval API request latency").tag("endpoint", e).register(registry)));
+            sample.stop(requestTimer(registry, timers, endpoint, status));
         }
+    }
+
+    /**
+     * The request timer of one endpoint and status ({@value #METER_REQUESTS}): a Prometheus histogram (buckets from
+     * {@link #MIN_EXPECTED} to {@link #MAX_EXPECTED}) so that {@code histogram_quantile} gives p95/p99 per endpoint,
+     * and the status so that an error rate is {@code status=~"5.."} over all. Registered once per pair.
+     *
+     * @param registry where it is registered
+     * @param timers the cache of registered timers, by {@code endpoint status}
+     * @param endpoint the route's short name, e.g. {@code memories}
+     * @param status the HTTP status answered
+     * @return the timer
+     */
+    static Timer requestTimer(final MeterRegistry registry, final java.util.Map<String, Timer> timers, final String endpoint,
+                              final int status) {
+        return timers.computeIfAbsent(endpoint + ' ' + status, e -> Timer.builder(METER_REQUESTS)
+            .description("Retrieval API request latency, by endpoint and HTTP status").tag("endpoint", endpoint)
+            .tag("status", Integer.toString(status)).publishPercentileHistogram()
+            .minimumExpectedValue(MIN_EXPECTED).maximumExpectedValue(MAX_EXPECTED).register(registry));
     }
 
     private static String resource(final String path) {

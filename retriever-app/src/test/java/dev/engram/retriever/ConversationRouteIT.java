@@ -10,7 +10,7 @@ import java.util.Map;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.EngramConfig;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;

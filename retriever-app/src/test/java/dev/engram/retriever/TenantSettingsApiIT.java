@@ -16,13 +16,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.TenantSettings;
 import dev.engram.config.EngramConfig;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The tenant admin routes on the in-process broker: {@code PUT /v1/tenants/{t}/settings} writes a version to
@@ -47,7 +47,7 @@ class TenantSettingsApiIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, HEALTH_ADMIN
             + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1")));
     }
@@ -86,7 +86,7 @@ class TenantSettingsApiIT {
         assertThat(before.get("version").isNull()).isTrue();
         assertThat(before.get("categories")).isEmpty();
 
-        final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topics.TENANT_SETTINGS,
+        final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topic.TENANT_SETTINGS.name(),
             new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.defaults()), 1,
             Duration.ofSeconds(30));
         assertThat(records).filteredOn(r -> r.key().startsWith("health/")).singleElement().satisfies(r -> {

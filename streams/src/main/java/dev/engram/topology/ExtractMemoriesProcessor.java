@@ -51,6 +51,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
@@ -100,9 +102,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
-        this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
-        this.tenantSettings = context.getStateStore(Stores.TENANT_SETTINGS);
+        this.pending = context.getStateStore(StoreNames.EXTRACTION_PENDING);
+        this.profiles = context.getStateStore(StoreNames.EXTRACTOR_PROFILES);
+        this.tenantSettings = context.getStateStore(StoreNames.TENANT_SETTINGS);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -112,7 +114,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     erased.add(entry.key); // sealed with a data key erased meanwhile: nothing to extract
                     continue;
                 }
-                final Consumed consumed = Consumed.decode(entry.value);
+                final PendingConversation consumed = PendingConversation.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
                 counters.pending().incrementAndGet();
                 nextSequence = Math.max(nextSequence, entry.key + 1);
@@ -133,7 +135,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     public void process(final Record<String, byte[]> record) {
         idleCommit.input();
         final Optional<RecordMetadata> source = context.recordMetadata();
-        final Consumed consumed = new Consumed(record.key(), withoutSecrets(record.value()), record.timestamp(),
+        final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
         final CompletableFuture<Outcome> outcome = submit(consumed);
@@ -170,7 +172,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** Decodes, validates and joins on the stream thread; extracts and embeds on the executor. */
-    private CompletableFuture<Outcome> submit(final Consumed consumed) {
+    private CompletableFuture<Outcome> submit(final PendingConversation consumed) {
         final ConversationCompleted conversation;
         try {
             conversation = decode(consumed.value());
@@ -207,7 +209,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
     }
 
-    private void emit(final Consumed consumed, final Outcome outcome) {
+    private void emit(final PendingConversation consumed, final Outcome outcome) {
         idleCommit.output();
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
@@ -247,9 +249,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return bytes;
         }
         try {
-            final ConversationCompleted conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            final ConversationCompleted conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
             final ConversationCompleted clean = pii.withoutSecrets(conversation);
-            return clean == conversation ? bytes : serializer.serialize(Topics.CONVERSATIONS_COMPLETED, clean);
+            return clean == conversation ? bytes : serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), clean);
         } catch (RuntimeException e) {
             return bytes; // decode() rejects it with the reason
         }
@@ -258,7 +260,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private ConversationCompleted decode(final byte[] bytes) throws Rejected {
         if (bytes == null) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
-                + Topics.CONVERSATIONS_COMPLETED);
+                + Topic.CONVERSATIONS_COMPLETED.name());
         }
         final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
         if (tooLarge.isPresent()) {
@@ -266,7 +268,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         final ConversationCompleted conversation;
         try {
-            conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
         } catch (RuntimeException e) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
         }
@@ -365,7 +367,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .build();
     }
 
-    private void deadLetter(final Consumed consumed, final String stage, final String errorClass,
+    private void deadLetter(final PendingConversation consumed, final String stage, final String errorClass,
                             final String reason) {
         deadLetters.write(context, new Record<String, Object>(consumed.key(), consumed.value(), consumed.timestamp(),
             consumed.headers()), new DeadLetters.Source(consumed.topic(), consumed.partition(), consumed.offset()),
@@ -383,7 +385,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         void outcome(final String outcome, final String reason) {
             Counter.builder(ExtractionTopology.METER_OUTCOMES)
                 .description("Consumed conversations by what they ended as: remembered, nothing_to_remember (reason), "
-                    + "dead_lettered (stage); in = the sum").tag("application", Topics.EXTRACTOR_APP)
+                    + "dead_lettered (stage); in = the sum").tag("application", AppIds.EXTRACTOR)
                 .tag("outcome", outcome).tag("reason", reason).register(registry).increment();
         }
 
@@ -392,19 +394,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
                 Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
-                    + "the text of accepted conversations").tag("application", Topics.EXTRACTOR_APP)
+                    + "the text of accepted conversations").tag("application", AppIds.EXTRACTOR)
                     .tag("path", "extractor").register(registry),
+                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
+                // seconds) so that histogram_quantile gives p95/p99 from /metrics
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
-                    .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry),
+                    .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
                 pending, registry);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
-                    + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
+                    + "not forwarded yet").tag("application", AppIds.EXTRACTOR).register(registry);
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {
-            return Counter.builder(name).description(description).tag("application", Topics.EXTRACTOR_APP)
+            return Counter.builder(name).description(description).tag("application", AppIds.EXTRACTOR)
                 .register(registry);
         }
     }
@@ -440,6 +445,6 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** One conversation in flight. */
-    private record Pending(long sequence, Consumed consumed, CompletableFuture<Outcome> outcome) {
+    private record Pending(long sequence, PendingConversation consumed, CompletableFuture<Outcome> outcome) {
     }
 }

@@ -44,10 +44,10 @@ import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
-import dev.engram.topology.Stores;
+import dev.engram.topology.StoreNames;
 import dev.engram.topology.TenantSettingsTable;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
+import dev.engram.topology.UserPartitions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -61,6 +61,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The test harness of every pipeline test: the three topologies on TopologyTestDriver — extraction
@@ -143,18 +145,18 @@ public final class PipelineHarness implements AutoCloseable {
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
         candidatesIn = input(consolidation, Topic.MEMORY_CANDIDATES);
-        rawCandidatesIn = consolidation.createInputTopic(Topics.MEMORY_CANDIDATES, keys, new ByteArraySerializer());
+        rawCandidatesIn = consolidation.createInputTopic(Topic.MEMORY_CANDIDATES.name(), keys, new ByteArraySerializer());
         commandsIn = input(consolidation, Topic.MEMORY_COMMANDS);
         accessIn = input(consolidation, Topic.MEMORY_ACCESS);
         updatedOut = output(consolidation, Topic.MEMORY_UPDATED);
         contradictionsOut = output(consolidation, Topic.MEMORY_CONTRADICTIONS);
         archivedOut = output(consolidation, Topic.MEMORY_ARCHIVED);
         auditOut = output(consolidation, Topic.MEMORY_AUDIT);
-        deadLetterOut = consolidation.createOutputTopic(Topics.deadLetter(Topics.CONSOLIDATOR_APP), keyReader,
+        deadLetterOut = consolidation.createOutputTopic(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), keyReader,
             new ByteArrayDeserializer());
         profilesOut = output(consolidation, Topic.USER_PROFILES);
-        consolidatorStage = new Stage(() -> consolidation, Stores.MEMORIES, Stores.PROFILES);
-        retrieverStage = new Stage(() -> retrieval().driver, Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_PROFILES);
+        consolidatorStage = new Stage(() -> consolidation, StoreNames.MEMORIES, StoreNames.PROFILES);
+        retrieverStage = new Stage(() -> retrieval().driver, StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES);
     }
 
     /**
@@ -191,8 +193,10 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The extraction topology's driver and topics. */
     private final class Extraction {
+        // one partition: the driver's records are all on partition 0, where every user key belongs
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
+            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry(), Runnable::run, 1, UserPartitions.fixed(1)),
+            ExtractionTopology.config(config));
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
@@ -593,7 +597,7 @@ public final class PipelineHarness implements AutoCloseable {
      * @return the memory's versions in the retriever's {@code retriever-history-store}, in key order
      */
     public List<MemoryUpdated> history(final String user, final String memoryId) {
-        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(Stores.RETRIEVER_HISTORY);
+        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(StoreNames.RETRIEVER_HISTORY);
         final List<MemoryUpdated> out = new ArrayList<>();
         try (KeyValueIterator<String, MemoryUpdated> it = store.prefixScan(
             MaterializeMemoriesProcessor.historyPrefix(UserKey.parse(user), memoryId), new StringSerializer())) {

@@ -1,7 +1,7 @@
 package dev.engram.topology;
 
 /** Every state store name in one place (kebab-case nouns ending in {@code -store}). */
-public final class Stores {
+public final class StoreNames {
 
     /** Consolidator: {@code <user key>\0<memory id>} → Memory, every status. Prefix-scanned per user. */
     public static final String MEMORIES = "memories-by-user-store";
@@ -32,7 +32,7 @@ public final class Stores {
     public static final String RETRIEVER_HISTORY = "retriever-history-store";
     /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */
     public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
-    /** Extractor: user key → UserProfile, materialized from {@link Topics#USER_PROFILES}. */
+    /** Extractor: user key → UserProfile, materialized from {@code USER_PROFILES}. */
     public static final String EXTRACTOR_PROFILES = "extractor-profiles-store";
     /**
      * Extractor: per-task sequence number → a consumed conversation whose output is not forwarded yet
@@ -45,6 +45,6 @@ public final class Stores {
      */
     public static final String TENANT_SETTINGS = "tenant-settings-store";
 
-    private Stores() {
+    private StoreNames() {
     }
 }
