@@ -122,11 +122,23 @@ public final class IngestBenchmark implements Callable<Integer> {
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
+            final long updated = stack.monitor().count(Topics.MEMORY_UPDATED);
+            final Map<String, Object> byOperation = new LinkedHashMap<>();
+            for (final UpdateOperation operation : UpdateOperation.values()) {
+                final long n = stack.monitor().updates(operation);
+                if (n > 0) {
+                    byOperation.put(operation.name(), n);
+                }
+            }
+            byOperation.put("observations", stack.monitor().observationsWritten());
             final double cpuMsPerCandidate = pipelineCpu.msPer(candidates / seconds);
             stack.close();
             final double ceilingAfter = ceiling(texts).perSecond();
             out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
             figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
+            figures.put("memoryUpdated", updated);
+            figures.put("memoryUpdatedPerCandidate", BenchReport.round(candidates == 0 ? 0 : (double) updated / candidates, 3));
+            figures.put("memoryUpdatedByOperation", byOperation);
             figures.put("ceilingBefore", BenchReport.round(ceilingBefore, 1));
             figures.put("ceilingAfter", BenchReport.round(ceilingAfter, 1));
             figures.put("loadAverageAtStart", BenchReport.round(load, 2));

@@ -68,7 +68,7 @@ public final class Rebuild {
         /** {@value Topics#CONSOLIDATOR_APP}. */
         CONSOLIDATOR(Topics.CONSOLIDATOR_APP, List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS)),
         /** {@value Topics#RETRIEVER_APP}. */
-        RETRIEVER(Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED));
+        RETRIEVER(Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED, Topics.MEMORY_ACCESS));
 
         private final String applicationId;
         private final List<String> inputs;

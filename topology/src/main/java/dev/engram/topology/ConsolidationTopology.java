@@ -15,6 +15,7 @@ import dev.engram.port.ContradictionJudge;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
+import dev.engram.scoring.AccessCounts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -32,7 +33,8 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
  * memory-commands   (String user key, MemoryCommand)   ─ read-memory-commands  ─┤
  *        ┌─────────────────────────────────────────────────────────────────────┘
- *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, observation-pending-store]
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                  observation-pending-store]
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
@@ -40,10 +42,9 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store,
- *                                       observation-pending-store; STREAM_TIME punctuators every lifecycle.interval.ms
- *                                       and every second (pending hits); WALL_CLOCK every lifecycle.observe.interval.ms
- *                                       (pending observations)]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                       observation-pending-store; STREAM_TIME punctuator every lifecycle.interval.ms;
+ *                                       WALL_CLOCK every lifecycle.observe.interval.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -54,8 +55,8 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
  * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
  * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
- * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger); and, in memory,
- * {@link Stores#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}) and
+ * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger) and
+ * {@link Stores#ACCESS} (the retrieval hits of each memory, kept apart from it: {@link AccessStore}); and, in memory,
  * {@link Stores#OBSERVATION_PENDING} (the users whose observations are to be regrouped, see
  * {@link ObservationRegroups}; shared by both processors).
  *
@@ -187,11 +188,11 @@ public final class ConsolidationTopology {
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ERASURES),
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
-        // small (ids and counts), rewritten on every hit: in memory, changelogged, cached so a commit interval's
-        // puts to one key reach the changelog once
-        final StoreBuilder<KeyValueStore<String, PendingAccess>> pendingAccess = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.ACCESS_PENDING),
-                Serdes.String(), PendingAccess.serde())
+        // small (ids and counts), rewritten on every hit: changelogged, cached so a commit interval's puts to one key
+        // reach the changelog once; persistent, as it holds an entry per memory ever hit
+        final StoreBuilder<KeyValueStore<String, AccessCounts>> access = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ACCESS),
+                Serdes.String(), AccessCountsSerde.serde())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         // the users whose observations are to be regrouped (ObservationRegroups): small, in memory, changelogged so a
         // restart regroups them; there with observations off too, so the topology's stores do not depend on a setting
@@ -219,8 +220,8 @@ public final class ConsolidationTopology {
                 Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addStateStore(erasures, PROCESSOR)
-            .addStateStore(pendingAccess, LIFECYCLE_PROCESSOR)
+            .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addStateStore(access, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(observationPending, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)
