@@ -61,9 +61,13 @@ class ObservationReplayTest {
         return driver.consolidator().memories(MIRA).stream().filter(Observations::isObservation).toList();
     }
 
-    /** Every memory of the user in the consolidator's store, by id: what {@code bin/engram verify} hashes. */
+    /**
+     * Every memory of the user in the consolidator's store, by id (what {@code bin/engram verify} hashes), joined with
+     * its retrieval hits (the access store: what the lifecycle pass and the retriever read).
+     */
     private static List<Memory> state(final PipelineHarness driver) {
-        return driver.consolidator().memories(MIRA).stream().sorted(Comparator.comparing(Memory::getMemoryId)).toList();
+        return driver.consolidator().memories(MIRA).stream().sorted(Comparator.comparing(Memory::getMemoryId))
+            .map(m -> driver.consolidator().joined(MIRA, m.getMemoryId())).toList();
     }
 
     private static String observationId(final PipelineHarness driver, final MemoryCandidate first) {
@@ -127,8 +131,7 @@ class ObservationReplayTest {
                 if (driver == live) {
                     driver.advanceWallClock(TICK); // the live run regrouped before the retriever served it
                 }
-                // the observation was served: its hit is applied half a minute of stream time later, by then the
-                // replay has regrouped too (before a hit is applied)
+                // the observation was served: the replay regroups before it folds the hit, as the live run had
                 driver.access(MIRA, Instant.parse(hour(5)), observationId(live, said.get(0)));
                 driver.access(MIRA, Instant.parse(hour(6)));
                 driver.pipe(lake);
@@ -138,9 +141,11 @@ class ObservationReplayTest {
                 driver.advanceTo(T0.plus(Duration.ofDays(7)));
             }
 
-            assertThat(observations(replay)).singleElement().satisfies(o -> {
+            assertThat(observations(replay)).singleElement()
+                .extracting(o -> replay.consolidator().joined(MIRA, o.getMemoryId())).satisfies(o -> {
                 assertThat(o.getAccessCount()).isEqualTo(1);
-                assertThat(o.getLastAccessedAt()).isEqualTo(Instant.parse(hour(5)));
+                // the later of its hit and its newest statement (the lake, after the hit)
+                assertThat(o.getLastAccessedAt()).isEqualTo(Instant.parse(hour(7)));
                 assertThat(o.getSources()).extracting(SourceRef::getConversationId).contains("c-9");
             });
             assertThat(state(live)).isEqualTo(state(replay));

@@ -158,7 +158,9 @@ class RetrievalTopologyTest {
         final String description = RetrievalTopology.build(EngramConfig.defaults()).describe().toString();
         assertThat(description).contains("Source: read-memory-updated (topics: [memory-updated])")
             .contains("Processor: materialize-memories (stores: [")
-            .contains(Stores.RETRIEVER_MEMORIES).contains(Stores.RETRIEVER_PROFILES);
+            .contains(Stores.RETRIEVER_MEMORIES).contains(Stores.RETRIEVER_PROFILES)
+            .contains("Source: read-memory-access (topics: [memory-access])")
+            .contains("Processor: count-memory-access (stores: [").contains(Stores.RETRIEVER_ACCESS);
     }
 
     @Test
