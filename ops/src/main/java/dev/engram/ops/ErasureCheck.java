@@ -86,9 +86,11 @@ public final class ErasureCheck {
             final Map<String, String> changelogs = new LinkedHashMap<>();
             changelogs.put("consolidator memories store", changelog(Topics.CONSOLIDATOR_APP, Stores.MEMORIES));
             changelogs.put("consolidator profile store", changelog(Topics.CONSOLIDATOR_APP, Stores.PROFILES));
+            changelogs.put("consolidator access store", changelog(Topics.CONSOLIDATOR_APP, Stores.ACCESS));
             changelogs.put("retriever memories store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_MEMORIES));
             changelogs.put("retriever history store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_HISTORY));
             changelogs.put("retriever profile store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_PROFILES));
+            changelogs.put("retriever access store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_ACCESS));
             changelogs.put("extractor profile store", changelog(Topics.EXTRACTOR_APP, Stores.EXTRACTOR_PROFILES));
             changelogs.put("extractor pending conversations", changelog(Topics.EXTRACTOR_APP, "extraction-pending-store"));
             for (final Map.Entry<String, String> e : changelogs.entrySet()) {
