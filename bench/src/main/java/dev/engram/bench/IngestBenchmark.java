@@ -15,7 +15,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
