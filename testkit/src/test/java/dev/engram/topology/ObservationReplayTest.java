@@ -11,7 +11,9 @@ import java.util.List;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -93,6 +95,32 @@ class ObservationReplayTest {
             driver.advanceWallClock(TICK);
             assertThat(driver.updates()).as("nothing pending: nothing written again")
                 .filteredOn(u -> Observations.isObservation(u.getMemory())).hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldNotRewriteAnObservationWhenItsStatementsAreRestatedInOtherConversations() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceWallClock(TICK);
+            final Memory observation = observations(driver).get(0);
+            final int before = driver.updates().size();
+            // the camping statements said again, ten times each, in conversations of their own, regrouped every time
+            final List<MemoryCandidate> restated = new ArrayList<>();
+            for (int round = 0; round < 10; round++) {
+                for (int i = 0; i < 3; i++) {
+                    final MemoryCandidate again = episodic(MIRA, "r-" + round + "-" + i, hour(10 + 3 * round + i), SAID.get(i));
+                    restated.add(again);
+                    driver.pipe(again);
+                    driver.advanceWallClock(TICK);
+                }
+            }
+            final List<MemoryUpdated> after = driver.updates().subList(before, driver.updates().size());
+            assertThat(after).extracting(MemoryUpdated::getOperation).as("one record per restatement: the statement's")
+                .hasSize(restated.size()).containsOnly(UpdateOperation.REINFORCED);
+            assertThat(observations(driver)).singleElement().isEqualTo(observation);
+            // the statements keep every conversation that said them
+            assertThat(driver.consolidator().memory(MIRA, said().get(0).getCandidateId()).getSources()).hasSize(11);
         }
     }
 
