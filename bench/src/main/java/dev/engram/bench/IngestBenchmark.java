@@ -19,11 +19,11 @@ import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
-import dev.engram.topology.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bench ingest}: pipeline throughput against the embedding ceiling, in one run.
@@ -37,7 +37,7 @@ import picocli.CommandLine.Parameters;
  *       their own, closed and discarded, so that the timed pipeline runs compiled code as the ceiling does (its
  *       warm-up is the model's). A fresh JVM otherwise spends a large part of the pipeline phase compiling the
  *       broker, Kafka Streams, Avro and the apps (JFR put the JIT threads at ~20 % of the JVM's CPU in that phase,
- *       BENCHMARKS.md "Ingest, session 7"), a start-up cost that a long-running deployment pays once. No state is
+ *       BENCHMARKS.md "Ingest"), a start-up cost that a long-running deployment pays once. No state is
  *       shared with the timed stack (its own run directory, broker and stores). {@code --warmup 0} measures the
  *       cold pipeline, as runs before 2026-12-02 did.</li>
  *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,
@@ -128,9 +128,9 @@ public final class IngestBenchmark implements Callable<Integer> {
             publishAndSettle(stack, conversations);
             final CpuStages.Snapshot stagesAfter = CpuStages.take();
             final double seconds = (System.nanoTime() - start) / 1e9;
-            final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
+            final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
-            final long updated = stack.monitor().count(Topics.MEMORY_UPDATED);
+            final long updated = stack.monitor().count(Topic.MEMORY_UPDATED.name());
             final Map<String, Object> byOperation = new LinkedHashMap<>();
             for (final UpdateOperation operation : UpdateOperation.values()) {
                 final long n = stack.monitor().updates(operation);

@@ -166,7 +166,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             stack.awaitSettled(Duration.ofMinutes(5));
             // every answered query reports its hits on memory-access; what memory-updated gets meanwhile is what reads
             // cost the consolidator and the retriever (goal: nothing, a read never rewrites a memory)
-            final long updatedBefore = stack.monitor().count(dev.engram.topology.Topics.MEMORY_UPDATED);
+            final long updatedBefore = stack.monitor().count(dev.engram.topics.Topic.MEMORY_UPDATED.name());
             final Map<String, Long> operationsBefore = operations(stack);
             final List<Histogram> phases = new ArrayList<>();
             final List<AtomicLong> phaseErrors = new ArrayList<>();
@@ -201,7 +201,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final double hitRate = lookups == 0 ? 0 : (double) (cache.hits() - hitsBefore) / lookups;
             stack.apps().requireAlive();
             stack.awaitSettled(Duration.ofMinutes(3)); // the hits of the last requests folded
-            final long updatedByReads = stack.monitor().count(dev.engram.topology.Topics.MEMORY_UPDATED) - updatedBefore;
+            final long updatedByReads = stack.monitor().count(dev.engram.topics.Topic.MEMORY_UPDATED.name()) - updatedBefore;
             final long answered = phases.stream().mapToLong(Histogram::getTotalCount).sum()
                 - phaseErrors.stream().mapToLong(AtomicLong::get).sum();
             figures = figures(rate, fixed, fixedErrors.get(), concurrency, saturated, saturatedErrors.get(), throughput);

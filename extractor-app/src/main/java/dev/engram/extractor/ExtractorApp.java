@@ -27,15 +27,16 @@ import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
-import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 
 /**
- * The extractor app ({@code application.id} {@value Topics#EXTRACTOR_APP}): runs
+ * The extractor app ({@code application.id} {@code EXTRACTOR_APP}): runs
  * {@link ExtractionTopology} — {@code conversations-completed} (user key, ConversationCompleted) →
  * {@code memory-candidates} (user key, MemoryCandidate); invalid conversations to
  * {@code engram-extractor-dlq} — with the embedded defaults: the offline {@link RuleBasedExtractor}
@@ -87,7 +88,7 @@ public final class ExtractorApp extends StreamsApp {
      */
     public static ExtractorApp start(final EngramConfig config) {
         checkConfig(config, "extractor");
-        final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.EXTRACTOR_APP);
+        final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.EXTRACTOR);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside
         // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
@@ -101,7 +102,7 @@ public final class ExtractorApp extends StreamsApp {
                 : ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry, pool, inFlight)
             : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
                 embedder, registry, pool, llm.get().maxConcurrency());
-        final Properties props = StreamsSettings.forApp(config, Topics.EXTRACTOR_APP);
+        final Properties props = StreamsSettings.forApp(config, AppIds.EXTRACTOR);
         if (llm.isPresent()) {
             // While the LLM is down the stream thread waits inside process() for the oldest conversation
             // (back-pressure), holding its transaction open: allow 5 minutes before the broker aborts it
@@ -115,7 +116,7 @@ public final class ExtractorApp extends StreamsApp {
             failure -> false); // no vector index here: every uncaught failure stops the client
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
-        embedder.follow(config.kafkaProperties()); // starts with the active model, if reembed named one
+        embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         runner.start();
         return new ExtractorApp(registry, runner, http, pool, embedder);
     }
@@ -124,7 +125,7 @@ public final class ExtractorApp extends StreamsApp {
     private static MemoryExtractor llmExtractor(final EngramConfig config, final LlmSettings settings,
                                                 final PrometheusMeterRegistry registry) {
         final LlmMemoryExtractor extractor = new LlmMemoryExtractor(
-            new ChatCompletionsClient(settings, registry, Topics.EXTRACTOR_APP), registry, Topics.EXTRACTOR_APP);
+            new ChatCompletionsClient(settings, registry, AppIds.EXTRACTOR), registry, AppIds.EXTRACTOR);
         return config.getBoolean(EngramConfig.LLM_EPISODES)
             ? new LlmWithOfflineEpisodes(extractor, new RuleBasedExtractor()) : extractor;
     }

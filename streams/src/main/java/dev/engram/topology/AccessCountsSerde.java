@@ -10,7 +10,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The value Serde of the access stores ({@link Stores#ACCESS}, {@link Stores#RETRIEVER_ACCESS}): an
+ * The value Serde of the access stores ({@link StoreNames#ACCESS}, {@link StoreNames#RETRIEVER_ACCESS}): an
  * {@link AccessCounts} as 12 bytes, the hits (int) then the latest access time (long, epoch ms), big-endian. Ids and
  * counts only, like {@code memory-access} itself, so it is never sealed.
  */

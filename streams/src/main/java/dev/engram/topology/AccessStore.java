@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One app's fold of {@code memory-access} ({@link Stores#ACCESS} in the consolidator, {@link Stores#RETRIEVER_ACCESS}
+ * One app's fold of {@code memory-access} ({@link StoreNames#ACCESS} in the consolidator, {@link StoreNames#RETRIEVER_ACCESS}
  * in the retriever): {@code <user key>\0<memory id>} → {@link AccessCounts}. Both apps fold the same records by the
  * same rule, so both hold the same counts however the records interleave with their other input:
  *

@@ -14,13 +14,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * {@code count-memory-access}: folds the retriever's own {@code memory-access} records into
- * {@link Stores#RETRIEVER_ACCESS} ({@link AccessStore}: the consolidator folds the same records by the same rule) and
+ * {@link StoreNames#RETRIEVER_ACCESS} ({@link AccessStore}: the consolidator folds the same records by the same rule) and
  * hands each memory's new counts to the search structures ({@link SearchIndexes#access}), where ranking and answers
  * join them with the memory. So a query's hits reach the next query's ranking without a round trip through the
  * consolidator and without rewriting any memory. Forwards nothing.
  *
- * <p>Input: key = user key, value = MemoryAccessed (the erasure ledger {@link Stores#RETRIEVER_ERASURES} drops hits
- * of an erased user stamped at or before the erasure). Shares {@link Stores#RETRIEVER_ACCESS} and the ledger with
+ * <p>Input: key = user key, value = MemoryAccessed (the erasure ledger {@link StoreNames#RETRIEVER_ERASURES} drops hits
+ * of an erased user stamped at or before the erasure). Shares {@link StoreNames#RETRIEVER_ACCESS} and the ledger with
  * {@code materialize-memories}, which forgets a deleted memory's counts and an erased user's.
  */
 public final class CountMemoryAccessProcessor implements Processor<String, MemoryAccessed, Void, Void> {
@@ -39,8 +39,8 @@ public final class CountMemoryAccessProcessor implements Processor<String, Memor
     @Override
     public void init(final ProcessorContext<Void, Void> context) {
         this.context = context;
-        this.access = new AccessStore(context.getStateStore(Stores.RETRIEVER_ACCESS));
-        this.erasures = context.getStateStore(Stores.RETRIEVER_ERASURES);
+        this.access = new AccessStore(context.getStateStore(StoreNames.RETRIEVER_ACCESS));
+        this.erasures = context.getStateStore(StoreNames.RETRIEVER_ERASURES);
         this.partition = context.taskId().partition();
     }
 

@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
 import io.micrometer.core.instrument.Counter;
@@ -44,9 +47,12 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
@@ -72,6 +78,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private IdleCommit idleCommit;
     private KeyValueStore<Long, byte[]> pending;
     private KeyValueStore<String, UserProfile> profiles;
+    private ReadOnlyKeyValueStore<String, TenantSettings> tenantSettings;
     private long nextSequence;
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
@@ -95,8 +102,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
-        this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
+        this.pending = context.getStateStore(StoreNames.EXTRACTION_PENDING);
+        this.profiles = context.getStateStore(StoreNames.EXTRACTOR_PROFILES);
+        this.tenantSettings = context.getStateStore(StoreNames.TENANT_SETTINGS);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -106,7 +114,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     erased.add(entry.key); // sealed with a data key erased meanwhile: nothing to extract
                     continue;
                 }
-                final Consumed consumed = Consumed.decode(entry.value);
+                final PendingConversation consumed = PendingConversation.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
                 counters.pending().incrementAndGet();
                 nextSequence = Math.max(nextSequence, entry.key + 1);
@@ -127,7 +135,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     public void process(final Record<String, byte[]> record) {
         idleCommit.input();
         final Optional<RecordMetadata> source = context.recordMetadata();
-        final Consumed consumed = new Consumed(record.key(), withoutSecrets(record.value()), record.timestamp(),
+        final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
         final CompletableFuture<Outcome> outcome = submit(consumed);
@@ -164,7 +172,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** Decodes, validates and joins on the stream thread; extracts and embeds on the executor. */
-    private CompletableFuture<Outcome> submit(final Consumed consumed) {
+    private CompletableFuture<Outcome> submit(final PendingConversation consumed) {
         final ConversationCompleted conversation;
         try {
             conversation = decode(consumed.value());
@@ -177,11 +185,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (profile != null && !profile.getMemoryEnabled()) {
             return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, true));
         }
+        // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
+        // re-submission after a crash) finds the same version whatever was written to tenant-settings since
+        final TenantPolicy policy = TenantSettingsTable.inForce(tenantSettings, conversation.getTenantId(),
+            conversation.getCompletedAt());
         try {
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile);
+                    final List<MemoryCandidate> extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
                     return new Outcome(key, timestamp, extracted, null, false);
@@ -195,7 +207,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
     }
 
-    private void emit(final Consumed consumed, final Outcome outcome) {
+    private void emit(final PendingConversation consumed, final Outcome outcome) {
         idleCommit.output();
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
@@ -225,9 +237,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return bytes;
         }
         try {
-            final ConversationCompleted conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            final ConversationCompleted conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
             final ConversationCompleted clean = pii.withoutSecrets(conversation);
-            return clean == conversation ? bytes : serializer.serialize(Topics.CONVERSATIONS_COMPLETED, clean);
+            return clean == conversation ? bytes : serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), clean);
         } catch (RuntimeException e) {
             return bytes; // decode() rejects it with the reason
         }
@@ -236,7 +248,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private ConversationCompleted decode(final byte[] bytes) throws Rejected {
         if (bytes == null) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
-                + Topics.CONVERSATIONS_COMPLETED);
+                + Topic.CONVERSATIONS_COMPLETED.name());
         }
         final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
         if (tooLarge.isPresent()) {
@@ -244,7 +256,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         final ConversationCompleted conversation;
         try {
-            conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
         } catch (RuntimeException e) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
         }
@@ -257,12 +269,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         return conversation;
     }
 
-    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile)
-        throws Rejected {
+    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
+                                             final TenantPolicy policy) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
-            // dropped from its output before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
+            // dropped from its output before anything is embedded or written. Facts of a built-in category the
+            // tenant turned off are dropped whatever the extractor made of the tenant's settings.
+            final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
+            final List<ExtractedMemory> extracted = pii.apply(extraction.memories()).stream().filter(policy::keeps)
+                .toList();
             if (extracted.isEmpty()) {
                 return List.of();
             }
@@ -283,7 +298,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             final List<MemoryCandidate> out = new ArrayList<>(extracted.size());
             for (final ExtractedMemory memory : extracted) {
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
-                    batch.modelFor(memory.content())));
+                    batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
             return out;
         } catch (RuntimeException e) {
@@ -294,7 +309,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
-                                      final float[] vector, final String model) {
+                                      final float[] vector, final String model, final String extractorName,
+                                      final TenantPolicy policy) {
         return MemoryCandidate.newBuilder()
             .setCandidateId(MemoryIds.candidateId(conversation.getTenantId(), conversation.getUserId(),
                 conversation.getConversationId(), memory.content()))
@@ -315,13 +331,16 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setEventTime(memory.eventTime())
             .setEmbedding(Vectors.toList(vector))
             .setEmbeddingModel(model)
-            .setExtractor(extractor.name())
+            .setExtractor(extractorName)
             .setLanguage(memory.language())
             .setEventDates(new ArrayList<>(memory.eventDates()))
+            .setCustomCategory(memory.customCategory())
+            .setTtlDays(policy.ttlDays(memory))
+            .setSettingsVersion(policy.version())
             .build();
     }
 
-    private void deadLetter(final Consumed consumed, final String stage, final String errorClass,
+    private void deadLetter(final PendingConversation consumed, final String stage, final String errorClass,
                             final String reason) {
         deadLetters.write(context, new Record<String, Object>(consumed.key(), consumed.value(), consumed.timestamp(),
             consumed.headers()), new DeadLetters.Source(consumed.topic(), consumed.partition(), consumed.offset()),
@@ -340,19 +359,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
                 Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
-                    + "the text of accepted conversations").tag("application", Topics.EXTRACTOR_APP)
+                    + "the text of accepted conversations").tag("application", AppIds.EXTRACTOR)
                     .tag("path", "extractor").register(registry),
+                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
+                // seconds) so that histogram_quantile gives p95/p99 from /metrics
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
-                    .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry),
+                    .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
                 pending);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
-                    + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
+                    + "not forwarded yet").tag("application", AppIds.EXTRACTOR).register(registry);
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {
-            return Counter.builder(name).description(description).tag("application", Topics.EXTRACTOR_APP)
+            return Counter.builder(name).description(description).tag("application", AppIds.EXTRACTOR)
                 .register(registry);
         }
     }
@@ -387,6 +409,6 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** One conversation in flight. */
-    private record Pending(long sequence, Consumed consumed, CompletableFuture<Outcome> outcome) {
+    private record Pending(long sequence, PendingConversation consumed, CompletableFuture<Outcome> outcome) {
     }
 }

@@ -32,21 +32,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code maintain-memory-lifecycle} processor of the consolidation topology: folds retrieval hits from
- * {@code memory-access} into {@link Stores#ACCESS} (access count, last accessed at: {@link AccessStore}) and runs the
+ * {@code memory-access} into {@link StoreNames#ACCESS} (access count, last accessed at: {@link AccessStore}) and runs the
  * lifecycle pass of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) on a STREAM_TIME
  * punctuator, joining the hits with the memories; and regroups the observations of the users whose statements changed
  * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is
- * the same whenever it runs, so the wall clock does not make a replay differ). It owns {@link Stores#ACCESS} with
+ * the same whenever it runs, so the wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS} with
  * {@code consolidate-memories} (which forgets the counts of deleted memories and erased users) and shares
- * {@link Stores#OBSERVATION_PENDING}.
+ * {@link StoreNames#OBSERVATION_PENDING}.
  *
- * <p>It shares {@link Stores#MEMORIES} and {@link Stores#PROFILES} with {@code consolidate-memories},
+ * <p>It shares {@link StoreNames#MEMORIES} and {@link StoreNames#PROFILES} with {@code consolidate-memories},
  * so it runs in the same task as the user's candidates (all inputs are keyed by user and
  * co-partitioned) and sees their writes. Stream time is the largest record timestamp the task has
  * seen (conversation and access event times), never the wall clock, so a replay of the same topics
  * runs the same passes at the same times with the same result.
  *
- * <p><b>A read never rewrites a memory.</b> A hit is a small record in {@link Stores#ACCESS} (12 bytes, changelogged
+ * <p><b>A read never rewrites a memory.</b> A hit is a small record in {@link StoreNames#ACCESS} (12 bytes, changelogged
  * through the store's cache, so a commit interval's hits of one memory reach the changelog once), not a change of the
  * memory: no {@code memory-updated} record, no store write of the memory and its embedding, no re-materialization in
  * the retriever, which folds {@code memory-access} itself ({@code RetrievalTopology}). Before this, every memory
@@ -102,10 +102,10 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.memories = context.getStateStore(Stores.MEMORIES);
-        this.profiles = context.getStateStore(Stores.PROFILES);
-        this.access = new AccessStore(context.getStateStore(Stores.ACCESS));
-        this.erasures = context.getStateStore(Stores.ERASURES);
+        this.memories = context.getStateStore(StoreNames.MEMORIES);
+        this.profiles = context.getStateStore(StoreNames.PROFILES);
+        this.access = new AccessStore(context.getStateStore(StoreNames.ACCESS));
+        this.erasures = context.getStateStore(StoreNames.ERASURES);
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache,
             ObservationRegroups.pendingStore(context, lifecycle.observations()), access);

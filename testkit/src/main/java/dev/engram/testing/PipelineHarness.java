@@ -25,6 +25,7 @@ import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
@@ -44,9 +45,10 @@ import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topology.StoreNames;
+import dev.engram.topology.TenantSettingsTable;
+import dev.engram.topics.Topic;
+import dev.engram.topology.UserPartitions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -60,6 +62,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The test harness of every pipeline test: the three topologies on TopologyTestDriver — extraction
@@ -144,19 +148,19 @@ public final class PipelineHarness implements AutoCloseable {
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
         candidatesIn = input(consolidation, Topic.MEMORY_CANDIDATES);
-        rawCandidatesIn = consolidation.createInputTopic(Topics.MEMORY_CANDIDATES, keys, new ByteArraySerializer());
+        rawCandidatesIn = consolidation.createInputTopic(Topic.MEMORY_CANDIDATES.name(), keys, new ByteArraySerializer());
         commandsIn = input(consolidation, Topic.MEMORY_COMMANDS);
         accessIn = input(consolidation, Topic.MEMORY_ACCESS);
         updatedOut = output(consolidation, Topic.MEMORY_UPDATED);
         contradictionsOut = output(consolidation, Topic.MEMORY_CONTRADICTIONS);
         archivedOut = output(consolidation, Topic.MEMORY_ARCHIVED);
         auditOut = output(consolidation, Topic.MEMORY_AUDIT);
-        deadLetterOut = consolidation.createOutputTopic(Topics.deadLetter(Topics.CONSOLIDATOR_APP), keyReader,
+        deadLetterOut = consolidation.createOutputTopic(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), keyReader,
             new ByteArrayDeserializer());
         profilesOut = output(consolidation, Topic.USER_PROFILES);
-        consolidatorStage = new Stage(() -> consolidation, Stores.MEMORIES, Stores.PROFILES, Stores.ACCESS);
-        retrieverStage = new Stage(() -> retrieval().driver, Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_PROFILES,
-            Stores.RETRIEVER_ACCESS);
+        consolidatorStage = new Stage(() -> consolidation, StoreNames.MEMORIES, StoreNames.PROFILES, StoreNames.ACCESS);
+        retrieverStage = new Stage(() -> retrieval().driver, StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES,
+            StoreNames.RETRIEVER_ACCESS);
     }
 
     /**
@@ -196,11 +200,14 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The extraction topology's driver and topics. */
     private final class Extraction {
+        // one partition: the driver's records are all on partition 0, where every user key belongs
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
+            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry(), Runnable::run, 1, UserPartitions.fixed(1)),
+            ExtractionTopology.config(config));
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
+        final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -330,6 +337,19 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- input
+
+    /**
+     * Writes one version of a tenant's settings to {@code tenant-settings} (key {@link TenantSettingsTable#key}, record
+     * time its version), as the admin route does; the extractor's global table has it before the next conversation.
+     *
+     * @param settings the version
+     * @return this harness
+     */
+    public PipelineHarness settings(final TenantSettings settings) {
+        extraction().settingsIn.pipeInput(TenantSettingsTable.key(settings.getTenantId(), settings.getVersion()),
+            settings, settings.getVersion());
+        return this;
+    }
 
     /**
      * Publishes conversations, each at its completedAt, and lets every stage process them, in order.
@@ -604,7 +624,7 @@ public final class PipelineHarness implements AutoCloseable {
      * @return the memory's versions in the retriever's {@code retriever-history-store}, in key order
      */
     public List<MemoryUpdated> history(final String user, final String memoryId) {
-        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(Stores.RETRIEVER_HISTORY);
+        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(StoreNames.RETRIEVER_HISTORY);
         final List<MemoryUpdated> out = new ArrayList<>();
         try (KeyValueIterator<String, MemoryUpdated> it = store.prefixScan(
             MaterializeMemoriesProcessor.historyPrefix(UserKey.parse(user), memoryId), new StringSerializer())) {
