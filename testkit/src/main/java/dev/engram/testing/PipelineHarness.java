@@ -18,6 +18,7 @@ import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Memory;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -105,6 +106,7 @@ public final class PipelineHarness implements AutoCloseable {
     private final TestOutputTopic<String, byte[]> deadLetterOut;
     private final TestOutputTopic<String, UserProfile> profilesOut;
     private final List<TestRecord<String, MemoryCandidate>> candidateLog = new ArrayList<>();
+    private final List<LlmUsage> usageLog = new ArrayList<>();
     private final List<TestRecord<String, MemoryUpdated>> updated = new ArrayList<>();
     /** The read model's inputs in order ({@code memory-updated} and {@code memory-access} records), for a late start. */
     private final List<TestRecord<String, ?>> retrieverInputs = new ArrayList<>();
@@ -208,6 +210,7 @@ public final class PipelineHarness implements AutoCloseable {
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
         final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
+        final TestOutputTopic<String, LlmUsage> usageOut = output(driver, Topic.LLM_USAGE);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -389,6 +392,7 @@ public final class PipelineHarness implements AutoCloseable {
         stage.conversations.pipeInput(new UserKey(c.getTenantId(), c.getUserId()).wire(), c, at);
         final List<TestRecord<String, MemoryCandidate>> produced = stage.extracted.readRecordsToList();
         candidateLog.addAll(produced);
+        usageLog.addAll(stage.usageOut.readValuesToList());
         return produced;
     }
 
@@ -526,6 +530,11 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- output logs
+
+    /** @return every cost-ledger record ({@code llm-usage}) the extractor wrote so far, in order */
+    public List<LlmUsage> usage() {
+        return List.copyOf(usageLog);
+    }
 
     /** @return every candidate the extractor wrote so far, in order */
     public List<TestRecord<String, MemoryCandidate>> candidates() {
