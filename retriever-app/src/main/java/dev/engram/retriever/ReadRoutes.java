@@ -32,6 +32,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.ContentType;
 import io.javalin.http.Context;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The read routes of {@link RetrieverApi}: profile, query and list, history, context and export. Each
@@ -111,7 +112,7 @@ final class ReadRoutes {
             // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
                 : (asOf == null ? scorer.forList(n -> rank(user, profile, query, n, 0), k)
-                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
+                : service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(OwnNames.strip(query, user, profile), k).index(null, index).asOf(asOf)))
                     .orElse(List.<ScoredMemory>of())).stream().filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
@@ -215,7 +216,7 @@ final class ReadRoutes {
                                     final double minScore) {
         final String text = OwnNames.strip(query, user, profile);
         try {
-            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
+            return service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(text, k).index(user, index).minScore(minScore))).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
