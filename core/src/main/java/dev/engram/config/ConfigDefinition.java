@@ -271,6 +271,11 @@ final class ConfigDefinition {
             .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
                 "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
                     + "members' contents are joined); off by default because the pass runs inside one transaction.")
+            .define(LLM_PRICE_PROMPT, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million prompt tokens, for the cost ledger's estimate (llm-usage, GET /v1/tenants/{t}/usage, "
+                    + "engram.llm.tenant.cost); 0 = not priced.")
+            .define(LLM_PRICE_COMPLETION, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million completion tokens, for the cost ledger's estimate; 0 = not priced.")
             .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
                 Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
                     + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "

@@ -317,6 +317,34 @@ class RetrieverApiIT {
     }
 
     @Test
+    void shouldCountAHitInTheReadModelItselfWhenQueriedWithoutAConsolidatorRewritingTheMemory() {
+        // no consolidator runs here: the retriever folds its own memory-access records and joins them with the memory
+        final JsonNode hits = body("/v1/tenants/t1/users/u-ana/memories?query=" + q("which programming language"));
+        final String id = hits.get("memories").get(0).get("memoryId").asText();
+        final int before = listed(id).get("accessCount").asInt();
+        body("/v1/tenants/t1/users/u-ana/memories?query=" + q("which programming language"));
+        EmbeddedKafka.waitUntil(() -> listed(id).get("accessCount").asInt() > before, TIMEOUT,
+            "the memory's access count raised by the retriever's own hit");
+        assertThat(Instant.parse(listed(id).get("lastAccessedAt").asText()))
+            .isAfter(Instant.now().minus(Duration.ofMinutes(5)));
+        // the memory's versions: nothing written for a read
+        assertThat(body("/v1/tenants/t1/users/u-ana/memories/" + id + "/history").toString()).doesNotContain("ACCESSED");
+    }
+
+    /**
+     * The memory as the user's export shows it (not the list: its polls would weigh in the {@code memories} endpoint's
+     * latency histogram that another test reads).
+     */
+    private static JsonNode listed(final String memoryId) {
+        for (final JsonNode m : body("/v1/tenants/t1/users/u-ana/export").get("memories")) {
+            if (m.get("memoryId").asText().equals(memoryId)) {
+                return m;
+            }
+        }
+        throw new AssertionError("memory " + memoryId + " not listed");
+    }
+
+    @Test
     void shouldServeTheProfileGroupedByCategory() {
         final JsonNode profile = body("/v1/tenants/t1/users/u-ana/profile");
         assertThat(profile.get("activeMemories").asInt()).isEqualTo(3);
