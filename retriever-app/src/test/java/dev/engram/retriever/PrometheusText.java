@@ -83,7 +83,28 @@ final class PrometheusText {
      * @return the quantile in the histogram's unit; NaN when it has no observation
      */
     double quantile(final double q, final String histogram, final Map<String, String> match) {
-        final TreeMap<Double, Double> buckets = buckets(histogram, match);
+        return quantile(q, buckets(histogram, match));
+    }
+
+    /**
+     * PromQL's {@code histogram_quantile(q, sum by (le) (increase(…)))} between two scrapes: the quantile of the
+     * observations made between them only.
+     *
+     * @param q the quantile, 0..1
+     * @param earlier the earlier scrape (a series it lacks counts as 0)
+     * @param histogram the histogram's base name
+     * @param match labels selecting the series
+     * @return the quantile of the observations since {@code earlier}; NaN when there were none
+     */
+    double quantileSince(final double q, final PrometheusText earlier, final String histogram, final Map<String, String> match) {
+        final TreeMap<Double, Double> increase = buckets(histogram, match);
+        if (!earlier.find(histogram + "_bucket", match).isEmpty()) {
+            earlier.buckets(histogram, match).forEach((le, count) -> increase.merge(le, -count, Double::sum));
+        }
+        return quantile(q, increase);
+    }
+
+    private static double quantile(final double q, final TreeMap<Double, Double> buckets) {
         final double count = buckets.lastEntry().getValue();
         if (count == 0) {
             return Double.NaN;
