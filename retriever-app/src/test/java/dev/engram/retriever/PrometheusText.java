@@ -87,24 +87,35 @@ final class PrometheusText {
     }
 
     /**
-     * PromQL's {@code histogram_quantile(q, sum by (le) (increase(…)))} between two scrapes: the quantile of the
-     * observations made between them only.
-     *
-     * @param q the quantile, 0..1
-     * @param earlier the earlier scrape (a series it lacks counts as 0)
      * @param histogram the histogram's base name
      * @param match labels selecting the series
-     * @return the quantile of the observations since {@code earlier}; NaN when there were none
+     * @param before the same histogram's buckets in an earlier scrape (empty when it had none)
+     * @return the buckets of the observations made between the two scrapes (PromQL's {@code increase} per bucket)
      */
-    double quantileSince(final double q, final PrometheusText earlier, final String histogram, final Map<String, String> match) {
-        final TreeMap<Double, Double> increase = buckets(histogram, match);
-        if (!earlier.find(histogram + "_bucket", match).isEmpty()) {
-            earlier.buckets(histogram, match).forEach((le, count) -> increase.merge(le, -count, Double::sum));
-        }
-        return quantile(q, increase);
+    TreeMap<Double, Double> bucketsSince(final String histogram, final Map<String, String> match,
+                                         final Map<Double, Double> before) {
+        final TreeMap<Double, Double> delta = buckets(histogram, match);
+        delta.replaceAll((le, count) -> count - before.getOrDefault(le, 0.0));
+        return delta;
     }
 
-    private static double quantile(final double q, final TreeMap<Double, Double> buckets) {
+    /**
+     * @param histogram the histogram's base name
+     * @param match labels selecting the series
+     * @return its buckets, empty when the series has none yet
+     */
+    TreeMap<Double, Double> bucketsOrEmpty(final String histogram, final Map<String, String> match) {
+        return find(histogram + "_bucket", match).isEmpty() ? new TreeMap<>() : buckets(histogram, match);
+    }
+
+    /**
+     * PromQL's {@code histogram_quantile} over given cumulative buckets.
+     *
+     * @param q the quantile, 0..1
+     * @param buckets upper bound {@code le} → cumulative count, {@code +Inf} last
+     * @return the quantile; NaN without observations
+     */
+    static double quantile(final double q, final TreeMap<Double, Double> buckets) {
         final double count = buckets.lastEntry().getValue();
         if (count == 0) {
             return Double.NaN;
