@@ -12,7 +12,7 @@ import java.util.function.Function;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
-import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;

@@ -65,7 +65,7 @@ public final class RetrieverApp implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (see the README's configuration table).")
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in docs/configuration.md).")
     private Path configFile;
 
     /**
