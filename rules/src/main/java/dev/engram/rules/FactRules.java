@@ -165,9 +165,9 @@ final class FactRules {
         LikingRules.RULES,              // 9. favourites, likes and dislikes
         HobbyRules.RULES,               // 10. hobbies
         LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
-        ChineseSafetyRules.RULES,       // the same kinds stated in Chinese
+        ChineseRules.RULES,             // the same kinds stated in Chinese
+        ChineseSafetyRules.RULES,
         ChineseLifeRules.RULES,
-        ChineseRules.RULES,
         DietRules.WEAK)                 // 12. weak evidence: a diet word with no verb
         .flatMap(List::stream).toList();
 

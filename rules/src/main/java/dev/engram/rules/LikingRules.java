@@ -82,8 +82,11 @@ final class LikingRules {
             + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
         rule("fan-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+" + SUBJ,
             (m, s) -> liked(m, s, true)),
-        rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
-            (m, s) -> liked(m, s, true)));
+        rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore)\\s+" + SUBJ,
+            (m, s) -> liked(m, s, true)),
+        // a preference between options, not use: "I prefer Trello" is no statement that the user uses it
+        rule("prefer", "\\bi\\s+" + ADVS + "prefer\\s+" + SUBJ, (m, s) -> relativeClause(s, m.start()) ? List.of()
+            : preference(subject(m.group(1), false), true, "Prefers ")));
 
     private LikingRules() {
     }
@@ -122,11 +125,15 @@ final class LikingRules {
     }
 
     private static List<Fact> preference(final String subject, final boolean like) {
+        return preference(subject, like, like ? "Likes " : "Dislikes ");
+    }
+
+    private static List<Fact> preference(final String subject, final boolean like, final String verb) {
         if (subject.isEmpty()) {
             return List.of();
         }
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PREFERENCE, "preference:" + slug(subject),
-            like ? "like" : "dislike", "Preference: " + subject, (like ? "Likes " : "Dislikes ") + subject, false,
+            like ? "like" : "dislike", "Preference: " + subject, verb + subject, false,
             IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
     }
 
