@@ -143,6 +143,14 @@ final class FactRules {
     /** Case-insensitive with Unicode case folding: the flags of every rule's pattern. */
     static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
 
+    /**
+     * Keys of statements usually said in passing, inside a longer sentence ("I'm allergic to cats, so we never got
+     * one", "I'm from Cork and I miss the sea"): like a liking, such a fact leaves the sentence in the episode when the
+     * sentence says more.
+     */
+    private static final List<String> PARTIAL_KEYS = List.of("hometown", "speaks:", "age", "allergy:", "intolerance:",
+        "condition:", "medication:", "avoids:", "accessibility:");
+
     /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
     private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
 
@@ -219,10 +227,11 @@ final class FactRules {
     /**
      * A liking names its subject in a few words of a sentence that often goes on ("I like singing, dancing,
      * working out …"), and a Chinese sentence runs on through its commas (it ends only at 。！？); the other
-     * English statements are the sentence ("As I said before, Kotlin is my main language").
+     * English statements are the sentence ("As I said before, Kotlin is my main language"), except those of
+     * {@link #PARTIAL_KEYS}.
      */
     private static boolean mayBePartial(final Fact fact) {
-        return fact.category() == FactCategory.PREFERENCE
+        return fact.category() == FactCategory.PREFERENCE || PARTIAL_KEYS.stream().anyMatch(fact.key()::startsWith)
             || fact.content().codePoints().anyMatch(TurnHeuristics::unspacedScript);
     }
 
