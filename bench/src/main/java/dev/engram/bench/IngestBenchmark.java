@@ -19,11 +19,11 @@ import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
-import dev.engram.topology.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bench ingest}: pipeline throughput against the embedding ceiling, in one run.
@@ -120,7 +120,7 @@ public final class IngestBenchmark implements Callable<Integer> {
             final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
             publishAndSettle(stack, conversations);
             final double seconds = (System.nanoTime() - start) / 1e9;
-            final long candidates = stack.monitor().count(Topics.MEMORY_CANDIDATES);
+            final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
             final double cpuMsPerCandidate = pipelineCpu.msPer(candidates / seconds);
             stack.close();

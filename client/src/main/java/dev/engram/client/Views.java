@@ -181,4 +181,51 @@ public final class Views {
     public record Export(String format, Instant exportedAt, String tenantId, String userId,
                          Map<String, Object> settings, Profile profile, List<MemoryView> memories) {
     }
+
+    /**
+     * One version of a memory: the change and the memory's state after it.
+     *
+     * @param operation CREATED, REINFORCED, SUPERSEDED, ACCESSED, ARCHIVED, MERGED, CORRECTED, …
+     * @param cause {@code candidate:<id>}, {@code command:<id>}, {@code access:<offset>} or {@code consolidation}
+     * @param eventTime event time of the change
+     * @param previousValue the fact's value before a change of value, else null
+     * @param memory the memory after the change (the version object's other fields)
+     */
+    public record Version(String operation, String cause, Instant eventTime, String previousValue, MemoryView memory) {
+    }
+
+    /**
+     * Every version of one memory, oldest first.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param memoryId the memory
+     * @param versions oldest first
+     */
+    public record History(String tenantId, String userId, String memoryId, List<Version> versions) {
+    }
+
+    /**
+     * A conversation the API published to {@code conversations-completed} (202); its memories follow once the
+     * extractor and the consolidator have processed it.
+     *
+     * @param conversationId the conversation
+     * @param status ACCEPTED
+     * @param messages messages published
+     */
+    public record ConversationAccepted(String conversationId, String status, int messages) {
+    }
+
+    /**
+     * What one retriever still holds of a user (admin keys only).
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param erasedAt when the user was erased, null if never
+     * @param places count held per store, and {@code dataKey}: live, none or "crypto off"
+     * @param clean nothing held and no live data key
+     */
+    public record Erasure(String tenantId, String userId, Instant erasedAt, Map<String, Object> places,
+                          boolean clean) {
+    }
 }

@@ -50,7 +50,8 @@ class DemoIT {
         assertThat(summary.memoriesCreated()).isPositive();
         assertThat(summary.memoriesCreated()).isLessThanOrEqualTo(summary.candidates());
         assertThat(summary.elapsedSeconds()).isPositive();
-        assertThat(printed).contains("Summary (counted on the topics", "Example retrievals", "acme/mira");
+        assertThat(printed).contains("Summary (counted on the topics", "Example retrievals", "acme/mira",
+            "Sample dates moved forward");
     }
 
     /**

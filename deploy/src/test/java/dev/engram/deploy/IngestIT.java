@@ -18,7 +18,6 @@ import dev.engram.config.EngramConfig;
 import dev.engram.stack.TopicSetup;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram ingest} against a real broker with the topics Engram creates: one size limit for
@@ -70,14 +70,14 @@ class IngestIT {
         assertThat(run.exit()).as(run.out()).isEqualTo(2);
         assertThat(run.out()).contains("line 2: the record is 10,485,").contains("over input.max.record.bytes = 4,194,304 bytes")
             .contains("3 records published (3 acknowledged, 0 failed)");
-        final List<ConsumerRecord<String, ConversationCompleted>> published = kafka.read(Topics.CONVERSATIONS_COMPLETED,
+        final List<ConsumerRecord<String, ConversationCompleted>> published = kafka.read(Topic.CONVERSATIONS_COMPLETED.name(),
             Serdes.String().deserializer(), AvroSerdes.serde(ConversationCompleted.class).deserializer(), 3,
             Duration.ofSeconds(30));
         assertThat(published).extracting(r -> r.value().getConversationId()).containsExactly("c1", "c3", "c4");
         assertThat(published.get(1).serializedValueSize()).isGreaterThan(1_300_000);
 
         // a cluster whose topic was created with the broker's 1 MiB default: that limit is applied and named
-        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED),
+        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, Topic.CONVERSATIONS_COMPLETED.name()),
             List.of(new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"), AlterConfigOp.OpType.SET))))
             .all().get(30, TimeUnit.SECONDS);
         final Run small = ingest(file);
@@ -91,7 +91,7 @@ class IngestIT {
     @Test
     void shouldKeepEveryRecordWhateverItsEventTimeWhenTopicsComeFromTopicSetup() throws Exception {
         final Map<ConfigResource, org.apache.kafka.clients.admin.Config> configs = kafka.admin().describeConfigs(
-            Topics.all().stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList())
+            Topic.allNames().stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList())
             .all().get(30, TimeUnit.SECONDS);
 
         // the test broker keeps Kafka's default 7-day retention: each topic must override it

@@ -42,7 +42,9 @@ import dev.engram.scoring.Vectors;
  *       longer trusted). Explicit ROLE facts (job, employer) live 120 days and CONTEXT facts 30 days
  *       after their last statement; preferences, technical, constraint and personal facts and
  *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
- *       configurable). A restatement moves {@code lastConfirmedAt}, so it restarts the clock.</li>
+ *       configurable). A memory whose tenant's settings gave it a TTL ({@code ttlDays}: its custom category's,
+ *       else the tenant's retention; episodes included) lives that many days instead. A restatement moves
+ *       {@code lastConfirmedAt}, so it restarts the clock.</li>
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
  *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
  *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
@@ -166,12 +168,18 @@ public final class MemoryLifecycle {
     }
 
     /**
-     * When a memory expires under the TTL rules, from its last statement.
+     * When a memory expires under the TTL rules, from its last statement: after its own {@code ttlDays} when its
+     * tenant's settings gave it one (0: never), else by the deployment's rules for its category.
      *
      * @param memory a memory
      * @return the expiry time, or null when the memory is permanent
      */
     public Instant expiresAt(final Memory memory) {
+        if (memory.getTtlDays() != null) {
+            // the tenant's settings in force when it was extracted (its category's TTL or the tenant's retention),
+            // carried by the candidate: a replay needs no settings table
+            return memory.getTtlDays() == 0 ? null : memory.getLastConfirmedAt().plus(Duration.ofDays(memory.getTtlDays()));
+        }
         if (memory.getKey() == null || memory.getCategory() == null) {
             return null;
         }

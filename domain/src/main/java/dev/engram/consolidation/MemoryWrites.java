@@ -142,7 +142,9 @@ final class MemoryWrites {
             .setEmbedding(new ArrayList<>(candidate.getEmbedding()))
             .setEmbeddingModel(candidate.getEmbeddingModel())
             .setLanguage(candidate.getLanguage())
-            .setEventDates(new ArrayList<>(candidate.getEventDates()));
+            .setEventDates(new ArrayList<>(candidate.getEventDates()))
+            .setCustomCategory(candidate.getCustomCategory())
+            .setTtlDays(candidate.getTtlDays());
     }
 
     static SourceRef sourceOf(final MemoryCandidate candidate) {

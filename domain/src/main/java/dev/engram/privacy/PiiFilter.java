@@ -199,7 +199,8 @@ public final class PiiFilter {
             found.forEach(kind -> counters.get(kind).increment());
             if (action == Action.REDACT) {
                 out.add(new ExtractedMemory(m.type(), m.category(), m.key(), value.text(), name.text(), content.text(),
-                    m.negated(), m.importance(), m.confidence(), m.source(), m.sourceMessageIndexes(), m.eventTime()));
+                    m.negated(), m.importance(), m.confidence(), m.source(), m.sourceMessageIndexes(), m.eventTime(),
+                    m.language(), m.eventDates(), m.customCategory()));
             }
         }
         return out;

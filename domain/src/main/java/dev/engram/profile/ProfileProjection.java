@@ -84,7 +84,7 @@ public final class ProfileProjection {
                         .setKey(after.getKey()).setValue(after.getValue()).setCategory(after.getCategory())
                         .setDisplayName(after.getDisplayName()).setMemoryId(after.getMemoryId())
                         .setConfidence(after.getConfidence()).setSource(after.getSource())
-                        .setUpdatedAt(after.getUpdatedAt()).build());
+                        .setUpdatedAt(after.getUpdatedAt()).setCustomCategory(after.getCustomCategory()).build());
                 }
             } else if (after.getStatus() == MemoryStatus.ARCHIVED) {
                 archived++;

@@ -55,7 +55,10 @@ public final class SafetyFacts {
 
     private final Set<String> categories;
 
-    /** @param categories names of the categories whose facts are safety facts (e.g. CONSTRAINT, or a tenant's own) */
+    /**
+     * @param categories names of the categories whose facts are safety facts: built-in ones as spelled (CONSTRAINT),
+     *     a tenant's own ({@code customCategory}) in lower case (medications)
+     */
     public SafetyFacts(final Set<String> categories) {
         this.categories = Set.copyOf(categories);
     }
@@ -74,7 +77,8 @@ public final class SafetyFacts {
         if (key == null) {
             return false;
         }
-        if (memory.getCategory() != null && categories.contains(memory.getCategory().name())) {
+        if (memory.getCategory() != null && categories.contains(memory.getCategory().name())
+            || memory.getCustomCategory() != null && categories.contains(memory.getCustomCategory().toLowerCase(Locale.ROOT))) {
             return true;
         }
         final String k = key.toLowerCase(Locale.ROOT);

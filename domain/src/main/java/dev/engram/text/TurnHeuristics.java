@@ -180,6 +180,16 @@ public final class TurnHeuristics {
     }
 
     /**
+     * @param sentence a sentence of a user turn
+     * @return true when the speaker speaks of themself: a first-person word in one of the covered languages, or an
+     *     English sentence that dropped its subject ("Take 5 mg of it daily" is not; "Started metformin" is)
+     */
+    public static boolean isFirstPerson(final String sentence) {
+        final String text = normalizeQuotes(sentence);
+        return FIRST_PERSON.matcher(text).find() || DROPPED_SUBJECT.matcher(text).find();
+    }
+
+    /**
      * @param substantive the substantive sentences of a turn, non-empty
      * @return the importance of the turn's episodic memory, 0.2..0.9 (see the class comment)
      */

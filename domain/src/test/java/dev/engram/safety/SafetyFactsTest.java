@@ -59,5 +59,9 @@ class SafetyFactsTest {
         final Memory role = fact("r", FactCategory.ROLE, "employer", 0.7, MemoryStatus.ACTIVE);
         assertThat(SafetyFacts.DEFAULT.isSafety(role)).isFalse();
         assertThat(new SafetyFacts(Set.of("CONSTRAINT", "ROLE")).isSafety(role)).isTrue();
+        final Memory dose = Memory.newBuilder(fact("m", null, "dose:amlodipine", 0.6, MemoryStatus.ACTIVE))
+            .setCustomCategory("medications").build();
+        assertThat(SafetyFacts.DEFAULT.isSafety(dose)).isFalse();
+        assertThat(new SafetyFacts(Set.of("CONSTRAINT", "medications")).isSafety(dose)).isTrue();
     }
 }

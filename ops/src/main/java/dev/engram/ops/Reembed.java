@@ -25,7 +25,7 @@ import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -54,7 +54,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       it embeds), which the consolidator applies like any other command (its store and vector index, a
  *       {@code REEMBEDDED} event on {@code memory-updated}), so the retriever's read model and kept index, the
  *       consolidator's dedup and the lifecycle pass use the new vectors; then the model name is written under
- *       key {@value #ACTIVE_KEY} to the compacted {@value #ACTIVE_TOPIC};</li>
+ *       key {@value #ACTIVE_KEY} to the compacted {@code memory-embeddings-active};</li>
  *   <li>keeps the previous model's topic until {@link #drop} is called for it (refused while active).</li>
  * </ol>
  * Each command's {@code issuedAt} (and record timestamp) is the memory's own latest time (updated, confirmed or
@@ -68,7 +68,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class Reembed {
 
     /** The compacted topic naming the active embedding model. */
-    public static final String ACTIVE_TOPIC = ActiveModelEmbedder.TOPIC;
+    public static final String ACTIVE_TOPIC = Topic.MEMORY_EMBEDDINGS_ACTIVE.name();
     /** The key of the active model's record. */
     public static final String ACTIVE_KEY = ActiveModelEmbedder.KEY;
     private static final int BATCH = 64;
@@ -104,7 +104,7 @@ public final class Reembed {
      * @return its topic, {@code memory-embeddings-<model>} with every character outside {@code [a-z0-9-]} as {@code -}
      */
     public static String topicFor(final String model) {
-        return "memory-embeddings-" + model.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+        return Topic.memoryEmbeddings(model).name();
     }
 
     /**
@@ -168,7 +168,7 @@ public final class Reembed {
         final List<Memory> memories = new ArrayList<>();
         state.memories().values().forEach(memories::addAll);
         out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
-        final Serializer<Memory> encoder = dev.engram.crypto.PersonalSerdes.topic(Memory.class, config).serializer();
+        final Serializer<Memory> encoder = Topic.memoryEmbeddings(provider.model()).valueSerializer(config);
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final Embedder embedder = provider.create();

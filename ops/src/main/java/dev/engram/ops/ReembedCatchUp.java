@@ -21,8 +21,7 @@ import dev.engram.scoring.Vectors;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.topology.DeadLetters;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -30,6 +29,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
+import dev.engram.topics.AppIds;
 
 /**
  * What {@link Reembed} does after it has named the new model active, so that the switch ends with every memory
@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *   <li>re-drives the candidates the consolidator dead-lettered for an embedding model mismatch
  *       ({@link DeadLetters#REASON_MODEL_MISMATCH}): each is embedded again by the new model and published to
  *       {@code memory-candidates} again, once — a watermark per dead-letter partition (key
- *       {@code redriven-<partition>} on {@value ActiveModelEmbedder#TOPIC}) keeps a later run from re-driving it
+ *       {@code redriven-<partition>} on {@code memory-embeddings-active}) keeps a later run from re-driving it
  *       twice. A dead letter that no longer decodes (its user was erased: the data key is gone) is skipped and
  *       counted.</li>
  * </ol>
@@ -96,8 +96,8 @@ final class ReembedCatchUp {
         throws InterruptedException, ExecutionException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         Thread.sleep(FOLLOWER_GRACE.toMillis());
-        if (!awaitApplied(Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), deadline)
-            || !awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS), deadline)) {
+        if (!awaitApplied(AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), deadline)
+            || !awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), deadline)) {
             return new Result(false, 0, 0, 0);
         }
         long commands = 0;
@@ -108,13 +108,13 @@ final class ReembedCatchUp {
             }
             out.printf(Locale.ROOT, "  catch-up round %d: %,d memories still of another model%n", round, left.size());
             commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, model, left), model, config);
-            if (!awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_COMMANDS), deadline)) {
+            if (!awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_COMMANDS.name()), deadline)) {
                 return new Result(false, commands, 0, 0);
             }
         }
         final long[] redrive = redrive(embedder, model, producer);
         final boolean applied = redrive[0] == 0
-            || awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), deadline);
+            || awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), deadline);
         return new Result(applied && leftovers(model).isEmpty(), commands, redrive[0], redrive[1]);
     }
 
@@ -163,7 +163,7 @@ final class ReembedCatchUp {
     /** @return {re-driven, undecodable} */
     private long[] redrive(final Embedder embedder, final String model, final KafkaProducer<String, byte[]> producer)
         throws InterruptedException, ExecutionException {
-        final String dlq = Topics.deadLetter(Topics.CONSOLIDATOR_APP);
+        final String dlq = Topic.deadLetters(AppIds.CONSOLIDATOR).name();
         final Map<TopicPartition, Long> from = watermarks(dlq);
         final Map<TopicPartition, Long> next = new HashMap<>(from);
         final Deserializer<MemoryCandidate> decoder = Topic.MEMORY_CANDIDATES.valueDeserializer(config);
@@ -171,19 +171,19 @@ final class ReembedCatchUp {
         final long[] undecodable = {0};
         TopicScan.toEnd(client, dlq, from, Duration.ofMinutes(10), r -> {
             next.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
-            if (!Topics.MEMORY_CANDIDATES.equals(header(r.headers().lastHeader(DeadLetters.HEADER_SOURCE_TOPIC)))
+            if (!Topic.MEMORY_CANDIDATES.name().equals(header(r.headers().lastHeader(DeadLetters.HEADER_SOURCE_TOPIC)))
                 || !header(r.headers().lastHeader(DeadLetters.HEADER_REASON)).startsWith(DeadLetters.REASON_MODEL_MISMATCH)
                 || r.value() == null) {
                 return;
             }
             final MemoryCandidate candidate;
             try {
-                candidate = decoder.deserialize(Topics.MEMORY_CANDIDATES, r.value());
+                candidate = decoder.deserialize(Topic.MEMORY_CANDIDATES.name(), r.value());
             } catch (RuntimeException e) {
                 undecodable[0]++; // an erased user's record: its data key is gone
                 return;
             }
-            again.add(new ProducerRecord<>(Topics.MEMORY_CANDIDATES, null, r.timestamp(),
+            again.add(new ProducerRecord<>(Topic.MEMORY_CANDIDATES.name(), null, r.timestamp(),
                 new String(r.key(), StandardCharsets.UTF_8), candidate));
         });
         final List<String> texts = again.stream().map(p -> p.value().getContent()).toList();
@@ -202,7 +202,7 @@ final class ReembedCatchUp {
             f.get();
         }
         for (final Map.Entry<TopicPartition, Long> mark : next.entrySet()) {
-            producer.send(new ProducerRecord<>(ActiveModelEmbedder.TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
+            producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
                 Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))).get();
         }
         if (!again.isEmpty() || undecodable[0] > 0) {
@@ -215,7 +215,7 @@ final class ReembedCatchUp {
     /** @return the dead-letter offsets already re-driven, per partition */
     private Map<TopicPartition, Long> watermarks(final String dlq) {
         final Map<TopicPartition, Long> out = new HashMap<>();
-        TopicScan.toEnd(client, ActiveModelEmbedder.TOPIC, null, Duration.ofSeconds(30), r -> {
+        TopicScan.toEnd(client, Reembed.ACTIVE_TOPIC, null, Duration.ofSeconds(30), r -> {
             final String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
             if (key.startsWith(WATERMARK_PREFIX) && r.value() != null) {
                 out.put(new TopicPartition(dlq, Integer.parseInt(key.substring(WATERMARK_PREFIX.length()))),

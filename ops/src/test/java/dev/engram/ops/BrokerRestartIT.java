@@ -14,10 +14,11 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The broker stopped and restarted (same port, same log directory) while the consolidator runs: the
@@ -44,13 +45,13 @@ class BrokerRestartIT {
             "kafka.reconnect.backoff.max.ms", 500));
         try (ConsolidatorApp app = ConsolidatorApp.start(config)) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
-            OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), Duration.ofSeconds(60));
+            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofSeconds(60));
 
             broker.close();
             broker = EmbeddedBroker.start(dir.resolve("broker"), port, Map.of());
 
             OpsTestSupport.sendCandidates(bootstrap, PER_PHASE, 2 * PER_PHASE);
-            OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), Duration.ofSeconds(90));
+            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofSeconds(90));
             final List<MemoryUpdated> updates = OpsTestSupport.committedUpdates(bootstrap);
 
             assertThat(app.runner().isLive()).as("recovered without a restart").isTrue();

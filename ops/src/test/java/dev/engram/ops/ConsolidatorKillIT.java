@@ -15,11 +15,12 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * A consolidator process killed with SIGKILL in the middle of a stream (an open transaction left
@@ -77,7 +78,7 @@ class ConsolidatorKillIT {
         final long restartedAt = System.nanoTime();
         final Process restarted = startConsolidator(props, "restarted");
         try {
-            OpsTestSupport.awaitNoLag(kafka.bootstrapServers(), Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES),
+            OpsTestSupport.awaitNoLag(kafka.bootstrapServers(), AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()),
                 Duration.ofSeconds(120));
             final double seconds = (System.nanoTime() - restartedAt) / 1e9;
             System.out.printf("ConsolidatorKillIT: the restarted consolidator caught up %.1f s after its start%n", seconds);

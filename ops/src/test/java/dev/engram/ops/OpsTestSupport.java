@@ -14,7 +14,6 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.core.MemoryIds;
 import dev.engram.serde.AvroSerdes;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -23,6 +22,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import dev.engram.topics.Topic;
 
 /**
  * Shared by the fault ITs: candidates that each create exactly one memory (one candidate per user,
@@ -63,8 +63,8 @@ public final class OpsTestSupport {
             ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new ByteArraySerializer())) {
             for (int i = from; i < to; i++) {
                 final MemoryCandidate c = candidate(i);
-                producer.send(new ProducerRecord<>(Topics.MEMORY_CANDIDATES, null, c.getEventTime().toEpochMilli(),
-                    "t/" + c.getUserId(), values.serialize(Topics.MEMORY_CANDIDATES, c)));
+                producer.send(new ProducerRecord<>(Topic.MEMORY_CANDIDATES.name(), null, c.getEventTime().toEpochMilli(),
+                    "t/" + c.getUserId(), values.serialize(Topic.MEMORY_CANDIDATES.name(), c)));
             }
             producer.flush();
         }
@@ -95,7 +95,7 @@ public final class OpsTestSupport {
     static List<MemoryUpdated> committedUpdates(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
         final List<MemoryUpdated> out = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(30),
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(30),
             r -> out.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
         return out;
     }

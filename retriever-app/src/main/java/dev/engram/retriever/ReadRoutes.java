@@ -92,13 +92,13 @@ final class ReadRoutes {
     /** {@code GET .../memories}: with {@code query} the top-k ranked memories, without it the list. */
     void memories(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
-        final String query = ctx.queryParam("query");
-        final int k = intParam(ctx, "k", defaultK, 1, maxK);
-        final MemoryType type = enumParam(ctx, "type", MemoryType.class);
-        final MemoryStatus status = enumParam(ctx, "status", MemoryStatus.class);
-        final Instant asOf = instantParam(ctx, "asOf");
-        final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
-        final double minScore = doubleParam(ctx, "minScore", 0, 0, 1);
+        final String query = QueryParam.QUERY.raw(ctx);
+        final int k = intParam(ctx, QueryParam.K, defaultK, 1, maxK);
+        final MemoryType type = enumParam(ctx, QueryParam.TYPE, MemoryType.class);
+        final MemoryStatus status = enumParam(ctx, QueryParam.STATUS, MemoryStatus.class);
+        final Instant asOf = instantParam(ctx, QueryParam.AS_OF);
+        final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        final double minScore = doubleParam(ctx, QueryParam.MIN_SCORE, 0, 0, 1);
         if (query != null && !hasWords(query)) {
             throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
         }
@@ -109,10 +109,11 @@ final class ReadRoutes {
         if (query != null) {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
+            // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : asOf == null ? scorer.forList(n -> rank(user, profile, query, n, minScore), k)
+                : (asOf == null ? scorer.forList(n -> rank(user, profile, query, n, 0), k)
                 : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
-                    .orElse(List.of());
+                    .orElse(List.<ScoredMemory>of())).stream().filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -177,12 +178,12 @@ final class ReadRoutes {
     /** {@code GET .../context}: the memories for a message packed into a token budget ({@code recordAccess=false}: not reported). */
     void context(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
-        final String message = ctx.queryParam("message");
+        final String message = QueryParam.MESSAGE.raw(ctx);
         if (message == null || !hasWords(message)) {
             throw ApiProblem.badRequest("message is required and must contain a letter or digit");
         }
-        final int budget = intParam(ctx, "budgetTokens", defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
-        final boolean recordAccess = booleanParam(ctx, "recordAccess", true);
+        final int budget = intParam(ctx, QueryParam.BUDGET_TOKENS, defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
+        final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
         if (owner.forwarded(ctx, user)) {
             return;
         }

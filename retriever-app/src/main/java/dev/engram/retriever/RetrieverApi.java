@@ -12,11 +12,13 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
+import dev.engram.runtime.ApiProblem;
 import dev.engram.scoring.HybridScorer;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import dev.engram.topics.Topic;
 
 /**
  * The retrieval HTTP API; tenant and user are always in the path and every read
@@ -49,6 +51,12 @@ import io.micrometer.core.instrument.Timer;
  *       (accepted for unknown users too: their events may still be in flight)</td></tr>
  *   <tr><td>{@code PUT .../settings}</td><td>{@code {"memoryEnabled": false}}: SET_MEMORY_ENABLED</td></tr>
  * </table>
+ * {@code POST .../conversations} publishes a completed conversation to {@code conversations-completed} instead (for a
+ * chat platform without a Kafka client; {@link ConversationRoute}), answered 202 once the broker has it.
+ * Tenant admin routes ({@link TenantRoutes}, ADMIN keys of the tenant only): {@code PUT /v1/tenants/{tenant}/settings}
+ * writes a new version of the tenant's settings to {@code tenant-settings} (custom categories, instructions, disabled
+ * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=});
+ * {@code GET /v1/tenants/{tenant}/usage} is the tenant's cost ledger (LLM calls, tokens, estimated cost per day).
  * {@code GET .../export} returns the profile and every memory held for the user as JSON (GDPR Art. 15 and
  * 20). While the user's memory is off, query and context requests return no memories.
  *
@@ -80,7 +88,8 @@ public final class RetrieverApi {
     /** Largest accepted token budget of the context endpoint. */
     public static final int MAX_BUDGET_TOKENS = 100_000;
 
-    private static final String USER_PATH = "/v1/tenants/{tenant}/users/{user}";
+    private static final String TENANT_PATH = "/v1/tenants/{tenant}";
+    private static final String USER_PATH = TENANT_PATH + "/users/{user}";
 
     /**
      * The privacy side of the API.
@@ -97,14 +106,23 @@ public final class RetrieverApi {
                           PiiFilter pii, Embedder embedder, Clock clock) {
     }
 
+    /** Timer of the API's requests, tags {@code endpoint} and {@code status} (a histogram: p95/p99 from /metrics). */
+    public static final String METER_REQUESTS = "engram.retrieval.requests";
+    /** The smallest request latency the histogram resolves (its first bucket). */
+    static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofMillis(1);
+    /** The largest request latency the histogram resolves (its last finite bucket). */
+    static final java.time.Duration MAX_EXPECTED = java.time.Duration.ofSeconds(30);
+
     private final MeterRegistry registry;
-    /** The request timer of each endpoint, registered once rather than looked up in the registry per request. */
+    /** The request timer of each endpoint and status, registered once rather than looked up in the registry per request. */
     private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
     private final String panelHtml;
     private final ApiAccess auth;
     private final ReadRoutes reads;
     private final WriteRoutes writes;
     private final ErasureRoute erasure;
+    private final ConversationRoute conversations;
+    private final TenantRoutes tenants;
 
     /**
      * @param config k limits and the default context budget
@@ -118,6 +136,24 @@ public final class RetrieverApi {
     public RetrieverApi(final EngramConfig config, final RetrievalService service, final HybridScorer scorer,
                         final AccessReporter access, final HttpClient forwardClient, final MeterRegistry registry,
                         final Privacy privacy) {
+        this(config, service, scorer, access, forwardClient, registry, privacy, null);
+    }
+
+    /**
+     * With the tenant admin routes ({@link TenantRoutes}).
+     *
+     * @param config k limits and the default context budget
+     * @param service store access
+     * @param scorer ranks one user's memories
+     * @param access reports hits to memory-access
+     * @param forwardClient HTTP client used to forward to the owning instance
+     * @param registry where request timers are registered
+     * @param privacy authentication, commands, audit and the PII filter
+     * @param tenantAdmin writes and reads tenant-settings; null: the tenant routes answer 503
+     */
+    public RetrieverApi(final EngramConfig config, final RetrievalService service, final HybridScorer scorer,
+                        final AccessReporter access, final HttpClient forwardClient, final MeterRegistry registry,
+                        final Privacy privacy, final TenantAdmin tenantAdmin) {
         this.registry = registry;
         this.panelHtml = resource("/panel/index.html");
         this.auth = new ApiAccess(privacy.authEnabled(), privacy.keys(), privacy.audit(), privacy.clock());
@@ -125,7 +161,10 @@ public final class RetrieverApi {
         this.reads = new ReadRoutes(config, service, scorer, access, auth, owner, privacy.clock());
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
-            dev.engram.crypto.PersonalSerdes.keys(config));
+            dev.engram.crypto.PersonalSerdes.keys(config, Topic.DATA_KEYS.name()));
+        this.conversations = new ConversationRoute(auth, privacy.commands(),
+            dev.engram.validation.ConversationValidator.from(config), privacy.clock());
+        this.tenants = tenantAdmin == null ? null : new TenantRoutes(auth, tenantAdmin, privacy.clock());
     }
 
     /**
@@ -148,6 +187,17 @@ public final class RetrieverApi {
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
         app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
+        app.post(USER_PATH + "/conversations", ctx -> timed("conversations", ctx, conversations::post));
+        app.put(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::put));
+        app.get(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::get));
+        app.get(TENANT_PATH + "/usage", ctx -> timed("tenant-usage", ctx, tenantRoutes()::usage));
+    }
+
+    private TenantRoutes tenantRoutes() {
+        if (tenants == null) {
+            throw ApiProblem.unavailable("Tenant settings are not served by this instance.", 5);
+        }
+        return tenants;
     }
 
     private interface Handler {
@@ -156,12 +206,38 @@ public final class RetrieverApi {
 
     private void timed(final String endpoint, final Context ctx, final Handler handler) throws Exception {
         final Timer.Sample sample = Timer.start(registry);
+        int status = 500; // an exception that is neither of the two below is answered 500 by ProblemErrorHandler
         try {
             handler.handle(ctx);
+            status = ctx.statusCode();
+        } catch (ApiProblem e) {
+            status = e.status();
+            throw e;
+        } catch (io.javalin.http.HttpResponseException e) {
+            status = e.getStatus();
+            throw e;
         } finally {
-            sample.stop(timers.computeIfAbsent(endpoint, e -> Timer.builder("engram.retrieval.requests")
-                .description("Retrieval API request latency").tag("endpoint", e).register(registry)));
+            sample.stop(requestTimer(registry, timers, endpoint, status));
         }
+    }
+
+    /**
+     * The request timer of one endpoint and status ({@value #METER_REQUESTS}): a Prometheus histogram (buckets from
+     * {@link #MIN_EXPECTED} to {@link #MAX_EXPECTED}) so that {@code histogram_quantile} gives p95/p99 per endpoint,
+     * and the status so that an error rate is {@code status=~"5.."} over all. Registered once per pair.
+     *
+     * @param registry where it is registered
+     * @param timers the cache of registered timers, by {@code endpoint status}
+     * @param endpoint the route's short name, e.g. {@code memories}
+     * @param status the HTTP status answered
+     * @return the timer
+     */
+    static Timer requestTimer(final MeterRegistry registry, final java.util.Map<String, Timer> timers, final String endpoint,
+                              final int status) {
+        return timers.computeIfAbsent(endpoint + ' ' + status, e -> Timer.builder(METER_REQUESTS)
+            .description("Retrieval API request latency, by endpoint and HTTP status").tag("endpoint", endpoint)
+            .tag("status", Integer.toString(status)).publishPercentileHistogram()
+            .minimumExpectedValue(MIN_EXPECTED).maximumExpectedValue(MAX_EXPECTED).register(registry));
     }
 
     private static String resource(final String path) {

@@ -152,7 +152,13 @@ final class WriteRoutes {
         return clean.text();
     }
 
-    private static JsonNode body(final Context ctx, final int[] replaced) {
+    /**
+     * @param ctx the request
+     * @param replaced adds the count of invalid UTF-8 sequences replaced by U+FFFD
+     * @return the body, a JSON object
+     * @throws ApiProblem 400 when the body is missing, not JSON or not an object
+     */
+    static JsonNode body(final Context ctx, final int[] replaced) {
         // decoded here (not by Jetty) so that invalid UTF-8 is replaced by U+FFFD and counted like any other
         final dev.engram.core.Utf8Text.Clean decoded = dev.engram.core.Utf8Text.decode(ctx.bodyAsBytes());
         replaced[0] += decoded.replaced();

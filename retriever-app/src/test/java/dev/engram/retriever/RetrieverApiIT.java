@@ -29,13 +29,15 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
+import dev.engram.topology.DeadLetters;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retrieval API on the in-process broker: MemoryUpdated records with real MiniLM embeddings are
@@ -64,7 +66,7 @@ class RetrieverApiIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         final java.util.Random random = new java.util.Random(20251101L);
         final StringBuilder keys = new StringBuilder(T1_ADMIN + "=t1:admin," + T2_ADMIN + "=t2:admin," + BEN_KEY
             + "=t1:user:u-ben");
@@ -129,7 +131,7 @@ class RetrieverApiIT {
                     updated(m, UpdateOperation.CREATED, T0.plusSeconds(i)), T0.plusSeconds(i)));
             }
         }
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         EmbeddedKafka.waitUntil(() -> status("/v1/tenants/t1/users/u-ana/memories") == 200
                 && status("/v1/tenants/t1/users/u-ben/memories") == 200
@@ -308,7 +310,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, MemoryAccessed>> accesses = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             accesses.clear();
-            accesses.addAll(kafka.read(Topics.MEMORY_ACCESS, new StringDeserializer(),
+            accesses.addAll(kafka.read(Topic.MEMORY_ACCESS.name(), new StringDeserializer(),
                 AvroSerdes.serde(MemoryAccessed.class).deserializer(), 1, Duration.ofSeconds(5)));
             // Reports are batched per user (250 ms): a record may also list the hits of another request for
             // the same user that fell into the same batch, so it must contain every returned id.
@@ -371,6 +373,51 @@ class RetrieverApiIT {
         final String metrics = get("/metrics").body();
         assertThat(metrics).contains("kafka_stream").contains("application=\"engram-retriever\"")
             .contains("engram_retrieval_requests_seconds");
+    }
+
+    @Test
+    void shouldDeadLetterAnUndecodableRecordWithTheEngramHeadersAndCountItWhenTheReadModelReadsIt() {
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer(),
+            List.of(new EmbeddedKafka.Record<>("t9/u-broken", "not an Avro record".getBytes(StandardCharsets.UTF_8),
+                T0.plusSeconds(900))));
+
+        final ConsumerRecord<byte[], byte[]> dead = kafka.readRaw(Topic.deadLetters(AppIds.RETRIEVER).name(), 1, TIMEOUT).get(0);
+        assertThat(new String(dead.value(), StandardCharsets.UTF_8)).isEqualTo("not an Avro record");
+        final Map<String, String> headers = new java.util.TreeMap<>();
+        dead.headers().forEach(h -> headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8)));
+        assertThat(headers).containsEntry(DeadLetters.HEADER_STAGE, DeadLetters.STAGE_DESERIALIZATION)
+            .containsEntry(DeadLetters.HEADER_SOURCE_TOPIC, Topic.MEMORY_UPDATED.name())
+            .containsKeys(DeadLetters.HEADER_REASON, DeadLetters.HEADER_CLASS, DeadLetters.HEADER_SOURCE_OFFSET,
+                "__streams.errors.exception", "__streams.errors.message");
+        // the record is for operators and tools: the reason, never the app's stack
+        assertThat(headers.keySet()).noneMatch(k -> k.contains("stacktrace"));
+        assertThat(headers.values()).noneMatch(v -> v.contains("\tat "));
+        EmbeddedKafka.waitUntil(() -> new PrometheusText(get("/metrics").body())
+                .find("engram_dead_letters_total", Map.of("application", AppIds.RETRIEVER)).stream()
+                .anyMatch(sample -> sample.value() >= 1.0),
+            TIMEOUT, "the retriever's engram_dead_letters_total to count the dead letter");
+        assertThat(status("/health/live")).isEqualTo(200);
+    }
+
+    @Test
+    void shouldComputeTheP99AndAnErrorRateFromTheScrapeAloneWhenRequestsWereServed() {
+        long slowestNanos = 0;
+        for (int i = 0; i < 40; i++) {
+            final long started = System.nanoTime();
+            assertThat(status("/v1/tenants/t1/users/u-ana/memories?query=" + q("Kotlin"))).isEqualTo(200);
+            slowestNanos = Math.max(slowestNanos, System.nanoTime() - started);
+        }
+        assertThat(status("/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin/history")).isEqualTo(404);
+
+        final PrometheusText scrape = new PrometheusText(get("/metrics").body());
+        final Map<String, String> ok = Map.of("endpoint", "memories", "status", "200");
+        final double p99 = scrape.quantile(0.99, "engram_retrieval_requests_seconds", ok);
+        // the server's latency is within what the client waited; the estimate within the bucket holding the slowest
+        final double upper = scrape.buckets("engram_retrieval_requests_seconds", ok).ceilingKey(slowestNanos / 1e9);
+        assertThat(p99).isGreaterThan(0).isLessThanOrEqualTo(upper);
+        assertThat(scrape.quantile(0.95, "engram_retrieval_requests_seconds", ok)).isLessThanOrEqualTo(p99);
+        assertThat(scrape.find("engram_retrieval_requests_seconds_count", Map.of("endpoint", "history", "status", "404")))
+            .singleElement().satisfies(s -> assertThat(s.value()).isGreaterThanOrEqualTo(1.0));
     }
 
     @Test
@@ -469,7 +516,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.MemoryCommand>> commands = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             commands.clear();
-            commands.addAll(kafka.read(Topics.MEMORY_COMMANDS, new StringDeserializer(),
+            commands.addAll(kafka.read(Topic.MEMORY_COMMANDS.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.MemoryCommand.class).deserializer(), 3, Duration.ofSeconds(5)));
             return commands.size() >= 3;
         }, TIMEOUT, "three commands on memory-commands");
@@ -493,7 +540,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.AuditRecord>> audits = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             audits.clear();
-            audits.addAll(kafka.read(Topics.MEMORY_AUDIT, new StringDeserializer(),
+            audits.addAll(kafka.read(Topic.MEMORY_AUDIT.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.AuditRecord.class).deserializer(), 1, Duration.ofSeconds(5)));
             return audits.stream().anyMatch(a -> commandId.equals(a.value().getCommandId()))
                 && audits.stream().anyMatch(a -> "UNAUTHENTICATED".equals(a.value().getOutcome()))

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemorySource;
@@ -15,7 +16,9 @@ import dev.engram.avro.UserProfile;
 import dev.engram.core.Languages;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -102,13 +105,25 @@ public final class RuleBasedExtractor implements MemoryExtractor {
     }
 
     /**
+     * Extracts with the tenant's own categories ({@link CustomCategoryRules}): a built-in fact that names a category's
+     * keyword is filed under it, and a first-person statement that made no built-in fact but names one becomes a fact
+     * of the category (and, like any fact, no episode). Without categories ({@link TenantPolicy#none}) the rules above
+     * alone.
+     *
      * @param conversation a validated conversation
      * @param profile the user's profile or null; nothing is extracted when memory is turned off
-     * @return facts and episodes in message order (a turn's facts before its episode, a reply's exchange
-     *     after the turn it answers), possibly empty
+     * @param policy the tenant's settings at the conversation's time
+     * @return facts and episodes in message order (a turn's facts before its episode, a reply's exchange after the
+     *     turn it answers), possibly empty; {@value #NAME}; no LLM usage
      */
     @Override
-    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
+    public Extraction extract(final ConversationCompleted conversation, final UserProfile profile,
+                              final TenantPolicy policy) {
+        return new Extraction(NAME, memories(conversation, profile, policy), Extraction.Usage.NONE);
+    }
+
+    private List<ExtractedMemory> memories(final ConversationCompleted conversation, final UserProfile profile,
+                                           final TenantPolicy policy) {
         if (profile != null && !profile.getMemoryEnabled()) {
             return List.of();
         }
@@ -119,7 +134,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             final Message before = i > 0 ? messages.get(i - 1) : null;
             final List<ExtractedMemory> memories;
             if (isRole(message, USER_ROLE)) {
-                memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null);
+                memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null, policy);
             } else if (exchanges && isRole(message, ASSISTANT_ROLE) && before != null && isRole(before, USER_ROLE)) {
                 memories = fromReply(before, message);
             } else {
@@ -139,16 +154,22 @@ public final class RuleBasedExtractor implements MemoryExtractor {
     /**
      * @param message a user turn
      * @param asked the other party's message right before it, or null
+     * @param policy the tenant's settings (its own categories)
      */
-    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked) {
+    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked, final TenantPolicy policy) {
         final int index = message.getIndex();
         final Instant time = message.getTimestamp();
         final String language = Languages.detect(TurnHeuristics.withoutImage(message.getContent()));
         final Map<String, FactRules.Fact> facts = new LinkedHashMap<>();
+        final Map<String, String> sentences = new LinkedHashMap<>();
+        final Map<String, ExtractedMemory> custom = new LinkedHashMap<>();
         final List<String> substantive = new ArrayList<>();
         for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(message.getContent()))) {
             final List<FactRules.Fact> stated = FactRules.extract(sentence);
-            if (stated.stream().noneMatch(FactRules::coversSentence)) {
+            final Optional<ExtractedMemory> keyword = stated.isEmpty()
+                ? CustomCategoryRules.fact(policy, sentence, index, time, language) : Optional.empty();
+            keyword.ifPresent(k -> custom.put(k.key(), k));
+            if (keyword.isEmpty() && stated.stream().noneMatch(FactRules::coversSentence)) {
                 if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
                     substantive.add(sentence);
                 }
@@ -160,15 +181,19 @@ public final class RuleBasedExtractor implements MemoryExtractor {
                 if (earlier == null || !fact.negated()) {
                     facts.remove(fact.key());
                     facts.put(fact.key(), fact);
+                    sentences.put(fact.key(), sentence);
                 }
             }
         }
         final List<ExtractedMemory> out = new ArrayList<>();
         for (final FactRules.Fact f : facts.values()) {
-            out.add(new ExtractedMemory(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+            final ExtractedMemory fact = new ExtractedMemory(f.type(), f.category(), f.key(), f.value(), f.displayName(),
                 NumberWords.toDigits(f.content()), f.negated(), f.importance(), f.confidence(), f.source(),
-                List.of(index), time, language, List.of()));
+                List.of(index), time, language, List.of());
+            out.add(CustomCategoryRules.file(policy, sentences.get(f.key()), f.key(), f.value())
+                .map(c -> fact.withCustomCategory(c.name())).orElse(fact));
         }
+        out.addAll(custom.values());
         if (!substantive.isEmpty()) {
             final Dated turn = Dated.of(message.getContent().strip(), time, language);
             final String question = asked == null ? null : Exchanges.questionOf(asked.getContent());
@@ -228,6 +253,6 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         return new ExtractedMemory(first.type(), first.category(), first.key(), first.value(), first.displayName(),
             first.content(), first.negated(), Math.max(first.importance(), again.importance()),
             Math.max(first.confidence(), again.confidence()), first.source(), indexes, first.eventTime(),
-            first.language(), first.eventDates());
+            first.language(), first.eventDates(), first.customCategory());
     }
 }

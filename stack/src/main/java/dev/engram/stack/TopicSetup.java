@@ -7,11 +7,11 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import dev.engram.topics.Topic;
 
 /**
  * Creates Engram's topics ({@link Topics#all()}) up front.
@@ -68,8 +68,8 @@ public final class TopicSetup {
             throw new IllegalStateException("Cannot list topics", e.getCause());
         }
         final List<NewTopic> missing = new ArrayList<>();
-        final List<String> names = new ArrayList<>(Topics.all());
-        names.add(Topics.DATA_KEYS);
+        final List<String> names = new ArrayList<>(Topic.allNames());
+        names.add(Topic.DATA_KEYS.name());
         for (final String name : names) {
             if (!existing.contains(name)) {
                 final NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
@@ -82,11 +82,16 @@ public final class TopicSetup {
                 // replayable log: no time or size retention.
                 configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
                 configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
-                if (Topics.USER_PROFILES.equals(name)) {
+                if (Topic.TENANT_SETTINGS.name().equals(name)) {
+                    // one record per settings version (versions have distinct keys): compaction only drops a
+                    // version rewritten under the same key, never the history a replay needs
+                    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                }
+                if (Topic.USER_PROFILES.name().equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
                 }
-                if (Topics.DATA_KEYS.equals(name)) {
+                if (Topic.DATA_KEYS.name().equals(name)) {
                     // Compacted: the latest wrapped key per user. Small segments and a low dirty ratio let
                     // the cleaner drop an erased user's wrapped key soon after its tombstone (hours, not weeks);
                     // the tombstone itself is kept one day so that every reader sees it.

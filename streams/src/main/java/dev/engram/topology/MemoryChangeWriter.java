@@ -17,10 +17,10 @@ import dev.engram.profile.ProfileProjection;
 /**
  * Writes one user's memory changes the one way both consolidation processors need: the vector index
  * first (so an unavailable index retries or rewinds the task before anything of the record is
- * written or forwarded, see {@code RetryingVectorIndex}), then {@link Stores#MEMORIES} (a DELETED
- * state is a tombstone), the folded profile in {@link Stores#PROFILES}, and the events to
+ * written or forwarded, see {@code RetryingVectorIndex}), then {@link StoreNames#MEMORIES} (a DELETED
+ * state is a tombstone), the folded profile in {@link StoreNames#PROFILES}, and the events to
  * {@code memory-updated} and the profile to {@code user-profiles}, stamped with the event time. A change of the
- * user's statements marks the user pending in {@link Stores#OBSERVATION_PENDING} ({@link ObservationRegroups}).
+ * user's statements marks the user pending in {@link StoreNames#OBSERVATION_PENDING} ({@link ObservationRegroups}).
  */
 final class MemoryChangeWriter {
 
@@ -33,7 +33,7 @@ final class MemoryChangeWriter {
 
     /**
      * @param cache the task's decoded memories, told of every store write; null when there is none
-     * @param observationPending {@link Stores#OBSERVATION_PENDING}, or null when observations are off
+     * @param observationPending {@link StoreNames#OBSERVATION_PENDING}, or null when observations are off
      */
     MemoryChangeWriter(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
                        final KeyValueStore<String, UserProfile> profiles, final VectorIndex index,

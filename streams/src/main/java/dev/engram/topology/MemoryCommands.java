@@ -25,6 +25,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.profile.ProfileProjection;
+import dev.engram.topics.AppIds;
 
 /**
  * How {@link ConsolidateMemoriesProcessor} applies a user's {@code memory-commands} record to its stores, the
@@ -73,9 +74,9 @@ final class MemoryCommands {
 
     /**
      * @param context the processor's context (forwards to {@link ConsolidationTopology}'s sinks)
-     * @param memories {@link Stores#MEMORIES}
-     * @param profiles {@link Stores#PROFILES}
-     * @param erasures {@link Stores#ERASURES}
+     * @param memories {@link StoreNames#MEMORIES}
+     * @param profiles {@link StoreNames#PROFILES}
+     * @param erasures {@link StoreNames#ERASURES}
      * @param index the vector index over {@code memories}
      * @param cache the task's decoded memories, or null
      * @param counters the consolidator's counters
@@ -267,7 +268,7 @@ final class MemoryCommands {
             .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
             .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
             .setDetail("store entries deleted=" + keys.size() + "; memories=" + keys.size() + " profile=" + profileCount
-                + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(Topics.CONSOLIDATOR_APP)
+                + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(AppIds.CONSOLIDATOR)
             .setOccurredAt(command.getIssuedAt()).build();
         context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);
         counters.erased.increment();

@@ -44,17 +44,17 @@ import org.slf4j.LoggerFactory;
  * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) on a STREAM_TIME punctuator, and
  * regroups the observations of the users whose statements changed on a WALL_CLOCK punctuator every
  * {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is the same whenever it runs, so the
- * wall clock does not make a replay differ). It owns {@link Stores#ACCESS_PENDING} and shares
- * {@link Stores#OBSERVATION_PENDING}.
+ * wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS_PENDING} and shares
+ * {@link StoreNames#OBSERVATION_PENDING}.
  *
- * <p>It shares {@link Stores#MEMORIES} and {@link Stores#PROFILES} with {@code consolidate-memories},
+ * <p>It shares {@link StoreNames#MEMORIES} and {@link StoreNames#PROFILES} with {@code consolidate-memories},
  * so it runs in the same task as the user's candidates (all inputs are keyed by user and
  * co-partitioned) and sees their writes. Stream time is the largest record timestamp the task has
  * seen (conversation and access event times), never the wall clock, so a replay of the same topics
  * runs the same passes at the same times with the same result.
  *
  * <p><b>Access is coalesced per memory.</b> A hit is not a change of the memory at once: the hits of each memory
- * are added up in {@link Stores#ACCESS_PENDING} (changelogged, so exactly-once holds across a crash) and applied
+ * are added up in {@link StoreNames#ACCESS_PENDING} (changelogged, so exactly-once holds across a crash) and applied
  * as one ACCESSED change per memory once the task's stream time is {@link #ACCESS_FLUSH_INTERVAL} past the memory's
  * first pending hit (looked at every {@link #ACCESS_CHECK_INTERVAL} of stream time, so the writes are spread over
  * the interval instead of coming in one burst), and before every lifecycle pass. Stream time, not the wall clock, so
@@ -127,9 +127,9 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.memories = context.getStateStore(Stores.MEMORIES);
-        this.profiles = context.getStateStore(Stores.PROFILES);
-        this.pending = context.getStateStore(Stores.ACCESS_PENDING);
+        this.memories = context.getStateStore(StoreNames.MEMORIES);
+        this.profiles = context.getStateStore(StoreNames.PROFILES);
+        this.pending = context.getStateStore(StoreNames.ACCESS_PENDING);
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache,
             ObservationRegroups.pendingStore(context, lifecycle.observations()));

@@ -10,7 +10,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The retrieval hits of one memory not applied yet ({@link Stores#ACCESS_PENDING}): how many, the stream time at
+ * The retrieval hits of one memory not applied yet ({@link StoreNames#ACCESS_PENDING}): how many, the stream time at
  * which they are due, the latest access time (event time, ms) and the id of the latest {@code memory-access} record
  * that listed it. Ids and counts only, like {@code memory-access} itself, so it is never sealed.
  *

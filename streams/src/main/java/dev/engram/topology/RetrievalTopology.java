@@ -12,22 +12,24 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import dev.engram.profile.ProfileProjection;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retriever's read model: materializes {@code memory-updated} into the retriever's own state
  * stores, which the HTTP API queries with Interactive Queries.
  *
  * <ul>
- *   <li>input: {@link Topics#MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated;</li>
+ *   <li>input: {@code MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated;</li>
  *   <li>processor {@code materialize-memories} ({@link MaterializeMemoriesProcessor}) owning
  *       <ul>
- *         <li>{@link Stores#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
+ *         <li>{@link StoreNames#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
  *             state of every memory of every status except DELETED (a delete removes the entry);
  *             an ERASED event removes all of the user's entries;</li>
- *         <li>{@link Stores#RETRIEVER_HISTORY}: every version of every memory, for the history view;</li>
- *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
+ *         <li>{@link StoreNames#RETRIEVER_HISTORY}: every version of every memory, for the history view;</li>
+ *         <li>{@link StoreNames#RETRIEVER_PROFILES}: user key → UserProfile, folded with
  *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree);</li>
- *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
+ *         <li>{@link StoreNames#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
  *             erased user are dropped.</li>
  *       </ul></li>
  *   <li>no output topic; all four stores are changelogged (restored on restart, standby-able).</li>
@@ -65,16 +67,16 @@ public final class RetrievalTopology {
             Topic.MEMORY_UPDATED.name());
         topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
-            Serdes.String(), PersonalSerdes.store(Memory.class, config)), PROCESSOR);
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_MEMORIES),
+            Serdes.String(), PersonalSerdes.store(Memory.class, config, Topic.DATA_KEYS.name())), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
-            Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR);
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_PROFILES),
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config, Topic.DATA_KEYS.name())), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_HISTORY),
-            Serdes.String(), PersonalSerdes.store(MemoryUpdated.class, config)), PROCESSOR);
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_HISTORY),
+            Serdes.String(), PersonalSerdes.store(MemoryUpdated.class, config, Topic.DATA_KEYS.name())), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
-            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_ERASURES),
             Serdes.String(), Serdes.Long()), PROCESSOR);
         return topology;
     }
@@ -88,7 +90,7 @@ public final class RetrievalTopology {
      * @return the properties
      */
     public static Properties config(final EngramConfig config) {
-        final Properties props = StreamsSettings.forApp(config, Topics.RETRIEVER_APP);
+        final Properties props = StreamsSettings.forApp(config, AppIds.RETRIEVER);
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(EngramConfig.RETRIEVER_HTTP_HOST)
             + ":" + config.getInt(EngramConfig.RETRIEVER_HTTP_PORT));
         return props;

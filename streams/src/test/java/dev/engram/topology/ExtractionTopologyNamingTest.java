@@ -21,7 +21,12 @@ class ExtractionTopologyNamingTest {
         final TopologyDescription description = ExtractionTopology.build(EngramConfig.defaults(),
             new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()).describe();
 
-        assertThat(description.globalStores()).isEmpty();
+        assertThat(description.globalStores()).singleElement().satisfies(global -> {
+            assertThat(global.source().name()).isEqualTo("read-tenant-settings");
+            assertThat(global.source().topicSet()).containsExactly("tenant-settings");
+            assertThat(global.processor().name()).isEqualTo("materialize-tenant-settings");
+            assertThat(global.processor().stores()).containsExactly("tenant-settings-store");
+        });
         assertThat(description.subtopologies()).hasSize(1);
         final Map<String, String> nodes = new TreeMap<>();
         for (final TopologyDescription.Node node : description.subtopologies().iterator().next().nodes()) {
@@ -39,6 +44,18 @@ class ExtractionTopologyNamingTest {
             Map.entry("read-user-profiles", "source " + Set.of("user-profiles")),
             Map.entry("materialize-user-profiles", "processor [extractor-profiles-store]"),
             Map.entry("write-memory-candidates", "sink memory-candidates"),
-            Map.entry("write-dead-letters", "sink engram-extractor-dlq")));
+            Map.entry("write-llm-usage", "sink llm-usage"),
+            Map.entry("write-dead-letters", "sink engram-extractor-dlq"),
+            // the re-routing of conversations read from another partition than their user key's
+            Map.entry("route-by-user-key", "processor []"),
+            Map.entry("split-by-partition", "processor []"),
+            Map.entry("split-by-partition-in-place", "processor []"),
+            Map.entry("split-by-partition-misplaced", "processor []"),
+            Map.entry("unwrap-in-place", "processor []"),
+            Map.entry("unwrap-misplaced", "processor []"),
+            Map.entry("conversations-by-user-repartition-filter", "processor []"),
+            Map.entry("conversations-by-user-repartition-sink", "sink conversations-by-user-repartition"),
+            Map.entry("conversations-by-user-repartition-source", "source [conversations-by-user-repartition]"),
+            Map.entry("merge-conversations", "processor []")));
     }
 }

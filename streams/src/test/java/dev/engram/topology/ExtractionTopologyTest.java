@@ -44,6 +44,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import dev.engram.profile.ProfileProjection;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 class ExtractionTopologyTest {
 
@@ -78,14 +80,14 @@ class ExtractionTopologyTest {
             EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
             EngramConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);
-        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
+        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.EXTRACTOR);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, embedder, registry), props);
-        input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
+            ExtractionTopology.build(config, extractor, embedder, registry, Runnable::run, 1, UserPartitions.fixed(1)), props);
+        input = driver.createInputTopic(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
-        candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
+        candidates = driver.createOutputTopic(Topic.MEMORY_CANDIDATES.name(), Serdes.String().deserializer(),
             AvroSerdes.serde(MemoryCandidate.class).deserializer());
-        deadLetters = driver.createOutputTopic(Topics.deadLetter(Topics.EXTRACTOR_APP), Serdes.String().deserializer(),
+        deadLetters = driver.createOutputTopic(Topic.deadLetters(AppIds.EXTRACTOR).name(), Serdes.String().deserializer(),
             Serdes.ByteArray().deserializer());
     }
 
@@ -96,7 +98,7 @@ class ExtractionTopologyTest {
 
     @Test
     void shouldExtractNothingWhileTheProfileFromUserProfilesSaysMemoryIsOff() {
-        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topics.USER_PROFILES,
+        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topic.USER_PROFILES.name(),
             Serdes.String().serializer(), AvroSerdes.serde(UserProfile.class).serializer());
         final UserProfile off = UserProfile.newBuilder(ProfileProjection.empty("t1", "u-mira"))
             .setMemoryEnabled(false).build();
@@ -129,7 +131,7 @@ class ExtractionTopologyTest {
     }
 
     private double count(final String meter) {
-        return registry.get(meter).tag("application", Topics.EXTRACTOR_APP).counter().count();
+        return registry.get(meter).tag("application", AppIds.EXTRACTOR).counter().count();
     }
 
     @Test
@@ -257,7 +259,7 @@ class ExtractionTopologyTest {
         assertThat(header(dead, DeadLetters.HEADER_REASON)).contains(reason);
         assertThat(header(dead, DeadLetters.HEADER_STAGE)).isEqualTo("validation");
         assertThat(header(dead, DeadLetters.HEADER_CLASS)).isEqualTo("validation");
-        assertThat(header(dead, DeadLetters.HEADER_SOURCE_TOPIC)).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(header(dead, DeadLetters.HEADER_SOURCE_TOPIC)).isEqualTo(Topic.CONVERSATIONS_COMPLETED.name());
         assertThat(header(dead, DeadLetters.HEADER_SOURCE_PARTITION)).isEqualTo("0");
         assertThat(header(dead, DeadLetters.HEADER_SOURCE_OFFSET)).isEqualTo("0");
         assertThat(header(dead, "trace-id")).isEqualTo("abc");

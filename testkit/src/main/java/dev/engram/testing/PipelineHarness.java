@@ -18,6 +18,7 @@ import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Memory;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -25,6 +26,7 @@ import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
+import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
@@ -43,9 +45,10 @@ import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.MaterializeMemoriesProcessor;
 import dev.engram.topology.RetrievalTopology;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topology.StoreNames;
+import dev.engram.topology.TenantSettingsTable;
+import dev.engram.topics.Topic;
+import dev.engram.topology.UserPartitions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -59,6 +62,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The test harness of every pipeline test: the three topologies on TopologyTestDriver — extraction
@@ -100,6 +105,7 @@ public final class PipelineHarness implements AutoCloseable {
     private final TestOutputTopic<String, byte[]> deadLetterOut;
     private final TestOutputTopic<String, UserProfile> profilesOut;
     private final List<TestRecord<String, MemoryCandidate>> candidateLog = new ArrayList<>();
+    private final List<LlmUsage> usageLog = new ArrayList<>();
     private final List<TestRecord<String, MemoryUpdated>> updated = new ArrayList<>();
     private final List<TestRecord<String, ContradictionDetected>> contradictions = new ArrayList<>();
     private final List<TestRecord<String, MemoryArchived>> archived = new ArrayList<>();
@@ -141,18 +147,18 @@ public final class PipelineHarness implements AutoCloseable {
         final StringSerializer keys = new StringSerializer();
         final StringDeserializer keyReader = new StringDeserializer();
         candidatesIn = input(consolidation, Topic.MEMORY_CANDIDATES);
-        rawCandidatesIn = consolidation.createInputTopic(Topics.MEMORY_CANDIDATES, keys, new ByteArraySerializer());
+        rawCandidatesIn = consolidation.createInputTopic(Topic.MEMORY_CANDIDATES.name(), keys, new ByteArraySerializer());
         commandsIn = input(consolidation, Topic.MEMORY_COMMANDS);
         accessIn = input(consolidation, Topic.MEMORY_ACCESS);
         updatedOut = output(consolidation, Topic.MEMORY_UPDATED);
         contradictionsOut = output(consolidation, Topic.MEMORY_CONTRADICTIONS);
         archivedOut = output(consolidation, Topic.MEMORY_ARCHIVED);
         auditOut = output(consolidation, Topic.MEMORY_AUDIT);
-        deadLetterOut = consolidation.createOutputTopic(Topics.deadLetter(Topics.CONSOLIDATOR_APP), keyReader,
+        deadLetterOut = consolidation.createOutputTopic(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), keyReader,
             new ByteArrayDeserializer());
         profilesOut = output(consolidation, Topic.USER_PROFILES);
-        consolidatorStage = new Stage(() -> consolidation, Stores.MEMORIES, Stores.PROFILES);
-        retrieverStage = new Stage(() -> retrieval().driver, Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_PROFILES);
+        consolidatorStage = new Stage(() -> consolidation, StoreNames.MEMORIES, StoreNames.PROFILES);
+        retrieverStage = new Stage(() -> retrieval().driver, StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES);
     }
 
     /**
@@ -189,11 +195,15 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The extraction topology's driver and topics. */
     private final class Extraction {
+        // one partition: the driver's records are all on partition 0, where every user key belongs
         final TopologyTestDriver driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor,
-            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry()), ExtractionTopology.config(config));
+            ScriptRoutedEmbedder.fromConfig(config), new SimpleMeterRegistry(), Runnable::run, 1, UserPartitions.fixed(1)),
+            ExtractionTopology.config(config));
         final TestInputTopic<String, ConversationCompleted> conversations = input(driver, Topic.CONVERSATIONS_COMPLETED);
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
+        final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
+        final TestOutputTopic<String, LlmUsage> usageOut = output(driver, Topic.LLM_USAGE);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -315,6 +325,19 @@ public final class PipelineHarness implements AutoCloseable {
     // ---------------------------------------------------------------- input
 
     /**
+     * Writes one version of a tenant's settings to {@code tenant-settings} (key {@link TenantSettingsTable#key}, record
+     * time its version), as the admin route does; the extractor's global table has it before the next conversation.
+     *
+     * @param settings the version
+     * @return this harness
+     */
+    public PipelineHarness settings(final TenantSettings settings) {
+        extraction().settingsIn.pipeInput(TenantSettingsTable.key(settings.getTenantId(), settings.getVersion()),
+            settings, settings.getVersion());
+        return this;
+    }
+
+    /**
      * Publishes conversations, each at its completedAt, and lets every stage process them, in order.
      *
      * @param records conversations, keyed by their user
@@ -352,6 +375,7 @@ public final class PipelineHarness implements AutoCloseable {
         stage.conversations.pipeInput(new UserKey(c.getTenantId(), c.getUserId()).wire(), c, at);
         final List<TestRecord<String, MemoryCandidate>> produced = stage.extracted.readRecordsToList();
         candidateLog.addAll(produced);
+        usageLog.addAll(stage.usageOut.readValuesToList());
         return produced;
     }
 
@@ -482,6 +506,11 @@ public final class PipelineHarness implements AutoCloseable {
 
     // ---------------------------------------------------------------- output logs
 
+    /** @return every cost-ledger record ({@code llm-usage}) the extractor wrote so far, in order */
+    public List<LlmUsage> usage() {
+        return List.copyOf(usageLog);
+    }
+
     /** @return every candidate the extractor wrote so far, in order */
     public List<TestRecord<String, MemoryCandidate>> candidates() {
         return List.copyOf(candidateLog);
@@ -577,7 +606,7 @@ public final class PipelineHarness implements AutoCloseable {
      * @return the memory's versions in the retriever's {@code retriever-history-store}, in key order
      */
     public List<MemoryUpdated> history(final String user, final String memoryId) {
-        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(Stores.RETRIEVER_HISTORY);
+        final KeyValueStore<String, MemoryUpdated> store = retrieval().driver.getKeyValueStore(StoreNames.RETRIEVER_HISTORY);
         final List<MemoryUpdated> out = new ArrayList<>();
         try (KeyValueIterator<String, MemoryUpdated> it = store.prefixScan(
             MaterializeMemoriesProcessor.historyPrefix(UserKey.parse(user), memoryId), new StringSerializer())) {

@@ -1,7 +1,7 @@
 package dev.engram.topology;
 
 /** Every state store name in one place (kebab-case nouns ending in {@code -store}). */
-public final class Stores {
+public final class StoreNames {
 
     /** Consolidator: {@code <user key>\0<memory id>} → Memory, every status. Prefix-scanned per user. */
     public static final String MEMORIES = "memories-by-user-store";
@@ -32,14 +32,19 @@ public final class Stores {
     public static final String RETRIEVER_HISTORY = "retriever-history-store";
     /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */
     public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
-    /** Extractor: user key → UserProfile, materialized from {@link Topics#USER_PROFILES}. */
+    /** Extractor: user key → UserProfile, materialized from {@code USER_PROFILES}. */
     public static final String EXTRACTOR_PROFILES = "extractor-profiles-store";
     /**
      * Extractor: per-task sequence number → a consumed conversation whose output is not forwarded yet
      * (changelogged; see {@link ExtractionTopology}).
      */
     public static final String EXTRACTION_PENDING = "extraction-pending-store";
+    /**
+     * Extractor (a global store, every instance holds every tenant): {@code tenant-settings} as it is,
+     * {@code <tenant>/<version ms, 13 digits>} → TenantSettings; read by version time ({@link TenantSettingsTable}).
+     */
+    public static final String TENANT_SETTINGS = "tenant-settings-store";
 
-    private Stores() {
+    private StoreNames() {
     }
 }
