@@ -21,11 +21,16 @@ class SafetyFactsTest {
 
     private static Memory fact(final String id, final FactCategory category, final String key, final double importance,
                                final MemoryStatus status) {
+        return builder(id, category, key, importance, status).build();
+    }
+
+    private static Memory.Builder builder(final String id, final FactCategory category, final String key,
+                                          final double importance, final MemoryStatus status) {
         return Memory.newBuilder().setMemoryId(id).setTenantId("t1").setUserId("u1").setType(MemoryType.SEMANTIC)
             .setCategory(category).setKey(key).setValue("v").setContent(key + " fact").setImportance(importance)
             .setConfidence(0.9).setSource(MemorySource.EXPLICIT).setStatus(status).setCreatedAt(T0).setUpdatedAt(T0)
             .setLastAccessedAt(T0).setLastConfirmedAt(T0).setValidFrom(T0).setSources(List.of()).setEmbedding(List.of())
-            .setEmbeddingModel("none").build();
+            .setEmbeddingModel("none");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -59,7 +64,7 @@ class SafetyFactsTest {
         final Memory role = fact("r", FactCategory.ROLE, "employer", 0.7, MemoryStatus.ACTIVE);
         assertThat(SafetyFacts.DEFAULT.isSafety(role)).isFalse();
         assertThat(new SafetyFacts(Set.of("CONSTRAINT", "ROLE")).isSafety(role)).isTrue();
-        final Memory dose = Memory.newBuilder(fact("m", null, "dose:amlodipine", 0.6, MemoryStatus.ACTIVE))
+        final Memory dose = builder("m", null, "dose:amlodipine", 0.6, MemoryStatus.ACTIVE)
             .setCustomCategory("medications").build();
         assertThat(SafetyFacts.DEFAULT.isSafety(dose)).isFalse();
         assertThat(new SafetyFacts(Set.of("CONSTRAINT", "medications")).isSafety(dose)).isTrue();
