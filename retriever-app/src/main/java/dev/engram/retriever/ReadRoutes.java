@@ -99,6 +99,7 @@ final class ReadRoutes {
         final Instant asOf = instantParam(ctx, QueryParam.AS_OF);
         final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
         final double minScore = doubleParam(ctx, QueryParam.MIN_SCORE, 0, 0, 1);
+        final String agent = agentParam(ctx);
         if (query != null && !hasWords(query)) {
             throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
         }
@@ -110,10 +111,12 @@ final class ReadRoutes {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
+            final int others = othersOf(user, agent);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : (asOf == null ? scorer.forList(n -> rank(user, profile, query, n, 0), k)
-                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
-                    .orElse(List.<ScoredMemory>of())).stream().filter(hit -> hit.score() >= minScore).toList();
+                : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0), agent, n), k)
+                : visible(service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile),
+                    k + others, asOf)).orElse(List.<ScoredMemory>of()), agent, k)).stream()
+                    .filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -128,6 +131,7 @@ final class ReadRoutes {
             return;
         }
         final List<ApiViews.MemoryView> views = service.memories(user).stream()
+            .filter(m -> visibleTo(m, agent))
             .filter(m -> type == null || m.getType() == type)
             .filter(m -> status == null || m.getStatus() == status)
             .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
@@ -184,13 +188,15 @@ final class ReadRoutes {
         }
         final int budget = intParam(ctx, QueryParam.BUDGET_TOKENS, defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
         final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        final String agent = agentParam(ctx);
         if (owner.forwarded(ctx, user)) {
             return;
         }
         final UserProfile profile = requireKnown(service, user);
-        final List<ScoredMemory> hits = profile.getMemoryEnabled() ? rank(user, profile, message, maxK, 0) : List.of();
+        final List<ScoredMemory> hits = profile.getMemoryEnabled()
+            ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0), agent, maxK) : List.of();
         final List<Memory> pinned = profile.getMemoryEnabled() && SafetyFacts.concerns(message)
-            ? safetyFacts(user) : List.of();
+            ? safetyFacts(user).stream().filter(m -> visibleTo(m, agent)).toList() : List.of();
         final ContextBlock.Result block = ContextBlock.build(pinned, hits, budget);
         if (recordAccess) {
             access.report(user, block.included());
@@ -221,6 +227,40 @@ final class ReadRoutes {
      */
     private static void json(final Context ctx, final Object body) throws JsonProcessingException {
         ctx.contentType(ContentType.APPLICATION_JSON).result(JSON.writeValueAsBytes(body));
+    }
+
+    /** @return the {@code agentId} parameter, null when absent; a blank one is a 400 */
+    private static String agentParam(final Context ctx) {
+        final String agent = QueryParam.AGENT_ID.raw(ctx);
+        if (agent != null && agent.isBlank()) {
+            throw ApiProblem.badRequest("agentId must not be blank; omit it for every memory of the user");
+        }
+        return agent == null ? null : agent.strip();
+    }
+
+    /**
+     * Agent scope (mem0's {@code agent_id}): an agent sees the memories shared by every agent of the user (no
+     * {@code agentId}: the user's keyed facts, and whatever came from conversations without an agent) and its own.
+     *
+     * @param memory a memory
+     * @param agent the agent asking, or null for every memory
+     * @return whether the agent sees it
+     */
+    static boolean visibleTo(final Memory memory, final String agent) {
+        return agent == null || memory.getAgentId() == null || agent.equals(memory.getAgentId());
+    }
+
+    /**
+     * How many of the user's memories are other agents' own: a ranking over-fetches by that many, so that the top k
+     * the asking agent sees are the top k of the memories it may see.
+     */
+    private int othersOf(final UserKey user, final String agent) {
+        return agent == null ? 0 : (int) service.memories(user).stream().filter(m -> !visibleTo(m, agent)).count();
+    }
+
+    /** The hits the agent sees, at most {@code k}, in rank order. */
+    private static List<ScoredMemory> visible(final List<ScoredMemory> hits, final String agent, final int k) {
+        return agent == null ? hits : hits.stream().filter(hit -> visibleTo(hit.memory(), agent)).limit(k).toList();
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.CustomCategory;
@@ -38,7 +37,6 @@ import io.javalin.http.Context;
  */
 final class TenantRoutes {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of("categories", "instructions", "disabledCategories",
         "retentionDays", "dailyTokenBudget", "effectiveFrom");
     private static final Set<String> CATEGORY_FIELDS = Set.of("name", "description", "keywords", "ttlDays");
@@ -109,15 +107,8 @@ final class TenantRoutes {
             throw ApiProblem.badRequest("a JSON body is required, e.g. {\"categories\": [{\"name\": \"medications\", "
                 + "\"description\": \"…\", \"keywords\": [\"mg\"]}]}");
         }
-        final JsonNode node;
-        try {
-            node = JSON.readTree(raw);
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest("the body is not valid JSON");
-        }
-        if (node == null || !node.isObject()) {
-            throw ApiProblem.badRequest("the body must be a JSON object");
-        }
+        // strict: UTF-8, one JSON object, each field once (dev.engram.runtime.JsonBodies)
+        final JsonNode node = dev.engram.runtime.JsonBodies.object(ctx.bodyAsBytes());
         unknownFields(node, FIELDS, "");
         return node;
     }

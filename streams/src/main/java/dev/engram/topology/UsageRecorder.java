@@ -66,7 +66,7 @@ public final class UsageRecorder {
             .tag("application", AppIds.EXTRACTOR).tag("tenant", tenant).tag("kind", "completion").register(registry)
             .increment(usage.completionTokens());
         counter(METER_COST, "Estimated LLM cost of the tenant's extraction, US dollars", tenant).increment(cost);
-        return LlmUsage.newBuilder().setTenantId(tenant).setAgentId(null)
+        return LlmUsage.newBuilder().setTenantId(tenant).setAgentId(conversation.getAgentId())
             .setConversationId(conversation.getConversationId()).setExtractor(extraction.extractor())
             .setCalls(usage.calls()).setPromptTokens(usage.promptTokens()).setCompletionTokens(usage.completionTokens())
             .setEstimatedCostUsd(cost).setOccurredAt(clock.instant()).setEventTime(conversation.getCompletedAt()).build();
