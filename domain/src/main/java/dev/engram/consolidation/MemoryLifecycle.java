@@ -25,11 +25,8 @@ import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
-<<<<<<< HEAD
 import dev.engram.safety.SafetyFacts;
-=======
 import dev.engram.scoring.AccessCounts;
->>>>>>> main
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
@@ -51,13 +48,9 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
  *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
  *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
-<<<<<<< HEAD
- *       after the first statement), is ARCHIVED with reason STALE; never a safety fact (an allergy, condition,
- *       medication, food avoided, diet or accessibility need: {@link SafetyFacts});
-=======
  *       after the first statement; the accesses are the memory's own count plus its hits, {@link AccessCounts}),
- *       is ARCHIVED with reason STALE;
->>>>>>> main
+ *       is ARCHIVED with reason STALE; never a safety fact (an allergy, condition, medication, food avoided, diet or
+ *       accessibility need: {@link SafetyFacts});
  *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
@@ -263,18 +256,12 @@ public final class MemoryLifecycle {
         return changes;
     }
 
-<<<<<<< HEAD
-    private boolean isStale(final Memory memory, final Instant now) {
+    private boolean isStale(final Memory memory, final AccessCounts hits, final Instant now) {
         if (SafetyFacts.DEFAULT.isSafety(memory)) {
             return false; // an allergy unused for a year is still an allergy
         }
-        final Instant lastUse = memory.getLastAccessedAt().isAfter(memory.getLastConfirmedAt())
-            ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
-=======
-    private boolean isStale(final Memory memory, final AccessCounts hits, final Instant now) {
         final Instant lastAccessed = hits.lastAccessedOf(memory);
         final Instant lastUse = lastAccessed.isAfter(memory.getLastConfirmedAt()) ? lastAccessed : memory.getLastConfirmedAt();
->>>>>>> main
         return lastUse.plus(settings.staleAfter()).isBefore(now)
             && memory.getImportance() < settings.staleMaxImportance()
             && uses(memory, hits) < settings.staleMaxAccessCount();
