@@ -33,6 +33,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.ContentType;
 import io.javalin.http.Context;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The read routes of {@link RetrieverApi}: profile, query and list, history, context and export. Each
@@ -114,8 +115,7 @@ final class ReadRoutes {
             final int others = othersOf(user, agent);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
                 : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0), agent, n), k)
-                : visible(service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile),
-                    k + others, asOf)).orElse(List.<ScoredMemory>of()), agent, k)).stream()
+                : visible(service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(OwnNames.strip(query, user, profile), k + others).index(null, index).asOf(asOf))).orElse(List.<ScoredMemory>of()), agent, k)).stream()
                     .filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
@@ -274,7 +274,7 @@ final class ReadRoutes {
                                     final double minScore) {
         final String text = OwnNames.strip(query, user, profile);
         try {
-            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
+            return service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(text, k).index(user, index).minScore(minScore))).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);

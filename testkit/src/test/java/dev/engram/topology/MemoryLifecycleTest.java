@@ -32,6 +32,7 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The lifecycle rules of the consolidator on TopologyTestDriver, with stream time advanced across
@@ -340,11 +341,11 @@ class MemoryLifecycleTest {
             assertThat(superseded.getValidTo()).isEqualTo(day(10));
             final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
             final List<Memory> all = driver.consolidator().memories(MIRA);
-            assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes"); // archived memories are never returned by default
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(7))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(7)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Lyon");
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(11))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(11)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes");
         }
     }
