@@ -26,12 +26,14 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.AppHttpServer;
+import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.ContentType;
 import io.javalin.http.Context;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The read routes of {@link RetrieverApi}: profile, query and list, history, context and export. Each
@@ -113,8 +115,7 @@ final class ReadRoutes {
             final int others = othersOf(user, agent);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
                 : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0), agent, n), k)
-                : visible(service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile),
-                    k + others, asOf)).orElse(List.<ScoredMemory>of()), agent, k)).stream()
+                : visible(service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(OwnNames.strip(query, user, profile), k + others).index(null, index).asOf(asOf))).orElse(List.<ScoredMemory>of()), agent, k)).stream()
                     .filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
@@ -194,12 +195,30 @@ final class ReadRoutes {
         final UserProfile profile = requireKnown(service, user);
         final List<ScoredMemory> hits = profile.getMemoryEnabled()
             ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0), agent, maxK) : List.of();
-        final ContextBlock.Result block = ContextBlock.build(hits, budget);
+        final List<Memory> pinned = profile.getMemoryEnabled() && SafetyFacts.concerns(message)
+            ? safetyFacts(user).stream().filter(m -> visibleTo(m, agent)).toList() : List.of();
+        final ContextBlock.Result block = ContextBlock.build(pinned, hits, budget);
         if (recordAccess) {
             access.report(user, block.included());
         }
         json(ctx, new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
+    }
+
+    /**
+     * @return the user's ACTIVE safety facts ({@link SafetyFacts#DEFAULT}), most important first, read from the kept
+     *     search index (in memory: no store scan per request); none when the user has no index yet
+     */
+    private List<Memory> safetyFacts(final UserKey user) {
+        return service.searchIndex(user).map(index -> index.read(view -> {
+            final List<Memory> active = new ArrayList<>();
+            for (int slot = 0; slot < view.slots(); slot++) {
+                if (view.active(slot) && view.memory(slot) != null) {
+                    active.add(view.memory(slot));
+                }
+            }
+            return SafetyFacts.DEFAULT.pinned(active);
+        })).orElse(List.of());
     }
 
     /**
@@ -255,7 +274,7 @@ final class ReadRoutes {
                                     final double minScore) {
         final String text = OwnNames.strip(query, user, profile);
         try {
-            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
+            return service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(text, k).index(user, index).minScore(minScore))).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
