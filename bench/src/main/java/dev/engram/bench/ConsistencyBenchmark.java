@@ -27,6 +27,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
 import dev.engram.avro.SourceRef;
@@ -76,8 +77,9 @@ import picocli.CommandLine.Option;
  *       restates the user (marked {@code echo} in the script);</li>
  *   <li>{@code conflictingActive}: fact keys of a user with two or more ACTIVE memories at the end;</li>
  *   <li>{@code updatesPerConversation} ({@code memory-updated} events of the churn user per conversation of it) and
- *       {@code idsPerFact} (per churn fact: the ACTIVE memories, observations and summaries aside, that state it at
- *       the end; {@code idsEverPerFact}: the ids that ever stated it, transient ones included).</li>
+ *       {@code idsPerFact} (per churn fact: the distinct ids that ever held it as a fact, a SEMANTIC or PROCEDURAL
+ *       memory naming its value, observations aside; a fact the extractor keeps only in episodes: its ACTIVE
+ *       episodes at the end; {@code idsEverPerFact}: every id that ever named it, episodes included).</li>
  * </ul>
  */
 @Command(name = "consistency", mixinStandardHelpOptions = true,
@@ -400,19 +402,27 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
         double idsEver = 0;
         final List<Map<String, Object>> facts = new ArrayList<>();
         for (final Question q : churn.questions()) {
+            final Set<String> factIds = new HashSet<>();
             final Set<String> ever = new HashSet<>();
             for (final MemoryUpdated e : mine) {
                 if (e.getMemory() != null && isStatement(e.getMemory()) && ConsistencyScoring.holds(e.getMemory().getContent(), q.current())) {
                     ever.add(e.getMemoryId());
+                    if (e.getMemory().getType() != MemoryType.EPISODIC) {
+                        factIds.add(e.getMemoryId());
+                    }
                 }
             }
             final List<Memory> active = state.getOrDefault(user, List.of()).stream()
                 .filter(m -> m.getStatus() == MemoryStatus.ACTIVE && isStatement(m)
                     && ConsistencyScoring.holds(m.getContent(), q.current())).toList();
-            idsAtEnd += active.size();
+            // the fact's ids: its fact memories ever; a fact that only lives in episodes, its episodes at the end
+            final long ids = !factIds.isEmpty() ? factIds.size() : active.size();
+            idsAtEnd += ids;
             idsEver += ever.size();
             final Map<String, Object> row = new LinkedHashMap<>();
             row.put("ask", q.ask());
+            row.put("ids", ids);
+            row.put("factIdsEver", factIds.size());
             row.put("activeIds", active.size());
             row.put("idsEver", ever.size());
             row.put("reinforcement", active.stream().mapToInt(Memory::getReinforcementCount).max().orElse(0));
@@ -422,6 +432,8 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
         c.put("conversations", conversations);
         c.put("memoryUpdated", mine.size());
         c.put("byOperation", byOperation);
+        c.put("observationEvents", mine.stream().filter(e -> e.getMemory() != null
+            && ExtractedMemory.isObservation(e.getMemory().getType(), e.getMemory().getDisplayName())).count());
         c.put("updatesPerConversation", BenchReport.round((double) mine.size() / Math.max(1, conversations), 3));
         c.put("idsPerFact", BenchReport.round(idsAtEnd / Math.max(1, churn.questions().size()), 3));
         c.put("idsEverPerFact", BenchReport.round(idsEver / Math.max(1, churn.questions().size()), 3));

@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  *       spaces, as a substring).</li>
  *   <li><b>States an outdated value as current</b>: a sentence of a line holds it, and that line is not marked as
  *       past, and the sentence neither also names a current value (the change itself: "I moved from Porto to
- *       Braga") nor says it ended ("no longer", "broke up", "left", "died", "switched from", …). A line is marked as
+ *       Braga"), nor says it ended ("no longer", "broke up", "left", "died", "switched from", …), nor is about
+ *       someone else ("my sister lives in Vancouver": her city, not the user's). A line is marked as
  *       past when it carries "(until …" or "earlier", or sits under a heading (a line not starting with
  *       {@code "- "} or {@code "#"}) that says "no longer current" or "earlier".</li>
  * </ul>
@@ -24,8 +25,13 @@ final class ConsistencyScoring {
         + "|broke\\s+up|split\\s+up|divorced|left|quit|died|passed\\s+away|switched\\s+from|moved\\s+(?:away\\s+)?from"
         + "|used\\s+to|former|formerly|previously|ex|not|instead\\s+of|changed)\\b|n't|不再|以前|曾经|搬到|离开",
         Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-    private static final Pattern PAST_MARK = Pattern.compile("\\(until\\s|\\bearlier\\b|no\\s+longer\\s+current",
+    private static final Pattern PAST_MARK = Pattern.compile("\\(until\\s|\\buntil\\s+\\d{4}|\\bearlier\\b|no\\s+longer\\s+current",
         Pattern.CASE_INSENSITIVE);
+    /** A sentence about someone else: its values are that person's, not the user's. */
+    private static final Pattern OTHER_PERSON = Pattern.compile("\\bmy\\s+(?:sister|brother|mother|mom|mum|father|dad"
+        + "|friend|colleague|boss|son|daughter|cousin|aunt|uncle|neighbou?r|flatmate|roommate)\\b|\\b(?:he|she|they)\\s+"
+        + "(?:lives?|works?|moved|is|are)\\b|我(?:的)?(?:姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|朋友|同事)",
+        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
     private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?。！？;；])\\s*|\\s+—\\s+");
 
     private ConsistencyScoring() {
@@ -57,7 +63,8 @@ final class ConsistencyScoring {
                 continue;
             }
             for (final String sentence : SENTENCE_END.split(line)) {
-                if (holds(sentence, outdated) && !holds(sentence, current) && !ENDED.matcher(sentence).find()) {
+                if (holds(sentence, outdated) && !holds(sentence, current) && !ENDED.matcher(sentence).find()
+                    && !OTHER_PERSON.matcher(sentence).find()) {
                     return line;
                 }
             }

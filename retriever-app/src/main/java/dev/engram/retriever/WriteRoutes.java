@@ -54,7 +54,8 @@ final class WriteRoutes {
 
     /**
      * {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped); new
-     * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}.
+     * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}; a new {@code value}
+     * alone rewrites the content, or is a 400 naming {@code content} ({@link Corrections}).
      */
     void correct(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);

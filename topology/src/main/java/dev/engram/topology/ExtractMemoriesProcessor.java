@@ -27,6 +27,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
+import dev.engram.consolidation.Echoes;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
@@ -261,7 +262,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written.
-            final List<ExtractedMemory> extracted = pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile));
+            // Echoes are not evidence: what only the assistant said about the user is never the user's (Echoes).
+            final List<ExtractedMemory> extracted = Echoes.withoutEchoes(conversation,
+                pii.apply(extractor.extract(pii.withoutSecrets(conversation), profile)));
             if (extracted.isEmpty()) {
                 return List.of();
             }

@@ -236,12 +236,11 @@ class MemoryLifecycleTest {
             assertThat(merged.getImportance()).isEqualTo(0.8);
             assertThat(merged.getAccessCount()).isEqualTo(1);
             assertThat(merged.getSources()).extracting(SourceRef::getConversationId).containsExactlyInAnyOrder("c-1", "c-2");
-            assertThat(merged.getSupersedes()).containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
-            for (final MemoryCandidate member : List.of(a, b)) {
-                final Memory archived = driver.consolidator().memory(MIRA, member.getCandidateId());
-                assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
-                assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
-            }
+            assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(a.getCandidateId());
+            assertThat(merged.getSupersedes()).containsExactly(b.getCandidateId());
+            final Memory archived = driver.consolidator().memory(MIRA, b.getCandidateId());
+            assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
+            assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
             assertThat(driver.operations()).extracting(kv -> kv.value).contains("MERGED");
         }
     }
