@@ -15,7 +15,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
@@ -37,7 +37,7 @@ import picocli.CommandLine.Parameters;
  *       their own, closed and discarded, so that the timed pipeline runs compiled code as the ceiling does (its
  *       warm-up is the model's). A fresh JVM otherwise spends a large part of the pipeline phase compiling the
  *       broker, Kafka Streams, Avro and the apps (JFR put the JIT threads at ~20 % of the JVM's CPU in that phase,
- *       BENCHMARKS.md "Ingest, session 7"), a start-up cost that a long-running deployment pays once. No state is
+ *       BENCHMARKS.md "Ingest"), a start-up cost that a long-running deployment pays once. No state is
  *       shared with the timed stack (its own run directory, broker and stores). {@code --warmup 0} measures the
  *       cold pipeline, as runs before 2026-12-02 did.</li>
  *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,

@@ -14,7 +14,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
-import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
 import dev.engram.llm.LlmMemoryExtractor;

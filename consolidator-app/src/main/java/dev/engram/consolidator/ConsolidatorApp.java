@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.EmbeddedVectorIndexFactory;
-import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.store.EmbeddedVectorIndexFactory;
+import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
@@ -95,7 +95,8 @@ public final class ConsolidatorApp extends StreamsApp {
         final MemoryMerger merger = client.filter(c -> config.getBoolean(EngramConfig.LLM_MERGE))
             .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, Topics.CONSOLIDATOR_APP))
             .orElse(MemoryMerger.CONCATENATE);
-        final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry);
+        final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry,
+            EmbeddedVectorIndexFactory::new);
         // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
         final ActiveModelEmbedder embedder = config.getDouble(EngramConfig.OBSERVE_THRESHOLD) < 1.0
             ? ActiveModelEmbedder.fromConfig(config) : null;

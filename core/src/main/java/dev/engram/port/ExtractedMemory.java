@@ -26,6 +26,8 @@ import dev.engram.avro.MemoryType;
  * @param language the content's language, a BCP 47 primary subtag ({@code en}, {@code zh}, …), or null when unknown
  * @param eventDates absolute dates the content refers to, ISO 8601 dates or intervals
  *     ({@code 2023-05-15/2023-05-21}), resolved against the message time; empty when none
+ * @param customCategory the tenant's own category of a fact ({@link TenantPolicy.Category#name()}, e.g.
+ *     {@code medications}), or null; a fact of a custom category has no built-in {@code category}
  */
 public record ExtractedMemory(
     MemoryType type,
@@ -41,7 +43,8 @@ public record ExtractedMemory(
     List<Integer> sourceMessageIndexes,
     Instant eventTime,
     String language,
-    List<String> eventDates) {
+    List<String> eventDates,
+    String customCategory) {
 
     /** @throws NullPointerException or IllegalArgumentException on a missing or out-of-range field */
     public ExtractedMemory {
@@ -106,6 +109,30 @@ public record ExtractedMemory(
     }
 
     /**
+     * A memory of no custom category.
+     *
+     * @see #ExtractedMemory(MemoryType, FactCategory, String, String, String, String, boolean, double, double,
+     *     MemorySource, List, Instant, String, List, String)
+     */
+    public ExtractedMemory(final MemoryType type, final FactCategory category, final String key, final String value,
+                           final String displayName, final String content, final boolean negated,
+                           final double importance, final double confidence, final MemorySource source,
+                           final List<Integer> sourceMessageIndexes, final Instant eventTime, final String language,
+                           final List<String> eventDates) {
+        this(type, category, key, value, displayName, content, negated, importance, confidence, source,
+            sourceMessageIndexes, eventTime, language, eventDates, null);
+    }
+
+    /**
+     * @param name a custom category's name (a fact of it has no built-in category), or null
+     * @return this memory in that custom category
+     */
+    public ExtractedMemory withCustomCategory(final String name) {
+        return new ExtractedMemory(type, name == null ? category : null, key, value, displayName, content, negated,
+            importance, confidence, source, sourceMessageIndexes, eventTime, language, eventDates, name);
+    }
+
+    /**
      * A memory without a detected language or dates (the LLM extractor and hand-made candidates).
      *
      * @see #ExtractedMemory(MemoryType, FactCategory, String, String, String, String, boolean, double, double,
@@ -116,7 +143,7 @@ public record ExtractedMemory(
                            final double importance, final double confidence, final MemorySource source,
                            final List<Integer> sourceMessageIndexes, final Instant eventTime) {
         this(type, category, key, value, displayName, content, negated, importance, confidence, source,
-            sourceMessageIndexes, eventTime, null, List.of());
+            sourceMessageIndexes, eventTime, null, List.of(), null);
     }
 
     /** @return true when this is a keyed fact (semantic or procedural with key and value) */

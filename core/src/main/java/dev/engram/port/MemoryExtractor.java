@@ -25,6 +25,22 @@ public interface MemoryExtractor {
      */
     List<ExtractedMemory> extract(ConversationCompleted conversation, UserProfile profile);
 
+    /**
+     * Extracts under the tenant's settings in force at the conversation's time. The default ignores the policy
+     * (an extractor without tenant support); the extraction topology drops the facts of disabled built-in
+     * categories and sets TTLs whatever the extractor does.
+     *
+     * @param conversation a validated conversation
+     * @param profile the user's current profile, or null
+     * @param policy the tenant's settings at the conversation's time ({@link TenantPolicy#none} without any)
+     * @return the memories, this extractor's name and its LLM usage
+     * @throws ExtractionException when extraction failed
+     */
+    default Extraction extract(final ConversationCompleted conversation, final UserProfile profile,
+                               final TenantPolicy policy) {
+        return new Extraction(name(), extract(conversation, profile), Extraction.Usage.NONE);
+    }
+
     /** Extraction failed: the conversation goes to the dead-letter topic with this message. */
     class ExtractionException extends RuntimeException {
         private static final long serialVersionUID = 1L;

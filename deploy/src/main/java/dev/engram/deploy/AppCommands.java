@@ -24,7 +24,7 @@ public final class AppCommands {
     /** Options shared by the three commands. */
     abstract static class AppCommand implements Callable<Integer> {
         @Option(names = "--config", paramLabel = "FILE",
-            description = "Properties file (keys as in the README's configuration table); ENGRAM_* environment variables override it.")
+            description = "Properties file (keys as in docs/configuration.md); ENGRAM_* environment variables override it.")
         Path config;
 
         EngramConfig load() {

@@ -15,7 +15,7 @@ import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
-import dev.engram.embedded.RuleBasedExtractor;
+import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;

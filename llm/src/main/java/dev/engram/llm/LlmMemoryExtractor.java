@@ -22,7 +22,9 @@ import dev.engram.avro.Message;
 import dev.engram.avro.ProfileFact;
 import dev.engram.avro.UserProfile;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -122,32 +124,90 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
 
     @Override
     public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
+        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
+    }
+
+    /**
+     * As {@link #extract(ConversationCompleted, UserProfile)}, under the tenant's settings: its own categories (name,
+     * description, keywords) are offered beside the built-in ones in the prompt and the answer schema's
+     * {@code category} enum, a built-in category it turned off is neither offered nor accepted, and its extraction
+     * instructions follow the system prompt ({@link #systemPrompt}). The usage is every answered request's tokens.
+     *
+     * @param conversation a validated conversation
+     * @param profile the user's profile or null
+     * @param policy the tenant's settings at the conversation's time
+     * @return the memories, {@link #name()}, the LLM usage
+     */
+    @Override
+    public Extraction extract(final ConversationCompleted conversation, final UserProfile profile,
+                              final TenantPolicy policy) {
         if (profile != null && !profile.getMemoryEnabled()) {
-            return List.of();
+            return new Extraction(name(), List.of(), Extraction.Usage.NONE);
         }
         final boolean summarize = conversation.getMessages().size() >= SUMMARY_MIN_MESSAGES;
         final Map<String, ExtractedMemory> byContent = new LinkedHashMap<>();
+        final Extraction.Usage[] usage = {Extraction.Usage.NONE};
+        final ObjectNode answerSchema = policy.categories().isEmpty() && policy.disabled().isEmpty() ? schema
+            : schema(policy);
         for (final List<ConversationChunker.Part> chunk
             : ConversationChunker.chunks(conversation.getMessages(), client.settings().contextTokens())) {
-            for (final ExtractedMemory memory : extractChunk(conversation, chunk, profile, summarize)) {
+            for (final ExtractedMemory memory : extractChunk(conversation, chunk, profile, summarize, policy,
+                answerSchema, usage)) {
                 byContent.putIfAbsent(memory.content().strip().toLowerCase(Locale.ROOT), memory);
             }
         }
-        return List.copyOf(byContent.values());
+        return new Extraction(name(), List.copyOf(byContent.values()), usage[0]);
+    }
+
+    /**
+     * The system prompt of one request: the memory model, the summary instruction for a long conversation, then the
+     * tenant's categories (each with its description and keywords), the built-in categories it turned off and its own
+     * instructions.
+     *
+     * @param summarize whether the conversation gets an episodic summary
+     * @param policy the tenant's settings
+     * @return the prompt
+     */
+    static String systemPrompt(final boolean summarize, final TenantPolicy policy) {
+        final StringBuilder out = new StringBuilder(SYSTEM_PROMPT);
+        if (summarize) {
+            out.append('\n').append(SUMMARY_INSTRUCTION);
+        }
+        if (!policy.categories().isEmpty()) {
+            out.append("\nThis platform also has its own fact categories; use the name as \"category\" for a fact that "
+                + "belongs to one, and a key \"<name>:<subject>\":\n");
+            for (final TenantPolicy.Category c : policy.categories()) {
+                out.append("- ").append(c.name()).append(": ").append(c.description());
+                if (!c.keywords().isEmpty()) {
+                    out.append(" (e.g. ").append(String.join(", ", c.keywords())).append(')');
+                }
+                out.append('\n');
+            }
+        }
+        if (!policy.disabled().isEmpty()) {
+            out.append("\nDo not keep facts of these categories: ").append(policy.disabled().stream().map(Enum::name)
+                .sorted().collect(java.util.stream.Collectors.joining(", "))).append(".\n");
+        }
+        if (policy.instructions() != null) {
+            out.append("\nInstructions from the platform:\n").append(policy.instructions()).append('\n');
+        }
+        return out.toString();
     }
 
     private List<ExtractedMemory> extractChunk(final ConversationCompleted conversation,
                                                final List<ConversationChunker.Part> chunk, final UserProfile profile,
-                                               final boolean summarize) {
+                                               final boolean summarize, final TenantPolicy policy,
+                                               final ObjectNode answerSchema, final Extraction.Usage[] usage) {
         final List<ChatCompletionsClient.Message> messages = List.of(
-            new ChatCompletionsClient.Message("system", SYSTEM_PROMPT + (summarize ? "\n" + SUMMARY_INSTRUCTION : "")),
+            new ChatCompletionsClient.Message("system", systemPrompt(summarize, policy)),
             new ChatCompletionsClient.Message("user", userPrompt(chunk, profile)));
         String reason = "no attempt";
         for (int attempt = 1; attempt <= client.settings().maxAttempts(); attempt++) {
-            final ChatCompletionsClient.Completion completion = call(messages);
+            final ChatCompletionsClient.Completion completion = call(messages, answerSchema);
+            usage[0] = usage[0].plus(new Extraction.Usage(1, completion.promptTokens(), completion.completionTokens()));
             final JsonNode answer = TolerantJson.firstObject(completion.content()).orElse(null);
             if (answer != null && answer.path("memories").isArray()) {
-                return validate(conversation, chunk, answer);
+                return validate(conversation, chunk, answer, policy);
             }
             parseFailures.increment();
             reason = completion.content() == null || completion.content().isBlank()
@@ -162,11 +222,12 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
             + reason);
     }
 
-    private ChatCompletionsClient.Completion call(final List<ChatCompletionsClient.Message> messages) {
+    private ChatCompletionsClient.Completion call(final List<ChatCompletionsClient.Message> messages,
+                                                  final ObjectNode answerSchema) {
         int rounds = 0;
         while (true) {
             try {
-                return client.complete(messages, "engram_memories", schema);
+                return client.complete(messages, "engram_memories", answerSchema);
             } catch (CallNotPermittedException e) {
                 awaitBreaker();
             } catch (LlmException e) {
@@ -210,7 +271,8 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
     }
 
     private List<ExtractedMemory> validate(final ConversationCompleted conversation,
-                                           final List<ConversationChunker.Part> chunk, final JsonNode answer) {
+                                           final List<ConversationChunker.Part> chunk, final JsonNode answer,
+                                           final TenantPolicy policy) {
         final Map<Integer, Instant> times = new TreeMap<>();
         final Set<Integer> inChunk = new LinkedHashSet<>();
         for (final ConversationChunker.Part part : chunk) {
@@ -222,7 +284,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         final List<ExtractedMemory> out = new ArrayList<>();
         for (final JsonNode item : answer.path("memories")) {
             try {
-                out.add(item(item, inChunk, times, conversation.getCompletedAt()));
+                out.add(item(item, inChunk, times, conversation.getCompletedAt(), policy));
             } catch (Invalid e) {
                 dropped(e.getMessage());
             }
@@ -254,7 +316,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
     }
 
     private ExtractedMemory item(final JsonNode item, final Set<Integer> inChunk, final Map<Integer, Instant> times,
-                                 final Instant completedAt) throws Invalid {
+                                 final Instant completedAt, final TenantPolicy policy) throws Invalid {
         if (!item.isObject()) {
             throw new Invalid("not_an_object");
         }
@@ -266,7 +328,10 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         if (type == null) {
             throw new Invalid("bad_type");
         }
-        final FactCategory category = enumValue(FactCategory.class, text(item, "category"), "bad_category");
+        final String categoryText = text(item, "category");
+        final String custom = categoryText == null ? null
+            : policy.category(categoryText.strip().toLowerCase(Locale.ROOT)).map(TenantPolicy.Category::name).orElse(null);
+        final FactCategory category = custom != null ? null : enumValue(FactCategory.class, categoryText, "bad_category");
         String key = text(item, "key");
         final String value = text(item, "value");
         if (key != null) {
@@ -296,8 +361,9 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
             throw new Invalid("no_valid_evidence");
         }
         final Instant eventTime = times.getOrDefault(evidence.get(0), completedAt);
-        return new ExtractedMemory(type, category, key, value, text(item, "displayName"), content.strip(),
-            item.path("negated").asBoolean(false), importance, confidence, source, evidence, eventTime);
+        final ExtractedMemory memory = new ExtractedMemory(type, category, key, value, text(item, "displayName"),
+            content.strip(), item.path("negated").asBoolean(false), importance, confidence, source, evidence, eventTime);
+        return custom != null && key != null ? memory.withCustomCategory(custom) : memory;
     }
 
     private static String text(final JsonNode item, final String field) {
@@ -338,6 +404,11 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
     }
 
     private static ObjectNode schema() {
+        return schema(TenantPolicy.none(""));
+    }
+
+    /** The answer schema: the {@code category} enum is the built-in categories the tenant keeps, then its own. */
+    private static ObjectNode schema(final TenantPolicy policy) {
         final ObjectNode root = JSON.createObjectNode().put("type", "object");
         final ObjectNode props = root.putObject("properties");
         final ObjectNode item = props.putObject("memories").put("type", "array").putObject("items").put("type", "object");
@@ -345,8 +416,11 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         fields.putObject("type").putArray("enum").add("SEMANTIC").add("PROCEDURAL").add("EPISODIC");
         final ArrayNode categories = fields.putObject("category").putArray("enum");
         for (final FactCategory c : FactCategory.values()) {
-            categories.add(c.name());
+            if (!policy.disabled().contains(c)) {
+                categories.add(c.name());
+            }
         }
+        policy.categories().forEach(c -> categories.add(c.name()));
         categories.addNull();
         fields.putObject("key").putArray("type").add("string").add("null");
         fields.putObject("value").putArray("type").add("string").add("null");

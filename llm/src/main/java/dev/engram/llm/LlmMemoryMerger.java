@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * {@code outcome}: llm, fallback).
  *
  * <p>The consolidation pass runs inside one Kafka transaction of the consolidator, so every call adds
- * the model's latency to it; {@code llm.merge.enabled} is therefore off by default (see the README).
+ * the model's latency to it; {@code llm.merge.enabled} is therefore off by default (see docs/memory.md, "LLM extraction").
  */
 public final class LlmMemoryMerger implements MemoryMerger {
 

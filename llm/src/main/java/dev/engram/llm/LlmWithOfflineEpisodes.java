@@ -7,7 +7,9 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.UserProfile;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.port.TenantPolicy;
 
 /**
  * What the LLM path stores with {@code llm.extraction.episodes=true}: the LLM extractor's memories
@@ -40,12 +42,20 @@ public final class LlmWithOfflineEpisodes implements MemoryExtractor {
 
     @Override
     public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-        final List<ExtractedMemory> out = new ArrayList<>(llm.extract(conversation, profile));
-        for (final ExtractedMemory memory : offline.extract(conversation, profile)) {
+        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
+    }
+
+    /** Both under the tenant's settings; the usage is the LLM's. */
+    @Override
+    public Extraction extract(final ConversationCompleted conversation, final UserProfile profile,
+                              final TenantPolicy policy) {
+        final Extraction fromLlm = llm.extract(conversation, profile, policy);
+        final List<ExtractedMemory> out = new ArrayList<>(fromLlm.memories());
+        for (final ExtractedMemory memory : offline.extract(conversation, profile, policy).memories()) {
             if (memory.type() == MemoryType.EPISODIC) {
                 out.add(memory);
             }
         }
-        return List.copyOf(out);
+        return new Extraction(name(), out, fromLlm.usage());
     }
 }

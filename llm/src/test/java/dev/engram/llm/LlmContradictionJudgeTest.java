@@ -11,7 +11,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
-import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.port.ContradictionJudge.Verdict;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;

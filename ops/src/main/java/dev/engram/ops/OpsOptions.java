@@ -17,7 +17,7 @@ final class OpsOptions {
     String bootstrapServers;
 
     @Option(names = "--config", paramLabel = "FILE",
-        description = "Properties file (keys as in the README's configuration table); ENGRAM_* environment variables override it.")
+        description = "Properties file (keys as in docs/configuration.md); ENGRAM_* environment variables override it.")
     Path config;
 
     @Option(names = "--state-dir", paramLabel = "DIR",

@@ -1,9 +1,9 @@
 package dev.engram.qdrant;
 
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.embedded.EmbeddedVectorIndexFactory;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.port.VectorIndexUnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,11 +28,14 @@ public final class VectorIndexes {
      * @param config {@code vector.index}, {@code qdrant.*}, {@code embedding.dimensions} (the vector size
      *     the consolidator accepts)
      * @param registry where Qdrant metrics go
+     * @param embedded the embedded index over the consolidator's own store (the streams module's), for
+     *     {@code vector.index=embedded}
      * @return the consolidator's factory; a {@link QdrantVectorIndexFactory} (close it) or the embedded one
      */
-    public static VectorIndexFactory consolidatorFactory(final EngramConfig config, final MeterRegistry registry) {
+    public static VectorIndexFactory consolidatorFactory(final EngramConfig config, final MeterRegistry registry,
+                                                         final Supplier<VectorIndexFactory> embedded) {
         if (!isQdrant(config)) {
-            return new EmbeddedVectorIndexFactory();
+            return embedded.get();
         }
         return new QdrantVectorIndexFactory(open(config, config.getInt(EngramConfig.EMBEDDING_DIMENSIONS), registry));
     }

@@ -16,7 +16,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
-import dev.engram.embedded.KeyValueContradictionJudge;
+import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.runtime.StreamsRunner;

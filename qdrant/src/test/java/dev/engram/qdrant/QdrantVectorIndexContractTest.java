@@ -5,15 +5,15 @@ import java.time.Duration;
 import dev.engram.avro.Memory;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
-import dev.engram.port.VectorIndexContractTest;
+import dev.engram.testing.VectorIndexContract;
 import dev.engram.qdrant.testing.QdrantDouble;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
- * The {@link VectorIndexContractTest} on {@link QdrantVectorIndex}, over the wire (gRPC, in-process) to
+ * The {@link VectorIndexContract} on {@link QdrantVectorIndex}, over the wire (gRPC, in-process) to
  * the {@link QdrantDouble}.
  */
-class QdrantVectorIndexContractTest extends VectorIndexContractTest {
+class QdrantVectorIndexContractTest extends VectorIndexContract {
 
     @Override
     protected Subject subject() {

@@ -112,6 +112,30 @@ final class ApiAccess {
     }
 
     /**
+     * The tenant of a tenant admin route ({@code /v1/tenants/{tenant}/...} without a user), refused with 403 unless
+     * the caller's key is an ADMIN key of exactly that tenant.
+     *
+     * @param ctx the request
+     * @return the tenant of the path
+     * @throws ApiProblem 400 for an invalid tenant id, 403 for a USER key or another tenant's key
+     */
+    String tenantAdmin(final Context ctx) {
+        final String tenant = ctx.pathParam("tenant");
+        try {
+            new UserKey(tenant, "any");
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.badRequest(e.getMessage());
+        }
+        if (authEnabled) {
+            final ApiKeys.Principal principal = ctx.attribute(PRINCIPAL);
+            if (principal == null || principal.scope() != ApiKeys.Scope.ADMIN || !principal.tenantId().equals(tenant)) {
+                throw new ApiProblem(403, "Only an admin key of this tenant may read or change its settings and usage.");
+            }
+        }
+        return tenant;
+    }
+
+    /**
      * @param ctx the request
      * @return the actor of a command or audit record: {@code key:<id>}, or {@code anonymous} with auth off
      */
@@ -142,6 +166,10 @@ final class ApiAccess {
     }
 
     private static String action(final String method, final String[] parts, final boolean query) {
+        if (parts.length == 5 && ("settings".equals(parts[4]) || "usage".equals(parts[4]))) {
+            // the tenant admin routes: tenant.settings.read, tenant.settings.update, tenant.usage.read
+            return "tenant." + parts[4] + ("PUT".equals(method) ? ".update" : ".read");
+        }
         final String tail = parts.length > 6 ? parts[6] : "";
         final boolean oneMemory = parts.length > 7;
         return switch (method + " " + tail) {

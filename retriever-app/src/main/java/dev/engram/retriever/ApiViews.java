@@ -19,6 +19,18 @@ public final class ApiViews {
     }
 
     /**
+     * The category a view shows: the tenant's own category (lower-case, e.g. {@code medications}) when the memory has
+     * one, else the built-in one (upper-case, e.g. {@code PERSONAL}).
+     *
+     * @param m a memory
+     * @return its category's name, or null for a memory of none
+     */
+    static String categoryOf(final Memory m) {
+        return m.getCustomCategory() != null ? m.getCustomCategory()
+            : m.getCategory() == null ? null : m.getCategory().name();
+    }
+
+    /**
      * Where a memory came from.
      *
      * @param conversationId conversation
@@ -51,7 +63,7 @@ public final class ApiViews {
      *
      * @param memoryId id
      * @param type EPISODIC | SEMANTIC | PROCEDURAL
-     * @param category fact category or null
+     * @param category the tenant's own category (e.g. medications) or the built-in one (e.g. PERSONAL), or null
      * @param key fact key or null
      * @param value fact value or null
      * @param content the memory's sentence
@@ -69,7 +81,7 @@ public final class ApiViews {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
-            return new Hit(m.getMemoryId(), m.getType().name(), m.getCategory() == null ? null : m.getCategory().name(),
+            return new Hit(m.getMemoryId(), m.getType().name(), categoryOf(m),
                 m.getKey(), m.getValue(), m.getContent(), round(scored.score()),
                 new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
                     round(scored.access())),
@@ -95,7 +107,7 @@ public final class ApiViews {
      *
      * @param memoryId id
      * @param type type
-     * @param category category or null
+     * @param category the tenant's own category (e.g. medications) or the built-in one (e.g. PERSONAL), or null
      * @param key key or null
      * @param value value or null
      * @param displayName display name or null
@@ -127,7 +139,7 @@ public final class ApiViews {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
-                m.getCategory() == null ? null : m.getCategory().name(), m.getKey(), m.getValue(), m.getDisplayName(),
+                categoryOf(m), m.getKey(), m.getValue(), m.getDisplayName(),
                 m.getContent(), m.getImportance(), m.getConfidence(), m.getSource().name(), m.getStatus().name(),
                 m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
@@ -223,7 +235,8 @@ public final class ApiViews {
         }
 
         private static String categoryName(final ProfileFact f) {
-            return f.getCategory() == null ? "OTHER" : f.getCategory().name();
+            return f.getCustomCategory() != null ? f.getCustomCategory()
+                : f.getCategory() == null ? "OTHER" : f.getCategory().name();
         }
     }
 

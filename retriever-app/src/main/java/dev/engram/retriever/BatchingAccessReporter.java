@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * counts mean what they meant). One record and one consolidator write per user and batch instead of per request:
  * JFR of {@code bench retrieval} at saturation put the access loop (the consolidator applying each report, the
  * retriever materializing each resulting {@code memory-updated}, the broker between them) at ~60 % of the JVM's
- * Java samples (BENCHMARKS.md, "Serving cost"). An access is applied up to the linger later than without
+ * Java samples (docs/benchmark-history.md, "Retrieval"). An access is applied up to the linger later than without
  * batching. {@link #close} drains what is queued, then closes the delegate.
  */
 public final class BatchingAccessReporter implements AccessReporter {

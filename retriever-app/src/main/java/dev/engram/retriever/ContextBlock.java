@@ -90,7 +90,7 @@ public final class ContextBlock {
                 continue; // nothing new for the model: the block already says it
             }
             final String sub = section.equals(EARLIER) ? "" : switch (m.getType()) {
-                case SEMANTIC -> "## " + (m.getCategory() == null ? "OTHER" : m.getCategory().name());
+                case SEMANTIC -> "## " + (ApiViews.categoryOf(m) == null ? "OTHER" : ApiViews.categoryOf(m));
                 case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
                 case PROCEDURAL -> "";
             };

@@ -12,6 +12,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.privacy.PiiFilter;
+import dev.engram.runtime.ApiProblem;
 import dev.engram.scoring.HybridScorer;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -49,6 +50,9 @@ import io.micrometer.core.instrument.Timer;
  *       (accepted for unknown users too: their events may still be in flight)</td></tr>
  *   <tr><td>{@code PUT .../settings}</td><td>{@code {"memoryEnabled": false}}: SET_MEMORY_ENABLED</td></tr>
  * </table>
+ * Tenant admin routes ({@link TenantRoutes}, ADMIN keys of the tenant only): {@code PUT /v1/tenants/{tenant}/settings}
+ * writes a new version of the tenant's settings to {@code tenant-settings} (custom categories, instructions, disabled
+ * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=}).
  * {@code GET .../export} returns the profile and every memory held for the user as JSON (GDPR Art. 15 and
  * 20). While the user's memory is off, query and context requests return no memories.
  *
@@ -80,7 +84,8 @@ public final class RetrieverApi {
     /** Largest accepted token budget of the context endpoint. */
     public static final int MAX_BUDGET_TOKENS = 100_000;
 
-    private static final String USER_PATH = "/v1/tenants/{tenant}/users/{user}";
+    private static final String TENANT_PATH = "/v1/tenants/{tenant}";
+    private static final String USER_PATH = TENANT_PATH + "/users/{user}";
 
     /**
      * The privacy side of the API.
@@ -105,6 +110,7 @@ public final class RetrieverApi {
     private final ReadRoutes reads;
     private final WriteRoutes writes;
     private final ErasureRoute erasure;
+    private final TenantRoutes tenants;
 
     /**
      * @param config k limits and the default context budget
@@ -118,6 +124,24 @@ public final class RetrieverApi {
     public RetrieverApi(final EngramConfig config, final RetrievalService service, final HybridScorer scorer,
                         final AccessReporter access, final HttpClient forwardClient, final MeterRegistry registry,
                         final Privacy privacy) {
+        this(config, service, scorer, access, forwardClient, registry, privacy, null);
+    }
+
+    /**
+     * With the tenant admin routes ({@link TenantRoutes}).
+     *
+     * @param config k limits and the default context budget
+     * @param service store access
+     * @param scorer ranks one user's memories
+     * @param access reports hits to memory-access
+     * @param forwardClient HTTP client used to forward to the owning instance
+     * @param registry where request timers are registered
+     * @param privacy authentication, commands, audit and the PII filter
+     * @param tenantAdmin writes and reads tenant-settings; null: the tenant routes answer 503
+     */
+    public RetrieverApi(final EngramConfig config, final RetrievalService service, final HybridScorer scorer,
+                        final AccessReporter access, final HttpClient forwardClient, final MeterRegistry registry,
+                        final Privacy privacy, final TenantAdmin tenantAdmin) {
         this.registry = registry;
         this.panelHtml = resource("/panel/index.html");
         this.auth = new ApiAccess(privacy.authEnabled(), privacy.keys(), privacy.audit(), privacy.clock());
@@ -126,6 +150,7 @@ public final class RetrieverApi {
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
             dev.engram.crypto.PersonalSerdes.keys(config));
+        this.tenants = tenantAdmin == null ? null : new TenantRoutes(auth, tenantAdmin, privacy.clock());
     }
 
     /**
@@ -148,6 +173,15 @@ public final class RetrieverApi {
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
         app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
+        app.put(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::put));
+        app.get(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::get));
+    }
+
+    private TenantRoutes tenantRoutes() {
+        if (tenants == null) {
+            throw ApiProblem.unavailable("Tenant settings are not served by this instance.", 5);
+        }
+        return tenants;
     }
 
     private interface Handler {

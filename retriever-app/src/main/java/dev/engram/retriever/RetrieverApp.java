@@ -65,7 +65,7 @@ public final class RetrieverApp implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (see the README's configuration table).")
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in docs/configuration.md).")
     private Path configFile;
 
     /**
@@ -231,8 +231,10 @@ public final class RetrieverApp implements Callable<Integer> {
             registry.close();
             throw e;
         }
+        // tenant-settings: written by the admin route, followed by every instance for its GET
+        final TenantAdmin tenantAdmin = new TenantAdmin(config);
         final RetrieverApi api = new RetrieverApi(config, service, scorer,
-            access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy);
+            access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy, tenantAdmin);
         final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
@@ -252,7 +254,7 @@ public final class RetrieverApp implements Callable<Integer> {
             streams.start();
             catchUp.start();
             LOG.info("Retriever API on port {}", server.port());
-            final List<AutoCloseable> resources = new ArrayList<>(List.of(catchUp, access::close, owned));
+            final List<AutoCloseable> resources = new ArrayList<>(List.of(catchUp, access::close, owned, tenantAdmin));
             dense.ifPresent(resources::add);
             return new Handle(registry, streams, server, resources, embedder, scorer);
         } catch (RuntimeException e) {
@@ -264,6 +266,7 @@ public final class RetrieverApp implements Callable<Integer> {
                 e.addSuppressed(closing);
             }
             closeQuietly(dense.orElse(null));
+            closeQuietly(tenantAdmin);
             registry.close();
             throw e;
         }

@@ -48,6 +48,24 @@ class ContextBlockTest {
     }
 
     @Test
+    void shouldHeadAFactOfTheTenantsOwnCategoryWithItsNameWhenItHasOne() {
+        final Memory dose = Memory.newBuilder(fact("health", "u", "f9", FactCategory.CONTEXT, "medications:amlodipine",
+            "I take 5 mg of amlodipine daily", "I take 5 mg of amlodipine daily", T0)).setCategory(null)
+            .setCustomCategory("medications").build();
+
+        final ContextBlock.Result result = ContextBlock.build(List.of(hit(dose, 0.9), hits.get(3)), 1000);
+
+        assertThat(result.text()).startsWith("""
+            Known facts about the user:
+            ## medications
+            - I take 5 mg of amlodipine daily
+            ## PERSONAL
+            - Lives in Lisbon
+            """);
+        assertThat(ApiViews.MemoryView.of(dose).category()).isEqualTo("medications");
+    }
+
+    @Test
     void shouldKeepTheBestMemoriesWithinTheBudgetWhenItIsTight() {
         final ContextBlock.Result result = ContextBlock.build(hits, 20);
         assertThat(result.estimatedTokens()).isLessThanOrEqualTo(20);

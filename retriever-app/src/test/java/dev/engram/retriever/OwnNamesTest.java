@@ -8,7 +8,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.ProfileFact;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
-import dev.engram.topology.ProfileProjection;
+import dev.engram.profile.ProfileProjection;
 import org.junit.jupiter.api.Test;
 
 class OwnNamesTest {

@@ -299,11 +299,11 @@ public final class ConversationSources {
      * The extractor's checks that do not depend on its configured limits (roles, blank content, timestamps, user key);
      * the limits (messages, characters, record size) are the deployment's, and the record size is checked at send.
      */
-    private static final dev.engram.topology.ConversationValidator RULES =
-        new dev.engram.topology.ConversationValidator(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+    private static final dev.engram.validation.ConversationValidator RULES =
+        new dev.engram.validation.ConversationValidator(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
 
     /**
-     * @return why the extractor will reject this record ({@link dev.engram.topology.ConversationValidator}: e.g. a
+     * @return why the extractor will reject this record ({@link dev.engram.validation.ConversationValidator}: e.g. a
      *     message with the role 'robot'), or null if it looks valid
      */
     static String invalidReason(final ConversationCompleted record) {

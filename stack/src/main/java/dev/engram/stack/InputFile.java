@@ -6,7 +6,7 @@ import java.nio.file.Path;
 /**
  * Checks a file named on the command line before any work starts (no broker started, no cluster asked), so
  * that a mistyped path is one line naming the file and what is wrong with it. The commands report the
- * {@link IllegalArgumentException} as one line on stderr with exit code 1 (README: "an unreadable file").
+ * {@link IllegalArgumentException} as one line on stderr with exit code 1 (docs/operations.md, "Command line": "an unreadable file").
  */
 public final class InputFile {
 

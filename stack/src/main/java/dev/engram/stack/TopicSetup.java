@@ -82,6 +82,11 @@ public final class TopicSetup {
                 // replayable log: no time or size retention.
                 configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
                 configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
+                if (Topics.TENANT_SETTINGS.equals(name)) {
+                    // one record per settings version (versions have distinct keys): compaction only drops a
+                    // version rewritten under the same key, never the history a replay needs
+                    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                }
                 if (Topics.USER_PROFILES.equals(name)) {
                     // one latest profile per user; an erasure's tombstone removes it for good
                     configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);

@@ -1,0 +1,493 @@
+package dev.engram.consolidation;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
+import dev.engram.core.MemoryIds;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.port.Embedder;
+import dev.engram.port.MemoryMerger;
+import dev.engram.scoring.SimilarityScale;
+import dev.engram.scoring.UserMemoryIndex;
+import dev.engram.scoring.Vectors;
+
+/**
+ * The memory lifecycle rules, applied per user at a point of event time: the seeds' daily
+ * consolidation, driven by stream time so that a replay of the same topics gives the same result.
+ * A plain class: no clock, no Kafka; every time comes from the caller.
+ *
+ * <p>One {@link #review} pass, in this order, each rule seeing the result of the previous one:
+ * <ol>
+ *   <li><b>TTL</b>: an ACTIVE fact whose {@link #expiresAt expiry} is at or before {@code now} is
+ *       ARCHIVED with reason EXPIRED ({@code validTo} stays: the fact was not contradicted, only no
+ *       longer trusted). Explicit ROLE facts (job, employer) live 120 days and CONTEXT facts 30 days
+ *       after their last statement; preferences, technical, constraint and personal facts and
+ *       episodes are permanent; INFERRED facts get half the explicit TTL (all from the seeds,
+ *       configurable). A memory whose tenant's settings gave it a TTL ({@code ttlDays}: its custom category's,
+ *       else the tenant's retention; episodes included) lives that many days instead. A restatement moves
+ *       {@code lastConfirmedAt}, so it restarts the clock.</li>
+ *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
+ *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
+ *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
+ *       after the first statement), is ARCHIVED with reason STALE;
+ *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
+ *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
+ *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
+ *       (complete link, seeded in memory-id order, so deterministic; never two turns of one
+ *       conversation: those are two statements, however alike; never two statements naming different
+ *       identifiers, {@link Facts#sameIdentifiers}; never a conversation summary,
+ *       {@link ExtractedMemory#isSummary}). Each cluster becomes one
+ *       MERGED memory: the embedding and category of the most important member (then the most
+ *       recently confirmed, then the smallest id), its content first followed by the other
+ *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}),
+ *       importance = max, confidence = max, access count = sum,
+ *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is the
+ *       oldest member's (earliest createdAt, then the smallest id), which survives as the MERGED memory, so a
+ *       fact restated for weeks keeps one id. The other members are ARCHIVED with reason MERGED and
+ *       {@code supersededBy} = the survivor's id. A memory marked as outdated ({@link Outdated}) is never merged:
+ *       the merged memory would state its old value as current.</li>
+ *   <li><b>Hard delete</b>: an ARCHIVED memory archived ({@code updatedAt}) 365 days or more before
+ *       {@code now} is DELETED: the caller removes it from the store (a tombstone on the
+ *       changelog) and the vector index, and publishes the DELETED event.</li>
+ *   <li><b>Observe</b> (with an embedder and {@code lifecycle.observe.threshold} below 1): the user's statements,
+ *       as the rules above left them, grouped by topic into observations that state them together and cite all
+ *       their messages ({@link Observations}). Observations are exempt from TTL, staleness and merging: they
+ *       are derived, and live as long as their statements do.</li>
+ * </ol>
+ * Every event's time is {@code now} and its cause {@code consolidation}.
+ */
+public final class MemoryLifecycle {
+
+    /** Longest content of a merged memory, in characters. */
+    public static final int MAX_MERGED_CHARS = MemoryMerger.MAX_CHARS;
+    /** Cause of every lifecycle event. */
+    public static final String CAUSE = "consolidation";
+
+    private final Settings settings;
+    private final MemoryMerger merger;
+    private final Observations observations;
+
+    /**
+     * The rules' thresholds.
+     *
+     * @param mergeThreshold similarity ({@code scale}) from which memories of one model merge (default 0.85)
+     * @param staleAfter unused time after which a memory can be stale (default 90 days)
+     * @param staleMaxImportance importance below which a memory can be stale, 0..1 (default 0.4)
+     * @param staleMaxAccessCount uses (accesses plus restatements) below which a memory can be stale (default 2)
+     * @param roleTtl TTL of an explicit ROLE fact (default 120 days), zero = permanent
+     * @param contextTtl TTL of an explicit CONTEXT fact (default 30 days), zero = permanent
+     * @param inferredFactor TTL of an INFERRED fact relative to an explicit one, 0..1 (default 0.5)
+     * @param archiveRetention time from archiving to hard delete (default 365 days)
+     * @param scale puts each model's cosines on the threshold's scale ({@code embedding.similarity.floors})
+     * @param observeThreshold similarity ({@code scale}) from which a statement joins an observation's group
+     *     (default 1: none; 0.48, raw cosine 0.75 for bge-small-en, measured best); 1 disables observations
+     * @param observeMaxMembers statements per observation at most (default 16)
+     */
+    public record Settings(double mergeThreshold, Duration staleAfter, double staleMaxImportance,
+                           int staleMaxAccessCount, Duration roleTtl, Duration contextTtl, double inferredFactor,
+                           Duration archiveRetention, SimilarityScale scale, double observeThreshold,
+                           int observeMaxMembers) {
+
+        /** The settings without observations (as before they existed). */
+        public Settings(final double mergeThreshold, final Duration staleAfter, final double staleMaxImportance,
+                        final int staleMaxAccessCount, final Duration roleTtl, final Duration contextTtl,
+                        final double inferredFactor, final Duration archiveRetention, final SimilarityScale scale) {
+            this(mergeThreshold, staleAfter, staleMaxImportance, staleMaxAccessCount, roleTtl, contextTtl, inferredFactor,
+                archiveRetention, scale, 1.0, 2);
+        }
+
+        /**
+         * @param config the Engram config ({@code lifecycle.*})
+         * @return the settings
+         */
+        public static Settings from(final EngramConfig config) {
+            return new Settings(config.getDouble(EngramConfig.MERGE_THRESHOLD),
+                Duration.ofDays(config.getInt(EngramConfig.STALE_DAYS)),
+                config.getDouble(EngramConfig.STALE_MAX_IMPORTANCE),
+                config.getInt(EngramConfig.STALE_MAX_ACCESS_COUNT),
+                Duration.ofDays(config.getInt(EngramConfig.TTL_ROLE_DAYS)),
+                Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
+                config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
+                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)),
+                SimilarityScale.fromConfig(config),
+                config.getDouble(EngramConfig.OBSERVE_THRESHOLD),
+                config.getInt(EngramConfig.OBSERVE_MAX_MEMBERS));
+        }
+    }
+
+    /**
+     * @param settings the thresholds
+     */
+    public MemoryLifecycle(final Settings settings) {
+        this(settings, MemoryMerger.CONCATENATE);
+    }
+
+    /**
+     * @param settings the thresholds
+     * @param merger writes a merged memory's content (an answer that is blank or longer than
+     *     {@link #MAX_MERGED_CHARS} is replaced by {@link MemoryMerger#CONCATENATE}'s)
+     */
+    public MemoryLifecycle(final Settings settings, final MemoryMerger merger) {
+        this(settings, merger, null);
+    }
+
+    /**
+     * @param settings the thresholds
+     * @param merger writes a merged memory's content (an answer that is blank or longer than
+     *     {@link #MAX_MERGED_CHARS} is replaced by {@link MemoryMerger#CONCATENATE}'s)
+     * @param embedder embeds observations ({@link Observations}); null = no observations
+     */
+    public MemoryLifecycle(final Settings settings, final MemoryMerger merger, final Embedder embedder) {
+        this.settings = settings;
+        this.merger = merger;
+        this.observations = new Observations(settings.observeThreshold(), settings.observeMaxMembers(), settings.scale(),
+            embedder);
+    }
+
+    /** @return the observation rule of the pass (rule 5), also run between passes by the consolidator */
+    public Observations observations() {
+        return observations;
+    }
+
+    /**
+     * When a memory expires under the TTL rules, from its last statement: after its own {@code ttlDays} when its
+     * tenant's settings gave it one (0: never), else by the deployment's rules for its category.
+     *
+     * @param memory a memory
+     * @return the expiry time, or null when the memory is permanent
+     */
+    public Instant expiresAt(final Memory memory) {
+        if (memory.getTtlDays() != null) {
+            // the tenant's settings in force when it was extracted (its category's TTL or the tenant's retention),
+            // carried by the candidate: a replay needs no settings table
+            return memory.getTtlDays() == 0 ? null : memory.getLastConfirmedAt().plus(Duration.ofDays(memory.getTtlDays()));
+        }
+        if (memory.getKey() == null || memory.getCategory() == null) {
+            return null;
+        }
+        final Duration explicit = memory.getCategory() == FactCategory.ROLE ? settings.roleTtl()
+            : memory.getCategory() == FactCategory.CONTEXT ? settings.contextTtl() : Duration.ZERO;
+        if (explicit.isZero()) {
+            return null;
+        }
+        final Duration ttl = memory.getSource() == MemorySource.INFERRED
+            ? Duration.ofMillis(Math.round(explicit.toMillis() * settings.inferredFactor())) : explicit;
+        return memory.getLastConfirmedAt().plus(ttl);
+    }
+
+    /**
+     * Applies one retrieval hit.
+     *
+     * @param memory the memory that was returned (any status; only its counters change)
+     * @param at when it was accessed (event time of the access)
+     * @param cause e.g. {@code access:<record id>}
+     * @return the ACCESSED change
+     */
+    public Consolidator.Change access(final Memory memory, final Instant at, final String cause) {
+        return access(memory, at, cause, 1);
+    }
+
+    /**
+     * Applies {@code hits} retrieval hits of one memory at once (one {@code memory-access} record may list a
+     * memory once per request that returned it): the access count grows by {@code hits}, as {@code hits} single
+     * accesses at the same time would make it. The embedding is shared with {@code memory}, not copied.
+     *
+     * @param memory the memory that was returned (any status; only its counters change)
+     * @param at when it was accessed (event time of the access)
+     * @param cause e.g. {@code access:<record id>}
+     * @param hits how many hits, ≥ 1
+     * @return the ACCESSED change
+     */
+    public Consolidator.Change access(final Memory memory, final Instant at, final String cause, final int hits) {
+        if (hits < 1) {
+            throw new IllegalArgumentException("hits must be at least 1: " + hits);
+        }
+        final Memory after = UserMemoryIndex.builderSharingEmbedding(memory, memory.getEmbedding())
+            .setAccessCount(memory.getAccessCount() + hits)
+            .setLastAccessedAt(at.isAfter(memory.getLastAccessedAt()) ? at : memory.getLastAccessedAt())
+            .build();
+        return change(memory, after, UpdateOperation.ACCESSED, cause, at);
+    }
+
+    /**
+     * Runs one consolidation pass over one user's memories.
+     *
+     * @param userMemories every memory of ONE user, every status
+     * @param now the event time of the pass (the stream time of the punctuation)
+     * @return the changes in the order to apply them; a DELETED change means "remove it"
+     */
+    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now) {
+        return review(userMemories, now, true);
+    }
+
+    /**
+     * Runs one consolidation pass over one user's memories, regrouping the observations only when asked or when
+     * the pass's own rules took a statement back ({@link Observations#reorders}): a regrouping is a function of the
+     * statements, so the consolidator may leave the others to a later one.
+     *
+     * @param userMemories every memory of ONE user, every status
+     * @param now the event time of the pass (the stream time of the punctuation)
+     * @param observe whether to regroup the user's observations in any case
+     * @return the changes in the order to apply them; a DELETED change means "remove it"
+     */
+    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe) {
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        final List<Memory> active = new ArrayList<>();
+        for (final Memory memory : sorted(userMemories)) {
+            if (memory.getStatus() == MemoryStatus.ARCHIVED) {
+                if (!memory.getUpdatedAt().plus(settings.archiveRetention()).isAfter(now)) {
+                    final Memory deleted = Memory.newBuilder(memory).setStatus(MemoryStatus.DELETED).setUpdatedAt(now).build();
+                    changes.add(change(memory, deleted, UpdateOperation.DELETED, CAUSE, now));
+                }
+                continue;
+            }
+            if (memory.getStatus() != MemoryStatus.ACTIVE) {
+                continue;
+            }
+            if (Observations.isObservation(memory)) {
+                continue; // derived: it lives as long as its statements do (rule 5)
+            }
+            final Instant expiry = expiresAt(memory);
+            if (expiry != null && !expiry.isAfter(now)) {
+                changes.add(archive(memory, ArchiveReason.EXPIRED, null, now));
+            } else if (isStale(memory, now)) {
+                changes.add(archive(memory, ArchiveReason.STALE, null, now));
+            } else {
+                active.add(memory);
+            }
+        }
+        changes.addAll(merge(active, now));
+        if (observations.enabled() && (observe || changes.stream().anyMatch(Observations::reorders))) {
+            // the observations see the memories as the rules above left them
+            final Map<String, Memory> after = new LinkedHashMap<>();
+            userMemories.forEach(m -> after.put(m.getMemoryId(), m));
+            changes.forEach(c -> after.put(c.after().getMemoryId(), c.after()));
+            changes.addAll(observations.review(after.values(), now, CAUSE));
+        }
+        return changes;
+    }
+
+    private boolean isStale(final Memory memory, final Instant now) {
+        final Instant lastUse = memory.getLastAccessedAt().isAfter(memory.getLastConfirmedAt())
+            ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
+        return lastUse.plus(settings.staleAfter()).isBefore(now)
+            && memory.getImportance() < settings.staleMaxImportance()
+            && uses(memory) < settings.staleMaxAccessCount();
+    }
+
+    /** Reinforcement counts as use: the accesses plus the restatements after the first statement. */
+    private static int uses(final Memory memory) {
+        return memory.getAccessCount() + Math.max(0, memory.getReinforcementCount() - 1);
+    }
+
+    private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
+        if (settings.mergeThreshold() >= 1.0) {
+            return List.of();
+        }
+        final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
+            && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName()) && !Outdated.isOutdated(m)).toList();
+        // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
+        final float[][] vectors = new float[mergeable.size()][];
+        final double[] norms = new double[mergeable.size()];
+        final double[] minCosines = new double[mergeable.size()];
+        for (int i = 0; i < vectors.length; i++) {
+            vectors[i] = Vectors.toArray(mergeable.get(i).getEmbedding());
+            norms[i] = Math.sqrt(Vectors.dot(vectors[i], vectors[i]));
+            // similarity = (cosine − floor) / (1 − floor) reaches the threshold only from this cosine on (less a
+            // margin for rounding): a pair below it is rejected with one dot product and no scale lookup
+            final double floor = settings.scale().floor(mergeable.get(i).getEmbeddingModel());
+            minCosines[i] = floor < 1 ? floor + settings.mergeThreshold() * (1 - floor) - 1e-9 : Double.NEGATIVE_INFINITY;
+        }
+        final Pass pass = new Pass(mergeable, vectors, norms, minCosines);
+        // Read lazily, once per memory and pass: the regex scan of Facts#identifiers over every pair was most of
+        // the consolidator's CPU in bench ingest (JFR), while the cosine rejects nearly every pair first.
+        final List<Set<String>> identifiers = new ArrayList<>(Collections.nCopies(mergeable.size(), null));
+        final boolean[] taken = new boolean[mergeable.size()];
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (int seed = 0; seed < mergeable.size(); seed++) {
+            if (taken[seed]) {
+                continue;
+            }
+            final List<Integer> cluster = new ArrayList<>(List.of(seed));
+            taken[seed] = true;
+            // complete link: a memory joins only if it is similar to every member, so clusters
+            // never chain across topics (single link glued whole conversations together on LoCoMo)
+            for (int other = seed + 1; other < mergeable.size(); other++) {
+                if (!taken[other] && similarToAll(other, cluster, pass, identifiers)) {
+                    taken[other] = true;
+                    cluster.add(other);
+                }
+            }
+            if (cluster.size() > 1) {
+                changes.addAll(mergeCluster(cluster.stream().map(mergeable::get).toList(), now));
+            }
+        }
+        return changes;
+    }
+
+    /**
+     * Whether {@code candidate} may join {@code cluster}: for every member the same type, the same model and
+     * vector size, a similarity at the merge threshold, no shared conversation and the same identifiers. The
+     * checks run cheapest first (the result is their conjunction, so the order changes nothing else).
+     */
+    private boolean similarToAll(final int candidate, final List<Integer> cluster, final Pass pass,
+                                 final List<Set<String>> identifiers) {
+        final List<Memory> mergeable = pass.mergeable();
+        final float[][] vectors = pass.vectors();
+        final Memory a = mergeable.get(candidate);
+        for (final int member : cluster) {
+            final Memory b = mergeable.get(member);
+            if (a.getType() != b.getType()
+                || vectors[candidate].length != vectors[member].length
+                || !Objects.equals(a.getEmbeddingModel(), b.getEmbeddingModel())
+                || !pass.mayReach(candidate, member)
+                || settings.scale().similarity(b.getEmbeddingModel(),
+                    Vectors.cosine(vectors[candidate], vectors[member])) < settings.mergeThreshold()
+                || sharesConversation(a, b)
+                || !identifiers(candidate, mergeable, identifiers).equals(identifiers(member, mergeable, identifiers))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One merge pass's vectors, their norms and, per memory, the least cosine at which its model's scaled
+     * similarity can reach the merge threshold.
+     */
+    private record Pass(List<Memory> mergeable, float[][] vectors, double[] norms, double[] minCosines) {
+        /** False only when the pair's cosine is certainly below the merge threshold (same model, same size). */
+        boolean mayReach(final int a, final int b) {
+            if (norms[a] == 0 || norms[b] == 0) {
+                return true; // Vectors.cosine answers 0 here: leave it to the exact check
+            }
+            return Vectors.dot(vectors[a], vectors[b]) / (norms[a] * norms[b]) >= minCosines[b];
+        }
+    }
+
+    /** {@link Facts#identifiers} of one mergeable memory's content, computed on first use. */
+    private static Set<String> identifiers(final int index, final List<Memory> mergeable, final List<Set<String>> cache) {
+        Set<String> ids = cache.get(index);
+        if (ids == null) {
+            ids = Facts.identifiers(mergeable.get(index).getContent());
+            cache.set(index, ids);
+        }
+        return ids;
+    }
+
+    /**
+     * Two turns of one conversation are two statements, however alike (a reply and its follow-up);
+     * a merge folds the same thing said again in another conversation.
+     */
+    private static boolean sharesConversation(final Memory a, final Memory b) {
+        for (final SourceRef x : a.getSources()) {
+            for (final SourceRef y : b.getSources()) {
+                if (x.getConversationId().equals(y.getConversationId())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private List<Consolidator.Change> mergeCluster(final List<Memory> members, final Instant now) {
+        final Memory lead = members.stream().min(Comparator.comparingDouble((Memory m) -> -m.getImportance())
+            .thenComparing(Memory::getLastConfirmedAt, Comparator.reverseOrder())
+            .thenComparing(Memory::getMemoryId)).orElseThrow();
+        // The oldest member survives with its id (then the smallest id): a fact restated for weeks keeps one id
+        // however many times its restatements are merged into it, and a merged memory stays the oldest of its next
+        // cluster (its createdAt is its members' earliest).
+        final Memory survivor = members.stream().min(Comparator.comparing(Memory::getCreatedAt)
+            .thenComparing(Memory::getMemoryId)).orElseThrow();
+        final String mergedId = survivor.getMemoryId();
+        final Set<SourceRef> sources = new LinkedHashSet<>();
+        final List<String> supersedes = new ArrayList<>();
+        Instant earliest = lead.getValidFrom();
+        Instant lastConfirmed = lead.getLastConfirmedAt();
+        Instant lastAccessed = lead.getLastAccessedAt();
+        double importance = 0;
+        double confidence = 0;
+        int accessCount = 0;
+        int reinforcements = 0;
+        supersedes.addAll(survivor.getSupersedes());
+        for (final Memory m : members) {
+            sources.addAll(m.getSources());
+            if (m != survivor && !supersedes.contains(m.getMemoryId())) {
+                supersedes.add(m.getMemoryId());
+            }
+            earliest = m.getValidFrom().isBefore(earliest) ? m.getValidFrom() : earliest;
+            lastConfirmed = m.getLastConfirmedAt().isAfter(lastConfirmed) ? m.getLastConfirmedAt() : lastConfirmed;
+            lastAccessed = m.getLastAccessedAt().isAfter(lastAccessed) ? m.getLastAccessedAt() : lastAccessed;
+            importance = Math.max(importance, m.getImportance());
+            confidence = Math.max(confidence, m.getConfidence());
+            accessCount += m.getAccessCount();
+            reinforcements += m.getReinforcementCount();
+        }
+        final Memory merged = Memory.newBuilder(lead).setMemoryId(mergedId).setStatus(MemoryStatus.ACTIVE)
+            .setContent(mergedContent(lead, members))
+            .setArchiveReason(null).setImportance(importance).setConfidence(confidence)
+            .setAccessCount(accessCount).setReinforcementCount(reinforcements)
+            .setCreatedAt(earliest).setValidFrom(earliest).setValidTo(null).setUpdatedAt(now)
+            .setLastConfirmedAt(lastConfirmed).setLastAccessedAt(lastAccessed)
+            .setSupersededBy(null).setSupersedes(supersedes).setSources(new ArrayList<>(sources)).build();
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (final Memory m : members) {
+            if (m != survivor) {
+                changes.add(archive(m, ArchiveReason.MERGED, mergedId, now));
+            }
+        }
+        changes.add(change(survivor, merged, UpdateOperation.MERGED, CAUSE, now));
+        return changes;
+    }
+
+    /** The lead's content and the others' (oldest first) through the {@link MemoryMerger}. */
+    private String mergedContent(final Memory lead, final List<Memory> members) {
+        final List<Memory> others = members.stream().filter(m -> m != lead).sorted(Comparator.comparing(Memory::getValidFrom)
+            .thenComparing(Memory::getMemoryId)).toList();
+        final String content = merger.mergedContent(lead, others);
+        return content == null || content.isBlank() || content.length() > MAX_MERGED_CHARS
+            ? MemoryMerger.CONCATENATE.mergedContent(lead, others) : content;
+    }
+
+    private static Consolidator.Change archive(final Memory memory, final ArchiveReason reason, final String by,
+                                               final Instant now) {
+        final Memory after = Memory.newBuilder(memory).setStatus(MemoryStatus.ARCHIVED).setArchiveReason(reason)
+            .setSupersededBy(by).setUpdatedAt(now).build();
+        return change(memory, after, UpdateOperation.ARCHIVED, CAUSE, now);
+    }
+
+    /** One change as an event of {@code memory-updated}: its id from the memory, operation, cause and time. */
+    static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
+                                      final String cause, final Instant at) {
+        return new Consolidator.Change(before, MemoryUpdated.newBuilder()
+            .setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause + "@" + at.toEpochMilli()))
+            .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())
+            .setOperation(operation).setMemory(after)
+            .setPreviousValue(before == null ? null : before.getValue())
+            .setCause(cause).setEventTime(at).build());
+    }
+
+    private static List<Memory> sorted(final List<Memory> memories) {
+        final List<Memory> out = new ArrayList<>(memories);
+        out.sort(Comparator.comparing(Memory::getMemoryId));
+        return out;
+    }
+}

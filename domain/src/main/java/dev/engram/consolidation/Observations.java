@@ -1,0 +1,440 @@
+package dev.engram.consolidation;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.core.MemoryIds;
+import dev.engram.port.Embedder;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.port.MemoryMerger;
+import dev.engram.scoring.SimilarityScale;
+import dev.engram.scoring.TextAnalysis;
+import dev.engram.scoring.Vectors;
+import dev.engram.text.MemoryText;
+import dev.engram.text.TurnHeuristics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Observations: memories that state a user's statements on one topic together ("Melanie camped at the beach.
+ * Melanie went camping in the mountains with her family. …"), citing every source message of those statements,
+ * so a question whose answer is spread over many conversations ("Where has Melanie camped?") finds it in one
+ * hit. They are the consolidation step of a memory system that Park et al. ("Generative Agents", UIST 2023)
+ * call reflection, Hindsight calls observations and Zep keeps as entity summaries; here the grouping is by
+ * embedding and the text is the statements themselves (see "Text" below), so it needs no model
+ * call: no cost per pass, the same text on every replay, and the statements' own words stay findable by lexical
+ * retrieval.
+ *
+ * <p><b>Which statements.</b> The user's ACTIVE memories that are statements of the user: not a conversation
+ * summary ({@link ExtractedMemory#isSummary}), not an exchange episode (the user's turn and the assistant's
+ * reply, verbatim: {@link ExtractedMemory#isExchange}), not an observation.
+ *
+ * <p><b>Grouping</b> (deterministic, so a replay gives the same observations): per embedding model, the
+ * statements in order of {@code createdAt} (then memory id); each joins the open group whose centroid (the sum
+ * of its members' normalised vectors) is most similar to it, if that similarity ({@link SimilarityScale}:
+ * the model's floor applied) reaches {@code lifecycle.observe.threshold}, else it starts a group. A group is
+ * closed once it holds {@code lifecycle.observe.max.members}. Adding later statements never moves an earlier
+ * one, so a group only grows while its statements stay ACTIVE. Every group of two or more statements is one
+ * observation.
+ *
+ * <p><b>The observation</b>: id = name-based UUID of {@code "observation"} and the first statement's id;
+ * SEMANTIC, source INFERRED, display name {@link ExtractedMemory#OBSERVATION_DISPLAY_NAME}; content = the
+ * statements in order as sentences, each once, up to {@link MemoryMerger#MAX_CHARS}; its own embedding of that content (so
+ * the consolidator needs an {@link Embedder}; a group whose model the embedder does not hold now, e.g. during
+ * {@code reembed}, gets no observation until it does); importance and confidence = the statements' maximum;
+ * sources = the union of theirs; event dates = the union of theirs; created and valid from = the newest
+ * statement's {@code createdAt}. An observation its group still gives is left as it is; one whose group changed
+ * is rewritten (CREATED with the same id, access counts kept); one whose group is gone is removed (DELETED, and out
+ * of the store); one the user deleted (a DELETED marker under its id) is not written again.
+ *
+ * <p><b>A function of the statements, whenever it runs.</b> Every field of an observation but its access counters
+ * is derived from its group: content, sources, event dates, importance, confidence, {@code createdAt} (the newest
+ * statement's), {@code updatedAt} (the latest {@code updatedAt} of its statements, not the time of the regrouping),
+ * and the embedding of that content; the access counters are those of the observation of the same id already
+ * stored ({@code lastAccessedAt} the newest statement's {@code createdAt} until the observation is first hit, then
+ * as the hits left it). So a regrouping at any point after the last change of the statements gives the same
+ * observations, and the consolidator can run it late (marked pending, regrouped within seconds) without a replay
+ * differing from the live run: see {@code ObservationRegroups} in the topology. An observation is rewritten only
+ * when what its group gives differs from what is stored (one the user corrected only when its sources changed);
+ * the embedding is reused while the content is the same.
+ *
+ * <p><b>Text.</b> Each statement's own words, as a sentence (a period added when it ends without terminal
+ * punctuation), in order: without the {@code (re: "…")} context the offline extractor appends to an answer (the
+ * question someone else asked; the observation cites the message), with LoCoMo's {@code [image: …]} captions
+ * (they describe what the user shared, evidence questions rely on). A statement that says nothing beyond small talk
+ * and questions ({@link RuleBasedExtractor#substance}) or fewer than {@value #MIN_CONTENT_TERMS} distinct content
+ * terms ({@link TextAnalysis}) joins no group: a greeting is no topic.
+ *
+ * <p><b>When a statement is taken back</b> (superseded, archived, corrected, deleted, merged, or revived: anything
+ * but a new statement or a restatement of one) the consolidator regroups the user at once ({@link #reorders}), so
+ * what the user took back is not served from an observation. Thread-safe if the embedder is.
+ */
+public final class Observations {
+
+    /** The cause of the changes of a regrouping outside the daily pass (pending users, statements taken back). */
+    public static final String CAUSE_REGROUP = "observation";
+    /** Distinct content terms ({@link TextAnalysis}) a statement's substance needs to join a group. */
+    public static final int MIN_CONTENT_TERMS = 2;
+    /** Ends a sentence, before closing quotes and brackets (a caption's {@code ]} is not one: it ends a phrase). */
+    private static final String TERMINAL = ".!?\u2026\u3002\uFF01\uFF1F";
+    private static final String CLOSING = "\"'\u201D\u2019)\u300D";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Observations.class);
+
+    private final double threshold;
+    private final int maxMembers;
+    private final SimilarityScale scale;
+    private final Embedder embedder;
+
+    /**
+     * @param threshold similarity ({@code scale}) from which a statement joins a group; 1 or more disables observations
+     * @param maxMembers statements per observation at most, ≥ 2
+     * @param scale puts each model's cosines on the threshold's scale
+     * @param embedder embeds the observations' content; null disables observations
+     * @throws IllegalArgumentException for {@code maxMembers} below 2
+     */
+    public Observations(final double threshold, final int maxMembers, final SimilarityScale scale,
+                        final Embedder embedder) {
+        if (maxMembers < 2) {
+            throw new IllegalArgumentException("an observation holds at least 2 statements: " + maxMembers);
+        }
+        this.threshold = threshold;
+        this.maxMembers = maxMembers;
+        this.scale = Objects.requireNonNull(scale, "scale");
+        this.embedder = embedder;
+    }
+
+    /** @return whether this pass writes observations (an embedder, a threshold below 1) */
+    public boolean enabled() {
+        return embedder != null && threshold < 1.0;
+    }
+
+    /**
+     * @param memory a memory
+     * @return whether it is a statement an observation may hold (see the class comment)
+     */
+    public static boolean isStatement(final Memory memory) {
+        return memory.getStatus() == MemoryStatus.ACTIVE && memory.getValidTo() == null
+            && !ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())
+            && !ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())
+            && !ExtractedMemory.isExchange(memory.getDisplayName());
+    }
+
+    /**
+     * @param memory a memory
+     * @return whether it is an observation (any status)
+     */
+    public static boolean isObservation(final Memory memory) {
+        return ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName());
+    }
+
+    /**
+     * The observations of one user's statements as they are now: a function of the statements (see the class
+     * comment), so calling it again, or later, gives the same result.
+     *
+     * @param userMemories every memory of ONE user (any status), after the pass's other rules
+     * @param now the event time of the changes
+     * @param cause the cause of the events
+     * @return CREATED changes for new and rewritten observations, DELETED changes (remove from the store) for
+     *     observations whose group is gone; empty when disabled or when nothing differs
+     */
+    public List<Consolidator.Change> review(final Collection<Memory> userMemories, final Instant now, final String cause) {
+        return review(userMemories, now, cause, Integer.MAX_VALUE).changes();
+    }
+
+    /**
+     * What one regrouping writes, and whether it is all of it.
+     *
+     * @param changes the changes to apply
+     * @param complete false when observations to embed were left for a next call
+     */
+    public record Review(List<Consolidator.Change> changes, boolean complete) {
+    }
+
+    /**
+     * As {@link #review(Collection, Instant, String)}, embedding at most {@code maxEmbedded} observations (the
+     * first by id); the others stay as they are until a next call, which continues (the result of the calls
+     * together is the same). Removals and rewrites that keep their text are all in the first call.
+     *
+     * @param userMemories every memory of ONE user (any status)
+     * @param now the event time of the changes
+     * @param cause the cause of the events
+     * @param maxEmbedded observations embedded at most
+     * @return the changes, and whether nothing was left
+     */
+    public Review review(final Collection<Memory> userMemories, final Instant now, final String cause,
+                         final int maxEmbedded) {
+        if (!enabled() || userMemories.isEmpty()) {
+            return new Review(List.of(), true);
+        }
+        final Map<String, Memory> existing = new HashMap<>();
+        final Set<String> deleted = new HashSet<>();
+        final Map<String, List<Memory>> statementsByModel = new LinkedHashMap<>();
+        for (final Memory m : userMemories) {
+            if (m.getStatus() == MemoryStatus.DELETED) {
+                deleted.add(m.getMemoryId()); // a DELETE command's marker (it keeps the id only)
+            } else if (isObservation(m)) {
+                existing.put(m.getMemoryId(), m);
+            } else if (isStatement(m) && !m.getEmbedding().isEmpty() && saysSomething(m)) {
+                statementsByModel.computeIfAbsent(m.getEmbeddingModel(), k -> new ArrayList<>()).add(m);
+            }
+        }
+        final Map<String, List<Memory>> groups = new LinkedHashMap<>();
+        statementsByModel.values().forEach(statements -> group(statements, groups));
+        final List<Consolidator.Change> changes = new ArrayList<>();
+        for (final Memory before : existing.values()) {
+            if (before.getStatus() == MemoryStatus.ACTIVE && !groups.containsKey(before.getMemoryId())) {
+                changes.add(removal(before, now, cause));
+            }
+        }
+        final List<Memory> toEmbed = new ArrayList<>();
+        final List<Memory> written = new ArrayList<>();
+        for (final Map.Entry<String, List<Memory>> group : groups.entrySet()) {
+            if (deleted.contains(group.getKey())) {
+                continue; // the user deleted it: not written again while its first statement is the same
+            }
+            final Memory before = existing.get(group.getKey());
+            final Memory derived = observation(group.getKey(), group.getValue(), before);
+            if (before != null && before.getStatus() == MemoryStatus.ACTIVE && (derived.equals(before)
+                || before.getSource() == MemorySource.CORRECTED && before.getSources().equals(derived.getSources()))) {
+                continue; // as its group gives it, or as the user corrected it
+            }
+            (derived.getEmbedding().isEmpty() ? toEmbed : written).add(derived);
+        }
+        toEmbed.sort(Comparator.comparing(Memory::getMemoryId));
+        written.addAll(embedded(toEmbed.subList(0, Math.min(maxEmbedded, toEmbed.size()))));
+        written.sort(Comparator.comparing(Memory::getMemoryId));
+        for (final Memory after : written) {
+            changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
+        }
+        return new Review(changes, toEmbed.size() <= maxEmbedded);
+    }
+
+    /**
+     * @param change a change of one of a user's memories
+     * @return whether it changes the user's statements, so the user's observations may differ (anything but an
+     *     access and a change of an observation itself)
+     */
+    public static boolean changesStatements(final Consolidator.Change change) {
+        final Memory before = change.before();
+        final Memory after = change.after();
+        return change.event().getOperation() != UpdateOperation.ACCESSED && !isObservation(after)
+            && (before == null || !isObservation(before));
+    }
+
+    /**
+     * Whether a change takes a statement back or moves it in the grouping order: anything that changes the
+     * statements but a new statement or a restatement (the same statement still ACTIVE, same content, time and
+     * model). Such a change regroups the user at once: the observations do not serve what was taken back, and a
+     * regrouping before and after it give the same observations whenever they run.
+     *
+     * @param change a change of one of a user's memories
+     * @return whether the user is to be regrouped at once
+     */
+    public static boolean reorders(final Consolidator.Change change) {
+        if (!changesStatements(change)) {
+            return false;
+        }
+        final Memory before = change.before();
+        final Memory after = change.after();
+        if (before == null || !isStatement(before)) {
+            return before != null && isStatement(after); // revived; a new statement waits
+        }
+        return !isStatement(after) || !after.getContent().equals(before.getContent())
+            || !after.getCreatedAt().equals(before.getCreatedAt())
+            || !Objects.equals(after.getEmbeddingModel(), before.getEmbeddingModel());
+    }
+
+    /**
+     * @param statement a statement
+     * @return whether it says something an observation may state: beyond small talk and questions, at least
+     *     {@value #MIN_CONTENT_TERMS} distinct content terms in its own words
+     */
+    public static boolean saysSomething(final Memory statement) {
+        final String substance = TurnHeuristics.substance(MemoryText.ownWords(statement.getContent()));
+        return new HashSet<>(TextAnalysis.terms(substance)).size() >= MIN_CONTENT_TERMS;
+    }
+
+    /**
+     * @param statements the statements of a group, in order
+     * @return the observation's text: each statement's own words as a sentence, each once, up to
+     *     {@link MemoryMerger#MAX_CHARS}
+     */
+    public static String text(final List<Memory> statements) {
+        final StringBuilder text = new StringBuilder();
+        for (final Memory m : statements) {
+            final String sentence = sentence(MemoryText.ownWords(m.getContent()));
+            if (sentence.isEmpty() || text.indexOf(sentence) >= 0
+                || text.length() + sentence.length() + 1 > MemoryMerger.MAX_CHARS) {
+                continue;
+            }
+            text.append(text.length() == 0 ? "" : " ").append(sentence);
+        }
+        return text.toString();
+    }
+
+    /** The words with a period at the end unless they end with terminal punctuation (before closing quotes). */
+    static String sentence(final String words) {
+        int end = words.length();
+        while (end > 0 && CLOSING.indexOf(words.charAt(end - 1)) >= 0) {
+            end--;
+        }
+        return end == 0 || TERMINAL.indexOf(words.charAt(end - 1)) >= 0 ? words : words + ".";
+    }
+
+    /** Greedy grouping of one model's statements (class comment), keyed by observation id, in order. */
+    private void group(final List<Memory> statements, final Map<String, List<Memory>> out) {
+        final List<Memory> ordered = new ArrayList<>(statements);
+        ordered.sort(Comparator.comparing(Memory::getCreatedAt).thenComparing(Memory::getMemoryId));
+        final String model = ordered.get(0).getEmbeddingModel();
+        final int dimensions = ordered.get(0).getEmbedding().size();
+        final List<List<Memory>> members = new ArrayList<>();
+        final List<float[]> sums = new ArrayList<>();
+        final List<Double> sumNorms = new ArrayList<>();
+        for (final Memory m : ordered) {
+            if (m.getEmbedding().size() != dimensions) {
+                continue;
+            }
+            final float[] v = Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+            int best = -1;
+            double bestSimilarity = threshold;
+            for (int g = 0; g < members.size(); g++) {
+                if (members.get(g).size() >= maxMembers) {
+                    continue;
+                }
+                final double norm = sumNorms.get(g);
+                final double cosine = norm == 0 ? 0 : Vectors.dot(v, sums.get(g)) / norm;
+                final double similarity = scale.similarity(model, cosine);
+                if (similarity >= bestSimilarity) {
+                    bestSimilarity = similarity;
+                    best = g;
+                }
+            }
+            if (best < 0) {
+                members.add(new ArrayList<>(List.of(m)));
+                sums.add(v);
+                sumNorms.add(Math.sqrt(Vectors.dot(v, v)));
+            } else {
+                members.get(best).add(m);
+                final float[] sum = sums.get(best);
+                for (int i = 0; i < sum.length; i++) {
+                    sum[i] += v[i];
+                }
+                sumNorms.set(best, Math.sqrt(Vectors.dot(sum, sum)));
+            }
+        }
+        for (final List<Memory> group : members) {
+            if (group.size() >= 2) {
+                out.put(idOf(group.get(0)), group);
+            }
+        }
+    }
+
+    /**
+     * @param first the first statement of a group
+     * @return the id of the group's observation
+     */
+    public static String idOf(final Memory first) {
+        return MemoryIds.uuid("observation", first.getTenantId(), first.getUserId(), first.getMemoryId());
+    }
+
+    /**
+     * The observations given their embeddings, in one batch; one whose model the embedder does not embed with now
+     * (e.g. during {@code reembed}) is left out until it does.
+     */
+    private List<Memory> embedded(final List<Memory> observations) {
+        if (observations.isEmpty()) {
+            return List.of();
+        }
+        final Embedder batch = embedder.current();
+        final List<float[]> vectors = batch.embedAll(observations.stream().map(Memory::getContent).toList());
+        final List<Memory> out = new ArrayList<>(observations.size());
+        for (int i = 0; i < observations.size(); i++) {
+            final Memory o = observations.get(i);
+            final String model = batch.modelFor(o.getContent());
+            if (!o.getEmbeddingModel().equals(model)) {
+                LOG.debug("No observation of {} statements of model {}: the embedder embeds it with {}",
+                    o.getReinforcementCount(), o.getEmbeddingModel(), model);
+                continue;
+            }
+            o.setEmbedding(Vectors.toList(vectors.get(i)));
+            out.add(o);
+        }
+        return out;
+    }
+
+    /**
+     * The observation of a group as its statements give it, with the access counters of {@code before}; its
+     * embedding is {@code before}'s when the content and model are the same, else empty (to be embedded).
+     */
+    private static Memory observation(final String id, final List<Memory> group, final Memory before) {
+        final Memory first = group.get(0);
+        final String content = text(group);
+        Instant newest = first.getCreatedAt();
+        Instant updated = first.getUpdatedAt();
+        double importance = 0;
+        double confidence = 0;
+        final Set<String> dates = new TreeSet<>();
+        for (final Memory m : group) {
+            newest = m.getCreatedAt().isAfter(newest) ? m.getCreatedAt() : newest;
+            updated = m.getUpdatedAt().isAfter(updated) ? m.getUpdatedAt() : updated;
+            importance = Math.max(importance, m.getImportance());
+            confidence = Math.max(confidence, m.getConfidence());
+            dates.addAll(m.getEventDates());
+        }
+        final boolean hit = before != null && before.getAccessCount() > 0;
+        final boolean sameText = before != null && content.equals(before.getContent())
+            && Objects.equals(before.getEmbeddingModel(), first.getEmbeddingModel());
+        return Memory.newBuilder(first).setMemoryId(id).setType(MemoryType.SEMANTIC).setCategory(null).setKey(null)
+            .setValue(null).setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).setContent(content)
+            .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
+            .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest)
+            .setUpdatedAt(updated.isAfter(newest) ? updated : newest)
+            .setLastAccessedAt(hit ? before.getLastAccessedAt() : newest).setLastConfirmedAt(newest)
+            .setAccessCount(hit ? before.getAccessCount() : 0).setReinforcementCount(group.size())
+            .setExpiresAt(null).setValidFrom(newest).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
+            .setSources(new ArrayList<>(sources(group)))
+            .setEmbedding(sameText ? before.getEmbedding() : new ArrayList<>())
+            .setEmbeddingModel(first.getEmbeddingModel()).setEventDates(new ArrayList<>(dates)).build();
+    }
+
+    private static Set<SourceRef> sources(final List<Memory> group) {
+        final Set<SourceRef> out = new LinkedHashSet<>();
+        group.forEach(m -> out.addAll(m.getSources()));
+        return out;
+    }
+
+    private static Consolidator.Change removal(final Memory observation, final Instant now, final String cause) {
+        final Memory deleted = Memory.newBuilder(observation).setStatus(MemoryStatus.DELETED).setUpdatedAt(now).build();
+        return change(observation, deleted, UpdateOperation.DELETED, cause, now);
+    }
+
+    /**
+     * One change of an observation; its event id names the version too (content and sources), since two
+     * regroupings at one point of stream time may write two versions of one observation.
+     */
+    private static Consolidator.Change change(final Memory before, final Memory after, final UpdateOperation operation,
+                                              final String cause, final Instant now) {
+        final Consolidator.Change change = MemoryLifecycle.change(before, after, operation, cause, now);
+        change.event().setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause + "@"
+            + now.toEpochMilli() + "/" + MemoryIds.uuid(after.getContent(), after.getSources().toString())));
+        return change;
+    }
+}

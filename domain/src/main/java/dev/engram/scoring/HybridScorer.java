@@ -1,0 +1,461 @@
+package dev.engram.scoring;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.config.EngramConfig;
+import dev.engram.text.MemoryText;
+import dev.engram.core.UserKey;
+import dev.engram.port.Embedder;
+import dev.engram.port.ExtractedMemory;
+import dev.engram.port.VectorIndex;
+import dev.engram.config.InvalidSettingException;
+
+/**
+ * Ranks one user's memories for a query: relevance chooses the candidates, the priors re-rank them.
+ *
+ * <ol>
+ *   <li><b>Relevance</b> of every eligible memory (ACTIVE, or valid at {@code asOf}): cosine = the
+ *       normalised query vector · the normalised stored embedding, the query embedded by the memory's own
+ *       embedding model ({@link Embedder#embedQuery(String, String)}: bge-small's query instruction; vectors
+ *       of two models are never compared; 0 without a vector or for a model the embedder does not hold);
+ *       lexical = BM25 ({@link Bm25}, over the {@link TextAnalysis} terms of the eligible memories'
+ *       {@link UserMemoryIndex#searchableText display name and content}) / the query's idf mass; period = the question names a period and the memory's event dates fall in it
+ *       ({@link TimeCues}); semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical +
+ *       b_period·period), a calibrated 0..1 estimate that the memory answers the query, with the
+ *       coefficients of the memory's embedding model (cosines of two models are on different scales).
+ *       Dense, lexical and time cues are fused in one score on one scale.</li>
+ *   <li><b>Candidates</b>: the memories with semantic ≥ {@code retrieval.min.relevance}, the best
+ *       {@code overfetch·k} by semantic (ties by memory id). A memory below the threshold is never
+ *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
+ *       is (the user never said anything about it), so an unrelated question gets nothing.</li>
+ *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
+ *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
+ *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
+ *   <li><b>Total</b> = (w_s·semantic + w_r·recency + w_i·importance + w_a·access) / (w_s + w_r + w_i + w_a):
+ *       the weighted mean (Park et al., "Generative Agents", UIST 2023, sum relevance, recency and
+ *       importance; dividing by the weights' sum keeps it in 0..1 for any weights); all-zero weights are
+ *       refused at construction. Sorted by total, ties by id; those below the request's {@code minScore}
+ *       are dropped (the same 0..1 scale the API reports); top k.</li>
+ * </ol>
+ * Two paths compute exactly this: {@link #rank(UserKey, UserMemoryIndex, String, int, double)} over the
+ * kept {@link UserMemoryIndex} (a scan of contiguous vectors, the query terms' postings, a bounded heap;
+ * per-thread scratch arrays, no allocation proportional to the user's memories beyond the candidates),
+ * and the exhaustive {@link #rank(String, float[], Collection, int)} over decoded memories, which scores
+ * every memory from scratch. Both use the same dot-product kernel ({@link Vectors#dot(float[], float[], int)})
+ * and BM25 arithmetic, so they agree exactly. With a dense index (Qdrant) the cosines come from its
+ * top {@code overfetch·k} hits per embedding model (others count as cosine 0).
+ *
+ * <p>Query vectors go through a bounded LRU ({@code retrieval.query.cache.size}), and at most
+ * {@code embedding.threads} queries are embedded at once ({@link QueryVectors}). Thread-safe.
+ */
+public final class HybridScorer {
+
+    private final Embedder embedder;
+    private final VectorIndex denseIndex;
+    private final Priors priors;
+    private final int overfetch;
+    private final double minLogit;
+    private final RelevanceModel relevance;
+    private final Map<String, RelevanceModel> relevanceByModel;
+    private final QueryVectors queryVectors;
+    private final ExhaustiveRanking exhaustive;
+    private final boolean skipObserved;
+
+    /**
+     * @param embedder embeds the query with the model of the memories it is compared with
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
+     * @throws InvalidSettingException when every weight is 0 or the calibration is malformed / unknown for a model
+     */
+    public HybridScorer(final Embedder embedder, final EngramConfig config) {
+        this(embedder, config, null);
+    }
+
+    /**
+     * @param embedder embeds the query with the model of the memories it is compared with
+     * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
+     * @param denseIndex where the dense candidates come from (Qdrant), or null for exact cosine
+     * @throws InvalidSettingException when every weight is 0 or the calibration is malformed / unknown for a model
+     */
+    public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
+        this.embedder = embedder;
+        this.denseIndex = denseIndex;
+        this.priors = new Priors(config);
+        this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
+        this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
+        final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
+        final Map<String, RelevanceModel> byModel = new HashMap<>();
+        try {
+            // a bare list is the default model's; "<model>:…" entries set others; the rest keep their fit
+            final Map<String, String> overrides = RelevanceModel.overrides(override, embedder.modelName());
+            for (final String model : embedder.models()) {
+                byModel.put(model, RelevanceModel.of(model, overrides.getOrDefault(model.toLowerCase(Locale.ROOT), "")));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
+        }
+        this.relevanceByModel = Map.copyOf(byModel);
+        this.relevance = relevanceByModel.get(embedder.modelName());
+        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE),
+            config.getInt(EngramConfig.EMBEDDING_THREADS));
+        this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
+        this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
+    }
+
+    /** @return the relevance calibration of the default embedding model */
+    public RelevanceModel relevance() {
+        return relevance;
+    }
+
+    /**
+     * @param model an embedding model
+     * @return its relevance calibration; the default model's for a model the embedder does not hold
+     *     (whose memories have no dense relevance)
+     */
+    public RelevanceModel relevance(final String model) {
+        return model == null ? relevance : relevanceByModel.getOrDefault(model, relevance);
+    }
+
+    /**
+     * @param query a query text
+     * @return its normalised vector by the default model, from the LRU of recent queries or embedded now (once)
+     */
+    public float[] queryVector(final String query) {
+        return queryVectors.get(query, embedder.modelName());
+    }
+
+    /**
+     * @param query a query text
+     * @param model an embedding model
+     * @return the query's normalised vector by that model (cached), or null when the embedder does not hold it
+     */
+    public float[] queryVector(final String query, final String model) {
+        return queryVectors.get(query, model);
+    }
+
+    /** @return the query-vector cache (hit and miss counts) */
+    public QueryVectors queryVectors() {
+        return queryVectors;
+    }
+
+    /**
+     * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
+     * hit that an observation ranked above it states word for word (its own words: without the {@code (re: "…")}
+     * question it answered, which an observation leaves out) is left out and the next one takes its place
+     * (the observation already says it; {@link dev.engram.consolidation.Observations}), from a ranking of 2k; when
+     * nothing is left out, the hits are exactly the ranking for k. A
+     * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
+     * needs the statements when their observation does not fit the budget.
+     *
+     * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link dev.engram.port.KindPrior}) the list is the best
+     * {@code overfetch·k} of the ranking re-scored with each hit's prior log-odds (an observation or a summary holds
+     * the answer more often than a single turn at equal relevance), then the rule above. A context block ranks without
+     * it: it is judged per token, and what makes an observation likelier to hold the answer, its many statements, is
+     * what it costs in tokens (LoCoMo dev: R@10 up, recall within 256–1,024 tokens down with the prior; BENCHMARKS.md).
+     *
+     * @param rank the ranking for a number of hits (one of the {@code rank} methods)
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> forList(final IntFunction<List<ScoredMemory>> rank, final int k) {
+        requireK(k);
+        if (priors.hasKindPrior()) {
+            // the kind prior re-orders the ranking's best overfetch·k: a list is judged memory by memory
+            final List<ScoredMemory> ranked = priors.withKindPrior(rank.apply(Math.max(k, k * overfetch)));
+            return skipObserved ? withoutObserved(ranked, k) : List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
+        }
+        final List<ScoredMemory> top = rank.apply(k);
+        if (!skipObserved || withoutObserved(top, k).size() == top.size()) {
+            return top; // nothing to leave out: exactly the ranking for k
+        }
+        return withoutObserved(rank.apply(2 * k), k);
+    }
+
+    /** The first k of {@code ranked} without the hits an observation above them states word for word. */
+    private static List<ScoredMemory> withoutObserved(final List<ScoredMemory> ranked, final int k) {
+        final List<ScoredMemory> out = new ArrayList<>(Math.min(k, ranked.size()));
+        final List<String> observed = new ArrayList<>();
+        for (final ScoredMemory hit : ranked) {
+            if (out.size() == k) {
+                break;
+            }
+            final Memory m = hit.memory();
+            if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
+                observed.add(m.getContent());
+            } else if (observed.stream().anyMatch(o -> o.contains(MemoryText.ownWords(m.getContent())))) {
+                continue;
+            }
+            out.add(hit);
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- indexed (fast) path
+
+    /**
+     * Ranks the ACTIVE memories of a kept index.
+     *
+     * @param user whose index this is (the dense index's user scope)
+     * @param index the user's search structures
+     * @param query the query text
+     * @param k how many hits at most, ≥ 1
+     * @param minScore hits with a total below this are dropped (0 keeps all)
+     * @return at most k hits, best first
+     * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
+     */
+    public List<ScoredMemory> rank(final UserKey user, final UserMemoryIndex index, final String query, final int k,
+                                   final double minScore) {
+        requireK(k);
+        // embed outside the index's lock: one vector per model the user's memories were embedded with
+        final List<String> models = index.models();
+        final float[][] vectors = new float[models.size()][];
+        for (int m = 0; m < models.size(); m++) {
+            vectors[m] = queryVector(query, models.get(m));
+        }
+        final List<String> terms = TextAnalysis.terms(query);
+        final TimeCues.Period period = TimeCues.in(query).orElse(null);
+        final int fetch = Math.max(k, k * overfetch);
+        final Map<String, Double> dense = denseIndex == null ? null
+            : DenseHits.of(denseIndex, user, models, model -> queryVector(query, model), fetch);
+        return index.read(view -> priors.finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
+            view.referenceTime(), k, minScore));
+    }
+
+    /**
+     * Ranks the memories of a kept index that were valid at a point in event time, exhaustively over
+     * them (BM25 statistics of that set): an audit read, not the hot path.
+     *
+     * @param index the user's search structures
+     * @param query the query text
+     * @param k how many hits at most
+     * @param asOf the point in event time
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
+                                       final Instant asOf) {
+        requireK(k);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
+        return index.read(view -> {
+            final Map<Memory, float[]> docs = view.copy(m -> validAt(m, asOf));
+            return exhaustive.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
+                view.referenceTime(), k, null, 0);
+        });
+    }
+
+    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
+                                           final float[][] queryByModel, final List<String> terms,
+                                           final TimeCues.Period period, final int fetch,
+                                           final Map<String, Double> dense) {
+        final int slots = view.slots();
+        final IndexScratch scratch = IndexScratch.get(slots);
+        final double[] bm25 = scratch.bm25;
+        // the view may have seen a model since models were read: such slots have no dense relevance now
+        final int known = Math.min(models.size(), view.models().size());
+        final RelevanceModel[] relevanceOf = new RelevanceModel[known];
+        final boolean[] exact = new boolean[known];
+        for (int m = 0; m < known; m++) {
+            relevanceOf[m] = relevance(models.get(m));
+            exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
+        }
+        final long firstDay = period == null ? 0 : period.from().toEpochDay();
+        final long lastDay = period == null ? 0 : period.to().toEpochDay();
+        final CandidateHeap heap;
+        try {
+            final double idfMass = scratch.lexical(view, terms);
+            heap = scratch.heap(fetch);
+            for (int s = 0; s < slots; s++) {
+                if (!view.active(s)) {
+                    continue;
+                }
+                final int m = view.model(s);
+                final boolean knownModel = m >= 0 && m < known;
+                final double cosine;
+                if (dense != null) {
+                    cosine = dense.getOrDefault(view.memory(s).getMemoryId(), 0.0);
+                } else {
+                    cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
+                }
+                final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
+                // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
+                final boolean inPeriod = period != null && (period.anyYear() || view.mayOverlap(s, firstDay, lastDay))
+                    && period.overlaps(view.days(s));
+                // as the exhaustive path: the memory's model's calibration, also without a usable vector
+                final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
+                final double logit = calibration.logit(cosine, lexical, inPeriod);
+                // the id (a pointer chase to the memory object) only for a candidate the heap may keep
+                if (logit >= minLogit && !heap.rejects(logit)) {
+                    heap.offer(logit, s, view.memory(s).getMemoryId());
+                }
+            }
+        } finally {
+            scratch.clear();
+        }
+        final List<Candidate> out = new ArrayList<>(heap.size);
+        for (int i = 0; i < heap.size; i++) {
+            final int s = heap.slots[i];
+            out.add(new Candidate(view.memory(s), heap.logits[i], view.importance(s), view.lastAccessed(s),
+                view.accessCount(s), view.cited(s)));
+        }
+        out.sort(Candidate.BY_RELEVANCE);
+        return out;
+    }
+
+    // ---------------------------------------------------------------- exhaustive path
+
+    /**
+     * Ranks one user's memories exhaustively (every memory decoded and scored from scratch).
+     *
+     * @param query the query text
+     * @param userMemories all memories of ONE user (any status; non-ACTIVE are ignored)
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
+     */
+    public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
+        requireK(k);
+        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
+    }
+
+    /**
+     * Ranks exhaustively with the dense cosines from the vector index when one was given: its top
+     * {@code overfetch·k} ACTIVE hits for this user per embedding model of the user's memories (the user
+     * scope inside the index query).
+     *
+     * @param user whose memories these are
+     * @param query the query text
+     * @param userMemories all memories of that user (any status)
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first
+     * @throws dev.engram.port.VectorIndexUnavailableException when the index cannot answer now
+     */
+    public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
+                                   final int k) {
+        requireK(k);
+        final Function<String, float[]> vectors = model -> queryVector(query, model);
+        final Map<String, Double> dense = denseIndex == null ? null
+            : DenseHits.of(denseIndex, user, DenseHits.modelsOf(embedder, userMemories), vectors, Math.max(k, k * overfetch));
+        return exhaustive.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
+    }
+
+    /**
+     * Ranks exhaustively with a precomputed query vector of the default model (other models' vectors
+     * are embedded on demand).
+     *
+     * @param query the query text (for BM25)
+     * @param queryVector its embedding by the default model (normalised here)
+     * @param userMemories all memories of ONE user
+     * @param k how many hits at most, ≥ 1
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> rank(final String query, final float[] queryVector,
+                                   final Collection<Memory> userMemories, final int k) {
+        return rank(query, queryVector, userMemories, k, 0);
+    }
+
+    /**
+     * Ranks exhaustively with a precomputed query vector of the default model and a score floor.
+     *
+     * @param query the query text (for BM25)
+     * @param queryVector its embedding by the default model (normalised here)
+     * @param userMemories all memories of ONE user
+     * @param k how many hits at most, ≥ 1
+     * @param minScore hits with a total below this are dropped
+     * @return at most k hits, best first
+     */
+    public List<ScoredMemory> rank(final String query, final float[] queryVector,
+                                   final Collection<Memory> userMemories, final int k, final double minScore) {
+        requireK(k);
+        final float[] normalized = Vectors.normalized(queryVector);
+        return exhaustive.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+            userMemories, HybridScorer::isActive, k, null, minScore);
+    }
+
+    /**
+     * Ranks the memories that were valid at a point in event time ("what did we know at T").
+     *
+     * @param query the query text
+     * @param userMemories all memories of ONE user, every status
+     * @param k how many hits at most, ≥ 1
+     * @param asOf the point in event time
+     * @return at most k hits among the memories {@link #validAt valid at} {@code asOf}, best first
+     */
+    public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
+                                       final Instant asOf) {
+        requireK(k);
+        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
+    }
+
+    /**
+     * The relevance signals of each memory, exhaustively (what {@link RelevanceModel} is fitted on): the
+     * query embedded by each memory's own model.
+     *
+     * @param query the query text
+     * @param docs the eligible memories (BM25's corpus)
+     * @return per memory {cosine, BM25 / idf mass, 1 if in the named period else 0}
+     */
+    public double[][] features(final String query, final List<Memory> docs) {
+        final List<float[]> vectors = new ArrayList<>(docs.size());
+        for (final Memory m : docs) {
+            vectors.add(ExhaustiveRanking.normalizedEmbedding(m));
+        }
+        return ExhaustiveRanking.features(query, model -> queryVector(query, model), docs, vectors, null);
+    }
+
+    // ---------------------------------------------------------------- shared
+
+    /** @return true for an ACTIVE memory: what default retrieval considers */
+    private static boolean isActive(final Memory memory) {
+        return memory.getStatus() == MemoryStatus.ACTIVE;
+    }
+
+    private static void requireK(final int k) {
+        if (k < 1) {
+            throw new IllegalArgumentException("k must be at least 1: " + k);
+        }
+    }
+
+    /**
+     * Whether a memory was known and valid at a point in event time: stated by then
+     * ({@code validFrom ≤ asOf}), not yet superseded ({@code validTo} absent or after {@code asOf}),
+     * and not yet archived (ACTIVE, or archived after {@code asOf}: {@code updatedAt} is its archiving time).
+     *
+     * @param memory a memory of any status
+     * @param asOf the point in event time
+     * @return true if it belongs in an answer "as of" that time
+     */
+    public static boolean validAt(final Memory memory, final Instant asOf) {
+        return !memory.getValidFrom().isAfter(asOf)
+            && (memory.getValidTo() == null || memory.getValidTo().isAfter(asOf))
+            && (memory.getStatus() == MemoryStatus.ACTIVE
+                || memory.getStatus() == MemoryStatus.ARCHIVED && memory.getUpdatedAt().isAfter(asOf));
+    }
+
+    /**
+     * The reference time of recency: the newest event time among the user's memories.
+     *
+     * @param userMemories one user's memories
+     * @return max of updatedAt and lastAccessedAt, or the epoch when there are none
+     */
+    public static Instant referenceTime(final Collection<Memory> userMemories) {
+        Instant newest = Instant.EPOCH;
+        for (final Memory m : userMemories) {
+            if (m.getUpdatedAt() != null && m.getUpdatedAt().isAfter(newest)) {
+                newest = m.getUpdatedAt();
+            }
+            if (m.getLastAccessedAt() != null && m.getLastAccessedAt().isAfter(newest)) {
+                newest = m.getLastAccessedAt();
+            }
+        }
+        return newest;
+    }
+
+
+}

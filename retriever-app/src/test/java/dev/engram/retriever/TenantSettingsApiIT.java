@@ -1,0 +1,129 @@
+package dev.engram.retriever;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.avro.TenantSettings;
+import dev.engram.config.EngramConfig;
+import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topology.Topic;
+import dev.engram.topology.Topics;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tenant admin routes on the in-process broker: {@code PUT /v1/tenants/{t}/settings} writes a version to
+ * {@code tenant-settings} (one record per version), {@code GET} reads it back; only the tenant's admin keys may.
+ */
+class TenantSettingsApiIT {
+
+    private static final String HEALTH_ADMIN = "health-admin-key-0000001";
+    private static final String SHOP_ADMIN = "shop-admin-key-000000002";
+    private static final String HEALTH_USER = "health-user-key-00000003";
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String MEDICATIONS = """
+        {"categories": [{"name": "medications", "description": "Medicines the user takes, with doses",
+          "keywords": ["take", "mg", "amlodipine"], "ttlDays": 365}],
+         "instructions": "Keep every dose exactly as said.", "disabledCategories": ["PERSONAL"],
+         "dailyTokenBudget": 50000, "effectiveFrom": "2025-01-01T00:00:00Z"}""";
+
+    private static EmbeddedKafka kafka;
+    private static RetrieverApp.Handle retriever;
+
+    @BeforeAll
+    static void start() {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(2, Topics.all());
+        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, HEALTH_ADMIN
+            + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1")));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (retriever != null) {
+            retriever.close();
+        }
+        kafka.close();
+    }
+
+    private static HttpResponse<String> send(final String method, final String path, final String key,
+                                             final String body) throws Exception {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(retriever.baseUrl() + path))
+            .timeout(Duration.ofSeconds(60))
+            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+            .header("Authorization", "Bearer " + key);
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void shouldWriteAVersionToTheTopicAndServeItWhenATenantAdminPutsSettings() throws Exception {
+        final HttpResponse<String> put = send("PUT", "/v1/tenants/health/settings", HEALTH_ADMIN, MEDICATIONS);
+
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(202);
+        final JsonNode got = JSON.readTree(send("GET", "/v1/tenants/health/settings", HEALTH_ADMIN, null).body());
+        assertThat(got.get("version").asText()).isEqualTo("2025-01-01T00:00:00Z");
+        assertThat(got.get("categories").get(0).get("name").asText()).isEqualTo("medications");
+        assertThat(got.get("categories").get(0).get("keywords")).hasSize(3);
+        assertThat(got.get("instructions").asText()).isEqualTo("Keep every dose exactly as said.");
+        assertThat(got.get("disabledCategories").get(0).asText()).isEqualTo("PERSONAL");
+        assertThat(got.get("updatedBy").asText()).startsWith("key:");
+        final JsonNode before = JSON.readTree(send("GET", "/v1/tenants/health/settings?asOf=2024-12-31T00:00:00Z",
+            HEALTH_ADMIN, null).body());
+        assertThat(before.get("version").isNull()).isTrue();
+        assertThat(before.get("categories")).isEmpty();
+
+        final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topics.TENANT_SETTINGS,
+            new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.defaults()), 1,
+            Duration.ofSeconds(30));
+        assertThat(records).filteredOn(r -> r.key().startsWith("health/")).singleElement().satisfies(r -> {
+            assertThat(r.key()).isEqualTo("health/1735689600000");
+            assertThat(r.timestamp()).isEqualTo(Instant.parse("2025-01-01T00:00:00Z").toEpochMilli());
+            assertThat(r.value().getCategories().get(0).getTtlDays()).isEqualTo(365);
+            assertThat(r.value().getDailyTokenBudget()).isEqualTo(50_000L);
+        });
+    }
+
+    @Test
+    void shouldRefuseSettingsWhenTheKeyIsAUserKeyOrAnotherTenantsAdmin() throws Exception {
+        assertThat(send("PUT", "/v1/tenants/health/settings", HEALTH_USER, MEDICATIONS).statusCode()).isEqualTo(403);
+        assertThat(send("PUT", "/v1/tenants/health/settings", SHOP_ADMIN, MEDICATIONS).statusCode()).isEqualTo(403);
+        assertThat(send("GET", "/v1/tenants/health/settings", SHOP_ADMIN, null).statusCode()).isEqualTo(403);
+        assertThat(send("GET", "/v1/tenants/health/settings", "not-a-known-key-at-all", null).statusCode())
+            .isEqualTo(401);
+    }
+
+    @Test
+    void shouldAnswerAProblemNamingTheFieldWhenSettingsAreInvalid() throws Exception {
+        final HttpResponse<String> builtIn = send("PUT", "/v1/tenants/shop/settings", SHOP_ADMIN,
+            "{\"categories\": [{\"name\": \"personal\", \"description\": \"x\"}]}");
+        final HttpResponse<String> unknown = send("PUT", "/v1/tenants/shop/settings", SHOP_ADMIN,
+            "{\"categories\": [], \"retention\": 30}");
+        final HttpResponse<String> disabled = send("PUT", "/v1/tenants/shop/settings", SHOP_ADMIN,
+            "{\"disabledCategories\": [\"HOBBIES\"]}");
+
+        for (final HttpResponse<String> response : List.of(builtIn, unknown, disabled)) {
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                t -> assertThat(t).startsWith("application/problem+json"));
+        }
+        assertThat(JSON.readTree(builtIn.body()).get("detail").asText()).contains("\"personal\" is a built-in category");
+        assertThat(JSON.readTree(unknown.body()).get("detail").asText()).contains("unknown field retention");
+        assertThat(JSON.readTree(disabled.body()).get("detail").asText()).contains("HOBBIES");
+        assertThat(JSON.readTree(send("GET", "/v1/tenants/shop/settings", SHOP_ADMIN, null).body()).get("versions")
+            .asInt()).isZero();
+    }
+}

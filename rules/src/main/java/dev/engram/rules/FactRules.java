@@ -1,0 +1,291 @@
+package dev.engram.rules;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
+import dev.engram.text.TurnHeuristics;
+
+/**
+ * The statement patterns of {@link RuleBasedExtractor}: one sentence said by the user in, the facts
+ * it states about the user out.
+ *
+ * <p>Rules are tried in a fixed priority order (response style, diet changes, retractions, name,
+ * work, home, technical terms, diet, likes and dislikes, then the weak "lone diet word" rule). A
+ * match claims its span of the sentence, so a later rule cannot read the same words again ("I prefer
+ * short answers" is a response style, not a liking for "short answers"), and within one sentence the
+ * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
+ *
+ * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
+ * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link LikingRules},
+ * {@link LifeRules} (family, pets, places visited, plans), {@link ChineseRules} (city, employer, role,
+ * likes stated in Chinese); shared fragments in {@link FactPatterns}.
+ * This class orders them, applies them to a sentence and holds the numbers below.
+ *
+ * <h2>Numbers</h2>
+ * Importance and confidence are this heuristic's own, on the 0..1 scales of the memory model
+ * (docs/ARCHITECTURE.md: below 0.3 importance or 0.5 confidence is not stored):
+ * <ul>
+ *   <li>confidence {@link #EXPLICIT} 0.9 — a first-person statement matched by a specific pattern; not
+ *       1.0, which the memory model reserves for a user's own correction through the API, because patterns can
+ *       misread irony or reported speech;</li>
+ *   <li>{@link #FRAGMENT} 0.8 — a subject-less fragment ("Now living in Trondheim", "Three years at
+ *       Ferrovia Labs"): explicit, but the subject is implied;</li>
+ *   <li>{@link #RETRACTION} 0.85 — "I no longer …": explicit, slightly below a positive statement because
+ *       a retraction's scope (which value it ends) is read from the pattern alone;</li>
+ *   <li>{@link #INFERRED_CONFIDENCE} 0.6 — a diet word without a first-person verb ("vegan potluck was
+ *       great"): evidence, not a statement; above the 0.5 floor so it can reinforce an explicit fact, and
+ *       below every explicit value so it never raises a fact's confidence past what the user said.</li>
+ * </ul>
+ * Importance per slot ranks how much a wrong or missing fact costs the next answer: name 0.9 (used in
+ * almost every reply), response style 0.85 (shapes every reply), diet 0.8 (a constraint: ignoring it
+ * harms), role and employer 0.75, language / IDE / cloud / city 0.7 (context for technical and local
+ * answers), likes, dislikes and other tools 0.6 (useful, rarely decisive). All are above the 0.3 floor:
+ * a fact the user states about themselves is always worth keeping.
+ */
+final class FactRules {
+
+    /** Confidence of a first-person statement matched by a specific pattern. */
+    static final double EXPLICIT = 0.9;
+    /** Confidence of a subject-less fragment. */
+    static final double FRAGMENT = 0.8;
+    /** Confidence of a retraction ("I no longer …"). */
+    static final double RETRACTION = 0.85;
+    /** Confidence of a diet inferred from a lone diet word. */
+    static final double INFERRED_CONFIDENCE = 0.6;
+    /**
+     * Content words (stop words and pronouns not counted; in scripts without spaces, letters) outside every
+     * matched statement from which a sentence says more than its facts ("I like singing, dancing, working out,
+     * traveling and photography", "我喜欢看电影，这些电影总是让我感到兴奋").
+     */
+    static final int UNCOVERED_WORDS = 3;
+
+    static final double IMPORTANCE_NAME = 0.9;
+    static final double IMPORTANCE_RESPONSE_STYLE = 0.85;
+    static final double IMPORTANCE_DIET = 0.8;
+    static final double IMPORTANCE_WORK = 0.75;
+    static final double IMPORTANCE_CONTEXT = 0.7;
+    static final double IMPORTANCE_LIKES = 0.6;
+
+    /**
+     * One fact stated in a sentence (before it gets a message index and time).
+     *
+     * @param type SEMANTIC or PROCEDURAL
+     * @param category the fact category
+     * @param key the slot
+     * @param value the value, canonical spelling
+     * @param displayName a label for the slot
+     * @param content the fact as a short third-person sentence, numbers as digits
+     * @param negated true when it retracts key=value
+     * @param importance 0..1
+     * @param confidence 0..1
+     * @param source EXPLICIT or INFERRED
+     * @param partial true when the sentence says more than its facts ({@value #UNCOVERED_WORDS} words or more
+     *     outside every matched statement, for a liking or a Chinese fact): the sentence then still belongs in
+     *     the turn's episode
+     */
+    record Fact(MemoryType type, FactCategory category, String key, String value, String displayName,
+                String content, boolean negated, double importance, double confidence, MemorySource source,
+                boolean partial) {
+
+        /** A fact that covers its sentence (until {@link #extract} finds it does not). */
+        Fact(final MemoryType type, final FactCategory category, final String key, final String value,
+             final String displayName, final String content, final boolean negated, final double importance,
+             final double confidence, final MemorySource source) {
+            this(type, category, key, value, displayName, content, negated, importance, confidence, source, false);
+        }
+
+        Fact asPartial() {
+            return new Fact(type, category, key, value, displayName, content, negated, importance, confidence, source,
+                true);
+        }
+    }
+
+    /** Turns a match of a rule's pattern into the facts it states (empty: the match states nothing). */
+    @FunctionalInterface
+    interface Builder {
+        /**
+         * @param match the rule's pattern matched in the sentence
+         * @param sentence the whole sentence, quotes normalized
+         * @return the facts stated, possibly empty
+         */
+        List<Fact> build(Matcher match, String sentence);
+    }
+
+    /**
+     * One statement pattern.
+     *
+     * @param name a stable label (for tests and debugging)
+     * @param pattern compiled with {@link #FLAGS}
+     * @param builder what a match states
+     */
+    record Rule(String name, Pattern pattern, Builder builder) {
+    }
+
+
+    /** Case-insensitive with Unicode case folding: the flags of every rule's pattern. */
+    static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
+
+    /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
+    private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
+
+    private static final Pattern HYPOTHETICAL = Pattern.compile(
+        "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
+            + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b",
+        FLAGS);
+
+    /** Every rule in priority order; the comments name the priority groups. */
+    private static final List<Rule> RULES = Stream.of(
+        ResponseStyleRules.RULES,       // 1. how the user wants to be served
+        DietRules.CHANGES,              // 2. diet changes stated by what the user eats again
+        TechRules.RETRACTED,            // 3. retractions
+        IdentityRules.RETRACTED,
+        DietRules.RETRACTED,
+        IdentityRules.STATED,           // 4. who the user is, 5. where the user lives
+        TechRules.STATED,               // 6. technical terms
+        DietRules.STATED,               // 7. diet stated in the first person
+        LikingRules.RULES,              // 8. likes and dislikes
+        LifeRules.RULES,                // 9. people, pets, places visited; 10. wishes and plans
+        ChineseRules.RULES,             // the same kinds stated in Chinese
+        DietRules.WEAK)                 // 11. weak evidence: a diet word with no verb
+        .flatMap(List::stream).toList();
+
+    private FactRules() {
+    }
+
+    /**
+     * @param name the rule's label
+     * @param regex its pattern, compiled with {@link #FLAGS}
+     * @param builder what a match states
+     * @return the rule
+     */
+    static Rule rule(final String name, final String regex, final Builder builder) {
+        return new Rule(name, Pattern.compile(regex, FLAGS), builder);
+    }
+
+    /**
+     * @param sentence one sentence said by the user
+     * @return the facts it states, at most one per key, in rule priority order; empty for a question
+     */
+    static List<Fact> extract(final String sentence) {
+        final String text = normalizeQuotes(sentence).strip();
+        if (text.isEmpty() || TurnHeuristics.isQuestion(text)) {
+            return List.of();
+        }
+        final List<int[]> claimed = new ArrayList<>();
+        final Map<String, Fact> byKey = new LinkedHashMap<>();
+        for (final Rule rule : RULES) {
+            final Matcher m = rule.pattern().matcher(text);
+            while (m.find()) {
+                if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start())) {
+                    continue;
+                }
+                final List<Fact> facts = rule.builder().build(m, text);
+                if (!facts.isEmpty()) {
+                    claimed.add(new int[] {m.start(), m.end()});
+                    for (final Fact fact : facts) {
+                        byKey.putIfAbsent(fact.key(), fact);
+                    }
+                }
+            }
+        }
+        if (!byKey.isEmpty() && contentWords(outside(text, claimed)) >= UNCOVERED_WORDS) {
+            return byKey.values().stream().map(f -> mayBePartial(f) ? f.asPartial() : f).toList();
+        }
+        return List.copyOf(byKey.values());
+    }
+
+    /**
+     * A liking names its subject in a few words of a sentence that often goes on ("I like singing, dancing,
+     * working out …"), and a Chinese sentence runs on through its commas (it ends only at 。！？); the other
+     * English statements are the sentence ("As I said before, Kotlin is my main language").
+     */
+    private static boolean mayBePartial(final Fact fact) {
+        return fact.category() == FactCategory.PREFERENCE
+            || fact.content().codePoints().anyMatch(TurnHeuristics::unspacedScript);
+    }
+
+    /**
+     * @return the words of the text that carry content: stop words and pronouns ("it", "anymore", "the")
+     *     left out; in scripts without spaces every letter (a Chinese word is one or two characters, and a
+     *     clause as short as 我叫林晓 says something)
+     */
+    private static int contentWords(final String text) {
+        int words = 0;
+        for (final String w : text.split("[^\\p{L}\\p{N}'\\p{M}]+")) {
+            final String lower = w.toLowerCase(Locale.ROOT);
+            if (!w.isEmpty() && !FactPatterns.STOP_WORDS.contains(lower) && !FactPatterns.NOT_A_SUBJECT.contains(lower)) {
+                final int unspaced = (int) w.codePoints().filter(TurnHeuristics::unspacedScript).count();
+                words += unspaced > 0 ? unspaced : 1;
+            }
+        }
+        return words;
+    }
+
+    /** @return the text with every claimed span blanked out */
+    private static String outside(final String text, final List<int[]> claimed) {
+        final StringBuilder rest = new StringBuilder(text);
+        for (final int[] span : claimed) {
+            for (int i = span[0]; i < span[1]; i++) {
+                rest.setCharAt(i, ' ');
+            }
+        }
+        return rest.toString();
+    }
+
+    /**
+     * @param fact a fact from {@link #extract}
+     * @return false for a fact of a sentence that says more ({@link Fact#partial}) and for facts that only
+     *     name a person, pet or place ("my brother Tomas plays the trumpet"): the rest of the sentence is not
+     *     in the fact, so the sentence still belongs in the turn's episode
+     */
+    static boolean coversSentence(final Fact fact) {
+        return !fact.partial() && MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
+    }
+
+    /** Straight quotes for typographic ones, so "I’m" matches like "I'm" (same length: spans stay valid). */
+    static String normalizeQuotes(final String text) {
+        return TurnHeuristics.normalizeQuotes(text);
+    }
+
+    private static boolean overlaps(final List<int[]> claimed, final int start, final int end) {
+        for (final int[] span : claimed) {
+            if (start < span[1] && span[0] < end) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A conditional, a wish, a plan or reported speech before the match: nothing is stated as true. */
+    private static boolean hypothetical(final String text, final int start) {
+        return HYPOTHETICAL.matcher(text.substring(0, start)).find();
+    }
+
+    static String first(final Matcher m, final int from, final int to) {
+        for (int g = from; g <= to; g++) {
+            if (m.group(g) != null) {
+                return m.group(g);
+            }
+        }
+        return "";
+    }
+
+    /** Trims surrounding spaces and trailing punctuation ("Labs." → "Labs"). */
+    static String trimValue(final String raw) {
+        return raw == null ? "" : raw.strip().replaceAll("[\\p{Punct}\\s]+$", "").replaceAll("^[\\p{Punct}\\s]+", "");
+    }
+
+    /** @return lower-case snake_case of the words ("Thai food" → "thai_food") */
+    static String slug(final String text) {
+        return trimValue(text).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}+#]+", "_").replaceAll("^_|_$", "");
+    }
+}

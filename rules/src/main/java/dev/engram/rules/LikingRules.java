@@ -1,0 +1,130 @@
+package dev.engram.rules;
+
+import static dev.engram.rules.FactPatterns.ADVS;
+import static dev.engram.rules.FactPatterns.NOT_A_SUBJECT;
+import static dev.engram.rules.FactPatterns.STOP_WORDS;
+import static dev.engram.rules.FactPatterns.SUBJ;
+import static dev.engram.rules.FactRules.EXPLICIT;
+import static dev.engram.rules.FactRules.FLAGS;
+import static dev.engram.rules.FactRules.IMPORTANCE_LIKES;
+import static dev.engram.rules.FactRules.rule;
+import static dev.engram.rules.FactRules.slug;
+import static dev.engram.rules.FactRules.trimValue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
+import dev.engram.rules.FactRules.Fact;
+import dev.engram.rules.FactRules.Rule;
+
+/**
+ * Likes and dislikes: {@code preference:<subject>} = like | dislike (PREFERENCE facts), from "I love
+ * hiking", "X is my favourite", "I can't stand Y", "not a fan of Z"; the liked noun phrase is cut by
+ * {@link #subject(String, boolean)}.
+ */
+final class LikingRules {
+
+    private static final String FAV_ADJ = "(?:(?:all-time|all\\s+time|absolute|very|new|total|number\\s+one|top)\\s+)*";
+
+    /** After a gerund, these start a clause or an object the phrase cannot stand without. */
+    private static final Set<String> GERUND_NEEDS_MORE = Set.of("it", "them", "him", "her", "me", "us", "you", "my",
+        "our", "your", "their", "his", "its", "this", "that", "these", "those", "what", "out", "up", "into", "off",
+        "over", "around", "through", "back", "down", "on", "the", "a", "an", "some", "how", "when", "where", "who");
+
+    /** Adverbs skipped before the liked thing ("I like also cheese pizza"). */
+    private static final Set<String> LEADING_ADVERBS = Set.of("also", "really", "just", "totally", "absolutely",
+        "so", "too", "still", "especially", "particularly", "actually");
+
+    private static final Pattern RELATIVE = Pattern.compile("\\b(?:things?|something|everything|anything|what|which"
+        + "|that|stuff|ones?|people|places?|someone|everyone)\\s+(?:(?:we|i)\\s+)?$", FLAGS);
+
+    /** Favourites, likes, dislikes. */
+    static final List<Rule> RULES = List.of(
+        rule("favourite", "(?:^|[,;]\\s*)(?:the\\s+)?" + SUBJ + "\\s+(?:is|are)\\s+(?:still\\s+)?my\\s+" + FAV_ADJ
+            + "favou?rites?\\b", (m, s) -> preference(subject(m.group(1), true), true)),
+        rule("favourite-is", "\\bmy\\s+" + FAV_ADJ + "favou?rite\\s+(?:\\p{L}+\\s+){1,2}(?:is|are)\\s+" + SUBJ,
+            (m, s) -> liked(m, s, true)),
+        rule("gone-off", "\\b(?:i(?:'ve|\\s+have)?\\s+)?" + ADVS + "(?:gone|went)\\s+off\\s+" + SUBJ,
+            (m, s) -> liked(m, s, false)),
+        rule("dislike", "\\bi\\s+" + ADVS + "(?:hate|dislike|detest|loathe|despise|can't\\s+stand|cannot\\s+stand"
+            + "|can\\s+no\\s+longer\\s+stand|don't\\s+like|do\\s+not\\s+like|don't\\s+enjoy|do\\s+not\\s+enjoy"
+            + "|no\\s+longer\\s+like|no\\s+longer\\s+enjoy)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
+        rule("cant-stand", "(?:^|[,;]\\s*)" + ADVS + "(?:can't|cannot)\\s+stand\\s+" + SUBJ,
+            (m, s) -> liked(m, s, false)),
+        rule("not-a-fan", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:not\\s+(?:a|much\\s+of\\s+a)\\s+fan\\s+of|sick\\s+of|tired\\s+of"
+            + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
+        rule("fan-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+" + SUBJ,
+            (m, s) -> liked(m, s, true)),
+        rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
+            (m, s) -> liked(m, s, true)));
+
+    private LikingRules() {
+    }
+
+    /**
+     * "the things I love makes writing fun": the statement is inside a relative clause whose object is
+     * before it, so the words after the verb are not what is liked.
+     */
+    private static boolean relativeClause(final String sentence, final int start) {
+        return RELATIVE.matcher(sentence.substring(0, start)).find();
+    }
+
+    private static List<Fact> liked(final Matcher m, final String sentence, final boolean like) {
+        return relativeClause(sentence, m.start()) ? List.of() : preference(subject(m.group(1), false), like);
+    }
+
+    private static List<Fact> preference(final String subject, final boolean like) {
+        if (subject.isEmpty()) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PREFERENCE, "preference:" + slug(subject),
+            like ? "like" : "dislike", "Preference: " + subject, (like ? "Likes " : "Dislikes ") + subject, false,
+            IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    /**
+     * @param raw up to four words after a liking verb, or before "is my favourite"
+     * @param sentenceInitial true when the phrase starts the sentence (its capital is not a name's)
+     * @return the noun phrase liked: leading adverbs skipped, cut at the first stop word, at most three
+     *     words (titles such as "Lord of the Rings" keep their inner "of the"); a gerund keeps its object
+     *     ("making jewelry") or stands alone before a preposition ("traveling to …" → "traveling"). Empty when
+     *     the phrase is specific rather than a liking ("the color"), a pronoun, a possessive, an infinitive,
+     *     a clause, or a gerund whose object is a pronoun or particle ("making him happy", "trying out")
+     */
+    static String subject(final String raw, final boolean sentenceInitial) {
+        final String[] words = trimValue(raw).split("\\s+");
+        int start = 0;
+        while (start < words.length - 1 && LEADING_ADVERBS.contains(words[start].toLowerCase(Locale.ROOT))) {
+            start++;
+        }
+        final List<String> kept = new ArrayList<>();
+        final boolean title = words.length > start + 1 && Character.isUpperCase(words[start].charAt(0))
+            && Character.isUpperCase(words[words.length - 1].charAt(0));
+        for (int i = start; i < words.length && kept.size() < (title ? 4 : 3); i++) {
+            final String w = words[i];
+            final String lower = w.toLowerCase(Locale.ROOT);
+            if (kept.isEmpty()) {
+                if (NOT_A_SUBJECT.contains(lower) || STOP_WORDS.contains(lower) || lower.equals("not")
+                    || lower.equals("they") || lower.equals("he") || lower.equals("she") || lower.equals("we")) {
+                    return "";
+                }
+            } else if (kept.get(0).endsWith("ing") && kept.size() == 1 && GERUND_NEEDS_MORE.contains(lower)) {
+                return "";
+            } else if (STOP_WORDS.contains(lower) && !(title && (lower.equals("of") || lower.equals("the")))) {
+                break;
+            }
+            kept.add(w);
+        }
+        final boolean properName = kept.stream().skip(1).anyMatch(k -> Character.isUpperCase(k.charAt(0)))
+            || (!sentenceInitial && !kept.isEmpty() && Character.isUpperCase(kept.get(0).charAt(0)));
+        final String phrase = String.join(" ", kept);
+        return properName ? phrase : phrase.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.engram.rules;
+
+import static dev.engram.rules.FactPatterns.ADVS;
+import static dev.engram.rules.FactPatterns.PROPER;
+import static dev.engram.rules.FactRules.EXPLICIT;
+import static dev.engram.rules.FactRules.IMPORTANCE_CONTEXT;
+import static dev.engram.rules.FactRules.IMPORTANCE_LIKES;
+import static dev.engram.rules.FactRules.RETRACTION;
+import static dev.engram.rules.FactRules.first;
+import static dev.engram.rules.FactRules.rule;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
+import dev.engram.rules.FactRules.Fact;
+import dev.engram.rules.FactRules.Rule;
+
+/**
+ * The user's technical setup, resolved through {@link TechVocabulary}: {@code preferred_language},
+ * {@code ide}, {@code cloud_provider} and {@code uses:<tool>} (TECHNICAL facts), stated ("I use
+ * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin") or retracted ("I no longer use Jira").
+ */
+final class TechRules {
+
+    private static final String TOOL = "(" + TechVocabulary.ANY + "|" + PROPER + ")";
+
+    private static final String VOCAB = "(" + TechVocabulary.ANY + ")";
+
+    /** "I no longer use Jira", "we're not using Jenkins". */
+    static final List<Rule> RETRACTED = List.of(
+        rule("tool-retracted", "\\b(?:i|we)\\s+(?:no\\s+longer|don't|do\\s+not|stopped|quit|gave\\s+up)\\s+"
+            + "(?:use|using|rely\\s+on|relying\\s+on|work\\s+with|working\\s+with)\\s+" + TOOL
+            + "|\\b(?:i'm|i\\s+am|we're|we\\s+are)\\s+(?:no\\s+longer|not)\\s+using\\s+" + TOOL,
+            (m, s) -> tech(first(m, 1, 2), true, RETRACTION)));
+
+    /** A language, IDE, cloud or tool the user works with. */
+    static final List<Rule> STATED = List.of(
+        rule("tech-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|moved|changed)\\s+(?:over\\s+)?"
+            + "(?:from\\s+" + VOCAB + "\\s+)?to\\s+" + VOCAB, (m, s) -> switched(m.group(1), m.group(2))),
+        rule("tech-main", VOCAB + "\\s+is\\s+my\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?"
+            + "(?:programming\\s+language|language|ide|editor|cloud(?:\\s+provider)?)\\b"
+            + "|\\bmy\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?(?:programming\\s+language"
+            + "|language|ide|editor|cloud(?:\\s+provider)?)\\s+(?:of\\s+choice\\s+)?is\\s+" + VOCAB,
+            (m, s) -> tech(first(m, 1, 2), false, EXPLICIT)),
+        rule("tech-write-in", "\\b(?:i|we)\\s+" + ADVS + "(?:write|code|program|develop|build)\\b[^.!?]{0,40}?\\bin\\s+("
+            + TechVocabulary.LANGUAGES + ")", (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        rule("tech-write", "\\b(?:i|we)\\s+" + ADVS + "(?:write|code)\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?!-)",
+            (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
+            + "(?:use|using|prefer|rely\\s+on|relying\\s+on)\\s+" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        rule("tech-on", "\\b(?:i'm|i\\s+am|we're|we\\s+are|we've\\s+been|we\\s+have\\s+been)\\s+" + ADVS
+            + "(?:all\\s+|fully\\s+)?on\\s+" + VOCAB, (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        rule("tech-host-on", "\\b(?:i|we)\\s+" + ADVS + "(?:deploy|host|run)\\s+(?:\\w+\\s+){0,2}?on\\s+" + VOCAB,
+            (m, s) -> tech(m.group(1), false, EXPLICIT)));
+
+    private TechRules() {
+    }
+
+    private static List<Fact> tech(final String raw, final boolean negated, final double confidence) {
+        final Optional<TechVocabulary.Term> term = TechVocabulary.resolve(raw);
+        if (term.isEmpty()) {
+            return List.of();
+        }
+        final TechVocabulary.Term t = term.get();
+        final String content;
+        final String display;
+        switch (t.slot()) {
+            case LANGUAGE -> {
+                content = negated ? "No longer programs in " + t.value() : "Main programming language is " + t.value();
+                display = "Preferred language";
+            }
+            case IDE -> {
+                content = negated ? "No longer uses " + t.value() + " as IDE" : "Uses " + t.value() + " as IDE";
+                display = "IDE";
+            }
+            case CLOUD -> {
+                content = negated ? "No longer uses " + t.value() + " as cloud provider"
+                    : "Uses " + t.value() + " as cloud provider";
+                display = "Cloud provider";
+            }
+            default -> {
+                content = negated ? "No longer uses " + t.value() : "Uses " + t.value();
+                display = "Tool: " + t.value();
+            }
+        }
+        final double importance = t.slot() == TechVocabulary.Slot.TOOL ? IMPORTANCE_LIKES : IMPORTANCE_CONTEXT;
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.TECHNICAL, t.key(), t.value(), display, content,
+            negated, importance, confidence, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> switched(final String from, final String to) {
+        final List<Fact> facts = new ArrayList<>(tech(to, false, EXPLICIT));
+        if (from != null && !facts.isEmpty()) {
+            final List<Fact> old = tech(from, true, RETRACTION);
+            if (!old.isEmpty() && !old.get(0).key().equals(facts.get(0).key())) {
+                facts.addAll(old);
+            }
+        }
+        return facts;
+    }
+}

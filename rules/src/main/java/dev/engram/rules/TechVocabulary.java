@@ -1,0 +1,124 @@
+package dev.engram.rules;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The technical terms the rule-based extractor knows, each with its fact slot and canonical
+ * spelling: programming languages ({@code preferred_language}), IDEs and editors ({@code ide}) and
+ * cloud providers ({@code cloud_provider}). Any other capitalized tool name becomes
+ * {@code uses:<tool>} (see {@link #resolve(String)}).
+ */
+final class TechVocabulary {
+
+    /** Fact slot of a known term. */
+    enum Slot {
+        /** programming language */
+        LANGUAGE("preferred_language"),
+        /** IDE or editor */
+        IDE("ide"),
+        /** cloud provider */
+        CLOUD("cloud_provider"),
+        /** any other named tool */
+        TOOL("uses");
+
+        final String key;
+
+        Slot(final String key) {
+            this.key = key;
+        }
+    }
+
+    /**
+     * A resolved term.
+     *
+     * @param slot the slot
+     * @param key the fact key ({@code uses:<tool>} for {@link Slot#TOOL})
+     * @param value canonical spelling
+     */
+    record Term(Slot slot, String key, String value) {
+    }
+
+    /** lower-case alias → term; aliases of the same term map to one canonical value. */
+    private static final Map<String, Term> ALIASES = new LinkedHashMap<>();
+
+    static {
+        for (final String lang : List.of("Kotlin", "Java", "JavaScript", "TypeScript", "Python", "Go", "Rust",
+            "C++", "C#", "Ruby", "PHP", "Scala", "Swift", "Haskell", "Elixir", "Clojure", "Julia", "Dart", "Lua",
+            "Perl", "Erlang", "OCaml", "F#", "Zig", "Groovy", "Objective-C")) {
+            add(Slot.LANGUAGE, lang, lang);
+        }
+        add(Slot.LANGUAGE, "Go", "Golang");
+        add(Slot.IDE, "IntelliJ", "IntelliJ", "IntelliJ IDEA", "IDEA");
+        add(Slot.IDE, "VS Code", "VS Code", "VSCode", "Visual Studio Code");
+        for (final String ide : List.of("Visual Studio", "Eclipse", "Vim", "Neovim", "Emacs", "PyCharm", "WebStorm",
+            "GoLand", "CLion", "Rider", "Xcode", "Android Studio", "Sublime Text", "NetBeans", "Cursor", "Zed")) {
+            add(Slot.IDE, ide, ide);
+        }
+        add(Slot.CLOUD, "AWS", "AWS", "Amazon Web Services");
+        add(Slot.CLOUD, "GCP", "GCP", "Google Cloud", "Google Cloud Platform");
+        add(Slot.CLOUD, "Azure", "Azure", "Microsoft Azure");
+        for (final String cloud : List.of("DigitalOcean", "Hetzner", "Oracle Cloud", "IBM Cloud", "Heroku",
+            "Alibaba Cloud")) {
+            add(Slot.CLOUD, cloud, cloud);
+        }
+    }
+
+    /** A regex alternation of every alias, longest first, case-insensitive, bounded by non-word characters. */
+    static final String ANY = alternation(null);
+    /** A regex alternation of the programming languages only. */
+    static final String LANGUAGES = alternation(Slot.LANGUAGE);
+
+    private TechVocabulary() {
+    }
+
+    private static void add(final Slot slot, final String canonical, final String... aliases) {
+        for (final String alias : aliases) {
+            ALIASES.put(alias.toLowerCase(Locale.ROOT), new Term(slot, slot.key, canonical));
+        }
+    }
+
+    private static String alternation(final Slot only) {
+        final List<String> names = new ArrayList<>();
+        ALIASES.forEach((alias, term) -> {
+            if (only == null || term.slot() == only) {
+                names.add(alias);
+            }
+        });
+        names.sort(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()));
+        final StringBuilder out = new StringBuilder("(?<![\\w])(?:");
+        for (int i = 0; i < names.size(); i++) {
+            out.append(i == 0 ? "" : "|").append(Pattern.quote(names.get(i)).replace(" ", "\\E\\s+\\Q"));
+        }
+        return out.append(")(?![\\w+#])").toString();
+    }
+
+    /**
+     * @param raw a term as written, e.g. "intellij", "Google Cloud" or "Docker"
+     * @return its slot and canonical value; a capitalized unknown name becomes {@code uses:<lower_snake>};
+     *     empty for anything else (and for a lower-case "go", which is a verb)
+     */
+    static Optional<Term> resolve(final String raw) {
+        final String cleaned = FactRules.trimValue(raw);
+        if (cleaned.isEmpty()) {
+            return Optional.empty();
+        }
+        final Term known = ALIASES.get(cleaned.toLowerCase(Locale.ROOT).replaceAll("\\s+", " "));
+        if (known != null) {
+            if (cleaned.length() <= 2 && Character.isLowerCase(cleaned.charAt(0))) {
+                return Optional.empty();
+            }
+            return Optional.of(known);
+        }
+        if (!Character.isUpperCase(cleaned.charAt(0)) || cleaned.equals("I")) {
+            return Optional.empty();
+        }
+        return Optional.of(new Term(Slot.TOOL, "uses:" + FactRules.slug(cleaned), cleaned));
+    }
+}

@@ -1,0 +1,96 @@
+package dev.engram.topology;
+
+import java.util.Properties;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UserProfile;
+import dev.engram.config.EngramConfig;
+import dev.engram.crypto.PersonalSerdes;
+import dev.engram.scoring.SearchIndexes;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import dev.engram.profile.ProfileProjection;
+
+/**
+ * The retriever's read model: materializes {@code memory-updated} into the retriever's own state
+ * stores, which the HTTP API queries with Interactive Queries.
+ *
+ * <ul>
+ *   <li>input: {@link Topics#MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated;</li>
+ *   <li>processor {@code materialize-memories} ({@link MaterializeMemoriesProcessor}) owning
+ *       <ul>
+ *         <li>{@link Stores#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
+ *             state of every memory of every status except DELETED (a delete removes the entry);
+ *             an ERASED event removes all of the user's entries;</li>
+ *         <li>{@link Stores#RETRIEVER_HISTORY}: every version of every memory, for the history view;</li>
+ *         <li>{@link Stores#RETRIEVER_PROFILES}: user key → UserProfile, folded with
+ *             {@link ProfileProjection#apply} (the consolidator's fold, so both agree);</li>
+ *         <li>{@link Stores#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
+ *             erased user are dropped.</li>
+ *       </ul></li>
+ *   <li>no output topic; all four stores are changelogged (restored on restart, standby-able).</li>
+ * </ul>
+ * Per-user stores are keyed so that one {@code prefixScan(userKey.storePrefix())} returns exactly
+ * one user's memories: the tenant and user scope is applied inside the store read.
+ */
+public final class RetrievalTopology {
+
+    /** Source node reading memory-updated. */
+    public static final String SOURCE = "read-memory-updated";
+    /** The processor that owns the four stores. */
+    public static final String PROCESSOR = "materialize-memories";
+
+    private RetrievalTopology() {
+    }
+
+    /**
+     * @param config the Engram config (not used yet: the read model has no tunables)
+     * @return the topology, keeping search structures nobody queries (tests of the stores alone)
+     */
+    public static Topology build(final EngramConfig config) {
+        return build(config, new SearchIndexes());
+    }
+
+    /**
+     * @param config the Engram config (not used yet: the read model has no tunables)
+     * @param indexes the search structures the processor keeps in step with the memory store (the
+     *     retriever's request path reads them)
+     * @return the topology
+     */
+    public static Topology build(final EngramConfig config, final SearchIndexes indexes) {
+        final Topology topology = new Topology();
+        topology.addSource(SOURCE, Topic.MEMORY_UPDATED.keyDeserializer(), Topic.MEMORY_UPDATED.valueDeserializer(config),
+            Topic.MEMORY_UPDATED.name());
+        topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_MEMORIES),
+            Serdes.String(), PersonalSerdes.store(Memory.class, config)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_PROFILES),
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_HISTORY),
+            Serdes.String(), PersonalSerdes.store(MemoryUpdated.class, config)), PROCESSOR);
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.RETRIEVER_ERASURES),
+            Serdes.String(), Serdes.Long()), PROCESSOR);
+        return topology;
+    }
+
+    /**
+     * Streams properties of the retriever: {@link StreamsSettings#forApp} plus
+     * {@code application.server} = {@code retriever.http.host:retriever.http.port}, which other
+     * instances use to forward a request to the owner of a user.
+     *
+     * @param config the Engram config; give the bound port when the configured one is 0
+     * @return the properties
+     */
+    public static Properties config(final EngramConfig config) {
+        final Properties props = StreamsSettings.forApp(config, Topics.RETRIEVER_APP);
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(EngramConfig.RETRIEVER_HTTP_HOST)
+            + ":" + config.getInt(EngramConfig.RETRIEVER_HTTP_PORT));
+        return props;
+    }
+}

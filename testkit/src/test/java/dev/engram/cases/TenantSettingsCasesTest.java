@@ -1,0 +1,160 @@
+package dev.engram.cases;
+
+import static dev.engram.testing.PipelineHarness.conversation;
+import static dev.engram.testing.PipelineHarness.user;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.CustomCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.ProfileFact;
+import dev.engram.avro.TenantSettings;
+import dev.engram.testing.PipelineHarness;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tenants shape their memory through tenant-settings, on the whole offline pipeline (the real rule-based extractor, the
+ * real embedding model, consolidation, the read model): their own categories, built-in categories turned off, TTLs,
+ * and a replay that uses the settings in force at each conversation's time.
+ */
+class TenantSettingsCasesTest {
+
+    private static final Instant FROM_THE_START = Instant.EPOCH;
+    private static final String AMLODIPINE = "I take 5 mg of amlodipine daily.";
+
+    static TenantSettings.Builder settings(final String tenant, final Instant version, final CustomCategory... categories) {
+        return TenantSettings.newBuilder().setTenantId(tenant).setVersion(version).setCategories(List.of(categories))
+            .setInstructions(null).setDisabledCategories(List.of()).setRetentionDays(null).setDailyTokenBudget(null)
+            .setUpdatedBy("test").setUpdatedAt(version);
+    }
+
+    static CustomCategory medications(final Integer ttlDays) {
+        return CustomCategory.newBuilder().setName("medications").setDescription("Medicines the user takes, with doses")
+            .setKeywords(List.of("take", "mg", "amlodipine", "metformin")).setTtlDays(ttlDays).build();
+    }
+
+    static CustomCategory sizes() {
+        return CustomCategory.newBuilder().setName("sizes").setDescription("Clothing and shoe sizes")
+            .setKeywords(List.of("size", "fit")).setTtlDays(null).build();
+    }
+
+    @Test
+    void shouldRememberAMedicationAsAMedicationsFactForTheHealthTenantOnly() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(settings("health", FROM_THE_START, medications(null)).build());
+            pipeline.settings(settings("shop", FROM_THE_START, sizes()).build());
+
+            pipeline.publish(conversation("health", "u1", "c-1", user(AMLODIPINE, "2025-03-01T08:00:00Z")));
+            pipeline.publish(conversation("shop", "u1", "c-1", user(AMLODIPINE, "2025-03-01T08:00:00Z")));
+
+            final List<Memory> health = pipeline.retriever().active("health/u1");
+            assertThat(health).filteredOn(m -> "medications".equals(m.getCustomCategory())).singleElement()
+                .satisfies(m -> {
+                    assertThat(m.getKey()).isEqualTo("medications:amlodipine");
+                    assertThat(m.getValue()).isEqualTo("I take 5 mg of amlodipine daily");
+                    assertThat(m.getCategory()).isNull();
+                });
+            final ProfileFact fact = pipeline.retriever().profile("health/u1").getFacts().get("medications:amlodipine");
+            assertThat(fact.getCustomCategory()).isEqualTo("medications");
+            final List<Memory> shop = pipeline.retriever().active("shop/u1");
+            assertThat(shop).isNotEmpty().allMatch(m -> m.getCustomCategory() == null && m.getKey() == null);
+        }
+    }
+
+    @Test
+    void shouldRestateTheSameMedicationSlotWithANewDose() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(settings("health", FROM_THE_START, medications(null)).build());
+
+            pipeline.publish(conversation("health", "u1", "c-1", user(AMLODIPINE, "2025-03-01T08:00:00Z")));
+            pipeline.publish(conversation("health", "u1", "c-2",
+                user("My doctor changed it: I take 10 mg of amlodipine now.", "2025-04-01T08:00:00Z")));
+
+            assertThat(pipeline.retriever().active("health/u1"))
+                .filteredOn(m -> "medications:amlodipine".equals(m.getKey())).singleElement()
+                .satisfies(m -> assertThat(m.getValue()).contains("10 mg"));
+        }
+    }
+
+    @Test
+    void shouldNotRememberFactsOfABuiltInCategoryTheTenantTurnedOff() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(settings("quiet", FROM_THE_START).setDisabledCategories(List.of("PERSONAL")).build());
+
+            pipeline.publish(conversation("quiet", "u1", "c-1", user("I live in Braga.", "2025-03-01T08:00:00Z")));
+            pipeline.publish(conversation("t1", "u1", "c-1", user("I live in Braga.", "2025-03-01T08:00:00Z")));
+
+            assertThat(pipeline.retriever().active("quiet/u1")).noneMatch(m -> "city".equals(m.getKey()));
+            assertThat(pipeline.retriever().active("t1/u1")).anyMatch(m -> "city".equals(m.getKey()));
+        }
+    }
+
+    @Test
+    void shouldExpireACustomCategoryFactAtTheEndOfItsTtl() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(settings("health", FROM_THE_START, medications(30)).build());
+
+            pipeline.publish(conversation("health", "u1", "c-1", user(AMLODIPINE, "2025-03-01T08:00:00Z")));
+            pipeline.advanceTo(Instant.parse("2025-03-20T08:00:00Z"));
+            assertThat(pipeline.retriever().active("health/u1")).anyMatch(m -> "medications".equals(m.getCustomCategory()));
+
+            pipeline.advanceTo(Instant.parse("2025-04-02T08:00:00Z"));
+
+            assertThat(pipeline.retriever().memories("health/u1"))
+                .filteredOn(m -> "medications".equals(m.getCustomCategory())).singleElement()
+                .satisfies(m -> {
+                    assertThat(m.getTtlDays()).isEqualTo(30);
+                    assertThat(m.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+                    assertThat(m.getArchiveReason()).isEqualTo(ArchiveReason.EXPIRED);
+                });
+        }
+    }
+
+    @Test
+    void shouldReplayWithTheSettingsInForceAtEachConversationsTimeWhenTheyChangedMidStream() {
+        final Instant v1 = Instant.parse("2025-01-01T00:00:00Z");
+        final Instant v2 = Instant.parse("2025-03-15T00:00:00Z");
+        final TenantSettings first = settings("health", v1, medications(null)).build();
+        // the second version drops the medications category and turns PERSONAL facts (the city) off
+        final TenantSettings second = settings("health", v2).setDisabledCategories(List.of("PERSONAL")).build();
+        final var before = conversation("health", "u1", "c-1", user(AMLODIPINE + " I live in Braga.",
+            "2025-03-01T08:00:00Z"));
+        final var after = conversation("health", "u1", "c-2", user("I take 5 mg of metformin daily. I live in Porto.",
+            "2025-04-01T08:00:00Z"));
+        final List<MemoryCandidate> live;
+        final List<Memory> liveMemories;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(first);
+            pipeline.publish(before);
+            pipeline.settings(second);
+            pipeline.publish(after);
+            live = pipeline.candidates().stream().map(TestRecord::value).toList();
+            liveMemories = pipeline.retriever().memories("health/u1");
+        }
+
+        final List<MemoryCandidate> replayed;
+        final List<Memory> replayedMemories;
+        try (PipelineHarness replay = new PipelineHarness()) {
+            // a rebuild: the table holds every version before the first conversation is read again
+            replay.settings(first).settings(second);
+            replay.publish(before, after);
+            replayed = replay.candidates().stream().map(TestRecord::value).toList();
+            replayedMemories = replay.retriever().memories("health/u1");
+        }
+
+        assertThat(live).filteredOn(c -> "c-1".equals(c.getConversationId()))
+            .anyMatch(c -> "medications".equals(c.getCustomCategory()) && c.getSettingsVersion().equals(v1))
+            .anyMatch(c -> "city".equals(c.getKey()));
+        assertThat(live).filteredOn(c -> "c-2".equals(c.getConversationId()))
+            .allMatch(c -> c.getCustomCategory() == null && v2.equals(c.getSettingsVersion()))
+            .noneMatch(c -> "city".equals(c.getKey()));
+        assertThat(replayed).isEqualTo(live);
+        assertThat(replayedMemories).isEqualTo(liveMemories);
+    }
+}

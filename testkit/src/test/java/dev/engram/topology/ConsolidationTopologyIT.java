@@ -1,0 +1,101 @@
+package dev.engram.topology;
+
+import static dev.engram.topology.FedCandidates.fact;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.store.EmbeddedVectorIndexFactory;
+import dev.engram.rules.KeyValueContradictionJudge;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.EmbeddedKafka;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ConsolidationTopology} on the in-process KRaft broker under exactly_once_v2: dead letters
+ * from both paths (undeserializable bytes through Streams' KIP-1034 handler, invalid candidates
+ * through the topology's own sink), a supersede, and the changelog topic names. Candidates are FED.
+ */
+class ConsolidationTopologyIT {
+
+    private static final String USER = "t1/u-it";
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startCluster() {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(1, Topics.all());
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        kafka.close();
+    }
+
+    @Test
+    void shouldDeadLetterBadRecordsAndSupersedeOnBrokerWhenCandidatesFed() throws Exception {
+        final MemoryCandidate lyon = fact(USER, "c-1", "2025-12-01T09:00:00Z", "city", "Lyon", "I live in Lyon.");
+        final MemoryCandidate nantes = fact(USER, "c-7", "2025-12-07T09:00:00Z", "city", "Nantes", "We moved to Nantes.");
+        final MemoryCandidate wrongSize = MemoryCandidate.newBuilder(lyon).setEmbedding(List.of(1f, 2f)).build();
+        final byte[] corrupt = "definitely not avro".getBytes(StandardCharsets.UTF_8);
+        final var serializer = AvroSerdes.serde(MemoryCandidate.class).serializer();
+        kafka.send(Topics.MEMORY_CANDIDATES, new StringSerializer(), new ByteArraySerializer(), List.of(
+            new EmbeddedKafka.Record<>(USER, corrupt, lyon.getEventTime()),
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, wrongSize), lyon.getEventTime()),
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, lyon), lyon.getEventTime()),
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, nantes), nantes.getEventTime())));
+
+        final KafkaStreams streams = new KafkaStreams(
+            ConsolidationTopology.build(kafka.engramConfig(Map.of()), new KeyValueContradictionJudge(),
+                new EmbeddedVectorIndexFactory(), new SimpleMeterRegistry()),
+            ConsolidationTopology.config(kafka.engramConfig(Map.of())));
+        try {
+            streams.start();
+            final List<ConsumerRecord<String, MemoryUpdated>> updated = kafka.read(Topics.MEMORY_UPDATED,
+                new StringDeserializer(), AvroSerdes.serde(MemoryUpdated.class).deserializer(), 3, Duration.ofSeconds(60));
+            assertThat(updated).extracting(r -> r.value().getOperation())
+                .containsExactly(UpdateOperation.CREATED, UpdateOperation.SUPERSEDED, UpdateOperation.CREATED);
+            assertThat(updated).extracting(ConsumerRecord::key).containsOnly(USER);
+            assertThat(updated.get(2).timestamp()).isEqualTo(nantes.getEventTime().toEpochMilli());
+
+            final List<ConsumerRecord<byte[], byte[]>> dead =
+                kafka.readRaw(Topics.deadLetter(Topics.CONSOLIDATOR_APP), 2, Duration.ofSeconds(30));
+            assertThat(dead).hasSize(2);
+            assertThat(dead.get(0).value()).isEqualTo(corrupt);
+            assertThat(header(dead.get(0), "__streams.errors.exception")).contains("SerializationException");
+            assertThat(header(dead.get(1), "__streams.errors.message"))
+                .isEqualTo("embedding of model bge-small-en-v15-q has 2 dimensions, expected 384");
+            assertThat(kafka.readRaw(Topics.MEMORY_CONTRADICTIONS, 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(kafka.readRaw(Topics.MEMORY_ARCHIVED, 1, Duration.ofSeconds(30))).hasSize(1);
+
+            final Set<String> topics = kafka.admin().listTopics().names().get();
+            assertThat(topics).contains("engram-consolidator-memories-by-user-store-changelog",
+                "engram-consolidator-profiles-store-changelog");
+        } finally {
+            streams.close(Duration.ofSeconds(30));
+            streams.cleanUp();
+        }
+    }
+
+    private static String header(final ConsumerRecord<byte[], byte[]> record, final String name) {
+        final Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}

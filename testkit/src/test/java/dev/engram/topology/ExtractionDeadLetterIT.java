@@ -1,0 +1,104 @@
+package dev.engram.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.Message;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.rules.RuleBasedExtractor;
+import dev.engram.serde.AvroSerdes;
+import dev.engram.testing.EmbeddedKafka;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad input on a real broker: the extractor, running as a {@link KafkaStreams} app with
+ * {@code exactly_once_v2}, sends an undecodable record and an invalid conversation to
+ * {@code engram-extractor-dlq} with the reason in headers, and still writes the valid conversation's
+ * candidate to {@code memory-candidates}.
+ */
+class ExtractionDeadLetterIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startBroker() {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(2, Topics.all());
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    private static byte[] conversation(final String tenant, final String conversationId, final String text) {
+        final Instant t = Instant.parse("2025-07-07T10:00:00Z");
+        return AvroSerdes.serde(ConversationCompleted.class).serializer().serialize(Topics.CONVERSATIONS_COMPLETED,
+            ConversationCompleted.newBuilder().setTenantId(tenant).setUserId("u-jon").setConversationId(conversationId)
+                .setCompletedAt(t).setMessages(List.of(new Message(0, "user", text, t))).build());
+    }
+
+    private static String header(final ConsumerRecord<byte[], byte[]> record, final String name) {
+        return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldDeadLetterCorruptAndInvalidRecordsAndWriteTheValidOneWhenRunOnABroker() {
+        final EngramConfig config = kafka.engramConfig(Map.of());
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final byte[] corrupt = "\u0000garbage, not a conversation".getBytes(StandardCharsets.UTF_8);
+        final byte[] invalid = conversation("", "c-invalid", "I use IntelliJ for everything.");
+        final byte[] valid = conversation("t1", "c-a", "I use IntelliJ for everything.");
+        final Instant sent = Instant.parse("2025-07-07T10:00:01Z");
+        kafka.send(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(), Serdes.ByteArray().serializer(),
+            List.of(new EmbeddedKafka.Record<>("t1/u-jon", corrupt, sent),
+                new EmbeddedKafka.Record<>("t1/u-jon", invalid, sent),
+                new EmbeddedKafka.Record<>("t1/u-jon", valid, sent)));
+
+        try (KafkaStreams streams = new KafkaStreams(
+            ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), registry),
+            ExtractionTopology.config(config))) {
+            streams.start();
+
+            final List<ConsumerRecord<String, MemoryCandidate>> candidates = kafka.read(Topics.MEMORY_CANDIDATES,
+                Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 1, TIMEOUT);
+            final List<ConsumerRecord<byte[], byte[]>> dead =
+                kafka.readRaw(ExtractionTopology.DEAD_LETTER_TOPIC, 2, TIMEOUT);
+
+            assertThat(candidates).singleElement().satisfies(r -> {
+                assertThat(r.key()).isEqualTo("t1/u-jon");
+                assertThat(r.value().getConversationId()).isEqualTo("c-a");
+                assertThat(r.value().getKey()).isEqualTo("ide");
+                assertThat(r.value().getValue()).isEqualTo("IntelliJ");
+                assertThat(r.value().getEmbedding()).hasSize(384);
+            });
+            assertThat(dead).hasSize(2);
+            assertThat(dead).extracting(ConsumerRecord::value).containsExactly(corrupt, invalid);
+            assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_STAGE))
+                .containsExactly("deserialization", "validation");
+            assertThat(header(dead.get(0), DeadLetters.HEADER_CLASS))
+                .isEqualTo("org.apache.kafka.common.errors.SerializationException");
+            assertThat(header(dead.get(1), DeadLetters.HEADER_REASON))
+                .isEqualTo("invalid user key: tenantId is missing or blank");
+            assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_SOURCE_TOPIC))
+                .containsOnly(Topics.CONVERSATIONS_COMPLETED);
+            assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+            assertThat(registry.get(DeadLetters.METER).counter().count()).isEqualTo(2.0);
+        }
+    }
+}
