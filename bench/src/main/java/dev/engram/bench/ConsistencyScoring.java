@@ -74,7 +74,8 @@ final class ConsistencyScoring {
 
     /**
      * @param block a context block
-     * @return the heading of the section each line is in ("" before any heading), one per line
+     * @param line one of its lines
+     * @return the heading of the section the line is in ("" before any heading)
      */
     static String sectionOf(final String block, final String line) {
         String section = "";

@@ -26,7 +26,8 @@ import dev.engram.port.ExtractedMemory;
  * has a capital letter, a name; else case-insensitively; in scripts without spaces, as a substring), the memory was
  * said at or before the change, the content does not also state the new value (the sentence telling the change,
  * "I moved from Porto to Braga", stays current), and it does not cite the message that made the change. Values of
- * fewer than {@value #MIN_VALUE_CHARS} characters mark nothing (too many words contain them); for
+ * fewer than {@value #MIN_VALUE_CHARS} characters (in Han script {@value #MIN_HAN_CHARS}) mark nothing (too many
+ * words contain them); for
  * a stance ("like", "dislike" of a {@code preference:<subject>} key) the key's subject in words is what a memory
  * must name ("I love horror movies" states {@code preference:horror_movies = like}).
  *
@@ -36,6 +37,8 @@ public final class Outdated {
 
     /** Shortest value that marks memories stating it. */
     static final int MIN_VALUE_CHARS = 3;
+    /** Shortest value in Han characters that marks memories stating it (most words are two characters). */
+    static final int MIN_HAN_CHARS = 2;
     /** Values that say how the user stands to the key's subject, not what it is: every other sentence has them. */
     private static final java.util.Set<String> POLARITIES = java.util.Set.of("like", "likes", "dislike", "dislikes",
         "love", "loves", "hate", "hates", "yes", "true", "false", "none", "off", "neutral", "prefer", "prefers");
@@ -109,11 +112,14 @@ public final class Outdated {
      */
     public static boolean states(final String content, final String value) {
         final String v = value == null ? "" : value.strip();
-        if (content == null || v.length() < MIN_VALUE_CHARS || isPolarity(v)) {
+        if (content == null || isPolarity(v)) {
             return false;
         }
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
-            return content.contains(v);
+            return v.codePointCount(0, v.length()) >= MIN_HAN_CHARS && content.contains(v); // 北京 is a word
+        }
+        if (v.length() < MIN_VALUE_CHARS) {
+            return false;
         }
         final boolean name = !v.equals(v.toLowerCase(Locale.ROOT));
         return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(v) + "(?![\\p{L}\\p{N}])",

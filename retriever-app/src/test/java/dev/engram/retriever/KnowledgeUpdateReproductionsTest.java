@@ -121,6 +121,21 @@ class KnowledgeUpdateReproductionsTest {
     }
 
     @Test
+    void shouldTellTheOldCityAsPastWhenTheUserMovesInChinese() {
+        final String u = T + "/u-zh";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-zh", "c-1", user("我住在北京，在一家游戏公司工作。", day(0))));
+            pipeline.publish(conversation(T, "u-zh", "c-2", user("我搬到上海了，新公司离家很近。我住在上海。", day(30))));
+
+            assertThat(fact(pipeline, u, "city").getValue()).isEqualTo("上海");
+            assertThat(pipeline.retriever().memories(u)).filteredOn(m -> m.getContent().contains("北京")
+                    && m.getStatus() == MemoryStatus.ACTIVE)
+                .isNotEmpty().allSatisfy(m -> assertThat(m.getValidTo()).isEqualTo(Instant.parse(day(30))));
+            assertThat(current(context(pipeline, u, "我住在哪里？"))).contains("上海").doesNotContain("北京");
+        }
+    }
+
+    @Test
     void shouldNeverServeACityOnlyTheAssistantSaidWhenItEchoesTheUser() {
         final String u = T + "/u-echo";
         try (PipelineHarness pipeline = new PipelineHarness()) {
