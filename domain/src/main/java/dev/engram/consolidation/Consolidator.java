@@ -60,6 +60,8 @@ import dev.engram.scoring.Vectors;
  *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
  *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
  *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed.</li>
+ *   <li><b>Ending.</b> an episode of the user's own words that says the value of an ACTIVE fact ended ("Marco and I
+ *       broke up", "Biscuit died", "I left IBM"; {@link Outdated#ends}) retracts that fact as a negation does.</li>
  * </ol>
  * A superseded, corrected, deleted or negated fact marks the memories stating its old value ({@link Outdated}); a
  * memory so marked is never the hit a candidate reinforces or is judged against.
@@ -236,11 +238,14 @@ public final class Consolidator {
     }
 
     /**
-     * Rule 7: a user's own episode that names the value of one of the user's ACTIVE facts ("Still at NASA, fighting
-     * our build system") is a restatement of that fact too: the fact is reinforced as well (one more conversation,
-     * {@code lastConfirmedAt}, the message among its sources; importance and confidence stay), so its expiry counts
-     * from this confirmation. Not from an exchange or a summary (the assistant's words are not the user's), not when
-     * the sentence naming the value is negative ("I'm not at NASA any more"), not a fact the decision already wrote.
+     * Rules 7 and 8, for a user's own episode (not an exchange or a summary: the assistant's words are not the user's)
+     * and each of the user's ACTIVE facts the decision did not already write. Rule 8: an episode that says what the
+     * fact's value names ended ("Marco and I broke up", "Biscuit died", "I left IBM": {@link Outdated#ends}), said at
+     * or after the fact, retracts it as a negation does (ARCHIVED, reason NEGATED, and the memories stating it marked).
+     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
+     * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
+     * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
+     * naming the value is negative ("I'm not at NASA any more").
      */
     private static Decision withConfirmations(final MemoryCandidate candidate, final Decision decision,
                                               final List<Memory> userMemories) {
@@ -251,18 +256,30 @@ public final class Consolidator {
         final java.util.Set<String> written = new java.util.HashSet<>();
         decision.changes().forEach(c -> written.add(c.after().getMemoryId()));
         final List<Change> changes = new java.util.ArrayList<>(decision.changes());
+        final List<ContradictionDetected> contradictions = new java.util.ArrayList<>(decision.contradictions());
+        final List<MemoryArchived> archived = new java.util.ArrayList<>(decision.archived());
         for (final Memory fact : userMemories) {
-            if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())
-                || !Facts.restates(candidate.getContent(), fact.getValue())) {
+            if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
                 continue;
             }
-            final Decision confirmed = MemoryWrites.confirm(fact, candidate);
-            if (confirmed.outcome() == Outcome.REINFORCED) {
-                changes.addAll(confirmed.changes());
+            final Decision more;
+            if (Outdated.ends(candidate.getContent(), fact.getValue())
+                && !candidate.getEventTime().isBefore(fact.getValidFrom())) {
+                more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
+            } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
+                more = MemoryWrites.confirm(fact, candidate);
+            } else {
+                continue;
+            }
+            if (more.outcome() == Outcome.REINFORCED || more.outcome() == Outcome.RETRACTED) {
+                more.changes().forEach(c -> written.add(c.after().getMemoryId()));
+                changes.addAll(more.changes());
+                contradictions.addAll(more.contradictions());
+                archived.addAll(more.archived());
             }
         }
         return changes.size() == decision.changes().size() ? decision
-            : new Decision(decision.outcome(), changes, decision.contradictions(), decision.archived());
+            : new Decision(decision.outcome(), changes, contradictions, archived);
     }
 
     private Decision decideOwn(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {

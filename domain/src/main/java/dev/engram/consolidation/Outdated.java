@@ -118,12 +118,38 @@ public final class Outdated {
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
             return v.codePointCount(0, v.length()) >= MIN_HAN_CHARS && content.contains(v); // 北京 is a word
         }
-        if (v.length() < MIN_VALUE_CHARS) {
+        return v.length() >= MIN_VALUE_CHARS && word(v).matcher(content).find();
+    }
+
+    /** The value as a word: case-sensitive for a name (it has a capital letter), else case-insensitive. */
+    private static Pattern word(final String value) {
+        final boolean name = !value.equals(value.toLowerCase(Locale.ROOT));
+        return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(value) + "(?![\\p{L}\\p{N}])",
+            name ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    }
+
+    /**
+     * Whether a statement says that what a fact's value names ended for the user, the value named right at the
+     * ending: "Marco and I broke up", "broke up with Marco", "Biscuit died", "Biscuit passed away", "I left IBM",
+     * "I quit my job at Hooli", "moved away from Lisbon", "moved out of Lisbon". Anchored on the value, so "I left my
+     * keys at Hooli" ends nothing.
+     *
+     * @param statement what the user said
+     * @param value a fact's value
+     * @return true when a sentence of it ends the value
+     */
+    public static boolean ends(final String statement, final String value) {
+        if (!states(statement, value)) {
             return false;
         }
-        final boolean name = !v.equals(v.toLowerCase(Locale.ROOT));
-        return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(v) + "(?![\\p{L}\\p{N}])",
-            name ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE).matcher(content).find();
+        final String v = value.strip();
+        final String w = v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)
+            ? Pattern.quote(v) : word(v).pattern();
+        final int flags = v.equals(v.toLowerCase(Locale.ROOT)) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0;
+        return Pattern.compile("(?i:\\b(?:broke|split)\\s+up\\s+with\\s+|\\bdivorced\\s+|\\b(?:quit|left)\\s+(?:my\\s+job\\s+"
+            + "(?:at|with)\\s+|my\\s+position\\s+at\\s+)?|\\bmoved\\s+(?:away\\s+from|out\\s+of|from)\\s+)" + w
+            + "|" + w + "(?i:\\s+and\\s+I\\s+(?:broke|split)\\s+up\\b|\\s+(?:died|passed\\s+away)\\b)", flags)
+            .matcher(statement).find();
     }
 
     /**
@@ -143,10 +169,7 @@ public final class Outdated {
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
             return content.replace(v, newValue.strip());
         }
-        final boolean name = !v.equals(v.toLowerCase(Locale.ROOT));
-        return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(v) + "(?![\\p{L}\\p{N}])",
-            name ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE).matcher(content)
-            .replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip()));
+        return word(v).matcher(content).replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip()));
     }
 
     /** @return whether the memory cites a message of {@code source} (same conversation, a shared message index) */

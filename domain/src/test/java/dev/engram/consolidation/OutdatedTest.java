@@ -89,6 +89,17 @@ class OutdatedTest {
     }
 
     @Test
+    void shouldReadAnEndingOnlyRightAtTheValue() {
+        assertThat(Outdated.ends("Marco and I broke up last week.", "Marco")).isTrue();
+        assertThat(Outdated.ends("I finally broke up with Marco.", "Marco")).isTrue();
+        assertThat(Outdated.ends("Biscuit died last night.", "Biscuit")).isTrue();
+        assertThat(Outdated.ends("I left IBM and now I work at Accenture.", "IBM")).isTrue();
+        assertThat(Outdated.ends("We moved away from Lisbon in May.", "Lisbon")).isTrue();
+        assertThat(Outdated.ends("I left my keys at IBM.", "IBM")).isFalse();
+        assertThat(Outdated.ends("Marco loves climbing.", "Marco")).isFalse();
+    }
+
+    @Test
     void shouldConfirmAFactOnlyWhereASentenceNamesItWithoutEndingIt() {
         assertThat(Facts.restates("Still at NASA, fighting our build system.", "NASA")).isTrue();
         assertThat(Facts.restates("I left NASA last month.", "NASA")).isFalse();

@@ -136,6 +136,23 @@ class KnowledgeUpdateReproductionsTest {
     }
 
     @Test
+    void shouldRetractAPartnerAndAPetWhenTheUserSaysTheyEnded() {
+        final String u = T + "/u-ends";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-ends", "c-1",
+                user("My boyfriend Marco and I are planning a trip to Sicily. My dog Biscuit hates the rain.", day(0))));
+            assertThat(pipeline.consolidator().active(u)).extracting(Memory::getValue).contains("Marco", "Biscuit");
+
+            pipeline.publish(conversation(T, "u-ends", "c-2",
+                user("Marco and I broke up last week. Biscuit died too, it was a hard month.", day(30))));
+
+            assertThat(pipeline.consolidator().active(u)).filteredOn(m -> m.getKey() != null)
+                .extracting(Memory::getValue).doesNotContain("Marco", "Biscuit");
+            assertThat(current(context(pipeline, u, "Who is my partner?"))).doesNotContain("boyfriend named Marco");
+        }
+    }
+
+    @Test
     void shouldNeverServeACityOnlyTheAssistantSaidWhenItEchoesTheUser() {
         final String u = T + "/u-echo";
         try (PipelineHarness pipeline = new PipelineHarness()) {
