@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  *   <li><b>States an outdated value as current</b>: a sentence of a line holds it, and that line is not marked as
  *       past, and the sentence neither also names a current value (the change itself: "I moved from Porto to
  *       Braga"), nor says it ended ("no longer", "broke up", "left", "died", "switched from", …), nor is about
- *       someone else ("my sister lives in Vancouver": her city, not the user's). A line is marked as
+ *       someone else ("my sister lives in Vancouver": her city, not the user's); and no other sentence of the line
+ *       says that value ended ("Biscuit died last night. — Assistant: I'm so sorry about Biscuit."). A line is marked as
  *       past when it carries "(until …" or "earlier", or sits under a heading (a line not starting with
  *       {@code "- "} or {@code "#"}) that says "no longer current" or "earlier".</li>
  * </ul>
@@ -62,10 +63,17 @@ final class ConsistencyScoring {
             if (pastSection || PAST_MARK.matcher(line).find()) {
                 continue;
             }
-            for (final String sentence : SENTENCE_END.split(line)) {
-                if (holds(sentence, outdated) && !holds(sentence, current) && !ENDED.matcher(sentence).find()
-                    && !OTHER_PERSON.matcher(sentence).find()) {
-                    return line;
+            final String[] sentences = SENTENCE_END.split(line);
+            for (final String value : outdated) {
+                boolean told = false; // a sentence of the line tells this value ended: the line is about its end
+                for (final String sentence : sentences) {
+                    told |= mentions(sentence, value) && ENDED.matcher(sentence).find();
+                }
+                for (final String sentence : sentences) {
+                    if (!told && mentions(sentence, value) && !holds(sentence, current)
+                        && !ENDED.matcher(sentence).find() && !OTHER_PERSON.matcher(sentence).find()) {
+                        return line;
+                    }
                 }
             }
         }

@@ -38,6 +38,10 @@ class ConsistencyScoringTest {
         assertThat(ConsistencyScoring.staleLine(block, List.of("Lisbon", "Porto"), List.of("Braga")))
             .isEqualTo("- I live in Porto, near the river.");
         assertThat(ConsistencyScoring.sectionOf(block, "- Lives in Braga")).isEqualTo("Known facts about the user:");
+        assertThat(ConsistencyScoring.staleLine("- Biscuit died last night. — Assistant: I'm so sorry about Biscuit.\n",
+            List.of("Biscuit"), List.of("Pixel"))).as("the line tells the end").isNull();
+        assertThat(ConsistencyScoring.staleLine("- I quit Initech last week. I work at Hooli now.\n",
+            List.of("Initech", "Hooli"), List.of("Pied Piper"))).isNotNull();
     }
 
     @Test
