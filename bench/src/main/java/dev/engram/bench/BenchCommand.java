@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
         + "LLM extraction throughput, consistency of knowledge updates.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
-        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, ConsistencyBenchmark.class})
+        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class,
+        ConsistencyBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

@@ -42,8 +42,7 @@ import dev.engram.scoring.Vectors;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -128,7 +127,7 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
             final List<Answer> answers = ask(stack, all);
             final List<MemoryUpdated> events = new ArrayList<>();
             final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(stack.config());
-            if (!TopicScan.toEnd(TopicScan.client(stack.bootstrapServers()), Topics.MEMORY_UPDATED, null,
+            if (!TopicScan.toEnd(TopicScan.client(stack.bootstrapServers()), Topic.MEMORY_UPDATED.name(), null,
                 Duration.ofMinutes(2), r -> events.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
                 throw new IllegalStateException("memory-updated not read to its end");
             }
@@ -180,7 +179,7 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
                     final MemoryCommand command = command(stack, h.events().get(i), user,
                         state.getOrDefault(user.wire(), List.of()));
                     if (command != null) {
-                        commands.send(new ProducerRecord<>(Topics.MEMORY_COMMANDS, null,
+                        commands.send(new ProducerRecord<>(Topic.MEMORY_COMMANDS.name(), null,
                             command.getIssuedAt().toEpochMilli(), user.wire(), command)).get();
                     }
                     next.put(h.id(), i + 1);

@@ -16,8 +16,7 @@ import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -149,8 +148,8 @@ public final class EmbeddedStack implements AutoCloseable {
             apps.requireAlive();
             final long lag = monitor.lag();
             final boolean settled = lag == 0 && apps.extractorIdle() && monitor.caughtUp();
-            final long signature = Objects.hash(lag, monitor.count(Topics.MEMORY_CANDIDATES),
-                monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
+            final long signature = Objects.hash(lag, monitor.count(Topic.MEMORY_CANDIDATES.name()),
+                monitor.count(Topic.MEMORY_UPDATED.name()), monitor.deadLetters());
             if (signature != lastSignature) {
                 lastSignature = signature;
                 lastChange = System.nanoTime();

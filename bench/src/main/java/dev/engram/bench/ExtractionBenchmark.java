@@ -23,13 +23,13 @@ import dev.engram.stack.TopicSetup;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.llm.StubChatServer;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bench extraction}: conversations per second through one extractor instance when the LLM
@@ -100,7 +100,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
     private static void awaitLeaders(final Admin admin) throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
-            final boolean ready = admin.describeTopics(Topics.all()).allTopicNames().get(30, TimeUnit.SECONDS).values()
+            final boolean ready = admin.describeTopics(Topic.allNames()).allTopicNames().get(30, TimeUnit.SECONDS).values()
                 .stream().allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
             if (ready) {
                 return;
@@ -185,9 +185,9 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 // not the end: a poll may return only other topics' records)
                 long seen = -1;
                 for (int i = 0, still = 0; i < 60 && still < 3; i++) {
-                    seen = monitor.count(Topics.MEMORY_CANDIDATES);
+                    seen = monitor.count(Topic.MEMORY_CANDIDATES.name());
                     monitor.poll(Duration.ofSeconds(1));
-                    still = seen == monitor.count(Topics.MEMORY_CANDIDATES) ? still + 1 : 0;
+                    still = seen == monitor.count(Topic.MEMORY_CANDIDATES.name()) ? still + 1 : 0;
                 }
                 figures.put("conversations", n);
                 figures.put("llmLatencyMs", latencyMs);
@@ -196,7 +196,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("seconds", Math.round(seconds * 100) / 100.0);
                 figures.put("conversationsPerSecond", Math.round(n / seconds * 10) / 10.0);
                 figures.put("llmCalls", llm.requestCount());
-                figures.put("candidates", monitor.count(Topics.MEMORY_CANDIDATES));
+                figures.put("candidates", monitor.count(Topic.MEMORY_CANDIDATES.name()));
                 figures.put("deadLetters", monitor.deadLetters());
                 figures.put("cores", Runtime.getRuntime().availableProcessors());
                 // The whole JVM (broker, stub LLM, extractor, embedding): CPU per conversation, and the rate
@@ -209,7 +209,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("embedderCpuMillisPerConversation", Math.round(embedderSeconds * 1000 / n));
                 figures.put("embedderShareOfCpu", Math.round(embedderSeconds / cpuSeconds * 1000) / 1000.0);
                 figures.put("embedderCpuMillisPerCandidate", Math.round(embedderSeconds * 1e4
-                    / Math.max(1, monitor.count(Topics.MEMORY_CANDIDATES))) / 10.0);
+                    / Math.max(1, monitor.count(Topic.MEMORY_CANDIDATES.name()))) / 10.0);
                 figures.put("embeddingBoundConversationsPerSecond",
                     Math.round(Runtime.getRuntime().availableProcessors() * n / embedderSeconds * 10) / 10.0);
                 figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()

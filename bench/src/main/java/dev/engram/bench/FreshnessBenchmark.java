@@ -19,7 +19,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.stack.Ingest;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,6 +29,7 @@ import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bench freshness}: time from publishing a conversation to its memory being retrievable.
@@ -106,8 +106,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
                 if (i >= warmup) {
                     h.recordValue((end - start) / 1000);
                     final String key = TENANT + "/" + user;
-                    final Long candidates = hops.seen(Topics.MEMORY_CANDIDATES, key, Duration.ofSeconds(5));
-                    final Long updated = hops.seen(Topics.MEMORY_UPDATED, key, Duration.ofSeconds(5));
+                    final Long candidates = hops.seen(Topic.MEMORY_CANDIDATES.name(), key, Duration.ofSeconds(5));
+                    final Long updated = hops.seen(Topic.MEMORY_UPDATED.name(), key, Duration.ofSeconds(5));
                     if (candidates != null && updated != null) {
                         extractor.recordValue(Math.max(0, candidates - start) / 1000);
                         consolidator.recordValue(Math.max(0, updated - candidates) / 1000);
@@ -176,7 +176,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5),
                 new StringDeserializer(), new ByteArrayDeserializer());
             final List<TopicPartition> partitions = new ArrayList<>();
-            for (final String topic : List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_UPDATED)) {
+            for (final String topic : List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_UPDATED.name())) {
                 consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
             }
             consumer.assign(partitions);

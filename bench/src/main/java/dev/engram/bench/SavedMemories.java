@@ -18,9 +18,9 @@ import dev.engram.avro.Memory;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
-import dev.engram.topology.Topics;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
+import dev.engram.topics.Topic;
 
 /**
  * The memories a benchmark ingested, saved to a file and loaded again, so that a later run can skip the
@@ -59,7 +59,7 @@ final class SavedMemories {
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
             for (final List<Memory> list : memories.values()) {
                 for (final Memory m : list) {
-                    final byte[] bytes = serializer.serialize(Topics.MEMORY_UPDATED, m);
+                    final byte[] bytes = serializer.serialize(Topic.MEMORY_UPDATED.name(), m);
                     out.writeInt(bytes.length);
                     out.write(bytes);
                 }
@@ -111,7 +111,7 @@ final class SavedMemories {
                     return byUser;
                 }
                 final byte[] bytes = in.readNBytes(length);
-                final Memory m = deserializer.deserialize(Topics.MEMORY_UPDATED, bytes);
+                final Memory m = deserializer.deserialize(Topic.MEMORY_UPDATED.name(), bytes);
                 byUser.computeIfAbsent(m.getUserId(), u -> new ArrayList<>()).add(m);
             }
         }

@@ -19,8 +19,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -94,7 +93,7 @@ final class SyntheticUsers {
                         .setTenantId(user.tenantId()).setUserId(user.userId()).setMemoryId(m.getMemoryId())
                         .setOperation(UpdateOperation.CREATED).setMemory(m).setPreviousValue(null)
                         .setCause("bench:synthetic").setMemoryEnabled(null).setEventTime(m.getUpdatedAt()).build();
-                    producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, m.getUpdatedAt().toEpochMilli(),
+                    producer.send(new ProducerRecord<>(Topic.MEMORY_UPDATED.name(), null, m.getUpdatedAt().toEpochMilli(),
                         user.wire(), event));
                 }
             }

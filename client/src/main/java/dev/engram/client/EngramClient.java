@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +69,56 @@ public final class EngramClient {
      */
     public User user(final String tenantId, final String userId) {
         return new User(requireId("tenantId", tenantId), requireId("userId", userId));
+    }
+
+    /**
+     * @param tenantId the tenant
+     * @return the tenant admin calls (settings, usage; an ADMIN key of the tenant)
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Tenant tenant(final String tenantId) {
+        return new Tenant(requireId("tenantId", tenantId));
+    }
+
+    /** The calls on one tenant's settings and cost ledger, for an ADMIN key of the tenant. */
+    public final class Tenant {
+        private final String path;
+
+        private Tenant(final String tenantId) {
+            this.path = "/v1/tenants/" + segment(tenantId);
+        }
+
+        /** @return the newest version of the settings ({@code GET /v1/tenants/{tenant}/settings}) */
+        public Views.TenantSettings settings() {
+            return get(path + "/settings", Views.TenantSettings.class);
+        }
+
+        /**
+         * @param asOf an event time
+         * @return the version in force then ({@code ?asOf=})
+         */
+        public Views.TenantSettings settings(final Instant asOf) {
+            return get(path + "/settings" + query("asOf", Objects.requireNonNull(asOf, "asOf").toString()),
+                Views.TenantSettings.class);
+        }
+
+        /**
+         * {@code PUT /v1/tenants/{tenant}/settings}: a new version, the whole of the settings.
+         *
+         * @param settings the version (null fields are empty)
+         * @return the version written, once the retriever has read it back
+         */
+        public Views.TenantSettings putSettings(final Views.TenantSettingsInput settings) {
+            return send("PUT", path + "/settings", Objects.requireNonNull(settings, "settings"), Views.TenantSettings.class);
+        }
+
+        /**
+         * @param days how many UTC days back, today included (1..366)
+         * @return the LLM spend per day and in total ({@code GET /v1/tenants/{tenant}/usage?days=})
+         */
+        public Views.Usage usage(final int days) {
+            return get(path + "/usage" + query("days", days), Views.Usage.class);
+        }
     }
 
     /** Options of the client. */
@@ -167,9 +218,112 @@ public final class EngramClient {
             return get(path + "/memories" + query("query", query, "k", k), Views.SearchResult.class);
         }
 
+        /**
+         * {@code GET .../memories?query=&k=} with the read options: {@code recordAccess=false} (a look that is not a
+         * use), {@code minScore}, {@code asOf}.
+         *
+         * @param query the query
+         * @param k how many at most (1..{@code retrieval.max.k}, 100 by default)
+         * @param options what else to send
+         * @return the hits, best first
+         */
+        public Views.SearchResult search(final String query, final int k, final ReadOptions options) {
+            return get(path + "/memories" + query("query", query, "k", k) + options.query(true), Views.SearchResult.class);
+        }
+
+        /**
+         * {@code GET .../context?message=&budgetTokens=} with {@code recordAccess=false} when the options say so.
+         *
+         * @param message the user's next message
+         * @param budgetTokens the token budget of the block (1..100000)
+         * @param options {@link ReadOptions#withoutRecordingAccess()} only ({@code minScore} and {@code asOf} are the
+         *     search's)
+         * @return the block and the memories in it
+         * @throws IllegalArgumentException if the options set {@code minScore} or {@code asOf}
+         */
+        public Views.Context context(final String message, final int budgetTokens, final ReadOptions options) {
+            return get(path + "/context" + query("message", message, "budgetTokens", budgetTokens) + options.query(false),
+                Views.Context.class);
+        }
+
         /** @return every memory of the user, newest change first ({@code GET .../memories}) */
         public Views.MemoryList list() {
             return get(path + "/memories", Views.MemoryList.class);
+        }
+
+        /**
+         * @param type EPISODIC, SEMANTIC or PROCEDURAL; null for every type
+         * @param status ACTIVE, ARCHIVED or DELETED; null for every status
+         * @return the user's memories of that type and status, newest change first
+         */
+        public Views.MemoryList list(final String type, final String status) {
+            final StringJoiner filters = new StringJoiner("&", "?", "").setEmptyValue("");
+            if (type != null) {
+                filters.add("type=" + segment(type));
+            }
+            if (status != null) {
+                filters.add("status=" + segment(status));
+            }
+            return get(path + "/memories" + filters, Views.MemoryList.class);
+        }
+
+        /**
+         * @param memoryId a memory of the user
+         * @return every version of it, oldest first ({@code GET .../memories/{id}/history})
+         */
+        public Views.History history(final String memoryId) {
+            final JsonNode node = get(path + "/memories/" + segment(requireId("memoryId", memoryId)) + "/history",
+                JsonNode.class);
+            final java.util.List<Views.Version> versions = new java.util.ArrayList<>();
+            for (final JsonNode version : node.path("versions")) {
+                // a version is the change's fields and the memory's, side by side
+                versions.add(new Views.Version(version.path("operation").asText(), version.path("cause").asText(null),
+                    convert(version.get("eventTime"), Instant.class), version.path("previousValue").asText(null),
+                    convert(version, Views.MemoryView.class)));
+            }
+            return new Views.History(node.path("tenantId").asText(), node.path("userId").asText(),
+                node.path("memoryId").asText(), versions);
+        }
+
+        /**
+         * {@code PUT .../settings}: turns the user's memory on or off (while off nothing new is stored and reads
+         * return no memories).
+         *
+         * @param enabled true to remember, false to stop
+         * @return the accepted command
+         */
+        public Views.Accepted setMemoryEnabled(final boolean enabled) {
+            return send("PUT", path + "/settings", Map.of("memoryEnabled", enabled), Views.Accepted.class);
+        }
+
+        /**
+         * {@code POST .../conversations}: publishes a completed conversation over HTTP, for a platform that does not
+         * run a Kafka producer ({@link ConversationPublisher} writes the same record to Kafka). Posting the same
+         * conversation again changes no memory.
+         *
+         * @param conversationId the conversation's id
+         * @param turns the messages, oldest first
+         * @return the accepted conversation, once the broker has it
+         */
+        public Views.ConversationAccepted postConversation(final String conversationId,
+                                                           final java.util.List<ConversationPublisher.Turn> turns) {
+            final java.util.List<Map<String, Object>> messages = new java.util.ArrayList<>();
+            for (final ConversationPublisher.Turn turn : turns) {
+                final Map<String, Object> message = new LinkedHashMap<>();
+                message.put("role", turn.role());
+                message.put("content", turn.content());
+                message.put("timestamp", turn.at().toString());
+                messages.add(message);
+            }
+            final Map<String, Object> body = new LinkedHashMap<>();
+            body.put("conversationId", requireId("conversationId", conversationId));
+            body.put("messages", messages);
+            return send("POST", path + "/conversations", body, Views.ConversationAccepted.class);
+        }
+
+        /** @return what the retriever still holds of the user ({@code GET .../erasure}, admin keys only) */
+        public Views.Erasure erasure() {
+            return get(path + "/erasure", Views.Erasure.class);
         }
 
         /** @return the live profile ({@code GET .../profile}) */
@@ -193,7 +347,7 @@ public final class EngramClient {
             if (value != null) {
                 body.put("value", value);
             }
-            return send("PUT", path + "/memories/" + segment(requireId("memoryId", memoryId)), body);
+            return send("PUT", path + "/memories/" + segment(requireId("memoryId", memoryId)), body, Views.Accepted.class);
         }
 
         /**
@@ -201,12 +355,12 @@ public final class EngramClient {
          * @return the accepted command
          */
         public Views.Accepted delete(final String memoryId) {
-            return send("DELETE", path + "/memories/" + segment(requireId("memoryId", memoryId)), null);
+            return send("DELETE", path + "/memories/" + segment(requireId("memoryId", memoryId)), null, Views.Accepted.class);
         }
 
         /** @return the accepted command erasing everything about the user ({@code DELETE /v1/tenants/{t}/users/{u}}) */
         public Views.Accepted erase() {
-            return send("DELETE", path, null);
+            return send("DELETE", path, null, Views.Accepted.class);
         }
 
         /** @return everything held about the user ({@code GET .../export}) */
@@ -219,7 +373,7 @@ public final class EngramClient {
         return read(exchange(request(pathAndQuery).GET()), type);
     }
 
-    private Views.Accepted send(final String method, final String pathAndQuery, final Object body) {
+    private <T> T send(final String method, final String pathAndQuery, final Object body, final Class<T> type) {
         try {
             final HttpRequest.Builder request = request(pathAndQuery);
             if (body == null) {
@@ -228,7 +382,7 @@ public final class EngramClient {
                 request.header("Content-Type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
             }
-            return read(exchange(request), Views.Accepted.class);
+            return read(exchange(request), type);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException("Cannot encode the request body", e);
         }
@@ -293,6 +447,14 @@ public final class EngramClient {
                 String.valueOf(namesAndValues[i])))));
         }
         return joiner.toString();
+    }
+
+    private static <T> T convert(final JsonNode node, final Class<T> type) {
+        try {
+            return node == null || node.isNull() ? null : JSON.treeToValue(node, type);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException("Unreadable " + type.getSimpleName(), e);
+        }
     }
 
     private static String segment(final String raw) {

@@ -181,4 +181,127 @@ public final class Views {
     public record Export(String format, Instant exportedAt, String tenantId, String userId,
                          Map<String, Object> settings, Profile profile, List<MemoryView> memories) {
     }
+
+    /**
+     * One version of a memory: the change and the memory's state after it.
+     *
+     * @param operation CREATED, REINFORCED, SUPERSEDED, ACCESSED, ARCHIVED, MERGED, CORRECTED, …
+     * @param cause {@code candidate:<id>}, {@code command:<id>}, {@code access:<offset>} or {@code consolidation}
+     * @param eventTime event time of the change
+     * @param previousValue the fact's value before a change of value, else null
+     * @param memory the memory after the change (the version object's other fields)
+     */
+    public record Version(String operation, String cause, Instant eventTime, String previousValue, MemoryView memory) {
+    }
+
+    /**
+     * Every version of one memory, oldest first.
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param memoryId the memory
+     * @param versions oldest first
+     */
+    public record History(String tenantId, String userId, String memoryId, List<Version> versions) {
+    }
+
+    /**
+     * A conversation the API published to {@code conversations-completed} (202); its memories follow once the
+     * extractor and the consolidator have processed it.
+     *
+     * @param conversationId the conversation
+     * @param status ACCEPTED
+     * @param messages messages published
+     */
+    public record ConversationAccepted(String conversationId, String status, int messages) {
+    }
+
+    /**
+     * What one retriever still holds of a user (admin keys only).
+     *
+     * @param tenantId tenant
+     * @param userId user
+     * @param erasedAt when the user was erased, null if never
+     * @param places count held per store, and {@code dataKey}: live, none or "crypto off"
+     * @param clean nothing held and no live data key
+     */
+    public record Erasure(String tenantId, String userId, Instant erasedAt, Map<String, Object> places,
+                          boolean clean) {
+    }
+
+    /**
+     * A custom memory category of a tenant.
+     *
+     * @param name the category's name
+     * @param description what belongs in it (the LLM extractor reads it)
+     * @param keywords words that put a statement in it (the rule-based extractor reads them)
+     * @param ttlDays days its memories live after their last statement, null for the built-in rule
+     */
+    public record TenantCategory(String name, String description, List<String> keywords, Integer ttlDays) {
+    }
+
+    /**
+     * A new version of a tenant's settings ({@code PUT /v1/tenants/{tenant}/settings}): the whole of them, a null field
+     * is empty.
+     *
+     * @param categories custom categories
+     * @param instructions extra instructions for the LLM extractor
+     * @param disabledCategories built-in categories not extracted
+     * @param retentionDays days memories are kept, null for no limit
+     * @param dailyTokenBudget LLM tokens a day, null for no limit
+     * @param effectiveFrom event time from which the version applies, null for now
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record TenantSettingsInput(List<TenantCategory> categories, String instructions,
+                                      List<String> disabledCategories, Integer retentionDays, Long dailyTokenBudget,
+                                      Instant effectiveFrom) {
+    }
+
+    /**
+     * One version of a tenant's settings.
+     *
+     * @param tenantId tenant
+     * @param version the version's event time (from when it applies), null for the defaults
+     * @param categories custom categories
+     * @param instructions extra instructions for the LLM extractor
+     * @param disabledCategories built-in categories not extracted
+     * @param retentionDays days memories are kept, null for no limit
+     * @param dailyTokenBudget LLM tokens a day, null for no limit
+     * @param updatedBy who wrote the version
+     * @param updatedAt when
+     * @param versions how many versions the tenant has
+     */
+    public record TenantSettings(String tenantId, Instant version, List<TenantCategory> categories, String instructions,
+                                 List<String> disabledCategories, Integer retentionDays, Long dailyTokenBudget,
+                                 String updatedBy, Instant updatedAt, int versions) {
+    }
+
+    /**
+     * LLM spend of one UTC day (or a total).
+     *
+     * @param day the day, null for a total
+     * @param calls LLM calls
+     * @param promptTokens prompt tokens
+     * @param completionTokens completion tokens
+     * @param estimatedCostUsd estimated cost, USD
+     * @param conversations conversations extracted
+     */
+    public record Spend(java.time.LocalDate day, long calls, long promptTokens, long completionTokens,
+                        double estimatedCostUsd, long conversations) {
+    }
+
+    /**
+     * A tenant's cost ledger over some days.
+     *
+     * @param tenantId tenant
+     * @param from first day
+     * @param to last day (today, UTC)
+     * @param days each day's spend
+     * @param total the sum
+     * @param tokensToday tokens spent today
+     * @param dailyTokenBudget the budget, null for none
+     */
+    public record Usage(String tenantId, java.time.LocalDate from, java.time.LocalDate to, List<Spend> days, Spend total,
+                        long tokensToday, Long dailyTokenBudget) {
+    }
 }

@@ -13,11 +13,11 @@ import java.util.function.Supplier;
 import dev.engram.bench.EmbeddedStack;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.topology.Topics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
 
 /**
  * The client against the real embedded stack (in-process KRaft broker, extractor, consolidator, retriever with
@@ -69,7 +69,7 @@ class EngramClientIT {
 
     @Test
     void shouldPublishWithTheKeyAndTopicThePipelineReads() {
-        assertThat(ConversationPublisher.TOPIC).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(ConversationPublisher.TOPIC).isEqualTo(Topic.CONVERSATIONS_COMPLETED.name());
         assertThat(ConversationPublisher.key("acme", "mira/work")).isEqualTo(new UserKey("acme", "mira/work").wire());
         assertThatThrownBy(() -> ConversationPublisher.key("a/b", "u")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -120,6 +120,102 @@ class EngramClientIT {
                 return true;
             }
         });
+    }
+
+    @Test
+    void shouldTurnAConversationPostedOverHttpIntoMemoriesOnceWhateverTheRetries() {
+        final EngramClient.User zoe = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .user("acme", "zoe");
+        final List<ConversationPublisher.Turn> turns = List.of(new ConversationPublisher.Turn("user",
+            "I live in Lyon. These days I write almost everything in Elixir.", Instant.parse("2025-03-01T10:00:00Z")));
+
+        final Views.ConversationAccepted accepted = zoe.postConversation("zoe-1", turns);
+        assertThat(accepted.conversationId()).isEqualTo("zoe-1");
+        assertThat(accepted.status()).isEqualTo("ACCEPTED");
+        await(() -> {
+            try {
+                return zoe.list().memories().stream().anyMatch(m -> m.content().contains("Lyon"));
+            } catch (EngramApiException.NotFound notYet) {
+                return false;
+            }
+        });
+        stack.awaitSettled(Duration.ofSeconds(120));
+        final List<String> first = zoe.list().memories().stream().map(Views.MemoryView::memoryId).sorted().toList();
+        // a retry of the same conversation, then another one: once the other is in, the retry has been applied
+        zoe.postConversation("zoe-1", turns);
+        zoe.postConversation("zoe-2", List.of(new ConversationPublisher.Turn("user", "I started learning the oboe.",
+            Instant.parse("2025-03-02T10:00:00Z"))));
+        await(() -> zoe.list().memories().stream().anyMatch(m -> m.content().contains("oboe")));
+        stack.awaitSettled(Duration.ofSeconds(120));
+        final Views.MemoryList after = zoe.list();
+        assertThat(after.memories().stream().filter(m -> !m.content().contains("oboe") && !"Observation".equals(m.displayName()))
+            .map(Views.MemoryView::memoryId).sorted().toList()).as("the retry created nothing: " + after.memories().stream()
+                .map(m -> m.memoryId() + " " + m.displayName() + ": " + m.content()).toList()).isSubsetOf(first);
+        assertThat(after.memories()).filteredOn(m -> m.memoryId().equals(first.get(0)))
+            .allSatisfy(m -> assertThat(m.reinforcementCount()).isLessThanOrEqualTo(1));
+        assertThatThrownBy(() -> zoe.postConversation("zoe-3", List.of(new ConversationPublisher.Turn("wizard", "hi",
+            Instant.parse("2025-03-03T10:00:00Z"))))).isInstanceOfSatisfying(EngramApiException.BadRequest.class,
+                e -> assertThat(e.detail()).contains("wizard"));
+    }
+
+    @Test
+    void shouldReadWithMinScoreAsOfHistoryAndFilters() {
+        final EngramClient.User user = mira.user("acme", "mira");
+        final Views.MemoryView berlin = user.list().memories().stream().filter(m -> m.content().contains("Berlin"))
+            .findFirst().orElseThrow();
+        final ReadOptions look = ReadOptions.defaults().withoutRecordingAccess();
+
+        final Views.SearchResult all = user.search("Where do I live?", 5, look);
+        assertThat(all.memories()).anyMatch(hit -> hit.memoryId().equals(berlin.memoryId()));
+        final double best = all.memories().get(0).score();
+        assertThat(user.search("Where do I live?", 5, look.withMinScore(best)).memories())
+            .allSatisfy(hit -> assertThat(hit.score()).isGreaterThanOrEqualTo(best)).isNotEmpty();
+        assertThat(user.search("Where do I live?", 5, look.withAsOf(Instant.parse("2025-01-07T00:00:00Z"))).memories())
+            .as("before she said it").noneMatch(hit -> hit.memoryId().equals(berlin.memoryId()));
+        assertThat(user.context("Where should we meet?", 200, look).memoryIds()).isNotNull();
+        assertThatThrownBy(() -> user.context("Where?", 200, look.withMinScore(0.5)))
+            .isInstanceOf(IllegalArgumentException.class);
+
+        final Views.History history = user.history(berlin.memoryId());
+        assertThat(history.versions()).isNotEmpty();
+        assertThat(history.versions().get(0).operation()).isEqualTo("CREATED");
+        assertThat(history.versions().get(0).memory().content()).contains("Berlin");
+        assertThat(user.list("SEMANTIC", "ACTIVE").memories()).allSatisfy(m -> {
+            assertThat(m.type()).isEqualTo("SEMANTIC");
+            assertThat(m.status()).isEqualTo("ACTIVE");
+        });
+    }
+
+    @Test
+    void shouldTurnMemoryOffAndOnAndCheckAnErasureWithAnAdminKey() {
+        final EngramClient admin = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build();
+        final EngramClient.User user = admin.user("acme", "mira");
+
+        assertThat(user.setMemoryEnabled(false).kind()).isEqualTo("SET_MEMORY_ENABLED");
+        await(() -> !user.profile().memoryEnabled());
+        assertThat(user.search("Where do I live?", 3, ReadOptions.defaults().withoutRecordingAccess()).memories())
+            .as("memory off: nothing is returned").isEmpty();
+        user.setMemoryEnabled(true);
+        await(() -> user.profile().memoryEnabled());
+
+        final Views.Erasure erasure = admin.user("acme", "nobody-ever").erasure();
+        assertThat(erasure.userId()).isEqualTo("nobody-ever");
+        assertThat(erasure.places()).containsKey("dataKey");
+        assertThatThrownBy(() -> mira.user("acme", "mira").erasure()).isInstanceOf(EngramApiException.Forbidden.class);
+    }
+
+    @Test
+    void shouldWriteAndReadATenantsSettingsAndUsageWithAnAdminKey() {
+        final EngramClient.Tenant acme = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .tenant("acme");
+
+        final Views.TenantSettings written = acme.putSettings(new Views.TenantSettingsInput(List.of(
+            new Views.TenantCategory("pets", "the user's pets", List.of("dog", "cat"), null)), null, null, null, 100_000L, null));
+        assertThat(written.categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(written.dailyTokenBudget()).isEqualTo(100_000L);
+        assertThat(acme.settings().categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(acme.usage(7).tenantId()).isEqualTo("acme");
+        assertThatThrownBy(() -> mira.tenant("acme").settings()).isInstanceOf(EngramApiException.Forbidden.class);
     }
 
     @Test

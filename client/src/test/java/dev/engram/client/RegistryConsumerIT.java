@@ -20,8 +20,7 @@ import dev.engram.serde.RegistryAvroSerdes;
 import dev.engram.serde.SchemaRegistryClient;
 import dev.engram.serde.NewerWriter;
 import dev.engram.serde.SchemaRegistryDouble;
-import dev.engram.topology.Topics;
-import dev.engram.topology.TopicSerdes;
+import dev.engram.topics.TopicSerdes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -34,6 +33,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
 
 /**
  * The embedded stack with {@code serde.format=registry} against an in-process double of the Confluent Schema
@@ -80,7 +80,7 @@ class RegistryConsumerIT {
     void shouldReadEngramsTopicsWithOnlyAvroAndTheRegistry() throws Exception {
         final List<GenericRecord> conversations;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
-            Topics.CONVERSATIONS_COMPLETED, null)) {
+            Topic.CONVERSATIONS_COMPLETED.name(), null)) {
             conversations = consumer.read(2, Duration.ofSeconds(30));
         }
         assertThat(conversations).extracting(r -> r.get("userId").toString()).containsExactlyInAnyOrder("mira", "leo");
@@ -88,16 +88,16 @@ class RegistryConsumerIT {
 
         final List<GenericRecord> updates;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
-            Topics.MEMORY_UPDATED, null)) {
+            Topic.MEMORY_UPDATED.name(), null)) {
             updates = consumer.read(2, Duration.ofSeconds(30));
         }
         assertThat(updates).isNotEmpty().allSatisfy(r -> assertThat(r.get("operation")).isNotNull());
         assertThat(updates).anySatisfy(r -> assertThat(((GenericRecord) r.get("memory")).get("content").toString()).contains("Kotlin"));
-        assertThat(registry.subjects()).contains(RegistryAvroSerdes.valueSubject(Topics.CONVERSATIONS_COMPLETED),
-            RegistryAvroSerdes.valueSubject(Topics.MEMORY_CANDIDATES), RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED),
-            RegistryAvroSerdes.valueSubject(Topics.USER_PROFILES));
+        assertThat(registry.subjects()).contains(RegistryAvroSerdes.valueSubject(Topic.CONVERSATIONS_COMPLETED.name()),
+            RegistryAvroSerdes.valueSubject(Topic.MEMORY_CANDIDATES.name()), RegistryAvroSerdes.valueSubject(Topic.MEMORY_UPDATED.name()),
+            RegistryAvroSerdes.valueSubject(Topic.USER_PROFILES.name()));
         final SchemaRegistryClient client = new SchemaRegistryClient(registry.url(), null);
-        assertThat(client.subjectCompatibility(RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED))).contains("BACKWARD");
+        assertThat(client.subjectCompatibility(RegistryAvroSerdes.valueSubject(Topic.MEMORY_UPDATED.name()))).contains("BACKWARD");
     }
 
     @Test
@@ -108,7 +108,7 @@ class RegistryConsumerIT {
 
     @Test
     void shouldKeepTheOldConsumerAndTheRetrieverReadingWhenAnOptionalFieldIsAdded() throws Exception {
-        final String subject = RegistryAvroSerdes.valueSubject(Topics.MEMORY_UPDATED);
+        final String subject = RegistryAvroSerdes.valueSubject(Topic.MEMORY_UPDATED.name());
         final SchemaRegistryClient client = new SchemaRegistryClient(registry.url(), null);
         final Schema old = client.latest(subject).schema();
         final Schema evolved = NewerWriter.withField(old, "{\"name\": \"sentiment\", \"type\": [\"null\", \"string\"], \"default\": null}");
@@ -118,7 +118,7 @@ class RegistryConsumerIT {
         // a newer Engram release writes the same memory again, with the new field and a corrected content
         final GenericRecord original;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
-            Topics.MEMORY_UPDATED, null)) {
+            Topic.MEMORY_UPDATED.name(), null)) {
             original = consumer.read(100, Duration.ofSeconds(5)).stream()
                 .filter(r -> r.get("userId").toString().equals("leo") && r.get("memory") != null).findFirst().orElseThrow();
         }
@@ -131,13 +131,13 @@ class RegistryConsumerIT {
         newer.put("sentiment", "neutral");
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
             stack.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
-            producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, (Long) newer.get("eventTime"), "acme/leo",
+            producer.send(new ProducerRecord<>(Topic.MEMORY_UPDATED.name(), null, (Long) newer.get("eventTime"), "acme/leo",
                 NewerWriter.wire(evolvedId, evolved, newer))).get();
         }
 
         final List<GenericRecord> seenByOld;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
-            Topics.MEMORY_UPDATED, old)) {
+            Topic.MEMORY_UPDATED.name(), old)) {
             seenByOld = consumer.read(100, Duration.ofSeconds(5));
         }
         assertThat(seenByOld).anySatisfy(r -> {

@@ -27,13 +27,14 @@ import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.StreamsSettings;
-import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 
 /**
- * The consolidator app ({@code application.id} {@value Topics#CONSOLIDATOR_APP}): runs
+ * The consolidator app ({@code application.id} {@code CONSOLIDATOR_APP}): runs
  * {@link ConsolidationTopology} — {@code memory-candidates} (user key, MemoryCandidate) → memory state
  * in {@code memories-by-user-store} and {@code profiles-store}, {@code memory-updated},
  * {@code memory-contradictions}, {@code memory-archived}; invalid records to
@@ -85,22 +86,22 @@ public final class ConsolidatorApp extends StreamsApp {
      */
     public static ConsolidatorApp start(final EngramConfig config) {
         checkConfig(config, "consolidator");
-        final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.CONSOLIDATOR_APP);
+        final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
-            .map(s -> new ChatCompletionsClient(s, registry, Topics.CONSOLIDATOR_APP));
+            .map(s -> new ChatCompletionsClient(s, registry, AppIds.CONSOLIDATOR));
         final ContradictionJudge judge = client.filter(c -> config.getBoolean(EngramConfig.LLM_JUDGE))
             .<ContradictionJudge>map(c -> new LlmContradictionJudge(c, new KeyValueContradictionJudge(), registry,
-                Topics.CONSOLIDATOR_APP))
+                AppIds.CONSOLIDATOR))
             .orElseGet(KeyValueContradictionJudge::new);
         final MemoryMerger merger = client.filter(c -> config.getBoolean(EngramConfig.LLM_MERGE))
-            .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, Topics.CONSOLIDATOR_APP))
+            .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, AppIds.CONSOLIDATOR))
             .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry,
             EmbeddedVectorIndexFactory::new);
         // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
         final ActiveModelEmbedder embedder = config.getDouble(EngramConfig.OBSERVE_THRESHOLD) < 1.0
             ? ActiveModelEmbedder.fromConfig(config) : null;
-        final Properties props = StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP);
+        final Properties props = StreamsSettings.forApp(config, AppIds.CONSOLIDATOR);
         // The daily consolidation pass (merge, observations: embedding, with llm.merge.enabled the LLM) runs inside one
         // transaction per task: allow a minute before the broker aborts it (Streams' exactly-once default is 10 s,
         // which a pass over many changed users on a loaded machine exceeded, fencing the task again and again).
@@ -112,7 +113,7 @@ public final class ConsolidatorApp extends StreamsApp {
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         if (embedder != null) {
-            embedder.follow(config.kafkaProperties()); // starts with the active model, if reembed named one
+            embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         }
         runner.start();
         return new ConsolidatorApp(registry, runner, http, indexFactory, embedder);

@@ -208,6 +208,11 @@ final class ConfigDefinition {
                     + "Default deny: no key, no access.")
             .define(AUTH_KEYS_FILE, Type.STRING, "", Importance.MEDIUM,
                 "A properties file of more API keys, one KEY=TENANT:admin or KEY=TENANT:user:USER per line.")
+            .define(MCP_ALLOWED_ORIGINS, Type.LIST, "", Importance.MEDIUM,
+                "Browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides loopback ones "
+                    + "(localhost, 127.0.0.0/8, [::1], any port); a request from any other Origin is a 403 (DNS "
+                    + "rebinding protection: the demo runs without API keys). * allows every origin. Requests without "
+                    + "an Origin header (every non-browser client) are not affected.")
             .define(VECTOR_INDEX, Type.STRING, VECTOR_INDEX_EMBEDDED,
                 ConfigDef.ValidString.in(VECTOR_INDEX_EMBEDDED, VECTOR_INDEX_QDRANT), Importance.HIGH,
                 "Vector index of the consolidator (dedup, writes) and the retriever (dense candidates): embedded "
@@ -221,7 +226,10 @@ final class ConfigDefinition {
             .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
             .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
-                "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+                "Base name of the Qdrant collections: the memories embedded by model M live in collection "
+                    + "<qdrant.collection>-<M> (created when absent with M's vector size, cosine), and the alias "
+                    + "qdrant.collection names the active model's collection (created at start, switched by "
+                    + "bin/engram reembed).")
             .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
                 "Deadline of every Qdrant call, in milliseconds.")
             .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
@@ -263,6 +271,11 @@ final class ConfigDefinition {
             .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
                 "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
                     + "members' contents are joined); off by default because the pass runs inside one transaction.")
+            .define(LLM_PRICE_PROMPT, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million prompt tokens, for the cost ledger's estimate (llm-usage, GET /v1/tenants/{t}/usage, "
+                    + "engram.llm.tenant.cost); 0 = not priced.")
+            .define(LLM_PRICE_COMPLETION, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million completion tokens, for the cost ledger's estimate; 0 = not priced.")
             .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
                 Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
                     + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "
@@ -271,7 +284,12 @@ final class ConfigDefinition {
                 "Base URL of a Confluent-compatible schema registry (Confluent, Apicurio's /apis/ccompat/v7, Karapace, "
                     + "Redpanda), used when serde.format=registry.")
             .define(SCHEMA_REGISTRY_USER_INFO, Type.PASSWORD, "", Importance.LOW,
-                "user:password for HTTP Basic authentication to the schema registry; empty = none.");
+                "user:password for HTTP Basic authentication to the schema registry; empty = none.")
+            .define(INGEST_COMPRESSION, Type.STRING, "gzip", ConfigDef.ValidString.in("none", "gzip", "snappy", "lz4", "zstd"),
+                Importance.LOW, "Compression of the records bin/engram ingest and the demo publish to conversations-completed "
+                    + "(the producer's compression.type). gzip and none are read by every Kafka client, kafkajs included; "
+                    + "snappy, lz4 and zstd are read by the Java client, librdkafka's (Python, Go, .NET, kcat), franz-go and "
+                    + "sarama, but kafkajs needs a codec package for each. Consumers decompress whatever the producer chose.");
     }
 
     /** Refuses a {@code retrieval.relevance.kind.prior} that {@link dev.engram.port.KindPrior#parse} refuses. */

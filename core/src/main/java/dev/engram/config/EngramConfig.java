@@ -44,6 +44,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String HTTP_BIND_ADDRESS = "http.bind.address";
     /** The explicit opt-in to serve the API without authentication on a non-loopback address. */
     public static final String AUTH_ALLOW_UNAUTHENTICATED_REMOTE = "retriever.auth.allow.unauthenticated.remote";
+    /** Browser origins allowed to call the MCP endpoint besides loopback ones (DNS rebinding protection). */
+    public static final String MCP_ALLOWED_ORIGINS = "retriever.mcp.allowed.origins";
     public static final String MIN_IMPORTANCE = "memory.min.importance";
     public static final String MIN_CONFIDENCE = "memory.min.confidence";
     public static final String REINFORCE_THRESHOLD = "dedup.reinforce.threshold";
@@ -128,9 +130,13 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_JUDGE = "llm.judge.enabled";
     public static final String LLM_EPISODES = "llm.extraction.episodes";
     public static final String LLM_MERGE = "llm.merge.enabled";
+    public static final String LLM_PRICE_PROMPT = "llm.price.prompt.per.million";
+    public static final String LLM_PRICE_COMPLETION = "llm.price.completion.per.million";
     public static final String SERDE_FORMAT = "serde.format";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
+    /** Compression codec of the records {@code bin/engram ingest} and the demo publish to conversations-completed. */
+    public static final String INGEST_COMPRESSION = "ingest.compression.type";
 
     /** The declared settings. */
     public static final ConfigDef DEFINITION = ConfigDefinition.define();

@@ -18,6 +18,14 @@ public final class KafkaConnection {
         CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "sasl.mechanism", "sasl.jaas.config", "ssl.truststore.location",
         "ssl.truststore.password", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password");
 
+    /**
+     * The Kafka Streams property under which an app hands its Micrometer {@code MeterRegistry} (an object, not a
+     * string) to the plugins Kafka Streams instantiates by class name, its exception handlers, so that what they count
+     * ({@code engram.dead.letters}) is on the app's own {@code /metrics}; {@code StreamsRunner} sets it. Kafka's clients
+     * ignore the unknown key.
+     */
+    public static final String METER_REGISTRY_CONFIG = "engram.meter.registry";
+
     private KafkaConnection() {
     }
 

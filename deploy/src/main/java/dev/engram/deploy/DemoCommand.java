@@ -22,8 +22,7 @@ import dev.engram.stack.Ingest;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
@@ -63,6 +62,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--input", paramLabel = "FILE",
         description = "LoCoMo JSON or JSON Lines of ConversationCompleted (default: the shipped sample, deploy/sample/conversations.jsonl).")
     Path input;
+
+    @Option(names = "--original-dates", description = "Ingest the shipped sample with its own dates (early 2025) instead of "
+        + "moved forward by whole days to end the day before the run; then the first read or write moves the "
+        + "consolidator's event-time clock to today and the lifecycle archives what months of disuse would.")
+    boolean originalDates;
 
     @Option(names = "--once", description = "Exit after the summary instead of serving the retrieval API.")
     boolean once;
@@ -157,6 +161,11 @@ public final class DemoCommand implements Callable<Integer> {
             "localhost:9092", Path.of("streams"), 0));
         dev.engram.config.ConfigCoherence.enforce(checked, "demo");
         dev.engram.retriever.RetrieverApp.refuseUnauthenticatedRemote(checked);
+        if (QdrantReachability.unreachable(checked, System.err)) {
+            return 1;
+        }
+        final Duration sampleOffset = input == null && !originalDates ? SampleDates.offset(file, java.time.Instant.now())
+            : Duration.ZERO;
         final ReverseCloser resources = this.resources;
         final Path dir = lockedRunDir(resources);
         if (dir == null) {
@@ -167,17 +176,14 @@ public final class DemoCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             out.printf("Engram demo — input %s, run directory %s%n", file, dir);
+            SampleDates.describe(sampleOffset, out);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
             final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
             final EngramConfig config = EngramConfig.load(null, System.getenv(),
                 demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort));
-            if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
-                out.printf("Vector index: Qdrant at %s:%d (collection %s, TLS %s)%n",
-                    config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
-                    config.getString(EngramConfig.QDRANT_COLLECTION), config.getBoolean(EngramConfig.QDRANT_TLS) ? "on" : "off");
-            }
+            QdrantReachability.describe(config, out);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
             }
@@ -186,15 +192,18 @@ public final class DemoCommand implements Callable<Integer> {
             final DemoApps apps = resources.push(DemoApps.start(config));
             final PipelineMonitor monitor = resources.push(new PipelineMonitor(broker.bootstrapServers(),
                 Topic.MEMORY_UPDATED.valueDeserializer(config)));
-            out.printf("Apps started in %.1f s. Ingesting…%n", seconds(startedAt));
+            out.printf("Apps started in %.1f s. Metrics (Prometheus text): %s%nIngesting…%n", seconds(startedAt),
+                String.join(" · ", apps.metricsUrls().entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList()));
 
             final long ingestStartedAt = System.nanoTime();
-            final Ingest ingest = resources.push(new Ingest(broker.bootstrapServers(), Map.of()));
-            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file);
+            final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,
+                config.getInt(EngramConfig.MAX_RECORD_BYTES), EngramConfig.MAX_RECORD_BYTES));
+            final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();
-            final DemoSummary summary = monitor.summary(seconds(ingestStartedAt));
+            final DemoSummary summary = monitor.summary(seconds(ingestStartedAt)).with(DemoSummary.Outcomes.of(
+                monitor.count(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name()), apps.conversationOutcomes()));
 
             out.printf("%nRead %s as %s: %d records published, %d rejected.%n", file.getFileName(), report.format(),
                 report.records(), report.rejected());
@@ -281,14 +290,14 @@ public final class DemoCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "[%6.1f s] ingested %,d%s · extractor consumed %,d · candidates %,d · memories %,d"
                         + " created / %,d reinforced / %,d superseded · lag %,d%n",
                     seconds(ingestStartedAt), ingest.sent(), ingest.done() ? "" : "…", monitor.extractorConsumed(),
-                    monitor.count(Topics.MEMORY_CANDIDATES), monitor.updates(UpdateOperation.CREATED),
+                    monitor.count(Topic.MEMORY_CANDIDATES.name()), monitor.updates(UpdateOperation.CREATED),
                     monitor.updates(UpdateOperation.REINFORCED), monitor.updates(UpdateOperation.SUPERSEDED), lag);
             }
             if (finished) {
                 return;
             }
-            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topics.MEMORY_CANDIDATES),
-                monitor.count(Topics.MEMORY_UPDATED), monitor.deadLetters());
+            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topic.MEMORY_CANDIDATES.name()),
+                monitor.count(Topic.MEMORY_UPDATED.name()), monitor.deadLetters());
             if (signature != lastSignature) {
                 lastSignature = signature;
                 lastChange = System.nanoTime();

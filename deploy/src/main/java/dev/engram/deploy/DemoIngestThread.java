@@ -11,21 +11,29 @@ import dev.engram.stack.Ingest;
 final class DemoIngestThread extends Thread {
     private final Ingest ingest;
     private final Path file;
+    private final java.util.function.UnaryOperator<dev.engram.avro.ConversationCompleted> change;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicReference<ConversationSources.Report> report = new AtomicReference<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    DemoIngestThread(final Ingest ingest, final Path file) {
+    /**
+     * @param ingest the producer
+     * @param file the input
+     * @param change applied to every record before it is sent ({@link SampleDates#shift})
+     */
+    DemoIngestThread(final Ingest ingest, final Path file,
+                     final java.util.function.UnaryOperator<dev.engram.avro.ConversationCompleted> change) {
         super("engram-demo-ingest");
         setDaemon(true);
         this.ingest = ingest;
         this.file = file;
+        this.change = change;
     }
 
     @Override
     public void run() {
         try {
-            report.set(ingest.publish(file, sent::set));
+            report.set(ingest.publish(file, change, sent::set));
         } catch (Throwable e) {
             failure.set(e);
         }

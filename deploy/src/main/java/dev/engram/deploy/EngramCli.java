@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
     subcommands = {DemoCommand.class, IngestCommand.class, AppCommands.Extractor.class,
         AppCommands.Consolidator.class, RetrieverApp.class, BenchCommand.class, dev.engram.ops.RebuildCommand.class,
         dev.engram.ops.ReembedCommand.class, dev.engram.ops.VerifyCommand.class, dev.engram.ops.VerifyErasureCommand.class,
-        dev.engram.ops.TopicsCommand.class, dev.engram.ops.ChaosCommand.class})
+        dev.engram.ops.TopicsCommand.class, dev.engram.ops.ChaosCommand.class,
+        dev.engram.ops.SchemasCommand.class})
 public final class EngramCli implements Runnable {
 
     @Spec

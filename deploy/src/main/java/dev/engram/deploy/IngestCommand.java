@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -19,6 +18,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram ingest --bootstrap-servers HOST:PORT FILE}: publishes the conversations of a
@@ -32,11 +32,16 @@ import picocli.CommandLine.Parameters;
  * <p>Before anything is read, the cluster must answer within {@code --connect-timeout} seconds (default
  * 10); otherwise one line names the address and the timeout, and the exit code is 1.
  *
+ * <p>Values are written in the pipeline's {@code serde.format} ({@code ENGRAM_SERDE_FORMAT=registry} with
+ * {@code ENGRAM_SCHEMA_REGISTRY_URL}: the registry's wire format) and compressed with
+ * {@code ingest.compression.type} (gzip by default).
+ *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
- * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
+ * some lines were refused (they are listed with their line numbers; nothing is silently dropped) or the
+ * file is in none of the formats (a JSON array of something else: the message names the formats read).
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Publish conversations (LoCoMo JSON or JSON Lines of ConversationCompleted) to a running cluster.")
+    description = "Publish conversations (JSON Lines or a JSON array of ConversationCompleted, LoCoMo JSON, MemoryBank) to a running cluster.")
 public final class IngestCommand implements Callable<Integer> {
 
     /** Room kept below a topic's max.message.bytes for the batch header, the key and dead-letter headers. */
@@ -65,8 +70,13 @@ public final class IngestCommand implements Callable<Integer> {
         final long acknowledged;
         final long failed;
         final List<String> errors;
-        try (Ingest ingest = new Ingest(bootstrapServers, Map.of(), limit.getKey(), limit.getValue())) {
-            report = ingest.publish(input, null);
+        try (Ingest ingest = Ingest.of(bootstrapServers, config, limit.getKey(), limit.getValue())) {
+            try {
+                report = ingest.publish(input, null);
+            } catch (ConversationSources.UnknownFormat e) {
+                System.err.println(e.getMessage() + "; nothing was published");
+                return 2;
+            }
             ingest.flush();
             acknowledged = ingest.acknowledged();
             failed = ingest.failed();
@@ -99,13 +109,13 @@ public final class IngestCommand implements Callable<Integer> {
     /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */
     private Map.Entry<Integer, String> limit(final Admin admin, final EngramConfig config) {
         final int configured = config.getInt(EngramConfig.MAX_RECORD_BYTES);
-        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.CONVERSATIONS_COMPLETED);
+        final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topic.CONVERSATIONS_COMPLETED.name());
         try {
             final Config described = admin.describeConfigs(Set.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
             final int topicMax = Integer.parseInt(described.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
             if (topicMax - TOPIC_HEADROOM_BYTES < configured) {
                 return Map.entry(Math.max(0, topicMax - TOPIC_HEADROOM_BYTES), "the max.message.bytes of topic "
-                    + Topics.CONVERSATIONS_COMPLETED + " (" + topicMax + ") less " + TOPIC_HEADROOM_BYTES + " bytes of headroom");
+                    + Topic.CONVERSATIONS_COMPLETED.name() + " (" + topicMax + ") less " + TOPIC_HEADROOM_BYTES + " bytes of headroom");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -35,7 +35,6 @@ import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.VerifyErasureCommand;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,6 +45,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * Crypto-shredding end to end on the in-process stack with {@code crypto.enabled}: the sample users and
@@ -233,15 +234,15 @@ class CryptoShreddingIT {
     }
 
     private static DataKeys freshKeys() {
-        return new DataKeys(Map.of("bootstrap.servers", broker.bootstrapServers()), Topics.DATA_KEYS, Kek.aead(kek));
+        return new DataKeys(Map.of("bootstrap.servers", broker.bootstrapServers()), Topic.DATA_KEYS.name(), Kek.aead(kek));
     }
 
     private static void awaitProcessed() {
         final Duration timeout = Duration.ofSeconds(120);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP,
-            Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS), timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
+            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }
 
     private static JsonNode awaitMemories(final String base, final String user) throws Exception {
@@ -289,9 +290,9 @@ class CryptoShreddingIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             topics.addAll(admin.listTopics().names().get());
         }
-        topics.removeIf(t -> t.startsWith("__") || t.equals(Topics.CONVERSATIONS_COMPLETED));
-        assertThat(topics).contains(Topics.MEMORY_CANDIDATES, Topics.MEMORY_UPDATED, Topics.MEMORY_COMMANDS,
-            Topics.USER_PROFILES, Topics.DATA_KEYS, "engram-consolidator-memories-by-user-store-changelog");
+        topics.removeIf(t -> t.startsWith("__") || t.equals(Topic.CONVERSATIONS_COMPLETED.name()));
+        assertThat(topics).contains(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_UPDATED.name(), Topic.MEMORY_COMMANDS.name(),
+            Topic.USER_PROFILES.name(), Topic.DATA_KEYS.name(), "engram-consolidator-memories-by-user-store-changelog");
         final StringBuilder raw = new StringBuilder();
         final StringBuilder opened = new StringBuilder();
         final Map<String, String> openedByTopic = new HashMap<>();
@@ -318,7 +319,7 @@ class CryptoShreddingIT {
                     for (final Header h : r.headers()) {
                         raw.append(new String(h.value() == null ? new byte[0] : h.value(), StandardCharsets.UTF_8));
                     }
-                    if (r.value() != null && !r.topic().equals(Topics.DATA_KEYS)) {
+                    if (r.value() != null && !r.topic().equals(Topic.DATA_KEYS.name())) {
                         try {
                             final String text = new String(keys.open(r.value()), StandardCharsets.UTF_8);
                             opened.append(text).append('\n');
@@ -342,7 +343,7 @@ class CryptoShreddingIT {
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
             ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             final List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(Topics.MEMORY_UPDATED).forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            consumer.partitionsFor(Topic.MEMORY_UPDATED.name()).forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             if (from != null) {

@@ -37,7 +37,6 @@ import dev.engram.stack.TopicSetup;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.serde.AvroSerdes;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +50,8 @@ import dev.engram.ops.HashEmbedderProvider;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.MemorySnapshot;
 import dev.engram.ops.PendingObservations;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The demo stack (embedded broker, topics, the three apps, the shipped sample ingested) once for the
@@ -94,9 +95,9 @@ class OpsStackIT {
 
     private static void awaitProcessed() {
         final Duration timeout = Duration.ofSeconds(90);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), timeout);
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }
 
     @AfterAll
@@ -112,12 +113,12 @@ class OpsStackIT {
     @Order(1)
     void shouldExposeEveryMetricTheDashboardAndTheAlertsUseWhenEachAppIsScraped() throws Exception {
         final Map<String, String> scrapes = new HashMap<>();
-        scrapes.put(Topics.EXTRACTOR_APP, get("http://localhost:" + extractor.httpPort() + "/metrics").body());
-        scrapes.put(Topics.CONSOLIDATOR_APP, get("http://localhost:" + consolidator.httpPort() + "/metrics").body());
-        scrapes.put(Topics.RETRIEVER_APP, get(retriever.baseUrl() + "/metrics").body());
+        scrapes.put(AppIds.EXTRACTOR, get("http://localhost:" + extractor.httpPort() + "/metrics").body());
+        scrapes.put(AppIds.CONSOLIDATOR, get("http://localhost:" + consolidator.httpPort() + "/metrics").body());
+        scrapes.put(AppIds.RETRIEVER, get(retriever.baseUrl() + "/metrics").body());
         final Set<String> exposed = new TreeSet<>();
         scrapes.forEach((app, text) -> {
-            assertThat(text).as(app).contains("engram_streams_live{application=\"" + app + "\",instance=\"");
+            assertThat(text).as(app).contains("engram_streams_live{application=\"" + app + "\",host=\"");
             assertThat(text).as(app).contains("kafka_stream_thread_process_rate{");
             for (final String line : text.split("\n")) {
                 if (!line.startsWith("#") && !line.isBlank()) {
@@ -127,12 +128,12 @@ class OpsStackIT {
         });
         // memories created are counted as engram.memories.added: a counter named *.created would lose that
         // suffix in Prometheus (OpenMetrics reserves "_created" for creation timestamps)
-        assertThat(scrapes.get(Topics.CONSOLIDATOR_APP)).contains("engram_memories_added_total{",
+        assertThat(scrapes.get(AppIds.CONSOLIDATOR)).contains("engram_memories_added_total{",
             "engram_memories_reinforced_total{", "engram_memories_superseded_total{", "engram_memories_archived_total{",
             "engram_dead_letters_total{");
-        assertThat(scrapes.get(Topics.EXTRACTOR_APP)).contains("engram_extraction_candidates_total{",
+        assertThat(scrapes.get(AppIds.EXTRACTOR)).contains("engram_extraction_candidates_total{",
             "engram_extraction_latency_seconds_count{", "engram_dead_letters_total{");
-        assertThat(scrapes.get(Topics.RETRIEVER_APP)).contains("engram_retrieval_requests_seconds_count{");
+        assertThat(scrapes.get(AppIds.RETRIEVER)).contains("engram_retrieval_requests_seconds_count{");
 
         final Path deploy = ProjectPaths.repositoryRoot().orElseThrow().resolve("deploy");
         final JsonNode dashboard = new ObjectMapper().readTree(deploy.resolve("grafana/engram-dashboard.json").toFile());
@@ -177,8 +178,8 @@ class OpsStackIT {
     @Order(2)
     void shouldRebuildTheConsolidatorAndVerifyNoDifferencesWhenRunOnTheDemoStack() {
         // the retrieval in startStack reported its hits on memory-access: let the consolidator fold them first
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), Topics.CONSOLIDATOR_APP,
-            Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS), Duration.ofSeconds(60));
+        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
+            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name()), Duration.ofSeconds(60));
         // and its observations regrouped (on its wall clock, seconds after the input): the state a replay ends with
         assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), Duration.ofSeconds(60)))
             .isTrue();

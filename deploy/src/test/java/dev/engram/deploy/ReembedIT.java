@@ -56,8 +56,7 @@ import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
 import dev.engram.topology.DeadLetters;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -65,6 +64,8 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.AppIds;
+import dev.engram.scoring.RankRequest;
 
 /**
  * Re-embedding end to end on the real broker with the real models: the pipeline runs with MiniLM, the sample is
@@ -225,8 +226,8 @@ class ReembedIT {
             .setExtractor("reembed-it").setLanguage("en").setEventDates(List.of()).build();
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap),
             new StringSerializer(), new ByteArraySerializer())) {
-            producer.send(new ProducerRecord<>(Topics.MEMORY_CANDIDATES, null, candidate.getEventTime().toEpochMilli(),
-                "acme/mira", Topic.MEMORY_CANDIDATES.valueSerializer(config).serialize(Topics.MEMORY_CANDIDATES, candidate)));
+            producer.send(new ProducerRecord<>(Topic.MEMORY_CANDIDATES.name(), null, candidate.getEventTime().toEpochMilli(),
+                "acme/mira", Topic.MEMORY_CANDIDATES.valueSerializer(config).serialize(Topic.MEMORY_CANDIDATES.name(), candidate)));
             producer.flush();
         }
         return candidate;
@@ -303,7 +304,7 @@ class ReembedIT {
     private static Map<String, Double> semantic(final HybridScorer scorer, final List<Memory> memories) {
         final Map<String, Double> out = new HashMap<>();
         final List<Memory> active = memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
-        scorer.forList(n -> scorer.rank(QUERY, active, n), active.size())
+        scorer.forList(n -> scorer.rank(RankRequest.of(QUERY, n).memories(active)), active.size())
             .forEach(h -> out.put(h.memory().getMemoryId(), h.semantic()));
         return out;
     }
@@ -311,7 +312,7 @@ class ReembedIT {
     /** @return the reasons of the consolidator's dead letters, in order */
     private static List<String> deadLetters(final String bootstrap) {
         final List<String> reasons = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.deadLetter(Topics.CONSOLIDATOR_APP), null,
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.deadLetters(AppIds.CONSOLIDATOR).name(), null,
             Duration.ofSeconds(30), r -> {
                 final Header reason = r.headers().lastHeader(DeadLetters.HEADER_REASON);
                 reasons.add(reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8));
@@ -323,8 +324,8 @@ class ReembedIT {
     private static List<MemoryUpdated> updatesCiting(final String bootstrap, final String conversationId) {
         final List<MemoryUpdated> events = new ArrayList<>();
         final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(30), r -> {
-            final MemoryUpdated e = decoder.deserialize(Topics.MEMORY_UPDATED, r.value());
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(30), r -> {
+            final MemoryUpdated e = decoder.deserialize(Topic.MEMORY_UPDATED.name(), r.value());
             if (e.getMemory() != null && e.getCause().startsWith("candidate:")
                 && e.getMemory().getSources().stream().anyMatch(src -> src.getConversationId().equals(conversationId))) {
                 events.add(e);
@@ -335,9 +336,9 @@ class ReembedIT {
 
     private static void awaitProcessed(final String bootstrap) {
         final Duration timeout = Duration.ofSeconds(120);
-        OpsTestSupport.awaitNoLag(bootstrap, Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), timeout);
-        OpsTestSupport.awaitNoLag(bootstrap, Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS),
+        OpsTestSupport.awaitNoLag(bootstrap, AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
             timeout);
-        OpsTestSupport.awaitNoLag(bootstrap, Topics.RETRIEVER_APP, Set.of(Topics.MEMORY_UPDATED), timeout);
+        OpsTestSupport.awaitNoLag(bootstrap, AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }
 }

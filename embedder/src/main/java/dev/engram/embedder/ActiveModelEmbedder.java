@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedder of the apps that embed (extractor, retriever): the deployment's {@link ScriptRoutedEmbedder} at
  * start, switched to another built-in model when {@code bin/engram reembed --model M} completes (it names M on
- * the compacted topic {@value #TOPIC}, followed by a {@link TopicFollower}). After the switch every text
+ * the compacted active-model topic, followed by a {@link TopicFollower}). After the switch every text
  * that is not mostly Han is embedded by M; mostly-Han text keeps {@code embedding.model.han} (a re-embedding to
  * the Han model itself routes every text to it). So new candidates carry M's vectors once the memories they are
  * compared with do, without restarting the apps or editing {@code embedding.model}.
@@ -27,9 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ActiveModelEmbedder implements Embedder {
 
-    /** The compacted topic naming the active embedding model (key {@value #KEY}, value the model's name, UTF-8). */
-    public static final String TOPIC = "memory-embeddings-active";
-    /** The key of the active model's record. */
+    /** The key of the active model's record on the compacted active-model topic (value: the model's name, UTF-8). */
     public static final String KEY = "active";
 
     /** How long {@link #follow} waits for the active model at start. */
@@ -39,6 +37,7 @@ public final class ActiveModelEmbedder implements Embedder {
     private final EngramConfig config;
     private final AtomicReference<Embedder> held;
     private volatile TopicFollower follower;
+    private volatile String topic = "the active-model topic";
 
     /**
      * @param config the deployment's {@code embedding.*} settings (the Han routing is kept across switches)
@@ -58,24 +57,26 @@ public final class ActiveModelEmbedder implements Embedder {
     }
 
     /**
-     * Starts following {@value #TOPIC} (a {@link TopicFollower}: the record under {@value #KEY} names the model, in
+     * Starts following the active-model topic (a {@link TopicFollower}: the record under {@value #KEY} names the model, in
      * offset order; no group, from the beginning, so an app started after a switch starts with the switched model),
      * stopped by {@link #close()}, and waits up to {@value #START_WAIT_MS} ms for the model named there, so the app
      * starts with it (after that it switches when the record comes; the topic is created by the first
      * {@code reembed}, and a cluster that cannot be reached leaves the configured model).
      *
      * @param kafka the app's Kafka client settings
+     * @param topic the compacted active-model topic ({@code Topic.MEMORY_EMBEDDINGS_ACTIVE} of the streams module)
      * @return this
      */
-    public synchronized ActiveModelEmbedder follow(final java.util.Map<String, Object> kafka) {
+    public synchronized ActiveModelEmbedder follow(final java.util.Map<String, Object> kafka, final String topic) {
         if (follower == null) {
-            follower = new TopicFollower(kafka, TOPIC, "engram-active-model-follower", (key, value) -> {
+            this.topic = topic;
+            follower = new TopicFollower(kafka, topic, "engram-active-model-follower", (key, value) -> {
                 if (KEY.equals(key) && value != null) {
                     switchTo(new String(value, java.nio.charset.StandardCharsets.UTF_8));
                 }
             }, IllegalStateException::new);
             if (!follower.awaitFirstPass(java.time.Duration.ofMillis(START_WAIT_MS))) {
-                LOG.warn("{} not read within {} ms: starting with {}, switching when it is read", TOPIC, START_WAIT_MS,
+                LOG.warn("{} not read within {} ms: starting with {}, switching when it is read", topic, START_WAIT_MS,
                     held.get().modelName());
             }
         }
@@ -83,7 +84,7 @@ public final class ActiveModelEmbedder implements Embedder {
     }
 
     /**
-     * Switches to a model named on {@value #TOPIC}.
+     * Switches to a model named on the active-model topic.
      *
      * @param model a model name
      * @return whether the embedder now embeds with it (false: unknown here, or already held)
@@ -105,7 +106,7 @@ public final class ActiveModelEmbedder implements Embedder {
                 config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE))
             : main;
         final Embedder before = held.getAndSet(next);
-        LOG.info("Embedding model switched from {} to {} (named active on {})", before.modelName(), model, TOPIC);
+        LOG.info("Embedding model switched from {} to {} (named active on {})", before.modelName(), model, topic);
         return true;
     }
 

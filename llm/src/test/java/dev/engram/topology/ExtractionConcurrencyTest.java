@@ -33,6 +33,8 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The extraction topology with a concurrent executor: per-user (and per-task) order when calls finish
@@ -63,15 +65,16 @@ class ExtractionConcurrencyTest {
 
     private void start(final MemoryExtractor extractor, final int maxPending) {
         final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
-        driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, GatedExtractor.EMBEDDER, registry, pool, maxPending),
+        driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, GatedExtractor.EMBEDDER, registry, pool, maxPending,
+            UserPartitions.fixed(1)),
             ExtractionTopology.config(config));
-        input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
+        input = driver.createInputTopic(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
-        profiles = driver.createInputTopic(Topics.USER_PROFILES, Serdes.String().serializer(),
+        profiles = driver.createInputTopic(Topic.USER_PROFILES.name(), Serdes.String().serializer(),
             AvroSerdes.serde(UserProfile.class).serializer());
-        candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
+        candidates = driver.createOutputTopic(Topic.MEMORY_CANDIDATES.name(), Serdes.String().deserializer(),
             AvroSerdes.serde(MemoryCandidate.class).deserializer());
-        deadLetters = driver.createOutputTopic(Topics.deadLetter(Topics.EXTRACTOR_APP), Serdes.String().deserializer(),
+        deadLetters = driver.createOutputTopic(Topic.deadLetters(AppIds.EXTRACTOR).name(), Serdes.String().deserializer(),
             Serdes.ByteArray().deserializer());
     }
 
@@ -171,7 +174,7 @@ class ExtractionConcurrencyTest {
 
         assertThat(awaitCandidates(1)).extracting(MemoryCandidate::getConversationId).containsExactly("c2");
         assertThat(extractor.started).doesNotContainKey("c1");
-        assertThat(registry.counter(ExtractionTopology.METER_MEMORY_OFF, "application", Topics.EXTRACTOR_APP).count())
+        assertThat(registry.counter(ExtractionTopology.METER_MEMORY_OFF, "application", AppIds.EXTRACTOR).count())
             .isEqualTo(1);
     }
 
@@ -199,7 +202,7 @@ class ExtractionConcurrencyTest {
             // Every scripted failure was used once, then each conversation made exactly one successful call:
             // calls refused by the open breaker never reached the server.
             assertThat(server.requestCount()).isEqualTo(12 + 10);
-            assertThat(out).allSatisfy(c -> assertThat(c.getExtractor()).isEqualTo("llm:stub-model:extract-v1"));
+            assertThat(out).allSatisfy(c -> assertThat(c.getExtractor()).isEqualTo("llm:stub-model:" + dev.engram.llm.LlmMemoryExtractor.PROMPT_VERSION));
         }
     }
 }

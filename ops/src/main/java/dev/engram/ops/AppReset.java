@@ -16,8 +16,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.topology.Topics;
 import org.apache.kafka.tools.StreamsResetter;
+import dev.engram.topics.Topic;
 
 /**
  * The reset half of a {@link Rebuild}: waits for an app's consumer group to be empty, runs Kafka's
@@ -84,7 +84,7 @@ final class AppReset {
         topics.retainAll(existing);
         final Set<String> byTime = new LinkedHashSet<>();
         if (a == Rebuild.App.EXTRACTOR && fromTimestamp != null) {
-            byTime.add(Topics.CONVERSATIONS_COMPLETED);
+            byTime.add(Topic.CONVERSATIONS_COMPLETED.name());
         }
         final Set<String> earliest = new TreeSet<>(topics);
         earliest.removeAll(byTime);

@@ -23,12 +23,12 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
+import dev.engram.topics.AppIds;
 
 /**
  * The fault soak behind {@code bin/engram chaos}: an embedded broker, the app under test in a child JVM
@@ -73,17 +73,17 @@ public final class Chaos {
 
         String groupId() {
             return switch (this) {
-                case CONSOLIDATOR -> Topics.CONSOLIDATOR_APP;
-                case EXTRACTOR -> Topics.EXTRACTOR_APP;
-                case RETRIEVER -> Topics.RETRIEVER_APP;
+                case CONSOLIDATOR -> AppIds.CONSOLIDATOR;
+                case EXTRACTOR -> AppIds.EXTRACTOR;
+                case RETRIEVER -> AppIds.RETRIEVER;
             };
         }
 
         String inputTopic() {
             return switch (this) {
-                case CONSOLIDATOR -> Topics.MEMORY_CANDIDATES;
-                case EXTRACTOR -> Topics.CONVERSATIONS_COMPLETED;
-                case RETRIEVER -> Topics.MEMORY_UPDATED;
+                case CONSOLIDATOR -> Topic.MEMORY_CANDIDATES.name();
+                case EXTRACTOR -> Topic.CONVERSATIONS_COMPLETED.name();
+                case RETRIEVER -> Topic.MEMORY_UPDATED.name();
             };
         }
     }
@@ -348,7 +348,7 @@ public final class Chaos {
     private static List<MemoryUpdated> readCommitted(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
         final List<MemoryUpdated> updates = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topics.MEMORY_UPDATED, null, Duration.ofSeconds(120),
+        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(120),
             r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
         return updates;
     }

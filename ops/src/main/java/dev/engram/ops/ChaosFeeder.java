@@ -14,8 +14,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.core.MemoryIds;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -69,10 +68,10 @@ final class ChaosFeeder {
                 final long i = sent.get();
                 final Instant at = Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i);
                 final byte[] value = app == Chaos.App.EXTRACTOR
-                    ? conversations.serialize(Topics.CONVERSATIONS_COMPLETED, conversation(i, at))
-                    : candidates.serialize(Topics.MEMORY_CANDIDATES, candidate(i, at));
-                producer.send(new ProducerRecord<>(app == Chaos.App.EXTRACTOR ? Topics.CONVERSATIONS_COMPLETED
-                    : Topics.MEMORY_CANDIDATES, null, at.toEpochMilli(), Chaos.TENANT + "/" + user(i), value));
+                    ? conversations.serialize(Topic.CONVERSATIONS_COMPLETED.name(), conversation(i, at))
+                    : candidates.serialize(Topic.MEMORY_CANDIDATES.name(), candidate(i, at));
+                producer.send(new ProducerRecord<>(app == Chaos.App.EXTRACTOR ? Topic.CONVERSATIONS_COMPLETED.name()
+                    : Topic.MEMORY_CANDIDATES.name(), null, at.toEpochMilli(), Chaos.TENANT + "/" + user(i), value));
                 sent.incrementAndGet();
             }
             producer.flush();

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.engram.topics.Topic;
 
 /**
  * Four queries a second against the retriever, each for a user whose {@code memory-updated} event has been committed
@@ -116,7 +117,7 @@ final class ChaosQueries {
                      new org.apache.kafka.common.serialization.StringDeserializer(),
                      new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
             final java.util.List<org.apache.kafka.common.TopicPartition> partitions = consumer
-                .partitionsFor(dev.engram.topology.Topics.MEMORY_UPDATED, Duration.ofSeconds(30)).stream()
+                .partitionsFor(Topic.MEMORY_UPDATED.name(), Duration.ofSeconds(30)).stream()
                 .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);

@@ -22,8 +22,7 @@ import dev.engram.port.VectorIndex;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.serde.AvroSerdes;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topics;
+import dev.engram.topology.StoreNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -31,6 +30,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * Checks every place Engram keeps something about one user and reports what it finds:
@@ -73,7 +74,7 @@ public final class ErasureCheck {
         final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
         final boolean crypto = config.getBoolean(EngramConfig.CRYPTO_ENABLED);
         final List<Place> places = new ArrayList<>();
-        try (DataKeys keys = crypto ? new DataKeys(client, Topics.DATA_KEYS, Kek.from(config)) : null) {
+        try (DataKeys keys = crypto ? new DataKeys(client, Topic.DATA_KEYS.name(), Kek.from(config)) : null) {
             final Set<String> topics = new TreeSet<>();
             try (Admin admin = Admin.create(client)) {
                 topics.addAll(admin.listTopics().names().get());
@@ -84,13 +85,15 @@ public final class ErasureCheck {
                 throw new IllegalStateException("Cannot list topics: " + e.getCause().getMessage(), e.getCause());
             }
             final Map<String, String> changelogs = new LinkedHashMap<>();
-            changelogs.put("consolidator memories store", changelog(Topics.CONSOLIDATOR_APP, Stores.MEMORIES));
-            changelogs.put("consolidator profile store", changelog(Topics.CONSOLIDATOR_APP, Stores.PROFILES));
-            changelogs.put("retriever memories store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_MEMORIES));
-            changelogs.put("retriever history store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_HISTORY));
-            changelogs.put("retriever profile store", changelog(Topics.RETRIEVER_APP, Stores.RETRIEVER_PROFILES));
-            changelogs.put("extractor profile store", changelog(Topics.EXTRACTOR_APP, Stores.EXTRACTOR_PROFILES));
-            changelogs.put("extractor pending conversations", changelog(Topics.EXTRACTOR_APP, "extraction-pending-store"));
+            changelogs.put("consolidator memories store", changelog(AppIds.CONSOLIDATOR, StoreNames.MEMORIES));
+            changelogs.put("consolidator profile store", changelog(AppIds.CONSOLIDATOR, StoreNames.PROFILES));
+            changelogs.put("consolidator access store", changelog(AppIds.CONSOLIDATOR, StoreNames.ACCESS));
+            changelogs.put("retriever memories store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_MEMORIES));
+            changelogs.put("retriever history store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_HISTORY));
+            changelogs.put("retriever profile store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_PROFILES));
+            changelogs.put("retriever access store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_ACCESS));
+            changelogs.put("extractor profile store", changelog(AppIds.EXTRACTOR, StoreNames.EXTRACTOR_PROFILES));
+            changelogs.put("extractor pending conversations", changelog(AppIds.EXTRACTOR, "extraction-pending-store"));
             for (final Map.Entry<String, String> e : changelogs.entrySet()) {
                 if (topics.contains(e.getValue())) {
                     places.add(latestPerKey(e.getKey(), e.getValue(), client, user, keys, timeout,
@@ -99,21 +102,21 @@ public final class ErasureCheck {
                     places.add(new Place(e.getKey(), 0, false, e.getValue() + " does not exist"));
                 }
             }
-            places.add(latestPerKey("profile topic", Topics.USER_PROFILES, client, user, keys, timeout, true));
-            places.add(records("history (memory-updated)", Topics.MEMORY_UPDATED, client, user, keys, timeout, false));
-            for (final String topic : List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_CONTRADICTIONS,
-                Topics.MEMORY_ARCHIVED, Topics.MEMORY_COMMANDS, Topics.deadLetter(Topics.CONSOLIDATOR_APP))) {
+            places.add(latestPerKey("profile topic", Topic.USER_PROFILES.name(), client, user, keys, timeout, true));
+            places.add(records("history (memory-updated)", Topic.MEMORY_UPDATED.name(), client, user, keys, timeout, false));
+            for (final String topic : List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CONTRADICTIONS.name(),
+                Topic.MEMORY_ARCHIVED.name(), Topic.MEMORY_COMMANDS.name(), Topic.deadLetters(AppIds.CONSOLIDATOR).name())) {
                 places.add(records(topic, topic, client, user, keys, timeout, false));
             }
-            for (final String topic : List.of(Topics.MEMORY_ACCESS, Topics.MEMORY_AUDIT)) {
+            for (final String topic : List.of(Topic.MEMORY_ACCESS.name(), Topic.MEMORY_AUDIT.name())) {
                 places.add(records(topic, topic, client, user, keys, timeout, true));
             }
             places.add(vectorIndex(config, user));
-            places.add(crypto ? new Place("data key (" + Topics.DATA_KEYS + ")", keys.hasKey(user.wire()) ? 1 : 0, false,
+            places.add(crypto ? new Place("data key (" + Topic.DATA_KEYS.name() + ")", keys.hasKey(user.wire()) ? 1 : 0, false,
                 keys.hasKey(user.wire()) ? "live key " + Integer.toUnsignedString(keys.keyId(user.wire()).orElse(0), 16)
                     : "none (tombstoned or never created)")
                 : new Place("data key", 0, false, "crypto.enabled=false: no data keys; topics keep plaintext until retention"));
-            final Place platform = records("conversations-completed (the chat platform's)", Topics.CONVERSATIONS_COMPLETED,
+            final Place platform = records("conversations-completed (the chat platform's)", Topic.CONVERSATIONS_COMPLETED.name(),
                 client, user, null, timeout, true);
             places.add(new Place(platform.name(), platform.found(), true,
                 platform.found() + " records keyed by the user; set its retention or seal it with the platform's own keys"));
@@ -209,11 +212,11 @@ public final class ErasureCheck {
     private static boolean erasureItself(final String topic, final byte[] value, final DataKeys keys) {
         try {
             final byte[] plain = keys == null ? value : keys.open(value);
-            if (Topics.MEMORY_COMMANDS.equals(topic)) {
+            if (Topic.MEMORY_COMMANDS.name().equals(topic)) {
                 return AvroSerdes.serde(MemoryCommand.class).deserializer().deserialize(topic, plain).getKind()
                     == dev.engram.avro.CommandKind.ERASE;
             }
-            if (Topics.MEMORY_UPDATED.equals(topic)) {
+            if (Topic.MEMORY_UPDATED.name().equals(topic)) {
                 return AvroSerdes.serde(MemoryUpdated.class).deserializer().deserialize(topic, plain).getOperation()
                     == dev.engram.avro.UpdateOperation.ERASED;
             }

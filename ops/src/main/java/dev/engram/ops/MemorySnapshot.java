@@ -24,8 +24,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.MemoryState;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -130,7 +129,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
             int active = 0;
             int archived = 0;
             for (final Memory memory : sorted.values()) {
-                digest.update(encoder.serialize(Topics.MEMORY_UPDATED, memory));
+                digest.update(encoder.serialize(Topic.MEMORY_UPDATED.name(), memory));
                 if (memory.getStatus() == MemoryStatus.ACTIVE) {
                     active++;
                 } else if (memory.getStatus() == MemoryStatus.ARCHIVED) {

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.engram.stack.TopicScan;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topics;
+import dev.engram.topology.StoreNames;
 import org.apache.kafka.common.KafkaException;
+import dev.engram.topics.AppIds;
 
 /**
  * The users whose observations the consolidator has still to regroup, read from the changelog of its
@@ -21,7 +21,7 @@ import org.apache.kafka.common.KafkaException;
 public final class PendingObservations {
 
     /** The changelog of the consolidator's pending-observations store. */
-    public static final String CHANGELOG = Topics.CONSOLIDATOR_APP + "-" + Stores.OBSERVATION_PENDING + "-changelog";
+    public static final String CHANGELOG = AppIds.CONSOLIDATOR + "-" + StoreNames.OBSERVATION_PENDING + "-changelog";
 
     private PendingObservations() {
     }

@@ -17,9 +17,8 @@ import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topology.StoreNames;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -28,6 +27,7 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import dev.engram.topics.AppIds;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -63,12 +63,12 @@ public final class Rebuild {
 
     /** The apps a rebuild can reset. */
     public enum App {
-        /** {@value Topics#EXTRACTOR_APP}. */
-        EXTRACTOR(Topics.EXTRACTOR_APP, List.of(Topics.CONVERSATIONS_COMPLETED, Topics.USER_PROFILES)),
-        /** {@value Topics#CONSOLIDATOR_APP}. */
-        CONSOLIDATOR(Topics.CONSOLIDATOR_APP, List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS, Topics.MEMORY_ACCESS)),
-        /** {@value Topics#RETRIEVER_APP}. */
-        RETRIEVER(Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED));
+        /** {@code EXTRACTOR_APP}. */
+        EXTRACTOR(AppIds.EXTRACTOR, List.of(Topic.CONVERSATIONS_COMPLETED.name(), Topic.USER_PROFILES.name())),
+        /** {@code CONSOLIDATOR_APP}. */
+        CONSOLIDATOR(AppIds.CONSOLIDATOR, List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name())),
+        /** {@code RETRIEVER_APP}. */
+        RETRIEVER(AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name(), Topic.MEMORY_ACCESS.name()));
 
         private final String applicationId;
         private final List<String> inputs;
@@ -177,7 +177,7 @@ public final class Rebuild {
             before.write(workDir.resolve("before.json"));
             out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
                 workDir.resolve("before.json"));
-            final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topics.MEMORY_UPDATED));
+            final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topic.MEMORY_UPDATED.name()));
 
             final Map<App, Set<String>> inputs = new HashMap<>();
             final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
@@ -292,7 +292,7 @@ public final class Rebuild {
 
     private static long updatesSince(final GroupOffsets offsets, final Map<TopicPartition, Long> from) {
         long sum = 0;
-        for (final Map.Entry<TopicPartition, Long> e : offsets.ends(Set.of(Topics.MEMORY_UPDATED)).entrySet()) {
+        for (final Map.Entry<TopicPartition, Long> e : offsets.ends(Set.of(Topic.MEMORY_UPDATED.name())).entrySet()) {
             sum += Math.max(0, e.getValue() - from.getOrDefault(e.getKey(), 0L));
         }
         return sum;
@@ -301,7 +301,7 @@ public final class Rebuild {
     /** Reads the retriever's rebuilt read model through interactive queries (one instance: every partition). */
     private MemorySnapshot readModel(final RetrieverApp.Handle retriever) {
         final ReadOnlyKeyValueStore<String, Memory> store = retriever.runner().kafkaStreams().store(
-            StoreQueryParameters.fromNameAndType(Stores.RETRIEVER_MEMORIES, QueryableStoreTypes.<String, Memory>keyValueStore()));
+            StoreQueryParameters.fromNameAndType(StoreNames.RETRIEVER_MEMORIES, QueryableStoreTypes.<String, Memory>keyValueStore()));
         final Map<String, List<Memory>> byUser = new HashMap<>();
         try (KeyValueIterator<String, Memory> it = store.all()) {
             while (it.hasNext()) {

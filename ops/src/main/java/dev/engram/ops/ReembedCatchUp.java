@@ -21,8 +21,7 @@ import dev.engram.scoring.Vectors;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.topology.DeadLetters;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -30,6 +29,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
+import dev.engram.topics.AppIds;
 
 /**
  * What {@link Reembed} does after it has named the new model active, so that the switch ends with every memory
@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *   <li>re-drives the candidates the consolidator dead-lettered for an embedding model mismatch
  *       ({@link DeadLetters#REASON_MODEL_MISMATCH}): each is embedded again by the new model and published to
  *       {@code memory-candidates} again, once — a watermark per dead-letter partition (key
- *       {@code redriven-<partition>} on {@value ActiveModelEmbedder#TOPIC}) keeps a later run from re-driving it
+ *       {@code redriven-<partition>} on {@code memory-embeddings-active}) keeps a later run from re-driving it
  *       twice. A dead letter that no longer decodes (its user was erased: the data key is gone) is skipped and
  *       counted.</li>
  * </ol>
@@ -87,43 +87,44 @@ final class ReembedCatchUp {
     }
 
     /**
-     * @param embedder the new model
-     * @param model its name
+     * @param embedder the new model, routed by script ({@link Reembed#routed}): each memory's target model is
+     *     {@code embedder.modelFor(content)}
      * @param producer the tool's producer
      * @return what was done
      */
-    Result run(final Embedder embedder, final String model, final KafkaProducer<String, byte[]> producer)
+    Result run(final Embedder embedder, final KafkaProducer<String, byte[]> producer)
         throws InterruptedException, ExecutionException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         Thread.sleep(FOLLOWER_GRACE.toMillis());
-        if (!awaitApplied(Topics.EXTRACTOR_APP, Set.of(Topics.CONVERSATIONS_COMPLETED), deadline)
-            || !awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS), deadline)) {
+        if (!awaitApplied(AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), deadline)
+            || !awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), deadline)) {
             return new Result(false, 0, 0, 0);
         }
         long commands = 0;
         for (int round = 1; round <= ROUNDS; round++) {
-            final List<Memory> left = leftovers(model);
+            final List<Memory> left = leftovers(embedder);
             if (left.isEmpty()) {
                 break;
             }
             out.printf(Locale.ROOT, "  catch-up round %d: %,d memories still of another model%n", round, left.size());
-            commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, model, left), model, config);
-            if (!awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_COMMANDS), deadline)) {
+            commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, left), config);
+            if (!awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_COMMANDS.name()), deadline)) {
                 return new Result(false, commands, 0, 0);
             }
         }
-        final long[] redrive = redrive(embedder, model, producer);
+        final long[] redrive = redrive(embedder, producer);
         final boolean applied = redrive[0] == 0
-            || awaitApplied(Topics.CONSOLIDATOR_APP, Set.of(Topics.MEMORY_CANDIDATES), deadline);
-        return new Result(applied && leftovers(model).isEmpty(), commands, redrive[0], redrive[1]);
+            || awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), deadline);
+        return new Result(applied && leftovers(embedder).isEmpty(), commands, redrive[0], redrive[1]);
     }
 
-    /** @return the memories (not deleted) whose vector is not the model's */
-    List<Memory> leftovers(final String model) {
+    /** @return the memories (not deleted) whose vector is not of the model their content is routed to */
+    List<Memory> leftovers(final Embedder embedder) {
         final List<Memory> out = new ArrayList<>();
         MemoryState.read(client, null, Duration.ofMinutes(10), Topic.MEMORY_UPDATED.valueDeserializer(config))
             .memories().values().forEach(ms -> ms.stream()
-                .filter(m -> !m.getEmbedding().isEmpty() && !model.equals(m.getEmbeddingModel())).forEach(out::add));
+                .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
+                .forEach(out::add));
         return out;
     }
 
@@ -161,9 +162,9 @@ final class ReembedCatchUp {
     }
 
     /** @return {re-driven, undecodable} */
-    private long[] redrive(final Embedder embedder, final String model, final KafkaProducer<String, byte[]> producer)
+    private long[] redrive(final Embedder embedder, final KafkaProducer<String, byte[]> producer)
         throws InterruptedException, ExecutionException {
-        final String dlq = Topics.deadLetter(Topics.CONSOLIDATOR_APP);
+        final String dlq = Topic.deadLetters(AppIds.CONSOLIDATOR).name();
         final Map<TopicPartition, Long> from = watermarks(dlq);
         final Map<TopicPartition, Long> next = new HashMap<>(from);
         final Deserializer<MemoryCandidate> decoder = Topic.MEMORY_CANDIDATES.valueDeserializer(config);
@@ -171,19 +172,19 @@ final class ReembedCatchUp {
         final long[] undecodable = {0};
         TopicScan.toEnd(client, dlq, from, Duration.ofMinutes(10), r -> {
             next.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
-            if (!Topics.MEMORY_CANDIDATES.equals(header(r.headers().lastHeader(DeadLetters.HEADER_SOURCE_TOPIC)))
+            if (!Topic.MEMORY_CANDIDATES.name().equals(header(r.headers().lastHeader(DeadLetters.HEADER_SOURCE_TOPIC)))
                 || !header(r.headers().lastHeader(DeadLetters.HEADER_REASON)).startsWith(DeadLetters.REASON_MODEL_MISMATCH)
                 || r.value() == null) {
                 return;
             }
             final MemoryCandidate candidate;
             try {
-                candidate = decoder.deserialize(Topics.MEMORY_CANDIDATES, r.value());
+                candidate = decoder.deserialize(Topic.MEMORY_CANDIDATES.name(), r.value());
             } catch (RuntimeException e) {
                 undecodable[0]++; // an erased user's record: its data key is gone
                 return;
             }
-            again.add(new ProducerRecord<>(Topics.MEMORY_CANDIDATES, null, r.timestamp(),
+            again.add(new ProducerRecord<>(Topic.MEMORY_CANDIDATES.name(), null, r.timestamp(),
                 new String(r.key(), StandardCharsets.UTF_8), candidate));
         });
         final List<String> texts = again.stream().map(p -> p.value().getContent()).toList();
@@ -193,7 +194,7 @@ final class ReembedCatchUp {
         for (int i = 0; i < again.size(); i++) {
             final ProducerRecord<String, MemoryCandidate> p = again.get(i);
             final MemoryCandidate redriven = MemoryCandidate.newBuilder(p.value())
-                .setEmbedding(Vectors.toList(vectors.get(i))).setEmbeddingModel(model).build();
+                .setEmbedding(Vectors.toList(vectors.get(i))).setEmbeddingModel(embedder.modelFor(p.value().getContent())).build();
             sent.add(producer.send(new ProducerRecord<>(p.topic(), null, p.timestamp(), p.key(),
                 encoder.serialize(p.topic(), redriven))));
         }
@@ -202,12 +203,12 @@ final class ReembedCatchUp {
             f.get();
         }
         for (final Map.Entry<TopicPartition, Long> mark : next.entrySet()) {
-            producer.send(new ProducerRecord<>(ActiveModelEmbedder.TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
+            producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
                 Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))).get();
         }
         if (!again.isEmpty() || undecodable[0] > 0) {
             out.printf(Locale.ROOT, "  re-drove %,d dead-lettered candidates with %s (%,d no longer decode)%n",
-                again.size(), model, undecodable[0]);
+                again.size(), embedder.models(), undecodable[0]);
         }
         return new long[] {again.size(), undecodable[0]};
     }
@@ -215,7 +216,7 @@ final class ReembedCatchUp {
     /** @return the dead-letter offsets already re-driven, per partition */
     private Map<TopicPartition, Long> watermarks(final String dlq) {
         final Map<TopicPartition, Long> out = new HashMap<>();
-        TopicScan.toEnd(client, ActiveModelEmbedder.TOPIC, null, Duration.ofSeconds(30), r -> {
+        TopicScan.toEnd(client, Reembed.ACTIVE_TOPIC, null, Duration.ofSeconds(30), r -> {
             final String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
             if (key.startsWith(WATERMARK_PREFIX) && r.value() != null) {
                 out.put(new TopicPartition(dlq, Integer.parseInt(key.substring(WATERMARK_PREFIX.length()))),

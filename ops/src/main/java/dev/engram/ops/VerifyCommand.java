@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import dev.engram.stack.InputFile;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram verify --before FILE [--after FILE | --bootstrap-servers …] [--save FILE]}:

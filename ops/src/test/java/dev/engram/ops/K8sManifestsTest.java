@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Test;
  * would reject or what would break Engram silently: kinds and API versions, selectors matching the
  * pod labels, probes on the health endpoints, the state volume mounted at {@code state.dir}, -Xmx
  * set, resources, {@code application.server} from the pod DNS name for the retriever, a headless
- * service per StatefulSet, a PodDisruptionBudget per StatefulSet. (No schema-aware validator
- * installs from the reachable registries, so these are hand-written checks.)
+ * service per StatefulSet, a PodDisruptionBudget per StatefulSet, every pod running as the image's non-root user
+ * with {@code fsGroup} so it can write its state volume, a ServiceMonitor scraping every app once and a PrometheusRule
+ * holding exactly the rules of {@code deploy/prometheus/alerts.yml}. (No schema-aware validator installs from the
+ * reachable registries, so these are hand-written checks.)
  */
 class K8sManifestsTest {
 
@@ -57,8 +59,9 @@ class K8sManifestsTest {
     @Test
     void shouldGiveEveryDocumentAKnownKindApiVersionNameAndPartOfLabelWhenParsed() {
         final Map<String, String> apiVersions = Map.of("ConfigMap", "v1", "Secret", "v1", "Service", "v1",
-            "StatefulSet", "apps/v1", "PodDisruptionBudget", "policy/v1", "Job", "batch/v1");
-        assertThat(DOCS).hasSizeGreaterThanOrEqualTo(12);
+            "StatefulSet", "apps/v1", "PodDisruptionBudget", "policy/v1", "Job", "batch/v1",
+            "ServiceMonitor", "monitoring.coreos.com/v1", "PrometheusRule", "monitoring.coreos.com/v1");
+        assertThat(DOCS).hasSizeGreaterThanOrEqualTo(14);
         for (final JsonNode doc : DOCS) {
             final String kind = doc.path("kind").asText();
             assertThat(apiVersions).as("kind %s", kind).containsKey(kind);
@@ -115,6 +118,62 @@ class K8sManifestsTest {
             "retriever API service");
         assertThat(kind("Job")).extracting(j -> j.path("spec").path("template").path("spec").path("containers").get(0)
             .path("args").get(0).asText()).containsExactly("topics");
+    }
+
+    @Test
+    void shouldRunEveryPodAsTheImageUserWithAWritableStateVolumeWhenDeployed() throws IOException {
+        final String dockerfile = Files.readString(root().resolve("deploy").resolve("Dockerfile"));
+        assertThat(dockerfile).contains("--uid 10001").contains("--gid 10001").contains("USER 10001:10001");
+        final List<JsonNode> pods = new ArrayList<>();
+        kind("StatefulSet").forEach(s -> pods.add(s.path("spec").path("template")));
+        kind("Job").forEach(j -> pods.add(j.path("spec").path("template")));
+        for (final JsonNode pod : pods) {
+            final String name = pod.path("metadata").path("labels").path("app.kubernetes.io/name").asText();
+            final JsonNode security = pod.path("spec").path("securityContext");
+            assertThat(security.path("runAsNonRoot").asBoolean()).as(name).isTrue();
+            assertThat(security.path("runAsUser").asInt()).as(name).isEqualTo(10001);
+            final JsonNode container = pod.path("spec").path("containers").get(0);
+            assertThat(container.path("securityContext").path("allowPrivilegeEscalation").asBoolean(true)).as(name).isFalse();
+            if (container.path("securityContext").path("readOnlyRootFilesystem").asBoolean()) {
+                final Set<String> mounts = new HashSet<>();
+                container.path("volumeMounts").forEach(m -> mounts.add(m.path("mountPath").asText()));
+                assertThat(mounts).as("%s: a read-only root needs a writable /tmp (natives, ONNX)", name).contains("/tmp");
+            }
+        }
+        for (final JsonNode set : kind("StatefulSet")) {
+            // a fresh PersistentVolume belongs to root: without fsGroup the non-root app cannot write its state
+            assertThat(set.path("spec").path("template").path("spec").path("securityContext").path("fsGroup").asInt())
+                .as(set.path("metadata").path("name").asText()).isEqualTo(10001);
+        }
+    }
+
+    @Test
+    void shouldScrapeEveryAppOnceAndCarryTheAlertRulesWhenThePrometheusOperatorIsUsed() throws IOException {
+        final JsonNode monitor = kind("ServiceMonitor").get(0);
+        final JsonNode selector = monitor.path("spec").path("selector").path("matchLabels");
+        final List<JsonNode> scraped = kind("Service").stream().filter(s -> {
+            final boolean[] all = {true};
+            selector.fields().forEachRemaining(e -> all[0] &= e.getValue().asText()
+                .equals(s.path("metadata").path("labels").path(e.getKey()).asText()));
+            return all[0];
+        }).toList();
+        // one Service per StatefulSet: the retriever's API Service would scrape its pods a second time
+        assertThat(scraped).extracting(s -> s.path("metadata").path("name").asText()).containsExactlyInAnyOrder(
+            "engram-extractor-headless", "engram-consolidator-headless", "engram-retriever-headless");
+        final String port = monitor.path("spec").path("endpoints").get(0).path("port").asText();
+        for (final JsonNode service : scraped) {
+            final List<String> ports = new ArrayList<>();
+            service.path("spec").path("ports").forEach(p -> ports.add(p.path("name").asText()));
+            assertThat(ports).as(service.path("metadata").path("name").asText()).contains(port);
+        }
+        assertThat(monitor.path("spec").path("endpoints").get(0).path("path").asText()).isEqualTo("/metrics");
+
+        final JsonNode alerts = YAML.readTree(root().resolve("deploy").resolve("prometheus").resolve("alerts.yml").toFile());
+        assertThat(kind("PrometheusRule").get(0).path("spec").path("groups")).isEqualTo(alerts.path("groups"));
+    }
+
+    private static Path root() {
+        return ProjectPaths.repositoryRoot().orElseThrow();
     }
 
     private static JsonNode service(final String name) {

@@ -12,7 +12,6 @@ import java.util.Properties;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.StreamsSettings;
-import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import dev.engram.topology.RetryingVectorIndex;
+import dev.engram.topics.Topic;
 
 /**
  * A record that makes a processor throw goes to the app's dead-letter topic with the reason in the
@@ -43,7 +43,7 @@ class ProcessingDeadLetterIT {
     @BeforeAll
     static void startKafka() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, List.of(IN, OUT, Topics.deadLetter(APP)));
+        kafka.createTopics(2, List.of(IN, OUT, Topic.deadLetters(APP).name()));
     }
 
     @AfterAll
@@ -85,7 +85,7 @@ class ProcessingDeadLetterIT {
             runner.start();
             final List<ConsumerRecord<String, String>> out = kafka.read(OUT, Serdes.String().deserializer(),
                 Serdes.String().deserializer(), 2, Duration.ofSeconds(60));
-            final List<ConsumerRecord<byte[], byte[]>> dead = kafka.readRaw(Topics.deadLetter(APP), 1, Duration.ofSeconds(30));
+            final List<ConsumerRecord<byte[], byte[]>> dead = kafka.readRaw(Topic.deadLetters(APP).name(), 1, Duration.ofSeconds(30));
 
             assertThat(out).extracting(ConsumerRecord::value).containsExactly("FIRST", "THIRD");
             assertThat(dead).hasSize(1);

@@ -19,7 +19,7 @@ import io.qdrant.client.grpc.Points.UpdateStatus;
  * How {@link QdrantVectorIndex} makes one gRPC call: the call's deadline ({@code qdrant.timeout.ms}),
  * bounded once more by the Future's own wait in case the deadline never fires; the gRPC status mapped to
  * {@link VectorIndexUnavailableException} (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED,
- * INTERNAL, CANCELLED: retry later) or {@link QdrantVectorIndex.QdrantCallException} (any other code: a
+ * INTERNAL, CANCELLED: retry later) or {@link QdrantCallException} (any other code: a
  * retry does not fix it); every call timed in {@link QdrantMetrics} with its status.
  */
 final class QdrantCalls {
@@ -53,7 +53,7 @@ final class QdrantCalls {
      * @param operation the metric's and the errors' operation name
      * @param request starts the call
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now or did not complete the update
-     * @throws QdrantVectorIndex.QdrantCallException if Qdrant refused the call
+     * @throws QdrantCallException if Qdrant refused the call
      */
     void update(final String operation, final Supplier<ListenableFuture<UpdateResult>> request) {
         checkCompleted(operation, call(operation, request));
@@ -73,7 +73,7 @@ final class QdrantCalls {
      * @param <T> the answer's type
      * @return the answer
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
-     * @throws QdrantVectorIndex.QdrantCallException if Qdrant refused the call
+     * @throws QdrantCallException if Qdrant refused the call
      */
     <T> T call(final String operation, final Supplier<ListenableFuture<T>> request) {
         final long start = System.nanoTime();
@@ -94,7 +94,7 @@ final class QdrantCalls {
             if (RETRIABLE.contains(status.getCode())) {
                 throw new VectorIndexUnavailableException(operation, code, message, e.getCause());
             }
-            throw new QdrantVectorIndex.QdrantCallException(operation, code, message, e.getCause());
+            throw new QdrantCallException(operation, code, message, e.getCause());
         } catch (TimeoutException e) {
             metrics.record(operation, Status.Code.DEADLINE_EXCEEDED.name(), System.nanoTime() - start);
             throw new VectorIndexUnavailableException(operation, Status.Code.DEADLINE_EXCEEDED.name(),

@@ -7,43 +7,24 @@ import static io.qdrant.client.VectorsFactory.vectors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexUnavailableException;
-import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
-import io.qdrant.client.VersionsCompatibilityChecker;
 import io.qdrant.client.WithPayloadSelectorFactory;
 import io.qdrant.client.WithVectorsSelectorFactory;
-import io.qdrant.client.grpc.Collections.AliasDescription;
-import io.qdrant.client.grpc.Collections.AliasOperations;
-import io.qdrant.client.grpc.Collections.CollectionInfo;
-import io.qdrant.client.grpc.Collections.CreateAlias;
-import io.qdrant.client.grpc.Collections.DeleteAlias;
-import io.qdrant.client.grpc.Collections.CreateCollection;
-import io.qdrant.client.grpc.Collections.Distance;
-import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
-import io.qdrant.client.grpc.Collections.PayloadSchemaType;
-import io.qdrant.client.grpc.Collections.VectorParams;
-import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Common.Condition;
 import io.qdrant.client.grpc.Common.Filter;
 import io.qdrant.client.grpc.Common.HasIdCondition;
-import io.qdrant.client.grpc.Points.CreateFieldIndexCollection;
 import io.qdrant.client.grpc.Points.DeletePoints;
-import io.qdrant.client.grpc.Points.FieldType;
 import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.QueryPoints;
@@ -114,7 +95,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     private final int dimensions;
     private final QdrantCalls calls;
     /** Model collections checked (or created) by this instance → their vector size. */
-    private final Map<String, Integer> checked = new ConcurrentHashMap<>();
+    private final QdrantCollections collections;
     private volatile boolean collectionReady;
 
     /**
@@ -137,6 +118,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         }
         this.dimensions = dimensions;
         this.calls = new QdrantCalls(client, base, timeout, new QdrantMetrics(registry));
+        this.collections = new QdrantCollections(client, base, model, timeout, dimensions, calls);
     }
 
     /**
@@ -176,7 +158,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      *     {@code [A-Za-z0-9_.-]} as {@code -}
      */
     public static String collectionFor(final String base, final String model) {
-        return base + "-" + model.replaceAll("[^A-Za-z0-9_.-]", "-").toLowerCase(Locale.ROOT);
+        return QdrantCollections.collectionFor(base, model);
     }
 
     /**
@@ -184,7 +166,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @return its collection under this index's base
      */
     public String collectionFor(final String memoryModel) {
-        return collectionFor(base, memoryModel);
+        return collections.collectionFor(memoryModel);
     }
 
     /**
@@ -197,35 +179,8 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @throws QdrantCallException if Qdrant refuses a call
      */
     public void ensureCollection() {
-        final String version = calls.call("health", () -> client.healthCheckAsync(timeout)).getVersion();
-        if (!VersionsCompatibilityChecker.isCompatible(CLIENT_VERSION, version)) {
-            LOG.warn("Qdrant server {} may not be compatible with client {} (supported: same major, minor within 1)",
-                version, CLIENT_VERSION);
-        }
-        ensureModelCollection(model, dimensions);
-        if (activeCollection().isEmpty()) {
-            if (calls.call("list_collections", () -> client.listCollectionsAsync(timeout)).contains(base)) {
-                LOG.warn("Qdrant collection '{}' is a collection, not the alias of the active model's collection that "
-                    + "Engram now keeps under that name; its points are not read. Rebuild the consolidator "
-                    + "(bin/engram rebuild --app consolidator) to write every memory into '{}', then drop '{}'",
-                    base, collectionFor(model), base);
-            } else {
-                createAlias(collectionFor(model));
-            }
-        }
+        collections.ensureCollection();
         collectionReady = true;
-    }
-
-    private void createAlias(final String target) {
-        try {
-            calls.call("update_aliases", () -> client.updateAliasesAsync(List.of(AliasOperations.newBuilder()
-                .setCreateAlias(CreateAlias.newBuilder().setCollectionName(target).setAliasName(base)).build()), timeout));
-            LOG.info("Created Qdrant alias '{}' -> '{}'", base, target);
-        } catch (QdrantCallException e) {
-            if (!Status.Code.ALREADY_EXISTS.name().equals(e.status())) {
-                throw e;
-            }
-        }
     }
 
     /**
@@ -233,12 +188,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     public Optional<String> activeCollection() {
-        for (final AliasDescription alias : calls.call("list_aliases", () -> client.listAliasesAsync(timeout))) {
-            if (alias.getAliasName().equals(base)) {
-                return Optional.of(alias.getCollectionName());
-            }
-        }
-        return Optional.empty();
+        return collections.activeCollection();
     }
 
     /**
@@ -250,16 +200,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     public void switchAlias(final String newModel) {
-        final String target = collectionFor(newModel);
-        if (!calls.call("collection_exists", () -> client.collectionExistsAsync(target, timeout))) {
-            throw new IllegalStateException("cannot switch Qdrant alias '" + base + "' to model " + newModel
-                + ": its collection '" + target + "' does not exist (no memory of that model was written)");
-        }
-        calls.call("update_aliases", () -> client.updateAliasesAsync(List.of(
-            AliasOperations.newBuilder().setDeleteAlias(DeleteAlias.newBuilder().setAliasName(base)).build(),
-            AliasOperations.newBuilder().setCreateAlias(CreateAlias.newBuilder().setCollectionName(target)
-                .setAliasName(base)).build()), timeout));
-        LOG.info("Qdrant alias '{}' now names '{}' (model {})", base, target, newModel);
+        collections.switchAlias(newModel);
     }
 
     /**
@@ -271,97 +212,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
      * @throws VectorIndexUnavailableException if Qdrant cannot answer now
      */
     public boolean dropModel(final String oldModel) {
-        final String target = collectionFor(oldModel);
-        if (activeCollection().filter(target::equals).isPresent()) {
-            throw new IllegalStateException("Qdrant collection '" + target + "' of model " + oldModel
-                + " is the active one (alias '" + base + "'): switch to another model before dropping it");
-        }
-        checked.remove(target);
-        return calls.call("delete_collection", () -> client.deleteCollectionAsync(target, timeout)).getResult();
-    }
-
-    /**
-     * Checks (or creates) one model's collection: size {@code size}, Cosine, the payload indexes.
-     *
-     * @throws IllegalStateException if it exists with another shape
-     */
-    private void ensureModelCollection(final String memoryModel, final int size) {
-        final String collection = collectionFor(memoryModel);
-        final Integer known = checked.get(collection);
-        if (known != null) {
-            if (known != size) {
-                throw wrongSize(memoryModel, collection, known, size);
-            }
-            return;
-        }
-        if (!calls.call("collection_exists", () -> client.collectionExistsAsync(collection, timeout))) {
-            try {
-                calls.call("create_collection", () -> client.createCollectionAsync(CreateCollection.newBuilder()
-                    .setCollectionName(collection)
-                    .setVectorsConfig(VectorsConfig.newBuilder().setParams(
-                        VectorParams.newBuilder().setSize(size).setDistance(Distance.Cosine)))
-                    .build(), timeout));
-                LOG.info("Created Qdrant collection '{}' of model {} ({} dimensions, Cosine)", collection, memoryModel,
-                    size);
-            } catch (QdrantCallException e) {
-                if (!Status.Code.ALREADY_EXISTS.name().equals(e.status())) {
-                    throw e;
-                }
-                // another instance created it in between: validate what it created
-            }
-        }
-        final CollectionInfo info = calls.call("get_collection", () -> client.getCollectionInfoAsync(collection, timeout));
-        final VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
-        if (vectors.getConfigCase() != VectorsConfig.ConfigCase.PARAMS) {
-            throw new IllegalStateException("Qdrant collection '" + collection + "' uses named vectors ("
-                + vectors.getParamsMap().getMapMap().keySet() + "); Engram needs one unnamed vector of size "
-                + size + " with Cosine distance for model " + memoryModel + ". Drop that collection or set "
-                + "qdrant.collection to another name.");
-        }
-        final VectorParams params = vectors.getParams();
-        if (params.getSize() != size || params.getDistance() != Distance.Cosine) {
-            throw new IllegalStateException("Qdrant collection '" + collection + "' has vectors of size "
-                + params.getSize() + " with " + params.getDistance() + " distance; Engram needs size " + size
-                + " with Cosine distance (model " + memoryModel + "'s vector size). Drop that collection or set "
-                + "qdrant.collection to another name; it is never reused with another shape.");
-        }
-        final Map<String, PayloadSchemaInfo> schema = info.getPayloadSchemaMap();
-        for (final String field : QdrantPayload.KEYWORD_FIELDS) {
-            ensureIndex(collection, schema, field, PayloadSchemaType.Keyword, FieldType.FieldTypeKeyword);
-        }
-        for (final String field : QdrantPayload.TIME_FIELDS) {
-            ensureIndex(collection, schema, field, PayloadSchemaType.Datetime, FieldType.FieldTypeDatetime);
-        }
-        checked.put(collection, size);
-    }
-
-    private static IllegalArgumentException wrongSize(final String memoryModel, final String collection,
-                                                      final int held, final int got) {
-        return new IllegalArgumentException("a vector of model " + memoryModel + " has " + got
-            + " dimensions, but Qdrant collection '" + collection + "' of " + memoryModel + " holds " + held
-            + ": the vector was not made by " + memoryModel);
-    }
-
-    private void ensureIndex(final String collection, final Map<String, PayloadSchemaInfo> schema, final String field,
-                             final PayloadSchemaType type, final FieldType fieldType) {
-        final PayloadSchemaInfo existing = schema.get(field);
-        if (existing != null) {
-            if (existing.getDataType() != type) {
-                LOG.warn("Qdrant collection '{}' indexes {} as {}, expected {}", collection, field,
-                    existing.getDataType(), type);
-            }
-            return;
-        }
-        calls.update("create_index", () -> client.createPayloadIndexAsync(
-            CreateFieldIndexCollection.newBuilder().setCollectionName(collection).setWait(true)
-                .setFieldName(field).setFieldType(fieldType).build(), timeout));
-    }
-
-    /** @return every model collection under the base, as Qdrant lists them now */
-    private List<String> modelCollections() {
-        final String prefix = base + "-";
-        return calls.call("list_collections", () -> client.listCollectionsAsync(timeout)).stream()
-            .filter(name -> name.startsWith(prefix)).sorted().toList();
+        return collections.dropModel(oldModel);
     }
 
     /**
@@ -413,16 +264,16 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
             target = base;
         } else {
             target = collectionFor(query.model());
-            Integer size = checked.get(target);
+            Integer size = collections.checkedSize(target);
             if (size == null) {
                 if (!calls.call("collection_exists", () -> client.collectionExistsAsync(target, timeout))) {
                     return List.of(); // no vector of that model was ever written
                 }
-                ensureModelCollection(query.model(), query.vector().length);
-                size = checked.get(target);
+                collections.ensureModelCollection(query.model(), query.vector().length);
+                size = collections.checkedSize(target);
             }
             if (size != query.vector().length) {
-                throw wrongSize(query.model(), target, size, query.vector().length);
+                throw QdrantCollections.wrongSize(query.model(), target, size, query.vector().length);
             }
         }
         final QueryPoints request = scopedQuery(target, query);
@@ -451,7 +302,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
         final String memoryModel = memory.getEmbeddingModel() == null || memory.getEmbeddingModel().isBlank()
             ? model : memory.getEmbeddingModel();
         if (memoryModel.equals(model) && memory.getEmbedding().size() != dimensions) {
-            throw wrongSize(memoryModel, collectionFor(memoryModel), dimensions, memory.getEmbedding().size());
+            throw QdrantCollections.wrongSize(memoryModel, collectionFor(memoryModel), dimensions, memory.getEmbedding().size());
         }
         final String target = collectionFor(memoryModel);
         final UpsertPoints request = UpsertPoints.newBuilder().setCollectionName(target).setWait(true)
@@ -459,10 +310,10 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
                 .setVectors(vectors(memory.getEmbedding())).putAllPayload(QdrantPayload.of(memory)))
             .build();
         ensureReady();
-        ensureModelCollection(memoryModel, memory.getEmbedding().size());
+        collections.ensureModelCollection(memoryModel, memory.getEmbedding().size());
         calls.update("upsert", () -> client.upsertAsync(request, timeout));
         final UserKey user = new UserKey(memory.getTenantId(), memory.getUserId());
-        for (final String other : checked.keySet()) {
+        for (final String other : collections.checkedCollections()) {
             if (!other.equals(target)) {
                 deleteIn(other, user, memory.getMemoryId());
             }
@@ -478,7 +329,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     @Override
     public void delete(final UserKey user, final String memoryId) {
         ensureReady();
-        for (final String collection : modelCollections()) {
+        for (final String collection : collections.modelCollections()) {
             deleteIn(collection, user, memoryId);
         }
     }
@@ -501,7 +352,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     @Override
     public void deleteUser(final UserKey user) {
         ensureReady();
-        for (final String collection : modelCollections()) {
+        for (final String collection : collections.modelCollections()) {
             calls.update("delete_user", () -> client.deleteAsync(DeletePoints.newBuilder()
                 .setCollectionName(collection).setWait(true)
                 .setPoints(PointsSelector.newBuilder().setFilter(userFilter(user, false))).build(), timeout));
@@ -516,7 +367,7 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     public long count(final UserKey user) {
         ensureReady();
         long n = 0;
-        for (final String collection : modelCollections()) {
+        for (final String collection : collections.modelCollections()) {
             n += calls.call("count", () -> client.countAsync(collection, userFilter(user, false), true, timeout));
         }
         return n;
@@ -531,29 +382,6 @@ public final class QdrantVectorIndex implements VectorIndex, AutoCloseable {
     private void ensureReady() {
         if (!collectionReady) {
             ensureCollection();
-        }
-    }
-
-    /** Qdrant refused a call for a reason a retry does not fix (gRPC status in {@link #status()}). */
-    public static final class QdrantCallException extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-        private final String operation;
-        private final String status;
-
-        QdrantCallException(final String operation, final String status, final String message, final Throwable cause) {
-            super(message, cause);
-            this.operation = operation;
-            this.status = status;
-        }
-
-        /** @return the failed operation */
-        public String operation() {
-            return operation;
-        }
-
-        /** @return the gRPC status code name, e.g. {@code NOT_FOUND} */
-        public String status() {
-            return status;
         }
     }
 }

@@ -25,7 +25,6 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.RetryingVectorIndex;
-import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,6 +36,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The consolidator with Qdrant under exactly_once_v2 on the in-process broker, Qdrant being the wire
@@ -52,7 +53,7 @@ class QdrantConsolidationIT {
     @BeforeAll
     static void startCluster() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(1, Topics.all());
+        kafka.createTopics(1, Topic.allNames());
     }
 
     @AfterAll
@@ -67,7 +68,7 @@ class QdrantConsolidationIT {
         final MemoryCandidate kotlin = candidate("c-3", "2025-12-03T09:00:00Z", "preferred_language", "Kotlin",
             "I write almost everything in Kotlin.");
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        final Duration timeout = Duration.ofMillis(500);
+        final Duration timeout = Duration.ofSeconds(5); // a call to the in-process double can take seconds at load 10+
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.QDRANT_RETRY_BUDGET_MS, 1000));
         try (QdrantDouble qdrant = QdrantDouble.start();
              QdrantVectorIndexFactory factory = new QdrantVectorIndexFactory(new QdrantVectorIndex(
@@ -92,8 +93,8 @@ class QdrantConsolidationIT {
                 EmbeddedKafka.waitUntil(() -> rewinds(registry) >= 2, Duration.ofSeconds(60), "two rewinds");
                 assertThat(streams.state()).isIn(KafkaStreams.State.RUNNING, KafkaStreams.State.REBALANCING);
                 assertThat(updated(2, Duration.ofSeconds(2))).hasSize(1);
-                final OffsetAndMetadata committed = kafka.admin().listConsumerGroupOffsets(Topics.CONSOLIDATOR_APP)
-                    .partitionsToOffsetAndMetadata().get().get(new TopicPartition(Topics.MEMORY_CANDIDATES, 0));
+                final OffsetAndMetadata committed = kafka.admin().listConsumerGroupOffsets(AppIds.CONSOLIDATOR)
+                    .partitionsToOffsetAndMetadata().get().get(new TopicPartition(Topic.MEMORY_CANDIDATES.name(), 0));
                 assertThat(committed.offset()).as("nothing committed past the held record").isEqualTo(1);
 
                 qdrant.startServer();
@@ -117,12 +118,12 @@ class QdrantConsolidationIT {
     }
 
     private static List<ConsumerRecord<String, MemoryUpdated>> updated(final int expected, final Duration timeout) {
-        return kafka.read(Topics.MEMORY_UPDATED, new StringDeserializer(),
+        return kafka.read(Topic.MEMORY_UPDATED.name(), new StringDeserializer(),
             AvroSerdes.serde(MemoryUpdated.class).deserializer(), expected, timeout);
     }
 
     private static void send(final MemoryCandidate candidate) {
-        kafka.send(Topics.MEMORY_CANDIDATES, new StringSerializer(), AvroSerdes.serde(MemoryCandidate.class).serializer(),
+        kafka.send(Topic.MEMORY_CANDIDATES.name(), new StringSerializer(), AvroSerdes.serde(MemoryCandidate.class).serializer(),
             List.of(new EmbeddedKafka.Record<>(USER.wire(), candidate, candidate.getEventTime())));
     }
 

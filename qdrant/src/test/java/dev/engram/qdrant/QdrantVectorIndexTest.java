@@ -206,7 +206,7 @@ class QdrantVectorIndexTest {
             remote.upsert(memory("m-1", MemoryStatus.ACTIVE, 1, 0, 0, 0));
             assertThat(remote.search(new VectorIndex.Query(ANA, new float[] {1, 0, 0, 0}, 5, true))).hasSize(1);
             assertThat(qdrant.calls()).allSatisfy(c -> assertThat(c.apiKey()).isEqualTo("s3cret"));
-            assertThatThrownBy(noKey::ensureCollection).isInstanceOf(QdrantVectorIndex.QdrantCallException.class)
+            assertThatThrownBy(noKey::ensureCollection).isInstanceOf(QdrantCallException.class)
                 .hasMessageContaining("UNAUTHENTICATED");
         }
     }

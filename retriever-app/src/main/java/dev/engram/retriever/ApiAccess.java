@@ -9,8 +9,8 @@ import java.util.UUID;
 import dev.engram.avro.AuditRecord;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.topology.Topics;
 import io.javalin.http.Context;
+import dev.engram.topics.AppIds;
 
 /**
  * Who may call the API and what they did: the {@code /v1} before-filters (ids present, API key known)
@@ -159,10 +159,10 @@ final class ApiAccess {
             .setActor(actor(ctx))
             .setActorScope(principal != null ? principal.scope().name() : authEnabled ? "NONE" : "AUTH_DISABLED")
             .setTenantId(tenant).setUserId(userId == null || userId.isBlank() ? null : userId)
-            .setAction(action(ctx.method().name(), parts, ctx.queryParam("query") != null))
+            .setAction(action(ctx.method().name(), parts, QueryParam.QUERY.raw(ctx) != null))
             .setMemoryId(memoryId).setCommandId(ctx.attribute(COMMAND_ID))
             .setOutcome(outcome(status)).setStatus(status).setDetail(ctx.attribute(DETAIL))
-            .setSource(Topics.RETRIEVER_APP).setOccurredAt(clock.instant()).build());
+            .setSource(AppIds.RETRIEVER).setOccurredAt(clock.instant()).build());
     }
 
     private static String action(final String method, final String[] parts, final boolean query) {
@@ -181,6 +181,7 @@ final class ApiAccess {
             case "PUT memories" -> "memory.correct";
             case "DELETE memories" -> "memory.delete";
             case "PUT settings" -> "settings.update";
+            case "POST conversations" -> "conversation.publish";
             case "DELETE " -> parts.length == 6 ? "user.erase" : "other";
             default -> method.toLowerCase(Locale.ROOT) + ".other";
         };

@@ -5,6 +5,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import java.util.Map;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 
 /**
@@ -19,6 +26,8 @@ public final class ApiDocs {
     public static final String OPENAPI_PATH = "/openapi.json";
     /** Path of the docs page. */
     public static final String DOCS_PATH = "/panel/docs";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String openApi = resource("/openapi/openapi.json");
     private final String page = resource("/panel/docs.html");
@@ -36,6 +45,45 @@ public final class ApiDocs {
     /** @return the OpenAPI document as served */
     public String openApi() {
         return openApi;
+    }
+
+    /**
+     * One schema of the document's {@code components}, self-contained: every {@code $ref} to another component is
+     * replaced by that component's schema (OpenAPI 3.1 schemas are JSON Schema 2020-12), e.g. the MCP tools'
+     * {@code outputSchema}, so a tool's result and the HTTP answer it carries are described once.
+     *
+     * @param name a schema of {@code #/components/schemas}
+     * @return the schema with its references inlined
+     * @throws IllegalArgumentException if the document has no such schema
+     */
+    Map<String, Object> schema(final String name) {
+        try {
+            final JsonNode schemas = JSON.readTree(openApi).path("components").path("schemas");
+            if (!schemas.has(name)) {
+                throw new IllegalArgumentException("no schema " + name + " in " + OPENAPI_PATH);
+            }
+            return JSON.convertValue(inline(schemas.get(name), schemas), new TypeReference<Map<String, Object>>() { });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static JsonNode inline(final JsonNode node, final JsonNode schemas) {
+        if (node.isObject() && node.has("$ref")) {
+            final String ref = node.get("$ref").asText();
+            return inline(schemas.get(ref.substring(ref.lastIndexOf('/') + 1)), schemas);
+        }
+        if (node.isObject()) {
+            final ObjectNode copy = JSON.createObjectNode();
+            node.fields().forEachRemaining(e -> copy.set(e.getKey(), inline(e.getValue(), schemas)));
+            return copy;
+        }
+        if (node.isArray()) {
+            final ArrayNode copy = JSON.createArrayNode();
+            node.forEach(item -> copy.add(inline(item, schemas)));
+            return copy;
+        }
+        return node;
     }
 
     private static String resource(final String path) {

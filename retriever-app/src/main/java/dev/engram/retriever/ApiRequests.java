@@ -54,8 +54,9 @@ final class ApiRequests {
     }
 
     /** @return the boolean query parameter ({@code true}/{@code false}), the default when absent; else a 400 */
-    static boolean booleanParam(final Context ctx, final String name, final boolean fallback) {
-        final String raw = ctx.queryParam(name);
+    static boolean booleanParam(final Context ctx, final QueryParam param, final boolean fallback) {
+        final String name = param.wireName();
+        final String raw = param.raw(ctx);
         if (raw == null) {
             return fallback;
         }
@@ -67,8 +68,9 @@ final class ApiRequests {
     }
 
     /** @return the ISO-8601 instant query parameter, null when absent; a malformed one is a 400 */
-    static Instant instantParam(final Context ctx, final String name) {
-        final String raw = ctx.queryParam(name);
+    static Instant instantParam(final Context ctx, final QueryParam param) {
+        final String name = param.wireName();
+        final String raw = param.raw(ctx);
         if (raw == null) {
             return null;
         }
@@ -80,20 +82,21 @@ final class ApiRequests {
     }
 
     /** @return the integer query parameter in [min, max], the default when absent; else a 400 */
-    static int intParam(final Context ctx, final String name, final int fallback, final int min, final int max) {
-        return (int) numberParam(ctx, name, fallback, min, max, "an integer", Integer::parseInt);
+    static int intParam(final Context ctx, final QueryParam param, final int fallback, final int min, final int max) {
+        return (int) numberParam(ctx, param, fallback, min, max, "an integer", Integer::parseInt);
     }
 
     /** @return the decimal query parameter in [min, max] (e.g. {@code minScore}), the default when absent; else a 400 */
-    static double doubleParam(final Context ctx, final String name, final double fallback, final double min,
+    static double doubleParam(final Context ctx, final QueryParam param, final double fallback, final double min,
                               final double max) {
-        return numberParam(ctx, name, fallback, min, max, "a number", Double::parseDouble);
+        return numberParam(ctx, param, fallback, min, max, "a number", Double::parseDouble);
     }
 
-    private static double numberParam(final Context ctx, final String name, final double fallback, final double min,
-                                      final double max, final String kind,
+    private static double numberParam(final Context ctx, final QueryParam param, final double fallback,
+                                      final double min, final double max, final String kind,
                                       final java.util.function.ToDoubleFunction<String> parse) {
-        final String raw = ctx.queryParam(name);
+        final String name = param.wireName();
+        final String raw = param.raw(ctx);
         if (raw == null) {
             return fallback;
         }
@@ -114,8 +117,9 @@ final class ApiRequests {
     }
 
     /** @return the enum query parameter (case-insensitive), null when absent; an unknown name is a 400 */
-    static <E extends Enum<E>> E enumParam(final Context ctx, final String name, final Class<E> type) {
-        final String raw = ctx.queryParam(name);
+    static <E extends Enum<E>> E enumParam(final Context ctx, final QueryParam param, final Class<E> type) {
+        final String name = param.wireName();
+        final String raw = param.raw(ctx);
         if (raw == null) {
             return null;
         }

@@ -8,17 +8,17 @@ import java.util.Map;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.AppIds;
 
 /**
- * Publishes one {@code MemoryAccessed} per retrieval to {@link Topics#MEMORY_ACCESS}, keyed by the user
+ * Publishes one {@code MemoryAccessed} per retrieval to {@code MEMORY_ACCESS}, keyed by the user
  * key {@code tenant/user} (co-partitioned with the consolidator's other inputs).
  *
  * <p>{@code accessedAt} is the time of the request (this reporter's clock): an access is a new event
@@ -51,7 +51,7 @@ public final class KafkaAccessReporter implements AccessReporter {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-access");
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, AppIds.RETRIEVER + "-access");
         return new KafkaAccessReporter(new KafkaProducer<>(props, Topic.MEMORY_ACCESS.keySerializer(),
             Topic.MEMORY_ACCESS.valueSerializer(config)), Clock.systemUTC());
     }

@@ -8,11 +8,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.engram.avro.AuditRecord;
+import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
 import dev.engram.runtime.ApiProblem;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -22,11 +23,13 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retriever's writes, on idempotent producers (acks=all): {@link CommandPublisher} to
- * {@code memory-commands} (synchronous: the 202 is sent only once the broker has the command, so its producer
- * does not linger) and {@link AuditReporter} to {@code memory-audit} (asynchronous; a failed send is logged with
+ * {@code memory-commands} and {@code conversations-completed} (synchronous: the 202 is sent only once the broker has
+ * the record, so its producer does not linger) and {@link AuditReporter} to {@code memory-audit} (asynchronous; a failed send is logged with
  * the audit id only). Both keyed by the user key {@code tenant/user} (the tenant alone when no user is named).
  * {@link #create} gives the audit records a producer of their own that lingers {@value #AUDIT_LINGER_MS} ms:
  * there is one per answered request, and without a linger each was a produce request of its own to the broker.
@@ -41,7 +44,9 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
     private final Producer<String, byte[]> producer;
     private final Producer<String, byte[]> auditProducer;
     private final Serializer<MemoryCommand> commands;
+    private final Serializer<ConversationCompleted> conversations;
     private final Serializer<AuditRecord> audits;
+    private final ConversationValidator limits;
 
     /** @param producer the producer (owned); records are written as the default config writes them (plain Avro) */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer) {
@@ -67,7 +72,9 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         this.producer = producer;
         this.auditProducer = auditProducer;
         this.commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
+        this.conversations = Topic.CONVERSATIONS_COMPLETED.valueSerializer(config);
         this.audits = Topic.MEMORY_AUDIT.valueSerializer(config);
+        this.limits = ConversationValidator.from(config);
     }
 
     /**
@@ -84,7 +91,7 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + suffix);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, AppIds.RETRIEVER + suffix);
         return new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
 
@@ -97,15 +104,31 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
             LOG.warn("Could not seal command {}: {}", command.getCommandId(), e.getMessage());
             throw ApiProblem.unavailable("The command could not be encrypted (data keys unavailable); retry shortly.", 1);
         }
+        send(Topic.MEMORY_COMMANDS.name(), command.getTenantId() + "/" + command.getUserId(),
+            command.getIssuedAt().toEpochMilli(), value, "command", command.getCommandId());
+    }
+
+    @Override
+    public void publish(final ConversationCompleted conversation) {
+        final byte[] value = conversations.serialize(Topic.CONVERSATIONS_COMPLETED.name(), conversation);
+        limits.sizeProblem(value.length).ifPresent(problem -> {
+            throw new ApiProblem(413, "The conversation is too large: " + problem + "; split it or raise the limit.");
+        });
+        send(Topic.CONVERSATIONS_COMPLETED.name(), conversation.getTenantId() + "/" + conversation.getUserId(),
+            conversation.getCompletedAt().toEpochMilli(), value, "conversation", conversation.getConversationId());
+    }
+
+    /** Sends one record and waits (10 s at most) for the broker's acknowledgement; a 503 when it does not come. */
+    private void send(final String topic, final String key, final long timestamp, final byte[] value, final String kind,
+                      final String id) {
         try {
-            producer.send(new ProducerRecord<>(Topic.MEMORY_COMMANDS.name(), null, command.getIssuedAt().toEpochMilli(),
-                command.getTenantId() + "/" + command.getUserId(), value)).get(10, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>(topic, null, timestamp, key, value)).get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw ApiProblem.unavailable("Interrupted while publishing the command; retry.", 1);
+            throw ApiProblem.unavailable("Interrupted while publishing the " + kind + "; retry.", 1);
         } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("Could not publish command {}: {}", command.getCommandId(), e.toString());
-            throw ApiProblem.unavailable("The command could not be published; retry shortly.", 1);
+            LOG.warn("Could not publish {} {}: {}", kind, id, e.toString());
+            throw ApiProblem.unavailable("The " + kind + " could not be published; retry shortly.", 1);
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,6 +25,9 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpStatelessSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpStatelessServerTransport;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 
 /**
  * The MCP endpoint of the retriever ({@code POST /mcp}, Model Context Protocol over streamable HTTP in its
@@ -32,12 +36,21 @@ import io.modelcontextprotocol.spec.McpSchema;
  *
  * <table>
  *   <caption>tools, each one call of the HTTP API</caption>
- *   <tr><td>{@value #SEARCH}</td><td>{@code GET .../memories?query=&k=}</td></tr>
- *   <tr><td>{@value #CONTEXT}</td><td>{@code GET .../context?message=&budgetTokens=}</td></tr>
+ *   <tr><td>{@value #SEARCH}</td><td>{@code GET .../memories?query=&k=[&minScore=&recordAccess=]}</td></tr>
+ *   <tr><td>{@value #CONTEXT}</td><td>{@code GET .../context?message=&budgetTokens=[&recordAccess=]}</td></tr>
  *   <tr><td>{@value #LIST}</td><td>{@code GET .../memories[?type=&status=]}</td></tr>
  *   <tr><td>{@value #CORRECT}</td><td>{@code PUT .../memories/{id}}</td></tr>
  *   <tr><td>{@value #DELETE}</td><td>{@code DELETE .../memories/{id}}</td></tr>
+ *   <tr><td>{@value #SAVE_CONVERSATION}</td><td>{@code POST .../conversations}</td></tr>
  * </table>
+ * Each tool's {@code outputSchema} is the schema of the HTTP answer it carries, from {@code /openapi.json}
+ * ({@link ApiDocs#schema}); the SDK checks every result that is not an error against it.
+ *
+ * <p><b>Transport rules</b> ({@link McpHttpRules}, checked before the SDK): the protocol versions served and their
+ * negotiation, the {@code Origin} check against DNS rebinding (403), an {@code MCP-Protocol-Version} not served (400),
+ * CORS for allowed browser origins ({@code OPTIONS /mcp} answers the preflight). A JSON-RPC envelope the SDK would
+ * answer with its exception, and a call of a tool not served, are answered here ({@link McpMessages}). Every request
+ * is timed in {@value #REQUESTS_METRIC} by JSON-RPC method, tool and HTTP status.
  *
  * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API over loopback
  * with the caller's own API key, so authentication, the one-tenant-one-user check (403), validation (400),
@@ -60,12 +73,24 @@ public final class McpEndpoint {
     public static final String CORRECT = "correct_memory";
     /** Tool: delete a memory. */
     public static final String DELETE = "delete_memory";
+    /** Tool: save a completed conversation. */
+    public static final String SAVE_CONVERSATION = "save_conversation";
+    /** Timer of every MCP request, tagged {@code method}, {@code tool} and {@code status}. */
+    public static final String REQUESTS_METRIC = "engram.mcp.requests";
 
     private static final String AUTHORIZATION = "engram.authorization";
     private static final String PORT = "engram.localPort";
+    private static final String START = "engram.mcp.start";
+    private static final String METHOD = "engram.mcp.method";
+    private static final String TOOL = "engram.mcp.tool";
+    private static final Map<String, Object> RECORD_ACCESS = Map.of("type", "boolean", "description",
+        "false: do not count this read as a use of the memories (default true: reads keep memories from going stale)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final boolean authEnabled;
+    private final McpHttpRules rules;
+    private final MeterRegistry registry;
+    private final java.util.Set<String> toolNames;
     private final ApiKeys keys;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(5)).build();
@@ -73,13 +98,29 @@ public final class McpEndpoint {
     private final McpStatelessSyncServer server;
 
     /**
+     * An endpoint allowing browser origins on loopback hosts only, without metrics.
+     *
      * @param authEnabled {@code retriever.auth.enabled}
      * @param keys the API keys (used for the 401 at the endpoint and the tools' default tenant and user)
      * @param version the server version reported to clients
      */
     public McpEndpoint(final boolean authEnabled, final ApiKeys keys, final String version) {
+        this(authEnabled, keys, version, List.of(), new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    }
+
+    /**
+     * @param authEnabled {@code retriever.auth.enabled}
+     * @param keys the API keys (used for the 401 at the endpoint and the tools' default tenant and user)
+     * @param version the server version reported to clients
+     * @param allowedOrigins browser origins allowed besides loopback ones ({@code retriever.mcp.allowed.origins})
+     * @param registry where {@value #REQUESTS_METRIC} is registered
+     */
+    public McpEndpoint(final boolean authEnabled, final ApiKeys keys, final String version,
+                       final List<String> allowedOrigins, final MeterRegistry registry) {
         this.authEnabled = authEnabled;
         this.keys = keys;
+        this.rules = new McpHttpRules(allowedOrigins);
+        this.registry = registry;
         this.transport = HttpServletStatelessServerTransport.builder().messageEndpoint(PATH)
             .contextExtractor(request -> {
                 final Map<String, Object> values = new LinkedHashMap<>();
@@ -88,235 +129,142 @@ public final class McpEndpoint {
                     .ifPresent(key -> values.put(AUTHORIZATION, key));
                 return McpTransportContext.create(values);
             }).build();
-        this.server = McpServer.sync(transport).serverInfo("engram-retriever", version)
+        final ApiDocs docs = new ApiDocs();
+        this.server = McpServer.sync(new NegotiatingTransport(transport)).serverInfo("engram-retriever", version)
             .instructions("Long-term memory of one user. With a user API key, tenantId and userId may be omitted.")
             .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
             .toolCall(tool(SEARCH, "Search the user's memories: the top-k active memories for a query, best first, with scores.",
-                Map.of("query", string("what to look for"), "k", integer("how many at most (default 5)")), List.of("query"), true),
-                (context, call) -> call(context, call, "GET", "/memories", query(call, "query", "k"), null))
+                Map.of("query", string("what to look for"), "k", integer("how many at most (default 5, at most 100)"),
+                    "minScore", number("drop hits scoring below this (0..1)"), "recordAccess", RECORD_ACCESS),
+                List.of("query"), true, docs.schema("QueryResult")),
+                (context, call) -> call(context, call, "GET", "/memories",
+                    query(call, "query", "k", "minScore", "recordAccess"), null))
             .toolCall(tool(CONTEXT, "Get the context block for the user's next message: the memories that matter, as text to put "
                     + "into the prompt, within a token budget.",
-                Map.of("message", string("the user's next message"), "budgetTokens", integer("token budget (default 512)")),
-                List.of("message"), true),
-                (context, call) -> call(context, call, "GET", "/context", query(call, "message", "budgetTokens"), null))
+                Map.of("message", string("the user's next message"), "budgetTokens", integer("token budget (default 512)"),
+                    "recordAccess", RECORD_ACCESS),
+                List.of("message"), true, docs.schema("Context")),
+                (context, call) -> call(context, call, "GET", "/context",
+                    query(call, "message", "budgetTokens", "recordAccess"), null))
             .toolCall(tool(LIST, "List every memory of the user, newest change first.",
                 Map.of("type", string("EPISODIC, SEMANTIC or PROCEDURAL"), "status", string("ACTIVE, ARCHIVED or DELETED")),
-                List.of(), true),
+                List.of(), true, docs.schema("MemoryList")),
                 (context, call) -> call(context, call, "GET", "/memories", query(call, "type", "status"), null))
             .toolCall(tool(CORRECT, "Correct one of the user's memories (source CORRECTED, confidence 1.0).",
                 Map.of("memoryId", string("the memory"), "content", string("the corrected sentence"),
-                    "value", string("the corrected fact value")), List.of("memoryId"), false),
+                    "value", string("the corrected fact value")), List.of("memoryId"), false, docs.schema("Accepted")),
                 (context, call) -> call(context, call, "PUT", "/memories/" + segment(argument(call, "memoryId")), "",
-                    correction(call)))
+                    fields(call, "content", "value")))
             .toolCall(tool(DELETE, "Delete one of the user's memories.", Map.of("memoryId", string("the memory")),
-                List.of("memoryId"), false),
+                List.of("memoryId"), false, docs.schema("Accepted")),
                 (context, call) -> call(context, call, "DELETE", "/memories/" + segment(argument(call, "memoryId")), "", null))
+            .toolCall(tool(SAVE_CONVERSATION, "Save a completed conversation: its memories are extracted and consolidated "
+                    + "like any other conversation's (posting the same conversationId again changes nothing).",
+                Map.of("conversationId", string("the conversation's id"),
+                    "messages", Map.of("type", "array", "description", "the turns, oldest first",
+                        "items", docs.schema("Message")),
+                    "completedAt", string("event time, ISO-8601 with an offset (default: the last turn's)"),
+                    "metadata", Map.of("type", "object", "additionalProperties", Map.of("type", "string"))),
+                List.of("conversationId", "messages"), false, docs.schema("ConversationAccepted")),
+                (context, call) -> call(context, call, "POST", "/conversations", "",
+                    fields(call, "conversationId", "messages", "completedAt", "metadata")))
             .build();
+        this.toolNames = server.listTools().stream().map(McpSchema.Tool::name).collect(java.util.stream.Collectors.toSet());
     }
 
     /**
-     * Adds {@code POST /mcp} (and its 401 filter) to the server.
+     * Adds {@code POST /mcp}, its CORS preflight {@code OPTIONS /mcp}, and their filters (Origin and
+     * {@code MCP-Protocol-Version}: {@link McpHttpRules}; then the 401; the request metric) to the server.
      *
      * @param app the retriever's server
      */
     public void register(final Javalin app) {
+        app.before(PATH, this::guard);
         app.before(PATH, this::authenticate);
+        app.after(PATH, this::measure);
+        app.options(PATH, McpHttpRules::preflight);
         app.post(PATH, ctx -> {
             final byte[] body = ctx.bodyAsBytes();
-            final Optional<String> invalid = invalidEnvelope(body);
+            final Optional<JsonNode> message = McpMessages.parse(body);
+            message.ifPresent(m -> {
+                ctx.attribute(METHOD, McpMessages.method(m));
+                ctx.attribute(TOOL, McpMessages.tool(m, toolNames));
+            });
+            final Optional<String> invalid = McpMessages.invalidEnvelope(body);
             if (invalid.isPresent()) {
                 // answered here: the SDK's transport would serialize its exception, stack trace included
                 ctx.status(400).contentType("application/json").result(invalid.get());
                 return;
             }
-            final BufferedResponse response = new BufferedResponse(ctx.res());
-            transport.service(new BodyRequest(ctx.req(), body), response);
+            final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames));
+            if (unknown.isPresent()) {
+                // the SDK names no tool ("Unknown tool: invalid_tool_name" whatever was asked)
+                ctx.status(200).contentType("application/json").result(unknown.get());
+                return;
+            }
+            final McpMessages.BufferedResponse response = new McpMessages.BufferedResponse(ctx.res());
+            transport.service(new McpMessages.BodyRequest(ctx.req(), body), response);
             response.sendSanitized();
         });
     }
 
     /**
-     * Checks the JSON-RPC 2.0 envelope before the SDK sees it (JSON-RPC 2.0 specification, section 5.1):
-     * a body that is not JSON is a Parse error (−32700); JSON that is not an object with
-     * {@code "jsonrpc": "2.0"} and a method, result or error is an Invalid Request (−32600).
-     *
-     * @param body the request body
-     * @return the JSON-RPC error response to send, empty when the envelope is well-formed
+     * The Origin and protocol-version rules ({@link McpHttpRules}): a 403 for a browser origin not allowed, a 400 for
+     * an {@code MCP-Protocol-Version} not served, each with a JSON-RPC error without id; CORS headers otherwise.
      */
-    static Optional<String> invalidEnvelope(final byte[] body) {
-        final JsonNode node;
-        try {
-            node = JSON.readTree(body);
-        } catch (IOException e) {
-            return Optional.of(rpcError(-32700, "Parse error: the body is not JSON"));
+    private void guard(final Context ctx) {
+        ctx.attribute(START, System.nanoTime());
+        if (!rules.allows(ctx.header("Origin"))) {
+            refuse(ctx, 403, "Forbidden: origin " + ctx.header("Origin") + " is not allowed (a browser page may call "
+                + "this endpoint from a loopback origin or one of retriever.mcp.allowed.origins)");
+            return;
         }
-        if (node == null || !node.isObject() || !"2.0".equals(node.path("jsonrpc").asText(null))
-            || !(node.path("method").isTextual() || node.has("result") || node.has("error"))) {
-            return Optional.of(rpcError(-32600,
-                "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" and a method"));
+        McpHttpRules.cors(ctx);
+        if (!McpHttpRules.validVersion(ctx.header(McpHttpRules.VERSION_HEADER))) {
+            refuse(ctx, 400, "Bad Request: unsupported " + McpHttpRules.VERSION_HEADER + " "
+                + ctx.header(McpHttpRules.VERSION_HEADER) + " (supported: " + String.join(", ", McpHttpRules.VERSIONS) + ")");
         }
-        final JsonNode id = node.get("id");
-        if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
-            return Optional.of(rpcError(-32600, "Invalid Request: an id is a string, a number or null"));
+    }
+
+    private void refuse(final Context ctx, final int status, final String message) {
+        ctx.status(status).contentType("application/json").result(McpMessages.rpcError(-32600, message));
+        measure(ctx); // counted here: the after-filter may be skipped with the rest
+        ctx.skipRemainingHandlers();
+    }
+
+    /** Records {@value #REQUESTS_METRIC}: JSON-RPC method, tool (a served one, {@code unknown} or {@code none}), status. */
+    private void measure(final Context ctx) {
+        final Long start = ctx.attribute(START);
+        if (start == null) {
+            return;
         }
-        final JsonNode params = node.get("params");
-        if (params != null && !params.isObject()) {
-            return Optional.of(rpcError(-32602, "Invalid params: params is an object"));
-        }
-        if ("tools/call".equals(node.path("method").asText()) && (params == null || !params.path("name").isTextual())) {
-            return Optional.of(rpcError(-32602, "Invalid params: tools/call needs params with the tool's name"));
-        }
-        return Optional.empty();
+        ctx.attribute(START, null); // once per request
+        final String method = Optional.ofNullable(ctx.<String>attribute(METHOD)).orElse(ctx.method().name());
+        final String tool = Optional.ofNullable(ctx.<String>attribute(TOOL)).orElse("none");
+        Timer.builder(REQUESTS_METRIC).description("MCP requests: JSON-RPC method, tool and HTTP status")
+            .tags("method", method, "tool", tool, "status", Integer.toString(ctx.statusCode()))
+            .publishPercentileHistogram().register(registry).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
 
     /**
-     * The JSON-RPC error that replaces an error answer of the SDK's transport, which serializes its exception with
-     * the stack trace: the SDK's own code and message when it gave one ({@code jsonRpcError}), else Invalid Request
-     * (−32600) for a 4xx and Internal error (−32603) for a 5xx.
-     *
-     * @param status the HTTP status the transport set, ≥ 400
-     * @param body what the transport wrote
-     * @return the error response to send instead
+     * The SDK's stateless transport with the protocol versions Engram serves ({@link McpHttpRules#VERSIONS}): the
+     * server answers an {@code initialize} with the client's version when it is one of them, else with the latest.
+     * The SDK's own list starts at 2025-03-26, so a 2024-11-05 client got 2025-11-25 and disconnected.
      */
-    static String sanitizedError(final int status, final byte[] body) {
-        JsonNode error = null;
-        try {
-            final JsonNode node = JSON.readTree(body);
-            error = node == null ? null : node.path("jsonRpcError").isObject() ? node.get("jsonRpcError")
-                : node.path("error").isObject() ? node.get("error") : null;
-        } catch (IOException e) {
-            // not JSON: the generic error below
-        }
-        if (error != null && error.path("code").isInt() && error.path("message").isTextual()) {
-            return rpcError(error.get("code").asInt(), error.get("message").asText());
-        }
-        return status >= 500 ? rpcError(-32603, "Internal error") : rpcError(-32600, "Invalid Request");
-    }
-
-    private static String rpcError(final int code, final String message) {
-        final Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        final Map<String, Object> response = new LinkedHashMap<>();
-        response.put("jsonrpc", "2.0");
-        response.put("id", null);
-        response.put("error", error);
-        try {
-            return JSON.writeValueAsString(response);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * The transport's answer, held until it is complete: an error status (≥ 400) is sent with {@link #sanitizedError}
-     * instead of the SDK's serialized exception; anything else is sent as written.
-     */
-    private static final class BufferedResponse extends jakarta.servlet.http.HttpServletResponseWrapper {
-        private final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
-        private java.io.PrintWriter writer;
-
-        BufferedResponse(final jakarta.servlet.http.HttpServletResponse response) {
-            super(response);
+    private record NegotiatingTransport(HttpServletStatelessServerTransport http) implements McpStatelessServerTransport {
+        @Override
+        public void setMcpHandler(final io.modelcontextprotocol.server.McpStatelessServerHandler handler) {
+            http.setMcpHandler(handler);
         }
 
         @Override
-        public jakarta.servlet.ServletOutputStream getOutputStream() {
-            return new jakarta.servlet.ServletOutputStream() {
-                @Override
-                public void write(final int b) {
-                    buffer.write(b);
-                }
-
-                @Override
-                public void write(final byte[] b, final int off, final int len) {
-                    buffer.write(b, off, len);
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setWriteListener(final jakarta.servlet.WriteListener listener) {
-                    throw new UnsupportedOperationException("blocking writes only");
-                }
-            };
+        public reactor.core.publisher.Mono<Void> closeGracefully() {
+            return http.closeGracefully();
         }
 
         @Override
-        public java.io.PrintWriter getWriter() {
-            if (writer == null) {
-                writer = new java.io.PrintWriter(new java.io.OutputStreamWriter(buffer, StandardCharsets.UTF_8));
-            }
-            return writer;
-        }
-
-        @Override
-        public void flushBuffer() {
-            // held until sendSanitized
-        }
-
-        /** Sends what the transport wrote, an error status with a sanitized body. */
-        void sendSanitized() throws IOException {
-            if (writer != null) {
-                writer.flush();
-            }
-            final byte[] body = getStatus() >= 400
-                ? sanitizedError(getStatus(), buffer.toByteArray()).getBytes(StandardCharsets.UTF_8) : buffer.toByteArray();
-            if (getStatus() >= 400) {
-                setContentType("application/json");
-            }
-            setContentLength(body.length);
-            getResponse().getOutputStream().write(body);
-            getResponse().flushBuffer();
-        }
-    }
-
-    /** The request with its body already read by the envelope check, served again to the transport. */
-    private static final class BodyRequest extends jakarta.servlet.http.HttpServletRequestWrapper {
-        private final byte[] body;
-
-        BodyRequest(final jakarta.servlet.http.HttpServletRequest request, final byte[] body) {
-            super(request);
-            this.body = body;
-        }
-
-        @Override
-        public jakarta.servlet.ServletInputStream getInputStream() {
-            final java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(body);
-            return new jakarta.servlet.ServletInputStream() {
-                @Override
-                public int read() {
-                    return in.read();
-                }
-
-                @Override
-                public int read(final byte[] b, final int off, final int len) {
-                    return in.read(b, off, len);
-                }
-
-                @Override
-                public boolean isFinished() {
-                    return in.available() == 0;
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setReadListener(final jakarta.servlet.ReadListener listener) {
-                    throw new UnsupportedOperationException("blocking reads only");
-                }
-            };
-        }
-
-        @Override
-        public java.io.BufferedReader getReader() {
-            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+        public List<String> protocolVersions() {
+            return McpHttpRules.VERSIONS;
         }
     }
 
@@ -326,7 +274,7 @@ public final class McpEndpoint {
     }
 
     private void authenticate(final Context ctx) {
-        if (authEnabled && ApiAccess.apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
+        if (authEnabled && ctx.method() != io.javalin.http.HandlerType.OPTIONS && ApiAccess.apiKey(ctx.header("Authorization"), ctx.header("X-Api-Key"))
             .flatMap(keys::authenticate).isEmpty()) {
             throw new ApiProblem(401, "A valid API key is required: Authorization: Bearer KEY (or X-Api-Key: KEY).");
         }
@@ -377,8 +325,13 @@ public final class McpEndpoint {
         return McpSchema.CallToolResult.builder().addTextContent(message).isError(true).build();
     }
 
+    /**
+     * @param output the result's {@code structuredContent} schema: the HTTP answer's, from {@code /openapi.json} (the
+     *     SDK checks every result that is not an error against it)
+     */
     private static McpSchema.Tool tool(final String name, final String description, final Map<String, Object> properties,
-                                       final List<String> required, final boolean readOnly) {
+                                       final List<String> required, final boolean readOnly,
+                                       final Map<String, Object> output) {
         final Map<String, Object> all = new LinkedHashMap<>();
         all.put("tenantId", string("tenant; default: the API key's tenant"));
         all.put("userId", string("user; default: the API key's user"));
@@ -388,7 +341,7 @@ public final class McpEndpoint {
         schema.put("properties", all);
         schema.put("required", required);
         schema.put("additionalProperties", false);
-        return McpSchema.Tool.builder().name(name).description(description).inputSchema(schema)
+        return McpSchema.Tool.builder().name(name).description(description).inputSchema(schema).outputSchema(output)
             .annotations(new McpSchema.ToolAnnotations(null, readOnly, !readOnly && DELETE.equals(name), true, false, null))
             .build();
     }
@@ -399,6 +352,10 @@ public final class McpEndpoint {
 
     private static Map<String, Object> integer(final String description) {
         return Map.of("type", "integer", "description", description);
+    }
+
+    private static Map<String, Object> number(final String description) {
+        return Map.of("type", "number", "description", description);
     }
 
     private static String text(final McpSchema.CallToolRequest call, final String name) {
@@ -424,11 +381,12 @@ public final class McpEndpoint {
         return joiner.toString();
     }
 
-    private static Map<String, Object> correction(final McpSchema.CallToolRequest call) {
+    /** @return the body of a write: the named arguments given (a blank string counts as not given) */
+    private static Map<String, Object> fields(final McpSchema.CallToolRequest call, final String... names) {
         final Map<String, Object> body = new LinkedHashMap<>();
-        for (final String field : List.of("content", "value")) {
-            final String value = text(call, field);
-            if (value != null) {
+        for (final String field : names) {
+            final Object value = call.arguments() == null ? null : call.arguments().get(field);
+            if (value != null && !(value instanceof String text && text.isBlank())) {
                 body.put(field, value);
             }
         }

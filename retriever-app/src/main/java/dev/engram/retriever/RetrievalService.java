@@ -11,10 +11,11 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.SearchIndexes;
 import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.topology.MaterializeMemoriesProcessor;
-import dev.engram.topology.Stores;
+import dev.engram.topology.StoreNames;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -34,7 +35,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * <p>Ownership: a user's memories live on the instance that owns the user's partition of
  * {@code memory-updated} (partitioned by the user key). {@link #remoteOwner(UserKey)} tells whether
  * another instance owns it, so the HTTP layer can forward (confluentinc/kafka-streams-examples'
- * "this host, or forward to the owner"). Stores not queryable yet (starting, rebalancing, restoring)
+ * "this host, or forward to the owner"). StoreNames not queryable yet (starting, rebalancing, restoring)
  * → {@link ApiProblem} 503 with Retry-After; so is "unknown" ({@link #unknown}) until the instance has read its
  * backlog of {@code memory-updated} once after its start ({@link CatchUp}).
  */
@@ -94,7 +95,7 @@ public final class RetrievalService {
     public Optional<UserMemoryIndex> searchIndex(final UserKey user) {
         final KeyQueryMetadata metadata;
         try {
-            metadata = client().queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+            metadata = client().queryMetadataForKey(StoreNames.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
         } catch (StreamsNotStartedException | IllegalStateException e) {
             throw notReady();
         }
@@ -113,7 +114,7 @@ public final class RetrievalService {
         final KafkaStreams client = client();
         final KeyQueryMetadata metadata;
         try {
-            metadata = client.queryMetadataForKey(Stores.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+            metadata = client.queryMetadataForKey(StoreNames.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
         } catch (StreamsNotStartedException | IllegalStateException e) {
             throw notReady();
         }
@@ -132,10 +133,12 @@ public final class RetrievalService {
      */
     public List<Memory> memories(final UserKey user) {
         final List<Memory> out = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = this.<Memory>store(Stores.RETRIEVER_MEMORIES)
+        final Map<String, AccessCounts> hits = hits(user);
+        try (KeyValueIterator<String, Memory> it = this.<Memory>store(StoreNames.RETRIEVER_MEMORIES)
             .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
             // null: an entry whose data key is already erased (its ERASED event is on the way)
-            it.forEachRemaining(kv -> addPresent(out, kv.value));
+            it.forEachRemaining(kv -> addPresent(out, kv.value == null ? null
+                : hits.getOrDefault(kv.value.getMemoryId(), AccessCounts.NONE).applyTo(kv.value)));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
@@ -145,14 +148,35 @@ public final class RetrievalService {
     /**
      * @param user a user
      * @param memoryId a memory id
-     * @return the memory, if this user has it
+     * @return the memory, if this user has it, its counters joined with its retrieval hits
      */
     public Optional<Memory> memory(final UserKey user, final String memoryId) {
         try {
-            return Optional.ofNullable(this.<Memory>store(Stores.RETRIEVER_MEMORIES).get(user.storeKey(memoryId)));
+            final Memory memory = this.<Memory>store(StoreNames.RETRIEVER_MEMORIES).get(user.storeKey(memoryId));
+            if (memory == null) {
+                return Optional.empty();
+            }
+            final AccessCounts hits = this.<AccessCounts>store(StoreNames.RETRIEVER_ACCESS).get(user.storeKey(memoryId));
+            return Optional.of(hits == null ? memory : hits.applyTo(memory));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
+    }
+
+    /** The user's retrieval hits by memory id ({@link StoreNames#RETRIEVER_ACCESS}: joined with the memories read). */
+    private Map<String, AccessCounts> hits(final UserKey user) {
+        final Map<String, AccessCounts> out = new java.util.HashMap<>();
+        try (KeyValueIterator<String, AccessCounts> it = this.<AccessCounts>store(StoreNames.RETRIEVER_ACCESS)
+            .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
+            it.forEachRemaining(kv -> {
+                if (kv.value != null) {
+                    out.put(kv.key.substring(user.storePrefix().length()), kv.value);
+                }
+            });
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+        return out;
     }
 
     /**
@@ -164,7 +188,7 @@ public final class RetrievalService {
      */
     public List<MemoryUpdated> history(final UserKey user, final String memoryId) {
         final List<MemoryUpdated> out = new ArrayList<>();
-        try (KeyValueIterator<String, MemoryUpdated> it = this.<MemoryUpdated>store(Stores.RETRIEVER_HISTORY)
+        try (KeyValueIterator<String, MemoryUpdated> it = this.<MemoryUpdated>store(StoreNames.RETRIEVER_HISTORY)
             .prefixScan(MaterializeMemoriesProcessor.historyPrefix(user, memoryId), Serdes.String().serializer())) {
             it.forEachRemaining(kv -> addPresent(out, kv.value));
         } catch (InvalidStateStoreException e) {
@@ -187,7 +211,7 @@ public final class RetrievalService {
      */
     public Optional<UserProfile> profile(final UserKey user) {
         try {
-            return Optional.ofNullable(this.<UserProfile>store(Stores.RETRIEVER_PROFILES).get(user.wire()));
+            return Optional.ofNullable(this.<UserProfile>store(StoreNames.RETRIEVER_PROFILES).get(user.wire()));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
@@ -203,7 +227,7 @@ public final class RetrievalService {
     public Map<String, Long> held(final UserKey user) {
         final Map<String, Long> out = new java.util.LinkedHashMap<>();
         try {
-            for (final String name : List.of(Stores.RETRIEVER_MEMORIES, Stores.RETRIEVER_HISTORY)) {
+            for (final String name : List.of(StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_HISTORY, StoreNames.RETRIEVER_ACCESS)) {
                 long count = 0;
                 try (KeyValueIterator<String, Object> it = this.<Object>store(name)
                     .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
@@ -214,8 +238,8 @@ public final class RetrievalService {
                 }
                 out.put(name, count);
             }
-            out.put(Stores.RETRIEVER_PROFILES, this.<UserProfile>store(Stores.RETRIEVER_PROFILES).get(user.wire()) == null ? 0L : 1L);
-            final Long erasedAt = this.<Long>store(Stores.RETRIEVER_ERASURES).get(user.wire());
+            out.put(StoreNames.RETRIEVER_PROFILES, this.<UserProfile>store(StoreNames.RETRIEVER_PROFILES).get(user.wire()) == null ? 0L : 1L);
+            final Long erasedAt = this.<Long>store(StoreNames.RETRIEVER_ERASURES).get(user.wire());
             if (erasedAt != null) {
                 out.put("erasedAt", erasedAt);
             }

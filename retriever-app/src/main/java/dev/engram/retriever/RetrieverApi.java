@@ -18,6 +18,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import dev.engram.topics.Topic;
 
 /**
  * The retrieval HTTP API; tenant and user are always in the path and every read
@@ -50,9 +51,12 @@ import io.micrometer.core.instrument.Timer;
  *       (accepted for unknown users too: their events may still be in flight)</td></tr>
  *   <tr><td>{@code PUT .../settings}</td><td>{@code {"memoryEnabled": false}}: SET_MEMORY_ENABLED</td></tr>
  * </table>
+ * {@code POST .../conversations} publishes a completed conversation to {@code conversations-completed} instead (for a
+ * chat platform without a Kafka client; {@link ConversationRoute}), answered 202 once the broker has it.
  * Tenant admin routes ({@link TenantRoutes}, ADMIN keys of the tenant only): {@code PUT /v1/tenants/{tenant}/settings}
  * writes a new version of the tenant's settings to {@code tenant-settings} (custom categories, instructions, disabled
- * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=}).
+ * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=});
+ * {@code GET /v1/tenants/{tenant}/usage} is the tenant's cost ledger (LLM calls, tokens, estimated cost per day).
  * {@code GET .../export} returns the profile and every memory held for the user as JSON (GDPR Art. 15 and
  * 20). While the user's memory is off, query and context requests return no memories.
  *
@@ -102,14 +106,22 @@ public final class RetrieverApi {
                           PiiFilter pii, Embedder embedder, Clock clock) {
     }
 
+    /** Timer of the API's requests, tags {@code endpoint} and {@code status} (a histogram: p95/p99 from /metrics). */
+    public static final String METER_REQUESTS = "engram.retrieval.requests";
+    /** The smallest request latency the histogram resolves (its first bucket). */
+    static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofMillis(1);
+    /** The largest request latency the histogram resolves (its last finite bucket). */
+    static final java.time.Duration MAX_EXPECTED = java.time.Duration.ofSeconds(30);
+
     private final MeterRegistry registry;
-    /** The request timer of each endpoint, registered once rather than looked up in the registry per request. */
+    /** The request timer of each endpoint and status, registered once rather than looked up in the registry per request. */
     private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
     private final String panelHtml;
     private final ApiAccess auth;
     private final ReadRoutes reads;
     private final WriteRoutes writes;
     private final ErasureRoute erasure;
+    private final ConversationRoute conversations;
     private final TenantRoutes tenants;
 
     /**
@@ -149,7 +161,9 @@ public final class RetrieverApi {
         this.reads = new ReadRoutes(config, service, scorer, access, auth, owner, privacy.clock());
         this.writes = new WriteRoutes(service, auth, owner, privacy);
         this.erasure = new ErasureRoute(service, auth, owner, privacy.authEnabled(),
-            dev.engram.crypto.PersonalSerdes.keys(config));
+            dev.engram.crypto.PersonalSerdes.keys(config, Topic.DATA_KEYS.name()));
+        this.conversations = new ConversationRoute(auth, privacy.commands(),
+            dev.engram.validation.ConversationValidator.from(config), privacy.clock());
         this.tenants = tenantAdmin == null ? null : new TenantRoutes(auth, tenantAdmin, privacy.clock());
     }
 
@@ -173,8 +187,10 @@ public final class RetrieverApi {
         app.delete(USER_PATH, ctx -> timed("erase", ctx, writes::erase));
         app.put(USER_PATH + "/settings", ctx -> timed("settings", ctx, writes::settings));
         app.get(USER_PATH + "/erasure", ctx -> timed("erasure", ctx, erasure::check));
+        app.post(USER_PATH + "/conversations", ctx -> timed("conversations", ctx, conversations::post));
         app.put(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::put));
         app.get(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::get));
+        app.get(TENANT_PATH + "/usage", ctx -> timed("tenant-usage", ctx, tenantRoutes()::usage));
     }
 
     private TenantRoutes tenantRoutes() {
@@ -190,12 +206,38 @@ public final class RetrieverApi {
 
     private void timed(final String endpoint, final Context ctx, final Handler handler) throws Exception {
         final Timer.Sample sample = Timer.start(registry);
+        int status = 500; // an exception that is neither of the two below is answered 500 by ProblemErrorHandler
         try {
             handler.handle(ctx);
+            status = ctx.statusCode();
+        } catch (ApiProblem e) {
+            status = e.status();
+            throw e;
+        } catch (io.javalin.http.HttpResponseException e) {
+            status = e.getStatus();
+            throw e;
         } finally {
-            sample.stop(timers.computeIfAbsent(endpoint, e -> Timer.builder("engram.retrieval.requests")
-                .description("Retrieval API request latency").tag("endpoint", e).register(registry)));
+            sample.stop(requestTimer(registry, timers, endpoint, status));
         }
+    }
+
+    /**
+     * The request timer of one endpoint and status ({@value #METER_REQUESTS}): a Prometheus histogram (buckets from
+     * {@link #MIN_EXPECTED} to {@link #MAX_EXPECTED}) so that {@code histogram_quantile} gives p95/p99 per endpoint,
+     * and the status so that an error rate is {@code status=~"5.."} over all. Registered once per pair.
+     *
+     * @param registry where it is registered
+     * @param timers the cache of registered timers, by {@code endpoint status}
+     * @param endpoint the route's short name, e.g. {@code memories}
+     * @param status the HTTP status answered
+     * @return the timer
+     */
+    static Timer requestTimer(final MeterRegistry registry, final java.util.Map<String, Timer> timers, final String endpoint,
+                              final int status) {
+        return timers.computeIfAbsent(endpoint + ' ' + status, e -> Timer.builder(METER_REQUESTS)
+            .description("Retrieval API request latency, by endpoint and HTTP status").tag("endpoint", endpoint)
+            .tag("status", Integer.toString(status)).publishPercentileHistogram()
+            .minimumExpectedValue(MIN_EXPECTED).maximumExpectedValue(MAX_EXPECTED).register(registry));
     }
 
     private static String resource(final String path) {

@@ -29,7 +29,6 @@ import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.SearchIndexes;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.RetryingVectorIndex;
-import dev.engram.topology.Topics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
@@ -37,6 +36,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retriever: materializes {@code memory-updated} into its own stores ({@link RetrievalTopology}) and
@@ -132,7 +133,7 @@ public final class RetrieverApp implements Callable<Integer> {
         // embedding.model until bin/engram reembed names another model active (corrections are embedded by it)
         final ActiveModelEmbedder active = ActiveModelEmbedder.fromConfig(config);
         final AccessReporter kafka = KafkaAccessReporter.create(config);
-        active.follow(config.kafkaProperties());
+        active.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name());
         return start(config, new OnDemandQueryModels(active), new AccessReporter() {
             @Override
             public void report(final UserKey user, final List<String> memoryIds) {
@@ -177,7 +178,7 @@ public final class RetrieverApp implements Callable<Integer> {
                                final CommandPublisher commands, final AuditReporter auditSink) {
         // access reports leave the request thread: queued, sent by one background thread
         final AccessReporter access = new BatchingAccessReporter(reporter);
-        final PrometheusMeterRegistry registry = AppMetrics.registry(Topics.RETRIEVER_APP);
+        final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.RETRIEVER);
         final Optional<QdrantVectorIndex> dense;
         try {
             StreamsApp.checkConfig(config, "retriever");
@@ -219,7 +220,7 @@ public final class RetrieverApp implements Callable<Integer> {
             () -> runner.get() == null ? null : runner.get().kafkaStreams();
         final CatchUp catchUp = new CatchUp(client, config.kafkaProperties(),
             RetrievalTopology.config(config).getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG),
-            Topics.MEMORY_UPDATED, Duration.ofMillis(config.getLong(EngramConfig.RETRIEVER_CATCHUP_MAX_WAIT_MS)));
+            Topic.MEMORY_UPDATED.name(), Duration.ofMillis(config.getLong(EngramConfig.RETRIEVER_CATCHUP_MAX_WAIT_MS)));
         final RetrievalService service = new RetrievalService(client, self::get, indexes, catchUp);
         final HybridScorer scorer;
         try {
@@ -243,7 +244,8 @@ public final class RetrieverApp implements Callable<Integer> {
                 api.register(app);
                 new ApiDocs().register(app);
                 new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
-                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion()).register(app);
+                    ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion(),
+                    config.getList(EngramConfig.MCP_ALLOWED_ORIGINS), registry).register(app);
             }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         try {
             final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
@@ -283,7 +285,7 @@ public final class RetrieverApp implements Callable<Integer> {
         }
         final String state = runner.state().name();
         if (runner.isReady() && !catchUp.caughtUp()) {
-            return new AppHttpServer.Health(false, state + " (catching up with " + Topics.MEMORY_UPDATED + ")");
+            return new AppHttpServer.Health(false, state + " (catching up with " + Topic.MEMORY_UPDATED.name() + ")");
         }
         return new AppHttpServer.Health(runner.isReady(), state);
     }

@@ -12,8 +12,8 @@ import dev.engram.config.EngramConfig;
 import dev.engram.kafka.TopicFollower;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.topology.TenantSettingsTable;
-import dev.engram.topology.Topic;
-import dev.engram.topology.Topics;
+import dev.engram.topics.Topic;
+import dev.engram.topology.UsageLedger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -25,12 +25,15 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retriever's side of {@code tenant-settings}: {@link #publish} writes a version (idempotent producer, acks=all,
  * key {@link TenantSettingsTable#key}, record time the version) and waits until this instance has read it back, so a
  * {@code GET} after the {@code PUT} answers with it; a {@link TopicFollower} keeps {@link #history()} equal to the
- * topic for every instance. Thread-safe.
+ * topic for every instance; a second one keeps {@link #usage()}, the cost ledger {@code llm-usage} per tenant and day.
+ * Thread-safe.
  */
 public final class TenantAdmin implements AutoCloseable {
 
@@ -41,6 +44,8 @@ public final class TenantAdmin implements AutoCloseable {
     private final Serializer<TenantSettings> serializer;
     private final TenantSettingsHistory history = new TenantSettingsHistory();
     private final TopicFollower follower;
+    private final UsageLedger usage = new UsageLedger();
+    private final TopicFollower usageFollower;
 
     /**
      * Starts following {@code tenant-settings}.
@@ -51,13 +56,19 @@ public final class TenantAdmin implements AutoCloseable {
         final Map<String, Object> props = new HashMap<>(config.kafkaProperties());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, Topics.RETRIEVER_APP + "-tenant-settings");
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, AppIds.RETRIEVER + "-tenant-settings");
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
         this.serializer = Topic.TENANT_SETTINGS.valueSerializer(config);
         final Deserializer<TenantSettings> deserializer = Topic.TENANT_SETTINGS.valueDeserializer(config);
-        this.follower = new TopicFollower(config.kafkaProperties(), Topics.TENANT_SETTINGS, "tenant-settings-follower",
-            (key, value) -> history.apply(key, value == null ? null : deserializer.deserialize(Topics.TENANT_SETTINGS, value)),
+        this.follower = new TopicFollower(config.kafkaProperties(), Topic.TENANT_SETTINGS.name(), "tenant-settings-follower",
+            (key, value) -> history.apply(key, value == null ? null : deserializer.deserialize(Topic.TENANT_SETTINGS.name(), value)),
             IllegalStateException::new);
+        this.usageFollower = UsageLedger.follow(config, usage, "llm-usage-follower");
+    }
+
+    /** @return the cost ledger ({@code llm-usage}) read so far */
+    public UsageLedger usage() {
+        return usage;
     }
 
     /** @return every version of every tenant's settings read so far */
@@ -82,9 +93,9 @@ public final class TenantAdmin implements AutoCloseable {
     public void publish(final TenantSettings settings) {
         final RecordMetadata written;
         try {
-            written = producer.send(new ProducerRecord<>(Topics.TENANT_SETTINGS, null,
+            written = producer.send(new ProducerRecord<>(Topic.TENANT_SETTINGS.name(), null,
                 settings.getVersion().toEpochMilli(), TenantSettingsTable.key(settings.getTenantId(), settings.getVersion()),
-                serializer.serialize(Topics.TENANT_SETTINGS, settings))).get(10, TimeUnit.SECONDS);
+                serializer.serialize(Topic.TENANT_SETTINGS.name(), settings))).get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiProblem.unavailable("Interrupted while writing the settings; retry.", 1);
@@ -101,6 +112,7 @@ public final class TenantAdmin implements AutoCloseable {
 
     @Override
     public void close() {
+        usageFollower.close();
         follower.close();
         producer.close(Duration.ofSeconds(5));
     }

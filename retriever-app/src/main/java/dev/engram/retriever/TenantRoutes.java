@@ -2,13 +2,14 @@ package dev.engram.retriever;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.CustomCategory;
@@ -29,11 +30,13 @@ import io.javalin.http.Context;
  *       API does not know, a wrong type or a value outside {@link TenantPolicy#problems}' limits is a 400 naming it.</li>
  *   <li>{@code GET /v1/tenants/{tenant}/settings[?asOf=T]}: the newest version (or the one in force at event time T),
  *       and how many versions there are; a tenant without settings gets the defaults with {@code version: null}.</li>
+ *   <li>{@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger ({@code llm-usage}) of the last {@code days}
+ *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day and in total,
+ *       today's tokens and the daily token budget ({@link TenantViews.Usage}).</li>
  * </ul>
  */
 final class TenantRoutes {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of("categories", "instructions", "disabledCategories",
         "retentionDays", "dailyTokenBudget", "effectiveFrom");
     private static final Set<String> CATEGORY_FIELDS = Set.of("name", "description", "keywords", "ttlDays");
@@ -80,12 +83,22 @@ final class TenantRoutes {
     /** {@code GET /v1/tenants/{tenant}/settings[?asOf=T]}. */
     void get(final Context ctx) {
         final String tenant = auth.tenantAdmin(ctx);
-        final Instant asOf = ApiRequests.instantParam(ctx, "asOf");
+        final Instant asOf = ApiRequests.instantParam(ctx, QueryParam.TENANT_AS_OF);
         final TenantSettingsHistory history = tenants.history();
         final int versions = history.versions(tenant);
         ctx.json((asOf == null ? history.latest(tenant) : history.at(tenant, asOf))
             .map(s -> TenantViews.Settings.of(s, versions))
             .orElseGet(() -> TenantViews.Settings.none(tenant, versions)));
+    }
+
+    /** {@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger of the last days (UTC), today included. */
+    void usage(final Context ctx) {
+        final String tenant = auth.tenantAdmin(ctx);
+        final int days = ApiRequests.intParam(ctx, QueryParam.USAGE_DAYS, 30, 1, 366);
+        final LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
+        final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
+        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, today.minusDays(days - 1L), today), today,
+            budget));
     }
 
     private static JsonNode body(final Context ctx) {
@@ -94,15 +107,8 @@ final class TenantRoutes {
             throw ApiProblem.badRequest("a JSON body is required, e.g. {\"categories\": [{\"name\": \"medications\", "
                 + "\"description\": \"…\", \"keywords\": [\"mg\"]}]}");
         }
-        final JsonNode node;
-        try {
-            node = JSON.readTree(raw);
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest("the body is not valid JSON");
-        }
-        if (node == null || !node.isObject()) {
-            throw ApiProblem.badRequest("the body must be a JSON object");
-        }
+        // strict: UTF-8, one JSON object, each field once (dev.engram.runtime.JsonBodies)
+        final JsonNode node = dev.engram.runtime.JsonBodies.object(ctx.bodyAsBytes());
         unknownFields(node, FIELDS, "");
         return node;
     }

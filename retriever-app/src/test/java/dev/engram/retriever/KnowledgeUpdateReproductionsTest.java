@@ -25,6 +25,8 @@ import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.MemoryTime;
+import dev.engram.scoring.RankRequest;
 import dev.engram.scoring.Vectors;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +67,7 @@ class KnowledgeUpdateReproductionsTest {
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
         final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
         final List<Memory> memories = pipeline.retriever().memories(userKey);
-        return ContextBlock.build(scorer.rank(message, memories, EngramConfig.defaults().getInt(EngramConfig.MAX_K)), 512)
+        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(EngramConfig.MAX_K)).memories(memories)), 512)
             .text();
     }
 
@@ -115,8 +117,8 @@ class KnowledgeUpdateReproductionsTest {
             final String block = context(pipeline, u, "Where does Dana work?");
             assertThat(current(block)).contains("Cyberdyne Systems").doesNotContain("Umbrella");
             assertThat(block).contains(ContextBlock.EARLIER);
-            assertThat(HybridScorer.validAt(marked, T0.plus(Duration.ofDays(1)))).as("asOf before the change").isTrue();
-            assertThat(HybridScorer.validAt(marked, T0.plus(Duration.ofDays(7)))).as("asOf after it").isFalse();
+            assertThat(MemoryTime.validAt(marked, T0.plus(Duration.ofDays(1)))).as("asOf before the change").isTrue();
+            assertThat(MemoryTime.validAt(marked, T0.plus(Duration.ofDays(7)))).as("asOf after it").isFalse();
         }
     }
 

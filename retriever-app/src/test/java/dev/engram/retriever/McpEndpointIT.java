@@ -60,7 +60,10 @@ class McpEndpointIT {
             final List<McpSchema.Tool> tools = client.listTools().tools();
 
             assertThat(tools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder(McpEndpoint.SEARCH,
-                McpEndpoint.CONTEXT, McpEndpoint.LIST, McpEndpoint.CORRECT, McpEndpoint.DELETE);
+                McpEndpoint.CONTEXT, McpEndpoint.LIST, McpEndpoint.CORRECT, McpEndpoint.DELETE,
+                McpEndpoint.SAVE_CONVERSATION);
+            assertThat(tools).allSatisfy(tool -> assertThat(tool.outputSchema()).as(tool.name())
+                .containsEntry("type", "object").containsKey("required"));
             assertThat(tools).allSatisfy(tool -> assertThat(((Map<?, ?>) tool.inputSchema().get("properties")).keySet())
                 .map(Object::toString).contains("tenantId", "userId"));
             assertThat(tools).filteredOn(t -> t.name().equals(McpEndpoint.CONTEXT)).singleElement()
@@ -121,6 +124,112 @@ class McpEndpointIT {
             assertThat(correct.isError()).as(text(correct)).isFalse();
             assertThat(correct.structuredContent()).isInstanceOfSatisfying(Map.class,
                 body -> assertThat(body.get("kind")).isEqualTo("CORRECT"));
+        }
+    }
+
+    private static final Map<String, String> MCP_HEADERS = Map.of("Accept", "application/json, text/event-stream");
+
+    private static HttpResponse<String> post(final String message, final Map<String, String> headers) {
+        final Map<String, String> all = new java.util.HashMap<>(MCP_HEADERS);
+        all.putAll(headers);
+        return fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, message, all);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode json(final HttpResponse<String> response) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+        } catch (java.io.IOException e) {
+            throw new AssertionError(response.body(), e);
+        }
+    }
+
+    @Test
+    void shouldAnswerTheProtocolVersionTheClientAsksForWhenItIsServedAndTheLatestOtherwise() {
+        for (final String asked : List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2023-01-01")) {
+            final HttpResponse<String> answer = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                + "{\"protocolVersion\":\"" + asked + "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"it\",\"version\":\"1\"}}}",
+                Map.of());
+            assertThat(answer.statusCode()).as(asked + ": " + answer.body()).isEqualTo(200);
+            assertThat(json(answer).path("result").path("protocolVersion").asText()).as(asked)
+                .isEqualTo(asked.equals("2023-01-01") ? "2025-11-25" : asked);
+        }
+    }
+
+    @Test
+    void shouldRefuseAProtocolVersionHeaderItDoesNotServeWith400() {
+        final String list = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}";
+        for (final String version : List.of("2099-01-01", "not-a-version", "2000-01-01")) {
+            final HttpResponse<String> answer = post(list, Map.of("MCP-Protocol-Version", version));
+            assertThat(answer.statusCode()).as(version).isEqualTo(400);
+            assertThat(json(answer).path("error").path("message").asText()).contains("MCP-Protocol-Version", version);
+        }
+        for (final String version : List.of("2024-11-05", "2025-06-18", "2025-11-25")) {
+            assertThat(post(list, Map.of("MCP-Protocol-Version", version)).statusCode()).as(version).isEqualTo(200);
+        }
+        assertThat(post(list, Map.of()).statusCode()).as("no header: a 2025-03-26 client").isEqualTo(200);
+    }
+
+    @Test
+    void shouldRefuseABrowserOriginThatIsNotAllowedAndGiveCorsToALoopbackOne() {
+        final String list = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}";
+        final HttpResponse<String> rebound = post(list, Map.of("Origin", "http://attacker.example:8080"));
+        assertThat(rebound.statusCode()).isEqualTo(403);
+        assertThat(json(rebound).path("error").path("message").asText()).contains("attacker.example");
+        assertThat(json(rebound).path("id").isNull()).isTrue();
+        assertThat(rebound.body()).doesNotContain("Kotlin", "tools");
+
+        for (final String origin : List.of("http://localhost:5173", "http://127.0.0.1:6274", "http://[::1]:3000")) {
+            final HttpResponse<String> local = post(list, Map.of("Origin", origin));
+            assertThat(local.statusCode()).as(origin).isEqualTo(200);
+            assertThat(local.headers().firstValue("Access-Control-Allow-Origin")).as(origin).hasValue(origin);
+        }
+        final HttpResponse<String> preflight = fixture.send("OPTIONS", McpEndpoint.PATH, null, null, Map.of(
+            "Origin", "http://localhost:5173", "Access-Control-Request-Method", "POST",
+            "Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version"));
+        assertThat(preflight.statusCode()).isEqualTo(204);
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).hasValue("http://localhost:5173");
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Headers")).hasValueSatisfying(
+            h -> assertThat(h).contains("Authorization", "MCP-Protocol-Version", "Content-Type"));
+        assertThat(fixture.send("OPTIONS", McpEndpoint.PATH, null, null, Map.of("Origin", "https://attacker.example"))
+            .statusCode()).isEqualTo(403);
+        assertThat(fixture.get("/metrics", null).body()).as("refusals are counted too")
+            .containsPattern("engram_mcp_requests_seconds_count\\{[^}]*status=\"403\"");
+    }
+
+    @Test
+    void shouldNameTheUnknownToolInItsErrorAndCountRequestsByMethodToolAndStatus() {
+        final HttpResponse<String> answer = post("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\","
+            + "\"params\":{\"name\":\"forget_everything\",\"arguments\":{}}}", Map.of());
+        assertThat(json(answer).path("id").asInt()).isEqualTo(42);
+        assertThat(json(answer).path("error").path("code").asInt()).isEqualTo(-32602);
+        assertThat(json(answer).path("error").path("message").asText()).contains("forget_everything", McpEndpoint.SEARCH);
+
+        try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
+            ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.CONTEXT, Map.of("message", "Which language?")));
+        }
+        final String metrics = fixture.get("/metrics", null).body();
+        assertThat(metrics).containsPattern("engram_mcp_requests_seconds_count\\{[^}]*method=\"tools/call\"[^}]*status=\"200\""
+            + "[^}]*tool=\"get_context\"");
+        assertThat(metrics).containsPattern("engram_mcp_requests_seconds_count\\{[^}]*method=\"tools/call\"[^}]*tool=\"unknown\"");
+        assertThat(metrics).containsPattern("engram_mcp_requests_seconds_count\\{[^}]*method=\"initialize\"");
+        assertThat(metrics).contains("engram_mcp_requests_seconds_bucket");
+    }
+
+    @Test
+    void shouldSaveAConversationThroughTheApi() {
+        try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
+            final McpSchema.CallToolResult saved = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-1", "messages", List.of(Map.of("role", "user",
+                    "content", "I started learning the cello.", "timestamp", "2025-05-03T18:00:00Z")))));
+            assertThat(saved.isError()).as(text(saved)).isFalse();
+            assertThat(saved.structuredContent()).isInstanceOfSatisfying(Map.class, body -> {
+                assertThat(body.get("conversationId")).isEqualTo("c-mcp-1");
+                assertThat(body.get("status")).isEqualTo("ACCEPTED");
+            });
+            final McpSchema.CallToolResult invalid = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-2", "messages", List.of())));
+            assertThat(invalid.isError()).isTrue();
+            assertThat(text(invalid)).startsWith("400");
         }
     }
 

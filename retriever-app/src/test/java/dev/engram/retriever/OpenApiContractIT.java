@@ -34,6 +34,9 @@ import org.junit.jupiter.api.Test;
 class OpenApiContractIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ApiDocs DOCS = new ApiDocs();
+    private static final io.modelcontextprotocol.json.schema.JsonSchemaValidator VALIDATOR =
+        new io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator();
     private static TwoUserRetriever fixture;
     private static OpenAPI api;
 
@@ -99,8 +102,9 @@ class OpenApiContractIT {
             if (op.getParameters() != null) {
                 op.getParameters().forEach(p -> assertThat(p.getSchema()).as(name + " " + p.getName()).isNotNull());
             }
+            assertThat(op.getResponses().keySet()).as(name + ": a malformed target and another method").contains("400", "405");
             if (path.startsWith("/v1/")) {
-                assertThat(op.getResponses().keySet()).as(name).contains("401", "403", "503");
+                assertThat(op.getResponses().keySet()).as(name).contains("401", "403", "500", "503");
                 op.getResponses().forEach((status, response) -> {
                     if (status.startsWith("4") || status.startsWith("5")) {
                         assertThat(response.getContent()).as(name + " " + status).containsKey("application/problem+json");
@@ -145,19 +149,27 @@ class OpenApiContractIT {
             new Call("DELETE", u, "/v1/tenants/t1/users/u-gone", admin, null),
             new Call("PUT", u + "/settings", "/v1/tenants/t1/users/u-ben/settings", admin, "{\"memoryEnabled\": true}"),
             new Call("PUT", u + "/settings", "/v1/tenants/t1/users/u-ben/settings", admin, "{\"memoryEnabled\": \"no\"}"),
+            new Call("POST", u + "/conversations", "/v1/tenants/t1/users/u-ben/conversations", admin,
+                "{\"conversationId\": \"c-doc\", \"messages\": [{\"role\": \"user\", \"content\": \"I play go too.\"}]}"),
+            new Call("POST", u + "/conversations", "/v1/tenants/t1/users/u-ben/conversations", admin,
+                "{\"conversationId\": \"c-doc\", \"messages\": []}"),
+            new Call("GET", u + "/memories", ana + "/memories?query=language&k=101", admin, null),
             new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin,
                 "{\"categories\": [{\"name\": \"pets\", \"description\": \"the user's pets\", \"keywords\": [\"dog\"]}]}"),
             new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, "{\"retention\": 3}"),
             new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", TwoUserRetriever.BEN_KEY, "{}"),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, null),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings?asOf=yesterday", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=7", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=0", admin, null),
             new Call("GET", "/panel", "/panel?tenant=t1&user=u-ana", null, null),
             new Call("GET", ApiDocs.DOCS_PATH, ApiDocs.DOCS_PATH, null, null),
             new Call("GET", ApiDocs.OPENAPI_PATH, ApiDocs.OPENAPI_PATH, null, null),
             new Call("GET", "/health/live", "/health/live", null, null),
             new Call("GET", "/health/ready", "/health/ready", null, null),
             new Call("GET", "/metrics", "/metrics", null, null),
-            new Call("POST", McpEndpoint.PATH, McpEndpoint.PATH, null, "{}"));
+            new Call("POST", McpEndpoint.PATH, McpEndpoint.PATH, null, "{}"),
+            new Call("OPTIONS", McpEndpoint.PATH, McpEndpoint.PATH, null, null));
         final Set<String> exercised = new TreeSet<>();
         final Set<String> statuses = new TreeSet<>();
         for (final Call call : calls) {
@@ -177,12 +189,114 @@ class OpenApiContractIT {
             assertThat(type).as(name).startsWith(media.getKey());
             if (media.getKey().endsWith("json")) {
                 assertHasRequiredFields(name, JSON.readTree(response.body()), media.getValue().getSchema());
+                final String ref = media.getValue().getSchema().get$ref();
+                if (ref != null) {
+                    // the whole body against its schema (JSON Schema 2020-12), with the validator the MCP SDK checks
+                    // every tool result with: the tools' outputSchemas are these schemas
+                    final io.modelcontextprotocol.json.schema.JsonSchemaValidator.ValidationResponse valid = VALIDATOR
+                        .validate(DOCS.schema(ref.substring(ref.lastIndexOf('/') + 1)),
+                            JSON.readValue(response.body(), Object.class));
+                    assertThat(valid.valid()).as(name + ": " + valid.errorMessage()).isTrue();
+                }
             }
         }
         final Set<String> all = new TreeSet<>();
         api.getPaths().forEach((path, item) -> item.readOperationsMap().keySet().forEach(m -> all.add(m.name() + " " + path)));
         assertThat(exercised).isEqualTo(all);
         assertThat(statuses).contains("200", "202", "400", "401", "403", "404");
+    }
+
+    @Test
+    void shouldDeclareExactlyTheQueryParametersTheServerReads() {
+        final Set<String> declared = new TreeSet<>();
+        for (final QueryParam param : QueryParam.values()) {
+            param.operations().forEach(op -> declared.add(op + " ?" + param.wireName()));
+        }
+        final Set<String> documented = new TreeSet<>();
+        api.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, op) -> {
+            if (op.getParameters() != null) {
+                op.getParameters().stream().filter(p -> "query".equals(p.getIn()))
+                    .forEach(p -> documented.add(method + " " + path + " ?" + p.getName()));
+            }
+        }));
+
+        assertThat(documented).isEqualTo(declared);
+    }
+
+    @Test
+    void shouldReadEveryDocumentedQueryParameterOnItsRoute() {
+        // a value each /v1 parameter refuses: the 400 naming it shows the route reads it (the panel's are the page's)
+        final Map<QueryParam, String> invalid = Map.ofEntries(Map.entry(QueryParam.QUERY, "%20"),
+            Map.entry(QueryParam.K, "many"), Map.entry(QueryParam.TYPE, "NOPE"), Map.entry(QueryParam.STATUS, "NOPE"),
+            Map.entry(QueryParam.AS_OF, "yesterday"), Map.entry(QueryParam.RECORD_ACCESS, "maybe"),
+            Map.entry(QueryParam.MIN_SCORE, "high"), Map.entry(QueryParam.MESSAGE, "%20"),
+            Map.entry(QueryParam.BUDGET_TOKENS, "lots"), Map.entry(QueryParam.TENANT_AS_OF, "yesterday"),
+            Map.entry(QueryParam.USAGE_DAYS, "many"), Map.entry(QueryParam.AGENT_ID, "%20"));
+        for (final QueryParam param : QueryParam.values()) {
+            for (final String operation : param.operations()) {
+                if (!operation.startsWith("GET /v1/")) {
+                    continue;
+                }
+                assertThat(invalid).as("an invalid value of " + param).containsKey(param);
+                final String path = operation.substring("GET ".length()).replace("{tenant}", "t1").replace("{user}", "u-ana");
+                // the context route needs its message to reach the other parameters
+                final String base = operation.endsWith("/context") && param != QueryParam.MESSAGE ? "message=hello&" : "";
+                final HttpResponse<String> answer = fixture.get(path + "?" + base + param.wireName() + "="
+                    + invalid.get(param), TwoUserRetriever.ADMIN_KEY);
+                assertThat(answer.statusCode()).as(operation + " ?" + param.wireName() + " -> " + answer.body()).isEqualTo(400);
+                assertThat(answer.body()).as(operation).contains(param.wireName());
+            }
+        }
+    }
+
+    @Test
+    void shouldDocumentTheLimitsTheServerEnforces() {
+        final Operation memories = operation("GET", "/v1/tenants/{tenant}/users/{user}/memories");
+        final Operation context = operation("GET", "/v1/tenants/{tenant}/users/{user}/context");
+
+        assertThat(parameter(memories, "k").getSchema().getMaximum().intValue())
+            .isEqualTo(dev.engram.config.EngramConfig.defaults().getInt(dev.engram.config.EngramConfig.MAX_K));
+        assertThat(parameter(memories, "minScore").getSchema().getMinimum().doubleValue()).isZero();
+        assertThat(parameter(memories, "minScore").getSchema().getMaximum().doubleValue()).isEqualTo(1.0);
+        assertThat(parameter(context, "budgetTokens").getSchema().getMaximum().intValue())
+            .isEqualTo(RetrieverApi.MAX_BUDGET_TOKENS);
+        assertThat(api.getServers()).allSatisfy(server -> assertThat(server.getUrl()).doesNotContain("localhost"));
+    }
+
+    @Test
+    void shouldAnswerAnotherMethodWith405AllowingExactlyTheDocumentedMethods() {
+        api.getPaths().forEach((template, item) -> {
+            final String path = template.replace("{tenant}", "t1").replace("{user}", "u-ana").replace("{id}", "m-ana-kotlin");
+            final HttpResponse<String> answer = fixture.send("PATCH", path, TwoUserRetriever.ADMIN_KEY, null);
+            assertThat(answer.statusCode()).as("PATCH " + path + " -> " + answer.body()).isEqualTo(405);
+            final Set<String> allowed = new TreeSet<>(List.of(answer.headers().firstValue("Allow").orElse("").split(",\\s*")));
+            allowed.remove("HEAD"); // every GET route answers HEAD alike (AppHttpServer), described by its GET
+            final Set<String> documented = new TreeSet<>();
+            item.readOperationsMap().keySet().forEach(method -> documented.add(method.name()));
+            assertThat(allowed).as(template).isEqualTo(documented);
+        });
+    }
+
+    @Test
+    void shouldReadParametersOnlyThroughTheirDeclaration() throws Exception {
+        // a route reading ctx.queryParam("x") directly would add a parameter the document and the test above miss
+        try (java.util.stream.Stream<java.nio.file.Path> sources = java.nio.file.Files.walk(
+            java.nio.file.Path.of("src/main/java/dev/engram/retriever"))) {
+            final List<String> direct = sources.filter(f -> f.toString().endsWith(".java"))
+                .filter(f -> !f.getFileName().toString().equals("QueryParam.java"))
+                .filter(f -> {
+                    try {
+                        return java.nio.file.Files.readString(f).matches("(?s).*\\bqueryParam(Map|s)?\\(.*");
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }).map(f -> f.getFileName().toString()).toList();
+            assertThat(direct).as("classes reading query parameters besides QueryParam").isEmpty();
+        }
+    }
+
+    private static io.swagger.v3.oas.models.parameters.Parameter parameter(final Operation op, final String name) {
+        return op.getParameters().stream().filter(p -> name.equals(p.getName())).findFirst().orElseThrow();
     }
 
     private static Operation operation(final String method, final String template) {

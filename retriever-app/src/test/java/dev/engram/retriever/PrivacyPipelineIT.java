@@ -36,14 +36,9 @@ import dev.engram.testing.EmbeddedKafka;
 import dev.engram.testing.RecordingVectorIndexFactory;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.ExtractionTopology;
-import dev.engram.topology.Stores;
+import dev.engram.topology.StoreNames;
 import dev.engram.topology.StreamsSettings;
-import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -64,6 +59,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The whole pipeline on the in-process broker (extraction with the rule-based extractor and MiniLM,
@@ -98,7 +95,7 @@ class PrivacyPipelineIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         consolidator1 = startPipeline("1");
         retriever = startRetriever(Map.of());
     }
@@ -117,10 +114,10 @@ class PrivacyPipelineIT {
         final EngramConfig config = kafka.engramConfig(Map.of());
         final KafkaStreams extractor = new KafkaStreams(
             ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()),
-            StreamsSettings.forApp(config, Topics.EXTRACTOR_APP + "-" + run));
+            StreamsSettings.forApp(config, AppIds.EXTRACTOR + "-" + run));
         final KafkaStreams consolidator = new KafkaStreams(
             ConsolidationTopology.build(config, new KeyValueContradictionJudge(), INDEX, new SimpleMeterRegistry()),
-            StreamsSettings.forApp(kafka.engramConfig(Map.of()), Topics.CONSOLIDATOR_APP + "-" + run));
+            StreamsSettings.forApp(kafka.engramConfig(Map.of()), AppIds.CONSOLIDATOR + "-" + run));
         STREAMS.add(extractor);
         STREAMS.add(consolidator);
         extractor.start();
@@ -141,7 +138,7 @@ class PrivacyPipelineIT {
         for (final ConversationCompleted c : conversations) {
             records.add(new EmbeddedKafka.Record<>(c.getTenantId() + "/" + c.getUserId(), c, c.getCompletedAt()));
         }
-        kafka.send(Topics.CONVERSATIONS_COMPLETED, new StringSerializer(),
+        kafka.send(Topic.CONVERSATIONS_COMPLETED.name(), new StringSerializer(),
             AvroSerdes.serde(ConversationCompleted.class).serializer(), records);
         PUBLISHED.addAll(conversations);
     }
@@ -190,31 +187,7 @@ class PrivacyPipelineIT {
 
     /** @return true when every group has consumed everything on its input topics */
     private static boolean settled(final Map<String, List<String>> groups) {
-        final Admin admin = kafka.admin();
-        try {
-            for (final Map.Entry<String, List<String>> group : groups.entrySet()) {
-                final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group.getKey())
-                    .partitionsToOffsetAndMetadata().get();
-                final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-                for (final String topic : group.getValue()) {
-                    for (int p = 0; p < 2; p++) {
-                        ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                    }
-                }
-                final var latest = admin.listOffsets(ends, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get();
-                for (final TopicPartition tp : ends.keySet()) {
-                    final long end = latest.get(tp).offset();
-                    final OffsetAndMetadata at = committed.get(tp);
-                    if (end > 0 && (at == null || at.offset() < end)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
+        return groups.entrySet().stream().allMatch(g -> kafka.consumed(g.getKey(), g.getValue(), 2));
     }
 
     @Test
@@ -225,8 +198,12 @@ class PrivacyPipelineIT {
                 + "skipping the memory panel browser test");
         publish(List.of(conversation("u-panel", "p-1", "These days I write almost everything in Kotlin.", "2025-03-01T10:00:00Z"),
             conversation("u-panel", "p-2", "I live in Bergen.", "2025-03-02T10:00:00Z"),
-            conversation("u-panel", "p-3", "Sushi is my all-time favourite food.", "2025-03-03T10:00:00Z")));
-        EmbeddedKafka.waitUntil(() -> count(retriever, "u-panel") >= 3, TIMEOUT, "three memories of u-panel");
+            conversation("u-panel", "p-3", "Sushi is my all-time favourite food.", "2025-03-03T10:00:00Z"),
+            ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u-panel").setConversationId("p-4")
+                .setMessages(List.of(new Message(0, "user", "Hi, my name is Tove.", Instant.parse("2025-03-04T10:00:00Z")),
+                    new Message(1, "assistant", "Nice to meet you, Tove!", Instant.parse("2025-03-04T10:00:20Z"))))
+                .setCompletedAt(Instant.parse("2025-03-04T10:00:20Z")).build()));
+        EmbeddedKafka.waitUntil(() -> count(retriever, "u-panel") >= 5, TIMEOUT, "the memories of u-panel");
 
         final Path profileDir = Files.createTempDirectory("engram-chromium");
         final ChromeOptions options = new ChromeOptions();
@@ -238,10 +215,23 @@ class PrivacyPipelineIT {
             .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
         final WebDriver browser = new ChromeDriver(service, options);
         try {
+            browser.get(retriever.baseUrl() + "/panel");
+            assertThat(browser.findElement(By.id("clearAll")).isDisplayed()).as("no user: nothing to clear").isFalse();
             browser.get(retriever.baseUrl() + "/panel?tenant=t1&user=u-panel");
             browser.findElement(By.id("apiKey")).sendKeys(ADMIN);
             browser.findElement(By.id("load")).click();
-            waitFor(() -> browser.findElements(By.cssSelector("li.memory")).size() >= 3, "the memories to show");
+            waitFor(() -> browser.findElements(By.cssSelector("li.memory")).size() >= 5, "the memories to show");
+            assertThat(browser.findElement(By.id("clearAll")).isDisplayed()).isTrue();
+            // the assistant's reply is not the user's own statement, and a fact's name is not said twice
+            final WebElement exchange = memoryContaining(browser, "Nice to meet you");
+            assertThat(exchange.findElement(By.cssSelector(".badge")).getAttribute("class")).contains("source-ASSISTANT")
+                .doesNotContain("source-EXPLICIT");
+            assertThat(memoryContaining(browser, "Tove").getText()).doesNotContain("Name: Name");
+            assertThat(browser.findElements(By.cssSelector("li.memory .content"))).allSatisfy(c -> {
+                final String[] parts = c.getText().split(": ", 2);
+                assertThat(parts.length == 2 && parts[1].toLowerCase().startsWith(parts[0].toLowerCase()))
+                    .as(c.getText()).isFalse();
+            });
 
             final Set<String> categories = browser.findElements(By.cssSelector("section.category")).stream()
                 .map(e -> e.getAttribute("data-category")).collect(Collectors.toSet());
@@ -327,7 +317,7 @@ class PrivacyPipelineIT {
 
         assertThat(call(retriever, "DELETE", "/v1/tenants/t1/users/u-gone").statusCode()).isEqualTo(202);
         EmbeddedKafka.waitUntil(() -> call(retriever, "GET", "/v1/tenants/t1/users/u-gone/profile").statusCode() == 404
-            && scan(consolidator1, Stores.MEMORIES, gone).isEmpty(), TIMEOUT, "the erasure");
+            && scan(consolidator1, StoreNames.MEMORIES, gone).isEmpty(), TIMEOUT, "the erasure");
         assertThat(INDEX.points(gone)).isEmpty();
 
         // Full replay: the platform re-publishes every conversation, and a second extractor, consolidator and
@@ -340,12 +330,12 @@ class PrivacyPipelineIT {
         EmbeddedKafka.waitUntil(() -> count(retriever2, "u-stay") == stayCount
                 && call(retriever2, "GET", "/health/ready").statusCode() == 200
                 && settled(Map.of(
-                    Topics.EXTRACTOR_APP + "-1", List.of(Topics.CONVERSATIONS_COMPLETED),
-                    Topics.EXTRACTOR_APP + "-2", List.of(Topics.CONVERSATIONS_COMPLETED),
-                    Topics.CONSOLIDATOR_APP + "-1", List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS),
-                    Topics.CONSOLIDATOR_APP + "-2", List.of(Topics.MEMORY_CANDIDATES, Topics.MEMORY_COMMANDS),
-                    Topics.RETRIEVER_APP, List.of(Topics.MEMORY_UPDATED),
-                    "engram-retriever-replay", List.of(Topics.MEMORY_UPDATED))),
+                    AppIds.EXTRACTOR + "-1", List.of(Topic.CONVERSATIONS_COMPLETED.name()),
+                    AppIds.EXTRACTOR + "-2", List.of(Topic.CONVERSATIONS_COMPLETED.name()),
+                    AppIds.CONSOLIDATOR + "-1", List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
+                    AppIds.CONSOLIDATOR + "-2", List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
+                    AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name()),
+                    "engram-retriever-replay", List.of(Topic.MEMORY_UPDATED.name()))),
             TIMEOUT, "the replay to be consumed by every app");
 
         for (final RetrieverApp.Handle r : List.of(retriever, retriever2)) {
@@ -357,14 +347,14 @@ class PrivacyPipelineIT {
             }
             assertThat(count(r, "u-stay")).isEqualTo(stayCount);
             final KafkaStreams readModel = r.runner().kafkaStreams();
-            assertThat(scan(readModel, Stores.RETRIEVER_MEMORIES, gone)).isEmpty();
-            assertThat(PrivacyPipelineIT.<UserProfile>store(readModel, Stores.RETRIEVER_PROFILES).get(gone.wire())).isNull();
+            assertThat(scan(readModel, StoreNames.RETRIEVER_MEMORIES, gone)).isEmpty();
+            assertThat(PrivacyPipelineIT.<UserProfile>store(readModel, StoreNames.RETRIEVER_PROFILES).get(gone.wire())).isNull();
         }
         for (final KafkaStreams consolidator : List.of(consolidator1, consolidator2)) {
-            assertThat(scan(consolidator, Stores.MEMORIES, gone)).isEmpty();
-            assertThat(PrivacyPipelineIT.<UserProfile>store(consolidator, Stores.PROFILES).get(gone.wire())).isNull();
-            assertThat(PrivacyPipelineIT.<Long>store(consolidator, Stores.ERASURES).get(gone.wire())).isNotNull();
-            assertThat(scan(consolidator, Stores.MEMORIES, stay)).isNotEmpty();
+            assertThat(scan(consolidator, StoreNames.MEMORIES, gone)).isEmpty();
+            assertThat(PrivacyPipelineIT.<UserProfile>store(consolidator, StoreNames.PROFILES).get(gone.wire())).isNull();
+            assertThat(PrivacyPipelineIT.<Long>store(consolidator, StoreNames.ERASURES).get(gone.wire())).isNotNull();
+            assertThat(scan(consolidator, StoreNames.MEMORIES, stay)).isNotEmpty();
         }
         assertThat(INDEX.points(gone)).isEmpty();
         assertThat(INDEX.points(stay)).isNotEmpty();

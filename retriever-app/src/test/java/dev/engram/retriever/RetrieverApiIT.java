@@ -29,13 +29,15 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
+import dev.engram.topology.DeadLetters;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The retrieval API on the in-process broker: MemoryUpdated records with real MiniLM embeddings are
@@ -64,7 +66,7 @@ class RetrieverApiIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         final java.util.Random random = new java.util.Random(20251101L);
         final StringBuilder keys = new StringBuilder(T1_ADMIN + "=t1:admin," + T2_ADMIN + "=t2:admin," + BEN_KEY
             + "=t1:user:u-ben");
@@ -95,8 +97,15 @@ class RetrieverApiIT {
         final Memory chess = memory("t1", "u-ben", "m-ben-chess", "Plays chess on Sundays", T0.plusSeconds(300))
             .setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId("c-1")
                 .setMessageIndexes(List.of(0)).setObservedAt(T0).build())).build();
+        // issue 27: a safety fact of a third user, pinned in the context of a food question
+        final Memory shellfish = fact("t1", "u-cleo", "m-cleo-shellfish", FactCategory.CONSTRAINT, "allergy:shellfish",
+            "shellfish", "Is allergic to shellfish", T0.plusSeconds(310));
+        final Memory cleoCity = fact("t1", "u-cleo", "m-cleo-city", FactCategory.PERSONAL, "city", "Ghent",
+            "Lives in Ghent", T0.plusSeconds(320));
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = new ArrayList<>();
-        for (final MemoryUpdated event : List.of(updated(locker, UpdateOperation.CREATED, T0),
+        for (final MemoryUpdated event : List.of(updated(shellfish, UpdateOperation.CREATED, T0.plusSeconds(310)),
+            updated(cleoCity, UpdateOperation.CREATED, T0.plusSeconds(320)),
+            updated(locker, UpdateOperation.CREATED, T0),
             updated(kotlin, UpdateOperation.CREATED, T0.plusSeconds(60)),
             updated(style, UpdateOperation.CREATED, T0.plusSeconds(120)),
             updated(oldCity, UpdateOperation.SUPERSEDED, T0.plusSeconds(130)),
@@ -122,7 +131,7 @@ class RetrieverApiIT {
                     updated(m, UpdateOperation.CREATED, T0.plusSeconds(i)), T0.plusSeconds(i)));
             }
         }
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         EmbeddedKafka.waitUntil(() -> status("/v1/tenants/t1/users/u-ana/memories") == 200
                 && status("/v1/tenants/t1/users/u-ben/memories") == 200
@@ -156,6 +165,12 @@ class RetrieverApiIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** @return the detail of a problem answer with the status */
+    private static String detail(final HttpResponse<String> response, final int status) throws Exception {
+        assertProblem(response, status);
+        return JSON.readTree(response.body()).get("detail").asText();
     }
 
     private static String token(final String tenant, final String user) {
@@ -301,7 +316,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, MemoryAccessed>> accesses = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             accesses.clear();
-            accesses.addAll(kafka.read(Topics.MEMORY_ACCESS, new StringDeserializer(),
+            accesses.addAll(kafka.read(Topic.MEMORY_ACCESS.name(), new StringDeserializer(),
                 AvroSerdes.serde(MemoryAccessed.class).deserializer(), 1, Duration.ofSeconds(5)));
             // Reports are batched per user (250 ms): a record may also list the hits of another request for
             // the same user that fell into the same batch, so it must contain every returned id.
@@ -312,6 +327,34 @@ class RetrieverApiIT {
         assertThat(record.key()).isEqualTo("t1/u-ana");
         assertThat(record.value().getTenantId()).isEqualTo("t1");
         assertThat(record.value().getUserId()).isEqualTo("u-ana");
+    }
+
+    @Test
+    void shouldCountAHitInTheReadModelItselfWhenQueriedWithoutAConsolidatorRewritingTheMemory() {
+        // no consolidator runs here: the retriever folds its own memory-access records and joins them with the memory
+        final JsonNode hits = body("/v1/tenants/t1/users/u-ana/memories?query=" + q("which programming language"));
+        final String id = hits.get("memories").get(0).get("memoryId").asText();
+        final int before = listed(id).get("accessCount").asInt();
+        body("/v1/tenants/t1/users/u-ana/memories?query=" + q("which programming language"));
+        EmbeddedKafka.waitUntil(() -> listed(id).get("accessCount").asInt() > before, TIMEOUT,
+            "the memory's access count raised by the retriever's own hit");
+        assertThat(Instant.parse(listed(id).get("lastAccessedAt").asText()))
+            .isAfter(Instant.now().minus(Duration.ofMinutes(5)));
+        // the memory's versions: nothing written for a read
+        assertThat(body("/v1/tenants/t1/users/u-ana/memories/" + id + "/history").toString()).doesNotContain("ACCESSED");
+    }
+
+    /**
+     * The memory as the user's export shows it (not the list: its polls would weigh in the {@code memories} endpoint's
+     * latency histogram that another test reads).
+     */
+    private static JsonNode listed(final String memoryId) {
+        for (final JsonNode m : body("/v1/tenants/t1/users/u-ana/export").get("memories")) {
+            if (m.get("memoryId").asText().equals(memoryId)) {
+                return m;
+            }
+        }
+        throw new AssertionError("memory " + memoryId + " not listed");
     }
 
     @Test
@@ -338,6 +381,20 @@ class RetrieverApiIT {
     }
 
     @Test
+    void shouldPinTheUsersSafetyFactsFirstInTheContextWhenTheMessageIsAboutFood() {
+        // waits on the context route itself: a first, slower request of a user must not land in the memories route's
+        // latency histogram, which another test reads
+        final String prawns = "/v1/tenants/t1/users/u-cleo/context?message=" + q("Can I eat prawns?")
+            + "&budgetTokens=20&recordAccess=false";
+        EmbeddedKafka.waitUntil(() -> status(prawns) == 200, TIMEOUT, "u-cleo served");
+        final JsonNode food = body(prawns);
+        assertThat(food.get("memoryIds").get(0).asText()).isEqualTo("m-cleo-shellfish");
+        assertThat(food.get("context").asText()).contains("allergic to shellfish");
+        final JsonNode other = body("/v1/tenants/t1/users/u-cleo/context?message=" + q("Ghent") + "&recordAccess=false");
+        assertThat(other.get("memoryIds").get(0).asText()).as("not about food: the ranking decides").isEqualTo("m-cleo-city");
+    }
+
+    @Test
     void shouldServeTheCurrentVersionAsHistory() {
         final JsonNode history = body("/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin/history");
         assertThat(history.get("versions")).hasSize(1);
@@ -353,6 +410,57 @@ class RetrieverApiIT {
         final String metrics = get("/metrics").body();
         assertThat(metrics).contains("kafka_stream").contains("application=\"engram-retriever\"")
             .contains("engram_retrieval_requests_seconds");
+    }
+
+    @Test
+    void shouldDeadLetterAnUndecodableRecordWithTheEngramHeadersAndCountItWhenTheReadModelReadsIt() {
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer(),
+            List.of(new EmbeddedKafka.Record<>("t9/u-broken", "not an Avro record".getBytes(StandardCharsets.UTF_8),
+                T0.plusSeconds(900))));
+
+        final ConsumerRecord<byte[], byte[]> dead = kafka.readRaw(Topic.deadLetters(AppIds.RETRIEVER).name(), 1, TIMEOUT).get(0);
+        assertThat(new String(dead.value(), StandardCharsets.UTF_8)).isEqualTo("not an Avro record");
+        final Map<String, String> headers = new java.util.TreeMap<>();
+        dead.headers().forEach(h -> headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8)));
+        assertThat(headers).containsEntry(DeadLetters.HEADER_STAGE, DeadLetters.STAGE_DESERIALIZATION)
+            .containsEntry(DeadLetters.HEADER_SOURCE_TOPIC, Topic.MEMORY_UPDATED.name())
+            .containsKeys(DeadLetters.HEADER_REASON, DeadLetters.HEADER_CLASS, DeadLetters.HEADER_SOURCE_OFFSET,
+                "__streams.errors.exception", "__streams.errors.message");
+        // the record is for operators and tools: the reason, never the app's stack
+        assertThat(headers.keySet()).noneMatch(k -> k.contains("stacktrace"));
+        assertThat(headers.values()).noneMatch(v -> v.contains("\tat "));
+        EmbeddedKafka.waitUntil(() -> new PrometheusText(get("/metrics").body())
+                .find("engram_dead_letters_total", Map.of("application", AppIds.RETRIEVER)).stream()
+                .anyMatch(sample -> sample.value() >= 1.0),
+            TIMEOUT, "the retriever's engram_dead_letters_total to count the dead letter");
+        assertThat(status("/health/live")).isEqualTo(200);
+    }
+
+    @Test
+    void shouldComputeTheP99AndAnErrorRateFromTheScrapeAloneWhenRequestsWereServed() {
+        final Map<String, String> ok = Map.of("endpoint", "memories", "status", "200");
+        // this test's requests only: the other tests' (in any order, some slow at load) are in the same histogram
+        final Map<Double, Double> before = new PrometheusText(get("/metrics").body())
+            .bucketsOrEmpty("engram_retrieval_requests_seconds", ok);
+        long slowestNanos = 0;
+        for (int i = 0; i < 40; i++) {
+            final long started = System.nanoTime();
+            assertThat(status("/v1/tenants/t1/users/u-ana/memories?query=" + q("Kotlin"))).isEqualTo(200);
+            slowestNanos = Math.max(slowestNanos, System.nanoTime() - started);
+        }
+        assertThat(status("/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin/history")).isEqualTo(404);
+
+        final PrometheusText scrape = new PrometheusText(get("/metrics").body());
+        final java.util.TreeMap<Double, Double> served = scrape.bucketsSince("engram_retrieval_requests_seconds", ok, before);
+        assertThat(served.lastEntry().getValue()).as("this test's requests").isGreaterThanOrEqualTo(40.0);
+        final double p99 = PrometheusText.quantile(0.99, served);
+        // the server's latency is within what the client waited; the estimate within the bucket holding the slowest
+        final double upper = served.ceilingKey(slowestNanos / 1e9);
+        assertThat(p99).isGreaterThan(0).isLessThanOrEqualTo(upper);
+        assertThat(PrometheusText.quantile(0.95, served)).isLessThanOrEqualTo(p99);
+        assertThat(scrape.quantile(0.99, "engram_retrieval_requests_seconds", ok)).as("from the scrape alone").isPositive();
+        assertThat(scrape.find("engram_retrieval_requests_seconds_count", Map.of("endpoint", "history", "status", "404")))
+            .singleElement().satisfies(s -> assertThat(s.value()).isGreaterThanOrEqualTo(1.0));
     }
 
     @Test
@@ -429,6 +537,20 @@ class RetrieverApiIT {
         assertThat(settings.statusCode()).as(settings.body()).isEqualTo(202);
         final String commandId = JSON.readTree(settings.body()).get("commandId").asText();
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": \"no\"}"), 400);
+        // write bodies are parsed strictly: one JSON value, each field once, only known fields, UTF-8
+        final String city = "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin";
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\"}{\"value\":\"Gouda\"}"), 400))
+            .contains("more than one JSON value");
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\",\"value\":\"Gouda\"}"), 400))
+            .contains("duplicate field", "value");
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\",\"valeu\":\"Gouda\"}"), 400))
+            .contains("unknown field \"valeu\"", "accepted: \"content\", \"value\"");
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": false, \"x\": 1}"),
+            400)).contains("unknown field \"x\"");
+        final HttpResponse<String> latin1 = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + city))
+            .header("Authorization", "Bearer " + T1_ADMIN).method("PUT", HttpRequest.BodyPublishers.ofString(
+                "{\"value\":\"Delft\u00FF\"}", StandardCharsets.ISO_8859_1)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(detail(latin1, 400)).contains("not valid UTF-8", "0xFF", "offset 15");
         // a memory of another user is not found through this user
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
@@ -451,7 +573,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.MemoryCommand>> commands = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             commands.clear();
-            commands.addAll(kafka.read(Topics.MEMORY_COMMANDS, new StringDeserializer(),
+            commands.addAll(kafka.read(Topic.MEMORY_COMMANDS.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.MemoryCommand.class).deserializer(), 3, Duration.ofSeconds(5)));
             return commands.size() >= 3;
         }, TIMEOUT, "three commands on memory-commands");
@@ -475,7 +597,7 @@ class RetrieverApiIT {
         final List<ConsumerRecord<String, dev.engram.avro.AuditRecord>> audits = new ArrayList<>();
         EmbeddedKafka.waitUntil(() -> {
             audits.clear();
-            audits.addAll(kafka.read(Topics.MEMORY_AUDIT, new StringDeserializer(),
+            audits.addAll(kafka.read(Topic.MEMORY_AUDIT.name(), new StringDeserializer(),
                 AvroSerdes.serde(dev.engram.avro.AuditRecord.class).deserializer(), 1, Duration.ofSeconds(5)));
             return audits.stream().anyMatch(a -> commandId.equals(a.value().getCommandId()))
                 && audits.stream().anyMatch(a -> "UNAUTHENTICATED".equals(a.value().getOutcome()))

@@ -21,7 +21,6 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,6 +28,7 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * A retriever started on a backlog of {@code memory-updated} (as after a restart: it was down while the consolidator
@@ -59,7 +59,7 @@ class RetrieverCatchUpIT {
     @Test
     void shouldAnswer503NotUnknownWhileReadingTheBacklogAfterStart() throws Exception {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         publishBacklog();
         final List<String> last = List.of(user(USERS - 1), user(USERS - 2), user(USERS - 3));
         retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false)));
@@ -120,8 +120,8 @@ class RetrieverCatchUpIT {
                 final Instant at = T0.plusSeconds(i);
                 final Memory m = Memory.newBuilder(base).setUserId(user(i)).setMemoryId("m-" + i).setCreatedAt(at)
                     .setUpdatedAt(at).build();
-                producer.send(new ProducerRecord<>(Topics.MEMORY_UPDATED, null, at.toEpochMilli(), "t1/" + user(i),
-                    values.serialize(Topics.MEMORY_UPDATED, updated(m, UpdateOperation.CREATED, at))));
+                producer.send(new ProducerRecord<>(Topic.MEMORY_UPDATED.name(), null, at.toEpochMilli(), "t1/" + user(i),
+                    values.serialize(Topic.MEMORY_UPDATED.name(), updated(m, UpdateOperation.CREATED, at))));
             }
             producer.flush();
         }

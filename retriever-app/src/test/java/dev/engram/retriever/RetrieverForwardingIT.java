@@ -21,8 +21,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Stores;
-import dev.engram.topology.Topics;
+import dev.engram.topology.StoreNames;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -30,6 +29,7 @@ import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * Two retriever instances of one application share the partitions of memory-updated; each answers for
@@ -49,14 +49,14 @@ class RetrieverForwardingIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = new ArrayList<>();
         for (final String user : USERS) {
             final MemoryUpdated event = updated(memory("t1", user, "m-" + user, "The locker code of " + user + " is 12",
                 T0).build(), UpdateOperation.CREATED, T0);
             records.add(new EmbeddedKafka.Record<>("t1/" + user, event, T0));
         }
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         // The same admin key on both instances: a forwarded request carries the caller's key to the owner.
         first = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t1:admin")));
@@ -80,7 +80,7 @@ class RetrieverForwardingIT {
     private static Set<HostInfo> owners() {
         final Set<HostInfo> owners = new HashSet<>();
         for (final String user : USERS) {
-            final var metadata = first.runner().kafkaStreams().queryMetadataForKey(Stores.RETRIEVER_MEMORIES,
+            final var metadata = first.runner().kafkaStreams().queryMetadataForKey(StoreNames.RETRIEVER_MEMORIES,
                 "t1/" + user, Serdes.String().serializer());
             owners.add(metadata.activeHost());
         }

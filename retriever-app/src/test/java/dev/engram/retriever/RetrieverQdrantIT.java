@@ -29,7 +29,6 @@ import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.qdrant.client.grpc.Common.Condition;
 import io.qdrant.client.grpc.Points.QueryPoints;
@@ -37,6 +36,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The retriever with {@code vector.index=qdrant} (the Qdrant double on a TCP port, reached through the
@@ -59,7 +59,7 @@ class RetrieverQdrantIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         qdrant = QdrantDouble.start();
         final int port = qdrant.startTcp();
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false,
@@ -82,7 +82,7 @@ class RetrieverQdrantIT {
             records.add(new EmbeddedKafka.Record<>(m.getTenantId() + "/" + m.getUserId(),
                 updated(m, UpdateOperation.CREATED, m.getCreatedAt()), m.getCreatedAt()));
         }
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         retriever = RetrieverApp.start(config);
         EmbeddedKafka.waitUntil(() -> get("/v1/tenants/t1/users/u-ana/memories").statusCode() == 200

@@ -19,8 +19,8 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.apache.kafka.common.serialization.StringSerializer;
+import dev.engram.topics.Topic;
 
 /**
  * A retriever on the in-process broker serving two users of tenant {@code t1} with API keys on: {@code u-ana}
@@ -45,7 +45,7 @@ final class TwoUserRetriever implements AutoCloseable {
 
     static TwoUserRetriever start() {
         final EmbeddedKafka kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
         final RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS,
             ANA_KEY + "=t1:user:u-ana," + BEN_KEY + "=t1:user:u-ben," + ADMIN_KEY + "=t1:admin")));
         final TwoUserRetriever fixture = new TwoUserRetriever(kafka, retriever);
@@ -56,7 +56,7 @@ final class TwoUserRetriever implements AutoCloseable {
                 "Lives in Lisbon", T0.plusSeconds(60)), UpdateOperation.CREATED, T0.plusSeconds(60))),
             record(updated(memory("t1", "u-ben", "m-ben-chess", "Plays chess on Sundays", T0.plusSeconds(120)).build(),
                 UpdateOperation.CREATED, T0.plusSeconds(120))));
-        kafka.send(Topics.MEMORY_UPDATED, new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(), records);
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(), records);
         final String[] last = {""};
         try {
             EmbeddedKafka.waitUntil(() -> {
@@ -78,6 +78,10 @@ final class TwoUserRetriever implements AutoCloseable {
         return new EmbeddedKafka.Record<>(event.getTenantId() + "/" + event.getUserId(), event, event.getEventTime());
     }
 
+    EmbeddedKafka kafka() {
+        return kafka;
+    }
+
     RetrieverApp.Handle retriever() {
         return retriever;
     }
@@ -91,6 +95,11 @@ final class TwoUserRetriever implements AutoCloseable {
     }
 
     HttpResponse<String> send(final String method, final String path, final String key, final String body) {
+        return send(method, path, key, body, Map.of());
+    }
+
+    HttpResponse<String> send(final String method, final String path, final String key, final String body,
+                              final Map<String, String> headers) {
         try {
             final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -100,6 +109,7 @@ final class TwoUserRetriever implements AutoCloseable {
             if (body != null) {
                 request.header("Content-Type", "application/json");
             }
+            headers.forEach(request::header);
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -73,7 +73,11 @@ public final class StreamsRunner implements AutoCloseable {
         this.transientFailure = Objects.requireNonNull(transientFailure, "transientFailure");
         this.appName = Objects.requireNonNull(appName, "appName");
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.streams = new KafkaStreams(topology, Objects.requireNonNull(properties, "properties"));
+        final Properties withRegistry = new Properties();
+        withRegistry.putAll(Objects.requireNonNull(properties, "properties"));
+        // the exception handlers Streams instantiates count their dead letters on this app's registry
+        withRegistry.put(dev.engram.config.KafkaConnection.METER_REGISTRY_CONFIG, registry);
+        this.streams = new KafkaStreams(topology, withRegistry);
         this.streams.setUncaughtExceptionHandler(this::onUncaught);
         this.streams.setStateListener(this::onStateChange);
     }

@@ -81,7 +81,7 @@ class AppHttpServerTest {
         final HttpResponse<String> metrics = get("/metrics");
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
-        assertThat(metrics.body()).contains("engram_test_events_total{application=\"engram-test\",instance=\"test-host\"}");
+        assertThat(metrics.body()).contains("engram_test_events_total{application=\"engram-test\",host=\"test-host\"}");
         assertThat(metrics.body()).contains("jvm_memory_used_bytes");
     }
 

@@ -68,6 +68,20 @@ public final class RegistryAvroSerdes implements RecordSerdes {
         return topic + "-value";
     }
 
+    /**
+     * Registers a record class's schema under {@code <topic>-value} as the first write of that record would (the whole
+     * schema, nested types inlined; the subject's compatibility set to {@value #COMPATIBILITY} if it has none), so a
+     * deployment can register before anything is written and a reader can fetch the schema before the first record.
+     *
+     * @param topic the topic
+     * @param type the generated class of its values
+     * @return the schema id
+     * @throws SerializationException if the registry refuses it (e.g. incompatible with the subject's latest)
+     */
+    public int registerValueSchema(final String topic, final Class<? extends SpecificRecordBase> type) {
+        return register(topic, SpecificData.getForClass(type).getSchema(type), type);
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     public <T extends SpecificRecordBase> Serde<T> serde(final Class<T> type) {

@@ -12,6 +12,7 @@ import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.topics.AppIds;
 
 /**
  * The three apps of the demo in one JVM, each with its own Streams client, HTTP server and metrics
@@ -106,6 +107,23 @@ public final class DemoApps implements AutoCloseable {
      */
     public boolean extractorIdle() {
         return extractor.pendingConversations() == 0;
+    }
+
+    /** @return the extractor's consumed conversations by outcome ({@link ExtractorApp#conversationOutcomes()}) */
+    public java.util.Map<String, Long> conversationOutcomes() {
+        return extractor.conversationOutcomes();
+    }
+
+    /**
+     * @return each app's {@code /metrics} URL (Prometheus text) by {@code application.id}, in pipeline order; the
+     *     extractor and the consolidator serve only health and metrics, on their own port
+     */
+    public java.util.Map<String, String> metricsUrls() {
+        final java.util.Map<String, String> urls = new java.util.LinkedHashMap<>();
+        urls.put(AppIds.EXTRACTOR, "http://localhost:" + extractor.httpPort() + "/metrics");
+        urls.put(AppIds.CONSOLIDATOR, "http://localhost:" + consolidator.httpPort() + "/metrics");
+        urls.put(AppIds.RETRIEVER, retrieverUrl + "/metrics");
+        return urls;
     }
 
     /** @return the retriever's base URL, e.g. {@code http://localhost:8080} */

@@ -15,19 +15,22 @@ import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.serde.RecordSerdes;
-import dev.engram.topology.Topics;
+import dev.engram.topics.TopicSerdes;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import dev.engram.topics.Topic;
 
 /**
  * Publishes completed conversations to {@code conversations-completed}, as a chat platform would.
  *
  * <p>Key: {@link UserKey#wire()} ({@code tenant/user}); for a record whose tenant or user is invalid
  * the same {@code tenant/user} form is built from the raw strings, so the record still reaches the
- * extractor, whose validation dead-letters it. Value: the Avro record via {@link AvroSerdes}. Record
+ * extractor, whose validation dead-letters it. Value: the Avro record in the pipeline's {@code serde.format}
+ * ({@link #of}; single-object encoding, {@link AvroSerdes}, by the other constructors). Compression:
+ * {@code ingest.compression.type} (gzip by default, which kafkajs reads without a plugin). Record
  * timestamp: {@code completedAt} (event time). The producer is idempotent with {@code acks=all}, so
  * a retry never duplicates or reorders a user's conversations.
  *
@@ -90,7 +93,8 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        // gzip by default (ingest.compression.type): every client reads it, kafkajs without a codec plugin
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, EngramConfig.defaults().getString(EngramConfig.INGEST_COMPRESSION));
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes + EngramConfig.RECORD_HEADROOM_BYTES);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
         // An unreachable cluster fails the ingest within a minute instead of blocking forever.
@@ -103,6 +107,24 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         props.putAll(overrides);
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * An ingest that writes as the pipeline is configured: values in {@code serde.format} (the schema registry's wire
+     * format under subject {@code conversations-completed-value} with {@code registry}), compressed with
+     * {@code ingest.compression.type}.
+     *
+     * @param bootstrapServers the cluster
+     * @param config the pipeline's config
+     * @param maxRecordBytes largest serialized record sent, bytes
+     * @param limitName what the limit is called in refusals, e.g. {@code input.max.record.bytes}
+     * @return the ingest (the caller closes it)
+     * @throws IllegalArgumentException if {@code serde.format=registry} is set without {@code schema.registry.url}
+     */
+    public static Ingest of(final String bootstrapServers, final EngramConfig config, final int maxRecordBytes,
+                            final String limitName) {
+        return new Ingest(bootstrapServers, Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG,
+            config.getString(EngramConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
     }
 
     /**
@@ -141,7 +163,7 @@ public final class Ingest implements AutoCloseable {
     public void send(final String location, final ConversationCompleted conversation) {
         final byte[] value;
         try {
-            value = serializer.serialize(Topics.CONVERSATIONS_COMPLETED, conversation);
+            value = serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), conversation);
         } catch (RuntimeException e) {
             throw new ConversationSources.Refused("cannot be serialized: " + e.getMessage());
         }
@@ -150,7 +172,7 @@ public final class Ingest implements AutoCloseable {
                 "the record is %,d bytes, over %s = %,d bytes", value.length, limitName, maxRecordBytes));
         }
         sent.incrementAndGet();
-        producer.send(new ProducerRecord<>(Topics.CONVERSATIONS_COMPLETED, null,
+        producer.send(new ProducerRecord<>(Topic.CONVERSATIONS_COMPLETED.name(), null,
             conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), value), (metadata, error) -> {
                 if (error == null) {
                     acknowledged.incrementAndGet();
@@ -174,8 +196,24 @@ public final class Ingest implements AutoCloseable {
      * @throws IOException if the file cannot be read
      */
     public ConversationSources.Report publish(final Path file, final LongConsumer progress) throws IOException {
+        return publish(file, java.util.function.UnaryOperator.identity(), progress);
+    }
+
+    /**
+     * As {@link #publish(Path, LongConsumer)}, each record changed by {@code change} before it is sent (the demo
+     * moves the shipped sample's dates).
+     *
+     * @param file LoCoMo JSON or JSON Lines
+     * @param change applied to every record read
+     * @param progress called with the number sent so far after each record, or null
+     * @return the read report
+     * @throws IOException if the file cannot be read
+     */
+    public ConversationSources.Report publish(final Path file,
+                                              final java.util.function.UnaryOperator<ConversationCompleted> change,
+                                              final LongConsumer progress) throws IOException {
         final ConversationSources.Report report = ConversationSources.readLocated(file, (location, c) -> {
-            send(location, c);
+            send(location, change.apply(c));
             if (progress != null) {
                 progress.accept(sent.get());
             }

@@ -14,8 +14,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.UserKey;
 import dev.engram.crypto.ErasedDataException;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -67,7 +66,7 @@ public record MemoryState(long events, Map<String, List<Memory>> memories) {
                                    final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
                                    final Deserializer<MemoryUpdated> decoder) {
         final Fold fold = new Fold();
-        final boolean complete = TopicScan.toEnd(clientProperties, Topics.MEMORY_UPDATED, fromOffsets, timeout, record -> {
+        final boolean complete = TopicScan.toEnd(clientProperties, Topic.MEMORY_UPDATED.name(), fromOffsets, timeout, record -> {
             try {
                 fold.add(decoder.deserialize(record.topic(), record.headers(), record.value()));
             } catch (ErasedDataException e) {

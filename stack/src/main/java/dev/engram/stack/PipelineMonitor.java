@@ -13,8 +13,7 @@ import java.util.concurrent.TimeoutException;
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.topology.Topics;
-import dev.engram.topology.Topic;
+import dev.engram.topics.Topic;
 import dev.engram.consolidation.Observations;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
@@ -31,6 +30,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import dev.engram.topics.AppIds;
 
 /**
  * Watches the pipeline from the outside, as an operator would: counts what is on the output topics
@@ -53,9 +53,9 @@ public final class PipelineMonitor implements AutoCloseable {
 
     /** In pipeline order, so that a stage is checked only after the stages feeding it. */
     private static final List<Stage> STAGES = List.of(
-        new Stage(Topics.EXTRACTOR_APP, Topics.CONVERSATIONS_COMPLETED),
-        new Stage(Topics.CONSOLIDATOR_APP, Topics.MEMORY_CANDIDATES),
-        new Stage(Topics.RETRIEVER_APP, Topics.MEMORY_UPDATED));
+        new Stage(AppIds.EXTRACTOR, Topic.CONVERSATIONS_COMPLETED.name()),
+        new Stage(AppIds.CONSOLIDATOR, Topic.MEMORY_CANDIDATES.name()),
+        new Stage(AppIds.RETRIEVER, Topic.MEMORY_UPDATED.name()));
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Admin admin;
@@ -71,14 +71,14 @@ public final class PipelineMonitor implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
+     * @param bootstrapServers the cluster; the topics of {@link dev.engram.topics.Topic#allNames()} must exist
      */
     public PipelineMonitor(final String bootstrapServers) {
         this(bootstrapServers, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
     }
 
     /**
-     * @param bootstrapServers the cluster; the topics of {@link Topics#all()} must exist
+     * @param bootstrapServers the cluster; the topics of {@link dev.engram.topics.Topic#allNames()} must exist
      * @param updates the memory-updated decoder (sealing when {@code crypto.enabled})
      */
     public PipelineMonitor(final String bootstrapServers, final Deserializer<MemoryUpdated> updates) {
@@ -90,8 +90,8 @@ public final class PipelineMonitor implements AutoCloseable {
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
             ConsumerConfig.CLIENT_ID_CONFIG, "engram-demo-monitor",
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        final List<String> counted = new ArrayList<>(List.of(Topics.CONVERSATIONS_COMPLETED, Topics.MEMORY_CANDIDATES,
-            Topics.MEMORY_UPDATED, Topics.MEMORY_CONTRADICTIONS));
+        final List<String> counted = new ArrayList<>(List.of(Topic.CONVERSATIONS_COMPLETED.name(), Topic.MEMORY_CANDIDATES.name(),
+            Topic.MEMORY_UPDATED.name(), Topic.MEMORY_CONTRADICTIONS.name()));
         counted.addAll(deadLetterTopics());
         for (final String topic : counted) {
             consumer.partitionsFor(topic, Duration.ofSeconds(30))
@@ -104,7 +104,7 @@ public final class PipelineMonitor implements AutoCloseable {
 
     /** @return the dead-letter topics of the three apps */
     public static List<String> deadLetterTopics() {
-        return STAGES.stream().map(s -> Topics.deadLetter(s.groupId())).toList();
+        return STAGES.stream().map(s -> Topic.deadLetters(s.groupId()).name()).toList();
     }
 
     /**
@@ -120,7 +120,7 @@ public final class PipelineMonitor implements AutoCloseable {
                 do {
                     for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
                         perTopic.merge(record.topic(), 1L, Long::sum);
-                        if (record.topic().equals(Topics.MEMORY_UPDATED)) {
+                        if (record.topic().equals(Topic.MEMORY_UPDATED.name())) {
                             countUpdate(record);
                         }
                     }
@@ -200,8 +200,8 @@ public final class PipelineMonitor implements AutoCloseable {
     /** @return records of {@code conversations-completed} the extractor has committed as processed */
     public long extractorConsumed() {
         try {
-            return committed(Topics.EXTRACTOR_APP).entrySet().stream()
-                .filter(e -> e.getKey().topic().equals(Topics.CONVERSATIONS_COMPLETED))
+            return committed(AppIds.EXTRACTOR).entrySet().stream()
+                .filter(e -> e.getKey().topic().equals(Topic.CONVERSATIONS_COMPLETED.name()))
                 .mapToLong(e -> e.getValue().offset()).sum();
         } catch (IllegalStateException e) {
             return 0;
@@ -306,15 +306,15 @@ public final class PipelineMonitor implements AutoCloseable {
      */
     public DemoSummary summary(final double elapsedSeconds) {
         return new DemoSummary(
-            count(Topics.CONVERSATIONS_COMPLETED) - count(Topics.deadLetter(Topics.EXTRACTOR_APP)),
-            count(Topics.MEMORY_CANDIDATES),
+            count(Topic.CONVERSATIONS_COMPLETED.name()) - count(Topic.deadLetters(AppIds.EXTRACTOR).name()),
+            count(Topic.MEMORY_CANDIDATES.name()),
             updates(UpdateOperation.CREATED),
             updates(UpdateOperation.REINFORCED),
             updates(UpdateOperation.SUPERSEDED),
             updates(UpdateOperation.MERGED),
             updates(UpdateOperation.ARCHIVED),
             expired,
-            count(Topics.MEMORY_CONTRADICTIONS),
+            count(Topic.MEMORY_CONTRADICTIONS.name()),
             deadLetters(),
             Math.round(elapsedSeconds * 10) / 10.0);
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.engram.topics.Topic;
 
 /** The demo's plain KRaft broker: starts, creates Engram's topics, and serves a transaction. */
 class EmbeddedBrokerIT {
@@ -53,8 +53,8 @@ class EmbeddedBrokerIT {
             final List<String> second = TopicSetup.createAll(admin, 3);
 
             assertThat(second).isEmpty();
-            final var descriptions = admin.describeTopics(Topics.all()).allTopicNames().get();
-            assertThat(descriptions.keySet()).containsExactlyInAnyOrderElementsOf(Topics.all());
+            final var descriptions = admin.describeTopics(Topic.allNames()).allTopicNames().get();
+            assertThat(descriptions.keySet()).containsExactlyInAnyOrderElementsOf(Topic.allNames());
             assertThat(descriptions.values()).allSatisfy(d -> assertThat(d.partitions()).hasSize(3));
         }
     }

@@ -17,7 +17,6 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
-import dev.engram.topology.Topics;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -37,9 +36,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * key is gone), audit records and access events (ids only), and Kafka record keys ({@code tenant/user}).
  *
  * <p>With {@code crypto.enabled=false} (the default) every method returns the plain Serde (topics: the configured
- * {@code serde.format}, {@link dev.engram.topology.TopicSerdes}; stores: {@link AvroSerdes}).
+ * {@code serde.format}, {@code TopicSerdes}; stores: {@link AvroSerdes}).
  * Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
- * Streams handler {@link ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
+ * Streams handler {@code ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
  * Serde (an erased user's entries read as absent).
  */
 public final class PersonalSerdes {
@@ -53,16 +52,17 @@ public final class PersonalSerdes {
      * The process's data key ring for a config: one per (bootstrap servers, KEK), started on first use.
      *
      * @param config the Engram config
+     * @param dataKeysTopic the compacted topic of the wrapped data keys ({@code Topic.DATA_KEYS})
      * @return the ring, or empty when {@code crypto.enabled=false}
      * @throws org.apache.kafka.common.config.ConfigException if enabled without a usable KEK
      */
-    public static Optional<DataKeys> keys(final EngramConfig config) {
+    public static Optional<DataKeys> keys(final EngramConfig config, final String dataKeysTopic) {
         if (!config.getBoolean(EngramConfig.CRYPTO_ENABLED)) {
             return Optional.empty();
         }
         final String id = config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "|" + fingerprint(config);
         return Optional.of(RINGS.computeIfAbsent(id,
-            k -> new DataKeys(config.kafkaProperties(), Topics.DATA_KEYS, Kek.from(config))));
+            k -> new DataKeys(config.kafkaProperties(), dataKeysTopic, Kek.from(config))));
     }
 
     /** Closes every ring this process opened (tests and tools that outlive their broker). */
@@ -86,13 +86,15 @@ public final class PersonalSerdes {
     /**
      * The Serde of a personal record type on a topic: erased records raise {@link ErasedDataException}.
      *
-     * @param type a generated record class with {@code tenantId} and {@code userId} fields
+     * @param plain the topic's plaintext Serde (in the configured {@code serde.format})
      * @param config the Engram config
-     * @param <T> the record type
-     * @return a sealing Serde, or the plain one when encryption is off
+     * @param dataKeysTopic the compacted topic of the wrapped data keys
+     * @param <T> a generated record type with {@code tenantId} and {@code userId} fields
+     * @return a sealing Serde, or {@code plain} when encryption is off
      */
-    public static <T extends SpecificRecordBase> Serde<T> topic(final Class<T> type, final EngramConfig config) {
-        return of(type, config, false);
+    public static <T extends SpecificRecordBase> Serde<T> topic(final Serde<T> plain, final EngramConfig config,
+                                                               final String dataKeysTopic) {
+        return sealed(plain, config, dataKeysTopic, false);
     }
 
     /**
@@ -100,19 +102,20 @@ public final class PersonalSerdes {
      *
      * @param type a generated record class with {@code tenantId} and {@code userId} fields
      * @param config the Engram config
+     * @param dataKeysTopic the compacted topic of the wrapped data keys
      * @param <T> the record type
-     * @return a sealing Serde, or the plain one when encryption is off
+     * @return a sealing Serde, or the plain single-object one when encryption is off
      */
-    public static <T extends SpecificRecordBase> Serde<T> store(final Class<T> type, final EngramConfig config) {
-        return of(type, config, true);
+    public static <T extends SpecificRecordBase> Serde<T> store(final Class<T> type, final EngramConfig config,
+                                                               final String dataKeysTopic) {
+        // stores are always single-object encoded, whatever the topics' serde.format
+        return sealed(AvroSerdes.serde(type), config, dataKeysTopic, true);
     }
 
-    private static <T extends SpecificRecordBase> Serde<T> of(final Class<T> type, final EngramConfig config,
-                                                             final boolean erasedAsNull) {
-        // topics carry the configured wire format (serde.format); stores are always single-object
-        final Serde<T> plain = erasedAsNull ? AvroSerdes.serde(type) : dev.engram.topology.TopicSerdes.of(config).serde(type);
-        return keys(config).map(keys -> sealing(plain, PersonalSerdes::userKeyOf, PersonalSerdes::personal, keys,
-            erasedAsNull)).orElse(plain);
+    private static <T extends SpecificRecordBase> Serde<T> sealed(final Serde<T> plain, final EngramConfig config,
+                                                                 final String dataKeysTopic, final boolean erasedAsNull) {
+        return keys(config, dataKeysTopic).map(keys -> sealing(plain, PersonalSerdes::userKeyOf, PersonalSerdes::personal,
+            keys, erasedAsNull)).orElse(plain);
     }
 
     /**

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code consolidate-memories} processor: applies the user's commands and validates each candidate, reads the user's memories
- * (prefix scan of {@link Stores#MEMORIES}), asks the {@link Consolidator}, then writes the changed
- * memories and the folded profile ({@link Stores#PROFILES}) and forwards the events to the sinks of
+ * (prefix scan of {@link StoreNames#MEMORIES}), asks the {@link Consolidator}, then writes the changed
+ * memories and the folded profile ({@link StoreNames#PROFILES}) and forwards the events to the sinks of
  * {@link ConsolidationTopology}. Invalid candidates go to the dead-letter topic through
  * {@link DeadLetters} (stage {@code validation}, class {@value #INVALID_CANDIDATE}).
  *
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Commands</b> (CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED, REEMBED) are applied by {@link MemoryCommands}.
  *
- * <p><b>Erasure ledger</b> ({@link Stores#ERASURES}, user key → erasure time). "Older than the erasure"
+ * <p><b>Erasure ledger</b> ({@link StoreNames#ERASURES}, user key → erasure time). "Older than the erasure"
  * is defined by event time: a candidate whose {@code eventTime} (when the user said it) is at or before
  * the erasure time, and a command whose {@code issuedAt} is at or before it, are dropped. So the
  * conversations in flight at the erasure (said before it) never come back, a full replay of
@@ -104,16 +104,17 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.memories = context.getStateStore(Stores.MEMORIES);
-        this.profiles = context.getStateStore(Stores.PROFILES);
-        this.erasures = context.getStateStore(Stores.ERASURES);
+        this.memories = context.getStateStore(StoreNames.MEMORIES);
+        this.profiles = context.getStateStore(StoreNames.PROFILES);
+        this.erasures = context.getStateStore(StoreNames.ERASURES);
         this.index = indexFactory.open(memories);
         this.cache = caches == null ? null : caches.join(context);
+        final AccessStore access = new AccessStore(context.getStateStore(StoreNames.ACCESS));
         this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache,
-            ObservationRegroups.pendingStore(context, observations));
+            ObservationRegroups.pendingStore(context, observations), access);
         this.regroups = new ObservationRegroups(context, observations, writer, cache);
         this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys,
-            regroups);
+            regroups, access);
         this.idleCommit = new IdleCommit(context);
     }
 

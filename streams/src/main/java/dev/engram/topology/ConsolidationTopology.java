@@ -15,6 +15,7 @@ import dev.engram.port.ContradictionJudge;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
+import dev.engram.scoring.AccessCounts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -23,6 +24,8 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import dev.engram.profile.ProfileProjection;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The consolidation topology: candidates, commands and access events → memory state,
@@ -33,7 +36,8 @@ import dev.engram.profile.ProfileProjection;
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
  * memory-commands   (String user key, MemoryCommand)   ─ read-memory-commands  ─┤
  *        ┌─────────────────────────────────────────────────────────────────────┘
- *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, observation-pending-store]
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                  observation-pending-store]
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
@@ -41,10 +45,9 @@ import dev.engram.profile.ProfileProjection;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store,
- *                                       observation-pending-store; STREAM_TIME punctuators every lifecycle.interval.ms
- *                                       and every second (pending hits); WALL_CLOCK every lifecycle.observe.interval.ms
- *                                       (pending observations)]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                       observation-pending-store; STREAM_TIME punctuator every lifecycle.interval.ms;
+ *                                       WALL_CLOCK every lifecycle.observe.interval.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -53,11 +56,11 @@ import dev.engram.profile.ProfileProjection;
  * time; both processors share the stores, so one task owns all of a user's state.
  *
  * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
- * {@link Stores#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
- * {@link Stores#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
- * {@link Stores#ERASURES} (user key → erasure time in ms, the erasure ledger); and, in memory,
- * {@link Stores#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}) and
- * {@link Stores#OBSERVATION_PENDING} (the users whose observations are to be regrouped, see
+ * {@link StoreNames#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
+ * {@link StoreNames#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
+ * {@link StoreNames#ERASURES} (user key → erasure time in ms, the erasure ledger) and
+ * {@link StoreNames#ACCESS} (the retrieval hits of each memory, kept apart from it: {@link AccessStore}); and, in memory,
+ * {@link StoreNames#OBSERVATION_PENDING} (the users whose observations are to be regrouped, see
  * {@link ObservationRegroups}; shared by both processors).
  *
  * <p>Commands ({@code memory-commands}: CORRECT, DELETE, ERASE, SET_MEMORY_ENABLED) are a second source
@@ -77,27 +80,27 @@ import dev.engram.profile.ProfileProjection;
  */
 public final class ConsolidationTopology {
 
-    /** Source node reading {@link Topics#MEMORY_CANDIDATES}. */
+    /** Source node reading {@code MEMORY_CANDIDATES}. */
     public static final String SOURCE = "read-memory-candidates";
     /** The processor owning the stores. */
     public static final String PROCESSOR = "consolidate-memories";
-    /** Source node reading {@link Topics#MEMORY_ACCESS}. */
+    /** Source node reading {@code MEMORY_ACCESS}. */
     public static final String ACCESS_SOURCE = "read-memory-access";
     /** The processor applying access events and running the lifecycle punctuator. */
     public static final String LIFECYCLE_PROCESSOR = "maintain-memory-lifecycle";
-    /** Sink to {@link Topics#MEMORY_UPDATED}. */
+    /** Sink to {@code MEMORY_UPDATED}. */
     public static final String UPDATED_SINK = "write-memory-updated";
-    /** Sink to {@link Topics#MEMORY_CONTRADICTIONS}. */
+    /** Sink to {@code MEMORY_CONTRADICTIONS}. */
     public static final String CONTRADICTIONS_SINK = "write-memory-contradictions";
-    /** Sink to {@link Topics#MEMORY_ARCHIVED}. */
+    /** Sink to {@code MEMORY_ARCHIVED}. */
     public static final String ARCHIVED_SINK = "write-memory-archived";
-    /** Source node reading {@link Topics#MEMORY_COMMANDS}. */
+    /** Source node reading {@code MEMORY_COMMANDS}. */
     public static final String COMMANDS_SOURCE = "read-memory-commands";
-    /** Sink to {@link Topics#MEMORY_AUDIT}. */
+    /** Sink to {@code MEMORY_AUDIT}. */
     public static final String AUDIT_SINK = "write-memory-audit";
-    /** Sink node writing the user's profile after each change to {@link Topics#USER_PROFILES}. */
+    /** Sink node writing the user's profile after each change to {@code USER_PROFILES}. */
     public static final String PROFILES_SINK = "write-user-profiles";
-    /** Sink of the data-key tombstones to {@link Topics#DATA_KEYS} (only with {@code crypto.enabled}). */
+    /** Sink of the data-key tombstones to {@code DATA_KEYS} (only with {@code crypto.enabled}). */
     public static final String DATA_KEYS_SINK = "write-data-key-tombstones";
 
     private ConsolidationTopology() {
@@ -108,7 +111,7 @@ public final class ConsolidationTopology {
      * @return the Streams properties of the consolidator ({@link StreamsSettings#forApp})
      */
     public static Properties config(final EngramConfig config) {
-        return StreamsSettings.forApp(config, Topics.CONSOLIDATOR_APP);
+        return StreamsSettings.forApp(config, AppIds.CONSOLIDATOR);
     }
 
     /**
@@ -172,39 +175,39 @@ public final class ConsolidationTopology {
                                  final MeterRegistry registry) {
         final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
-            new ConsolidateMemoriesProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
+            new ConsolidateMemoriesProcessor.Counters(registry, AppIds.CONSOLIDATOR);
         final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger, embedder);
         final MemoryLifecycleProcessor.Counters lifecycleCounters =
-            new MemoryLifecycleProcessor.Counters(registry, Topics.CONSOLIDATOR_APP);
+            new MemoryLifecycleProcessor.Counters(registry, AppIds.CONSOLIDATOR);
         final StoreBuilder<KeyValueStore<String, Memory>> memories = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.MEMORIES),
-                Serdes.String(), PersonalSerdes.store(Memory.class, config))
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.MEMORIES),
+                Serdes.String(), PersonalSerdes.store(Memory.class, config, Topic.DATA_KEYS.name()))
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StoreBuilder<KeyValueStore<String, UserProfile>> profiles = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.PROFILES),
-                Serdes.String(), PersonalSerdes.store(UserProfile.class, config))
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.PROFILES),
+                Serdes.String(), PersonalSerdes.store(UserProfile.class, config, Topic.DATA_KEYS.name()))
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StoreBuilder<KeyValueStore<String, Long>> erasures = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Stores.ERASURES),
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.ERASURES),
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
-        // small (ids and counts), rewritten on every hit: in memory, changelogged, cached so a commit interval's
-        // puts to one key reach the changelog once
-        final StoreBuilder<KeyValueStore<String, PendingAccess>> pendingAccess = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.ACCESS_PENDING),
-                Serdes.String(), PendingAccess.serde())
+        // small (ids and counts), rewritten on every hit: changelogged, cached so a commit interval's puts to one key
+        // reach the changelog once; persistent, as it holds an entry per memory ever hit
+        final StoreBuilder<KeyValueStore<String, AccessCounts>> access = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.ACCESS),
+                Serdes.String(), AccessCountsSerde.serde())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         // the users whose observations are to be regrouped (ObservationRegroups): small, in memory, changelogged so a
         // restart regroups them; there with observations off too, so the topology's stores do not depend on a setting
         final StoreBuilder<KeyValueStore<String, Long>> observationPending = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(Stores.OBSERVATION_PENDING),
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(StoreNames.OBSERVATION_PENDING),
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         final StringSerializer keys = new StringSerializer();
         // Every processor's index retries an unavailable index and never lets its task move past a record.
         final VectorIndexFactory guarded = RetryingVectorIndex.guard(indexFactory, RetryingVectorIndex.Policy.from(config),
-            registry, Topics.CONSOLIDATOR_APP);
-        final boolean shred = PersonalSerdes.keys(config).isPresent();
+            registry, AppIds.CONSOLIDATOR);
+        final boolean shred = PersonalSerdes.keys(config, Topic.DATA_KEYS.name()).isPresent();
         final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
         final Topology topology = new Topology()
             .addSource(SOURCE, Topic.MEMORY_CANDIDATES.keyDeserializer(),
@@ -220,8 +223,8 @@ public final class ConsolidationTopology {
                 Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addStateStore(erasures, PROCESSOR)
-            .addStateStore(pendingAccess, LIFECYCLE_PROCESSOR)
+            .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addStateStore(access, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(observationPending, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)
@@ -232,7 +235,7 @@ public final class ConsolidationTopology {
             .addSink(AUDIT_SINK, Topic.MEMORY_AUDIT.name(), keys, Topic.MEMORY_AUDIT.valueSerializer(config), PROCESSOR)
             .addSink(PROFILES_SINK, Topic.USER_PROFILES.name(), keys, Topic.USER_PROFILES.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addSink(DeadLetters.SINK, Topics.deadLetter(Topics.CONSOLIDATOR_APP), keys,
+            .addSink(DeadLetters.SINK, Topic.deadLetters(AppIds.CONSOLIDATOR).name(), keys,
                 Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
         if (shred) {
             topology.addSink(DATA_KEYS_SINK, Topic.DATA_KEYS.name(), keys, Topic.DATA_KEYS.valueSerializer(config), PROCESSOR);

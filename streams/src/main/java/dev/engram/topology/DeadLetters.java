@@ -2,16 +2,23 @@ package dev.engram.topology;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
+import dev.engram.config.KafkaConnection;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.engram.topics.Topic;
 
 /**
  * The one dead-letter writer of the Engram topologies: a record a processor rejects (it does not decode,
@@ -34,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@value #HEADER_STAGE}</td><td></td><td>{@code deserialization}, {@code validation} or
  *       {@code extraction}</td></tr>
  * </table>
- * The KIP-1034 names are the ones Streams itself writes for records its deserialization and processing
- * exception handlers send to the same topic ({@link StreamsSettings}), so one operator tool reads the
- * dead letters of every app. Counter {@value #METER} (tag {@code application}) counts the records written.
+ * The KIP-1034 names are the ones Streams itself writes, so a tool written for Streams' own dead-letter queue reads
+ * Engram's too. The records Kafka Streams' exception handlers set aside (a value that does not deserialize, a
+ * processor that throws: {@link StreamsSettings}) get the same header set through {@link FromHandler}, in every app,
+ * the retriever included, and no stack trace header. Counter {@value #METER} (tag {@code application}) counts the
+ * records written, by a processor or by a handler.
  *
  * <p>Thread-safe: one instance is shared by every task of a topology.
  */
@@ -78,6 +87,10 @@ public final class DeadLetters {
     public static final String STAGE_VALIDATION = "validation";
     /** Stage: extraction or embedding failed on this input. */
     public static final String STAGE_EXTRACTION = "extraction";
+    /** Stage: a processor threw on this record (Kafka Streams' processing exception handler set it aside). */
+    public static final String STAGE_PROCESSING = "processing";
+    /** The longest reason written to a header, in characters (an exception message can be long). */
+    static final int MAX_REASON_CHARS = 1000;
 
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetters.class);
 
@@ -103,12 +116,12 @@ public final class DeadLetters {
     }
 
     /**
-     * @param applicationId the app's {@code application.id}, e.g. {@link Topics#EXTRACTOR_APP}; the
-     *     dead-letter topic is {@link Topics#deadLetter} of it
+     * @param applicationId the app's {@code application.id}, e.g. {@code EXTRACTOR_APP}; the
+     *     dead-letter topic is {@code deadLetter} of it
      * @param registry where {@value #METER} is registered
      */
     public DeadLetters(final String applicationId, final MeterRegistry registry) {
-        this.topic = Topics.deadLetter(Objects.requireNonNull(applicationId, "applicationId"));
+        this.topic = Topic.deadLetters(Objects.requireNonNull(applicationId, "applicationId")).name();
         this.written = Counter.builder(METER).description("Records sent to the dead-letter topic")
             .tag("application", applicationId).register(registry);
     }
@@ -163,6 +176,56 @@ public final class DeadLetters {
         set(headers, KIP_1034_HEADERS.get(3), partition);
         set(headers, KIP_1034_HEADERS.get(4), offset);
         return headers;
+    }
+
+    /**
+     * The dead letters of Kafka Streams' exception handlers (KIP-1034 {@code Response}s): one per app, configured from the
+     * Streams properties ({@code application.id}, {@code errors.dead.letter.queue.topic.name}, and the app's registry
+     * under {@link KafkaConnection#METER_REGISTRY_CONFIG}, else {@link Metrics#globalRegistry}). Thread-safe.
+     *
+     * @param topic the dead-letter topic, or null when none is configured (nothing is written)
+     * @param written {@value #METER} of the app
+     */
+    public record FromHandler(String topic, Counter written) {
+
+        /**
+         * @param configs the Streams properties a handler's {@code configure} receives
+         * @return the dead letters of that app
+         */
+        public static FromHandler configure(final Map<String, ?> configs) {
+            final Object registry = configs.get(KafkaConnection.METER_REGISTRY_CONFIG);
+            final Object applicationId = configs.get(StreamsConfig.APPLICATION_ID_CONFIG);
+            final Object topic = configs.get(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG);
+            return new FromHandler(topic == null || topic.toString().isBlank() ? null : topic.toString(),
+                Counter.builder(METER).description("Records sent to the dead-letter topic")
+                    .tag("application", String.valueOf(applicationId))
+                    .register(registry instanceof MeterRegistry r ? r : Metrics.globalRegistry));
+        }
+
+        /**
+         * @param context where the failed record was read from (topic, partition, offset, headers, timestamp)
+         * @param key the source record's key bytes, as read
+         * @param value the source record's value bytes, as read
+         * @param stage {@link #STAGE_DESERIALIZATION} or {@link #STAGE_PROCESSING}
+         * @param exception why
+         * @return the dead letter: the original key, value, timestamp and headers plus the dead-letter headers (no stack
+         *     trace); empty when no topic is configured or there is no source record (a punctuator failed)
+         */
+        public List<ProducerRecord<byte[], byte[]>> records(final ErrorHandlerContext context, final byte[] key,
+                                                            final byte[] value, final String stage, final Exception exception) {
+            if (topic == null || context.topic() == null || (key == null && value == null && context.offset() < 0)) {
+                return List.of();
+            }
+            final String message = exception.getMessage() == null ? exception.getClass().getSimpleName() : exception.getMessage();
+            final Headers headers = headers(context.headers(), new Source(context.topic(), context.partition(), context.offset()),
+                stage, exception.getClass().getName(),
+                message.length() > MAX_REASON_CHARS ? message.substring(0, MAX_REASON_CHARS) + "…" : message);
+            LOG.warn("Dead letter to {} ({} at {}-{}@{}): {}", topic, stage, context.topic(), context.partition(),
+                context.offset(), exception.toString());
+            written.increment();
+            return List.of(new ProducerRecord<>(topic, null, context.timestamp() < 0 ? null : context.timestamp(), key,
+                value, headers));
+        }
     }
 
     private static void set(final Headers headers, final String name, final String value) {

@@ -7,6 +7,7 @@ import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
 import static dev.engram.topology.ExtractionTopology.METER_PENDING;
 import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
+import static dev.engram.topology.ExtractionTopology.USAGE_SINK;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -22,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
@@ -52,6 +54,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
@@ -70,6 +74,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final Executor executor;
     private final int maxPending;
     private final PiiFilter pii;
+    private final UsageRecorder usageRecorder;
     private final Deserializer<ConversationCompleted> deserializer;
     private final Serializer<ConversationCompleted> serializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
@@ -82,13 +87,14 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
                              final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
-                             final PiiFilter pii,
+                             final PiiFilter pii, final UsageRecorder usageRecorder,
                              final Executor executor, final int maxPending,
                              final Deserializer<ConversationCompleted> deserializer,
                              final Serializer<ConversationCompleted> serializer) {
         this.deserializer = deserializer;
         this.serializer = serializer;
         this.pii = pii;
+        this.usageRecorder = usageRecorder;
         this.validator = validator;
         this.extractor = extractor;
         this.embedder = embedder;
@@ -101,9 +107,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     @Override
     public void init(final ProcessorContext<String, Object> context) {
         this.context = context;
-        this.pending = context.getStateStore(Stores.EXTRACTION_PENDING);
-        this.profiles = context.getStateStore(Stores.EXTRACTOR_PROFILES);
-        this.tenantSettings = context.getStateStore(Stores.TENANT_SETTINGS);
+        this.pending = context.getStateStore(StoreNames.EXTRACTION_PENDING);
+        this.profiles = context.getStateStore(StoreNames.EXTRACTOR_PROFILES);
+        this.tenantSettings = context.getStateStore(StoreNames.TENANT_SETTINGS);
         // Restored after a crash or a rebalance: consumed, committed, not yet forwarded. Re-run in order.
         final List<Long> erased = new ArrayList<>();
         try (KeyValueIterator<Long, byte[]> it = pending.all()) {
@@ -113,7 +119,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     erased.add(entry.key); // sealed with a data key erased meanwhile: nothing to extract
                     continue;
                 }
-                final Consumed consumed = Consumed.decode(entry.value);
+                final PendingConversation consumed = PendingConversation.decode(entry.value);
                 inFlight.addLast(new Pending(entry.key, consumed, submit(consumed)));
                 counters.pending().incrementAndGet();
                 nextSequence = Math.max(nextSequence, entry.key + 1);
@@ -134,7 +140,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     public void process(final Record<String, byte[]> record) {
         idleCommit.input();
         final Optional<RecordMetadata> source = context.recordMetadata();
-        final Consumed consumed = new Consumed(record.key(), withoutSecrets(record.value()), record.timestamp(),
+        final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
         final CompletableFuture<Outcome> outcome = submit(consumed);
@@ -171,7 +177,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** Decodes, validates and joins on the stream thread; extracts and embeds on the executor. */
-    private CompletableFuture<Outcome> submit(final Consumed consumed) {
+    private CompletableFuture<Outcome> submit(final PendingConversation consumed) {
         final ConversationCompleted conversation;
         try {
             conversation = decode(consumed.value());
@@ -182,7 +188,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long timestamp = conversation.getCompletedAt().toEpochMilli();
         final UserProfile profile = profiles.get(key);
         if (profile != null && !profile.getMemoryEnabled()) {
-            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, true));
+            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, null,
+                ExtractionTopology.REASON_MEMORY_OFF));
         }
         // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
         // re-submission after a crash) finds the same version whatever was written to tenant-settings since
@@ -192,10 +199,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile, policy);
+                    final Extracted extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                    return new Outcome(key, timestamp, extracted, null, false);
+                    return new Outcome(key, timestamp, extracted.candidates(), extracted.usage(), null,
+                        extracted.nothingReason());
                 } catch (Rejected e) {
                     return Outcome.rejected(e);
                 }
@@ -206,23 +214,38 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
     }
 
-    private void emit(final Consumed consumed, final Outcome outcome) {
+    private void emit(final PendingConversation consumed, final Outcome outcome) {
         idleCommit.output();
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
             deadLetter(consumed, e.stage, e.errorClass, e.getMessage());
+            counters.outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, e.stage);
             return;
         }
-        if (outcome.memoryOff()) {
+        if (ExtractionTopology.REASON_MEMORY_OFF.equals(outcome.nothingReason())) {
             counters.memoryOff().increment();
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_MEMORY_OFF);
             return;
         }
         for (final MemoryCandidate candidate : outcome.candidates()) {
             context.forward(new Record<String, Object>(outcome.key(), candidate, outcome.timestamp()),
                 CANDIDATES_SINK);
         }
+        if (outcome.usage() != null) {
+            // the cost ledger, in the transaction of the candidates: committed once with them
+            context.forward(new Record<String, Object>(outcome.usage().getTenantId(), outcome.usage(),
+                outcome.usage().getOccurredAt().toEpochMilli()), USAGE_SINK);
+        }
         counters.conversations().increment();
         counters.candidates().increment(outcome.candidates().size());
+        if (outcome.candidates().isEmpty()) {
+            // nothing silent: the conversation was read and had nothing to keep, and the reason is counted
+            LOG.debug("Nothing to remember in a conversation of {} ({})", outcome.key(), outcome.nothingReason());
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, outcome.nothingReason() == null
+                ? ExtractionTopology.REASON_NOTHING_EXTRACTED : outcome.nothingReason());
+        } else {
+            counters.outcome(ExtractionTopology.OUTCOME_REMEMBERED, "");
+        }
     }
 
     /**
@@ -236,9 +259,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return bytes;
         }
         try {
-            final ConversationCompleted conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            final ConversationCompleted conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
             final ConversationCompleted clean = pii.withoutSecrets(conversation);
-            return clean == conversation ? bytes : serializer.serialize(Topics.CONVERSATIONS_COMPLETED, clean);
+            return clean == conversation ? bytes : serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), clean);
         } catch (RuntimeException e) {
             return bytes; // decode() rejects it with the reason
         }
@@ -247,7 +270,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private ConversationCompleted decode(final byte[] bytes) throws Rejected {
         if (bytes == null) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
-                + Topics.CONVERSATIONS_COMPLETED);
+                + Topic.CONVERSATIONS_COMPLETED.name());
         }
         final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
         if (tooLarge.isPresent()) {
@@ -255,7 +278,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         final ConversationCompleted conversation;
         try {
-            conversation = deserializer.deserialize(Topics.CONVERSATIONS_COMPLETED, bytes);
+            conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
         } catch (RuntimeException e) {
             throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
         }
@@ -268,18 +291,27 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         return conversation;
     }
 
-    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
-                                             final TenantPolicy policy) throws Rejected {
+    /**
+     * @return the candidates, the ledger record of the LLM calls, and, when no candidate comes out, why
+     *     ({@link ExtractionTopology#REASON_NO_WORDS}, {@link ExtractionTopology#REASON_NOTHING_EXTRACTED},
+     *     {@link ExtractionTopology#REASON_ALL_REDACTED}, {@link ExtractionTopology#REASON_CATEGORY_OFF})
+     */
+    private Extracted candidates(final ConversationCompleted conversation, final UserProfile profile,
+                                 final TenantPolicy policy) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written. Facts of a built-in category the
             // tenant turned off are dropped whatever the extractor made of the tenant's settings. Echoes are not
             // evidence: what only the assistant said about the user is never the user's (Echoes).
             final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
-            final List<ExtractedMemory> extracted = Echoes.withoutEchoes(conversation,
-                pii.apply(extraction.memories()).stream().filter(policy::keeps).toList());
+            final LlmUsage usage = extraction.usage().calls() == 0 ? null : usageRecorder.record(conversation, extraction);
+            final List<ExtractedMemory> found = Echoes.withoutEchoes(conversation, extraction.memories());
+            final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
+            final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
             if (extracted.isEmpty()) {
-                return List.of();
+                return new Extracted(List.of(), usage, !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
+                    : !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
+                    : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS);
             }
             // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
             // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
@@ -300,12 +332,18 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
                     batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
-            return out;
+            return new Extracted(out, usage, null);
         } catch (RuntimeException e) {
             // An extractor failure (MemoryExtractor.ExtractionException) or an embedding failure on this
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
             throw new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
         }
+    }
+
+    /** @return whether a user message has a letter or digit (U+FFFD, an undecodable byte, is not one) */
+    private static boolean hasWords(final ConversationCompleted conversation) {
+        return conversation.getMessages().stream().filter(m -> "user".equals(m.getRole()))
+            .anyMatch(m -> m.getContent().codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD));
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
@@ -337,10 +375,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setCustomCategory(memory.customCategory())
             .setTtlDays(policy.ttlDays(memory))
             .setSettingsVersion(policy.version())
+            // the user's keyed facts (the profile) are every agent's; what else the user told an agent is its own
+            .setAgentId(memory.isFact() ? null : conversation.getAgentId())
             .build();
     }
 
-    private void deadLetter(final Consumed consumed, final String stage, final String errorClass,
+    private void deadLetter(final PendingConversation consumed, final String stage, final String errorClass,
                             final String reason) {
         deadLetters.write(context, new Record<String, Object>(consumed.key(), consumed.value(), consumed.timestamp(),
             consumed.headers()), new DeadLetters.Source(consumed.topic(), consumed.partition(), consumed.offset()),
@@ -349,9 +389,17 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /** The meters, shared by every task of the topology. */
     record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending) {
+                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending, MeterRegistry registry) {
         Meters(final MeterRegistry registry) {
             this(registry, new AtomicInteger());
+        }
+
+        /** Counts one consumed conversation under {@code outcome} and {@code reason} (bounded sets, see ExtractionTopology). */
+        void outcome(final String outcome, final String reason) {
+            Counter.builder(ExtractionTopology.METER_OUTCOMES)
+                .description("Consumed conversations by what they ended as: remembered, nothing_to_remember (reason), "
+                    + "dead_lettered (stage); in = the sum").tag("application", AppIds.EXTRACTOR)
+                .tag("outcome", outcome).tag("reason", reason).register(registry).increment();
         }
 
         private Meters(final MeterRegistry registry, final AtomicInteger pending) {
@@ -359,19 +407,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 counter(registry, METER_CANDIDATES, "Memory candidates written"),
                 counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
                 Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
-                    + "the text of accepted conversations").tag("application", Topics.EXTRACTOR_APP)
+                    + "the text of accepted conversations").tag("application", AppIds.EXTRACTOR)
                     .tag("path", "extractor").register(registry),
+                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
+                // seconds) so that histogram_quantile gives p95/p99 from /metrics
                 io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
-                    .description("Extraction and embedding of one conversation").tag("application", Topics.EXTRACTOR_APP)
-                    .register(registry),
-                pending);
+                    .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
+                pending, registry);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
-                    + "not forwarded yet").tag("application", Topics.EXTRACTOR_APP).register(registry);
+                    + "not forwarded yet").tag("application", AppIds.EXTRACTOR).register(registry);
         }
 
         private static Counter counter(final MeterRegistry registry, final String name, final String description) {
-            return Counter.builder(name).description(description).tag("application", Topics.EXTRACTOR_APP)
+            return Counter.builder(name).description(description).tag("application", AppIds.EXTRACTOR)
                 .register(registry);
         }
     }
@@ -390,22 +441,28 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /**
-     * What one conversation yields: candidates under a user key, a rejection, or nothing (memory off).
+     * What one conversation yields: candidates under a user key, a rejection, or nothing (and why).
      *
      * @param key user key (candidates)
      * @param timestamp record timestamp of the candidates
      * @param candidates candidates, possibly empty
+     * @param usage the cost-ledger record of its LLM calls, or null when it made none
      * @param rejected the rejection, or null
-     * @param memoryOff true when skipped because the user turned memory off
+     * @param nothingReason why there is no candidate ({@link ExtractionTopology#REASON_MEMORY_OFF}: skipped without
+     *     an extraction call), or null
      */
-    private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, Rejected rejected,
-                           boolean memoryOff) {
+    private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, LlmUsage usage,
+                           Rejected rejected, String nothingReason) {
         static Outcome rejected(final Rejected rejected) {
-            return new Outcome(null, 0, List.of(), rejected, false);
+            return new Outcome(null, 0, List.of(), null, rejected, null);
         }
     }
 
+    /** A conversation's candidates, the ledger record of its LLM calls (null when none), why there is none (or null). */
+    private record Extracted(List<MemoryCandidate> candidates, LlmUsage usage, String nothingReason) {
+    }
+
     /** One conversation in flight. */
-    private record Pending(long sequence, Consumed consumed, CompletableFuture<Outcome> outcome) {
+    private record Pending(long sequence, PendingConversation consumed, CompletableFuture<Outcome> outcome) {
     }
 }

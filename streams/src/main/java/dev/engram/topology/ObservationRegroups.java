@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <ul>
  *   <li><b>Pending.</b> A change of a user's statements (created, reinforced, archived, …; not an access) marks
- *       the user in {@link Stores#OBSERVATION_PENDING} ({@link MemoryChangeWriter}; in memory and changelogged, so
+ *       the user in {@link StoreNames#OBSERVATION_PENDING} ({@link MemoryChangeWriter}; in memory and changelogged, so
  *       a restart or an aborted transaction keeps the marks as committed).</li>
  *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
  *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation and for about {@value #MAX_PUNCTUATION_MS} ms,
@@ -63,7 +63,7 @@ final class ObservationRegroups {
     private final MemoryChangeWriter writer;
 
     /**
-     * @param context the processor's context, holding {@link Stores#MEMORIES} and {@link Stores#OBSERVATION_PENDING}
+     * @param context the processor's context, holding {@link StoreNames#MEMORIES} and {@link StoreNames#OBSERVATION_PENDING}
      * @param observations the observation rule
      * @param writer writes the processor's changes
      * @param cache the task's decoded memories, or null
@@ -71,8 +71,8 @@ final class ObservationRegroups {
     ObservationRegroups(final ProcessorContext<String, Object> context, final Observations observations,
                         final MemoryChangeWriter writer, final UserMemoryCache cache) {
         this.observations = observations;
-        this.memories = context.getStateStore(Stores.MEMORIES);
-        this.pending = context.getStateStore(Stores.OBSERVATION_PENDING);
+        this.memories = context.getStateStore(StoreNames.MEMORIES);
+        this.pending = context.getStateStore(StoreNames.OBSERVATION_PENDING);
         this.writer = writer;
         this.cache = cache;
     }
@@ -80,7 +80,7 @@ final class ObservationRegroups {
     /** @return the pending store when observations are on (what {@link MemoryChangeWriter} marks), else null */
     static KeyValueStore<String, Long> pendingStore(final ProcessorContext<String, Object> context,
                                                    final Observations observations) {
-        return observations.enabled() ? context.getStateStore(Stores.OBSERVATION_PENDING) : null;
+        return observations.enabled() ? context.getStateStore(StoreNames.OBSERVATION_PENDING) : null;
     }
 
     /**
@@ -196,7 +196,7 @@ final class ObservationRegroups {
     }
 
     /**
-     * @param memories {@link Stores#MEMORIES}
+     * @param memories {@link StoreNames#MEMORIES}
      * @param cache the task's decoded memories, or null
      * @param user a user
      * @return every memory of the user, every status, in store-key (memory id) order
@@ -213,7 +213,7 @@ final class ObservationRegroups {
         return out;
     }
 
-    /** The user's entries of {@link Stores#MEMORIES} in store order (tombstones left out). */
+    /** The user's entries of {@link StoreNames#MEMORIES} in store order (tombstones left out). */
     private static List<Map.Entry<String, Memory>> scan(final KeyValueStore<String, Memory> memories,
                                                         final UserKey user) {
         final List<Map.Entry<String, Memory>> out = new ArrayList<>();

@@ -10,13 +10,13 @@ import java.util.Properties;
 import java.util.UUID;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.crypto.ErasedRecordsHandler;
+import dev.engram.topology.ErasedRecordsHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
+import dev.engram.topics.Topic;
 
 /**
  * The Kafka Streams properties every Engram app shares.
@@ -27,9 +27,10 @@ import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
  *       and counted, not dead-lettered;</li>
  *   <li>undeserializable records go to {@code <application.id>-dlq} (KIP-1034,
  *       {@code errors.dead.letter.queue.topic.name}) with the error in headers, and the stream goes on;</li>
- *   <li>a record that makes a processor throw goes to the same dead-letter topic (KIP-1034's
- *       {@code processing.exception.handler}, log and continue), with the exception class and message in
- *       the {@code __streams.errors.*} headers; the rest of the stream continues;</li>
+ *   <li>a record that makes a processor throw goes to the same dead-letter topic
+ *       ({@link DeadLetterProcessingHandler}), with the exception class and message in the {@code engram.error.*}
+ *       and {@code __streams.errors.*} headers (no stack trace); the rest of the stream continues. Both handlers
+ *       count {@code engram.dead.letters} on the app's registry, so every app, the retriever too, exports it;</li>
  *   <li>internal topic and store names are explicit ({@code ensure.explicit.internal.resource.naming});</li>
  *   <li>one stream thread, so each task runs on one thread (the per-user order is per task);</li>
  *   <li><b>static group membership</b>: the main consumer's {@code group.instance.id} is a stable id kept
@@ -61,7 +62,7 @@ public final class StreamsSettings {
 
     /**
      * @param config the Engram config
-     * @param applicationId e.g. {@link Topics#EXTRACTOR_APP}
+     * @param applicationId e.g. {@code EXTRACTOR_APP}
      * @return Streams properties for that app
      */
     public static Properties forApp(final EngramConfig config, final String applicationId) {
@@ -74,8 +75,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
         // Records of erased users (data key gone) are skipped and counted; other failures are dead-lettered.
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, ErasedRecordsHandler.class);
-        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
-        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.deadLetter(applicationId));
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
+        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topic.deadLetters(applicationId).name());
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         // Under exactly-once, output becomes visible to read_committed readers at commit, and a memory crosses two
         // such hops (extractor, consolidator) before the retriever serves it: at 200 ms the commit waits alone were
@@ -97,6 +98,9 @@ public final class StreamsSettings {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), config.maxMessageBytes());
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), config.maxMessageBytes());
         props.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), String.valueOf(config.maxMessageBytes()));
+        // changelogs and repartition topics carry the input's event time (1970 … 9999): Kafka 4 would refuse one more
+        // than an hour ahead of the broker's clock, failing the task on a conversation dated next year
+        props.put(StreamsConfig.topicPrefix(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG), String.valueOf(Long.MAX_VALUE));
         final Map<String, Object> overrides = config.kafkaProperties();
         if (!overrides.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
             && !overrides.containsKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))) {

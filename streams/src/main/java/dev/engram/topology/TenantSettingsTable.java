@@ -44,7 +44,7 @@ public final class TenantSettingsTable {
     /**
      * The settings of a tenant in force at an event's time: the version with the latest time at or before it.
      *
-     * @param store the table ({@link Stores#TENANT_SETTINGS}, or any store keyed by {@link #key})
+     * @param store the table ({@link StoreNames#TENANT_SETTINGS}, or any store keyed by {@link #key})
      * @param tenantId the tenant
      * @param at the event's time
      * @return that version's policy, or {@link TenantPolicy#none} when the tenant had no settings then

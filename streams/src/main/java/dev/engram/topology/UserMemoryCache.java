@@ -17,7 +17,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 
 /**
- * One consolidator task's decoded copy of {@link Stores#MEMORIES}, per user: what a prefix scan of the user's
+ * One consolidator task's decoded copy of {@link StoreNames#MEMORIES}, per user: what a prefix scan of the user's
  * store keys returns, in the same order, without reading and decoding every memory again for every candidate.
  * JFR of {@code bench ingest} put the store scan and Avro decode of the user's memories (each with its
  * 384-float embedding) at most of the candidate path once the lifecycle merge was fixed; a LoCoMo user holds
@@ -85,7 +85,7 @@ final class UserMemoryCache {
     }
 
     /**
-     * Records a write to the store, to be called with every put and delete of {@link Stores#MEMORIES}.
+     * Records a write to the store, to be called with every put and delete of {@link StoreNames#MEMORIES}.
      *
      * @param storeKey the key written ({@link UserKey#storeKey})
      * @param memory the value written, or null for a delete

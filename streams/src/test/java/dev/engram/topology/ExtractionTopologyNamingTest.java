@@ -44,6 +44,18 @@ class ExtractionTopologyNamingTest {
             Map.entry("read-user-profiles", "source " + Set.of("user-profiles")),
             Map.entry("materialize-user-profiles", "processor [extractor-profiles-store]"),
             Map.entry("write-memory-candidates", "sink memory-candidates"),
-            Map.entry("write-dead-letters", "sink engram-extractor-dlq")));
+            Map.entry("write-llm-usage", "sink llm-usage"),
+            Map.entry("write-dead-letters", "sink engram-extractor-dlq"),
+            // the re-routing of conversations read from another partition than their user key's
+            Map.entry("route-by-user-key", "processor []"),
+            Map.entry("split-by-partition", "processor []"),
+            Map.entry("split-by-partition-in-place", "processor []"),
+            Map.entry("split-by-partition-misplaced", "processor []"),
+            Map.entry("unwrap-in-place", "processor []"),
+            Map.entry("unwrap-misplaced", "processor []"),
+            Map.entry("conversations-by-user-repartition-filter", "processor []"),
+            Map.entry("conversations-by-user-repartition-sink", "sink conversations-by-user-repartition"),
+            Map.entry("conversations-by-user-repartition-source", "source [conversations-by-user-repartition]"),
+            Map.entry("merge-conversations", "processor []")));
     }
 }

@@ -44,6 +44,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import dev.engram.profile.ProfileProjection;
 import dev.engram.validation.ConversationValidator;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 class ExtractionTopologyTest {
 
@@ -78,14 +80,14 @@ class ExtractionTopologyTest {
             EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
             EngramConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);
-        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.EXTRACTOR_APP);
+        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.EXTRACTOR);
         driver = new TopologyTestDriver(
-            ExtractionTopology.build(config, extractor, embedder, registry), props);
-        input = driver.createInputTopic(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(),
+            ExtractionTopology.build(config, extractor, embedder, registry, Runnable::run, 1, UserPartitions.fixed(1)), props);
+        input = driver.createInputTopic(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(),
             Serdes.ByteArray().serializer());
-        candidates = driver.createOutputTopic(Topics.MEMORY_CANDIDATES, Serdes.String().deserializer(),
+        candidates = driver.createOutputTopic(Topic.MEMORY_CANDIDATES.name(), Serdes.String().deserializer(),
             AvroSerdes.serde(MemoryCandidate.class).deserializer());
-        deadLetters = driver.createOutputTopic(Topics.deadLetter(Topics.EXTRACTOR_APP), Serdes.String().deserializer(),
+        deadLetters = driver.createOutputTopic(Topic.deadLetters(AppIds.EXTRACTOR).name(), Serdes.String().deserializer(),
             Serdes.ByteArray().deserializer());
     }
 
@@ -96,7 +98,7 @@ class ExtractionTopologyTest {
 
     @Test
     void shouldExtractNothingWhileTheProfileFromUserProfilesSaysMemoryIsOff() {
-        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topics.USER_PROFILES,
+        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topic.USER_PROFILES.name(),
             Serdes.String().serializer(), AvroSerdes.serde(UserProfile.class).serializer());
         final UserProfile off = UserProfile.newBuilder(ProfileProjection.empty("t1", "u-mira"))
             .setMemoryEnabled(false).build();
@@ -129,7 +131,7 @@ class ExtractionTopologyTest {
     }
 
     private double count(final String meter) {
-        return registry.get(meter).tag("application", Topics.EXTRACTOR_APP).counter().count();
+        return registry.get(meter).tag("application", AppIds.EXTRACTOR).counter().count();
     }
 
     @Test
@@ -199,6 +201,34 @@ class ExtractionTopologyTest {
         assertThat(count(ExtractionTopology.METER_CONVERSATIONS)).isEqualTo(1.0);
     }
 
+    @Test
+    void shouldCountEveryConsumedConversationOnceByOutcomeAndReasonWhenSomeHaveNothingToRemember() {
+        final Instant t = Instant.parse("2025-02-03T09:12:00Z");
+        input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-emoji").setMessages(List.of(
+            new Message(0, "user", "\uD83D\uDE00".repeat(200), t))).build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-thanks").setMessages(List.of(
+            new Message(0, "user", "Hey! Thanks so much!", t))).build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-bad").setMessages(List.of()).build()), SENT);
+        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topic.USER_PROFILES.name(),
+            Serdes.String().serializer(), AvroSerdes.serde(UserProfile.class).serializer());
+        profiles.pipeInput("t1/u-off", UserProfile.newBuilder(ProfileProjection.empty("t1", "u-off"))
+            .setMemoryEnabled(false).build(), SENT);
+        input.pipeInput("t1/u-off", bytes(mira().setUserId("u-off").build()), SENT);
+
+        assertThat(outcome(ExtractionTopology.OUTCOME_REMEMBERED, "")).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_NO_WORDS)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_NOTHING_EXTRACTED)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_MEMORY_OFF)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, DeadLetters.STAGE_VALIDATION)).isEqualTo(1.0);
+        assertThat(registry.get(ExtractionTopology.METER_OUTCOMES).counters().stream()
+            .mapToDouble(io.micrometer.core.instrument.Counter::count).sum()).as("in = the sum of the outcomes").isEqualTo(5.0);
+    }
+
+    private double outcome(final String outcome, final String reason) {
+        return registry.get(ExtractionTopology.METER_OUTCOMES).tag("outcome", outcome).tag("reason", reason).counter().count();
+    }
+
     static Stream<Arguments> invalidConversations() {
         final Instant t = Instant.parse("2025-02-03T09:12:00Z");
         final List<Message> tooMany = new ArrayList<>();
@@ -257,7 +287,7 @@ class ExtractionTopologyTest {
         assertThat(header(dead, DeadLetters.HEADER_REASON)).contains(reason);
         assertThat(header(dead, DeadLetters.HEADER_STAGE)).isEqualTo("validation");
         assertThat(header(dead, DeadLetters.HEADER_CLASS)).isEqualTo("validation");
-        assertThat(header(dead, DeadLetters.HEADER_SOURCE_TOPIC)).isEqualTo(Topics.CONVERSATIONS_COMPLETED);
+        assertThat(header(dead, DeadLetters.HEADER_SOURCE_TOPIC)).isEqualTo(Topic.CONVERSATIONS_COMPLETED.name());
         assertThat(header(dead, DeadLetters.HEADER_SOURCE_PARTITION)).isEqualTo("0");
         assertThat(header(dead, DeadLetters.HEADER_SOURCE_OFFSET)).isEqualTo("0");
         assertThat(header(dead, "trace-id")).isEqualTo("abc");

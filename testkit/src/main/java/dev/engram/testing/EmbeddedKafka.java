@@ -16,13 +16,18 @@ import java.util.function.BooleanSupplier;
 import dev.engram.config.EngramConfig;
 import dev.engram.topology.StreamsSettings;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -212,6 +217,40 @@ public final class EmbeddedKafka implements AutoCloseable {
             consumer.poll(Duration.ofMillis(300)).forEach(out::add);
         }
         return out;
+    }
+
+    /**
+     * Whether a consumer group (an app's {@code application.id}) has consumed its input: its committed offsets reach the
+     * read_committed end offset of every partition of the topics that holds records. For a bounded wait
+     * ({@link #waitUntil}); any error answers false (not yet).
+     *
+     * @param groupId the group
+     * @param topics its input topics
+     * @param partitions the partition count of each
+     * @return true when every record of those topics is behind the group's committed offsets
+     */
+    public boolean consumed(final String groupId, final Collection<String> topics, final int partitions) {
+        try {
+            final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
+                .partitionsToOffsetAndMetadata().get();
+            final Map<TopicPartition, OffsetSpec> ends = new java.util.HashMap<>();
+            for (final String topic : topics) {
+                for (int p = 0; p < partitions; p++) {
+                    ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                }
+            }
+            final var latest = admin.listOffsets(ends, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get();
+            for (final TopicPartition tp : ends.keySet()) {
+                final long end = latest.get(tp).offset();
+                final OffsetAndMetadata at = committed.get(tp);
+                if (end > 0 && (at == null || at.offset() < end)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     /**

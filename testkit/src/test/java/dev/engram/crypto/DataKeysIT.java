@@ -14,7 +14,6 @@ import java.util.concurrent.Executors;
 
 import com.google.crypto.tink.Aead;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topology.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.SerializationException;
@@ -23,6 +22,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The data key ring against a real broker: deterministic sealing, processes racing to create one user's
@@ -37,7 +37,7 @@ class DataKeysIT {
     @BeforeAll
     static void start() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, List.of(Topics.DATA_KEYS));
+        kafka.createTopics(2, List.of(Topic.DATA_KEYS.name()));
         final byte[] raw = new byte[Kek.KEY_BYTES];
         new SecureRandom().nextBytes(raw);
         kek = Kek.aead(raw);
@@ -49,7 +49,7 @@ class DataKeysIT {
     }
 
     private static DataKeys ring(final Aead key) {
-        return new DataKeys(Map.of("bootstrap.servers", kafka.bootstrapServers()), Topics.DATA_KEYS, key);
+        return new DataKeys(Map.of("bootstrap.servers", kafka.bootstrapServers()), Topic.DATA_KEYS.name(), key);
     }
 
     private static byte[] bytes(final String s) {
@@ -99,7 +99,7 @@ class DataKeysIT {
             final byte[] other = ring.seal("t/u-cy", bytes("Plays cello"));
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
                 kafka.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
-                producer.send(new ProducerRecord<>(Topics.DATA_KEYS, "t/u-bo", null)).get();
+                producer.send(new ProducerRecord<>(Topic.DATA_KEYS.name(), "t/u-bo", null)).get();
             }
             EmbeddedKafka.waitUntil(() -> !ring.hasKey("t/u-bo"), EmbeddedKafka.DEFAULT_TIMEOUT, "tombstone read");
             assertThatThrownBy(() -> ring.open(old)).isInstanceOf(ErasedDataException.class).hasMessageContaining("t/u-bo")

@@ -22,6 +22,7 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * The consolidation side of the cases in {@code ../shared/cases}: each test FEEDS the candidates
@@ -201,7 +202,7 @@ class ConsolidationCasesTest {
     private static List<byte[]> serialized(final List<MemoryCandidate> events) {
         final List<byte[]> out = new ArrayList<>();
         for (final MemoryCandidate event : events) {
-            out.add(AvroSerdes.serde(MemoryCandidate.class).serializer().serialize(Topics.MEMORY_CANDIDATES, event));
+            out.add(AvroSerdes.serde(MemoryCandidate.class).serializer().serialize(Topic.MEMORY_CANDIDATES.name(), event));
         }
         return out;
     }

@@ -27,6 +27,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * {@link ConsolidationTopology} on the in-process KRaft broker under exactly_once_v2: dead letters
@@ -41,7 +43,7 @@ class ConsolidationTopologyIT {
     @BeforeAll
     static void startCluster() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(1, Topics.all());
+        kafka.createTopics(1, Topic.allNames());
     }
 
     @AfterAll
@@ -56,11 +58,11 @@ class ConsolidationTopologyIT {
         final MemoryCandidate wrongSize = MemoryCandidate.newBuilder(lyon).setEmbedding(List.of(1f, 2f)).build();
         final byte[] corrupt = "definitely not avro".getBytes(StandardCharsets.UTF_8);
         final var serializer = AvroSerdes.serde(MemoryCandidate.class).serializer();
-        kafka.send(Topics.MEMORY_CANDIDATES, new StringSerializer(), new ByteArraySerializer(), List.of(
+        kafka.send(Topic.MEMORY_CANDIDATES.name(), new StringSerializer(), new ByteArraySerializer(), List.of(
             new EmbeddedKafka.Record<>(USER, corrupt, lyon.getEventTime()),
-            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, wrongSize), lyon.getEventTime()),
-            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, lyon), lyon.getEventTime()),
-            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topics.MEMORY_CANDIDATES, nantes), nantes.getEventTime())));
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), wrongSize), lyon.getEventTime()),
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), lyon), lyon.getEventTime()),
+            new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), nantes), nantes.getEventTime())));
 
         final KafkaStreams streams = new KafkaStreams(
             ConsolidationTopology.build(kafka.engramConfig(Map.of()), new KeyValueContradictionJudge(),
@@ -68,7 +70,7 @@ class ConsolidationTopologyIT {
             ConsolidationTopology.config(kafka.engramConfig(Map.of())));
         try {
             streams.start();
-            final List<ConsumerRecord<String, MemoryUpdated>> updated = kafka.read(Topics.MEMORY_UPDATED,
+            final List<ConsumerRecord<String, MemoryUpdated>> updated = kafka.read(Topic.MEMORY_UPDATED.name(),
                 new StringDeserializer(), AvroSerdes.serde(MemoryUpdated.class).deserializer(), 3, Duration.ofSeconds(60));
             assertThat(updated).extracting(r -> r.value().getOperation())
                 .containsExactly(UpdateOperation.CREATED, UpdateOperation.SUPERSEDED, UpdateOperation.CREATED);
@@ -76,14 +78,14 @@ class ConsolidationTopologyIT {
             assertThat(updated.get(2).timestamp()).isEqualTo(nantes.getEventTime().toEpochMilli());
 
             final List<ConsumerRecord<byte[], byte[]>> dead =
-                kafka.readRaw(Topics.deadLetter(Topics.CONSOLIDATOR_APP), 2, Duration.ofSeconds(30));
+                kafka.readRaw(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), 2, Duration.ofSeconds(30));
             assertThat(dead).hasSize(2);
             assertThat(dead.get(0).value()).isEqualTo(corrupt);
             assertThat(header(dead.get(0), "__streams.errors.exception")).contains("SerializationException");
             assertThat(header(dead.get(1), "__streams.errors.message"))
                 .isEqualTo("embedding of model bge-small-en-v15-q has 2 dimensions, expected 384");
-            assertThat(kafka.readRaw(Topics.MEMORY_CONTRADICTIONS, 1, Duration.ofSeconds(30))).hasSize(1);
-            assertThat(kafka.readRaw(Topics.MEMORY_ARCHIVED, 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(kafka.readRaw(Topic.MEMORY_CONTRADICTIONS.name(), 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(kafka.readRaw(Topic.MEMORY_ARCHIVED.name(), 1, Duration.ofSeconds(30))).hasSize(1);
 
             final Set<String> topics = kafka.admin().listTopics().names().get();
             assertThat(topics).contains("engram-consolidator-memories-by-user-store-changelog",

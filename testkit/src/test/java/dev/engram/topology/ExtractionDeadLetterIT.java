@@ -23,6 +23,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
 
 /**
  * Bad input on a real broker: the extractor, running as a {@link KafkaStreams} app with
@@ -38,7 +39,7 @@ class ExtractionDeadLetterIT {
     @BeforeAll
     static void startBroker() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
     }
 
     @AfterAll
@@ -48,7 +49,7 @@ class ExtractionDeadLetterIT {
 
     private static byte[] conversation(final String tenant, final String conversationId, final String text) {
         final Instant t = Instant.parse("2025-07-07T10:00:00Z");
-        return AvroSerdes.serde(ConversationCompleted.class).serializer().serialize(Topics.CONVERSATIONS_COMPLETED,
+        return AvroSerdes.serde(ConversationCompleted.class).serializer().serialize(Topic.CONVERSATIONS_COMPLETED.name(),
             ConversationCompleted.newBuilder().setTenantId(tenant).setUserId("u-jon").setConversationId(conversationId)
                 .setCompletedAt(t).setMessages(List.of(new Message(0, "user", text, t))).build());
     }
@@ -65,7 +66,7 @@ class ExtractionDeadLetterIT {
         final byte[] invalid = conversation("", "c-invalid", "I use IntelliJ for everything.");
         final byte[] valid = conversation("t1", "c-a", "I use IntelliJ for everything.");
         final Instant sent = Instant.parse("2025-07-07T10:00:01Z");
-        kafka.send(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(), Serdes.ByteArray().serializer(),
+        kafka.send(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(), Serdes.ByteArray().serializer(),
             List.of(new EmbeddedKafka.Record<>("t1/u-jon", corrupt, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", invalid, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", valid, sent)));
@@ -75,7 +76,7 @@ class ExtractionDeadLetterIT {
             ExtractionTopology.config(config))) {
             streams.start();
 
-            final List<ConsumerRecord<String, MemoryCandidate>> candidates = kafka.read(Topics.MEMORY_CANDIDATES,
+            final List<ConsumerRecord<String, MemoryCandidate>> candidates = kafka.read(Topic.MEMORY_CANDIDATES.name(),
                 Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 1, TIMEOUT);
             final List<ConsumerRecord<byte[], byte[]>> dead =
                 kafka.readRaw(ExtractionTopology.DEAD_LETTER_TOPIC, 2, TIMEOUT);
@@ -96,7 +97,7 @@ class ExtractionDeadLetterIT {
             assertThat(header(dead.get(1), DeadLetters.HEADER_REASON))
                 .isEqualTo("invalid user key: tenantId is missing or blank");
             assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_SOURCE_TOPIC))
-                .containsOnly(Topics.CONVERSATIONS_COMPLETED);
+                .containsOnly(Topic.CONVERSATIONS_COMPLETED.name());
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
             assertThat(registry.get(DeadLetters.METER).counter().count()).isEqualTo(2.0);
         }

@@ -24,6 +24,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 /**
  * The exactly-once argument of the concurrent extractor on a real broker: conversations whose input
@@ -40,7 +42,7 @@ class ExtractionPendingRestoreIT {
     @BeforeAll
     static void startBroker() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(2, Topics.all());
+        kafka.createTopics(2, Topic.allNames());
     }
 
     @AfterAll
@@ -51,15 +53,15 @@ class ExtractionPendingRestoreIT {
     private static EmbeddedKafka.Record<String, byte[]> conversation(final String user, final String id, final int ms) {
         final Instant t = Instant.parse("2025-07-07T10:00:00Z").plusMillis(ms);
         return new EmbeddedKafka.Record<>("t1/" + user, AvroSerdes.serde(ConversationCompleted.class).serializer()
-            .serialize(Topics.CONVERSATIONS_COMPLETED, ConversationCompleted.newBuilder().setTenantId("t1")
+            .serialize(Topic.CONVERSATIONS_COMPLETED.name(), ConversationCompleted.newBuilder().setTenantId("t1")
                 .setUserId(user).setConversationId(id).setCompletedAt(t)
                 .setMessages(List.of(new Message(0, "user", "Conversation " + id, t))).build()), t);
     }
 
     private static long committedInputOffsets() {
         try {
-            return kafka.admin().listConsumerGroupOffsets(Topics.EXTRACTOR_APP).partitionsToOffsetAndMetadata()
-                .get().entrySet().stream().filter(e -> e.getKey().topic().equals(Topics.CONVERSATIONS_COMPLETED))
+            return kafka.admin().listConsumerGroupOffsets(AppIds.EXTRACTOR).partitionsToOffsetAndMetadata()
+                .get().entrySet().stream().filter(e -> e.getKey().topic().equals(Topic.CONVERSATIONS_COMPLETED.name()))
                 .map(Map.Entry::getValue).mapToLong(OffsetAndMetadata::offset).sum();
         } catch (Exception e) {
             return -1;
@@ -68,7 +70,7 @@ class ExtractionPendingRestoreIT {
 
     @Test
     void shouldReRunCommittedButUnfinishedConversationsOnceAndInOrderWhenAnotherInstanceTakesOver() {
-        kafka.send(Topics.CONVERSATIONS_COMPLETED, Serdes.String().serializer(), Serdes.ByteArray().serializer(),
+        kafka.send(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(), Serdes.ByteArray().serializer(),
             List.of(conversation("u-jon", "c1", 0), conversation("u-jon", "c2", 10), conversation("u-ann", "c3", 20)));
         final ExecutorService firstPool = Executors.newFixedThreadPool(4);
         final ExecutorService secondPool = Executors.newFixedThreadPool(4);
@@ -84,7 +86,7 @@ class ExtractionPendingRestoreIT {
                 streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                     .withTimeout(TIMEOUT));
             }
-            assertThat(kafka.readRaw(Topics.MEMORY_CANDIDATES, 1, Duration.ofSeconds(2))).isEmpty();
+            assertThat(kafka.readRaw(Topic.MEMORY_CANDIDATES.name(), 1, Duration.ofSeconds(2))).isEmpty();
 
             final GatedExtractor open = new GatedExtractor();
             List.of("c1", "c2", "c3").forEach(id -> open.gate(id).countDown());
@@ -92,7 +94,7 @@ class ExtractionPendingRestoreIT {
             try (KafkaStreams streams = new KafkaStreams(ExtractionTopology.build(second, open, GatedExtractor.EMBEDDER,
                 new SimpleMeterRegistry(), secondPool, 16), ExtractionTopology.config(second))) {
                 streams.start();
-                final List<ConsumerRecord<String, MemoryCandidate>> out = kafka.read(Topics.MEMORY_CANDIDATES,
+                final List<ConsumerRecord<String, MemoryCandidate>> out = kafka.read(Topic.MEMORY_CANDIDATES.name(),
                     Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 3, TIMEOUT);
 
                 assertThat(out).extracting(r -> r.value().getConversationId()).containsExactlyInAnyOrder("c1", "c2", "c3");

@@ -32,6 +32,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import dev.engram.topics.Topic;
+import dev.engram.topics.AppIds;
 
 class RetrievalTopologyTest {
 
@@ -51,10 +53,10 @@ class RetrievalTopologyTest {
         final Properties props = RetrievalTopology.config(config);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:9092");
         driver = new TopologyTestDriver(RetrievalTopology.build(config), props);
-        input = driver.createInputTopic(Topics.MEMORY_UPDATED, Serdes.String().serializer(),
+        input = driver.createInputTopic(Topic.MEMORY_UPDATED.name(), Serdes.String().serializer(),
             AvroSerdes.serde(MemoryUpdated.class).serializer());
-        memories = driver.getKeyValueStore(Stores.RETRIEVER_MEMORIES);
-        profiles = driver.getKeyValueStore(Stores.RETRIEVER_PROFILES);
+        memories = driver.getKeyValueStore(StoreNames.RETRIEVER_MEMORIES);
+        profiles = driver.getKeyValueStore(StoreNames.RETRIEVER_PROFILES);
     }
 
     @AfterEach
@@ -158,7 +160,9 @@ class RetrievalTopologyTest {
         final String description = RetrievalTopology.build(EngramConfig.defaults()).describe().toString();
         assertThat(description).contains("Source: read-memory-updated (topics: [memory-updated])")
             .contains("Processor: materialize-memories (stores: [")
-            .contains(Stores.RETRIEVER_MEMORIES).contains(Stores.RETRIEVER_PROFILES);
+            .contains(StoreNames.RETRIEVER_MEMORIES).contains(StoreNames.RETRIEVER_PROFILES)
+            .contains("Source: read-memory-access (topics: [memory-access])")
+            .contains("Processor: count-memory-access (stores: [").contains(StoreNames.RETRIEVER_ACCESS);
     }
 
     @Test
@@ -166,6 +170,6 @@ class RetrievalTopologyTest {
         final Properties props = RetrievalTopology.config(EngramConfig.defaults().with(Map.of(
             EngramConfig.RETRIEVER_HTTP_HOST, "retriever-0", EngramConfig.RETRIEVER_HTTP_PORT, 9999)));
         assertThat(props.get(StreamsConfig.APPLICATION_SERVER_CONFIG)).isEqualTo("retriever-0:9999");
-        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(Topics.RETRIEVER_APP);
+        assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.RETRIEVER);
     }
 }

@@ -13,10 +13,10 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * A consumed record as kept in {@link Stores#EXTRACTION_PENDING}: the original key, bytes, timestamp and headers,
+ * A consumed record as kept in {@link StoreNames#EXTRACTION_PENDING}: the original key, bytes, timestamp and headers,
  * and its source coordinates (for dead-letter headers after a restore).
  */
-record Consumed(String key, byte[] value, long timestamp, Headers headers, String topic, int partition,
+record PendingConversation(String key, byte[] value, long timestamp, Headers headers, String topic, int partition,
                 long offset) {
 
     byte[] encode() {
@@ -41,7 +41,7 @@ record Consumed(String key, byte[] value, long timestamp, Headers headers, Strin
         }
     }
 
-    static Consumed decode(final byte[] encoded) {
+    static PendingConversation decode(final byte[] encoded) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded))) {
             final byte[] key = readNullable(in);
             final byte[] value = readNullable(in);
@@ -54,7 +54,7 @@ record Consumed(String key, byte[] value, long timestamp, Headers headers, Strin
             for (int i = 0; i < count; i++) {
                 headers.add(in.readUTF(), readNullable(in));
             }
-            return new Consumed(key == null ? null : new String(key, StandardCharsets.UTF_8), value, timestamp,
+            return new PendingConversation(key == null ? null : new String(key, StandardCharsets.UTF_8), value, timestamp,
                 headers, topic, partition, offset);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

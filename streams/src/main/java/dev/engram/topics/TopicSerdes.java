@@ -1,4 +1,4 @@
-package dev.engram.topology;
+package dev.engram.topics;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,0 +1,118 @@
+package dev.engram.retriever;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.javalin.http.Context;
+
+/**
+ * The HTTP rules of MCP's streamable HTTP transport (specification 2025-11-25, "Transports") that {@link McpEndpoint}
+ * applies before a message reaches the SDK:
+ *
+ * <ul>
+ *   <li><b>Protocol versions</b> ({@link #VERSIONS}, oldest first). An {@code initialize} asking for one of them gets
+ *       that version back, any other the latest (lifecycle, "Version negotiation"); a request whose
+ *       {@code MCP-Protocol-Version} header names a version not in the list (or no version at all) is a 400.</li>
+ *   <li><b>Origin</b> (DNS rebinding protection, "Security Warning": the demo runs without API keys, and a page a
+ *       browser visits could rebind its host name to 127.0.0.1). A request without {@code Origin} (every non-browser
+ *       client) passes; a browser's is allowed when its host is loopback ({@code localhost}, {@code 127.0.0.0/8},
+ *       {@code [::1]}, any port) or it is one of {@code retriever.mcp.allowed.origins}; any other is a 403. The
+ *       request's {@code Host} is not consulted: a rebinding page makes it agree with its origin.</li>
+ *   <li><b>CORS</b> for an allowed browser origin: the answer names the origin in
+ *       {@code Access-Control-Allow-Origin} (never {@code *}: requests carry credentials), and a preflight
+ *       ({@code OPTIONS /mcp}) lists the method and the headers an MCP client sends.</li>
+ * </ul>
+ */
+final class McpHttpRules {
+
+    /** The protocol versions served, oldest first; the last is the one offered to a client asking for another. */
+    static final List<String> VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+    /** The request header naming the negotiated protocol version. */
+    static final String VERSION_HEADER = "MCP-Protocol-Version";
+    /** Headers an MCP client may send, allowed by a preflight. */
+    static final String ALLOWED_HEADERS = "Content-Type, Accept, Authorization, X-Api-Key, MCP-Protocol-Version, "
+        + "Mcp-Session-Id, Last-Event-ID";
+    /** Headers of an answer a browser client may read. */
+    static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version";
+
+    private final Set<String> allowedOrigins;
+
+    /**
+     * @param allowedOrigins origins ({@code scheme://host[:port]}) allowed besides the loopback ones; {@code *} allows
+     *     every origin (only sensible with API keys on)
+     */
+    McpHttpRules(final List<String> allowedOrigins) {
+        this.allowedOrigins = Set.copyOf(allowedOrigins.stream().map(McpHttpRules::normalized).toList());
+    }
+
+    /**
+     * @param origin the {@code Origin} header, or null
+     * @return whether a request with it may reach the endpoint: no origin, a loopback one, or a configured one
+     */
+    boolean allows(final String origin) {
+        if (origin == null) {
+            return true;
+        }
+        if (allowedOrigins.contains("*") || allowedOrigins.contains(normalized(origin))) {
+            return true;
+        }
+        try {
+            final URI uri = new URI(origin.strip());
+            final String host = uri.getHost();
+            return ("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                && host != null && loopback(host);
+        } catch (URISyntaxException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @param version the {@code MCP-Protocol-Version} header, or null
+     * @return whether it is absent (a client of 2025-03-26 or older need not send it) or names a version served
+     */
+    static boolean validVersion(final String version) {
+        return version == null || VERSIONS.contains(version.strip());
+    }
+
+    /**
+     * Adds the CORS headers of an allowed browser origin to the answer; nothing without an {@code Origin}.
+     *
+     * @param ctx the request, whose origin {@link #allows} allowed
+     */
+    static void cors(final Context ctx) {
+        final String origin = ctx.header("Origin");
+        if (origin != null) {
+            ctx.header("Access-Control-Allow-Origin", origin);
+            ctx.header("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+            ctx.header("Vary", "Origin");
+        }
+    }
+
+    /**
+     * Answers a preflight ({@code OPTIONS /mcp}) of an allowed origin: 204 with the method and headers allowed.
+     *
+     * @param ctx the request
+     */
+    static void preflight(final Context ctx) {
+        cors(ctx);
+        ctx.header("Allow", "POST, OPTIONS");
+        ctx.header("Access-Control-Allow-Methods", "POST, OPTIONS");
+        ctx.header("Access-Control-Allow-Headers", ALLOWED_HEADERS);
+        ctx.header("Access-Control-Max-Age", "600");
+        ctx.status(204);
+    }
+
+    private static boolean loopback(final String host) {
+        final String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.equals("[::1]") || h.equals("::1")
+            || h.matches("127(\\.\\d{1,3}){3}");
+    }
+
+    private static String normalized(final String origin) {
+        final String o = origin.strip().toLowerCase(Locale.ROOT);
+        return o.endsWith("/") ? o.substring(0, o.length() - 1) : o;
+    }
+}

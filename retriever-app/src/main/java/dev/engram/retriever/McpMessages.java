@@ -1,0 +1,283 @@
+package dev.engram.retriever;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The JSON-RPC side of {@link McpEndpoint} that the MCP SDK does not get right by itself: the envelope checked
+ * before the SDK sees it, the SDK transport's error answers (its serialized exception, stack trace included)
+ * replaced by JSON-RPC errors, and the servlet request and response wrappers that make both possible.
+ */
+final class McpMessages {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** JSON-RPC methods a metric names; any other is {@code other} (the tag stays bounded). */
+    private static final Set<String> METHODS = Set.of("initialize", "ping", "tools/list", "tools/call",
+        "notifications/initialized", "notifications/cancelled");
+
+    private McpMessages() {
+    }
+
+    /**
+     * @param body a request body
+     * @return the JSON object it holds, empty when it is not JSON or not an object
+     */
+    static Optional<JsonNode> parse(final byte[] body) {
+        try {
+            final JsonNode node = JSON.readTree(body);
+            return node != null && node.isObject() ? Optional.of(node) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * @param message a JSON-RPC message
+     * @return its method for a metric tag: a known MCP method, {@code response} for a client's response,
+     *     {@code other} otherwise
+     */
+    static String method(final JsonNode message) {
+        final String method = message.path("method").asText(null);
+        if (method == null) {
+            return message.has("result") || message.has("error") ? "response" : "other";
+        }
+        return METHODS.contains(method) ? method : "other";
+    }
+
+    /**
+     * @param message a JSON-RPC message
+     * @param tools the tools served
+     * @return for a {@code tools/call}, the tool's name when it is served, else {@code unknown}; {@code none} for
+     *     another method
+     */
+    static String tool(final JsonNode message, final Set<String> tools) {
+        if (!"tools/call".equals(message.path("method").asText())) {
+            return "none";
+        }
+        final String name = message.path("params").path("name").asText("");
+        return tools.contains(name) ? name : "unknown";
+    }
+
+    /**
+     * @param message a JSON-RPC message
+     * @param tools the tools served
+     * @return for a {@code tools/call} of a tool not served, the JSON-RPC error naming it (Invalid params, −32602, as
+     *     the specification's "Tools" page has it) with the request's id; empty otherwise
+     */
+    static Optional<String> unknownTool(final JsonNode message, final Set<String> tools) {
+        if (!"unknown".equals(tool(message, tools))) {
+            return Optional.empty();
+        }
+        return Optional.of(rpcError(message.get("id"), -32602, "Unknown tool: " + message.path("params").path("name")
+            .asText() + " (tools: " + String.join(", ", new java.util.TreeSet<>(tools)) + ")"));
+    }
+
+    /**
+     * Checks the JSON-RPC 2.0 envelope before the SDK sees it (JSON-RPC 2.0 specification, section 5.1):
+     * a body that is not JSON is a Parse error (−32700); JSON that is not an object with
+     * {@code "jsonrpc": "2.0"} and a method, result or error is an Invalid Request (−32600).
+     *
+     * @param body the request body
+     * @return the JSON-RPC error response to send, empty when the envelope is well-formed
+     */
+    static Optional<String> invalidEnvelope(final byte[] body) {
+        final JsonNode node;
+        try {
+            node = JSON.readTree(body);
+        } catch (IOException e) {
+            return Optional.of(rpcError(-32700, "Parse error: the body is not JSON"));
+        }
+        if (node == null || !node.isObject() || !"2.0".equals(node.path("jsonrpc").asText(null))
+            || !(node.path("method").isTextual() || node.has("result") || node.has("error"))) {
+            return Optional.of(rpcError(-32600,
+                "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" and a method"));
+        }
+        final JsonNode id = node.get("id");
+        if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
+            return Optional.of(rpcError(-32600, "Invalid Request: an id is a string, a number or null"));
+        }
+        final JsonNode params = node.get("params");
+        if (params != null && !params.isObject()) {
+            return Optional.of(rpcError(-32602, "Invalid params: params is an object"));
+        }
+        if ("tools/call".equals(node.path("method").asText()) && (params == null || !params.path("name").isTextual())) {
+            return Optional.of(rpcError(-32602, "Invalid params: tools/call needs params with the tool's name"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The JSON-RPC error that replaces an error answer of the SDK's transport, which serializes its exception with
+     * the stack trace: the SDK's own code and message when it gave one ({@code jsonRpcError}), else Invalid Request
+     * (−32600) for a 4xx and Internal error (−32603) for a 5xx.
+     *
+     * @param status the HTTP status the transport set, ≥ 400
+     * @param body what the transport wrote
+     * @return the error response to send instead
+     */
+    static String sanitizedError(final int status, final byte[] body) {
+        JsonNode error = null;
+        try {
+            final JsonNode node = JSON.readTree(body);
+            error = node == null ? null : node.path("jsonRpcError").isObject() ? node.get("jsonRpcError")
+                : node.path("error").isObject() ? node.get("error") : null;
+        } catch (IOException e) {
+            // not JSON: the generic error below
+        }
+        if (error != null && error.path("code").isInt() && error.path("message").isTextual()) {
+            return rpcError(error.get("code").asInt(), error.get("message").asText());
+        }
+        return status >= 500 ? rpcError(-32603, "Internal error") : rpcError(-32600, "Invalid Request");
+    }
+
+    /**
+     * @param code the JSON-RPC error code
+     * @param message the error's message
+     * @return the JSON-RPC error response without an id (the answer to no request, or to an unreadable one)
+     */
+    static String rpcError(final int code, final String message) {
+        return rpcError(null, code, message);
+    }
+
+    /**
+     * @param id the request's id (a JSON string or number), null for an answer to no request
+     * @param code the JSON-RPC error code
+     * @param message the error's message
+     * @return the JSON-RPC error response
+     */
+    static String rpcError(final JsonNode id, final int code, final String message) {
+        final Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        final Map<String, Object> response = new LinkedHashMap<>();
+        response.put("jsonrpc", "2.0");
+        response.put("id", id == null || id.isNull() ? null : id.isNumber() ? id.numberValue() : id.asText());
+        response.put("error", error);
+        try {
+            return JSON.writeValueAsString(response);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The transport's answer, held until it is complete: an error status (≥ 400) is sent with {@link #sanitizedError}
+     * instead of the SDK's serialized exception; anything else is sent as written.
+     */
+    static final class BufferedResponse extends jakarta.servlet.http.HttpServletResponseWrapper {
+        private final java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+        private java.io.PrintWriter writer;
+
+        BufferedResponse(final jakarta.servlet.http.HttpServletResponse response) {
+            super(response);
+        }
+
+        @Override
+        public jakarta.servlet.ServletOutputStream getOutputStream() {
+            return new jakarta.servlet.ServletOutputStream() {
+                @Override
+                public void write(final int b) {
+                    buffer.write(b);
+                }
+
+                @Override
+                public void write(final byte[] b, final int off, final int len) {
+                    buffer.write(b, off, len);
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setWriteListener(final jakarta.servlet.WriteListener listener) {
+                    throw new UnsupportedOperationException("blocking writes only");
+                }
+            };
+        }
+
+        @Override
+        public java.io.PrintWriter getWriter() {
+            if (writer == null) {
+                writer = new java.io.PrintWriter(new java.io.OutputStreamWriter(buffer, StandardCharsets.UTF_8));
+            }
+            return writer;
+        }
+
+        @Override
+        public void flushBuffer() {
+            // held until sendSanitized
+        }
+
+        /** Sends what the transport wrote, an error status with a sanitized body. */
+        void sendSanitized() throws IOException {
+            if (writer != null) {
+                writer.flush();
+            }
+            final byte[] body = getStatus() >= 400
+                ? sanitizedError(getStatus(), buffer.toByteArray()).getBytes(StandardCharsets.UTF_8) : buffer.toByteArray();
+            if (getStatus() >= 400) {
+                setContentType("application/json");
+            }
+            setContentLength(body.length);
+            getResponse().getOutputStream().write(body);
+            getResponse().flushBuffer();
+        }
+    }
+
+    /** The request with its body already read by the envelope check, served again to the transport. */
+    static final class BodyRequest extends jakarta.servlet.http.HttpServletRequestWrapper {
+        private final byte[] body;
+
+        BodyRequest(final jakarta.servlet.http.HttpServletRequest request, final byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public jakarta.servlet.ServletInputStream getInputStream() {
+            final java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(body);
+            return new jakarta.servlet.ServletInputStream() {
+                @Override
+                public int read() {
+                    return in.read();
+                }
+
+                @Override
+                public int read(final byte[] b, final int off, final int len) {
+                    return in.read(b, off, len);
+                }
+
+                @Override
+                public boolean isFinished() {
+                    return in.available() == 0;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(final jakarta.servlet.ReadListener listener) {
+                    throw new UnsupportedOperationException("blocking reads only");
+                }
+            };
+        }
+
+        @Override
+        public java.io.BufferedReader getReader() {
+            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+        }
+    }
+
+}
