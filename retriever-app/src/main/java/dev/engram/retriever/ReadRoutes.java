@@ -26,6 +26,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.AppHttpServer;
+import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -194,12 +195,30 @@ final class ReadRoutes {
         final UserProfile profile = requireKnown(service, user);
         final List<ScoredMemory> hits = profile.getMemoryEnabled()
             ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0), agent, maxK) : List.of();
-        final ContextBlock.Result block = ContextBlock.build(hits, budget);
+        final List<Memory> pinned = profile.getMemoryEnabled() && SafetyFacts.concerns(message)
+            ? safetyFacts(user).stream().filter(m -> visibleTo(m, agent)).toList() : List.of();
+        final ContextBlock.Result block = ContextBlock.build(pinned, hits, budget);
         if (recordAccess) {
             access.report(user, block.included());
         }
         json(ctx, new ApiViews.Context(user.tenantId(), user.userId(), budget, block.estimatedTokens(),
             block.included(), block.text()));
+    }
+
+    /**
+     * @return the user's ACTIVE safety facts ({@link SafetyFacts#DEFAULT}), most important first, read from the kept
+     *     search index (in memory: no store scan per request); none when the user has no index yet
+     */
+    private List<Memory> safetyFacts(final UserKey user) {
+        return service.searchIndex(user).map(index -> index.read(view -> {
+            final List<Memory> active = new ArrayList<>();
+            for (int slot = 0; slot < view.slots(); slot++) {
+                if (view.active(slot) && view.memory(slot) != null) {
+                    active.add(view.memory(slot));
+                }
+            }
+            return SafetyFacts.DEFAULT.pinned(active);
+        })).orElse(List.of());
     }
 
     /**

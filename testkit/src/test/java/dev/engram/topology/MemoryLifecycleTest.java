@@ -174,6 +174,29 @@ class MemoryLifecycleTest {
     }
 
     @Test
+    void shouldNeverArchiveASafetyFactAsStaleWhenItGoesUnusedLongAfterTheStaleTime() {
+        try (PipelineHarness driver = new PipelineHarness()) { // the default EngramConfig
+            // rated as low as a remark (as an LLM may rate it): the safety category, not the number, keeps it
+            final MemoryCandidate allergy = with(fact(MIRA, "c-1", at(0), "allergy:shellfish", "shellfish",
+                "Is allergic to shellfish"), b -> b.setImportance(REMARK).setCategory(FactCategory.CONSTRAINT));
+            // a safety slot filed under another category counts as well
+            final MemoryCandidate insulin = with(fact(MIRA, "c-2", at(0), "medication:insulin", "insulin", "Takes insulin"),
+                b -> b.setImportance(REMARK).setCategory(FactCategory.PERSONAL));
+            final MemoryCandidate idle = remark("c-3", 0, "Had a sandwich at the station.");
+            driver.pipe(allergy, insulin, idle);
+
+            driver.advanceTo(day(100));
+            assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason())
+                .as("the remark, as unused and as unimportant, is stale").isEqualTo(ArchiveReason.STALE);
+            driver.advanceTo(day(400));
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId)
+                .containsExactlyInAnyOrder(allergy.getCandidateId(), insulin.getCandidateId());
+            assertThat(driver.retriever().active(MIRA)).extracting(Memory::getKey)
+                .containsExactlyInAnyOrder("allergy:shellfish", "medication:insulin");
+        }
+    }
+
+    @Test
     void shouldReviveAStaleMemoryAndAnExpiredFactWhenRestatedInsteadOfCreatingACopy() {
         try (PipelineHarness driver = new PipelineHarness()) { // the defaults
             final MemoryCandidate sandwich = remark("c-1", 0, "Had a sandwich at the station.");
