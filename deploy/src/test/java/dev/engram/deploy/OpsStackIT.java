@@ -75,7 +75,7 @@ class OpsStackIT {
     static void startStack() throws Exception {
         dir = Files.createTempDirectory("engram-ops-it");
         broker = EmbeddedBroker.start(dir);
-        final EngramConfig config = new EngramConfig(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
             EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
             EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
             EngramConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
