@@ -52,6 +52,12 @@ import dev.engram.topics.Topic;
  *   <li>cpuRatioToCeiling = the JVM's CPU time per text in the first ceiling ÷ its CPU time per candidate
  *       during the pipeline (the wait for the pipeline to settle included): the same question asked of CPU
  *       time, which a swing of the machine's load between the phases does not move as it moves the rates.</li>
+ *   <li>cpuMsPerCandidateByStage: the same CPU time per candidate split by stage ({@link CpuStages}: every thread's CPU
+ *       time grouped by its name, the embeddings by the thread that asked for them), the bench's own producer and
+ *       monitor counted apart ({@code benchClient}); cpuRatioToCeilingPipeline = the ceiling's CPU per text ÷ the
+ *       {@code pipeline} stages' (all but the broker and the bench's client).</li>
+ *   <li>memoryUpdatedPerCandidate: {@code memory-updated} records per candidate (every operation, observations
+ *       included; {@code memoryUpdatedByOperation} splits them): the write amplification of consolidation.</li>
  * </ol>
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
@@ -118,15 +124,29 @@ public final class IngestBenchmark implements Callable<Integer> {
             out.println("Stack ready; publishing…");
             final long start = System.nanoTime();
             final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
+            final CpuStages.Snapshot stagesBefore = CpuStages.take();
             publishAndSettle(stack, conversations);
+            final CpuStages.Snapshot stagesAfter = CpuStages.take();
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
+            final long updated = stack.monitor().count(Topic.MEMORY_UPDATED.name());
+            final Map<String, Object> byOperation = new LinkedHashMap<>();
+            for (final UpdateOperation operation : UpdateOperation.values()) {
+                final long n = stack.monitor().updates(operation);
+                if (n > 0) {
+                    byOperation.put(operation.name(), n);
+                }
+            }
+            byOperation.put("observations", stack.monitor().observationsWritten());
             final double cpuMsPerCandidate = pipelineCpu.msPer(candidates / seconds);
             stack.close();
             final double ceilingAfter = ceiling(texts).perSecond();
             out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
             figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
+            figures.put("memoryUpdated", updated);
+            figures.put("memoryUpdatedPerCandidate", BenchReport.round(candidates == 0 ? 0 : (double) updated / candidates, 3));
+            figures.put("memoryUpdatedByOperation", byOperation);
             figures.put("ceilingBefore", BenchReport.round(ceilingBefore, 1));
             figures.put("ceilingAfter", BenchReport.round(ceilingAfter, 1));
             figures.put("loadAverageAtStart", BenchReport.round(load, 2));
@@ -134,6 +154,12 @@ public final class IngestBenchmark implements Callable<Integer> {
             figures.put("cpuMsPerEmbeddingCeiling", BenchReport.round(before.cpuMsPerText(), 2));
             figures.put("cpuMsPerCandidatePipeline", BenchReport.round(cpuMsPerCandidate, 2));
             figures.put("cpuRatioToCeiling", BenchReport.round(before.cpuMsPerText() / cpuMsPerCandidate, 3));
+            // where the CPU per candidate went, stage by stage; "pipeline" leaves out the broker and the bench's client
+            final Map<String, Object> stages = CpuStages.msPer(stagesBefore, stagesAfter, candidates);
+            figures.put("cpuMsPerCandidateByStage", stages);
+            figures.put("cpuRatioToCeilingPipeline",
+                BenchReport.round(before.cpuMsPerText() / ((Number) stages.get("pipeline")).doubleValue(), 3));
+            figures.put("busiestOtherThreadsMs", CpuStages.busiestOther(stagesBefore, stagesAfter, 5));
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
             figures.put("warmupConversations", warmed);
             settings.addTo(figures);

@@ -205,6 +205,20 @@ class EngramClientIT {
     }
 
     @Test
+    void shouldWriteAndReadATenantsSettingsAndUsageWithAnAdminKey() {
+        final EngramClient.Tenant acme = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .tenant("acme");
+
+        final Views.TenantSettings written = acme.putSettings(new Views.TenantSettingsInput(List.of(
+            new Views.TenantCategory("pets", "the user's pets", List.of("dog", "cat"), null)), null, null, null, 100_000L, null));
+        assertThat(written.categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(written.dailyTokenBudget()).isEqualTo(100_000L);
+        assertThat(acme.settings().categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(acme.usage(7).tenantId()).isEqualTo("acme");
+        assertThatThrownBy(() -> mira.tenant("acme").settings()).isInstanceOf(EngramApiException.Forbidden.class);
+    }
+
+    @Test
     void shouldRaiseTheApisErrorsAsTypedExceptions() {
         assertThatThrownBy(() -> mira.user("acme", "ana").list())
             .isInstanceOfSatisfying(EngramApiException.Forbidden.class, e -> assertThat(e.status()).isEqualTo(403));

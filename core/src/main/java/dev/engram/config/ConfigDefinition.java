@@ -229,7 +229,10 @@ final class ConfigDefinition {
             .define(QDRANT_TLS, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Use TLS to Qdrant (the client library's own default is TLS on; Engram asks for it explicitly).")
             .define(QDRANT_COLLECTION, Type.STRING, "engram-memories", Importance.MEDIUM,
-                "Qdrant collection of the memories; created at start when absent (vector size of the embedder, cosine).")
+                "Base name of the Qdrant collections: the memories embedded by model M live in collection "
+                    + "<qdrant.collection>-<M> (created when absent with M's vector size, cosine), and the alias "
+                    + "qdrant.collection names the active model's collection (created at start, switched by "
+                    + "bin/engram reembed).")
             .define(QDRANT_TIMEOUT_MS, Type.INT, 2000, Range.between(1, 60_000), Importance.MEDIUM,
                 "Deadline of every Qdrant call, in milliseconds.")
             .define(QDRANT_RETRY_BUDGET_MS, Type.INT, 5000, Range.between(0, 9000), Importance.LOW,
@@ -271,6 +274,11 @@ final class ConfigDefinition {
             .define(LLM_MERGE, Type.BOOLEAN, false, Importance.LOW,
                 "With llm.base.url set: the LLM writes the content of memories merged by the consolidation pass (else the "
                     + "members' contents are joined); off by default because the pass runs inside one transaction.")
+            .define(LLM_PRICE_PROMPT, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million prompt tokens, for the cost ledger's estimate (llm-usage, GET /v1/tenants/{t}/usage, "
+                    + "engram.llm.tenant.cost); 0 = not priced.")
+            .define(LLM_PRICE_COMPLETION, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.LOW,
+                "US dollars per million completion tokens, for the cost ledger's estimate; 0 = not priced.")
             .define(SERDE_FORMAT, Type.STRING, "single-object", ConfigDef.ValidString.in("single-object", "registry"),
                 Importance.MEDIUM, "Wire format of the Avro values on Engram's topics: single-object (Avro single-object "
                     + "encoding, no registry) or registry (Confluent Schema Registry wire format: magic byte 0, 4-byte schema id, "

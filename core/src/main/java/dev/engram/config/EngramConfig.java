@@ -130,6 +130,8 @@ public final class EngramConfig extends AbstractConfig {
     public static final String LLM_JUDGE = "llm.judge.enabled";
     public static final String LLM_EPISODES = "llm.extraction.episodes";
     public static final String LLM_MERGE = "llm.merge.enabled";
+    public static final String LLM_PRICE_PROMPT = "llm.price.prompt.per.million";
+    public static final String LLM_PRICE_COMPLETION = "llm.price.completion.per.million";
     public static final String SERDE_FORMAT = "serde.format";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";

@@ -18,12 +18,18 @@ public interface MemoryExtractor {
     String name();
 
     /**
+     * Extracts for a tenant without settings. The default runs {@link #extract(ConversationCompleted, UserProfile,
+     * TenantPolicy)} with {@link TenantPolicy#none}; an implementation overrides one of the two (each default calls the
+     * other).
+     *
      * @param conversation a validated conversation
      * @param profile the user's current profile (known facts to skip), or null when unknown
      * @return the memories to propose, possibly empty
      * @throws ExtractionException when extraction failed (never returned as an empty list)
      */
-    List<ExtractedMemory> extract(ConversationCompleted conversation, UserProfile profile);
+    default List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
+        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
+    }
 
     /**
      * Extracts under the tenant's settings in force at the conversation's time. The default ignores the policy

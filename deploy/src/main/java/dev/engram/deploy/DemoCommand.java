@@ -202,9 +202,8 @@ public final class DemoCommand implements Callable<Integer> {
             final DemoApps apps = resources.push(DemoApps.start(config));
             final PipelineMonitor monitor = resources.push(new PipelineMonitor(broker.bootstrapServers(),
                 Topic.MEMORY_UPDATED.valueDeserializer(config)));
-            out.printf("Apps started in %.1f s. Metrics (Prometheus text): %s%n", seconds(startedAt),
+            out.printf("Apps started in %.1f s. Metrics (Prometheus text): %s%nIngesting…%n", seconds(startedAt),
                 String.join(" · ", apps.metricsUrls().entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList()));
-            out.println("Ingesting…");
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,

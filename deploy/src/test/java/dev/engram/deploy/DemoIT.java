@@ -52,6 +52,10 @@ class DemoIT {
         assertThat(summary.elapsedSeconds()).isPositive();
         assertThat(printed).contains("Summary (counted on the topics", "Example retrievals", "acme/mira",
             "Sample dates moved forward");
+        // every app's metrics endpoint is named, not only the retriever's
+        assertThat(java.util.regex.Pattern.compile("engram-(extractor|consolidator|retriever) http://localhost:\\d+/metrics")
+            .matcher(printed).results().map(m -> m.group(1)).toList())
+            .containsExactly("extractor", "consolidator", "retriever");
     }
 
     /**

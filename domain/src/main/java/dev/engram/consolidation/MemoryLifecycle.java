@@ -25,8 +25,8 @@ import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.SimilarityScale;
-import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -47,7 +47,8 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Staleness</b>: an ACTIVE memory last used (accessed or restated: reinforcement counts as
  *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
  *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
- *       after the first statement), is ARCHIVED with reason STALE;
+ *       after the first statement; the accesses are the memory's own count plus its hits, {@link AccessCounts}),
+ *       is ARCHIVED with reason STALE;
  *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
@@ -58,7 +59,7 @@ import dev.engram.scoring.Vectors;
  *       MERGED memory: the embedding and category of the most important member (then the most
  *       recently confirmed, then the smallest id), its content first followed by the other
  *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}),
- *       importance = max, confidence = max, access count = sum,
+ *       importance = max, confidence = max, access count = sum (hits included), last access = the latest,
  *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is a
  *       name-based UUID of the member ids. The members are ARCHIVED with reason MERGED and
  *       {@code supersededBy} = the merged id.</li>
@@ -192,40 +193,6 @@ public final class MemoryLifecycle {
     }
 
     /**
-     * Applies one retrieval hit.
-     *
-     * @param memory the memory that was returned (any status; only its counters change)
-     * @param at when it was accessed (event time of the access)
-     * @param cause e.g. {@code access:<record id>}
-     * @return the ACCESSED change
-     */
-    public Consolidator.Change access(final Memory memory, final Instant at, final String cause) {
-        return access(memory, at, cause, 1);
-    }
-
-    /**
-     * Applies {@code hits} retrieval hits of one memory at once (one {@code memory-access} record may list a
-     * memory once per request that returned it): the access count grows by {@code hits}, as {@code hits} single
-     * accesses at the same time would make it. The embedding is shared with {@code memory}, not copied.
-     *
-     * @param memory the memory that was returned (any status; only its counters change)
-     * @param at when it was accessed (event time of the access)
-     * @param cause e.g. {@code access:<record id>}
-     * @param hits how many hits, ≥ 1
-     * @return the ACCESSED change
-     */
-    public Consolidator.Change access(final Memory memory, final Instant at, final String cause, final int hits) {
-        if (hits < 1) {
-            throw new IllegalArgumentException("hits must be at least 1: " + hits);
-        }
-        final Memory after = UserMemoryIndex.builderSharingEmbedding(memory, memory.getEmbedding())
-            .setAccessCount(memory.getAccessCount() + hits)
-            .setLastAccessedAt(at.isAfter(memory.getLastAccessedAt()) ? at : memory.getLastAccessedAt())
-            .build();
-        return change(memory, after, UpdateOperation.ACCESSED, cause, at);
-    }
-
-    /**
      * Runs one consolidation pass over one user's memories.
      *
      * @param userMemories every memory of ONE user, every status
@@ -233,7 +200,7 @@ public final class MemoryLifecycle {
      * @return the changes in the order to apply them; a DELETED change means "remove it"
      */
     public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now) {
-        return review(userMemories, now, true);
+        return review(userMemories, now, true, AccessCounts.Lookup.NONE);
     }
 
     /**
@@ -244,9 +211,13 @@ public final class MemoryLifecycle {
      * @param userMemories every memory of ONE user, every status
      * @param now the event time of the pass (the stream time of the punctuation)
      * @param observe whether to regroup the user's observations in any case
+     * @param access the user's retrieval hits, kept apart from the memories ({@link AccessCounts}): staleness counts
+     *     them as uses and a merged memory's counters add them up; the changes carry the memories' own counters
+     *     otherwise (a read never rewrites a memory)
      * @return the changes in the order to apply them; a DELETED change means "remove it"
      */
-    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe) {
+    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe,
+                                            final AccessCounts.Lookup access) {
         final List<Consolidator.Change> changes = new ArrayList<>();
         final List<Memory> active = new ArrayList<>();
         for (final Memory memory : sorted(userMemories)) {
@@ -266,13 +237,13 @@ public final class MemoryLifecycle {
             final Instant expiry = expiresAt(memory);
             if (expiry != null && !expiry.isAfter(now)) {
                 changes.add(archive(memory, ArchiveReason.EXPIRED, null, now));
-            } else if (isStale(memory, now)) {
+            } else if (isStale(memory, access.of(memory.getMemoryId()), now)) {
                 changes.add(archive(memory, ArchiveReason.STALE, null, now));
             } else {
                 active.add(memory);
             }
         }
-        changes.addAll(merge(active, now));
+        changes.addAll(merge(active, now, access));
         if (observations.enabled() && (observe || changes.stream().anyMatch(Observations::reorders))) {
             // the observations see the memories as the rules above left them
             final Map<String, Memory> after = new LinkedHashMap<>();
@@ -283,20 +254,20 @@ public final class MemoryLifecycle {
         return changes;
     }
 
-    private boolean isStale(final Memory memory, final Instant now) {
-        final Instant lastUse = memory.getLastAccessedAt().isAfter(memory.getLastConfirmedAt())
-            ? memory.getLastAccessedAt() : memory.getLastConfirmedAt();
+    private boolean isStale(final Memory memory, final AccessCounts hits, final Instant now) {
+        final Instant lastAccessed = hits.lastAccessedOf(memory);
+        final Instant lastUse = lastAccessed.isAfter(memory.getLastConfirmedAt()) ? lastAccessed : memory.getLastConfirmedAt();
         return lastUse.plus(settings.staleAfter()).isBefore(now)
             && memory.getImportance() < settings.staleMaxImportance()
-            && uses(memory) < settings.staleMaxAccessCount();
+            && uses(memory, hits) < settings.staleMaxAccessCount();
     }
 
     /** Reinforcement counts as use: the accesses plus the restatements after the first statement. */
-    private static int uses(final Memory memory) {
-        return memory.getAccessCount() + Math.max(0, memory.getReinforcementCount() - 1);
+    private static int uses(final Memory memory, final AccessCounts hits) {
+        return hits.countOf(memory) + Math.max(0, memory.getReinforcementCount() - 1);
     }
 
-    private List<Consolidator.Change> merge(final List<Memory> active, final Instant now) {
+    private List<Consolidator.Change> merge(final List<Memory> active, final Instant now, final AccessCounts.Lookup access) {
         if (settings.mergeThreshold() >= 1.0) {
             return List.of();
         }
@@ -335,7 +306,7 @@ public final class MemoryLifecycle {
                 }
             }
             if (cluster.size() > 1) {
-                changes.addAll(mergeCluster(cluster.stream().map(mergeable::get).toList(), now));
+                changes.addAll(mergeCluster(cluster.stream().map(mergeable::get).toList(), now, access));
             }
         }
         return changes;
@@ -406,7 +377,12 @@ public final class MemoryLifecycle {
         return false;
     }
 
-    private List<Consolidator.Change> mergeCluster(final List<Memory> members, final Instant now) {
+    /**
+     * The merged memory's counters add up its members' with their hits ({@link AccessCounts}): it is a new memory
+     * (its id from theirs), so what its members were used for becomes its own base.
+     */
+    private List<Consolidator.Change> mergeCluster(final List<Memory> members, final Instant now,
+                                                   final AccessCounts.Lookup access) {
         final Memory lead = members.stream().min(Comparator.comparingDouble((Memory m) -> -m.getImportance())
             .thenComparing(Memory::getLastConfirmedAt, Comparator.reverseOrder())
             .thenComparing(Memory::getMemoryId)).orElseThrow();
@@ -416,7 +392,7 @@ public final class MemoryLifecycle {
         final List<String> supersedes = new ArrayList<>();
         Instant earliest = lead.getValidFrom();
         Instant lastConfirmed = lead.getLastConfirmedAt();
-        Instant lastAccessed = lead.getLastAccessedAt();
+        Instant lastAccessed = access.of(lead.getMemoryId()).lastAccessedOf(lead);
         double importance = 0;
         double confidence = 0;
         int accessCount = 0;
@@ -426,10 +402,12 @@ public final class MemoryLifecycle {
             supersedes.add(m.getMemoryId());
             earliest = m.getValidFrom().isBefore(earliest) ? m.getValidFrom() : earliest;
             lastConfirmed = m.getLastConfirmedAt().isAfter(lastConfirmed) ? m.getLastConfirmedAt() : lastConfirmed;
-            lastAccessed = m.getLastAccessedAt().isAfter(lastAccessed) ? m.getLastAccessedAt() : lastAccessed;
+            final AccessCounts hits = access.of(m.getMemoryId());
+            final Instant accessed = hits.lastAccessedOf(m);
+            lastAccessed = accessed.isAfter(lastAccessed) ? accessed : lastAccessed;
             importance = Math.max(importance, m.getImportance());
             confidence = Math.max(confidence, m.getConfidence());
-            accessCount += m.getAccessCount();
+            accessCount += hits.countOf(m);
             reinforcements += m.getReinforcementCount();
         }
         final Memory merged = Memory.newBuilder(lead).setMemoryId(mergedId).setStatus(MemoryStatus.ACTIVE)

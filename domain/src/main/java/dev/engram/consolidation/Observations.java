@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Observations: memories that state a user's statements on one topic together ("Melanie camped at the beach.
- * Melanie went camping in the mountains with her family. …"), citing every source message of those statements,
+ * Melanie went camping in the mountains with her family. …"), citing the messages that first said each statement,
  * so a question whose answer is spread over many conversations ("Where has Melanie camped?") finds it in one
  * hit. They are the consolidation step of a memory system that Park et al. ("Generative Agents", UIST 2023)
  * call reflection, Hindsight calls observations and Zep keeps as entity summaries; here the grouping is by
@@ -59,17 +59,17 @@ import org.slf4j.LoggerFactory;
  * statements in order as sentences, each once, up to {@link MemoryMerger#MAX_CHARS}; its own embedding of that content (so
  * the consolidator needs an {@link Embedder}; a group whose model the embedder does not hold now, e.g. during
  * {@code reembed}, gets no observation until it does); importance and confidence = the statements' maximum;
- * sources = the union of theirs; event dates = the union of theirs; created and valid from = the newest
- * statement's {@code createdAt}. An observation its group still gives is left as it is; one whose group changed
+ * sources = each statement's first source (the conversation that first said it: a restatement elsewhere stays the
+ * statement's evidence, not the observation's, so it does not rewrite the observation); event dates = the union of
+ * theirs; created and valid from = the newest statement's {@code createdAt}. An observation its group still gives is left as it is; one whose group changed
  * is rewritten (CREATED with the same id, access counts kept); one whose group is gone is removed (DELETED, and out
  * of the store); one the user deleted (a DELETED marker under its id) is not written again.
  *
  * <p><b>A function of the statements, whenever it runs.</b> Every field of an observation but its access counters
  * is derived from its group: content, sources, event dates, importance, confidence, {@code createdAt} (the newest
- * statement's), {@code updatedAt} (the latest {@code updatedAt} of its statements, not the time of the regrouping),
- * and the embedding of that content; the access counters are those of the observation of the same id already
- * stored ({@code lastAccessedAt} the newest statement's {@code createdAt} until the observation is first hit, then
- * as the hits left it). So a regrouping at any point after the last change of the statements gives the same
+ * statement's), {@code updatedAt} (the same: the observation changes when its group does, not when a statement is
+ * restated; never the time of the regrouping), and the embedding of that content; the access counters are those of
+ * the observation of the same id already stored (its base counters: hits are kept apart, {@code AccessCounts}). So a regrouping at any point after the last change of the statements gives the same
  * observations, and the consolidator can run it late (marked pending, regrouped within seconds) without a replay
  * differing from the live run: see {@code ObservationRegroups} in the topology. An observation is rewritten only
  * when what its group gives differs from what is stored (one the user corrected only when its sources changed);
@@ -388,13 +388,11 @@ public final class Observations {
         final Memory first = group.get(0);
         final String content = text(group);
         Instant newest = first.getCreatedAt();
-        Instant updated = first.getUpdatedAt();
         double importance = 0;
         double confidence = 0;
         final Set<String> dates = new TreeSet<>();
         for (final Memory m : group) {
             newest = m.getCreatedAt().isAfter(newest) ? m.getCreatedAt() : newest;
-            updated = m.getUpdatedAt().isAfter(updated) ? m.getUpdatedAt() : updated;
             importance = Math.max(importance, m.getImportance());
             confidence = Math.max(confidence, m.getConfidence());
             dates.addAll(m.getEventDates());
@@ -406,7 +404,7 @@ public final class Observations {
             .setValue(null).setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).setContent(content)
             .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
             .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest)
-            .setUpdatedAt(updated.isAfter(newest) ? updated : newest)
+            .setUpdatedAt(newest)
             .setLastAccessedAt(hit ? before.getLastAccessedAt() : newest).setLastConfirmedAt(newest)
             .setAccessCount(hit ? before.getAccessCount() : 0).setReinforcementCount(group.size())
             .setExpiresAt(null).setValidFrom(newest).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
@@ -415,9 +413,17 @@ public final class Observations {
             .setEmbeddingModel(first.getEmbeddingModel()).setEventDates(new ArrayList<>(dates)).build();
     }
 
+    /**
+     * Each statement's first source (the conversation that first said it, with the messages it cites there): what a
+     * restatement in another conversation adds to the statement does not rewrite the observation.
+     */
     private static Set<SourceRef> sources(final List<Memory> group) {
         final Set<SourceRef> out = new LinkedHashSet<>();
-        group.forEach(m -> out.addAll(m.getSources()));
+        for (final Memory m : group) {
+            if (!m.getSources().isEmpty()) {
+                out.add(m.getSources().get(0));
+            }
+        }
         return out;
     }
 

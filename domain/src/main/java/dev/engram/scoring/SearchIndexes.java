@@ -15,7 +15,8 @@ import dev.engram.core.UserKey;
  * when a task starts (after Kafka Streams has restored its stores from the changelog), it
  * {@link #beginLoad begins} its partition, re-adds every memory of its local store and
  * {@link #loaded marks} the partition loaded; every {@code memory-updated} then goes through
- * {@link #put} / {@link #remove} / {@link #erase}; when the task closes (revoked, migrated, shut down) the
+ * {@link #put} / {@link #remove} / {@link #erase}, and every fold of {@code memory-access} through {@link #access};
+ * when the task closes (revoked, migrated, shut down) the
  * partition's users are {@link #dropPartition dropped}. So the view answers for owned, loaded partitions
  * only and is never a second source of truth: a restart, rebalance or rebuild restores it from the store.
  *
@@ -71,10 +72,26 @@ public final class SearchIndexes {
      * @param memory the memory's state after an event (any status but DELETED)
      */
     public void put(final int partition, final UserKey user, final Memory memory) {
-        byUser.computeIfAbsent(user, u -> {
+        index(partition, user).put(memory);
+    }
+
+    private UserMemoryIndex index(final int partition, final UserKey user) {
+        return byUser.computeIfAbsent(user, u -> {
             usersByPartition.computeIfAbsent(partition, p -> ConcurrentHashMap.newKeySet()).add(u);
             return new UserMemoryIndex();
-        }).put(memory);
+        });
+    }
+
+    /**
+     * A memory's retrieval hits changed (or were restored): ranking and answers join them with the memory from now on.
+     *
+     * @param partition the partition of the user's events
+     * @param user the user
+     * @param memoryId the memory (held now or not: the counts wait for it)
+     * @param counts its hits so far
+     */
+    public void access(final int partition, final UserKey user, final String memoryId, final AccessCounts counts) {
+        index(partition, user).access(memoryId, counts);
     }
 
     /**

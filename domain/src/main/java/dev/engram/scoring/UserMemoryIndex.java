@@ -25,10 +25,10 @@ import dev.engram.core.MemoryIds;
  * <ul>
  *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), in the contiguous array of its
  *       embedding model ({@link SlotVectors}; vectors of two models are never compared);</li>
- *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms), access
- *       count, its event dates as epoch-day spans (for a question's period) and its BM25 length (terms after
+ *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms) and access
+ *       count, both joined with the memory's retrieval hits ({@link AccessCounts}, {@link #access}), its event dates as epoch-day spans (for a question's period) and its BM25 length (terms after
  *       {@link TextAnalysis});</li>
- *   <li>the memory itself without its embedding, for the answer.</li>
+ *   <li>the memory itself without its embedding, for the answer (its counters joined with its hits).</li>
  * </ul>
  * Lexical postings ({@link TermPostings}): term → (slot, term frequency) over every slot, with the document frequency among
  * ACTIVE slots, so BM25's statistics (N, df, average length) are those of the user's ACTIVE memories,
@@ -52,7 +52,12 @@ public final class UserMemoryIndex {
     private double[] importance = new double[0];
     private long[] lastAccessed = new long[0];
     private int[] accessCount = new int[0];
+    /** The memory as stored (without its embedding): what its hits are joined with. */
+    private Memory[] stored = new Memory[0];
+    /** The memory as served: {@link #stored} joined with its hits. */
     private Memory[] memories = new Memory[0];
+    /** Retrieval hits by memory id, of memories held or not yet held (the join waits for the memory). */
+    private final Map<String, AccessCounts> hits = new HashMap<>();
     /** An EPISODIC memory's cited messages (the priors' covered-episode rule reads them per request), else null. */
     private Object[] cited = new Object[0];
     private final SlotDays days = new SlotDays();
@@ -93,14 +98,12 @@ public final class UserMemoryIndex {
             }
             vectors.store(s, memory.getEmbeddingModel(), memory.getEmbedding());
             importance[s] = memory.getImportance();
-            lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE
-                : memory.getLastAccessedAt().toEpochMilli();
-            accessCount[s] = memory.getAccessCount();
-            memories[s] = withoutEmbedding(memory);
+            stored[s] = withoutEmbedding(memory);
+            join(s);
             cited[s] = memory.getType() == MemoryType.EPISODIC ? Set.copyOf(MemoryIds.citedMessages(memory)) : null;
             days.set(s, memory);
             setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
-            final long event = eventTime(memory);
+            final long event = eventTime(memories[s]);
             if (event >= newestEvent) {
                 newestEvent = event;
             } else if (previousEvent == newestEvent) {
@@ -124,9 +127,11 @@ public final class UserMemoryIndex {
             if (slot == null) {
                 return;
             }
+            hits.remove(memoryId);
             setActive(slot, false);
             terms.unindex(slot);
             memories[slot] = null;
+            stored[slot] = null;
             cited[slot] = null;
             days.clear(slot);
             vectors.clear(slot);
@@ -142,8 +147,38 @@ public final class UserMemoryIndex {
     }
 
     /**
+     * Joins a memory's retrieval hits with it (now, or when it comes): its access count becomes its own plus the
+     * hits, its last access the later of the two ({@link AccessCounts}); the recency reference moves with it.
+     *
      * @param memoryId a memory id
-     * @return the memory held under that id (any status), without its embedding; null when absent
+     * @param counts its hits so far (they replace what was given before)
+     */
+    public void access(final String memoryId, final AccessCounts counts) {
+        lock.writeLock().lock();
+        try {
+            hits.put(memoryId, counts);
+            final Integer slot = slotById.get(memoryId);
+            if (slot != null) {
+                join(slot);
+                newestEvent = Math.max(newestEvent, eventTime(memories[slot]));
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** The slot's served memory and ranking primitives from its stored memory and its hits (under the write lock). */
+    private void join(final int s) {
+        final Memory memory = hits.getOrDefault(stored[s].getMemoryId(), AccessCounts.NONE).applyTo(stored[s]);
+        memories[s] = memory;
+        lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE : memory.getLastAccessedAt().toEpochMilli();
+        accessCount[s] = memory.getAccessCount();
+    }
+
+    /**
+     * @param memoryId a memory id
+     * @return the memory held under that id (any status), without its embedding, its counters joined with its hits;
+     *     null when absent
      */
     public Memory memory(final String memoryId) {
         lock.readLock().lock();
@@ -381,6 +416,7 @@ public final class UserMemoryIndex {
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
             memories = Arrays.copyOf(memories, capacity);
+            stored = Arrays.copyOf(stored, capacity);
             cited = Arrays.copyOf(cited, capacity);
             days.grow(capacity);
             terms.grow(capacity);

@@ -81,8 +81,9 @@ public final class OnnxEmbedder implements Embedder {
             options.setIntraOpNumThreads(1);
             options.setInterOpNumThreads(1);
             this.session = environment.createSession(modelBytes.readAllBytes(), options);
-            this.model = new Model(executor, new OnnxBertBiEncoder(environment, session, tokenizer, spec.pooling()),
-                spec.dimensions());
+            // the pool counts each text's CPU time for the thread that asked (EmbeddingCpu: a benchmark's stage split)
+            this.model = new Model(EmbeddingCpu.attributing(executor),
+                new OnnxBertBiEncoder(environment, session, tokenizer, spec.pooling()), spec.dimensions());
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the embedding model " + spec.name(), e);
         } catch (OrtException e) {
@@ -138,7 +139,9 @@ public final class OnnxEmbedder implements Embedder {
             // TextSegment rejects blank text; a single space embeds as the empty sentence does.
             segments.add(TextSegment.from(text == null || text.isBlank() ? " " : text));
         }
-        final List<Embedding> embeddings = model.embedAll(segments).content();
+        // one text runs on the caller's thread (langchain4j uses the pool for two or more)
+        final List<Embedding> embeddings = segments.size() == 1
+            ? EmbeddingCpu.inline(() -> model.embedAll(segments).content()) : model.embedAll(segments).content();
         final List<float[]> vectors = new ArrayList<>(embeddings.size());
         for (final Embedding embedding : embeddings) {
             vectors.add(embedding.vector());
@@ -209,7 +212,7 @@ public final class OnnxEmbedder implements Embedder {
         private final OnnxBertBiEncoder encoder;
         private final int dimensions;
 
-        Model(final ExecutorService executor, final OnnxBertBiEncoder encoder, final int dimensions) {
+        Model(final java.util.concurrent.Executor executor, final OnnxBertBiEncoder encoder, final int dimensions) {
             super(executor);
             this.encoder = encoder;
             this.dimensions = dimensions;

@@ -1,6 +1,7 @@
 package dev.engram.extractor;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
+import dev.engram.llm.BudgetedExtractor;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
 import dev.engram.llm.LlmWithOfflineEpisodes;
@@ -27,6 +29,7 @@ import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
+import dev.engram.topology.UsageLedger;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -44,7 +47,9 @@ import dev.engram.topics.Topic;
  * when {@code bin/engram reembed} completes ({@link ActiveModelEmbedder}). With {@code llm.base.url}
  * set, the extractor is {@link LlmMemoryExtractor} over an OpenAI-compatible server, run on a pool of
  * {@code llm.max.concurrency} threads with as many conversations pending per task (see
- * {@link ExtractionTopology} for how order and exactly-once are kept).
+ * {@link ExtractionTopology} for how order and exactly-once are kept), under each tenant's daily token budget
+ * ({@link BudgetedExtractor}: the cost ledger {@code llm-usage} read back by a {@link UsageLedger}; the offline
+ * extractor once a tenant's budget of the day is spent).
  *
  * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
  * handler, state listener, Kafka Streams metrics) → {@link AppHttpServer} on
@@ -57,8 +62,8 @@ public final class ExtractorApp extends StreamsApp {
     private final PrometheusMeterRegistry meters;
 
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
-                         final ExecutorService pool, final ActiveModelEmbedder embedder) {
-        super(registry, runner, http, pool == null ? List.of(embedder) : List.of(embedder, pool::shutdownNow));
+                         final ExecutorService pool, final ActiveModelEmbedder embedder, final AutoCloseable usage) {
+        super(registry, runner, http, pool == null ? List.of(embedder, usage) : List.of(embedder, usage, pool::shutdownNow));
         this.meters = registry;
     }
 
@@ -111,11 +116,16 @@ public final class ExtractorApp extends StreamsApp {
         final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
         // embedding.model until bin/engram reembed names another model active (ActiveModelEmbedder follows it)
         final ActiveModelEmbedder embedder = ActiveModelEmbedder.fromConfig(config);
+        // the cost ledger read back, for the tenants' daily token budgets (only with an LLM)
+        final UsageLedger ledger = new UsageLedger();
+        final AutoCloseable usage = llm.isPresent() ? UsageLedger.follow(config, ledger, "llm-usage-follower") : () -> { };
         final Topology topology = llm.isEmpty()
             ? pool == null
                 ? ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry)
                 : ExtractionTopology.build(config, new RuleBasedExtractor(), embedder, registry, pool, inFlight)
-            : ExtractionTopology.build(config, llmExtractor(config, llm.get(), registry),
+            : ExtractionTopology.build(config, new BudgetedExtractor(llmExtractor(config, llm.get(), registry),
+                    new RuleBasedExtractor(), (tenant, day) -> ledger.spentOn(tenant, day).tokens(), Clock.systemUTC(),
+                    registry, AppIds.EXTRACTOR),
                 embedder, registry, pool, llm.get().maxConcurrency());
         final Properties props = StreamsSettings.forApp(config, AppIds.EXTRACTOR);
         if (llm.isPresent()) {
@@ -133,7 +143,7 @@ public final class ExtractorApp extends StreamsApp {
             runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
         embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         runner.start();
-        return new ExtractorApp(registry, runner, http, pool, embedder);
+        return new ExtractorApp(registry, runner, http, pool, embedder, usage);
     }
 
     /** The LLM extractor, with the offline episodes beside it when {@code llm.extraction.episodes} says so. */

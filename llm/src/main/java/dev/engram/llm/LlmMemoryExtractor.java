@@ -122,13 +122,9 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         return client;
     }
 
-    @Override
-    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
-    }
 
     /**
-     * As {@link #extract(ConversationCompleted, UserProfile)}, under the tenant's settings: its own categories (name,
+     * Extracts under the tenant's settings (none: {@link TenantPolicy#none}): its own categories (name,
      * description, keywords) are offered beside the built-in ones in the prompt and the answer schema's
      * {@code category} enum, a built-in category it turned off is neither offered nor accepted, and its extraction
      * instructions follow the system prompt ({@link #systemPrompt}). The usage is every answered request's tokens.

@@ -40,10 +40,6 @@ public final class LlmWithOfflineEpisodes implements MemoryExtractor {
         return llm.name() + "+episodes";
     }
 
-    @Override
-    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
-    }
 
     /** Both under the tenant's settings; the usage is the LLM's. */
     @Override

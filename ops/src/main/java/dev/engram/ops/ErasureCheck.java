@@ -92,9 +92,11 @@ public final class ErasureCheck {
             final Map<String, String> changelogs = new LinkedHashMap<>();
             changelogs.put("consolidator memories store", changelog(AppIds.CONSOLIDATOR, StoreNames.MEMORIES));
             changelogs.put("consolidator profile store", changelog(AppIds.CONSOLIDATOR, StoreNames.PROFILES));
+            changelogs.put("consolidator access store", changelog(AppIds.CONSOLIDATOR, StoreNames.ACCESS));
             changelogs.put("retriever memories store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_MEMORIES));
             changelogs.put("retriever history store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_HISTORY));
             changelogs.put("retriever profile store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_PROFILES));
+            changelogs.put("retriever access store", changelog(AppIds.RETRIEVER, StoreNames.RETRIEVER_ACCESS));
             changelogs.put("extractor profile store", changelog(AppIds.EXTRACTOR, StoreNames.EXTRACTOR_PROFILES));
             changelogs.put("extractor pending conversations", changelog(AppIds.EXTRACTOR, "extraction-pending-store"));
             for (final Map.Entry<String, String> e : changelogs.entrySet()) {

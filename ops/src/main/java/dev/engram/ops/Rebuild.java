@@ -68,7 +68,7 @@ public final class Rebuild {
         /** {@code CONSOLIDATOR_APP}. */
         CONSOLIDATOR(AppIds.CONSOLIDATOR, List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name())),
         /** {@code RETRIEVER_APP}. */
-        RETRIEVER(AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name()));
+        RETRIEVER(AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name(), Topic.MEMORY_ACCESS.name()));
 
         private final String applicationId;
         private final List<String> inputs;

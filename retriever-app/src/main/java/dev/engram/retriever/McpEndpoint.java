@@ -217,8 +217,9 @@ public final class McpEndpoint {
         }
     }
 
-    private static void refuse(final Context ctx, final int status, final String message) {
+    private void refuse(final Context ctx, final int status, final String message) {
         ctx.status(status).contentType("application/json").result(McpMessages.rpcError(-32600, message));
+        measure(ctx); // counted here: the after-filter may be skipped with the rest
         ctx.skipRemainingHandlers();
     }
 
@@ -228,6 +229,7 @@ public final class McpEndpoint {
         if (start == null) {
             return;
         }
+        ctx.attribute(START, null); // once per request
         final String method = Optional.ofNullable(ctx.<String>attribute(METHOD)).orElse(ctx.method().name());
         final String tool = Optional.ofNullable(ctx.<String>attribute(TOOL)).orElse("none");
         Timer.builder(REQUESTS_METRIC).description("MCP requests: JSON-RPC method, tool and HTTP status")

@@ -32,6 +32,8 @@ enum QueryParam {
     BUDGET_TOKENS("budgetTokens", Operations.CONTEXT),
     /** The event time a tenant's settings are read at. */
     TENANT_AS_OF("asOf", Operations.TENANT_SETTINGS),
+    /** How many UTC days of a tenant's cost ledger. */
+    USAGE_DAYS("days", Operations.TENANT_USAGE),
     /** The panel's tenant field, read by the page's script (not by the server). */
     PANEL_TENANT("tenant", Operations.PANEL),
     /** The panel's user field, read by the page's script (not by the server). */
@@ -43,6 +45,7 @@ enum QueryParam {
         static final String MEMORIES = "GET " + USER_PATH + "/memories";
         static final String CONTEXT = "GET " + USER_PATH + "/context";
         static final String TENANT_SETTINGS = "GET /v1/tenants/{tenant}/settings";
+        static final String TENANT_USAGE = "GET /v1/tenants/{tenant}/usage";
         static final String PANEL = "GET /panel";
 
         private Operations() {

@@ -11,6 +11,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.SearchIndexes;
 import dev.engram.scoring.UserMemoryIndex;
 import dev.engram.topology.MaterializeMemoriesProcessor;
@@ -132,10 +133,12 @@ public final class RetrievalService {
      */
     public List<Memory> memories(final UserKey user) {
         final List<Memory> out = new ArrayList<>();
+        final Map<String, AccessCounts> hits = hits(user);
         try (KeyValueIterator<String, Memory> it = this.<Memory>store(StoreNames.RETRIEVER_MEMORIES)
             .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
             // null: an entry whose data key is already erased (its ERASED event is on the way)
-            it.forEachRemaining(kv -> addPresent(out, kv.value));
+            it.forEachRemaining(kv -> addPresent(out, kv.value == null ? null
+                : hits.getOrDefault(kv.value.getMemoryId(), AccessCounts.NONE).applyTo(kv.value)));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
@@ -145,14 +148,35 @@ public final class RetrievalService {
     /**
      * @param user a user
      * @param memoryId a memory id
-     * @return the memory, if this user has it
+     * @return the memory, if this user has it, its counters joined with its retrieval hits
      */
     public Optional<Memory> memory(final UserKey user, final String memoryId) {
         try {
-            return Optional.ofNullable(this.<Memory>store(StoreNames.RETRIEVER_MEMORIES).get(user.storeKey(memoryId)));
+            final Memory memory = this.<Memory>store(StoreNames.RETRIEVER_MEMORIES).get(user.storeKey(memoryId));
+            if (memory == null) {
+                return Optional.empty();
+            }
+            final AccessCounts hits = this.<AccessCounts>store(StoreNames.RETRIEVER_ACCESS).get(user.storeKey(memoryId));
+            return Optional.of(hits == null ? memory : hits.applyTo(memory));
         } catch (InvalidStateStoreException e) {
             throw notReady();
         }
+    }
+
+    /** The user's retrieval hits by memory id ({@link StoreNames#RETRIEVER_ACCESS}: joined with the memories read). */
+    private Map<String, AccessCounts> hits(final UserKey user) {
+        final Map<String, AccessCounts> out = new java.util.HashMap<>();
+        try (KeyValueIterator<String, AccessCounts> it = this.<AccessCounts>store(StoreNames.RETRIEVER_ACCESS)
+            .prefixScan(user.storePrefix(), Serdes.String().serializer())) {
+            it.forEachRemaining(kv -> {
+                if (kv.value != null) {
+                    out.put(kv.key.substring(user.storePrefix().length()), kv.value);
+                }
+            });
+        } catch (InvalidStateStoreException e) {
+            throw notReady();
+        }
+        return out;
     }
 
     /**
@@ -203,7 +227,7 @@ public final class RetrievalService {
     public Map<String, Long> held(final UserKey user) {
         final Map<String, Long> out = new java.util.LinkedHashMap<>();
         try {
-            for (final String name : List.of(StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_HISTORY)) {
+            for (final String name : List.of(StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_HISTORY, StoreNames.RETRIEVER_ACCESS)) {
                 long count = 0;
                 try (KeyValueIterator<String, Object> it = this.<Object>store(name)
                     .prefixScan(user.storePrefix(), Serdes.String().serializer())) {

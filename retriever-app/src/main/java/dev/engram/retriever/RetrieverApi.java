@@ -55,7 +55,8 @@ import dev.engram.topics.Topic;
  * chat platform without a Kafka client; {@link ConversationRoute}), answered 202 once the broker has it.
  * Tenant admin routes ({@link TenantRoutes}, ADMIN keys of the tenant only): {@code PUT /v1/tenants/{tenant}/settings}
  * writes a new version of the tenant's settings to {@code tenant-settings} (custom categories, instructions, disabled
- * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=}).
+ * built-in categories, retention, daily token budget), {@code GET} reads the newest (or {@code ?asOf=});
+ * {@code GET /v1/tenants/{tenant}/usage} is the tenant's cost ledger (LLM calls, tokens, estimated cost per day).
  * {@code GET .../export} returns the profile and every memory held for the user as JSON (GDPR Art. 15 and
  * 20). While the user's memory is off, query and context requests return no memories.
  *
@@ -189,6 +190,7 @@ public final class RetrieverApi {
         app.post(USER_PATH + "/conversations", ctx -> timed("conversations", ctx, conversations::post));
         app.put(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::put));
         app.get(TENANT_PATH + "/settings", ctx -> timed("tenant-settings", ctx, tenantRoutes()::get));
+        app.get(TENANT_PATH + "/usage", ctx -> timed("tenant-usage", ctx, tenantRoutes()::usage));
     }
 
     private TenantRoutes tenantRoutes() {

@@ -13,6 +13,7 @@ import dev.engram.kafka.TopicFollower;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.topology.TenantSettingsTable;
 import dev.engram.topics.Topic;
+import dev.engram.topology.UsageLedger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -31,7 +32,8 @@ import dev.engram.topics.AppIds;
  * The retriever's side of {@code tenant-settings}: {@link #publish} writes a version (idempotent producer, acks=all,
  * key {@link TenantSettingsTable#key}, record time the version) and waits until this instance has read it back, so a
  * {@code GET} after the {@code PUT} answers with it; a {@link TopicFollower} keeps {@link #history()} equal to the
- * topic for every instance. Thread-safe.
+ * topic for every instance; a second one keeps {@link #usage()}, the cost ledger {@code llm-usage} per tenant and day.
+ * Thread-safe.
  */
 public final class TenantAdmin implements AutoCloseable {
 
@@ -42,6 +44,8 @@ public final class TenantAdmin implements AutoCloseable {
     private final Serializer<TenantSettings> serializer;
     private final TenantSettingsHistory history = new TenantSettingsHistory();
     private final TopicFollower follower;
+    private final UsageLedger usage = new UsageLedger();
+    private final TopicFollower usageFollower;
 
     /**
      * Starts following {@code tenant-settings}.
@@ -59,6 +63,12 @@ public final class TenantAdmin implements AutoCloseable {
         this.follower = new TopicFollower(config.kafkaProperties(), Topic.TENANT_SETTINGS.name(), "tenant-settings-follower",
             (key, value) -> history.apply(key, value == null ? null : deserializer.deserialize(Topic.TENANT_SETTINGS.name(), value)),
             IllegalStateException::new);
+        this.usageFollower = UsageLedger.follow(config, usage, "llm-usage-follower");
+    }
+
+    /** @return the cost ledger ({@code llm-usage}) read so far */
+    public UsageLedger usage() {
+        return usage;
     }
 
     /** @return every version of every tenant's settings read so far */
@@ -102,6 +112,7 @@ public final class TenantAdmin implements AutoCloseable {
 
     @Override
     public void close() {
+        usageFollower.close();
         follower.close();
         producer.close(Duration.ofSeconds(5));
     }

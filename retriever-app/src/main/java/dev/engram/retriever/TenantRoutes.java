@@ -2,6 +2,8 @@ package dev.engram.retriever;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -28,6 +30,9 @@ import io.javalin.http.Context;
  *       API does not know, a wrong type or a value outside {@link TenantPolicy#problems}' limits is a 400 naming it.</li>
  *   <li>{@code GET /v1/tenants/{tenant}/settings[?asOf=T]}: the newest version (or the one in force at event time T),
  *       and how many versions there are; a tenant without settings gets the defaults with {@code version: null}.</li>
+ *   <li>{@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger ({@code llm-usage}) of the last {@code days}
+ *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day and in total,
+ *       today's tokens and the daily token budget ({@link TenantViews.Usage}).</li>
  * </ul>
  */
 final class TenantRoutes {
@@ -84,6 +89,16 @@ final class TenantRoutes {
         ctx.json((asOf == null ? history.latest(tenant) : history.at(tenant, asOf))
             .map(s -> TenantViews.Settings.of(s, versions))
             .orElseGet(() -> TenantViews.Settings.none(tenant, versions)));
+    }
+
+    /** {@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger of the last days (UTC), today included. */
+    void usage(final Context ctx) {
+        final String tenant = auth.tenantAdmin(ctx);
+        final int days = ApiRequests.intParam(ctx, QueryParam.USAGE_DAYS, 30, 1, 366);
+        final LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
+        final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
+        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, today.minusDays(days - 1L), today), today,
+            budget));
     }
 
     private static JsonNode body(final Context ctx) {

@@ -1,10 +1,15 @@
 package dev.engram.retriever;
 
 import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
 
 import dev.engram.avro.CustomCategory;
 import dev.engram.avro.TenantSettings;
+import dev.engram.topology.UsageLedger;
 
 /** The JSON bodies of the tenant admin routes ({@link TenantRoutes}); Jackson serializes records in declaration order. */
 public final class TenantViews {
@@ -53,6 +58,53 @@ public final class TenantViews {
 
         private static Category category(final CustomCategory c) {
             return new Category(c.getName(), c.getDescription(), List.copyOf(c.getKeywords()), c.getTtlDays());
+        }
+    }
+
+    /**
+     * What a tenant spent on LLM extraction on one UTC day, or in total.
+     *
+     * @param day the UTC day, null for a total
+     * @param calls LLM requests answered
+     * @param promptTokens prompt tokens
+     * @param completionTokens completion tokens
+     * @param estimatedCostUsd estimated cost, US dollars ({@code llm.price.*.per.million})
+     * @param conversations conversations extracted with the LLM
+     */
+    public record Spend(LocalDate day, long calls, long promptTokens, long completionTokens, double estimatedCostUsd,
+                        long conversations) {
+
+        static Spend of(final LocalDate day, final UsageLedger.Spend spend) {
+            return new Spend(day, spend.calls(), spend.promptTokens(), spend.completionTokens(),
+                Math.round(spend.estimatedCostUsd() * 1_000_000.0) / 1_000_000.0, spend.conversations());
+        }
+    }
+
+    /**
+     * Body of {@code GET /v1/tenants/{tenant}/usage}.
+     *
+     * @param tenantId the tenant
+     * @param from the first day asked (UTC)
+     * @param to today (UTC)
+     * @param days the days with spend, oldest first
+     * @param total the sum of those days
+     * @param tokensToday prompt + completion tokens of today
+     * @param dailyTokenBudget the tenant's budget per day (its newest settings), null for none
+     */
+    public record Usage(String tenantId, LocalDate from, LocalDate to, List<Spend> days, Spend total, long tokensToday,
+                        Long dailyTokenBudget) {
+
+        static Usage of(final String tenantId, final NavigableMap<LocalDate, UsageLedger.Spend> days, final LocalDate today,
+                        final Long budget) {
+            UsageLedger.Spend total = UsageLedger.Spend.NONE;
+            final List<Spend> out = new ArrayList<>();
+            for (final Map.Entry<LocalDate, UsageLedger.Spend> day : days.entrySet()) {
+                out.add(Spend.of(day.getKey(), day.getValue()));
+                total = total.plus(day.getValue());
+            }
+            final LocalDate from = days.isEmpty() ? today : days.firstKey();
+            return new Usage(tenantId, from, today, out, Spend.of(null, total),
+                days.getOrDefault(today, UsageLedger.Spend.NONE).tokens(), budget);
         }
     }
 }

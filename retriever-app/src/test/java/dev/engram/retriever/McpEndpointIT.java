@@ -192,6 +192,8 @@ class McpEndpointIT {
             h -> assertThat(h).contains("Authorization", "MCP-Protocol-Version", "Content-Type"));
         assertThat(fixture.send("OPTIONS", McpEndpoint.PATH, null, null, Map.of("Origin", "https://attacker.example"))
             .statusCode()).isEqualTo(403);
+        assertThat(fixture.get("/metrics", null).body()).as("refusals are counted too")
+            .containsPattern("engram_mcp_requests_seconds_count\\{[^}]*status=\"403\"");
     }
 
     @Test

@@ -34,6 +34,9 @@ import org.junit.jupiter.api.Test;
 class OpenApiContractIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ApiDocs DOCS = new ApiDocs();
+    private static final io.modelcontextprotocol.json.schema.JsonSchemaValidator VALIDATOR =
+        new io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator();
     private static TwoUserRetriever fixture;
     private static OpenAPI api;
 
@@ -157,6 +160,8 @@ class OpenApiContractIT {
             new Call("PUT", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", TwoUserRetriever.BEN_KEY, "{}"),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings", admin, null),
             new Call("GET", "/v1/tenants/{tenant}/settings", "/v1/tenants/t1/settings?asOf=yesterday", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=7", admin, null),
+            new Call("GET", "/v1/tenants/{tenant}/usage", "/v1/tenants/t1/usage?days=0", admin, null),
             new Call("GET", "/panel", "/panel?tenant=t1&user=u-ana", null, null),
             new Call("GET", ApiDocs.DOCS_PATH, ApiDocs.DOCS_PATH, null, null),
             new Call("GET", ApiDocs.OPENAPI_PATH, ApiDocs.OPENAPI_PATH, null, null),
@@ -184,6 +189,15 @@ class OpenApiContractIT {
             assertThat(type).as(name).startsWith(media.getKey());
             if (media.getKey().endsWith("json")) {
                 assertHasRequiredFields(name, JSON.readTree(response.body()), media.getValue().getSchema());
+                final String ref = media.getValue().getSchema().get$ref();
+                if (ref != null) {
+                    // the whole body against its schema (JSON Schema 2020-12), with the validator the MCP SDK checks
+                    // every tool result with: the tools' outputSchemas are these schemas
+                    final io.modelcontextprotocol.json.schema.JsonSchemaValidator.ValidationResponse valid = VALIDATOR
+                        .validate(DOCS.schema(ref.substring(ref.lastIndexOf('/') + 1)),
+                            JSON.readValue(response.body(), Object.class));
+                    assertThat(valid.valid()).as(name + ": " + valid.errorMessage()).isTrue();
+                }
             }
         }
         final Set<String> all = new TreeSet<>();
@@ -212,10 +226,12 @@ class OpenApiContractIT {
     @Test
     void shouldReadEveryDocumentedQueryParameterOnItsRoute() {
         // a value each /v1 parameter refuses: the 400 naming it shows the route reads it (the panel's are the page's)
-        final Map<QueryParam, String> invalid = Map.of(QueryParam.QUERY, "%20", QueryParam.K, "many",
-            QueryParam.TYPE, "NOPE", QueryParam.STATUS, "NOPE", QueryParam.AS_OF, "yesterday",
-            QueryParam.RECORD_ACCESS, "maybe", QueryParam.MIN_SCORE, "high", QueryParam.MESSAGE, "%20",
-            QueryParam.BUDGET_TOKENS, "lots", QueryParam.TENANT_AS_OF, "yesterday");
+        final Map<QueryParam, String> invalid = Map.ofEntries(Map.entry(QueryParam.QUERY, "%20"),
+            Map.entry(QueryParam.K, "many"), Map.entry(QueryParam.TYPE, "NOPE"), Map.entry(QueryParam.STATUS, "NOPE"),
+            Map.entry(QueryParam.AS_OF, "yesterday"), Map.entry(QueryParam.RECORD_ACCESS, "maybe"),
+            Map.entry(QueryParam.MIN_SCORE, "high"), Map.entry(QueryParam.MESSAGE, "%20"),
+            Map.entry(QueryParam.BUDGET_TOKENS, "lots"), Map.entry(QueryParam.TENANT_AS_OF, "yesterday"),
+            Map.entry(QueryParam.USAGE_DAYS, "many"));
         for (final QueryParam param : QueryParam.values()) {
             for (final String operation : param.operations()) {
                 if (!operation.startsWith("GET /v1/")) {

@@ -198,8 +198,12 @@ class PrivacyPipelineIT {
                 + "skipping the memory panel browser test");
         publish(List.of(conversation("u-panel", "p-1", "These days I write almost everything in Kotlin.", "2025-03-01T10:00:00Z"),
             conversation("u-panel", "p-2", "I live in Bergen.", "2025-03-02T10:00:00Z"),
-            conversation("u-panel", "p-3", "Sushi is my all-time favourite food.", "2025-03-03T10:00:00Z")));
-        EmbeddedKafka.waitUntil(() -> count(retriever, "u-panel") >= 3, TIMEOUT, "three memories of u-panel");
+            conversation("u-panel", "p-3", "Sushi is my all-time favourite food.", "2025-03-03T10:00:00Z"),
+            ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u-panel").setConversationId("p-4")
+                .setMessages(List.of(new Message(0, "user", "Hi, my name is Tove.", Instant.parse("2025-03-04T10:00:00Z")),
+                    new Message(1, "assistant", "Nice to meet you, Tove!", Instant.parse("2025-03-04T10:00:20Z"))))
+                .setCompletedAt(Instant.parse("2025-03-04T10:00:20Z")).build()));
+        EmbeddedKafka.waitUntil(() -> count(retriever, "u-panel") >= 5, TIMEOUT, "the memories of u-panel");
 
         final Path profileDir = Files.createTempDirectory("engram-chromium");
         final ChromeOptions options = new ChromeOptions();
@@ -211,10 +215,23 @@ class PrivacyPipelineIT {
             .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
         final WebDriver browser = new ChromeDriver(service, options);
         try {
+            browser.get(retriever.baseUrl() + "/panel");
+            assertThat(browser.findElement(By.id("clearAll")).isDisplayed()).as("no user: nothing to clear").isFalse();
             browser.get(retriever.baseUrl() + "/panel?tenant=t1&user=u-panel");
             browser.findElement(By.id("apiKey")).sendKeys(ADMIN);
             browser.findElement(By.id("load")).click();
-            waitFor(() -> browser.findElements(By.cssSelector("li.memory")).size() >= 3, "the memories to show");
+            waitFor(() -> browser.findElements(By.cssSelector("li.memory")).size() >= 5, "the memories to show");
+            assertThat(browser.findElement(By.id("clearAll")).isDisplayed()).isTrue();
+            // the assistant's reply is not the user's own statement, and a fact's name is not said twice
+            final WebElement exchange = memoryContaining(browser, "Nice to meet you");
+            assertThat(exchange.findElement(By.cssSelector(".badge")).getAttribute("class")).contains("source-ASSISTANT")
+                .doesNotContain("source-EXPLICIT");
+            assertThat(memoryContaining(browser, "Tove").getText()).doesNotContain("Name: Name");
+            assertThat(browser.findElements(By.cssSelector("li.memory .content"))).allSatisfy(c -> {
+                final String[] parts = c.getText().split(": ", 2);
+                assertThat(parts.length == 2 && parts[1].toLowerCase().startsWith(parts[0].toLowerCase()))
+                    .as(c.getText()).isFalse();
+            });
 
             final Set<String> categories = browser.findElements(By.cssSelector("section.category")).stream()
                 .map(e -> e.getAttribute("data-category")).collect(Collectors.toSet());

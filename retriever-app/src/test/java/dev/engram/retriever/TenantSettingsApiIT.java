@@ -13,12 +13,14 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.TenantSettings;
 import dev.engram.config.EngramConfig;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +28,8 @@ import dev.engram.topics.Topic;
 
 /**
  * The tenant admin routes on the in-process broker: {@code PUT /v1/tenants/{t}/settings} writes a version to
- * {@code tenant-settings} (one record per version), {@code GET} reads it back; only the tenant's admin keys may.
+ * {@code tenant-settings} (one record per version), {@code GET} reads it back; {@code GET /v1/tenants/{t}/usage} sums the
+ * cost ledger {@code llm-usage}; only the tenant's admin keys may.
  */
 class TenantSettingsApiIT {
 
@@ -125,5 +128,44 @@ class TenantSettingsApiIT {
         assertThat(JSON.readTree(disabled.body()).get("detail").asText()).contains("HOBBIES");
         assertThat(JSON.readTree(send("GET", "/v1/tenants/shop/settings", SHOP_ADMIN, null).body()).get("versions")
             .asInt()).isZero();
+    }
+
+    @Test
+    void shouldSumTheLedgerPerDayWhenATenantAdminAsksForUsage() throws Exception {
+        final Instant now = Instant.now();
+        final List<EmbeddedKafka.Record<String, LlmUsage>> records = List.of(
+            usage("health", "c-1", 2, 300, 40, 0.0012, now), usage("health", "c-2", 1, 150, 25, 0.0006, now),
+            usage("health", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
+            usage("shop", "c-3", 5, 900, 90, 0.01, now));
+        kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
+            records);
+
+        EmbeddedKafka.waitUntil(() -> {
+            try {
+                return JSON.readTree(send("GET", "/v1/tenants/health/usage", HEALTH_ADMIN, null).body())
+                    .path("total").path("calls").asInt() == 3;
+            } catch (Exception e) {
+                return false;
+            }
+        }, Duration.ofSeconds(60), "the retriever to read llm-usage");
+        final JsonNode health = JSON.readTree(send("GET", "/v1/tenants/health/usage?days=7", HEALTH_ADMIN, null).body());
+
+        assertThat(health.get("days")).hasSize(1);
+        assertThat(health.get("total").get("promptTokens").asLong()).isEqualTo(450);
+        assertThat(health.get("total").get("completionTokens").asLong()).isEqualTo(65);
+        assertThat(health.get("total").get("conversations").asLong()).isEqualTo(2);
+        assertThat(health.get("total").get("estimatedCostUsd").asDouble()).isCloseTo(0.0018,
+            org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(health.get("tokensToday").asLong()).isEqualTo(515);
+        assertThat(send("GET", "/v1/tenants/health/usage", SHOP_ADMIN, null).statusCode()).isEqualTo(403);
+        assertThat(send("GET", "/v1/tenants/health/usage", HEALTH_USER, null).statusCode()).isEqualTo(403);
+    }
+
+    private static EmbeddedKafka.Record<String, LlmUsage> usage(final String tenant, final String conversation,
+                                                                final int calls, final long prompt, final long completion,
+                                                                final double cost, final Instant at) {
+        return new EmbeddedKafka.Record<>(tenant, LlmUsage.newBuilder().setTenantId(tenant).setAgentId(null)
+            .setConversationId(conversation).setExtractor("llm:stub:extract-v1").setCalls(calls).setPromptTokens(prompt)
+            .setCompletionTokens(completion).setEstimatedCostUsd(cost).setOccurredAt(at).setEventTime(at).build(), at);
     }
 }

@@ -105,26 +105,16 @@ public final class RuleBasedExtractor implements MemoryExtractor {
     }
 
     /**
-     * @param conversation a validated conversation
-     * @param profile the user's profile or null; nothing is extracted when memory is turned off
-     * @return facts and episodes in message order (a turn's facts before its episode, a reply's exchange
-     *     after the turn it answers), possibly empty
-     */
-    @Override
-    public List<ExtractedMemory> extract(final ConversationCompleted conversation, final UserProfile profile) {
-        return extract(conversation, profile, TenantPolicy.none(conversation.getTenantId())).memories();
-    }
-
-    /**
-     * As {@link #extract(ConversationCompleted, UserProfile)}, with the tenant's own categories
-     * ({@link CustomCategoryRules}): a built-in fact that names a category's keyword is filed under it, and a
-     * first-person statement that made no built-in fact but names one becomes a fact of the category (and, like
-     * any fact, no episode).
+     * Extracts with the tenant's own categories ({@link CustomCategoryRules}): a built-in fact that names a category's
+     * keyword is filed under it, and a first-person statement that made no built-in fact but names one becomes a fact
+     * of the category (and, like any fact, no episode). Without categories ({@link TenantPolicy#none}) the rules above
+     * alone.
      *
      * @param conversation a validated conversation
-     * @param profile the user's profile or null
+     * @param profile the user's profile or null; nothing is extracted when memory is turned off
      * @param policy the tenant's settings at the conversation's time
-     * @return the memories, {@value #NAME}, no LLM usage
+     * @return facts and episodes in message order (a turn's facts before its episode, a reply's exchange after the
+     *     turn it answers), possibly empty; {@value #NAME}; no LLM usage
      */
     @Override
     public Extraction extract(final ConversationCompleted conversation, final UserProfile profile,

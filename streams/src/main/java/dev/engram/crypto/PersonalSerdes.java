@@ -38,7 +38,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * <p>With {@code crypto.enabled=false} (the default) every method returns the plain Serde (topics: the configured
  * {@code serde.format}, {@code TopicSerdes}; stores: {@link AvroSerdes}).
  * Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
- * Streams handler {@link ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
+ * Streams handler {@code ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
  * Serde (an erased user's entries read as absent).
  */
 public final class PersonalSerdes {

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -83,6 +84,12 @@ public final class Topic<K, V> {
      * table and by the retriever.
      */
     public static final Topic<String, TenantSettings> TENANT_SETTINGS = clear("tenant-settings", TenantSettings.class);
+    /**
+     * LlmUsage, keyed by the tenant: the cost ledger, one record per conversation extracted with the LLM (calls, tokens,
+     * estimated cost; ids and counts only); written by the extractor with the conversation's candidates, read by the
+     * retriever (the usage view) and the extractor (daily token budgets).
+     */
+    public static final Topic<String, LlmUsage> LLM_USAGE = clear("llm-usage", LlmUsage.class);
     /** The users' wrapped data keys, compacted (only with {@code crypto.enabled}). */
     public static final Topic<String, byte[]> DATA_KEYS = new Topic<>(DATA_KEYS_TOPIC, Serdes.String(),
         config -> Serdes.ByteArray(), byte[].class);
@@ -124,7 +131,8 @@ public final class Topic<K, V> {
     public static List<String> allNames() {
         final List<String> names = new ArrayList<>();
         for (final Topic<?, ?> t : List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS,
-            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES, TENANT_SETTINGS)) {
+            MEMORY_UPDATED, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, USER_PROFILES, TENANT_SETTINGS,
+            LLM_USAGE)) {
             names.add(t.name());
         }
         for (final String app : List.of(AppIds.EXTRACTOR, AppIds.CONSOLIDATOR, AppIds.RETRIEVER)) {

@@ -109,11 +109,12 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.erasures = context.getStateStore(StoreNames.ERASURES);
         this.index = indexFactory.open(memories);
         this.cache = caches == null ? null : caches.join(context);
+        final AccessStore access = new AccessStore(context.getStateStore(StoreNames.ACCESS));
         this.writer = new MemoryChangeWriter(context, memories, profiles, index, cache,
-            ObservationRegroups.pendingStore(context, observations));
+            ObservationRegroups.pendingStore(context, observations), access);
         this.regroups = new ObservationRegroups(context, observations, writer, cache);
         this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys,
-            regroups);
+            regroups, access);
         this.idleCommit = new IdleCommit(context);
     }
 

@@ -15,6 +15,7 @@ import dev.engram.port.ContradictionJudge;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
+import dev.engram.scoring.AccessCounts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -35,7 +36,8 @@ import dev.engram.topics.AppIds;
  * memory-candidates (String user key, MemoryCandidate) ─ read-memory-candidates ─┐
  * memory-commands   (String user key, MemoryCommand)   ─ read-memory-commands  ─┤
  *        ┌─────────────────────────────────────────────────────────────────────┘
- *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, observation-pending-store]
+ *        └─ consolidate-memories  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                  observation-pending-store]
  *             ├─ write-memory-updated         → memory-updated        (user key, MemoryUpdated)
  *             ├─ write-memory-contradictions  → memory-contradictions (user key, ContradictionDetected)
  *             ├─ write-memory-archived        → memory-archived       (user key, MemoryArchived)
@@ -43,10 +45,9 @@ import dev.engram.topics.AppIds;
  *             └─ write-dead-letters           → engram-consolidator-dlq (user key, MemoryCandidate; reason in headers)
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
- *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, access-pending-store,
- *                                       observation-pending-store; STREAM_TIME punctuators every lifecycle.interval.ms
- *                                       and every second (pending hits); WALL_CLOCK every lifecycle.observe.interval.ms
- *                                       (pending observations)]
+ *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
+ *                                       observation-pending-store; STREAM_TIME punctuator every lifecycle.interval.ms;
+ *                                       WALL_CLOCK every lifecycle.observe.interval.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -54,11 +55,11 @@ import dev.engram.topics.AppIds;
  * runs the lifecycle rules of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on stream
  * time; both processors share the stores, so one task owns all of a user's state.
  *
- * <p>StoreNames (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
+ * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
  * {@link StoreNames#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
  * {@link StoreNames#PROFILES} (user key → UserProfile, folded with {@link ProfileProjection}) and
- * {@link StoreNames#ERASURES} (user key → erasure time in ms, the erasure ledger); and, in memory,
- * {@link StoreNames#ACCESS_PENDING} (the hits of each memory not applied yet, see {@link MemoryLifecycleProcessor}) and
+ * {@link StoreNames#ERASURES} (user key → erasure time in ms, the erasure ledger) and
+ * {@link StoreNames#ACCESS} (the retrieval hits of each memory, kept apart from it: {@link AccessStore}); and, in memory,
  * {@link StoreNames#OBSERVATION_PENDING} (the users whose observations are to be regrouped, see
  * {@link ObservationRegroups}; shared by both processors).
  *
@@ -190,11 +191,11 @@ public final class ConsolidationTopology {
             .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.ERASURES),
                 Serdes.String(), Serdes.Long())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
-        // small (ids and counts), rewritten on every hit: in memory, changelogged, cached so a commit interval's
-        // puts to one key reach the changelog once
-        final StoreBuilder<KeyValueStore<String, PendingAccess>> pendingAccess = org.apache.kafka.streams.state.Stores
-            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.inMemoryKeyValueStore(StoreNames.ACCESS_PENDING),
-                Serdes.String(), PendingAccess.serde())
+        // small (ids and counts), rewritten on every hit: changelogged, cached so a commit interval's puts to one key
+        // reach the changelog once; persistent, as it holds an entry per memory ever hit
+        final StoreBuilder<KeyValueStore<String, AccessCounts>> access = org.apache.kafka.streams.state.Stores
+            .keyValueStoreBuilder(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.ACCESS),
+                Serdes.String(), AccessCountsSerde.serde())
             .withLoggingEnabled(Map.of()).withCachingEnabled();
         // the users whose observations are to be regrouped (ObservationRegroups): small, in memory, changelogged so a
         // restart regroups them; there with observations off too, so the topology's stores do not depend on a setting
@@ -222,8 +223,8 @@ public final class ConsolidationTopology {
                 Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
-            .addStateStore(erasures, PROCESSOR)
-            .addStateStore(pendingAccess, LIFECYCLE_PROCESSOR)
+            .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)
+            .addStateStore(access, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(observationPending, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addSink(UPDATED_SINK, Topic.MEMORY_UPDATED.name(), keys, Topic.MEMORY_UPDATED.valueSerializer(config),
                 PROCESSOR, LIFECYCLE_PROCESSOR)

@@ -7,6 +7,7 @@ import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
 import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
 import static dev.engram.topology.ExtractionTopology.METER_PENDING;
 import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
+import static dev.engram.topology.ExtractionTopology.USAGE_SINK;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -22,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
@@ -71,6 +73,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final Executor executor;
     private final int maxPending;
     private final PiiFilter pii;
+    private final UsageRecorder usageRecorder;
     private final Deserializer<ConversationCompleted> deserializer;
     private final Serializer<ConversationCompleted> serializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
@@ -83,13 +86,14 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
                              final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
-                             final PiiFilter pii,
+                             final PiiFilter pii, final UsageRecorder usageRecorder,
                              final Executor executor, final int maxPending,
                              final Deserializer<ConversationCompleted> deserializer,
                              final Serializer<ConversationCompleted> serializer) {
         this.deserializer = deserializer;
         this.serializer = serializer;
         this.pii = pii;
+        this.usageRecorder = usageRecorder;
         this.validator = validator;
         this.extractor = extractor;
         this.embedder = embedder;
@@ -183,7 +187,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long timestamp = conversation.getCompletedAt().toEpochMilli();
         final UserProfile profile = profiles.get(key);
         if (profile != null && !profile.getMemoryEnabled()) {
-            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null,
+            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, null,
                 ExtractionTopology.REASON_MEMORY_OFF));
         }
         // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
@@ -194,11 +198,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             return CompletableFuture.supplyAsync(() -> {
                 final long extractStarted = System.nanoTime();
                 try {
-                    final String[] nothing = new String[1];
-                    final List<MemoryCandidate> extracted = candidates(conversation, profile, policy, nothing);
+                    final Extracted extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                    return new Outcome(key, timestamp, extracted, null, nothing[0]);
+                    return new Outcome(key, timestamp, extracted.candidates(), extracted.usage(), null,
+                        extracted.nothingReason());
                 } catch (Rejected e) {
                     return Outcome.rejected(e);
                 }
@@ -225,6 +229,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         for (final MemoryCandidate candidate : outcome.candidates()) {
             context.forward(new Record<String, Object>(outcome.key(), candidate, outcome.timestamp()),
                 CANDIDATES_SINK);
+        }
+        if (outcome.usage() != null) {
+            // the cost ledger, in the transaction of the candidates: committed once with them
+            context.forward(new Record<String, Object>(outcome.usage().getTenantId(), outcome.usage(),
+                outcome.usage().getOccurredAt().toEpochMilli()), USAGE_SINK);
         }
         counters.conversations().increment();
         counters.candidates().increment(outcome.candidates().size());
@@ -282,25 +291,25 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /**
-     * @param nothing receives, when no candidate comes out, why ({@link ExtractionTopology#REASON_NO_WORDS},
-     *     {@link ExtractionTopology#REASON_NOTHING_EXTRACTED}, {@link ExtractionTopology#REASON_ALL_REDACTED},
-     *     {@link ExtractionTopology#REASON_CATEGORY_OFF})
+     * @return the candidates, the ledger record of the LLM calls, and, when no candidate comes out, why
+     *     ({@link ExtractionTopology#REASON_NO_WORDS}, {@link ExtractionTopology#REASON_NOTHING_EXTRACTED},
+     *     {@link ExtractionTopology#REASON_ALL_REDACTED}, {@link ExtractionTopology#REASON_CATEGORY_OFF})
      */
-    private List<MemoryCandidate> candidates(final ConversationCompleted conversation, final UserProfile profile,
-                                             final TenantPolicy policy, final String[] nothing) throws Rejected {
+    private Extracted candidates(final ConversationCompleted conversation, final UserProfile profile,
+                                 final TenantPolicy policy) throws Rejected {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written. Facts of a built-in category the
             // tenant turned off are dropped whatever the extractor made of the tenant's settings.
             final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
+            final LlmUsage usage = extraction.usage().calls() == 0 ? null : usageRecorder.record(conversation, extraction);
             final List<ExtractedMemory> found = extraction.memories();
             final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
             final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
             if (extracted.isEmpty()) {
-                nothing[0] = !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
+                return new Extracted(List.of(), usage, !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
                     : !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
-                    : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS;
-                return List.of();
+                    : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS);
             }
             // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
             // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
@@ -321,7 +330,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
                     batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
-            return out;
+            return new Extracted(out, usage, null);
         } catch (RuntimeException e) {
             // An extractor failure (MemoryExtractor.ExtractionException) or an embedding failure on this
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
@@ -433,15 +442,20 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
      * @param key user key (candidates)
      * @param timestamp record timestamp of the candidates
      * @param candidates candidates, possibly empty
+     * @param usage the cost-ledger record of its LLM calls, or null when it made none
      * @param rejected the rejection, or null
      * @param nothingReason why there is no candidate ({@link ExtractionTopology#REASON_MEMORY_OFF}: skipped without
      *     an extraction call), or null
      */
-    private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, Rejected rejected,
-                           String nothingReason) {
+    private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, LlmUsage usage,
+                           Rejected rejected, String nothingReason) {
         static Outcome rejected(final Rejected rejected) {
-            return new Outcome(null, 0, List.of(), rejected, null);
+            return new Outcome(null, 0, List.of(), null, rejected, null);
         }
+    }
+
+    /** A conversation's candidates, the ledger record of its LLM calls (null when none), why there is none (or null). */
+    private record Extracted(List<MemoryCandidate> candidates, LlmUsage usage, String nothingReason) {
     }
 
     /** One conversation in flight. */

@@ -50,6 +50,9 @@ import dev.engram.topics.AppIds;
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
  *        │                           timestamp = the conversation's completedAt (event time)
+ *        ├─ write-llm-usage          sink: llm-usage, key = the tenant, value LlmUsage (the cost ledger: the LLM
+ *        │                           calls and tokens of one conversation, UsageRecorder), record timestamp = when
+ *        │                           it was extracted (wall clock: the day a token budget counts)
  *        └─ write-dead-letters       sink: engram-extractor-dlq, the original key and bytes, the original
  *                                    headers plus the error headers below
  * </pre>
@@ -120,6 +123,8 @@ public final class ExtractionTopology {
     public static final String PROCESSOR = "extract-memories";
     /** Sink node writing {@code MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
+    /** Sink node writing {@link Topics#LLM_USAGE}, the cost ledger. */
+    public static final String USAGE_SINK = "write-llm-usage";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
     public static final String DEAD_LETTER_TOPIC = Topic.deadLetters(AppIds.EXTRACTOR).name();
 
@@ -259,6 +264,7 @@ public final class ExtractionTopology {
         final ExtractMemoriesProcessor.Meters counters = new ExtractMemoriesProcessor.Meters(registry);
         final DeadLetters deadLetters = new DeadLetters(AppIds.EXTRACTOR, registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
+        final UsageRecorder usage = new UsageRecorder(config, registry, java.time.Clock.systemUTC());
         final Counter rerouted = Counter.builder(METER_REROUTED).description("Conversations read from another partition "
                 + "than their user key's (a producer partitioning otherwise than Java's murmur2), re-routed through "
                 + REPARTITION_TOPIC).tag("application", AppIds.EXTRACTOR).register(registry);
@@ -280,7 +286,7 @@ public final class ExtractionTopology {
             .merge(moved, Named.as(MERGE));
         final Topology topology = builder.build();
         topology.addProcessor(PROCESSOR, () -> new ExtractMemoriesProcessor(validator, extractor, embedder, counters, deadLetters, pii,
-            executor, Math.max(1, maxPending),
+            usage, executor, Math.max(1, maxPending),
             Topic.CONVERSATIONS_COMPLETED.valueDeserializer(config), Topic.CONVERSATIONS_COMPLETED.valueSerializer(config)),
             MERGE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
@@ -307,6 +313,8 @@ public final class ExtractionTopology {
             () -> new MaterializeLatest<TenantSettings>(StoreNames.TENANT_SETTINGS));
         topology.addSink(CANDIDATES_SINK, Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_CANDIDATES.keySerializer(),
             Topic.MEMORY_CANDIDATES.valueSerializer(config), PROCESSOR);
+        topology.addSink(USAGE_SINK, Topic.LLM_USAGE.name(), Topic.LLM_USAGE.keySerializer(),
+            Topic.LLM_USAGE.valueSerializer(config), PROCESSOR);
         topology.addSink(DeadLetters.SINK, DEAD_LETTER_TOPIC, Serdes.String().serializer(),
             Serdes.ByteArray().serializer(), PROCESSOR);
         return topology;

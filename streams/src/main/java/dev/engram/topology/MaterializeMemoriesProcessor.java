@@ -9,6 +9,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.SearchIndexes;
 import dev.engram.scoring.UserMemoryIndex;
 import org.apache.kafka.streams.KeyValue;
@@ -34,9 +35,10 @@ import dev.engram.profile.ProfileProjection;
  * </ul>
  * Every event is also kept as a version in {@link StoreNames#RETRIEVER_HISTORY} (operation, values,
  * cause, event time; the embedding stripped), which serves {@code GET …/memories/{id}/history}; a
- * DELETED memory's versions and an ERASED user's versions are removed with it. Of a memory's ACCESSED events
- * only the latest is kept (one key per memory, overwritten): an access changes counters, not content, and a
- * version per access would grow the store with every retrieval, forever.
+ * DELETED memory's versions and an ERASED user's versions are removed with it, and so are their retrieval hits in
+ * {@link StoreNames#RETRIEVER_ACCESS} (folded by {@link CountMemoryAccessProcessor}). Of a memory's ACCESSED events (the
+ * consolidator wrote them before access moved out of {@code memory-updated}) only the latest is kept (one key per
+ * memory, overwritten).
  *
  * <p>Erasure ledger ({@link StoreNames#RETRIEVER_ERASURES}, user key → erasure time): an ERASED event records its
  * event time; any later-processed event of that user whose event time is at or before it is dropped, so
@@ -47,7 +49,7 @@ import dev.engram.profile.ProfileProjection;
  *
  * <p>Search structures ({@link SearchIndexes}): every change is applied to the user's index too. On
  * {@link #init} (after Kafka Streams restored the task's stores) the task's partition is rebuilt from its
- * local {@link StoreNames#RETRIEVER_MEMORIES}; on {@link #close} it is dropped, so the index covers exactly the
+ * local {@link StoreNames#RETRIEVER_MEMORIES} and {@link StoreNames#RETRIEVER_ACCESS}; on {@link #close} it is dropped, so the index covers exactly the
  * partitions this instance runs as active tasks.
  */
 public final class MaterializeMemoriesProcessor implements Processor<String, MemoryUpdated, Void, Void> {
@@ -61,6 +63,8 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, MemoryUpdated> history;
     private KeyValueStore<String, Long> erasures;
+    private KeyValueStore<String, AccessCounts> accessCounts;
+    private AccessStore access;
     private final SearchIndexes indexes;
     private int partition;
 
@@ -75,6 +79,8 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         this.profiles = context.getStateStore(StoreNames.RETRIEVER_PROFILES);
         this.history = context.getStateStore(StoreNames.RETRIEVER_HISTORY);
         this.erasures = context.getStateStore(StoreNames.RETRIEVER_ERASURES);
+        this.accessCounts = context.getStateStore(StoreNames.RETRIEVER_ACCESS);
+        this.access = new AccessStore(accessCounts);
         this.partition = context.taskId().partition();
         indexes.beginLoad(partition);
         int count = 0;
@@ -87,8 +93,21 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
                 }
             }
         }
+        int hit = 0;
+        try (KeyValueIterator<String, AccessCounts> it = accessCounts.all()) {
+            while (it.hasNext()) {
+                final KeyValue<String, AccessCounts> entry = it.next();
+                final int separator = entry.key.indexOf(UserKey.STORE_SEPARATOR);
+                if (entry.value != null && separator > 0) {
+                    indexes.access(partition, UserKey.parse(entry.key.substring(0, separator)),
+                        entry.key.substring(separator + 1), entry.value);
+                    hit++;
+                }
+            }
+        }
         indexes.loaded(partition);
-        LOG.info("Search index of partition {} rebuilt from the memory store: {} memories", partition, count);
+        LOG.info("Search index of partition {} rebuilt from the memory store: {} memories, {} with hits", partition,
+            count, hit);
     }
 
     @Override
@@ -152,6 +171,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         if (after == null || after.getStatus() == MemoryStatus.DELETED
             || event.getOperation() == UpdateOperation.DELETED) {
             memories.delete(storeKey);
+            access.forget(user, event.getMemoryId());
             indexes.remove(user, event.getMemoryId());
             deleteAll(history, historyPrefix(user, event.getMemoryId()));
         } else {
@@ -185,6 +205,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         indexes.erase(partition, user);
         deleteAll(memories, user.storePrefix());
         deleteAll(history, user.storePrefix());
+        access.erase(user);
         profiles.delete(user.wire());
     }
 

@@ -20,7 +20,8 @@ import dev.engram.profile.ProfileProjection;
  * written or forwarded, see {@code RetryingVectorIndex}), then {@link StoreNames#MEMORIES} (a DELETED
  * state is a tombstone), the folded profile in {@link StoreNames#PROFILES}, and the events to
  * {@code memory-updated} and the profile to {@code user-profiles}, stamped with the event time. A change of the
- * user's statements marks the user pending in {@link StoreNames#OBSERVATION_PENDING} ({@link ObservationRegroups}).
+ * user's statements marks the user pending in {@link StoreNames#OBSERVATION_PENDING} ({@link ObservationRegroups}). A
+ * DELETED memory's retrieval hits are forgotten ({@link AccessStore}).
  */
 final class MemoryChangeWriter {
 
@@ -30,14 +31,18 @@ final class MemoryChangeWriter {
     private final VectorIndex index;
     private final UserMemoryCache cache;
     private final KeyValueStore<String, Long> observationPending;
+    private final AccessStore access;
 
     /**
      * @param cache the task's decoded memories, told of every store write; null when there is none
      * @param observationPending {@link StoreNames#OBSERVATION_PENDING}, or null when observations are off
+     * @param access {@link StoreNames#ACCESS}
      */
     MemoryChangeWriter(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
                        final KeyValueStore<String, UserProfile> profiles, final VectorIndex index,
-                       final UserMemoryCache cache, final KeyValueStore<String, Long> observationPending) {
+                       final UserMemoryCache cache, final KeyValueStore<String, Long> observationPending,
+                       final AccessStore access) {
+        this.access = access;
         this.cache = cache;
         this.observationPending = observationPending;
         this.context = context;
@@ -70,6 +75,7 @@ final class MemoryChangeWriter {
             final Memory stored = after.getStatus() == MemoryStatus.DELETED ? null : after;
             if (stored == null) {
                 memories.delete(key);
+                access.forget(user, after.getMemoryId());
             } else {
                 memories.put(key, stored);
             }

@@ -71,6 +71,7 @@ final class MemoryCommands {
     private final ConsolidateMemoriesProcessor.Counters counters;
     private final boolean shredKeys;
     private final ObservationRegroups regroups;
+    private final AccessStore access;
 
     /**
      * @param context the processor's context (forwards to {@link ConsolidationTopology}'s sinks)
@@ -82,12 +83,14 @@ final class MemoryCommands {
      * @param counters the consolidator's counters
      * @param shredKeys whether an ERASE also tombstones the user's data key
      * @param regroups regroups the user's observations before a command and after a statement is corrected or deleted
+     * @param access the retrieval hits ({@link StoreNames#ACCESS}): a deleted memory's and an erased user's are forgotten
      */
     MemoryCommands(final ProcessorContext<String, Object> context, final KeyValueStore<String, Memory> memories,
                    final KeyValueStore<String, UserProfile> profiles, final KeyValueStore<String, Long> erasures,
                    final VectorIndex index, final UserMemoryCache cache,
                    final ConsolidateMemoriesProcessor.Counters counters, final boolean shredKeys,
-                   final ObservationRegroups regroups) {
+                   final ObservationRegroups regroups, final AccessStore access) {
+        this.access = access;
         this.context = context;
         this.memories = memories;
         this.profiles = profiles;
@@ -232,6 +235,7 @@ final class MemoryCommands {
         memories.put(user.storeKey(before.getMemoryId()), marker);
         written(user.storeKey(before.getMemoryId()), marker);
         index.delete(user, before.getMemoryId());
+        access.forget(user, before.getMemoryId());
         emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
             command);
         dropObservationsOf(user, before, command);
@@ -243,6 +247,7 @@ final class MemoryCommands {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(memories::delete);
+        final int hits = access.erase(user);
         regroups.forget(user);
         if (cache != null) {
             cache.forget(user.wire());
@@ -267,7 +272,8 @@ final class MemoryCommands {
             .setActor(command.getActor()).setActorScope("SYSTEM").setTenantId(user.tenantId())
             .setUserId(user.userId()).setAction("user.erase.applied").setMemoryId(null)
             .setCommandId(command.getCommandId()).setOutcome("APPLIED").setStatus(0)
-            .setDetail("store entries deleted=" + keys.size() + "; memories=" + keys.size() + " profile=" + profileCount
+            .setDetail("store entries deleted=" + (keys.size() + hits) + "; memories=" + keys.size() + " accessCounts=" + hits
+                + " profile=" + profileCount
                 + " vectorIndex=user dataKey=" + (shredKeys ? "tombstoned" : "none (crypto off)")).setSource(AppIds.CONSOLIDATOR)
             .setOccurredAt(command.getIssuedAt()).build();
         context.forward(new Record<String, Object>(user.wire(), audit, at), ConsolidationTopology.AUDIT_SINK);

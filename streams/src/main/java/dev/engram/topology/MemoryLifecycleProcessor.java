@@ -1,23 +1,14 @@
 package dev.engram.topology;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.Set;
-import java.util.TreeMap;
 
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
@@ -25,6 +16,7 @@ import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexFactory;
+import dev.engram.scoring.AccessCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.streams.KeyValue;
@@ -39,12 +31,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code maintain-memory-lifecycle} processor of the consolidation topology: applies retrieval
- * hits from {@code memory-access} (access count, last accessed at) and runs the lifecycle pass of
- * {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) on a STREAM_TIME punctuator, and
- * regroups the observations of the users whose statements changed on a WALL_CLOCK punctuator every
- * {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is the same whenever it runs, so the
- * wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS_PENDING} and shares
+ * The {@code maintain-memory-lifecycle} processor of the consolidation topology: folds retrieval hits from
+ * {@code memory-access} into {@link StoreNames#ACCESS} (access count, last accessed at: {@link AccessStore}) and runs the
+ * lifecycle pass of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) on a STREAM_TIME
+ * punctuator, joining the hits with the memories; and regroups the observations of the users whose statements changed
+ * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is
+ * the same whenever it runs, so the wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS} with
+ * {@code consolidate-memories} (which forgets the counts of deleted memories and erased users) and shares
  * {@link StoreNames#OBSERVATION_PENDING}.
  *
  * <p>It shares {@link StoreNames#MEMORIES} and {@link StoreNames#PROFILES} with {@code consolidate-memories},
@@ -53,36 +46,26 @@ import org.slf4j.LoggerFactory;
  * seen (conversation and access event times), never the wall clock, so a replay of the same topics
  * runs the same passes at the same times with the same result.
  *
- * <p><b>Access is coalesced per memory.</b> A hit is not a change of the memory at once: the hits of each memory
- * are added up in {@link StoreNames#ACCESS_PENDING} (changelogged, so exactly-once holds across a crash) and applied
- * as one ACCESSED change per memory once the task's stream time is {@link #ACCESS_FLUSH_INTERVAL} past the memory's
- * first pending hit (looked at every {@link #ACCESS_CHECK_INTERVAL} of stream time, so the writes are spread over
- * the interval instead of coming in one burst), and before every lifecycle pass. Stream time, not the wall clock, so
- * a replay of the same topics applies the same hits at the same points (what {@code bin/engram rebuild}'s verify
- * compares); the price is that a partition with no later record keeps its last hits pending until one comes (an
- * access count is a ranking signal of weight 0.03). An ACCESSED change is a whole memory on {@code memory-updated} (its
- * embedding, a store write and its changelog, the retriever's materialization); JFR of {@code bench retrieval}
- * put the access loop at the largest share of the request path's CPU outside the query embedding, one change per
- * memory and 250-ms batch of requests (docs/benchmark-history.md, "Retrieval"). Counts add and the access time
- * is the latest, so the state once applied is what applying each record at once gave: the access count grows by
- * the hits, {@code lastAccessedAt} is the latest access, the event time is that access's; only the number of
- * ACCESSED events differs (one per memory and interval instead of one per memory and record). A hit of a memory
- * that is gone (deleted, erased) by then is dropped.
+ * <p><b>A read never rewrites a memory.</b> A hit is a small record in {@link StoreNames#ACCESS} (12 bytes, changelogged
+ * through the store's cache, so a commit interval's hits of one memory reach the changelog once), not a change of the
+ * memory: no {@code memory-updated} record, no store write of the memory and its embedding, no re-materialization in
+ * the retriever, which folds {@code memory-access} itself ({@code RetrievalTopology}). Before this, every memory
+ * returned by a query came back as an ACCESSED change carrying the whole memory (one per memory and 30 s of stream
+ * time). The lifecycle pass reads the counts where it needs them: staleness counts the hits as uses, a merge adds its
+ * members' hits to the merged memory's counters ({@link AccessCounts}). A hit is folded at once (counts add, the
+ * access time is the latest: the same state in any order), so the pass sees every hit up to its stream time. A user
+ * whose observations are pending is regrouped before a hit is folded, so an observation that its statements no longer
+ * give loses its counts before, not after, a later hit in every run ({@link ObservationRegroups}).
  *
- * <p>Input: key = user key, value = MemoryAccessed. Output: MemoryUpdated (ACCESSED, ARCHIVED,
- * MERGED, DELETED) on {@code memory-updated}, MemoryArchived on {@code memory-archived}, the
- * profile on {@code user-profiles}; records stamped with the event's time.
+ * <p>Input: key = user key, value = MemoryAccessed. Output: MemoryUpdated (ARCHIVED, MERGED, DELETED and observation
+ * changes) on {@code memory-updated}, MemoryArchived on {@code memory-archived}, the profile on
+ * {@code user-profiles}; records stamped with the event's time.
  */
 final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed, String, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(MemoryLifecycleProcessor.class);
     /** A pass at least this long (wall clock, ms; a third of the consolidator's transaction timeout) is a warning. */
     static final long SLOW_PASS_MS = 20_000;
-
-    /** Stream time over which a memory's hits are applied as one ACCESSED change. */
-    public static final Duration ACCESS_FLUSH_INTERVAL = Duration.ofSeconds(30);
-    /** How often (stream time) the pending hits are looked at for those due. */
-    static final Duration ACCESS_CHECK_INTERVAL = Duration.ofSeconds(1);
 
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
@@ -93,17 +76,9 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, Memory> memories;
     private KeyValueStore<String, UserProfile> profiles;
-    private KeyValueStore<String, PendingAccess> pending;
+    private AccessStore access;
+    private KeyValueStore<String, Long> erasures;
     private MemoryChangeWriter writer;
-    /**
-     * Due stream time (ms) → keys of {@link #pending} whose hits are due then, so the check every
-     * {@link #ACCESS_CHECK_INTERVAL} reads the due entries only instead of decoding the whole store (a full scan per
-     * second of stream time was ~40 % of the consolidator thread's samples at 200 req/s). Derived from the store: rebuilt
-     * at {@link #init}; an entry's due time never changes while it is pending, and a key listed under a time that is no
-     * longer its own (applied, then hit again) is checked against the store when that time comes.
-     */
-    private final NavigableMap<Long, List<String>> dueIndex = new TreeMap<>();
-
     private final UserMemoryCache.Registry caches;
     private UserMemoryCache cache;
 
@@ -129,29 +104,16 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.context = context;
         this.memories = context.getStateStore(StoreNames.MEMORIES);
         this.profiles = context.getStateStore(StoreNames.PROFILES);
-        this.pending = context.getStateStore(StoreNames.ACCESS_PENDING);
+        this.access = new AccessStore(context.getStateStore(StoreNames.ACCESS));
+        this.erasures = context.getStateStore(StoreNames.ERASURES);
         this.cache = caches == null ? null : caches.join(context);
         this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache,
-            ObservationRegroups.pendingStore(context, lifecycle.observations()));
+            ObservationRegroups.pendingStore(context, lifecycle.observations()), access);
         this.regroups = new ObservationRegroups(context, lifecycle.observations(), writer, cache);
-        dueIndex.clear();
-        try (KeyValueIterator<String, PendingAccess> it = pending.all()) {
-            while (it.hasNext()) {
-                final KeyValue<String, PendingAccess> entry = it.next();
-                if (entry.value != null) {
-                    due(entry.value.dueAt(), entry.key);
-                }
-            }
-        }
         context.schedule(interval, PunctuationType.STREAM_TIME, this::review);
-        context.schedule(ACCESS_CHECK_INTERVAL, PunctuationType.STREAM_TIME, this::applyPendingAccess);
         if (lifecycle.observations().enabled()) {
             context.schedule(observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> regroupPending());
         }
-    }
-
-    private void due(final long dueAt, final String key) {
-        dueIndex.computeIfAbsent(dueAt, t -> new ArrayList<>()).add(key);
     }
 
     @Override
@@ -163,79 +125,20 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     @Override
     public void process(final Record<String, MemoryAccessed> record) {
-        final MemoryAccessed access = record.value();
-        final UserKey user;
-        try {
-            user = UserKey.parse(record.key());
-        } catch (IllegalArgumentException | NullPointerException e) {
-            LOG.warn("memory-access record without a valid user key at {}: skipped",
-                context.recordMetadata().map(RecordMetadata::toString).orElse("?"));
+        final UserKey user = AccessStore.userOf(record, context.recordMetadata().map(RecordMetadata::toString).orElse("?"));
+        if (user == null) {
             return;
         }
-        if (access == null || !user.equals(new UserKey(access.getTenantId(), access.getUserId()))) {
-            LOG.warn("memory-access record for another user than its key {}: skipped", user);
+        final MemoryAccessed hits = record.value();
+        final Long erasedAt = erasures.get(user.wire());
+        if (erasedAt != null && hits.getAccessedAt().toEpochMilli() <= erasedAt) {
             return;
         }
-        final String cause = "access:" + context.recordMetadata()
-            .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse(access.getAccessedAt().toString());
-        // a record may list a memory once per request that returned it (the retriever sends one record per user
-        // and batch of requests): one change per memory, its count raised by its hits
-        final Map<String, Integer> hits = new LinkedHashMap<>();
-        for (final String memoryId : access.getMemoryIds()) {
-            hits.merge(memoryId, 1, Integer::sum);
-        }
-        final long at = access.getAccessedAt().toEpochMilli();
-        final long due = Math.max(at, context.currentStreamTimeMs()) + ACCESS_FLUSH_INTERVAL.toMillis();
-        for (final Map.Entry<String, Integer> hit : hits.entrySet()) {
-            final String key = user.storeKey(hit.getKey());
-            final PendingAccess before = pending.get(key);
-            pending.put(key, before == null ? new PendingAccess(hit.getValue(), due, at, cause)
-                : before.plus(hit.getValue(), at, cause));
-            if (before == null) {
-                due(due, key);
-            }
-        }
-    }
-
-    /**
-     * Applies the pending hits due by stream time {@code now} ({@link Long#MAX_VALUE}: all of them): one ACCESSED
-     * change per memory still held (any status but DELETED), per user in store-key order, then forgets them. A user
-     * whose observations are pending is regrouped first, so a hit meets the observations of the statements as they
-     * are at this point of the stream, on any schedule ({@link ObservationRegroups}).
-     */
-    private void applyPendingAccess(final long now) {
-        final NavigableMap<Long, List<String>> dueNow = dueIndex.headMap(now, true);
-        if (dueNow.isEmpty()) {
-            return;
-        }
-        final Set<String> keys = new HashSet<>();
-        dueNow.values().forEach(keys::addAll);
-        dueNow.clear();
-        // the order the store's scan gave: keys by their serialized (UTF-8) bytes, unsigned
-        final List<String> ordered = new ArrayList<>(keys);
-        ordered.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-        final Map<String, List<KeyValue<String, PendingAccess>>> byUser = new LinkedHashMap<>();
-        for (final String key : ordered) {
-            final PendingAccess value = pending.get(key);
-            if (value != null && value.dueAt() <= now) {
-                byUser.computeIfAbsent(key.substring(0, key.indexOf(UserKey.STORE_SEPARATOR)),
-                    k -> new ArrayList<>()).add(KeyValue.pair(key, value));
-            }
-        }
-        for (final Map.Entry<String, List<KeyValue<String, PendingAccess>>> user : byUser.entrySet()) {
-            final UserKey key = UserKey.parse(user.getKey());
-            regroups.flush(key, streamTime());
-            final List<Consolidator.Change> changes = new ArrayList<>();
-            for (final KeyValue<String, PendingAccess> entry : user.getValue()) {
-                pending.delete(entry.key);
-                final Memory memory = cache == null ? memories.get(entry.key) : cache.get(entry.key, memories::get);
-                if (memory != null && memory.getStatus() != MemoryStatus.DELETED) {
-                    final PendingAccess hits = entry.value;
-                    changes.add(lifecycle.access(memory, Instant.ofEpochMilli(hits.lastAccessedAt()), hits.cause(),
-                        hits.hits()));
-                }
-            }
-            apply(key, changes);
+        // what was served is an observation of the statements as they are at this record, on any schedule
+        regroups.flush(user, streamTime());
+        final int folded = access.fold(user, hits, erasedAt).size();
+        if (folded > 0) {
+            counters.accessed(hits.getMemoryIds().size());
         }
     }
 
@@ -258,8 +161,6 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     /** The lifecycle pass over every user of this task, at stream time {@code now} (ms). */
     private void review(final long now) {
-        // staleness and merge count accesses: every hit up to now is applied first
-        applyPendingAccess(Long.MAX_VALUE);
         final Instant at = Instant.ofEpochMilli(now);
         String current = null;
         List<Memory> userMemories = new ArrayList<>();
@@ -287,7 +188,8 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         for (final KeyValue<UserKey, List<Memory>> user : users) {
             // after its own rules took a statement back the pass regrouped the user's observations (at once, as the
             // candidates do); a pending user gets a bounded share, the rest is the wall clock's (ObservationRegroups)
-            final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false);
+            // staleness and merge count the hits, kept apart from the memories: joined here
+            final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false, access.of(user.key));
             apply(user.key, changes);
             if (changes.stream().anyMatch(Observations::reorders)) {
                 regroups.forget(user.key);
@@ -329,7 +231,10 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
             .setSupersededBy(memory.getSupersededBy()).setArchivedAt(memory.getUpdatedAt()).build();
     }
 
-    /** Lifecycle counters: {@code engram.memories.merged|archived|expired|deleted|accessed}, tag application. */
+    /**
+     * Lifecycle counters: {@code engram.memories.merged|archived|expired|deleted}, and {@code engram.memories.accessed}
+     * (hits folded); tag application.
+     */
     static final class Counters {
         private final Counter merged;
         private final Counter archived;
@@ -343,12 +248,17 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
                 "Memories archived by the lifecycle (stale, expired, merged into another)");
             this.expired = counter(registry, application, "engram.memories.expired", "Facts archived at the end of their TTL");
             this.deleted = counter(registry, application, "engram.memories.deleted", "Archived memories hard-deleted");
-            this.accessed = counter(registry, application, "engram.memories.accessed", "Retrieval hits applied");
+            this.accessed = counter(registry, application, "engram.memories.accessed",
+                "Retrieval hits folded into the access store (one per memory and request that returned it)");
         }
 
         private static Counter counter(final MeterRegistry registry, final String application, final String name,
                                        final String description) {
             return Counter.builder(name).description(description).tag("application", application).register(registry);
+        }
+
+        void accessed(final int hits) {
+            accessed.increment(hits);
         }
 
         void count(final UpdateOperation operation, final ArchiveReason reason) {
@@ -361,7 +271,6 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
                     }
                 }
                 case DELETED -> deleted.increment();
-                case ACCESSED -> accessed.increment();
                 default -> { }
             }
         }

@@ -20,7 +20,8 @@ import dev.engram.topics.AppIds;
  * stores, which the HTTP API queries with Interactive Queries.
  *
  * <ul>
- *   <li>input: {@code MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated;</li>
+ *   <li>inputs: {@code MEMORY_UPDATED}, key {@code tenant/user} (String), value MemoryUpdated; and
+ *       {@code MEMORY_ACCESS} (the retriever's own hits, same key, co-partitioned), value MemoryAccessed;</li>
  *   <li>processor {@code materialize-memories} ({@link MaterializeMemoriesProcessor}) owning
  *       <ul>
  *         <li>{@link StoreNames#RETRIEVER_MEMORIES}: {@code <user key>\0<memory id>} → Memory, the latest
@@ -32,7 +33,10 @@ import dev.engram.topics.AppIds;
  *         <li>{@link StoreNames#RETRIEVER_ERASURES}: user key → erasure time (ms), so replayed events of an
  *             erased user are dropped.</li>
  *       </ul></li>
- *   <li>no output topic; all four stores are changelogged (restored on restart, standby-able).</li>
+ *   <li>processor {@code count-memory-access} ({@link CountMemoryAccessProcessor}) folding the hits into
+ *       {@link StoreNames#RETRIEVER_ACCESS} ({@code <user key>\0<memory id>} → hits and latest access time), joined
+ *       with the memories at read time: an access never rewrites a memory;</li>
+ *   <li>no output topic; all five stores are changelogged (restored on restart, standby-able).</li>
  * </ul>
  * Per-user stores are keyed so that one {@code prefixScan(userKey.storePrefix())} returns exactly
  * one user's memories: the tenant and user scope is applied inside the store read.
@@ -43,6 +47,10 @@ public final class RetrievalTopology {
     public static final String SOURCE = "read-memory-updated";
     /** The processor that owns the four stores. */
     public static final String PROCESSOR = "materialize-memories";
+    /** Source node reading memory-access (the retriever's own hits). */
+    public static final String ACCESS_SOURCE = "read-memory-access";
+    /** The processor folding the hits into {@link StoreNames#RETRIEVER_ACCESS}. */
+    public static final String ACCESS_PROCESSOR = "count-memory-access";
 
     private RetrievalTopology() {
     }
@@ -66,6 +74,9 @@ public final class RetrievalTopology {
         topology.addSource(SOURCE, Topic.MEMORY_UPDATED.keyDeserializer(), Topic.MEMORY_UPDATED.valueDeserializer(config),
             Topic.MEMORY_UPDATED.name());
         topology.addProcessor(PROCESSOR, () -> new MaterializeMemoriesProcessor(indexes), SOURCE);
+        topology.addSource(ACCESS_SOURCE, Topic.MEMORY_ACCESS.keyDeserializer(), Topic.MEMORY_ACCESS.valueDeserializer(config),
+            Topic.MEMORY_ACCESS.name());
+        topology.addProcessor(ACCESS_PROCESSOR, () -> new CountMemoryAccessProcessor(indexes), ACCESS_SOURCE);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_MEMORIES),
             Serdes.String(), PersonalSerdes.store(Memory.class, config, Topic.DATA_KEYS.name())), PROCESSOR);
@@ -77,7 +88,11 @@ public final class RetrievalTopology {
             Serdes.String(), PersonalSerdes.store(MemoryUpdated.class, config, Topic.DATA_KEYS.name())), PROCESSOR);
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_ERASURES),
-            Serdes.String(), Serdes.Long()), PROCESSOR);
+            Serdes.String(), Serdes.Long()), PROCESSOR, ACCESS_PROCESSOR);
+        // ids and counts, rewritten on every hit: cached, so a commit interval's hits of a memory reach the changelog once
+        topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.RETRIEVER_ACCESS),
+            Serdes.String(), AccessCountsSerde.serde()).withCachingEnabled(), PROCESSOR, ACCESS_PROCESSOR);
         return topology;
     }
 

@@ -10,10 +10,11 @@ public final class StoreNames {
     /** Consolidator: user key → erasure time (ms), the erasure ledger. */
     public static final String ERASURES = "erasures-store";
     /**
-     * Consolidator: {@code <user key>\0<memory id>} → {@link PendingAccess}, the retrieval hits of a memory not
-     * applied yet (coalesced per memory over {@link MemoryLifecycleProcessor#ACCESS_FLUSH_INTERVAL} of stream time).
+     * Consolidator: {@code <user key>\0<memory id>} → {@link dev.engram.scoring.AccessCounts}, the retrieval hits of
+     * a memory folded from {@code memory-access} (kept apart from the memory: a read never rewrites it); joined with
+     * the memories by the lifecycle pass. Replaces {@code access-pending-store} (hits applied as ACCESSED changes).
      */
-    public static final String ACCESS_PENDING = "access-pending-store";
+    public static final String ACCESS = "memory-access-store";
     /**
      * Consolidator: user key → stream time (ms) at which the user's statements changed since the user's observations
      * were last regrouped ({@link ObservationRegroups}); in memory, changelogged, so a restart regroups them.
@@ -27,9 +28,16 @@ public final class StoreNames {
     /**
      * Retriever: {@code <user key>\0<memory id>\0<event time ms, 13 digits>\0<event id>} → MemoryUpdated
      * (embedding stripped), every version of every memory in event-time order, from memory-updated; except
-     * ACCESSED, of which only the latest is kept, under {@code <user key>\0<memory id>\0access}.
+     * ACCESSED (written before access moved to {@link #RETRIEVER_ACCESS}), of which only the latest is kept, under
+     * {@code <user key>\0<memory id>\0access}.
      */
     public static final String RETRIEVER_HISTORY = "retriever-history-store";
+    /**
+     * Retriever: {@code <user key>\0<memory id>} → {@link dev.engram.scoring.AccessCounts}, folded from
+     * {@code memory-access} as the consolidator folds it ({@link StoreNames#ACCESS}); joined with the memories at read
+     * time (ranking, the counters an answer shows).
+     */
+    public static final String RETRIEVER_ACCESS = "retriever-access-store";
     /** Retriever: user key → erasure time (ms), the read model's copy of the erasure ledger. */
     public static final String RETRIEVER_ERASURES = "retriever-erasures-store";
     /** Extractor: user key → UserProfile, materialized from {@code USER_PROFILES}. */

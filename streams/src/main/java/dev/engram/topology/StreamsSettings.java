@@ -10,7 +10,7 @@ import java.util.Properties;
 import java.util.UUID;
 
 import dev.engram.config.EngramConfig;
-import dev.engram.crypto.ErasedRecordsHandler;
+import dev.engram.topology.ErasedRecordsHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;

@@ -44,6 +44,7 @@ class ExtractionTopologyNamingTest {
             Map.entry("read-user-profiles", "source " + Set.of("user-profiles")),
             Map.entry("materialize-user-profiles", "processor [extractor-profiles-store]"),
             Map.entry("write-memory-candidates", "sink memory-candidates"),
+            Map.entry("write-llm-usage", "sink llm-usage"),
             Map.entry("write-dead-letters", "sink engram-extractor-dlq"),
             // the re-routing of conversations read from another partition than their user key's
             Map.entry("route-by-user-key", "processor []"),

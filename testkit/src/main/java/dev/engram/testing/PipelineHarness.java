@@ -18,6 +18,7 @@ import dev.engram.avro.AuditRecord;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Memory;
+import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryAccessed;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -38,6 +39,7 @@ import dev.engram.port.Embedder;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.port.MemoryMerger;
 import dev.engram.port.VectorIndexFactory;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.topology.ConsolidationTopology;
@@ -104,7 +106,10 @@ public final class PipelineHarness implements AutoCloseable {
     private final TestOutputTopic<String, byte[]> deadLetterOut;
     private final TestOutputTopic<String, UserProfile> profilesOut;
     private final List<TestRecord<String, MemoryCandidate>> candidateLog = new ArrayList<>();
+    private final List<LlmUsage> usageLog = new ArrayList<>();
     private final List<TestRecord<String, MemoryUpdated>> updated = new ArrayList<>();
+    /** The read model's inputs in order ({@code memory-updated} and {@code memory-access} records), for a late start. */
+    private final List<TestRecord<String, ?>> retrieverInputs = new ArrayList<>();
     private final List<TestRecord<String, ContradictionDetected>> contradictions = new ArrayList<>();
     private final List<TestRecord<String, MemoryArchived>> archived = new ArrayList<>();
     private final List<TestRecord<String, byte[]>> deadLetters = new ArrayList<>();
@@ -155,8 +160,9 @@ public final class PipelineHarness implements AutoCloseable {
         deadLetterOut = consolidation.createOutputTopic(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), keyReader,
             new ByteArrayDeserializer());
         profilesOut = output(consolidation, Topic.USER_PROFILES);
-        consolidatorStage = new Stage(() -> consolidation, StoreNames.MEMORIES, StoreNames.PROFILES);
-        retrieverStage = new Stage(() -> retrieval().driver, StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES);
+        consolidatorStage = new Stage(() -> consolidation, StoreNames.MEMORIES, StoreNames.PROFILES, StoreNames.ACCESS);
+        retrieverStage = new Stage(() -> retrieval().driver, StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES,
+            StoreNames.RETRIEVER_ACCESS);
     }
 
     /**
@@ -172,11 +178,14 @@ public final class PipelineHarness implements AutoCloseable {
         return extraction;
     }
 
-    /** The read model, started on first use and then given every {@code memory-updated} record so far, in order. */
+    /**
+     * The read model, started on first use and then given every {@code memory-updated} and {@code memory-access}
+     * record so far, in order.
+     */
     private Retrieval retrieval() {
         if (retrieval == null) {
             retrieval = new Retrieval();
-            updated.forEach(retrieval.updatedIn::pipeInput);
+            retrieverInputs.forEach(retrieval::pipe);
         }
         return retrieval;
     }
@@ -201,6 +210,7 @@ public final class PipelineHarness implements AutoCloseable {
         final TestOutputTopic<String, MemoryCandidate> extracted = output(driver, Topic.MEMORY_CANDIDATES);
         final TestInputTopic<String, UserProfile> profilesIn = input(driver, Topic.USER_PROFILES);
         final TestInputTopic<String, TenantSettings> settingsIn = input(driver, Topic.TENANT_SETTINGS);
+        final TestOutputTopic<String, LlmUsage> usageOut = output(driver, Topic.LLM_USAGE);
     }
 
     /** The retrieval topology's driver and its input. */
@@ -208,6 +218,16 @@ public final class PipelineHarness implements AutoCloseable {
         final TopologyTestDriver driver = new TopologyTestDriver(RetrievalTopology.build(config),
             RetrievalTopology.config(config));
         final TestInputTopic<String, MemoryUpdated> updatedIn = input(driver, Topic.MEMORY_UPDATED);
+        final TestInputTopic<String, MemoryAccessed> accessIn = input(driver, Topic.MEMORY_ACCESS);
+
+        @SuppressWarnings("unchecked")
+        void pipe(final TestRecord<String, ?> record) {
+            if (record.value() instanceof MemoryAccessed) {
+                accessIn.pipeInput((TestRecord<String, MemoryAccessed>) record);
+            } else {
+                updatedIn.pipeInput((TestRecord<String, MemoryUpdated>) record);
+            }
+        }
     }
 
     /** @return a builder for a harness with another extractor, vector index or configuration */
@@ -372,6 +392,7 @@ public final class PipelineHarness implements AutoCloseable {
         stage.conversations.pipeInput(new UserKey(c.getTenantId(), c.getUserId()).wire(), c, at);
         final List<TestRecord<String, MemoryCandidate>> produced = stage.extracted.readRecordsToList();
         candidateLog.addAll(produced);
+        usageLog.addAll(stage.usageOut.readValuesToList());
         return produced;
     }
 
@@ -450,9 +471,16 @@ public final class PipelineHarness implements AutoCloseable {
      */
     public PipelineHarness access(final String user, final Instant at, final String... memoryIds) {
         final UserKey key = UserKey.parse(user);
-        accessIn.pipeInput(new TestRecord<>(user, MemoryAccessed.newBuilder().setTenantId(key.tenantId())
-            .setUserId(key.userId()).setMemoryIds(List.of(memoryIds)).setAccessedAt(at).build(), at));
+        final TestRecord<String, MemoryAccessed> record = new TestRecord<>(user, MemoryAccessed.newBuilder()
+            .setTenantId(key.tenantId()).setUserId(key.userId()).setMemoryIds(List.of(memoryIds)).setAccessedAt(at)
+            .build(), at);
+        accessIn.pipeInput(record);
         flow();
+        // the retriever reads its own hits too (after what the consolidator wrote before them)
+        retrieverInputs.add(record);
+        if (retrieval != null) {
+            retrieval.pipe(record);
+        }
         return this;
     }
 
@@ -484,8 +512,9 @@ public final class PipelineHarness implements AutoCloseable {
     private void flow() {
         for (final TestRecord<String, MemoryUpdated> u : updatedOut.readRecordsToList()) {
             updated.add(u);
+            retrieverInputs.add(u);
             if (retrieval != null) {
-                retrieval.updatedIn.pipeInput(u);
+                retrieval.pipe(u);
             }
         }
         contradictions.addAll(contradictionsOut.readRecordsToList());
@@ -501,6 +530,11 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- output logs
+
+    /** @return every cost-ledger record ({@code llm-usage}) the extractor wrote so far, in order */
+    public List<LlmUsage> usage() {
+        return List.copyOf(usageLog);
+    }
 
     /** @return every candidate the extractor wrote so far, in order */
     public List<TestRecord<String, MemoryCandidate>> candidates() {
@@ -577,7 +611,9 @@ public final class PipelineHarness implements AutoCloseable {
         if (scorer == null) {
             scorer = new HybridScorer(ScriptRoutedEmbedder.fromConfig(config), config);
         }
-        final List<Memory> memories = retrieverStage.memories(user);
+        // the read model joins each memory with its retrieval hits, as the retriever's index does
+        final List<Memory> memories = retrieverStage.memories(user).stream()
+            .map(m -> retrieverStage.hits(user, m.getMemoryId()).applyTo(m)).toList();
         return scorer.forList(n -> scorer.rank(query, memories, n), k); // as GET …/memories?query= ranks a list
     }
 
@@ -611,11 +647,35 @@ public final class PipelineHarness implements AutoCloseable {
         private final Supplier<TopologyTestDriver> driver;
         private final String memoriesStore;
         private final String profilesStore;
+        private final String accessStore;
 
-        private Stage(final Supplier<TopologyTestDriver> driver, final String memoriesStore, final String profilesStore) {
+        private Stage(final Supplier<TopologyTestDriver> driver, final String memoriesStore, final String profilesStore,
+                      final String accessStore) {
             this.driver = driver;
             this.memoriesStore = memoriesStore;
             this.profilesStore = profilesStore;
+            this.accessStore = accessStore;
+        }
+
+        /**
+         * @param user {@code tenant/user}
+         * @param memoryId memory id
+         * @return the memory's retrieval hits in this stage's access store, {@link AccessCounts#NONE} for none
+         */
+        public AccessCounts hits(final String user, final String memoryId) {
+            final AccessCounts counts = driver.get().<String, AccessCounts>getKeyValueStore(accessStore)
+                .get(UserKey.parse(user).storeKey(memoryId));
+            return counts == null ? AccessCounts.NONE : counts;
+        }
+
+        /**
+         * @param user {@code tenant/user}
+         * @param memoryId memory id
+         * @return that memory as a reader sees it (its counters joined with its hits), or null
+         */
+        public Memory joined(final String user, final String memoryId) {
+            final Memory memory = memory(user, memoryId);
+            return memory == null ? null : hits(user, memoryId).applyTo(memory);
         }
 
         /**

@@ -63,7 +63,7 @@ class ConsolidationTopologyTest {
             "write-memory-audit", "write-dead-letters", "write-user-profiles", "read-memory-access",
             "maintain-memory-lifecycle");
         assertThat(stores).containsExactlyInAnyOrder("memories-by-user-store", "profiles-store", "erasures-store",
-            "access-pending-store", "observation-pending-store");
+            "memory-access-store", "observation-pending-store");
         assertThat(sourceTopics).containsExactlyInAnyOrder("memory-candidates", "memory-commands", "memory-access");
         assertThat(sinkTopics).containsExactlyInAnyOrder("memory-updated", "memory-contradictions", "memory-archived",
             "memory-audit", "engram-consolidator-dlq", "user-profiles");

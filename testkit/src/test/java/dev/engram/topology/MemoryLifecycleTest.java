@@ -14,9 +14,11 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.CommandKind;
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
@@ -24,6 +26,7 @@ import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
@@ -291,16 +294,23 @@ class MemoryLifecycleTest {
     }
 
     @Test
-    void shouldCountAccessesAndAnswerAsOfAPointInEventTime() {
+    void shouldCountAccessesApartFromTheMemoryAndAnswerAsOfAPointInEventTime() {
         try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate nantes = fact(MIRA, "c-2", at(10), "city", "Nantes", "Moved to Nantes");
-            driver.pipe(lyon).access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId())
-                .advanceTo(day(7)); // hits are applied once stream time is the flush interval past them
-            final Memory accessed = driver.consolidator().memory(MIRA, lyon.getCandidateId());
-            assertThat(accessed.getAccessCount()).isEqualTo(2);
-            assertThat(accessed.getLastAccessedAt()).isEqualTo(day(6));
-            assertThat(driver.operations()).extracting(kv -> kv.value).contains("ACCESSED");
+            driver.pipe(lyon);
+            final int eventsBefore = driver.operations().size();
+            driver.access(MIRA, day(5), lyon.getCandidateId()).access(MIRA, day(6), lyon.getCandidateId());
+            // a read never rewrites the memory: no memory-updated record, the stored memory as it was
+            assertThat(driver.operations()).hasSize(eventsBefore);
+            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isZero();
+            // both apps hold the hits, and join them with the memory
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.hits(MIRA, lyon.getCandidateId())).isEqualTo(new AccessCounts(2, day(6).toEpochMilli()));
+                final Memory joined = stage.joined(MIRA, lyon.getCandidateId());
+                assertThat(joined.getAccessCount()).isEqualTo(2);
+                assertThat(joined.getLastAccessedAt()).isEqualTo(day(6));
+            }
 
             driver.pipe(nantes);
             final Memory superseded = driver.consolidator().memory(MIRA, lyon.getCandidateId());
@@ -322,66 +332,47 @@ class MemoryLifecycleTest {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate hike = episodic(MIRA, "c-2", at(0), "We went hiking in the Alps last weekend.");
             driver.pipe(lyon, hike);
-            final int eventsBefore = driver.operations().size();
             // three requests of one batch: Lyon returned by all three, the hike by one
             driver.access(MIRA, day(5), lyon.getCandidateId(), hike.getCandidateId(), lyon.getCandidateId(),
                 lyon.getCandidateId());
-            driver.advanceTo(day(6));
-            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isEqualTo(3);
-            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isEqualTo(1);
-            // one ACCESSED change per memory, not per listing
-            assertThat(driver.operations().subList(eventsBefore, driver.operations().size()))
-                .extracting(kv -> kv.value).containsExactly("ACCESSED", "ACCESSED");
-            // the embedding is carried over unchanged
-            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getEmbedding()).hasSize(384);
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.hits(MIRA, lyon.getCandidateId()).hits()).isEqualTo(3);
+                assertThat(stage.hits(MIRA, hike.getCandidateId()).hits()).isEqualTo(1);
+            }
         }
     }
 
     @Test
-    void shouldApplyAMemorysHitsAsOneAccessedChangeOnceStreamTimeIsTheIntervalPastTheFirst() {
+    void shouldWriteNoMemoryUpdatedRecordForHitsAndServeThemAtOnceWhenQueriesComeInBursts() {
         try (PipelineHarness driver = new PipelineHarness()) {
             final MemoryCandidate lyon = fact(MIRA, "c-1", at(0), "city", "Lyon", "Lives in Lyon");
             final MemoryCandidate hike = episodic(MIRA, "c-2", at(0), "We went hiking in the Alps last weekend.");
             driver.pipe(lyon, hike);
             final int eventsBefore = driver.operations().size();
             final Instant t = day(5);
-            driver.advanceTo(t.minusSeconds(10)); // the daily pass (which applies every pending hit) before them
-            // four records within the interval: counted, not applied yet (neither store nor memory-updated)
             driver.access(MIRA, t, lyon.getCandidateId());
             driver.access(MIRA, t.plusSeconds(5), lyon.getCandidateId(), hike.getCandidateId());
             driver.access(MIRA, t.plusSeconds(12), lyon.getCandidateId());
-            driver.access(MIRA, t.plusSeconds(20), lyon.getCandidateId(), lyon.getCandidateId());
-            driver.advanceTo(t.plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL).minusSeconds(1));
-            assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isZero();
-            assertThat(driver.operations()).hasSize(eventsBefore);
-
-            // the interval after lyon's first hit: one change for it, all five hits counted; the hike's is due later
-            driver.advanceTo(t.plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL));
-            final Memory accessed = driver.consolidator().memory(MIRA, lyon.getCandidateId());
-            assertThat(accessed.getAccessCount()).isEqualTo(5);
-            assertThat(accessed.getLastAccessedAt()).isEqualTo(t.plusSeconds(20));
-            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isZero();
-            driver.advanceTo(t.plusSeconds(5).plus(MemoryLifecycleProcessor.ACCESS_FLUSH_INTERVAL));
-            assertThat(driver.consolidator().memory(MIRA, hike.getCandidateId()).getAccessCount()).isEqualTo(1);
-            assertThat(driver.operations().subList(eventsBefore, driver.operations().size()))
-                .extracting(kv -> kv.value).containsExactly("ACCESSED", "ACCESSED");
-            assertThat(driver.updated()).filteredOn(r -> r.value().getOperation() == UpdateOperation.ACCESSED)
-                .first().satisfies(r -> {
-                    assertThat(r.value().getEventTime()).isEqualTo(t.plusSeconds(20));
-                    assertThat(r.value().getMemory().getEmbedding()).hasSize(384);
-                });
-            // the read model took the same state, and keeps one access version per memory
-            driver.access(MIRA, t.plusSeconds(40), lyon.getCandidateId());
-            driver.advanceTo(t.plusSeconds(80));
-            assertThat(driver.retriever().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isEqualTo(6);
-            assertThat(driver.history(MIRA, lyon.getCandidateId()))
-                .filteredOn(v -> v.getOperation() == UpdateOperation.ACCESSED).singleElement()
-                .satisfies(v -> assertThat(v.getMemory().getAccessCount()).isEqualTo(6));
+            // a record stamped earlier than one already folded (two retriever instances): the latest time stays
+            driver.access(MIRA, t.plusSeconds(3), lyon.getCandidateId(), lyon.getCandidateId());
+            driver.advanceTo(day(40)); // and a lifecycle pass in between
+            assertThat(driver.operations()).as("no record for a read, in the stream of memory-updated").hasSize(eventsBefore);
+            assertThat(driver.history(MIRA, lyon.getCandidateId())).extracting(MemoryUpdated::getOperation)
+                .containsExactly(UpdateOperation.CREATED);
+            // what a query sees, at once: the read model's memory joined with its hits, ranked with them
+            final Memory served = driver.retriever().joined(MIRA, lyon.getCandidateId());
+            assertThat(served.getAccessCount()).isEqualTo(5);
+            assertThat(served.getLastAccessedAt()).isEqualTo(t.plusSeconds(12));
+            assertThat(driver.retrieve(MIRA, "where does she live?", 1)).singleElement()
+                .satisfies(hit -> assertThat(hit.memory().getAccessCount()).isEqualTo(5));
+            assertThat(driver.consolidator().hits(MIRA, hike.getCandidateId()))
+                .isEqualTo(driver.retriever().hits(MIRA, hike.getCandidateId()))
+                .isEqualTo(new AccessCounts(1, t.plusSeconds(5).toEpochMilli()));
         }
     }
 
     @Test
-    void shouldApplyPendingHitsBeforeTheLifecyclePassSoThatAMemoryAccessedJustBeforeItIsNotStale() {
+    void shouldCountAHitJustBeforeTheLifecyclePassSoThatAMemoryAccessedThenIsNotStale() {
         try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
             final MemoryCandidate used = with(episodic(MIRA, "c-1", at(0), "Bought a new bicycle helmet."),
                 b -> b.setImportance(0.2));
@@ -393,15 +384,56 @@ class MemoryLifecycleTest {
             final Instant midnight = day(91).minus(Duration.ofHours(33));
             driver.advanceTo(midnight.minusSeconds(29));
             assertThat(driver.consolidator().active(MIRA)).hasSize(2);
-            driver.access(MIRA, midnight.minusSeconds(15), used.getCandidateId()); // pending: same 30-s interval
-            assertThat(driver.consolidator().memory(MIRA, used.getCandidateId()).getAccessCount()).isZero();
-            driver.advanceTo(day(91)); // the pass finds both unused for 91 days, but for the pending hit
+            driver.access(MIRA, midnight.minusSeconds(15), used.getCandidateId());
+            driver.advanceTo(day(91)); // the pass finds both unused for 91 days, but for the hit
             assertThat(driver.consolidator().memory(MIRA, used.getCandidateId())).satisfies(m -> {
                 assertThat(m.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
-                assertThat(m.getAccessCount()).isEqualTo(1);
+                assertThat(m.getAccessCount()).as("the stored memory: never rewritten for a read").isZero();
             });
             assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason())
                 .isEqualTo(ArchiveReason.STALE);
+        }
+    }
+
+    @Test
+    void shouldAddTheMembersHitsToAMergedMemoryAndForgetTheHitsOfDeletedMemoriesAndErasedUsers() {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
+            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+            final MemoryCandidate hike = episodic(MIRA, "c-1", at(0), "We went hiking in the Alps last weekend.");
+            final MemoryCandidate again = episodic(MIRA, "c-2", at(3), "Last weekend we hiked in the Alps.");
+            final MemoryCandidate lyon = fact(MIRA, "c-3", at(1), "city", "Lyon", "Lives in Lyon");
+            driver.pipe(hike, lyon);
+            driver.access(MIRA, day(2), hike.getCandidateId(), hike.getCandidateId());
+            driver.pipe(again);
+            driver.advanceTo(day(30)); // the daily pass merges the two hikes
+            final Memory merged = driver.consolidator().active(MIRA).stream()
+                .filter(m -> m.getSupersedes().contains(hike.getCandidateId())).findFirst().orElseThrow();
+            assertThat(merged.getAccessCount()).as("a new memory: its members' hits are its own").isEqualTo(2);
+            assertThat(merged.getLastAccessedAt()).as("the latest use of a member: the hit, or a later statement")
+                .isEqualTo(again.getEventTime());
+            assertThat(driver.retriever().joined(MIRA, merged.getMemoryId()).getAccessCount()).isEqualTo(2);
+
+            driver.access(MIRA, day(31), lyon.getCandidateId());
+            driver.command(MemoryCommand.newBuilder().setCommandId("delete-lyon").setTenantId("t1").setUserId("u-mira")
+                .setKind(CommandKind.DELETE).setMemoryId(lyon.getCandidateId()).setContent(null).setValue(null)
+                .setMemoryEnabled(null).setActor("test").setIssuedAt(day(32)).build());
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.hits(MIRA, lyon.getCandidateId())).isEqualTo(AccessCounts.NONE);
+            }
+
+            driver.access(MIRA, day(33), merged.getMemoryId());
+            driver.command(MemoryCommand.newBuilder().setCommandId("erase").setTenantId("t1").setUserId("u-mira")
+                .setKind(CommandKind.ERASE).setMemoryId(null).setContent(null).setValue(null)
+                .setMemoryEnabled(null).setActor("test").setIssuedAt(day(34)).build());
+            // a hit from before the erasure, replayed or in flight, never brings counts back; a later one counts
+            driver.access(MIRA, day(33).plusSeconds(1), merged.getMemoryId());
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.hits(MIRA, merged.getMemoryId())).isEqualTo(AccessCounts.NONE);
+            }
+            driver.access(MIRA, day(35), merged.getMemoryId());
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.hits(MIRA, merged.getMemoryId()).hits()).isEqualTo(1);
+            }
         }
     }
 
@@ -427,7 +459,7 @@ class MemoryLifecycleTest {
                 driver.advanceTo(day(d));
             }
             assertThat(driver.operations()).extracting(kv -> kv.value)
-                .contains("CREATED", "SUPERSEDED", "ACCESSED", "MERGED", "ARCHIVED", "DELETED");
+                .contains("CREATED", "SUPERSEDED", "MERGED", "ARCHIVED", "DELETED").doesNotContain("ACCESSED");
             final MessageDigest sha = MessageDigest.getInstance("SHA-256");
             final var memorySerde = AvroSerdes.serde(Memory.class).serializer();
             driver.consolidator().memoriesStore().forEach((k, v) -> {
@@ -439,6 +471,8 @@ class MemoryLifecycleTest {
                 sha.update(k.getBytes(StandardCharsets.UTF_8));
                 sha.update(profileSerde.serialize("h", v));
             });
+            // the hits, kept apart from the memories
+            sha.update(driver.consolidator().hits(MIRA, hike.getCandidateId()).toString().getBytes(StandardCharsets.UTF_8));
             final var updateSerde = AvroSerdes.serde(MemoryUpdated.class).serializer();
             for (final TestRecord<String, MemoryUpdated> r : driver.updated()) {
                 sha.update(r.key().getBytes(StandardCharsets.UTF_8));

@@ -11,7 +11,9 @@ import java.util.List;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -61,9 +63,13 @@ class ObservationReplayTest {
         return driver.consolidator().memories(MIRA).stream().filter(Observations::isObservation).toList();
     }
 
-    /** Every memory of the user in the consolidator's store, by id: what {@code bin/engram verify} hashes. */
+    /**
+     * Every memory of the user in the consolidator's store, by id (what {@code bin/engram verify} hashes), joined with
+     * its retrieval hits (the access store: what the lifecycle pass and the retriever read).
+     */
     private static List<Memory> state(final PipelineHarness driver) {
-        return driver.consolidator().memories(MIRA).stream().sorted(Comparator.comparing(Memory::getMemoryId)).toList();
+        return driver.consolidator().memories(MIRA).stream().sorted(Comparator.comparing(Memory::getMemoryId))
+            .map(m -> driver.consolidator().joined(MIRA, m.getMemoryId())).toList();
     }
 
     private static String observationId(final PipelineHarness driver, final MemoryCandidate first) {
@@ -89,6 +95,32 @@ class ObservationReplayTest {
             driver.advanceWallClock(TICK);
             assertThat(driver.updates()).as("nothing pending: nothing written again")
                 .filteredOn(u -> Observations.isObservation(u.getMemory())).hasSize(1);
+        }
+    }
+
+    @Test
+    void shouldNotRewriteAnObservationWhenItsStatementsAreRestatedInOtherConversations() {
+        try (PipelineHarness driver = harness()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceWallClock(TICK);
+            final Memory observation = observations(driver).get(0);
+            final int before = driver.updates().size();
+            // the camping statements said again, ten times each, in conversations of their own, regrouped every time
+            final List<MemoryCandidate> restated = new ArrayList<>();
+            for (int round = 0; round < 10; round++) {
+                for (int i = 0; i < 3; i++) {
+                    final MemoryCandidate again = episodic(MIRA, "r-" + round + "-" + i, hour(10 + 3 * round + i), SAID.get(i));
+                    restated.add(again);
+                    driver.pipe(again);
+                    driver.advanceWallClock(TICK);
+                }
+            }
+            final List<MemoryUpdated> after = driver.updates().subList(before, driver.updates().size());
+            assertThat(after).extracting(MemoryUpdated::getOperation).as("one record per restatement: the statement's")
+                .hasSize(restated.size()).containsOnly(UpdateOperation.REINFORCED);
+            assertThat(observations(driver)).singleElement().isEqualTo(observation);
+            // the statements keep every conversation that said them
+            assertThat(driver.consolidator().memory(MIRA, said().get(0).getCandidateId()).getSources()).hasSize(11);
         }
     }
 
@@ -127,8 +159,7 @@ class ObservationReplayTest {
                 if (driver == live) {
                     driver.advanceWallClock(TICK); // the live run regrouped before the retriever served it
                 }
-                // the observation was served: its hit is applied half a minute of stream time later, by then the
-                // replay has regrouped too (before a hit is applied)
+                // the observation was served: the replay regroups before it folds the hit, as the live run had
                 driver.access(MIRA, Instant.parse(hour(5)), observationId(live, said.get(0)));
                 driver.access(MIRA, Instant.parse(hour(6)));
                 driver.pipe(lake);
@@ -138,9 +169,11 @@ class ObservationReplayTest {
                 driver.advanceTo(T0.plus(Duration.ofDays(7)));
             }
 
-            assertThat(observations(replay)).singleElement().satisfies(o -> {
+            assertThat(observations(replay)).singleElement()
+                .extracting(o -> replay.consolidator().joined(MIRA, o.getMemoryId())).satisfies(o -> {
                 assertThat(o.getAccessCount()).isEqualTo(1);
-                assertThat(o.getLastAccessedAt()).isEqualTo(Instant.parse(hour(5)));
+                // the later of its hit and its newest statement (the lake, after the hit)
+                assertThat(o.getLastAccessedAt()).isEqualTo(Instant.parse(hour(7)));
                 assertThat(o.getSources()).extracting(SourceRef::getConversationId).contains("c-9");
             });
             assertThat(state(live)).isEqualTo(state(replay));

@@ -160,7 +160,9 @@ class RetrievalTopologyTest {
         final String description = RetrievalTopology.build(EngramConfig.plain()).describe().toString();
         assertThat(description).contains("Source: read-memory-updated (topics: [memory-updated])")
             .contains("Processor: materialize-memories (stores: [")
-            .contains(StoreNames.RETRIEVER_MEMORIES).contains(StoreNames.RETRIEVER_PROFILES);
+            .contains(StoreNames.RETRIEVER_MEMORIES).contains(StoreNames.RETRIEVER_PROFILES)
+            .contains("Source: read-memory-access (topics: [memory-access])")
+            .contains("Processor: count-memory-access (stores: [").contains(StoreNames.RETRIEVER_ACCESS);
     }
 
     @Test

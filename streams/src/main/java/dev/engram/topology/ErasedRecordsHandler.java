@@ -1,4 +1,4 @@
-package dev.engram.crypto;
+package dev.engram.topology;
 
 import java.util.Map;
 
@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Metrics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import dev.engram.crypto.ErasedDataException;
 
 /**
  * The deserialization handler of every Engram app: a record whose data key is erased

@@ -1,0 +1,182 @@
+package dev.engram.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.embedder.EmbeddingCpu;
+
+/**
+ * Where a benchmark's CPU time went, by pipeline stage: every live thread's CPU time ({@link ThreadMXBean}) grouped by
+ * its name, and the embeddings split by the thread that asked for them ({@link EmbeddingCpu}), between two
+ * {@link Snapshot}s of one run.
+ *
+ * <p>Stages: {@code extractor}, {@code consolidator}, {@code retriever} (each app's stream threads, its Kafka clients'
+ * I/O threads, which carry the app's id, and its own pools: the LLM extraction pool {@code engram-extract-*}, the
+ * retriever's HTTP and reporter threads) without the embeddings they asked for; {@code embedding} split into
+ * {@code embeddingExtractor} (the candidates' texts), {@code embeddingConsolidator} (observations) and
+ * {@code embeddingRetriever} (queries), plus {@code embeddingPoolOverhead} (the pool threads' time outside any text);
+ * {@code broker} (the in-process KRaft broker); {@code jit} (compiler threads); {@code gc} (collector threads and the VM
+ * thread, where the serial collector runs); {@code benchClient} (the benchmark's own producer and monitor: counted apart,
+ * not the pipeline's); {@code other} (threads of none of these); {@code exited} (process CPU time of threads that ended
+ * between the snapshots, which the thread bean no longer reports).
+ */
+final class CpuStages {
+
+    /** The stages, in report order. */
+    static final List<String> STAGES = List.of("extractor", "embeddingExtractor", "consolidator", "embeddingConsolidator",
+        "retriever", "embeddingRetriever", "embeddingPoolOverhead", "broker", "jit", "gc", "other", "exited",
+        "benchClient");
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private CpuStages() {
+    }
+
+    /**
+     * One reading.
+     *
+     * @param threads thread id → (name, CPU nanoseconds)
+     * @param embeddingByCaller {@link EmbeddingCpu#byCaller()}
+     * @param embeddingInline {@link EmbeddingCpu#inline()}
+     * @param processNanos the process's CPU time
+     */
+    record Snapshot(Map<Long, Map.Entry<String, Long>> threads, Map<String, Long> embeddingByCaller,
+                    Map<String, Long> embeddingInline, long processNanos) {
+    }
+
+    /** @return the CPU time of every live thread, the embeddings by caller and the process's CPU time, now */
+    static Snapshot take() {
+        final Map<Long, Map.Entry<String, Long>> threads = new HashMap<>();
+        for (final ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+            if (info != null) {
+                final long nanos = THREADS.getThreadCpuTime(info.getThreadId());
+                if (nanos >= 0) {
+                    threads.put(info.getThreadId(), Map.entry(info.getThreadName(), nanos));
+                }
+            }
+        }
+        return new Snapshot(threads, EmbeddingCpu.byCaller(), EmbeddingCpu.inline(),
+            ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+    }
+
+    /**
+     * @param name a thread's name
+     * @return its stage (the embedding pool's threads: {@code embeddingPool})
+     */
+    static String stage(final String name) {
+        if (name.startsWith("engram-embedder-")) {
+            return "embeddingPool";
+        }
+        if (name.contains("engram-ingest") || name.contains("engram-demo-monitor") || name.equals("main")
+            || name.contains("adminclient") || name.contains("engram-topic-scan") || name.startsWith("bench-")) {
+            return "benchClient";
+        }
+        if (name.contains("engram-extractor") || name.startsWith("engram-extract-")) {
+            return "extractor";
+        }
+        if (name.contains("engram-consolidator")) {
+            return "consolidator";
+        }
+        if (name.contains("engram-retriever") || name.startsWith("engram-access-reporter")
+            || name.startsWith("engram-audit-reporter") || name.contains("JettyServerThreadPool") || name.startsWith("qtp")) {
+            return "retriever";
+        }
+        if (name.contains("CompilerThread") || name.startsWith("C1 ") || name.startsWith("C2 ")) {
+            return "jit";
+        }
+        if (name.startsWith("GC ") || name.equals("VM Thread") || name.startsWith("G1 ") || name.contains("GC Thread")
+            || name.startsWith("VM Periodic")) {
+            return "gc";
+        }
+        if (name.contains("kafka") || name.contains("raft") || name.contains("broker") || name.contains("controller")
+            || name.contains("ExpirationReaper") || name.contains("coordinator") || name.contains("LogDirFailure")
+            || name.contains("ReplicaFetcher") || name.contains("data-plane") || name.contains("quorum")
+            || name.contains("transaction") || name.contains("metadata") || name.contains("scheduler")) {
+            return "broker";
+        }
+        return "other";
+    }
+
+    /**
+     * @param before the reading at the start
+     * @param after the reading at the end
+     * @param operations candidates (or requests) between them
+     * @return stage → CPU ms per operation, in {@link #STAGES} order, then {@code total} (the process, everything) and
+     *     {@code pipeline} (total without {@code benchClient} and {@code broker})
+     */
+    static Map<String, Object> msPer(final Snapshot before, final Snapshot after, final long operations) {
+        final Map<String, Long> nanos = new HashMap<>();
+        final Map<String, Long> threadNanos = new HashMap<>();
+        long threadsTotal = 0;
+        for (final Map.Entry<Long, Map.Entry<String, Long>> thread : after.threads().entrySet()) {
+            final Map.Entry<String, Long> earlier = before.threads().get(thread.getKey());
+            final long used = thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue());
+            threadNanos.merge(thread.getValue().getKey(), used, Long::sum);
+            threadsTotal += used;
+        }
+        long pooled = 0;
+        for (final Map.Entry<String, Long> caller : after.embeddingByCaller().entrySet()) {
+            final long used = caller.getValue() - before.embeddingByCaller().getOrDefault(caller.getKey(), 0L);
+            final long inline = after.embeddingInline().getOrDefault(caller.getKey(), 0L)
+                - before.embeddingInline().getOrDefault(caller.getKey(), 0L);
+            pooled += used - inline;
+            final String stage = stage(caller.getKey());
+            nanos.merge(embeddingOf(stage), used, Long::sum);
+            // an inline embedding is in the caller's thread time too: taken out of the caller's stage
+            nanos.merge(stage, -inline, Long::sum);
+        }
+        for (final Map.Entry<String, Long> thread : threadNanos.entrySet()) {
+            final String stage = stage(thread.getKey());
+            nanos.merge(stage.equals("embeddingPool") ? "embeddingPoolOverhead" : stage, thread.getValue(), Long::sum);
+        }
+        nanos.merge("embeddingPoolOverhead", -pooled, Long::sum);
+        final long total = after.processNanos() - before.processNanos();
+        nanos.put("exited", Math.max(0, total - threadsTotal));
+        final Map<String, Object> out = new LinkedHashMap<>();
+        for (final String stage : STAGES) {
+            out.put(stage, ms(nanos.getOrDefault(stage, 0L), operations));
+        }
+        out.put("total", ms(total, operations));
+        out.put("pipeline", ms(total - nanos.getOrDefault("benchClient", 0L) - nanos.getOrDefault("broker", 0L), operations));
+        return out;
+    }
+
+    private static String embeddingOf(final String stage) {
+        return switch (stage) {
+            case "extractor" -> "embeddingExtractor";
+            case "consolidator" -> "embeddingConsolidator";
+            case "retriever" -> "embeddingRetriever";
+            default -> "embeddingPoolOverhead";
+        };
+    }
+
+    private static double ms(final long nanos, final long operations) {
+        return BenchReport.round(operations == 0 ? 0 : nanos / 1e6 / operations, 3);
+    }
+
+    /**
+     * @param before the reading at the start
+     * @param after the reading at the end
+     * @param top how many
+     * @return the busiest threads of stage {@code other} between the readings, name → CPU ms (to name new stages)
+     */
+    static Map<String, Object> busiestOther(final Snapshot before, final Snapshot after, final int top) {
+        final Map<String, Long> other = new HashMap<>();
+        after.threads().forEach((id, thread) -> {
+            if (stage(thread.getKey()).equals("other")) {
+                final Map.Entry<String, Long> earlier = before.threads().get(id);
+                other.merge(thread.getKey().replaceAll("\\d+", "N"),
+                    thread.getValue() - (earlier == null ? 0 : earlier.getValue()), Long::sum);
+            }
+        });
+        final Map<String, Object> out = new LinkedHashMap<>();
+        other.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+            .forEach(e -> out.put(e.getKey(), BenchReport.round(e.getValue() / 1e6, 1)));
+        return out;
+    }
+}

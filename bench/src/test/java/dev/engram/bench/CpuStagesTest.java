@@ -1,0 +1,44 @@
+package dev.engram.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class CpuStagesTest {
+
+    @Test
+    void shouldNameTheStageOfEveryThreadTheEmbeddedStackRuns() {
+        assertThat(CpuStages.stage("engram-extractor-3f2a-StreamThread-1")).isEqualTo("extractor");
+        assertThat(CpuStages.stage("engram-extract-4")).isEqualTo("extractor");
+        assertThat(CpuStages.stage("kafka-producer-network-thread | engram-consolidator-3f2a-StreamThread-1-producer"))
+            .isEqualTo("consolidator");
+        assertThat(CpuStages.stage("engram-access-reporter")).isEqualTo("retriever");
+        assertThat(CpuStages.stage("engram-embedder-2")).isEqualTo("embeddingPool");
+        assertThat(CpuStages.stage("kafka-producer-network-thread | engram-ingest")).isEqualTo("benchClient");
+        assertThat(CpuStages.stage("data-plane-kafka-request-handler-3")).isEqualTo("broker");
+        assertThat(CpuStages.stage("C2 CompilerThread0")).isEqualTo("jit");
+        assertThat(CpuStages.stage("VM Thread")).isEqualTo("gc");
+    }
+
+    @Test
+    void shouldMoveEmbeddingsToTheStageThatAskedAndKeepTheRestWhereItRanWhenSplit() {
+        final CpuStages.Snapshot before = new CpuStages.Snapshot(Map.of(
+            1L, Map.entry("engram-extractor-a-StreamThread-1", 1_000_000L),
+            2L, Map.entry("engram-embedder-1", 0L)), Map.of(), Map.of(), 1_000_000L);
+        // the extractor's thread: 10 ms, 2 of them embedding one text inline; the pool: 30 ms, 24 for the extractor's
+        // texts and 4 for the consolidator's observations; a thread that exited meanwhile: the rest of the process
+        final CpuStages.Snapshot after = new CpuStages.Snapshot(Map.of(
+            1L, Map.entry("engram-extractor-a-StreamThread-1", 11_000_000L),
+            2L, Map.entry("engram-embedder-1", 30_000_000L),
+            3L, Map.entry("engram-consolidator-a-StreamThread-1", 5_000_000L)),
+            Map.of("engram-extractor-a-StreamThread-1", 26_000_000L, "engram-consolidator-a-StreamThread-1", 4_000_000L),
+            Map.of("engram-extractor-a-StreamThread-1", 2_000_000L), 60_000_000L);
+        final Map<String, Object> perCandidate = CpuStages.msPer(before, after, 2);
+        assertThat(perCandidate).containsEntry("extractor", 4.0).containsEntry("embeddingExtractor", 13.0)
+            .containsEntry("consolidator", 2.5).containsEntry("embeddingConsolidator", 2.0)
+            .containsEntry("embeddingPoolOverhead", 1.0).containsEntry("exited", 7.0).containsEntry("total", 29.5)
+            .containsEntry("pipeline", 29.5);
+    }
+}
