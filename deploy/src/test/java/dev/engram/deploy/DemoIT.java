@@ -154,7 +154,7 @@ class DemoIT {
             assertThat(printed).contains("Stopping: retriever, consolidator, extractor, broker");
             assertThat(stderr).doesNotContain("Error while closing").doesNotContain("ConcurrentModification")
                 .doesNotContain("Exception");
-            assertThat(stopSeconds).as("seconds to stop").isLessThan(30);
+            assertThat(stopSeconds).as("seconds to stop").isLessThan(60); // within seconds when idle; generous at load 10+
         } finally {
             System.setErr(previousErr);
             main.shutdownNow();
