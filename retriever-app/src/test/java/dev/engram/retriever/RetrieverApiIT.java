@@ -97,8 +97,15 @@ class RetrieverApiIT {
         final Memory chess = memory("t1", "u-ben", "m-ben-chess", "Plays chess on Sundays", T0.plusSeconds(300))
             .setSources(List.of(dev.engram.avro.SourceRef.newBuilder().setConversationId("c-1")
                 .setMessageIndexes(List.of(0)).setObservedAt(T0).build())).build();
+        // issue 27: a safety fact of a third user, pinned in the context of a food question
+        final Memory shellfish = fact("t1", "u-cleo", "m-cleo-shellfish", FactCategory.CONSTRAINT, "allergy:shellfish",
+            "shellfish", "Is allergic to shellfish", T0.plusSeconds(310));
+        final Memory cleoCity = fact("t1", "u-cleo", "m-cleo-city", FactCategory.PERSONAL, "city", "Ghent",
+            "Lives in Ghent", T0.plusSeconds(320));
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = new ArrayList<>();
-        for (final MemoryUpdated event : List.of(updated(locker, UpdateOperation.CREATED, T0),
+        for (final MemoryUpdated event : List.of(updated(shellfish, UpdateOperation.CREATED, T0.plusSeconds(310)),
+            updated(cleoCity, UpdateOperation.CREATED, T0.plusSeconds(320)),
+            updated(locker, UpdateOperation.CREATED, T0),
             updated(kotlin, UpdateOperation.CREATED, T0.plusSeconds(60)),
             updated(style, UpdateOperation.CREATED, T0.plusSeconds(120)),
             updated(oldCity, UpdateOperation.SUPERSEDED, T0.plusSeconds(130)),
@@ -371,6 +378,20 @@ class RetrieverApiIT {
 
         final JsonNode tiny = body("/v1/tenants/t1/users/u-ana/context?message=" + q("Kotlin") + "&budgetTokens=12");
         assertThat(tiny.get("estimatedTokens").asInt()).isLessThanOrEqualTo(12);
+    }
+
+    @Test
+    void shouldPinTheUsersSafetyFactsFirstInTheContextWhenTheMessageIsAboutFood() {
+        // waits on the context route itself: a first, slower request of a user must not land in the memories route's
+        // latency histogram, which another test reads
+        final String prawns = "/v1/tenants/t1/users/u-cleo/context?message=" + q("Can I eat prawns?")
+            + "&budgetTokens=20&recordAccess=false";
+        EmbeddedKafka.waitUntil(() -> status(prawns) == 200, TIMEOUT, "u-cleo served");
+        final JsonNode food = body(prawns);
+        assertThat(food.get("memoryIds").get(0).asText()).isEqualTo("m-cleo-shellfish");
+        assertThat(food.get("context").asText()).contains("allergic to shellfish");
+        final JsonNode other = body("/v1/tenants/t1/users/u-cleo/context?message=" + q("Ghent") + "&recordAccess=false");
+        assertThat(other.get("memoryIds").get(0).asText()).as("not about food: the ranking decides").isEqualTo("m-cleo-city");
     }
 
     @Test

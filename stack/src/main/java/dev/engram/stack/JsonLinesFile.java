@@ -241,6 +241,9 @@ final class JsonLinesFile {
             .setMessages(messages)
             .setCompletedAt(completedAt)
             .setMetadata(metadata)
+            // agent scope (mem0's agent_id): absent or blank = no agent
+            .setAgentId(node.path("agentId").isTextual() && !node.path("agentId").asText().isBlank()
+                ? text(node, "agentId", repairs).strip() : null)
             .build();
     }
 

@@ -123,7 +123,7 @@ public final class ExtractionTopology {
     public static final String PROCESSOR = "extract-memories";
     /** Sink node writing {@code MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
-    /** Sink node writing {@link Topics#LLM_USAGE}, the cost ledger. */
+    /** Sink node writing {@code LLM_USAGE}, the cost ledger. */
     public static final String USAGE_SINK = "write-llm-usage";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
     public static final String DEAD_LETTER_TOPIC = Topic.deadLetters(AppIds.EXTRACTOR).name();

@@ -32,6 +32,7 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The lifecycle rules of the consolidator on TopologyTestDriver, with stream time advanced across
@@ -173,6 +174,29 @@ class MemoryLifecycleTest {
     }
 
     @Test
+    void shouldNeverArchiveASafetyFactAsStaleWhenItGoesUnusedLongAfterTheStaleTime() {
+        try (PipelineHarness driver = new PipelineHarness()) { // the default EngramConfig
+            // rated as low as a remark (as an LLM may rate it): the safety category, not the number, keeps it
+            final MemoryCandidate allergy = with(fact(MIRA, "c-1", at(0), "allergy:shellfish", "shellfish",
+                "Is allergic to shellfish"), b -> b.setImportance(REMARK).setCategory(FactCategory.CONSTRAINT));
+            // a safety slot filed under another category counts as well
+            final MemoryCandidate insulin = with(fact(MIRA, "c-2", at(0), "medication:insulin", "insulin", "Takes insulin"),
+                b -> b.setImportance(REMARK).setCategory(FactCategory.PERSONAL));
+            final MemoryCandidate idle = remark("c-3", 0, "Had a sandwich at the station.");
+            driver.pipe(allergy, insulin, idle);
+
+            driver.advanceTo(day(100));
+            assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason())
+                .as("the remark, as unused and as unimportant, is stale").isEqualTo(ArchiveReason.STALE);
+            driver.advanceTo(day(400));
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId)
+                .containsExactlyInAnyOrder(allergy.getCandidateId(), insulin.getCandidateId());
+            assertThat(driver.retriever().active(MIRA)).extracting(Memory::getKey)
+                .containsExactlyInAnyOrder("allergy:shellfish", "medication:insulin");
+        }
+    }
+
+    @Test
     void shouldReviveAStaleMemoryAndAnExpiredFactWhenRestatedInsteadOfCreatingACopy() {
         try (PipelineHarness driver = new PipelineHarness()) { // the defaults
             final MemoryCandidate sandwich = remark("c-1", 0, "Had a sandwich at the station.");
@@ -237,14 +261,14 @@ class MemoryLifecycleTest {
             final Memory merged = active.get(0);
             assertThat(merged.getContent()).isEqualTo(second + " " + first); // the most important member's first
             assertThat(merged.getImportance()).isEqualTo(0.8);
-            assertThat(merged.getAccessCount()).isEqualTo(1);
+            assertThat(driver.consolidator().joined(MIRA, merged.getMemoryId()).getAccessCount())
+                .as("the survivor's hit stays with its id").isEqualTo(1);
             assertThat(merged.getSources()).extracting(SourceRef::getConversationId).containsExactlyInAnyOrder("c-1", "c-2");
-            assertThat(merged.getSupersedes()).containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
-            for (final MemoryCandidate member : List.of(a, b)) {
-                final Memory archived = driver.consolidator().memory(MIRA, member.getCandidateId());
-                assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
-                assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
-            }
+            assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(a.getCandidateId());
+            assertThat(merged.getSupersedes()).containsExactly(b.getCandidateId());
+            final Memory archived = driver.consolidator().memory(MIRA, b.getCandidateId());
+            assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
+            assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
             assertThat(driver.operations()).extracting(kv -> kv.value).contains("MERGED");
         }
     }
@@ -317,11 +341,11 @@ class MemoryLifecycleTest {
             assertThat(superseded.getValidTo()).isEqualTo(day(10));
             final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
             final List<Memory> all = driver.consolidator().memories(MIRA);
-            assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes"); // archived memories are never returned by default
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(7))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(7)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Lyon");
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(11))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(11)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes");
         }
     }
@@ -407,11 +431,14 @@ class MemoryLifecycleTest {
             driver.pipe(again);
             driver.advanceTo(day(30)); // the daily pass merges the two hikes
             final Memory merged = driver.consolidator().active(MIRA).stream()
-                .filter(m -> m.getSupersedes().contains(hike.getCandidateId())).findFirst().orElseThrow();
-            assertThat(merged.getAccessCount()).as("a new memory: its members' hits are its own").isEqualTo(2);
+                .filter(m -> m.getSupersedes().contains(again.getCandidateId())).findFirst().orElseThrow();
+            assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(hike.getCandidateId());
             assertThat(merged.getLastAccessedAt()).as("the latest use of a member: the hit, or a later statement")
                 .isEqualTo(again.getEventTime());
-            assertThat(driver.retriever().joined(MIRA, merged.getMemoryId()).getAccessCount()).isEqualTo(2);
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.joined(MIRA, merged.getMemoryId()).getAccessCount())
+                    .as("the survivor's hits, once, and the other members'").isEqualTo(2);
+            }
 
             driver.access(MIRA, day(31), lyon.getCandidateId());
             driver.command(MemoryCommand.newBuilder().setCommandId("delete-lyon").setTenantId("t1").setUserId("u-mira")
