@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *   <li>{@link #DATA_KEYS} holds raw bytes (the wrapped keysets), {@link #MEMORY_EMBEDDINGS_ACTIVE} plain strings
  *       (the active embedding model, the re-embedding watermarks), a dead-letter topic the original bytes.</li>
  * </ul>
- * With the defaults ({@code serde.format=single-object}, {@code crypto.enabled=false}) every value Serde is
+ * With {@code serde.format=single-object} (the default) and {@code crypto.enabled=false} (not the default) every value Serde is
  * {@link dev.engram.serde.AvroSerdes}' single-object Serde.
  *
  * @param <K> the key type
