@@ -25,7 +25,8 @@ final class FactPatterns {
     /** A noun phrase of up to four words, cut at the first stop word by {@link #subject(String)}. */
     static final String SUBJ = "(\\p{L}[\\p{L}'-]*(?:\\s+\\p{L}[\\p{L}'-]*){0,3})";
 
-    private static final String WORD = "[\\p{L}'-]+";
+    /** A word of a list item; a colon inside joins a name ("CS:GO"). */
+    private static final String WORD = "[\\p{L}'-]+(?::\\p{L}+)?";
     private static final String MORE_WORD = "(?:\\s+(?!(?:and|or|but|so|because|since|while|which|who)\\b)" + WORD + ")";
     private static final String NEXT_ITEM = "(?:\\s*,\\s*(?:and\\s+|or\\s+)?|\\s+(?:and|or|&)\\s+)"
         + "(?!(?:i|i'm|i've|i'd|we|we're|my|our|he|she|they|it|so|also|then|now|but)\\b)";
