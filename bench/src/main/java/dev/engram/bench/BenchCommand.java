@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
         + "LLM extraction throughput.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
-        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class})
+        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

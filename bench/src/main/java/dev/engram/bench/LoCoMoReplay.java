@@ -319,7 +319,7 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
         } else {
             final Set<String> wa = words(a);
             final Set<String> wb = words(b);
-            verdict = jaccard(wa, wb) >= SAME_JACCARD || contained(wa, wb) ? "SAME" : "COMPATIBLE";
+            verdict = WordSets.jaccard(wa, wb) >= SAME_JACCARD || WordSets.contained(wa, wb, MIN_CONTAINED) ? "SAME" : "COMPATIBLE";
         }
         verdicts.computeIfAbsent(verdict, v -> new LongAdder()).increment();
         return JSON.createObjectNode().put("verdict", verdict).put("memoryId", existing.group(1)).toString();
@@ -349,21 +349,6 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
             }
         }
         return out;
-    }
-
-    /** The shorter statement's content words (at least {@value #MIN_CONTAINED}) all in the longer one. */
-    private static boolean contained(final Set<String> a, final Set<String> b) {
-        final Set<String> shorter = a.size() <= b.size() ? a : b;
-        return shorter.size() >= MIN_CONTAINED && (shorter == a ? b : a).containsAll(shorter);
-    }
-
-    private static double jaccard(final Set<String> a, final Set<String> b) {
-        if (a.isEmpty() || b.isEmpty()) {
-            return 0;
-        }
-        final Set<String> both = new HashSet<>(a);
-        both.retainAll(b);
-        return (double) both.size() / (a.size() + b.size() - both.size());
     }
 
     /**

@@ -23,6 +23,7 @@ import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
 import dev.engram.retriever.OwnNames;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.RankRequest;
 
 /**
  * {@code bench quality --dataset memorybank}: side-aware evidence recall on MemoryBank
@@ -203,15 +204,15 @@ final class MemoryBankQuality {
             // raw pairs: embedded per text by script, so the question by the model of its own script
             final float[] pairQuery = embedder.embedQuery(text, embedder.modelFor(text));
             final List<Memory> own = memories.getOrDefault(q.user(), List.of());
-            engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.forList(n -> scorer.rank(text, qv, own, n), k),
-                k -> scorer.rank(text, qv, own, k), maxK,
+            engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.forList(n -> scorer.rank(RankRequest.of(text, n).memories(own).queryVector(qv)), k),
+                k -> scorer.rank(RankRequest.of(text, k).memories(own).queryVector(qv)), maxK,
                 MemoryBankQuality::sources, own, messages -> found(q, messages)));
             final RawDocuments pool = pools.computeIfAbsent(q.user(), u -> pool(pairs.getOrDefault(u, List.of()), embedder));
             final List<Integer> denseOrder = pool.dense(pairQuery);
             final List<Integer> lexicalOrder = pool.lexical(text);
             dense.add(q.category(), evidence, pool.answer(denseOrder, s -> found(q, s)));
             bm25.add(q.category(), evidence, pool.answer(lexicalOrder, s -> found(q, s)));
-            rrf.add(q.category(), evidence, pool.answer(QualityBenchmark.fuse(denseOrder, lexicalOrder), s -> found(q, s)));
+            rrf.add(q.category(), evidence, pool.answer(LoCoMoRecall.fuse(denseOrder, lexicalOrder), s -> found(q, s)));
         }
         final Map<String, Object> f = new LinkedHashMap<>();
         f.put("engram", engram.figures());

@@ -20,6 +20,7 @@ import dev.engram.scoring.RelevanceModel;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.port.KindPrior;
 import dev.engram.port.MemoryKind;
+import dev.engram.scoring.RankRequest;
 
 /**
  * Fits {@link RelevanceModel} on LoCoMo: for every question and every ACTIVE memory of the asked
@@ -66,7 +67,7 @@ final class RelevanceCalibration {
                     if (!active.isEmpty()) {
                         probes.add(new Probe(
                             OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null), active,
-                            m -> QualityBenchmark.sources(sample, m).stream().anyMatch(evidence::contains)));
+                            m -> LoCoMoRecall.sources(sample, m).stream().anyMatch(evidence::contains)));
                     }
                 }
             }
@@ -251,7 +252,7 @@ final class RelevanceCalibration {
         final List<Boolean> y = new ArrayList<>();
         final Map<MemoryKind, long[]> counts = new EnumMap<>(MemoryKind.class);
         for (final Probe probe : probes) {
-            for (final ScoredMemory hit : scorer.rank(probe.query(), probe.memories(), pool)) {
+            for (final ScoredMemory hit : scorer.rank(RankRequest.of(probe.query(), pool).memories(probe.memories()))) {
                 final MemoryKind kind = MemoryKind.of(hit.memory());
                 final double[] row = new double[kinds.size()];
                 row[0] = 1; // the intercept in STATEMENT's column

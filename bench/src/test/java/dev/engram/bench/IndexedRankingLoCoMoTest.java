@@ -20,6 +20,7 @@ import dev.engram.stack.ProjectPaths;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The retriever's kept index ranks the LoCoMo users' memories exactly as scoring every memory from scratch does:
@@ -59,16 +60,16 @@ class IndexedRankingLoCoMoTest {
                     for (int i = 0; i < asked.size(); i += round == 0 ? 1 : 3) {
                         final String question = asked.get(i).question();
                         final int k = round == 0 ? 10 : 5;
-                        assertThat(signature(scorer.rank(UserKey.parse(user), index, question, k, 0)))
+                        assertThat(signature(scorer.rank(RankRequest.of(question, k).index(UserKey.parse(user), index))))
                             .as("%s, %s, k=%d, round %d", user, question, k, round)
-                            .isEqualTo(signature(scorer.rank(question, memories, k)));
+                            .isEqualTo(signature(scorer.rank(RankRequest.of(question, k).memories(memories))));
                         compared++;
                     }
                     if (round == 0) {
                         // access reports as the retriever sends them, so recency and access counts differ per memory
                         final List<String> hit = new ArrayList<>();
                         for (final LoCoMoQa.Question q : asked.subList(0, Math.min(20, asked.size()))) {
-                            scorer.rank(q.question(), memories, 5).forEach(h -> hit.add(h.memory().getMemoryId()));
+                            scorer.rank(RankRequest.of(q.question(), 5).memories(memories)).forEach(h -> hit.add(h.memory().getMemoryId()));
                         }
                         pipeline.access(user, conversations.get(conversations.size() - 1).getCompletedAt()
                             .plusSeconds(86_400), hit.toArray(String[]::new));

@@ -62,7 +62,7 @@ class QualityBenchmarkTest {
                 turn("conv-x:Tomas", "m2", "Built a birdhouse for the garden last week.", 1, 1),
                 turn("conv-x:Tomas", "m4", "Went fishing with my brother at the lake last weekend.", 2, 0)));
 
-        final Map<String, Object> figures = QualityBenchmark.evaluate(samples, memories, ScriptRoutedEmbedder.defaults(),
+        final Map<String, Object> figures = LoCoMoRecall.evaluate(samples, memories, ScriptRoutedEmbedder.defaults(),
             EngramConfig.defaults());
         final JsonNode json = new ObjectMapper().readTree(BenchReport.toJson(figures));
 
@@ -111,7 +111,7 @@ class QualityBenchmarkTest {
         final var scorer = new dev.engram.scoring.HybridScorer(embedder, EngramConfig.defaults().with(
             Map.of(EngramConfig.MIN_RELEVANCE, "0", EngramConfig.MIN_TOP_RELEVANCE, "0")));
 
-        final List<ScoredMemory> top = QualityBenchmark.merged(sample, both, embedder.embedQuery(both.question()),
+        final List<ScoredMemory> top = LoCoMoRecall.merged(sample, both, embedder.embedQuery(both.question()),
             memories, scorer, 3);
 
         assertThat(top).extracting(h -> h.memory().getContent()).doesNotHaveDuplicates();

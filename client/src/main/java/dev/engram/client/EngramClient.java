@@ -71,6 +71,56 @@ public final class EngramClient {
         return new User(requireId("tenantId", tenantId), requireId("userId", userId));
     }
 
+    /**
+     * @param tenantId the tenant
+     * @return the tenant admin calls (settings, usage; an ADMIN key of the tenant)
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Tenant tenant(final String tenantId) {
+        return new Tenant(requireId("tenantId", tenantId));
+    }
+
+    /** The calls on one tenant's settings and cost ledger, for an ADMIN key of the tenant. */
+    public final class Tenant {
+        private final String path;
+
+        private Tenant(final String tenantId) {
+            this.path = "/v1/tenants/" + segment(tenantId);
+        }
+
+        /** @return the newest version of the settings ({@code GET /v1/tenants/{tenant}/settings}) */
+        public Views.TenantSettings settings() {
+            return get(path + "/settings", Views.TenantSettings.class);
+        }
+
+        /**
+         * @param asOf an event time
+         * @return the version in force then ({@code ?asOf=})
+         */
+        public Views.TenantSettings settings(final Instant asOf) {
+            return get(path + "/settings" + query("asOf", Objects.requireNonNull(asOf, "asOf").toString()),
+                Views.TenantSettings.class);
+        }
+
+        /**
+         * {@code PUT /v1/tenants/{tenant}/settings}: a new version, the whole of the settings.
+         *
+         * @param settings the version (null fields are empty)
+         * @return the version written, once the retriever has read it back
+         */
+        public Views.TenantSettings putSettings(final Views.TenantSettingsInput settings) {
+            return send("PUT", path + "/settings", Objects.requireNonNull(settings, "settings"), Views.TenantSettings.class);
+        }
+
+        /**
+         * @param days how many UTC days back, today included (1..366)
+         * @return the LLM spend per day and in total ({@code GET /v1/tenants/{tenant}/usage?days=})
+         */
+        public Views.Usage usage(final int days) {
+            return get(path + "/usage" + query("days", days), Views.Usage.class);
+        }
+    }
+
     /** Options of the client. */
     public static final class Builder {
         private final String baseUrl;
@@ -186,8 +236,8 @@ public final class EngramClient {
          *
          * @param message the user's next message
          * @param budgetTokens the token budget of the block (1..100000)
-         * @param options {@link ReadOptions#withoutRecordingAccess()} only ({@code minScore} and {@code asOf} are the
-         *     search's)
+         * @param options {@link ReadOptions#withoutRecordingAccess()} and {@link ReadOptions#withAgentId} ({@code minScore}
+         *     and {@code asOf} are the search's)
          * @return the block and the memories in it
          * @throws IllegalArgumentException if the options set {@code minScore} or {@code asOf}
          */
@@ -257,6 +307,20 @@ public final class EngramClient {
          */
         public Views.ConversationAccepted postConversation(final String conversationId,
                                                            final java.util.List<ConversationPublisher.Turn> turns) {
+            return postConversation(conversationId, turns, null);
+        }
+
+        /**
+         * As {@link #postConversation(String, java.util.List)}, for one agent of the user.
+         *
+         * @param conversationId the conversation's id
+         * @param turns the messages, oldest first
+         * @param agentId the agent the conversation was with (mem0's agent_id), null for none
+         * @return the accepted conversation, once the broker has it
+         */
+        public Views.ConversationAccepted postConversation(final String conversationId,
+                                                           final java.util.List<ConversationPublisher.Turn> turns,
+                                                           final String agentId) {
             final java.util.List<Map<String, Object>> messages = new java.util.ArrayList<>();
             for (final ConversationPublisher.Turn turn : turns) {
                 final Map<String, Object> message = new LinkedHashMap<>();
@@ -268,6 +332,9 @@ public final class EngramClient {
             final Map<String, Object> body = new LinkedHashMap<>();
             body.put("conversationId", requireId("conversationId", conversationId));
             body.put("messages", messages);
+            if (agentId != null) {
+                body.put("agentId", requireId("agentId", agentId));
+            }
             return send("POST", path + "/conversations", body, Views.ConversationAccepted.class);
         }
 

@@ -228,4 +228,80 @@ public final class Views {
     public record Erasure(String tenantId, String userId, Instant erasedAt, Map<String, Object> places,
                           boolean clean) {
     }
+
+    /**
+     * A custom memory category of a tenant.
+     *
+     * @param name the category's name
+     * @param description what belongs in it (the LLM extractor reads it)
+     * @param keywords words that put a statement in it (the rule-based extractor reads them)
+     * @param ttlDays days its memories live after their last statement, null for the built-in rule
+     */
+    public record TenantCategory(String name, String description, List<String> keywords, Integer ttlDays) {
+    }
+
+    /**
+     * A new version of a tenant's settings ({@code PUT /v1/tenants/{tenant}/settings}): the whole of them, a null field
+     * is empty.
+     *
+     * @param categories custom categories
+     * @param instructions extra instructions for the LLM extractor
+     * @param disabledCategories built-in categories not extracted
+     * @param retentionDays days memories are kept, null for no limit
+     * @param dailyTokenBudget LLM tokens a day, null for no limit
+     * @param effectiveFrom event time from which the version applies, null for now
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record TenantSettingsInput(List<TenantCategory> categories, String instructions,
+                                      List<String> disabledCategories, Integer retentionDays, Long dailyTokenBudget,
+                                      Instant effectiveFrom) {
+    }
+
+    /**
+     * One version of a tenant's settings.
+     *
+     * @param tenantId tenant
+     * @param version the version's event time (from when it applies), null for the defaults
+     * @param categories custom categories
+     * @param instructions extra instructions for the LLM extractor
+     * @param disabledCategories built-in categories not extracted
+     * @param retentionDays days memories are kept, null for no limit
+     * @param dailyTokenBudget LLM tokens a day, null for no limit
+     * @param updatedBy who wrote the version
+     * @param updatedAt when
+     * @param versions how many versions the tenant has
+     */
+    public record TenantSettings(String tenantId, Instant version, List<TenantCategory> categories, String instructions,
+                                 List<String> disabledCategories, Integer retentionDays, Long dailyTokenBudget,
+                                 String updatedBy, Instant updatedAt, int versions) {
+    }
+
+    /**
+     * LLM spend of one UTC day (or a total).
+     *
+     * @param day the day, null for a total
+     * @param calls LLM calls
+     * @param promptTokens prompt tokens
+     * @param completionTokens completion tokens
+     * @param estimatedCostUsd estimated cost, USD
+     * @param conversations conversations extracted
+     */
+    public record Spend(java.time.LocalDate day, long calls, long promptTokens, long completionTokens,
+                        double estimatedCostUsd, long conversations) {
+    }
+
+    /**
+     * A tenant's cost ledger over some days.
+     *
+     * @param tenantId tenant
+     * @param from first day
+     * @param to last day (today, UTC)
+     * @param days each day's spend
+     * @param total the sum
+     * @param tokensToday tokens spent today
+     * @param dailyTokenBudget the budget, null for none
+     */
+    public record Usage(String tenantId, java.time.LocalDate from, java.time.LocalDate to, List<Spend> days, Spend total,
+                        long tokensToday, Long dailyTokenBudget) {
+    }
 }

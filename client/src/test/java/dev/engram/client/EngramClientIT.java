@@ -205,6 +205,43 @@ class EngramClientIT {
     }
 
     @Test
+    void shouldScopeReadsToAnAgentWhenConversationsArePostedForIt() {
+        final EngramClient.User noa = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .user("acme", "noa");
+        noa.postConversation("noa-1", List.of(new ConversationPublisher.Turn("user",
+            "We hiked the Besseggen ridge last weekend and camped by the lake.", Instant.parse("2025-06-01T10:00:00Z"))),
+            "travel");
+        await(() -> {
+            try {
+                return noa.list().memories().stream().anyMatch(m -> m.content().contains("Besseggen"));
+            } catch (EngramApiException.NotFound notYet) {
+                return false;
+            }
+        });
+        final ReadOptions look = ReadOptions.defaults().withoutRecordingAccess();
+
+        assertThat(noa.search("Where did we hike?", 5, look.withAgentId("travel")).memories())
+            .anyMatch(hit -> hit.content().contains("Besseggen"));
+        assertThat(noa.search("Where did we hike?", 5, look.withAgentId("coding")).memories())
+            .noneMatch(hit -> hit.content().contains("Besseggen"));
+        assertThat(noa.context("Where did we hike?", 200, look.withAgentId("coding")).context()).doesNotContain("Besseggen");
+    }
+
+    @Test
+    void shouldWriteAndReadATenantsSettingsAndUsageWithAnAdminKey() {
+        final EngramClient.Tenant acme = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .tenant("acme");
+
+        final Views.TenantSettings written = acme.putSettings(new Views.TenantSettingsInput(List.of(
+            new Views.TenantCategory("pets", "the user's pets", List.of("dog", "cat"), null)), null, null, null, 100_000L, null));
+        assertThat(written.categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(written.dailyTokenBudget()).isEqualTo(100_000L);
+        assertThat(acme.settings().categories()).extracting(Views.TenantCategory::name).containsExactly("pets");
+        assertThat(acme.usage(7).tenantId()).isEqualTo("acme");
+        assertThatThrownBy(() -> mira.tenant("acme").settings()).isInstanceOf(EngramApiException.Forbidden.class);
+    }
+
+    @Test
     void shouldRaiseTheApisErrorsAsTypedExceptions() {
         assertThatThrownBy(() -> mira.user("acme", "ana").list())
             .isInstanceOfSatisfying(EngramApiException.Forbidden.class, e -> assertThat(e.status()).isEqualTo(403));

@@ -202,7 +202,8 @@ public final class DemoCommand implements Callable<Integer> {
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
             final ConversationSources.Report report = ingestThread.report();
-            final DemoSummary summary = monitor.summary(seconds(ingestStartedAt));
+            final DemoSummary summary = monitor.summary(seconds(ingestStartedAt)).with(DemoSummary.Outcomes.of(
+                monitor.count(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name()), apps.conversationOutcomes()));
 
             out.printf("%nRead %s as %s: %d records published, %d rejected.%n", file.getFileName(), report.format(),
                 report.records(), report.rejected());

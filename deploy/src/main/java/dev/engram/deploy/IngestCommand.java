@@ -37,10 +37,11 @@ import dev.engram.topics.Topic;
  * {@code ingest.compression.type} (gzip by default).
  *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
- * some lines were refused (they are listed with their line numbers; nothing is silently dropped).
+ * some lines were refused (they are listed with their line numbers; nothing is silently dropped) or the
+ * file is in none of the formats (a JSON array of something else: the message names the formats read).
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Publish conversations (LoCoMo JSON or JSON Lines of ConversationCompleted) to a running cluster.")
+    description = "Publish conversations (JSON Lines or a JSON array of ConversationCompleted, LoCoMo JSON, MemoryBank) to a running cluster.")
 public final class IngestCommand implements Callable<Integer> {
 
     /** Room kept below a topic's max.message.bytes for the batch header, the key and dead-letter headers. */
@@ -70,7 +71,12 @@ public final class IngestCommand implements Callable<Integer> {
         final long failed;
         final List<String> errors;
         try (Ingest ingest = Ingest.of(bootstrapServers, config, limit.getKey(), limit.getValue())) {
-            report = ingest.publish(input, null);
+            try {
+                report = ingest.publish(input, null);
+            } catch (ConversationSources.UnknownFormat e) {
+                System.err.println(e.getMessage() + "; nothing was published");
+                return 2;
+            }
             ingest.flush();
             acknowledged = ingest.acknowledged();
             failed = ingest.failed();

@@ -65,6 +65,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import dev.engram.topics.AppIds;
+import dev.engram.scoring.RankRequest;
 
 /**
  * Re-embedding end to end on the real broker with the real models: the pipeline runs with MiniLM, the sample is
@@ -303,7 +304,7 @@ class ReembedIT {
     private static Map<String, Double> semantic(final HybridScorer scorer, final List<Memory> memories) {
         final Map<String, Double> out = new HashMap<>();
         final List<Memory> active = memories.stream().filter(m -> m.getStatus() == MemoryStatus.ACTIVE).toList();
-        scorer.forList(n -> scorer.rank(QUERY, active, n), active.size())
+        scorer.forList(n -> scorer.rank(RankRequest.of(QUERY, n).memories(active)), active.size())
             .forEach(h -> out.put(h.memory().getMemoryId(), h.semantic()));
         return out;
     }

@@ -33,6 +33,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import dev.engram.scoring.RankRequest;
 
 /**
  * JMH of the retriever's hot paths over one user's memories, at 100 / 1,000 / 10,000 memories
@@ -120,8 +121,8 @@ public class RankingBenchmark {
         lexical = Bm25.index(contents);
         index = new UserMemoryIndex();
         userMemories.forEach(index::put);
-        final List<ScoredMemory> indexed = scorer.rank(USER, index, query, 10, 0);
-        final List<ScoredMemory> exhaustive = scorer.rank(query, queryVector, userMemories, 10);
+        final List<ScoredMemory> indexed = scorer.rank(RankRequest.of(query, 10).index(USER, index));
+        final List<ScoredMemory> exhaustive = scorer.rank(RankRequest.of(query, 10).memories(userMemories).queryVector(queryVector));
         if (!ids(indexed).equals(ids(exhaustive))) {
             throw new IllegalStateException("the kept index ranks differently: " + ids(indexed) + " vs " + ids(exhaustive));
         }
@@ -156,19 +157,19 @@ public class RankingBenchmark {
     /** @return the top 10 of every memory ranked */
     @Benchmark
     public List<ScoredMemory> rankExhaustive() {
-        return scorer.rank(query, queryVector, userMemories, 10);
+        return scorer.rank(RankRequest.of(query, 10).memories(userMemories).queryVector(queryVector));
     }
 
     /** @return the top 10 from the kept index (query vector from the LRU) */
     @Benchmark
     public List<ScoredMemory> rankIndexed() {
-        return scorer.rank(USER, index, query, 10, 0);
+        return scorer.rank(RankRequest.of(query, 10).index(USER, index));
     }
 
     /** @return the top 10 from the kept index for a question naming a period (every memory's dates compared) */
     @Benchmark
     public List<ScoredMemory> rankIndexedInPeriod() {
-        return scorer.rank(USER, index, periodQuery, 10, 0);
+        return scorer.rank(RankRequest.of(periodQuery, 10).index(USER, index));
     }
 
     private static String[] vocabulary(final int size) {

@@ -25,6 +25,7 @@ import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
+import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
@@ -48,7 +49,8 @@ import dev.engram.scoring.Vectors;
  *       use) more than 90 days before {@code now}, with importance below 0.4 (the two lowest bands stored:
  *       {@code memory.min.importance} is 0.3) and used fewer than 2 times (accesses plus restatements
  *       after the first statement; the accesses are the memory's own count plus its hits, {@link AccessCounts}),
- *       is ARCHIVED with reason STALE;
+ *       is ARCHIVED with reason STALE; never a safety fact (an allergy, condition, medication, food avoided, diet or
+ *       accessibility need: {@link SafetyFacts});
  *       a later restatement revives it ({@link Consolidator}, rule 6).</li>
  *   <li><b>Merge</b>: ACTIVE memories of one type without a fact key (facts of one key already
  *       share a slot) whose embeddings reach cosine 0.85 with every other member form clusters
@@ -255,6 +257,9 @@ public final class MemoryLifecycle {
     }
 
     private boolean isStale(final Memory memory, final AccessCounts hits, final Instant now) {
+        if (SafetyFacts.DEFAULT.isSafety(memory)) {
+            return false; // an allergy unused for a year is still an allergy
+        }
         final Instant lastAccessed = hits.lastAccessedOf(memory);
         final Instant lastUse = lastAccessed.isAfter(memory.getLastConfirmedAt()) ? lastAccessed : memory.getLastConfirmedAt();
         return lastUse.plus(settings.staleAfter()).isBefore(now)

@@ -144,7 +144,8 @@ final class MemoryWrites {
             .setLanguage(candidate.getLanguage())
             .setEventDates(new ArrayList<>(candidate.getEventDates()))
             .setCustomCategory(candidate.getCustomCategory())
-            .setTtlDays(candidate.getTtlDays());
+            .setTtlDays(candidate.getTtlDays())
+            .setAgentId(candidate.getAgentId());
     }
 
     static SourceRef sourceOf(final MemoryCandidate candidate) {

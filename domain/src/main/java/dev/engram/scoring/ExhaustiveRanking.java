@@ -60,7 +60,7 @@ final class ExhaustiveRanking {
                 vectors.add(normalizedEmbedding(m));
             }
         }
-        return rank(query, queryByModel, docs, vectors, HybridScorer.referenceTime(userMemories), k, dense, minScore);
+        return rank(query, queryByModel, docs, vectors, MemoryTime.referenceTime(userMemories), k, dense, minScore);
     }
 
     /** Scores every given memory from scratch; vectors normalised (null = none). */

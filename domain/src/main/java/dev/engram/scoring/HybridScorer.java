@@ -3,9 +3,7 @@ package dev.engram.scoring;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -93,17 +91,11 @@ public final class HybridScorer {
         this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
         this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
         final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
-        final Map<String, RelevanceModel> byModel = new HashMap<>();
         try {
-            // a bare list is the default model's; "<model>:…" entries set others; the rest keep their fit
-            final Map<String, String> overrides = RelevanceModel.overrides(override, embedder.modelName());
-            for (final String model : embedder.models()) {
-                byModel.put(model, RelevanceModel.of(model, overrides.getOrDefault(model.toLowerCase(Locale.ROOT), "")));
-            }
+            this.relevanceByModel = RelevanceModel.forModels(embedder.models(), embedder.modelName(), override);
         } catch (IllegalArgumentException e) {
             throw new InvalidSettingException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
         }
-        this.relevanceByModel = Map.copyOf(byModel);
         this.relevance = relevanceByModel.get(embedder.modelName());
         this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE),
             config.getInt(EngramConfig.EMBEDDING_THREADS));
@@ -202,6 +194,35 @@ public final class HybridScorer {
     // ---------------------------------------------------------------- indexed (fast) path
 
     /**
+     * Ranks one user's memories: the ACTIVE ones (or those valid at {@link RankRequest#asOf}) of a kept index or of a
+     * collection, by calibrated relevance (dense cosine and BM25 fused by {@link RelevanceModel}) with the priors
+     * ({@link Priors}) applied to the best {@code overfetch·k}.
+     *
+     * @param request the query, k, and what to rank ({@link RankRequest})
+     * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
+     * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
+     */
+    public List<ScoredMemory> rank(final RankRequest request) {
+        final String query = request.query();
+        final int k = request.k();
+        if (request.index() != null) {
+            return request.asOf() != null ? rankAsOf(request.index(), query, k, request.asOf())
+                : rankIndexed(request.user(), request.index(), query, k, request.minScore());
+        }
+        if (request.memories() == null) {
+            throw new IllegalArgumentException("nothing to rank: give the request an index or memories");
+        }
+        if (request.asOf() != null) {
+            return exhaustive.rank(query, model -> queryVector(query, model), request.memories(),
+                m -> MemoryTime.validAt(m, request.asOf()), k, null, request.minScore());
+        }
+        if (request.queryVector() != null) {
+            return rankWithVector(query, request.queryVector(), request.memories(), k, request.minScore());
+        }
+        return rankExhaustive(request.user(), query, request.memories(), k, request.minScore());
+    }
+
+    /**
      * Ranks the ACTIVE memories of a kept index.
      *
      * @param user whose index this is (the dense index's user scope)
@@ -212,9 +233,8 @@ public final class HybridScorer {
      * @return at most k hits, best first
      * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
      */
-    public List<ScoredMemory> rank(final UserKey user, final UserMemoryIndex index, final String query, final int k,
-                                   final double minScore) {
-        requireK(k);
+    private List<ScoredMemory> rankIndexed(final UserKey user, final UserMemoryIndex index, final String query,
+                                           final int k, final double minScore) {
         // embed outside the index's lock: one vector per model the user's memories were embedded with
         final List<String> models = index.models();
         final float[][] vectors = new float[models.size()][];
@@ -240,12 +260,11 @@ public final class HybridScorer {
      * @param asOf the point in event time
      * @return at most k hits, best first
      */
-    public List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
-                                       final Instant asOf) {
-        requireK(k);
+    private List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
+                                        final Instant asOf) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
-            final Map<Memory, float[]> docs = view.copy(m -> validAt(m, asOf));
+            final Map<Memory, float[]> docs = view.copy(m -> MemoryTime.validAt(m, asOf));
             return exhaustive.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
                 view.referenceTime(), k, null, 0);
         });
@@ -312,52 +331,24 @@ public final class HybridScorer {
     // ---------------------------------------------------------------- exhaustive path
 
     /**
-     * Ranks one user's memories exhaustively (every memory decoded and scored from scratch).
-     *
-     * @param query the query text
-     * @param userMemories all memories of ONE user (any status; non-ACTIVE are ignored)
-     * @param k how many hits at most, ≥ 1
-     * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
-     */
-    public List<ScoredMemory> rank(final String query, final Collection<Memory> userMemories, final int k) {
-        requireK(k);
-        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, HybridScorer::isActive, k, null, 0);
-    }
-
-    /**
-     * Ranks exhaustively with the dense cosines from the vector index when one was given: its top
+     * Ranks exhaustively, with the dense cosines from the vector index when one was given and a user named: its top
      * {@code overfetch·k} ACTIVE hits for this user per embedding model of the user's memories (the user
      * scope inside the index query).
      *
-     * @param user whose memories these are
+     * @param user whose memories these are, or null to score every memory's own vector
      * @param query the query text
      * @param userMemories all memories of that user (any status)
      * @param k how many hits at most, ≥ 1
+     * @param minScore hits with a total below this are dropped
      * @return at most k hits, best first
      * @throws dev.engram.port.VectorIndexUnavailableException when the index cannot answer now
      */
-    public List<ScoredMemory> rank(final UserKey user, final String query, final Collection<Memory> userMemories,
-                                   final int k) {
-        requireK(k);
+    private List<ScoredMemory> rankExhaustive(final UserKey user, final String query,
+                                              final Collection<Memory> userMemories, final int k, final double minScore) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
-        final Map<String, Double> dense = denseIndex == null ? null
+        final Map<String, Double> dense = denseIndex == null || user == null ? null
             : DenseHits.of(denseIndex, user, DenseHits.modelsOf(embedder, userMemories), vectors, Math.max(k, k * overfetch));
-        return exhaustive.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, 0);
-    }
-
-    /**
-     * Ranks exhaustively with a precomputed query vector of the default model (other models' vectors
-     * are embedded on demand).
-     *
-     * @param query the query text (for BM25)
-     * @param queryVector its embedding by the default model (normalised here)
-     * @param userMemories all memories of ONE user
-     * @param k how many hits at most, ≥ 1
-     * @return at most k hits, best first
-     */
-    public List<ScoredMemory> rank(final String query, final float[] queryVector,
-                                   final Collection<Memory> userMemories, final int k) {
-        return rank(query, queryVector, userMemories, k, 0);
+        return exhaustive.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, minScore);
     }
 
     /**
@@ -370,27 +361,11 @@ public final class HybridScorer {
      * @param minScore hits with a total below this are dropped
      * @return at most k hits, best first
      */
-    public List<ScoredMemory> rank(final String query, final float[] queryVector,
-                                   final Collection<Memory> userMemories, final int k, final double minScore) {
-        requireK(k);
+    private List<ScoredMemory> rankWithVector(final String query, final float[] queryVector,
+                                              final Collection<Memory> userMemories, final int k, final double minScore) {
         final float[] normalized = Vectors.normalized(queryVector);
         return exhaustive.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
             userMemories, HybridScorer::isActive, k, null, minScore);
-    }
-
-    /**
-     * Ranks the memories that were valid at a point in event time ("what did we know at T").
-     *
-     * @param query the query text
-     * @param userMemories all memories of ONE user, every status
-     * @param k how many hits at most, ≥ 1
-     * @param asOf the point in event time
-     * @return at most k hits among the memories {@link #validAt valid at} {@code asOf}, best first
-     */
-    public List<ScoredMemory> rankAsOf(final String query, final Collection<Memory> userMemories, final int k,
-                                       final Instant asOf) {
-        requireK(k);
-        return exhaustive.rank(query, model -> queryVector(query, model), userMemories, m -> validAt(m, asOf), k, null, 0);
     }
 
     /**
@@ -421,41 +396,4 @@ public final class HybridScorer {
             throw new IllegalArgumentException("k must be at least 1: " + k);
         }
     }
-
-    /**
-     * Whether a memory was known and valid at a point in event time: stated by then
-     * ({@code validFrom ≤ asOf}), not yet superseded ({@code validTo} absent or after {@code asOf}),
-     * and not yet archived (ACTIVE, or archived after {@code asOf}: {@code updatedAt} is its archiving time).
-     *
-     * @param memory a memory of any status
-     * @param asOf the point in event time
-     * @return true if it belongs in an answer "as of" that time
-     */
-    public static boolean validAt(final Memory memory, final Instant asOf) {
-        return !memory.getValidFrom().isAfter(asOf)
-            && (memory.getValidTo() == null || memory.getValidTo().isAfter(asOf))
-            && (memory.getStatus() == MemoryStatus.ACTIVE
-                || memory.getStatus() == MemoryStatus.ARCHIVED && memory.getUpdatedAt().isAfter(asOf));
-    }
-
-    /**
-     * The reference time of recency: the newest event time among the user's memories.
-     *
-     * @param userMemories one user's memories
-     * @return max of updatedAt and lastAccessedAt, or the epoch when there are none
-     */
-    public static Instant referenceTime(final Collection<Memory> userMemories) {
-        Instant newest = Instant.EPOCH;
-        for (final Memory m : userMemories) {
-            if (m.getUpdatedAt() != null && m.getUpdatedAt().isAfter(newest)) {
-                newest = m.getUpdatedAt();
-            }
-            if (m.getLastAccessedAt() != null && m.getLastAccessedAt().isAfter(newest)) {
-                newest = m.getLastAccessedAt();
-            }
-        }
-        return newest;
-    }
-
-
 }

@@ -139,4 +139,24 @@ public record RelevanceModel(double intercept, double dense, double lexical, dou
     public String toString() {
         return String.format(Locale.ROOT, "%.4f,%.4f,%.4f,%.4f", intercept, dense, lexical, period);
     }
+
+    /**
+     * The calibration of each model an embedder holds: its fit, or the override given for it.
+     *
+     * @param models the embedder's models
+     * @param defaultModel the model a bare override list is for
+     * @param override {@code retrieval.relevance.calibration}: a bare list is the default model's, {@code <model>:…}
+     *     entries set others, the rest keep their fit
+     * @return model name → calibration, unmodifiable
+     * @throws IllegalArgumentException when the override is malformed or names a model without a fit
+     */
+    static Map<String, RelevanceModel> forModels(final java.util.List<String> models, final String defaultModel,
+                                                          final String override) {
+        final Map<String, String> overrides = overrides(override, defaultModel);
+        final Map<String, RelevanceModel> byModel = new HashMap<>();
+        for (final String model : models) {
+            byModel.put(model, of(model, overrides.getOrDefault(model.toLowerCase(Locale.ROOT), "")));
+        }
+        return Map.copyOf(byModel);
+    }
 }

@@ -50,7 +50,7 @@ public final class TurnHeuristics {
     public static final int UNSPACED_LETTERS_PER_WORD = 2;
 
     private static final Pattern SENTENCE_END = Pattern.compile(
-        "(?<=[.!?\u2026])\\s+|(?<=[\u3002\uFF01\uFF1F\u061F\u0964])\\s*|\\s*\\n+\\s*");
+        "(?<=[.!?\u2026])(?<!\\b(?:\\p{Lu}|St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|vs|etc)\\.)\\s+|(?<=[\u3002\uFF01\uFF1F\u061F\u0964])\\s*|\\s*\\n+\\s*");
     /** Question marks: ASCII, full-width (Chinese, Japanese), Arabic. */
     private static final String QUESTION_MARKS = "?\uFF1F\u061F";
     private static final Pattern IMAGE = Pattern.compile("\\s*\\[image:[^\\]]*\\]");

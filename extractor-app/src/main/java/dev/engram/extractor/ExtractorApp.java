@@ -76,6 +76,21 @@ public final class ExtractorApp extends StreamsApp {
         return gauge == null ? 0 : Math.round(gauge.value());
     }
 
+    /**
+     * @return this instance's consumed conversations by outcome ({@value ExtractionTopology#METER_OUTCOMES}): key
+     *     {@code remembered}, {@code nothing_to_remember:<reason>} or {@code dead_lettered:<stage>}, sorted; empty
+     *     before the first conversation
+     */
+    public java.util.Map<String, Long> conversationOutcomes() {
+        final java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        meters.find(ExtractionTopology.METER_OUTCOMES).counters().forEach(c -> {
+            final String outcome = c.getId().getTag("outcome");
+            final String reason = c.getId().getTag("reason");
+            out.merge(reason == null || reason.isEmpty() ? outcome : outcome + ":" + reason, Math.round(c.count()), Long::sum);
+        });
+        return out;
+    }
+
     private static ThreadFactory daemon() {
         final AtomicInteger count = new AtomicInteger();
         return task -> {

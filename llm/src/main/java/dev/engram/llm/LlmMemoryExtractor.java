@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
 public final class LlmMemoryExtractor implements MemoryExtractor {
 
     /** Version of the prompt and answer schema; change it whenever either changes. */
-    public static final String PROMPT_VERSION = "extract-v1";
+    public static final String PROMPT_VERSION = "extract-v2";
     /** Rounds of client retries on transient failures while the breaker stays closed. */
     public static final int TRANSIENT_ROUNDS = 2;
     /** Conversations with at least this many messages get an episodic summary. */
@@ -77,8 +77,12 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         Each memory: {"type": "SEMANTIC" (a fact about the user) | "PROCEDURAL" (how the user wants to be served) |
         "EPISODIC" (a notable event in the user's life), "category": "ROLE" | "TECHNICAL" | "PREFERENCE" | "CONSTRAINT" |
         "CONTEXT" | "PERSONAL" (facts only, else null), "key": snake_case slot for facts, e.g. preferred_language, ide,
-        cloud_provider, city, employer, role, diet, name, preference:<subject> (value like|dislike), uses:<tool>,
-        response_style (else null), "value": the fact's value, e.g. Python (null when key is null), "displayName": a short
+        cloud_provider, city, hometown, employer, role, diet, name, preference:<subject> (value like|dislike; "I prefer X"
+        is a preference, not uses:<x>), uses:<tool>, hobby:<activity>, pet:<name>, family:<relation>:<name>,
+        favorite:<kind> (value the favourite), response_style, and for safety facts (category CONSTRAINT, importance 0.9
+        or more, one memory per item) allergy:<allergen>, intolerance:<substance>, condition:<condition>,
+        medication:<medication>, avoids:<food>, accessibility:<need> (else null), "value": the fact's value, e.g. Python
+        (null when key is null), "displayName": a short
         human label, "content": the memory as one sentence about the user in the third person, "importance": 0..1,
         "confidence": 0..1, "source": "EXPLICIT" (the user said it) | "INFERRED", "negated": true when the user retracts
         key=value ("I no longer use Jira"), "evidence": the [index] numbers of the messages that state it}.

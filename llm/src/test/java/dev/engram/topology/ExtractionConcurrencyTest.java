@@ -202,7 +202,7 @@ class ExtractionConcurrencyTest {
             // Every scripted failure was used once, then each conversation made exactly one successful call:
             // calls refused by the open breaker never reached the server.
             assertThat(server.requestCount()).isEqualTo(12 + 10);
-            assertThat(out).allSatisfy(c -> assertThat(c.getExtractor()).isEqualTo("llm:stub-model:extract-v1"));
+            assertThat(out).allSatisfy(c -> assertThat(c.getExtractor()).isEqualTo("llm:stub-model:" + dev.engram.llm.LlmMemoryExtractor.PROMPT_VERSION));
         }
     }
 }

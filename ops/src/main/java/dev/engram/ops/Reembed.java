@@ -44,7 +44,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <ol>
  *   <li>reads the memory state ({@code memory-updated}, read_committed, folded per user; DELETED memories
  *       left out);</li>
- *   <li>embeds each memory's content with the new model in batches of {@value #BATCH};</li>
+ *   <li>embeds each memory's content with the new model in batches of {@value #BATCH}, by the apps' per-script
+ *       rule ({@link #routed}): with {@code embedding.model.han} set, a mostly-Han memory is kept on (or moved to)
+ *       the Han model, as a memory created after the switch would be; the report counts the memories per model;</li>
  *   <li>writes each memory, with the new {@code embedding} and {@code embeddingModel}, to its own compacted
  *       topic {@code memory-embeddings-<model>} (key {@code tenant/user\0memoryId}, value Memory in
  *       Avro single-object encoding), idempotently (a re-run overwrites the same keys): the new model's vectors
@@ -88,9 +90,12 @@ public final class Reembed {
      * @param catchUpCommands REEMBED commands of memories created while the switch was going on
      * @param redriven dead-lettered candidates published again with the new model's vector
      * @param seconds wall time
+     * @param perModel memories per embedding model after the re-embedding, by model name (with the per-script
+     *     rule, mostly-Han memories stay on {@code embedding.model.han})
      */
     public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
-                         long commands, boolean caughtUp, long catchUpCommands, long redriven, double seconds) {
+                         long commands, boolean caughtUp, long catchUpCommands, long redriven, double seconds,
+                         Map<String, Long> perModel) {
     }
 
     /** How long the catch-up waits for the apps at most unless told otherwise. */
@@ -171,7 +176,9 @@ public final class Reembed {
         final Serializer<Memory> encoder = Topic.memoryEmbeddings(provider.model()).valueSerializer(config);
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
-        final Embedder embedder = provider.create();
+        final Embedder target = provider.create();
+        final Embedder embedder = routed(target, config);
+        final Map<String, Long> perModel = new java.util.TreeMap<>();
         final List<Memory> reembedded = new ArrayList<>(memories.size());
         final Map<String, Memory> memoriesById = new HashMap<>();
         memories.forEach(m -> memoriesById.put(m.getMemoryId(), m));
@@ -180,8 +187,11 @@ public final class Reembed {
             new StringSerializer(), new ByteArraySerializer())) {
             for (int from = 0; from < memories.size(); from += BATCH) {
                 final List<Memory> batch = memories.subList(from, Math.min(memories.size(), from + BATCH));
-                for (final Memory next : embedded(embedder, provider.model(), batch)) {
-                    dimensions = next.getEmbedding().size();
+                for (final Memory next : embedded(embedder, batch)) {
+                    perModel.merge(next.getEmbeddingModel(), 1L, Long::sum);
+                    if (provider.model().equals(next.getEmbeddingModel())) {
+                        dimensions = next.getEmbedding().size();
+                    }
                     if (!sameVector(next, memoriesById.get(next.getMemoryId()))) {
                         reembedded.add(next); // a memory already of that model keeps its vector: no command
                     }
@@ -205,18 +215,19 @@ public final class Reembed {
             long commands = 0;
             ReembedCatchUp.Result caughtUp = new ReembedCatchUp.Result(false, 0, 0, 0);
             if (switched) {
-                commands = publishCommands(producer, reembedded, provider.model(), config);
+                commands = publishCommands(producer, reembedded, config);
                 producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
                     provider.model().getBytes(StandardCharsets.UTF_8))).get();
                 out.printf("Named %s active; catching up (memories created meanwhile, dead-lettered candidates)…%n",
                     provider.model());
-                caughtUp = new ReembedCatchUp(client, config, out, applyTimeout).run(embedder, provider.model(), producer);
+                caughtUp = new ReembedCatchUp(client, config, out, applyTimeout).run(embedder, producer);
                 QdrantAlias.switchTo(config, provider.model(), out);
             }
             final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
-                commands, caughtUp.done(), caughtUp.commands(), caughtUp.redriven(), (System.nanoTime() - started) / 1e9);
-            out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; %s%n",
-                report.written(), report.memories(), dimensions, topic, report.seconds(),
+                commands, caughtUp.done(), caughtUp.commands(), caughtUp.redriven(), (System.nanoTime() - started) / 1e9,
+                Map.copyOf(perModel));
+            out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; per model: %s; %s%n",
+                report.written(), report.memories(), dimensions, topic, report.seconds(), perModel,
                 switched ? "active model is now " + provider.model() + " (" + commands + " REEMBED commands on "
                     + Topic.MEMORY_COMMANDS.name() + (report.caughtUp() ? "; caught up: " + report.catchUpCommands()
                     + " more commands, " + report.redriven() + " candidates re-driven)"
@@ -229,7 +240,7 @@ public final class Reembed {
         } catch (ExecutionException e) {
             throw new IllegalStateException("Cannot switch the active model", e.getCause());
         } finally {
-            embedder.close(); // a no-op for the built-in models: JVM-wide shared instances
+            target.close(); // a no-op for the built-in models (and the Han model): JVM-wide shared instances
         }
     }
 
@@ -241,12 +252,13 @@ public final class Reembed {
      * @throws InterruptedException if interrupted while waiting
      */
     static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
-                                        final String model, final EngramConfig config)
+                                final EngramConfig config)
         throws ExecutionException, InterruptedException {
         final Serializer<MemoryCommand> commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
         final List<java.util.concurrent.Future<?>> sent = new ArrayList<>(reembedded.size());
         for (final Memory m : reembedded) {
             final Instant at = latest(m.getUpdatedAt(), latest(m.getLastConfirmedAt(), m.getLastAccessedAt()));
+            final String model = m.getEmbeddingModel();
             final MemoryCommand command = MemoryCommand.newBuilder()
                 .setCommandId(MemoryIds.uuid("reembed", m.getTenantId(), m.getUserId(), m.getMemoryId(), model,
                     m.getContent()))
@@ -265,14 +277,33 @@ public final class Reembed {
     }
 
     /**
-     * @param embedder the new model
-     * @param model its name
-     * @param batch memories
-     * @return each memory with the new model's vector of its content; a memory already of that model keeps its own
-     *     (not embedded again)
+     * The embedder a re-embedding to {@code target} uses: the same rule as the apps after the switch
+     * ({@link ActiveModelEmbedder#switchTo}): with {@code embedding.model.han} routing on, mostly-Han text keeps the
+     * Han model and everything else goes to {@code target} (Chinese stays on bge-small-zh when the switch is to an
+     * English model); a switch to the Han model itself, or without routing, puts every text on {@code target}.
+     *
+     * @param target the new model's embedder
+     * @param config the deployment's {@code embedding.*} settings
+     * @return the routed embedder ({@link Embedder#modelFor} names each memory's model)
      */
-    static List<Memory> embedded(final Embedder embedder, final String model, final List<Memory> batch) {
-        final List<Memory> todo = batch.stream().filter(m -> !model.equals(m.getEmbeddingModel())).toList();
+    static Embedder routed(final Embedder target, final EngramConfig config) {
+        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+        if (!dev.engram.embedder.ScriptRoutedEmbedder.routesHan(config) || target.modelName().equals(hanModel)) {
+            return target;
+        }
+        return new dev.engram.embedder.ScriptRoutedEmbedder(target, dev.engram.embedder.OnnxEmbedder.shared(hanModel),
+            config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
+    }
+
+    /**
+     * @param embedder the routed new model ({@link #routed})
+     * @param batch memories
+     * @return each memory with the vector of its content by the model {@code embedder} routes it to; a memory
+     *     already of that model keeps its own (not embedded again)
+     */
+    static List<Memory> embedded(final Embedder embedder, final List<Memory> batch) {
+        final List<Memory> todo = batch.stream()
+            .filter(m -> !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel())).toList();
         final List<float[]> vectors = todo.isEmpty() ? List.of()
             : embedder.embedAll(todo.stream().map(Memory::getContent).toList());
         final Map<String, float[]> byId = new HashMap<>();
@@ -283,7 +314,7 @@ public final class Reembed {
         for (final Memory m : batch) {
             final float[] v = byId.get(m.getMemoryId());
             out.add(v == null ? m : Memory.newBuilder(m).setEmbedding(Vectors.toList(v))
-                .setEmbeddingModel(model).build());
+                .setEmbeddingModel(embedder.modelFor(m.getContent())).build());
         }
         return out;
     }

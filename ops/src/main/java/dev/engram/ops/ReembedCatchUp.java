@@ -87,12 +87,12 @@ final class ReembedCatchUp {
     }
 
     /**
-     * @param embedder the new model
-     * @param model its name
+     * @param embedder the new model, routed by script ({@link Reembed#routed}): each memory's target model is
+     *     {@code embedder.modelFor(content)}
      * @param producer the tool's producer
      * @return what was done
      */
-    Result run(final Embedder embedder, final String model, final KafkaProducer<String, byte[]> producer)
+    Result run(final Embedder embedder, final KafkaProducer<String, byte[]> producer)
         throws InterruptedException, ExecutionException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         Thread.sleep(FOLLOWER_GRACE.toMillis());
@@ -102,28 +102,29 @@ final class ReembedCatchUp {
         }
         long commands = 0;
         for (int round = 1; round <= ROUNDS; round++) {
-            final List<Memory> left = leftovers(model);
+            final List<Memory> left = leftovers(embedder);
             if (left.isEmpty()) {
                 break;
             }
             out.printf(Locale.ROOT, "  catch-up round %d: %,d memories still of another model%n", round, left.size());
-            commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, model, left), model, config);
+            commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, left), config);
             if (!awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_COMMANDS.name()), deadline)) {
                 return new Result(false, commands, 0, 0);
             }
         }
-        final long[] redrive = redrive(embedder, model, producer);
+        final long[] redrive = redrive(embedder, producer);
         final boolean applied = redrive[0] == 0
             || awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), deadline);
-        return new Result(applied && leftovers(model).isEmpty(), commands, redrive[0], redrive[1]);
+        return new Result(applied && leftovers(embedder).isEmpty(), commands, redrive[0], redrive[1]);
     }
 
-    /** @return the memories (not deleted) whose vector is not the model's */
-    List<Memory> leftovers(final String model) {
+    /** @return the memories (not deleted) whose vector is not of the model their content is routed to */
+    List<Memory> leftovers(final Embedder embedder) {
         final List<Memory> out = new ArrayList<>();
         MemoryState.read(client, null, Duration.ofMinutes(10), Topic.MEMORY_UPDATED.valueDeserializer(config))
             .memories().values().forEach(ms -> ms.stream()
-                .filter(m -> !m.getEmbedding().isEmpty() && !model.equals(m.getEmbeddingModel())).forEach(out::add));
+                .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
+                .forEach(out::add));
         return out;
     }
 
@@ -161,7 +162,7 @@ final class ReembedCatchUp {
     }
 
     /** @return {re-driven, undecodable} */
-    private long[] redrive(final Embedder embedder, final String model, final KafkaProducer<String, byte[]> producer)
+    private long[] redrive(final Embedder embedder, final KafkaProducer<String, byte[]> producer)
         throws InterruptedException, ExecutionException {
         final String dlq = Topic.deadLetters(AppIds.CONSOLIDATOR).name();
         final Map<TopicPartition, Long> from = watermarks(dlq);
@@ -193,7 +194,7 @@ final class ReembedCatchUp {
         for (int i = 0; i < again.size(); i++) {
             final ProducerRecord<String, MemoryCandidate> p = again.get(i);
             final MemoryCandidate redriven = MemoryCandidate.newBuilder(p.value())
-                .setEmbedding(Vectors.toList(vectors.get(i))).setEmbeddingModel(model).build();
+                .setEmbedding(Vectors.toList(vectors.get(i))).setEmbeddingModel(embedder.modelFor(p.value().getContent())).build();
             sent.add(producer.send(new ProducerRecord<>(p.topic(), null, p.timestamp(), p.key(),
                 encoder.serialize(p.topic(), redriven))));
         }
@@ -207,7 +208,7 @@ final class ReembedCatchUp {
         }
         if (!again.isEmpty() || undecodable[0] > 0) {
             out.printf(Locale.ROOT, "  re-drove %,d dead-lettered candidates with %s (%,d no longer decode)%n",
-                again.size(), model, undecodable[0]);
+                again.size(), embedder.models(), undecodable[0]);
         }
         return new long[] {again.size(), undecodable[0]};
     }

@@ -14,12 +14,13 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bin/engram topics}: creates every Engram topic that does not exist yet ({@link TopicSetup},
- * {@code topics.partitions} partitions each); the Kubernetes topics Job runs it. The cluster must answer within
+ * {@code topics.partitions} partitions each) and lets the existing ones take every event time Engram accepts
+ * ({@link TopicSetup#alignTimestampLimits}); the Kubernetes topics Job runs it. The cluster must answer within
  * {@code --connect-timeout} seconds (default 15), else one line names the bootstrap servers and the exit code is 1.
  * Exit 0 on success.
  */
 @Command(name = "topics", mixinStandardHelpOptions = true,
-    description = "Create Engram's topics (topics.partitions partitions each) on a running cluster; existing ones are left alone.")
+    description = "Create Engram's topics (topics.partitions partitions each) on a running cluster; existing ones keep their settings except the timestamp limits (event times 1970 … 9999).")
 public final class TopicsCommand implements Callable<Integer> {
 
     @Mixin
@@ -34,6 +35,11 @@ public final class TopicsCommand implements Callable<Integer> {
             final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
                 config.maxMessageBytes());
             System.out.println("Created " + created.size() + " topic(s): " + created);
+            final List<String> aligned = TopicSetup.alignTimestampLimits(admin);
+            if (!aligned.isEmpty()) {
+                System.out.println("Set message.timestamp.after.max.ms and message.timestamp.before.max.ms to their"
+                    + " maximum (event times 1970 … 9999) on " + aligned.size() + " existing topic(s): " + aligned);
+            }
             return 0;
         }
     }

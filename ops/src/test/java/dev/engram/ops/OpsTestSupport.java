@@ -55,19 +55,92 @@ public final class OpsTestSupport {
             .setEmbeddingModel("one-hot-test").setExtractor("ops-it").build();
     }
 
-    /** Sends candidates {@code from} (inclusive) to {@code to} (exclusive), keyed by user, and flushes. */
+    /**
+     * Sends candidates {@code from} (inclusive) to {@code to} (exclusive), keyed by user, flushes, and checks
+     * every send: a failed send is an {@link AssertionError} naming how many failed, their numbers and the
+     * first error, never a silent gap that shows up later as a missing update.
+     *
+     * <p>One request in flight per connection ({@code max.in.flight.requests.per.connection=1}): sent to a
+     * broker that has just restarted, an idempotent producer with several requests in flight can lose a
+     * batch (KAFKA-15591: the first batch gets NOT_LEADER_OR_FOLLOWER while the partition is not loaded
+     * yet, the next batch is appended because the broker has no state for the new producer id and so
+     * accepts any first sequence, and every retry of the first batch then gets OUT_OF_ORDER_SEQUENCE_NUMBER
+     * until {@code delivery.timeout.ms} expires it). {@code BrokerRestartIT} lost 9-99 of 300 candidates
+     * that way at load 10-20, with the log repeating "incoming seq. number 0, current end 44".
+     */
     static void sendCandidates(final String bootstrap, final int from, final int to) {
         final Serializer<MemoryCandidate> values = AvroSerdes.serde(MemoryCandidate.class).serializer();
+        final java.util.concurrent.ConcurrentSkipListMap<Integer, String> failed = new java.util.concurrent.ConcurrentSkipListMap<>();
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all",
+            ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
+            // a broker restarting under load may take minutes to lead its partitions again
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000, ProducerConfig.MAX_BLOCK_MS_CONFIG, 300_000,
             ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new ByteArraySerializer())) {
             for (int i = from; i < to; i++) {
                 final MemoryCandidate c = candidate(i);
+                final int number = i;
                 producer.send(new ProducerRecord<>(Topic.MEMORY_CANDIDATES.name(), null, c.getEventTime().toEpochMilli(),
-                    "t/" + c.getUserId(), values.serialize(Topic.MEMORY_CANDIDATES.name(), c)));
+                    "t/" + c.getUserId(), values.serialize(Topic.MEMORY_CANDIDATES.name(), c)), (metadata, error) -> {
+                        if (error != null) {
+                            failed.put(number, error.toString());
+                        }
+                    });
             }
             producer.flush();
         }
+        if (!failed.isEmpty()) {
+            throw new AssertionError(failed.size() + " of " + (to - from) + " candidate sends failed, candidates "
+                + firstOf(failed.keySet()) + "; first error: " + failed.firstEntry().getValue());
+        }
+    }
+
+    /**
+     * Asserts that the updates hold exactly one event per candidate {@code 0..count-1} (memory id = candidate
+     * id) and nothing else, naming counts and candidate numbers (at most 20), never whole records.
+     *
+     * @param updates committed {@code memory-updated} events
+     * @param count candidates sent
+     * @param partitions partitions of {@code memory-candidates} (to say where the missing ones were)
+     */
+    static void assertExactlyOncePerCandidate(final List<MemoryUpdated> updates, final int count, final int partitions) {
+        final Map<String, Integer> numberById = new java.util.HashMap<>();
+        for (int i = 0; i < count; i++) {
+            numberById.put(candidate(i).getCandidateId(), i);
+        }
+        final Map<String, Long> seen = updates.stream().collect(java.util.stream.Collectors.groupingBy(
+            MemoryUpdated::getMemoryId, java.util.TreeMap::new, java.util.stream.Collectors.counting()));
+        final java.util.TreeSet<Integer> missing = new java.util.TreeSet<>();
+        numberById.forEach((id, n) -> {
+            if (!seen.containsKey(id)) {
+                missing.add(n);
+            }
+        });
+        final java.util.TreeSet<Integer> duplicated = new java.util.TreeSet<>();
+        final List<String> unexpected = new ArrayList<>();
+        seen.forEach((id, times) -> {
+            if (!numberById.containsKey(id)) {
+                unexpected.add(id);
+            } else if (times > 1) {
+                duplicated.add(numberById.get(id));
+            }
+        });
+        if (!missing.isEmpty() || !duplicated.isEmpty() || !unexpected.isEmpty()) {
+            final Map<Integer, Long> byPartition = new java.util.TreeMap<>();
+            missing.forEach(n -> byPartition.merge(org.apache.kafka.common.utils.Utils.toPositive(
+                org.apache.kafka.common.utils.Utils.murmur2(("t/u-" + n).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                % partitions, 1L, Long::sum));
+            throw new AssertionError(updates.size() + " updates for " + count + " candidates: " + missing.size()
+                + " missing (candidates " + firstOf(missing) + "; per partition " + byPartition + "), "
+                + duplicated.size() + " duplicated (candidates " + firstOf(duplicated) + "), " + unexpected.size()
+                + " unexpected ids " + firstOf(unexpected));
+        }
+    }
+
+    /** @return at most the first 20 elements, then how many more */
+    private static String firstOf(final java.util.Collection<?> items) {
+        final List<String> shown = items.stream().limit(20).map(String::valueOf).toList();
+        return shown + (items.size() > shown.size() ? " and " + (items.size() - shown.size()) + " more" : "");
     }
 
     /** Waits until the group has committed everything on its input topics. */

@@ -68,7 +68,7 @@ class QdrantConsolidationIT {
         final MemoryCandidate kotlin = candidate("c-3", "2025-12-03T09:00:00Z", "preferred_language", "Kotlin",
             "I write almost everything in Kotlin.");
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        final Duration timeout = Duration.ofMillis(500);
+        final Duration timeout = Duration.ofSeconds(5); // a call to the in-process double can take seconds at load 10+
         final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.QDRANT_RETRY_BUDGET_MS, 1000));
         try (QdrantDouble qdrant = QdrantDouble.start();
              QdrantVectorIndexFactory factory = new QdrantVectorIndexFactory(new QdrantVectorIndex(

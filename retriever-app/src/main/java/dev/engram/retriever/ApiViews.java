@@ -74,10 +74,11 @@ public final class ApiViews {
      * @param reinforcementCount conversations that stated it
      * @param createdAt event time created
      * @param updatedAt event time of the last change
+     * @param agentId the agent whose own memory it is, null when every agent of the user shares it
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
-                      int reinforcementCount, Instant createdAt, Instant updatedAt) {
+                      int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId) {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
@@ -86,7 +87,7 @@ public final class ApiViews {
                 new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
                     round(scored.access())),
                 Source.of(m.getSources()), m.getStatus().name(), m.getReinforcementCount(), m.getCreatedAt(),
-                m.getUpdatedAt());
+                m.getUpdatedAt(), m.getAgentId());
         }
     }
 
@@ -129,13 +130,14 @@ public final class ApiViews {
      * @param language the content's language as the extractor detected it (BCP 47 primary subtag: en, zh, ja,
      *     ko, ar, vi, …), or null when unknown
      * @param eventDates absolute dates the content refers to (ISO 8601 days or intervals), possibly empty
+     * @param agentId the agent whose own memory it is, null when every agent of the user shares it
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
                              String status, String archiveReason, List<Source> sources, int reinforcementCount,
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
                              Instant validFrom, Instant validTo, String supersededBy, String language,
-                             List<String> eventDates) {
+                             List<String> eventDates, String agentId) {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
@@ -144,7 +146,7 @@ public final class ApiViews {
                 m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
                 m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy(), m.getLanguage(),
-                List.copyOf(m.getEventDates()));
+                List.copyOf(m.getEventDates()), m.getAgentId());
         }
     }
 

@@ -66,6 +66,29 @@ public final class ContextBlock {
      * @return the block within the budget
      */
     public static Result build(final List<ScoredMemory> hits, final int budgetTokens) {
+        return build(List.of(), hits, budgetTokens);
+    }
+
+    /**
+     * The block with memories that must be in it whatever the ranking says (the user's safety facts for a message
+     * about food, health, travel or plans: {@link dev.engram.safety.SafetyFacts}): they are added first, in the order
+     * given, then the ranked hits; a hit already pinned is not repeated. A pinned memory that does not fit the budget
+     * is left out like any other.
+     *
+     * @param pinned memories to add before the hits, in order
+     * @param hits scored memories, best first
+     * @param budgetTokens the budget, ≥ 1
+     * @return the block within the budget
+     */
+    public static Result build(final List<Memory> pinned, final List<ScoredMemory> hits, final int budgetTokens) {
+        final List<Memory> memories = new ArrayList<>(pinned);
+        final java.util.Set<String> ids = new java.util.HashSet<>();
+        pinned.forEach(m -> ids.add(m.getMemoryId()));
+        hits.stream().map(ScoredMemory::memory).filter(m -> !ids.contains(m.getMemoryId())).forEach(memories::add);
+        return pack(memories, budgetTokens);
+    }
+
+    private static Result pack(final List<Memory> memories, final int budgetTokens) {
         // section heading -> (sub-heading or "" -> lines)
         final Map<String, Map<String, List<String>>> sections = new LinkedHashMap<>();
         sections.put(FACTS, new LinkedHashMap<>());
@@ -74,8 +97,7 @@ public final class ContextBlock {
         final List<String> included = new ArrayList<>();
         final List<String> seen = new ArrayList<>();
         String rendered = "";
-        for (final ScoredMemory hit : hits) {
-            final Memory m = hit.memory();
+        for (final Memory m : memories) {
             final String section = section(m);
             final String key = normalized(m.getContent());
             if (key.isEmpty() || seen.stream().anyMatch(k -> k.contains(key))) {

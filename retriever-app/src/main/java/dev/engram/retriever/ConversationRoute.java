@@ -45,7 +45,7 @@ import io.javalin.http.Context;
 final class ConversationRoute {
 
     private static final Set<String> FIELDS = Set.of("tenantId", "userId", "conversationId", "messages", "completedAt",
-        "metadata");
+        "metadata", "agentId");
     private static final Set<String> MESSAGE_FIELDS = Set.of("index", "role", "content", "timestamp");
     /** Latest event time accepted, as ingest: the last instant of year 9999. */
     private static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
@@ -130,7 +130,18 @@ final class ConversationRoute {
         }
         return ConversationCompleted.newBuilder().setTenantId(user.tenantId()).setUserId(user.userId())
             .setConversationId(id.asText()).setMessages(messages).setCompletedAt(completedAt)
-            .setMetadata(metadata(body.get("metadata"), replaced)).build();
+            .setMetadata(metadata(body.get("metadata"), replaced)).setAgentId(agent(body.get("agentId"))).build();
+    }
+
+    /** The optional {@code agentId} (mem0's agent_id): a non-blank string, or absent/null for no agent. */
+    private static String agent(final JsonNode value) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual() || value.asText().isBlank()) {
+            throw ApiProblem.badRequest("agentId must be a non-blank string, or absent for no agent");
+        }
+        return value.asText().strip();
     }
 
     private static Message message(final JsonNode turn, final int position, final Instant completedAt,

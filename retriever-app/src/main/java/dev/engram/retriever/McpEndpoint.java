@@ -36,12 +36,21 @@ import io.micrometer.core.instrument.Timer;
  *
  * <table>
  *   <caption>tools, each one call of the HTTP API</caption>
- *   <tr><td>{@value #SEARCH}</td><td>{@code GET .../memories?query=&k=}</td></tr>
- *   <tr><td>{@value #CONTEXT}</td><td>{@code GET .../context?message=&budgetTokens=}</td></tr>
+ *   <tr><td>{@value #SEARCH}</td><td>{@code GET .../memories?query=&k=[&minScore=&recordAccess=]}</td></tr>
+ *   <tr><td>{@value #CONTEXT}</td><td>{@code GET .../context?message=&budgetTokens=[&recordAccess=]}</td></tr>
  *   <tr><td>{@value #LIST}</td><td>{@code GET .../memories[?type=&status=]}</td></tr>
  *   <tr><td>{@value #CORRECT}</td><td>{@code PUT .../memories/{id}}</td></tr>
  *   <tr><td>{@value #DELETE}</td><td>{@code DELETE .../memories/{id}}</td></tr>
+ *   <tr><td>{@value #SAVE_CONVERSATION}</td><td>{@code POST .../conversations}</td></tr>
  * </table>
+ * Each tool's {@code outputSchema} is the schema of the HTTP answer it carries, from {@code /openapi.json}
+ * ({@link ApiDocs#schema}); the SDK checks every result that is not an error against it.
+ *
+ * <p><b>Transport rules</b> ({@link McpHttpRules}, checked before the SDK): the protocol versions served and their
+ * negotiation, the {@code Origin} check against DNS rebinding (403), an {@code MCP-Protocol-Version} not served (400),
+ * CORS for allowed browser origins ({@code OPTIONS /mcp} answers the preflight). A JSON-RPC envelope the SDK would
+ * answer with its exception, and a call of a tool not served, are answered here ({@link McpMessages}). Every request
+ * is timed in {@value #REQUESTS_METRIC} by JSON-RPC method, tool and HTTP status.
  *
  * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API over loopback
  * with the caller's own API key, so authentication, the one-tenant-one-user check (403), validation (400),

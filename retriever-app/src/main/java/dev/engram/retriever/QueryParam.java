@@ -26,6 +26,8 @@ enum QueryParam {
     RECORD_ACCESS("recordAccess", Operations.MEMORIES, Operations.CONTEXT),
     /** Smallest score of a hit. */
     MIN_SCORE("minScore", Operations.MEMORIES),
+    /** The agent asking: its own memories and the shared ones; absent: every memory of the user. */
+    AGENT_ID("agentId", Operations.MEMORIES, Operations.CONTEXT),
     /** The user's next message, for the context block. */
     MESSAGE("message", Operations.CONTEXT),
     /** The context block's token budget. */

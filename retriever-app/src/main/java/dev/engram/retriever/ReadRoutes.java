@@ -26,12 +26,14 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.AppHttpServer;
+import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.ContentType;
 import io.javalin.http.Context;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The read routes of {@link RetrieverApi}: profile, query and list, history, context and export. Each
@@ -98,6 +100,7 @@ final class ReadRoutes {
         final Instant asOf = instantParam(ctx, QueryParam.AS_OF);
         final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
         final double minScore = doubleParam(ctx, QueryParam.MIN_SCORE, 0, 0, 1);
+        final String agent = agentParam(ctx);
         if (query != null && !hasWords(query)) {
             throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
         }
@@ -109,10 +112,11 @@ final class ReadRoutes {
             // asOf answers "what did we know at T" from the versions' validity (exact, over the local versions),
             // without reporting access; the current answer takes its dense candidates from the vector index
             // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
+            final int others = othersOf(user, agent);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : (asOf == null ? scorer.forList(n -> rank(user, profile, query, n, 0), k)
-                : service.searchIndex(user).map(index -> scorer.rankAsOf(index, OwnNames.strip(query, user, profile), k, asOf))
-                    .orElse(List.<ScoredMemory>of())).stream().filter(hit -> hit.score() >= minScore).toList();
+                : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0), agent, n), k)
+                : visible(service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(OwnNames.strip(query, user, profile), k + others).index(null, index).asOf(asOf))).orElse(List.<ScoredMemory>of()), agent, k)).stream()
+                    .filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
             final List<ApiViews.Hit> body = new ArrayList<>(hits.size());
             final List<String> ids = new ArrayList<>(hits.size());
@@ -127,6 +131,7 @@ final class ReadRoutes {
             return;
         }
         final List<ApiViews.MemoryView> views = service.memories(user).stream()
+            .filter(m -> visibleTo(m, agent))
             .filter(m -> type == null || m.getType() == type)
             .filter(m -> status == null || m.getStatus() == status)
             .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
@@ -183,12 +188,16 @@ final class ReadRoutes {
         }
         final int budget = intParam(ctx, QueryParam.BUDGET_TOKENS, defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
         final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        final String agent = agentParam(ctx);
         if (owner.forwarded(ctx, user)) {
             return;
         }
         final UserProfile profile = requireKnown(service, user);
-        final List<ScoredMemory> hits = profile.getMemoryEnabled() ? rank(user, profile, message, maxK, 0) : List.of();
-        final ContextBlock.Result block = ContextBlock.build(hits, budget);
+        final List<ScoredMemory> hits = profile.getMemoryEnabled()
+            ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0), agent, maxK) : List.of();
+        final List<Memory> pinned = profile.getMemoryEnabled() && SafetyFacts.concerns(message)
+            ? safetyFacts(user).stream().filter(m -> visibleTo(m, agent)).toList() : List.of();
+        final ContextBlock.Result block = ContextBlock.build(pinned, hits, budget);
         if (recordAccess) {
             access.report(user, block.included());
         }
@@ -197,11 +206,61 @@ final class ReadRoutes {
     }
 
     /**
+     * @return the user's ACTIVE safety facts ({@link SafetyFacts#DEFAULT}), most important first, read from the kept
+     *     search index (in memory: no store scan per request); none when the user has no index yet
+     */
+    private List<Memory> safetyFacts(final UserKey user) {
+        return service.searchIndex(user).map(index -> index.read(view -> {
+            final List<Memory> active = new ArrayList<>();
+            for (int slot = 0; slot < view.slots(); slot++) {
+                if (view.active(slot) && view.memory(slot) != null) {
+                    active.add(view.memory(slot));
+                }
+            }
+            return SafetyFacts.DEFAULT.pinned(active);
+        })).orElse(List.of());
+    }
+
+    /**
      * Answers {@code body} as JSON, as {@code ctx.json} does, but from Jackson's UTF-8 bytes: {@code ctx.json} builds a
      * String and encodes it again (the query and context answers, once per request).
      */
     private static void json(final Context ctx, final Object body) throws JsonProcessingException {
         ctx.contentType(ContentType.APPLICATION_JSON).result(JSON.writeValueAsBytes(body));
+    }
+
+    /** @return the {@code agentId} parameter, null when absent; a blank one is a 400 */
+    private static String agentParam(final Context ctx) {
+        final String agent = QueryParam.AGENT_ID.raw(ctx);
+        if (agent != null && agent.isBlank()) {
+            throw ApiProblem.badRequest("agentId must not be blank; omit it for every memory of the user");
+        }
+        return agent == null ? null : agent.strip();
+    }
+
+    /**
+     * Agent scope (mem0's {@code agent_id}): an agent sees the memories shared by every agent of the user (no
+     * {@code agentId}: the user's keyed facts, and whatever came from conversations without an agent) and its own.
+     *
+     * @param memory a memory
+     * @param agent the agent asking, or null for every memory
+     * @return whether the agent sees it
+     */
+    static boolean visibleTo(final Memory memory, final String agent) {
+        return agent == null || memory.getAgentId() == null || agent.equals(memory.getAgentId());
+    }
+
+    /**
+     * How many of the user's memories are other agents' own: a ranking over-fetches by that many, so that the top k
+     * the asking agent sees are the top k of the memories it may see.
+     */
+    private int othersOf(final UserKey user, final String agent) {
+        return agent == null ? 0 : (int) service.memories(user).stream().filter(m -> !visibleTo(m, agent)).count();
+    }
+
+    /** The hits the agent sees, at most {@code k}, in rank order. */
+    private static List<ScoredMemory> visible(final List<ScoredMemory> hits, final String agent, final int k) {
+        return agent == null ? hits : hits.stream().filter(hit -> visibleTo(hit.memory(), agent)).limit(k).toList();
     }
 
     /**
@@ -215,7 +274,7 @@ final class ReadRoutes {
                                     final double minScore) {
         final String text = OwnNames.strip(query, user, profile);
         try {
-            return service.searchIndex(user).map(index -> scorer.rank(user, index, text, k, minScore)).orElse(List.of());
+            return service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(text, k).index(user, index).minScore(minScore))).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);

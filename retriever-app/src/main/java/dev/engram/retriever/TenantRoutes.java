@@ -10,7 +10,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.CustomCategory;
@@ -32,13 +31,12 @@ import io.javalin.http.Context;
  *   <li>{@code GET /v1/tenants/{tenant}/settings[?asOf=T]}: the newest version (or the one in force at event time T),
  *       and how many versions there are; a tenant without settings gets the defaults with {@code version: null}.</li>
  *   <li>{@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger ({@code llm-usage}) of the last {@code days}
- *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day and in total,
+ *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day, per agent and in total,
  *       today's tokens and the daily token budget ({@link TenantViews.Usage}).</li>
  * </ul>
  */
 final class TenantRoutes {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of("categories", "instructions", "disabledCategories",
         "retentionDays", "dailyTokenBudget", "effectiveFrom");
     private static final Set<String> CATEGORY_FIELDS = Set.of("name", "description", "keywords", "ttlDays");
@@ -99,8 +97,9 @@ final class TenantRoutes {
         final int days = ApiRequests.intParam(ctx, QueryParam.USAGE_DAYS, 30, 1, 366);
         final LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
         final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
-        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, today.minusDays(days - 1L), today), today,
-            budget));
+        final LocalDate from = today.minusDays(days - 1L);
+        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, from, today),
+            tenants.usage().agents(tenant, from, today), today, budget));
     }
 
     private static JsonNode body(final Context ctx) {
@@ -109,15 +108,8 @@ final class TenantRoutes {
             throw ApiProblem.badRequest("a JSON body is required, e.g. {\"categories\": [{\"name\": \"medications\", "
                 + "\"description\": \"…\", \"keywords\": [\"mg\"]}]}");
         }
-        final JsonNode node;
-        try {
-            node = JSON.readTree(raw);
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest("the body is not valid JSON");
-        }
-        if (node == null || !node.isObject()) {
-            throw ApiProblem.badRequest("the body must be a JSON object");
-        }
+        // strict: UTF-8, one JSON object, each field once (dev.engram.runtime.JsonBodies)
+        final JsonNode node = dev.engram.runtime.JsonBodies.object(ctx.bodyAsBytes());
         unknownFields(node, FIELDS, "");
         return node;
     }

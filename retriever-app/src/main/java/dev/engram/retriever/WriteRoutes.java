@@ -7,13 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.runtime.JsonBodies;
 import dev.engram.scoring.Vectors;
 import io.javalin.http.Context;
 
@@ -23,7 +22,8 @@ import io.javalin.http.Context;
  * once the broker has it; the consolidator applies it in order with the user's other events. Correct and
  * delete are forwarded to the owning instance first (it checks that the memory is the user's: 404
  * otherwise); erase and settings are accepted anywhere, for unknown users too (their events may still
- * be in flight).
+ * be in flight). Bodies are parsed strictly ({@link JsonBodies}: UTF-8, one object, no duplicate or unknown
+ * field).
  */
 final class WriteRoutes {
 
@@ -31,7 +31,10 @@ final class WriteRoutes {
     static final String REPLACED_HEADER = "X-Engram-Replaced-Characters";
     /** Longest accepted corrected content or value, in characters. */
     static final int MAX_CORRECTION_CHARS = 2000;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The fields of a correction's body. */
+    static final java.util.Set<String> CORRECTION_FIELDS = java.util.Set.of("content", "value");
+    /** The field of a settings body. */
+    static final java.util.Set<String> SETTINGS_FIELDS = java.util.Set.of("memoryEnabled");
 
     private final RetrievalService service;
     private final ApiAccess auth;
@@ -60,11 +63,11 @@ final class WriteRoutes {
         final UserKey user = auth.user(ctx);
         final String memoryId = memoryId(ctx);
         final int[] replaced = {0};
-        final JsonNode body = body(ctx, replaced);
+        final JsonNode body = JsonBodies.object(ctx.bodyAsBytes(), CORRECTION_FIELDS);
         final String content = clean(optionalText(body, "content"), replaced);
         final String value = clean(optionalText(body, "value"), replaced);
         if (replaced[0] > 0) {
-            // invalid UTF-8 and lone surrogates become U+FFFD, as in ingest and the extractor; the count is told
+            // a lone surrogate (a JSON escape: the bytes are valid UTF-8) becomes U+FFFD, as in ingest; the count is told
             ctx.header(REPLACED_HEADER, Integer.toString(replaced[0]));
         }
         if (content == null && value == null) {
@@ -115,7 +118,7 @@ final class WriteRoutes {
     /** {@code PUT .../settings}: SET_MEMORY_ENABLED. */
     void settings(final Context ctx) {
         final UserKey user = auth.user(ctx);
-        final JsonNode enabled = body(ctx, new int[1]).get("memoryEnabled");
+        final JsonNode enabled = JsonBodies.object(ctx.bodyAsBytes(), SETTINGS_FIELDS).get("memoryEnabled");
         if (enabled == null || !enabled.isBoolean()) {
             throw ApiProblem.badRequest("memoryEnabled (true or false) is required");
         }
@@ -153,28 +156,17 @@ final class WriteRoutes {
     }
 
     /**
+     * The body of a write route without a fixed field list of its own ({@code POST .../conversations} names its
+     * unknown fields itself), parsed strictly ({@link JsonBodies#object(byte[])}).
+     *
      * @param ctx the request
-     * @param replaced adds the count of invalid UTF-8 sequences replaced by U+FFFD
+     * @param replaced unchanged: invalid UTF-8 is refused, not replaced (lone surrogates in JSON escapes are counted
+     *     where the text is read)
      * @return the body, a JSON object
-     * @throws ApiProblem 400 when the body is missing, not JSON or not an object
+     * @throws ApiProblem 400 when the body is missing, not UTF-8, not one JSON object, or has a duplicate field
      */
     static JsonNode body(final Context ctx, final int[] replaced) {
-        // decoded here (not by Jetty) so that invalid UTF-8 is replaced by U+FFFD and counted like any other
-        final dev.engram.core.Utf8Text.Clean decoded = dev.engram.core.Utf8Text.decode(ctx.bodyAsBytes());
-        replaced[0] += decoded.replaced();
-        final String raw = decoded.text();
-        if (raw.isBlank()) {
-            throw ApiProblem.badRequest("a JSON body is required");
-        }
-        try {
-            final JsonNode node = JSON.readTree(raw);
-            if (node == null || !node.isObject()) {
-                throw ApiProblem.badRequest("the body must be a JSON object");
-            }
-            return node;
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest("the body is not valid JSON");
-        }
+        return JsonBodies.object(ctx.bodyAsBytes());
     }
 
     private static String optionalText(final JsonNode body, final String field) {

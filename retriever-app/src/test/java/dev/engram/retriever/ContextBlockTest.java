@@ -48,6 +48,19 @@ class ContextBlockTest {
     }
 
     @Test
+    void shouldPutPinnedMemoriesFirstAndNotRepeatThemWhenTheRankingAlsoFoundThem() {
+        final Memory allergy = fact("t1", "u", "s1", FactCategory.CONSTRAINT, "allergy:shellfish", "shellfish",
+            "Is allergic to shellfish", T0);
+        final List<ScoredMemory> ranked = new java.util.ArrayList<>(hits);
+        ranked.add(hit(allergy, 0.1));
+        final ContextBlock.Result result = ContextBlock.build(List.of(allergy), ranked, 22);
+        assertThat(result.included()).as("the pinned fact first, whatever its rank; then the best that fit")
+            .startsWith("s1").doesNotHaveDuplicates();
+        assertThat(result.text()).startsWith("Known facts about the user:\n## CONSTRAINT\n- Is allergic to shellfish\n");
+        assertThat(result.estimatedTokens()).isLessThanOrEqualTo(22);
+    }
+
+    @Test
     void shouldHeadAFactOfTheTenantsOwnCategoryWithItsNameWhenItHasOne() {
         final Memory dose = Memory.newBuilder(fact("health", "u", "f9", FactCategory.CONTEXT, "medications:amlodipine",
             "I take 5 mg of amlodipine daily", "I take 5 mg of amlodipine daily", T0)).setCategory(null)

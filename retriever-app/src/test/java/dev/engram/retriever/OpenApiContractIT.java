@@ -231,7 +231,7 @@ class OpenApiContractIT {
             Map.entry(QueryParam.AS_OF, "yesterday"), Map.entry(QueryParam.RECORD_ACCESS, "maybe"),
             Map.entry(QueryParam.MIN_SCORE, "high"), Map.entry(QueryParam.MESSAGE, "%20"),
             Map.entry(QueryParam.BUDGET_TOKENS, "lots"), Map.entry(QueryParam.TENANT_AS_OF, "yesterday"),
-            Map.entry(QueryParam.USAGE_DAYS, "many"));
+            Map.entry(QueryParam.USAGE_DAYS, "many"), Map.entry(QueryParam.AGENT_ID, "%20"));
         for (final QueryParam param : QueryParam.values()) {
             for (final String operation : param.operations()) {
                 if (!operation.startsWith("GET /v1/")) {

@@ -83,7 +83,39 @@ final class PrometheusText {
      * @return the quantile in the histogram's unit; NaN when it has no observation
      */
     double quantile(final double q, final String histogram, final Map<String, String> match) {
-        final TreeMap<Double, Double> buckets = buckets(histogram, match);
+        return quantile(q, buckets(histogram, match));
+    }
+
+    /**
+     * @param histogram the histogram's base name
+     * @param match labels selecting the series
+     * @param before the same histogram's buckets in an earlier scrape (empty when it had none)
+     * @return the buckets of the observations made between the two scrapes (PromQL's {@code increase} per bucket)
+     */
+    TreeMap<Double, Double> bucketsSince(final String histogram, final Map<String, String> match,
+                                         final Map<Double, Double> before) {
+        final TreeMap<Double, Double> delta = buckets(histogram, match);
+        delta.replaceAll((le, count) -> count - before.getOrDefault(le, 0.0));
+        return delta;
+    }
+
+    /**
+     * @param histogram the histogram's base name
+     * @param match labels selecting the series
+     * @return its buckets, empty when the series has none yet
+     */
+    TreeMap<Double, Double> bucketsOrEmpty(final String histogram, final Map<String, String> match) {
+        return find(histogram + "_bucket", match).isEmpty() ? new TreeMap<>() : buckets(histogram, match);
+    }
+
+    /**
+     * PromQL's {@code histogram_quantile} over given cumulative buckets.
+     *
+     * @param q the quantile, 0..1
+     * @param buckets upper bound {@code le} → cumulative count, {@code +Inf} last
+     * @return the quantile; NaN without observations
+     */
+    static double quantile(final double q, final TreeMap<Double, Double> buckets) {
         final double count = buckets.lastEntry().getValue();
         if (count == 0) {
             return Double.NaN;

@@ -13,10 +13,13 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.avro.FactCategory;
 import dev.engram.avro.LlmUsage;
+import dev.engram.avro.Memory;
 import dev.engram.avro.TenantSettings;
 import dev.engram.config.EngramConfig;
 import dev.engram.testing.EmbeddedKafka;
+import dev.engram.testing.MemoryFixtures;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -24,12 +27,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import dev.engram.topics.Topic;
 
 /**
  * The tenant admin routes on the in-process broker: {@code PUT /v1/tenants/{t}/settings} writes a version to
  * {@code tenant-settings} (one record per version), {@code GET} reads it back; {@code GET /v1/tenants/{t}/usage} sums the
- * cost ledger {@code llm-usage}; only the tenant's admin keys may.
+ * cost ledger {@code llm-usage}; only the tenant's admin keys may. And agent scope: {@code agentId} on a query or
+ * context request shows the user's shared memories and that agent's own.
  */
 class TenantSettingsApiIT {
 
@@ -134,9 +137,10 @@ class TenantSettingsApiIT {
     void shouldSumTheLedgerPerDayWhenATenantAdminAsksForUsage() throws Exception {
         final Instant now = Instant.now();
         final List<EmbeddedKafka.Record<String, LlmUsage>> records = List.of(
-            usage("health", "c-1", 2, 300, 40, 0.0012, now), usage("health", "c-2", 1, 150, 25, 0.0006, now),
-            usage("health", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
-            usage("shop", "c-3", 5, 900, 90, 0.01, now));
+            usage("health", "travel", "c-1", 2, 300, 40, 0.0012, now),
+            usage("health", null, "c-2", 1, 150, 25, 0.0006, now),
+            usage("health", "travel", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
+            usage("shop", null, "c-3", 5, 900, 90, 0.01, now));
         kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
             records);
 
@@ -157,15 +161,66 @@ class TenantSettingsApiIT {
         assertThat(health.get("total").get("estimatedCostUsd").asDouble()).isCloseTo(0.0018,
             org.assertj.core.data.Offset.offset(1e-9));
         assertThat(health.get("tokensToday").asLong()).isEqualTo(515);
+        assertThat(health.get("agents").get("travel").get("promptTokens").asLong()).isEqualTo(300);
+        assertThat(health.get("agents").get("").get("promptTokens").asLong()).isEqualTo(150);
         assertThat(send("GET", "/v1/tenants/health/usage", SHOP_ADMIN, null).statusCode()).isEqualTo(403);
         assertThat(send("GET", "/v1/tenants/health/usage", HEALTH_USER, null).statusCode()).isEqualTo(403);
     }
 
-    private static EmbeddedKafka.Record<String, LlmUsage> usage(final String tenant, final String conversation,
-                                                                final int calls, final long prompt, final long completion,
+    private static EmbeddedKafka.Record<String, LlmUsage> usage(final String tenant, final String agent,
+                                                                final String conversation, final int calls,
+                                                                final long prompt, final long completion,
                                                                 final double cost, final Instant at) {
-        return new EmbeddedKafka.Record<>(tenant, LlmUsage.newBuilder().setTenantId(tenant).setAgentId(null)
+        return new EmbeddedKafka.Record<>(tenant, LlmUsage.newBuilder().setTenantId(tenant).setAgentId(agent)
             .setConversationId(conversation).setExtractor("llm:stub:extract-v1").setCalls(calls).setPromptTokens(prompt)
             .setCompletionTokens(completion).setEstimatedCostUsd(cost).setOccurredAt(at).setEventTime(at).build(), at);
+    }
+
+    @Test
+    void shouldShowAnAgentItsOwnAndTheSharedMemoriesWhenItAsksWithItsAgentId() throws Exception {
+        final Instant at = Instant.parse("2025-05-01T08:00:00Z");
+        final Memory city = Memory.newBuilder(MemoryFixtures.fact("health", "u-agents", "m-city", FactCategory.PERSONAL,
+            "city", "Braga", "Lives in Braga", at)).build();
+        final Memory trip = MemoryFixtures.memory("health", "u-agents", "m-trip", "Planning a trip to Kyoto in April",
+            at.plusSeconds(1)).setAgentId("travel").build();
+        final Memory code = MemoryFixtures.memory("health", "u-agents", "m-code",
+            "Rewriting the billing service with Kotlin coroutines", at.plusSeconds(2)).setAgentId("coding").build();
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(),
+            Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.defaults()), List.of(city, trip, code).stream()
+                .map(m -> new EmbeddedKafka.Record<>("health/u-agents",
+                    MemoryFixtures.updated(m, dev.engram.avro.UpdateOperation.CREATED, m.getCreatedAt()), m.getCreatedAt()))
+                .toList());
+        final String user = "/v1/tenants/health/users/u-agents";
+        EmbeddedKafka.waitUntil(() -> {
+            try {
+                return JSON.readTree(send("GET", user + "/memories", HEALTH_ADMIN, null).body()).path("count").asInt() == 3;
+            } catch (Exception e) {
+                return false;
+            }
+        }, Duration.ofSeconds(60), "the retriever to hold the three memories");
+
+        final String billing = "How is the billing service rewrite with Kotlin coroutines going?";
+        final JsonNode coding = JSON.readTree(send("GET", user + "/memories?agentId=coding", HEALTH_ADMIN, null).body());
+        final JsonNode all = JSON.readTree(send("GET", user + "/memories?query=billing%20Kyoto%20Braga&k=5"
+            + "&recordAccess=false", HEALTH_ADMIN, null).body());
+
+        assertThat(context(user, "When is my trip to Kyoto?", "travel")).contains("m-trip");
+        assertThat(context(user, billing, null)).contains("m-code");
+        assertThat(context(user, billing, "travel")).doesNotContain("m-code");
+        assertThat(context(user, "Which city do I live in?", "coding")).contains("m-city");
+        assertThat(context(user, "Which city do I live in?", "travel")).contains("m-city");
+        assertThat(coding.get("memories").findValuesAsText("memoryId")).containsExactlyInAnyOrder("m-city", "m-code");
+        assertThat(all.get("memories").findValuesAsText("memoryId")).contains("m-city", "m-trip", "m-code");
+        assertThat(all.get("memories").findValuesAsText("agentId")).contains("travel", "coding");
+    }
+
+    /** The ids of the memories a context block includes (not reported as access). */
+    private static List<String> context(final String user, final String message, final String agent) throws Exception {
+        final JsonNode block = JSON.readTree(send("GET", user + "/context?recordAccess=false&message="
+            + java.net.URLEncoder.encode(message, java.nio.charset.StandardCharsets.UTF_8)
+            + (agent == null ? "" : "&agentId=" + agent), HEALTH_ADMIN, null).body());
+        final List<String> ids = new java.util.ArrayList<>();
+        block.path("memoryIds").forEach(id -> ids.add(id.asText()));
+        return ids;
     }
 }

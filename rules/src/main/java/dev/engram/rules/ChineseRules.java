@@ -45,13 +45,14 @@ final class ChineseRules {
     static final int MAX_VALUE = 12;
 
     /** A clause starting with the user: 我 or 我们, then adverbs of the present. */
-    private static final String I = "(?:我们?|(?<=[，,；;]))\\s*(?:现在|目前|一直|也|还|都|就|正|平时|主要)?\\s*";
+    static final String I = "(?:我们?|(?<=[，,；;]))\\s*(?:(?:现在|目前|一直|也|还|都|就|正|平时|主要|去年|今年|前年|最近|已经|从小|每天|经常"
+        + "|每个周末|周末|每周|平常|业余时间|早上|晚上|而且|并且|常常)\\s*){0,3}";
     /** The value: a lazy run of letters and digits, cut before the next clause. */
     private static final String VALUE = "([\\p{IsHan}\\p{L}\\p{N}·&.\\- ]{" + MIN_VALUE + "," + MAX_VALUE + "}?)";
     /** After a liked thing only a clause mark ends it: 看动作片和喜剧片 keeps its 和. */
-    private static final String LIKE_END = "(?=[，,。.！!？?；;、:：\\s]|$|的时候)";
-    private static final String CLAUSE_END = "(?=[，,。.！!？?；;、:：\\s]|$|在|和|并|还|也|而|但|工作|上班|任职|附近|一带|这边|那边|的时候)";
-    private static final String JOB = "(?:工程师|程序员|设计师|医生|护士|老师|教师|教授|讲师|学生|研究生|博士生|研究员|经理|总监"
+    static final String LIKE_END = "(?=[，,。.！!？?；;、:：\\s]|$|的时候)";
+    static final String CLAUSE_END = "(?=[，,。.！!？?；;、:：\\s]|$|在|和|并|还|也|而|但|工作|上班|任职|附近|一带|这边|那边|的时候)";
+    static final String JOB = "(?:工程师|程序员|设计师|医生|护士|老师|教师|教授|讲师|学生|研究生|博士生|研究员|经理|总监"
         + "|律师|会计|会计师|记者|编辑|作家|厨师|司机|警察|消防员|销售|店员|服务员|画家|摄影师|演员|歌手|翻译|公务员|分析师"
         + "|顾问|架构师|产品经理|创业者|农民|工人|秘书|实习生|飞行员|药剂师|心理咨询师|建筑师|科学家|主管|老板)";
     private static final Pattern CONDITION = Pattern.compile("如果|要是|假如|假设|希望|想要|打算|准备|可能|也许|梦想|以前|曾经|过去");
@@ -70,7 +71,7 @@ final class ChineseRules {
         "云南", "陕西", "甘肃", "青海", "台湾", "内蒙古", "广西", "西藏", "宁夏", "新疆", "国外", "海外", "美国", "日本",
         "英国", "法国", "德国", "加拿大", "澳大利亚", "新加坡", "韩国");
     /** Values that are not a name, place or company: pronouns, "a …", "this …", question words, home. */
-    private static final Pattern NOT_A_VALUE = Pattern.compile(
+    static final Pattern NOT_A_VALUE = Pattern.compile(
         "^(?:一[个家所间位名座]|这|那|哪|什么|他|她|它|你|您|我|自己|的|里面|其中|家里?$)");
     /**
      * 在 also marks the progressive (我在思考要不要换工作 "I am wondering whether to change jobs"): an employer names
@@ -101,7 +102,7 @@ final class ChineseRules {
      * @return whether the clause's subject is the user (我 in the match, or a subject-less clause of a
      *     sentence that starts with 我) and nothing before it makes it a wish, plan, condition or the past
      */
-    private static boolean subjectIsUser(final Matcher m, final String sentence) {
+    static boolean subjectIsUser(final Matcher m, final String sentence) {
         final boolean own = m.group().stripLeading().startsWith("我");
         return (own || USER_FIRST.matcher(sentence).lookingAt()) && !conditional(sentence, m.start());
     }
@@ -123,7 +124,7 @@ final class ChineseRules {
             : List.of(fact(FactCategory.PERSONAL, "city", city, "City", "住在" + city, IMPORTANCE_CONTEXT));
     }
 
-    private static List<Fact> employer(final String raw) {
+    static List<Fact> employer(final String raw) {
         final String where = value(raw);
         if (where.isEmpty()) {
             return List.of();
@@ -137,7 +138,7 @@ final class ChineseRules {
         return List.of(fact(FactCategory.ROLE, "employer", where, "Employer", "在" + where + "工作", IMPORTANCE_WORK));
     }
 
-    private static List<Fact> role(final String raw) {
+    static List<Fact> role(final String raw) {
         final String role = value(raw);
         return role.isEmpty() ? List.of()
             : List.of(fact(FactCategory.ROLE, "role", role, "Role", "职业是" + role, IMPORTANCE_WORK));

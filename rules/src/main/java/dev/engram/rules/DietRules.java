@@ -32,7 +32,8 @@ final class DietRules {
     /** Longest remark, in words, in which a lone diet word is read as the user's diet. */
     static final int TERSE_WORDS = 8;
 
-    private static final String DIET = "(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant-based|gluten-free)";
+    private static final String DIET = "(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant-based|gluten-free"
+        + "|dairy-free|kosher|halal|low-sodium|low-salt|low-carb|low-fodmap)";
 
     private static final Pattern NEGATION = Pattern.compile(
         "\\b(?:not|no|never|nothing|nobody|stopped|quit|gave\\s+up|used\\s+to|anymore|former|ex)\\b|n't\\b", FLAGS);
@@ -60,8 +61,8 @@ final class DietRules {
     /** A diet stated in the first person. */
     static final List<Rule> STATED = List.of(
         rule("diet", "\\b(?:i|we)(?:'m|\\s+am|'re|\\s+are|'ve\\s+been|\\s+have\\s+been|\\s+went|\\s+became|'ve\\s+gone"
-            + "|\\s+have\\s+gone|\\s+turned|\\s+eat|\\s+follow|\\s+keep)\\s+(?:(?:now|fully|still|strictly|mostly"
-            + "|completely|also|a|an|been)\\s+)*" + DIET + "\\b",
+            + "|\\s+have\\s+gone|\\s+turned|\\s+(?:only\\s+|mostly\\s+|strictly\\s+)?eat|\\s+follow|\\s+keep)\\s+(?:(?:now|fully|still|strictly|mostly"
+            + "|completely|also|a|an|been|only)\\s+)*" + DIET + "\\b(?!\\s+(?:food|dish|dishes|recipe|recipes|restaurant|place|option|options|menu|version))",
             (m, s) -> List.of(diet(m.group(1), false, EXPLICIT, MemorySource.EXPLICIT))));
 
     /** A diet word with no verb: inferred, tried after every other rule. */
@@ -69,6 +70,14 @@ final class DietRules {
         rule("diet-mentioned", "\\b(vegan|vegetarian|pescatarian|pescetarian)\\b", (m, s) -> dietMentioned(m.group(1), s)));
 
     private DietRules() {
+    }
+
+    /**
+     * @param diet a canonical diet (vegan, vegetarian, …)
+     * @return the explicit statement of it, as the first-person rules give it (for the same diet stated in Chinese)
+     */
+    static Fact stated(final String diet) {
+        return diet(diet, false, EXPLICIT, MemorySource.EXPLICIT);
     }
 
     private static Fact diet(final String raw, final boolean negated, final double confidence,

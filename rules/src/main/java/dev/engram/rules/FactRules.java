@@ -18,16 +18,19 @@ import dev.engram.text.TurnHeuristics;
  * The statement patterns of {@link RuleBasedExtractor}: one sentence said by the user in, the facts
  * it states about the user out.
  *
- * <p>Rules are tried in a fixed priority order (response style, diet changes, retractions, name,
- * work, home, technical terms, diet, likes and dislikes, then the weak "lone diet word" rule). A
+ * <p>Rules are tried in a fixed priority order (response style, diet changes, retractions, safety facts, name,
+ * work, home, technical terms, diet, favourites, likes and dislikes, hobbies, people and places, then the weak "lone
+ * diet word" rule). A
  * match claims its span of the sentence, so a later rule cannot read the same words again ("I prefer
  * short answers" is a response style, not a liking for "short answers"), and within one sentence the
  * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
  *
  * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
- * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link LikingRules},
- * {@link LifeRules} (family, pets, places visited, plans), {@link ChineseRules} (city, employer, role,
- * likes stated in Chinese); shared fragments in {@link FactPatterns}.
+ * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link SafetyRules} (allergies, conditions,
+ * medication, foods avoided, accessibility), {@link LikingRules} (favourites, likes), {@link HobbyRules},
+ * {@link LifeRules} (family, pets, hometown, places visited, languages, age, plans), {@link ChineseRules} (city,
+ * employer, role, likes stated in Chinese), {@link ChineseSafetyRules}, {@link ChineseLifeRules}; shared fragments in
+ * {@link FactPatterns}.
  * This class orders them, applies them to a sentence and holds the numbers below.
  *
  * <h2>Numbers</h2>
@@ -45,7 +48,8 @@ import dev.engram.text.TurnHeuristics;
  *       great"): evidence, not a statement; above the 0.5 floor so it can reinforce an explicit fact, and
  *       below every explicit value so it never raises a fact's confidence past what the user said.</li>
  * </ul>
- * Importance per slot ranks how much a wrong or missing fact costs the next answer: name 0.9 (used in
+ * Importance per slot ranks how much a wrong or missing fact costs the next answer: a safety fact 0.95 (ignoring
+ * an allergy can harm), name 0.9 (used in
  * almost every reply), response style 0.85 (shapes every reply), diet 0.8 (a constraint: ignoring it
  * harms), role and employer 0.75, language / IDE / cloud / city 0.7 (context for technical and local
  * answers), likes, dislikes and other tools 0.6 (useful, rarely decisive). All are above the 0.3 floor:
@@ -68,6 +72,11 @@ final class FactRules {
      */
     static final int UNCOVERED_WORDS = 3;
 
+    /**
+     * Importance of a safety fact (allergy, condition, medication, food avoided, accessibility need): the highest, as
+     * ignoring one can harm the user ({@link SafetyRules}).
+     */
+    static final double IMPORTANCE_SAFETY = 0.95;
     static final double IMPORTANCE_NAME = 0.9;
     static final double IMPORTANCE_RESPONSE_STYLE = 0.85;
     static final double IMPORTANCE_DIET = 0.8;
@@ -134,6 +143,14 @@ final class FactRules {
     /** Case-insensitive with Unicode case folding: the flags of every rule's pattern. */
     static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
 
+    /**
+     * Keys of statements usually said in passing, inside a longer sentence ("I'm allergic to cats, so we never got
+     * one", "I'm from Cork and I miss the sea"): like a liking, such a fact leaves the sentence in the episode when the
+     * sentence says more.
+     */
+    private static final List<String> PARTIAL_KEYS = List.of("hometown", "speaks:", "age", "allergy:", "intolerance:",
+        "condition:", "medication:", "avoids:", "accessibility:");
+
     /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
     private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
 
@@ -149,13 +166,17 @@ final class FactRules {
         TechRules.RETRACTED,            // 3. retractions
         IdentityRules.RETRACTED,
         DietRules.RETRACTED,
-        IdentityRules.STATED,           // 4. who the user is, 5. where the user lives
-        TechRules.STATED,               // 6. technical terms
-        DietRules.STATED,               // 7. diet stated in the first person
-        LikingRules.RULES,              // 8. likes and dislikes
-        LifeRules.RULES,                // 9. people, pets, places visited; 10. wishes and plans
+        SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
+        IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
+        TechRules.STATED,               // 7. technical terms
+        DietRules.STATED,               // 8. diet stated in the first person
+        LikingRules.RULES,              // 9. favourites, likes and dislikes
+        HobbyRules.RULES,               // 10. hobbies
+        LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
         ChineseRules.RULES,             // the same kinds stated in Chinese
-        DietRules.WEAK)                 // 11. weak evidence: a diet word with no verb
+        ChineseSafetyRules.RULES,
+        ChineseLifeRules.RULES,
+        DietRules.WEAK)                 // 12. weak evidence: a diet word with no verb
         .flatMap(List::stream).toList();
 
     private FactRules() {
@@ -206,10 +227,11 @@ final class FactRules {
     /**
      * A liking names its subject in a few words of a sentence that often goes on ("I like singing, dancing,
      * working out …"), and a Chinese sentence runs on through its commas (it ends only at 。！？); the other
-     * English statements are the sentence ("As I said before, Kotlin is my main language").
+     * English statements are the sentence ("As I said before, Kotlin is my main language"), except those of
+     * {@link #PARTIAL_KEYS}.
      */
     private static boolean mayBePartial(final Fact fact) {
-        return fact.category() == FactCategory.PREFERENCE
+        return fact.category() == FactCategory.PREFERENCE || PARTIAL_KEYS.stream().anyMatch(fact.key()::startsWith)
             || fact.content().codePoints().anyMatch(TurnHeuristics::unspacedScript);
     }
 

@@ -41,7 +41,14 @@ final class IdentityRules {
         + "|cfo|sre|tester|librarian|veterinarian|paramedic|recruiter|freelancer|contractor|coach|trainer|instructor"
         + "|tutor|secretary|clerk|cashier|barista|waiter|waitress|farmer|carpenter|baker|entrepreneur|economist"
         + "|statistician|mathematician|physicist|chemist|biologist|psychologist|social\\s+worker|product\\s+owner"
-        + "|data\\s+scientist|sales\\s*person|marketer|specialist|technician|surgeon|midwife|paralegal|translator)";
+        + "|data\\s+scientist|sales\\s*person|marketer|specialist|technician|surgeon|midwife|paralegal|translator|driver"
+        + "|dispatcher|receptionist|coordinator|nanny|cleaner|caregiver|carer|optometrist|dietitian|nutritionist|surveyor"
+        + "|welder|courier|butcher|florist|hairdresser|stylist|tailor|priest|pastor|soldier|guard|janitor|bartender"
+        + "|illustrator|animator|producer|curator|archivist|advisor|adviser|auditor|banker|broker|agent|planner)";
+
+    /** A role named freely after "as a" ("as a logistics coordinator"): up to four words before a clause ends. */
+    private static final String AS_ROLE = "(?:an?\\s+)?((?:[\\p{L}-]+\\s+){0,3}?[\\p{L}-]+)(?=\\s*(?:[,.;!]|$|\\s+(?:and|but|since"
+        + "|for|in|at|with|because|so|now|here|there|these|this|last|full-time|part-time)\\b))";
 
     /** "I no longer live in Oslo", "I left Acme". */
     static final List<Rule> RETRACTED = List.of(
@@ -51,7 +58,10 @@ final class IdentityRules {
         rule("employer-retracted", "\\bi\\s+(?:no\\s+longer|don't|do\\s+not)\\s+work\\s+(?:at|for)\\s+(" + PROPER + ")"
             + "|\\bi(?:'m|\\s+am)\\s+(?:no\\s+longer|not)\\s+working\\s+(?:at|for)\\s+(" + PROPER + ")"
             + "|\\bi(?:'ve|\\s+have)?\\s+" + ADVS + "(?:left|quit)\\s+(?:my\\s+job\\s+at\\s+)?(" + PROPER + ")",
-            (m, s) -> employer(first(m, 1, 3), -1, true, RETRACTION)));
+            (m, s) -> employer(first(m, 1, 3), -1, true, RETRACTION)),
+        rule("role-retracted", "\\bi\\s+(?:no\\s+longer|don't|do\\s+not)\\s+work\\s+as\\s+" + AS_ROLE
+            + "|\\bi(?:'m|\\s+am)\\s+(?:no\\s+longer|not)\\s+an?\\s+((?:[\\p{L}-]+\\s+){0,2}?" + JOB + ")s?\\b",
+            (m, s) -> role(first(m, 1, 2), true)));
 
     /** Name, numbered things, employer and tenure, role, city. */
     static final List<Rule> STATED = List.of(
@@ -68,20 +78,33 @@ final class IdentityRules {
             + "\\s+been\\s+)" + ADVS + NUM + "\\s+years?\\s+(?:now\\s+)?(?:at|with|working\\s+(?:at|for))\\s+(" + PROPER + ")",
             (m, s) -> employer(m.group(2), NumberWords.parse(m.group(1)), false,
                 m.group().toLowerCase(Locale.ROOT).startsWith("i") ? EXPLICIT : FRAGMENT)),
-        rule("role-and-employer", "\\bi(?:'m|\\s+am|\\s+work\\s+as|'m\\s+working\\s+as|\\s+am\\s+working\\s+as)\\s+"
+        rule("employer-as-role", "\\b(?:i|we)(?:'m|\\s+am|'ve|\\s+have)?\\s+" + ADVS + "(?:work|working|worked|been\\s+working"
+            + "|started\\s+working|started|joined)\\s+(?:(?:at|for|with)\\s+)?(?:the\\s+)?(" + PROPER + ")\\s+as\\s+" + AS_ROLE,
+            (m, s) -> roleAndEmployer(m.group(2), m.group(1), false)),
+        rule("work-as-role", "\\bi(?:\\s+" + ADVS + "work|'m\\s+working|\\s+am\\s+working|(?:'m|\\s+am)\\s+(?:self-employed"
+            + "|employed|freelancing|contracting))\\s+as\\s+" + AS_ROLE + "(?:\\s+(?:at|for|with)\\s+(?:the\\s+)?(" + PROPER + "))?",
+            (m, s) -> roleAndEmployer(m.group(1), m.group(2), false)),
+        rule("role-head-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "the\\s+((?:head|director|vp|chief|manager|lead)\\s+of\\s+\\p{L}+"
+            + "(?:\\s+\\p{L}+)?)\\s+(?:at|for)\\s+(?:the\\s+)?(" + PROPER + ")", (m, s) -> roleAndEmployer(m.group(1), m.group(2), true)),
+        rule("role-teach", "\\bi\\s+" + ADVS + "teach\\s+(\\p{L}+)\\s+(?:at|in)\\s+(?:the\\s+)?(" + PROPER + ")",
+            (m, s) -> roleAndEmployer(m.group(1) + " teacher", m.group(2), true)),
+        rule("role-and-employer", "\\bi(?:'m|\\s+am|\\s+work\\s+as|'m\\s+working\\s+as|\\s+am\\s+working\\s+as|'ve\\s+been"
+            + "|\\s+have\\s+been|\\s+" + ADVS + "became|\\s+(?:was|got)\\s+promoted\\s+to)\\s+"
             + "(?:now\\s+|currently\\s+|still\\s+)?(?:an?\\s+)((?:[\\p{L}-]+\\s+){0,3}?" + JOB + ")s?\\b"
-            + "(?:\\s+(?:at|for|with)\\s+(" + PROPER + "))?",
-            (m, s) -> roleAndEmployer(m.group(1), m.group(2))),
+            + "(?:\\s+(?:at|for|with)\\s+(?:the\\s+)?(" + PROPER + "))?",
+            (m, s) -> roleAndEmployer(m.group(1), m.group(2), true)),
         rule("role-title", "\\bmy\\s+(?:job\\s+title|title|role|job|position)\\s+is\\s+(?:an?\\s+)?"
-            + "((?:[\\p{L}-]+\\s+){0,3}?" + JOB + ")\\b", (m, s) -> roleAndEmployer(m.group(1), null)),
+            + "((?:[\\p{L}-]+\\s+){0,3}?" + JOB + ")\\b", (m, s) -> roleAndEmployer(m.group(1), null, true)),
         rule("employer", "\\b(?:i|we)(?:(?:'m|\\s+am)\\s+" + ADVS + "working|(?:'ve|\\s+have)\\s+" + ADVS
-            + "(?:worked|been\\s+working)|\\s+" + ADVS + "work)\\s+(?:at|for)\\s+(" + PROPER + ")"
+            + "(?:worked|been\\s+working)|\\s+" + ADVS + "work)(?:\\s+(?:remotely|full-time|part-time|freelance))?\\s+(?:at|for)"
+            + "\\s+(?:the\\s+)?(" + PROPER + ")"
             + "(?:\\s+for\\s+(?:(?:the\\s+)?(?:past|last)\\s+)?" + NUM + "\\s+years?)?",
             (m, s) -> employer(m.group(1), m.group(2) == null ? -1 : NumberWords.parse(m.group(2)), false, EXPLICIT)),
-        rule("employer-joined", "\\b(?:i|we)\\s+" + ADVS + "(?:joined|started\\s+at|started\\s+working\\s+(?:at|for))\\s+("
+        rule("employer-joined", "\\b(?:i|we)\\s+" + ADVS + "(?:joined|started\\s+at|started\\s+working\\s+(?:at|for))\\s+(?:the\\s+)?("
             + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
         rule("city-live", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are|'ve\\s+been|\\s+have\\s+been)?\\s+" + ADVS
-            + "(?:live|living|reside|residing|based)\\s+in\\s+(" + PROPER + ")", (m, s) -> city(m.group(1), false, EXPLICIT)),
+            + "(?:live|living|reside|residing|based)\\s+in\\s+(" + PROPER + ")|\\b(?:i|we)(?:'ve|\\s+have)\\s+" + ADVS
+            + "lived\\s+in\\s+(" + PROPER + ")\\s+(?:for|since)\\b", (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),
         rule("city-now-living", "(?:^|[,;]\\s*)" + ADVS + "(?:now|currently)\\s+(?:living|based|residing)\\s+in\\s+("
             + PROPER + ")", (m, s) -> city(m.group(1), false, FRAGMENT)),
         rule("city-moved", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:moved|relocated)\\s+(?:back\\s+|over\\s+|out\\s+)?"
@@ -119,19 +142,32 @@ final class IdentityRules {
             negated, IMPORTANCE_WORK, confidence, MemorySource.EXPLICIT));
     }
 
-    private static List<Fact> roleAndEmployer(final String rawRole, final String rawEmployer) {
-        final String role = trimValue(rawRole).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
-        final List<Fact> facts = new ArrayList<>();
-        final String[] words = role.split(" ");
-        if (Arrays.stream(words).anyMatch(w -> NOT_A_SUBJECT.contains(w) || STOP_WORDS.contains(w))) {
+    /**
+     * @param rawRole the role as said
+     * @param rawEmployer the employer, or null
+     * @param ofWords true when "of" may be inside the role ("head of marketing")
+     */
+    private static List<Fact> roleAndEmployer(final String rawRole, final String rawEmployer, final boolean ofWords) {
+        final List<Fact> facts = new ArrayList<>(role(rawRole, false));
+        if (facts.isEmpty() && !ofWords) {
             return List.of();
         }
-        facts.add(new Fact(MemoryType.SEMANTIC, FactCategory.ROLE, "role", role, "Role",
-            "Works as " + article(role) + " " + role, false, IMPORTANCE_WORK, EXPLICIT, MemorySource.EXPLICIT));
         if (rawEmployer != null) {
             facts.addAll(employer(rawEmployer, -1, false, EXPLICIT));
         }
         return facts;
+    }
+
+    private static List<Fact> role(final String rawRole, final boolean negated) {
+        final String role = trimValue(rawRole).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String[] words = role.split(" ");
+        if (role.isEmpty() || Arrays.stream(words).anyMatch(w -> !w.equals("of") && (NOT_A_SUBJECT.contains(w)
+            || STOP_WORDS.contains(w)))) {
+            return List.of();
+        }
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.ROLE, "role", role, "Role",
+            (negated ? "No longer works as " : "Works as ") + article(role) + " " + role, negated, IMPORTANCE_WORK,
+            negated ? RETRACTION : EXPLICIT, MemorySource.EXPLICIT));
     }
 
     private static String article(final String word) {

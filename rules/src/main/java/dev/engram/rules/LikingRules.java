@@ -14,6 +14,7 @@ import static dev.engram.rules.FactRules.trimValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,6 +24,7 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.rules.FactRules.Fact;
 import dev.engram.rules.FactRules.Rule;
+import dev.engram.text.TurnHeuristics;
 
 /**
  * Likes and dislikes: {@code preference:<subject>} = like | dislike (PREFERENCE facts), from "I love
@@ -45,8 +47,25 @@ final class LikingRules {
     private static final Pattern RELATIVE = Pattern.compile("\\b(?:things?|something|everything|anything|what|which"
         + "|that|stuff|ones?|people|places?|someone|everyone)\\s+(?:(?:we|i)\\s+)?$", FLAGS);
 
+    /** Kinds of favourite that name one work, person, team or colour: a slot of its own, {@code favorite:<kind>}. */
+    private static final String FAVORITE_KIND = "(book|novel|movie|film|tv\\s+show|show|series|song|album|band|artist|singer"
+        + "|musician|author|writer|poet|painter|composer|video\\s+game|board\\s+game|game|podcast|team|player|actor|actress"
+        + "|director|colou?r|city|season|animal|flower|sport|holiday|painting|musical|character|superhero|anime|comedian)";
+
+    private static final Map<String, String> KIND_NAMES = Map.of("novel", "book", "film", "movie", "tv show", "show",
+        "series", "show", "colour", "color", "writer", "author", "musician", "artist", "actress", "actor");
+
+    /** A title up to a clause mark, a sentence end (not an initial's dot: "Ursula K. Le Guin") or a reason. */
+    private static final String TITLE = "([^,;!?]+?)(?=\\s*(?:[,;!?]|(?<!\\b\\p{Lu})\\.(?:\\s|$)|$|\\s+(?:because|since|but|and\\s+i"
+        + "|which|these\\s+days|right\\s+now|at\\s+the\\s+moment)\\b))";
+
     /** Favourites, likes, dislikes. */
     static final List<Rule> RULES = List.of(
+        rule("favorite-kind", "\\bmy\\s+" + FAV_ADJ + "favou?rite\\s+" + FAVORITE_KIND + "\\s+(?:of\\s+all\\s+time\\s+)?"
+            + "(?:is|has\\s+to\\s+be|would\\s+be|at\\s+the\\s+moment\\s+is|right\\s+now\\s+is)\\s+" + TITLE,
+            (m, s) -> favorite(m.group(1), m.group(2))),
+        rule("favorite-kind-last", "(?:^|[,;]\\s*)([^,;]+?)\\s+(?:is|are)\\s+(?:still\\s+)?my\\s+" + FAV_ADJ + "favou?rite\\s+"
+            + FAVORITE_KIND + "\\b", (m, s) -> favorite(m.group(2), m.group(1))),
         rule("favourite", "(?:^|[,;]\\s*)(?:the\\s+)?" + SUBJ + "\\s+(?:is|are)\\s+(?:still\\s+)?my\\s+" + FAV_ADJ
             + "favou?rites?\\b", (m, s) -> preference(subject(m.group(1), true), true)),
         rule("favourite-is", "\\bmy\\s+" + FAV_ADJ + "favou?rite\\s+(?:\\p{L}+\\s+){1,2}(?:is|are)\\s+" + SUBJ,
@@ -55,17 +74,42 @@ final class LikingRules {
             (m, s) -> liked(m, s, false)),
         rule("dislike", "\\bi\\s+" + ADVS + "(?:hate|dislike|detest|loathe|despise|can't\\s+stand|cannot\\s+stand"
             + "|can\\s+no\\s+longer\\s+stand|don't\\s+like|do\\s+not\\s+like|don't\\s+enjoy|do\\s+not\\s+enjoy"
-            + "|no\\s+longer\\s+like|no\\s+longer\\s+enjoy)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
+            + "|no\\s+longer\\s+like|no\\s+longer\\s+enjoy|(?:have\\s+)?never\\s+(?:really\\s+)?liked)\\s+" + SUBJ,
+            (m, s) -> liked(m, s, false)),
         rule("cant-stand", "(?:^|[,;]\\s*)" + ADVS + "(?:can't|cannot)\\s+stand\\s+" + SUBJ,
             (m, s) -> liked(m, s, false)),
         rule("not-a-fan", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:not\\s+(?:a|much\\s+of\\s+a)\\s+fan\\s+of|sick\\s+of|tired\\s+of"
             + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
         rule("fan-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+" + SUBJ,
             (m, s) -> liked(m, s, true)),
-        rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore|prefer)\\s+" + SUBJ,
-            (m, s) -> liked(m, s, true)));
+        rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore)\\s+" + SUBJ,
+            (m, s) -> liked(m, s, true)),
+        // a preference between options, not use: "I prefer Trello" is no statement that the user uses it
+        rule("prefer", "\\bi\\s+" + ADVS + "prefer\\s+" + SUBJ, (m, s) -> relativeClause(s, m.start()) ? List.of()
+            : preference(subject(m.group(1), false), true, "Prefers ")));
 
     private LikingRules() {
+    }
+
+    /**
+     * @param kind the kind of favourite ("book", "film", "colour")
+     * @param raw the favourite as said, quotes and title marks allowed
+     * @return {@code favorite:<kind>} = the favourite (film is movie, novel is book, colour is color); a title keeps
+     *     its capitals, a common word ("green") is lower case
+     */
+    static List<Fact> favorite(final String kind, final String raw) {
+        final String k = kind.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String slot = KIND_NAMES.getOrDefault(k, k).replace(' ', '_');
+        final String value = trimValue(raw.replaceAll("[\"“”《》«»]", "")).replaceAll("\\s+", " ");
+        if (value.isEmpty() || value.split(" ").length > 8 || NOT_A_SUBJECT.contains(value.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        final boolean chinese = value.codePoints().anyMatch(TurnHeuristics::unspacedScript);
+        final String shown = chinese || Character.isUpperCase(value.charAt(0)) ? value : value.toLowerCase(Locale.ROOT);
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PREFERENCE, "favorite:" + slot, shown,
+            "Favorite " + slot.replace('_', ' '), chinese ? "最喜欢的是" + shown
+                : "Favorite " + slot.replace('_', ' ') + " is " + shown, false, IMPORTANCE_LIKES, EXPLICIT,
+            MemorySource.EXPLICIT));
     }
 
     /**
@@ -81,11 +125,15 @@ final class LikingRules {
     }
 
     private static List<Fact> preference(final String subject, final boolean like) {
+        return preference(subject, like, like ? "Likes " : "Dislikes ");
+    }
+
+    private static List<Fact> preference(final String subject, final boolean like, final String verb) {
         if (subject.isEmpty()) {
             return List.of();
         }
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PREFERENCE, "preference:" + slug(subject),
-            like ? "like" : "dislike", "Preference: " + subject, (like ? "Likes " : "Dislikes ") + subject, false,
+            like ? "like" : "dislike", "Preference: " + subject, verb + subject, false,
             IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
     }
 

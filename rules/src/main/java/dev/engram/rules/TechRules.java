@@ -32,7 +32,7 @@ final class TechRules {
 
     /** "I no longer use Jira", "we're not using Jenkins". */
     static final List<Rule> RETRACTED = List.of(
-        rule("tool-retracted", "\\b(?:i|we)\\s+(?:no\\s+longer|don't|do\\s+not|stopped|quit|gave\\s+up)\\s+"
+        rule("tool-retracted", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+(?:no\\s+longer|don't|do\\s+not|stopped|quit|gave\\s+up)\\s+"
             + "(?:use|using|rely\\s+on|relying\\s+on|work\\s+with|working\\s+with)\\s+" + TOOL
             + "|\\b(?:i'm|i\\s+am|we're|we\\s+are)\\s+(?:no\\s+longer|not)\\s+using\\s+" + TOOL,
             (m, s) -> tech(first(m, 1, 2), true, RETRACTION)));
@@ -50,8 +50,11 @@ final class TechRules {
             + TechVocabulary.LANGUAGES + ")", (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-write", "\\b(?:i|we)\\s+" + ADVS + "(?:write|code)\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?!-)",
             (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        // "I prefer Trello" is a liking (LikingRules), not use; a programming language preferred is the preferred_language
+        rule("tech-prefer-language", "\\b(?:i|we)\\s+" + ADVS + "prefer\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?![-+#])",
+            (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
-            + "(?:use|using|prefer|rely\\s+on|relying\\s+on)\\s+" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
+            + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-on", "\\b(?:i'm|i\\s+am|we're|we\\s+are|we've\\s+been|we\\s+have\\s+been)\\s+" + ADVS
             + "(?:all\\s+|fully\\s+)?on\\s+" + VOCAB, (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-host-on", "\\b(?:i|we)\\s+" + ADVS + "(?:deploy|host|run)\\s+(?:\\w+\\s+){0,2}?on\\s+" + VOCAB,

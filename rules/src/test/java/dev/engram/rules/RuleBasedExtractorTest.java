@@ -141,7 +141,6 @@ class RuleBasedExtractorTest {
     @CsvSource(delimiter = '|', textBlock = """
         I love making jewelry out of recycled stuff.  | preference:making_jewelry    | Likes making jewelry
         I'm a huge fan of Lord of the Rings!          | preference:lord_of_the_rings | Likes Lord of the Rings
-        Harry Potter is my favorite book.             | preference:harry_potter      | Likes Harry Potter
         I like also cheese pizza and prosciutto.      | preference:cheese_pizza      | Likes cheese pizza
         I love traveling too.                         | preference:traveling         | Likes traveling
         Great idea, except I don't like dark beer.    | preference:dark_beer         | Dislikes dark beer
@@ -149,6 +148,75 @@ class RuleBasedExtractorTest {
     void shouldNameTheLikedThingWhenLocomoTurnsSayIt(final String text, final String key, final String content) {
         assertThat(facts(text)).extracting(ExtractedMemory::key, ExtractedMemory::content)
             .containsExactly(tuple(key, content));
+    }
+
+    // issue 27: every fact of a sentence, and the facts that were episodes or the wrong slot
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I have a pet hamster named Biscuit and I live in Ghent.   | pet:biscuit=Biscuit, city=Ghent
+        I live in Tampere and I play chess.                       | city=Tampere, hobby:chess=chess
+        I work at Norrland Bank as a data analyst.                | employer=Norrland Bank, role=data analyst
+        I have a cat named Luna.                                  | pet:luna=Luna
+        My son is named Oliver.                                   | family:son:oliver=Oliver
+        My daughter is named Amara.                               | family:daughter:amara=Amara
+        My favorite book is Middlemarch.                          | favorite:book=Middlemarch
+        Harry Potter is my favorite book.                         | favorite:book=Harry Potter
+        I prefer Trello.                                          | preference:trello=like
+        I use Trello.                                             | uses:trello=Trello
+        I'm allergic to peanuts and I take insulin.               | allergy:peanut=peanut, medication:insulin=insulin
+        I have two cats, Salt and Pepa.                           | pet:salt=Salt, pet:pepa=Pepa
+        我住在成都，养了一只叫豆豆的猫。                              | city=成都, pet:豆豆=豆豆
+        我在腾讯当产品经理。                                        | employer=腾讯, role=产品经理
+        """)
+    void shouldStateEveryFactOfTheSentenceInItsOwnSlotWhenTheUserSaysSeveral(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value())
+            .containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    @Test
+    void shouldCallAPreferenceAPreferenceAndAFavouriteBookAFavouriteWhenTheUserSaysSo() {
+        assertThat(facts("I prefer Trello.")).singleElement().satisfies(m -> {
+            assertThat(m.category()).isEqualTo(FactCategory.PREFERENCE);
+            assertThat(m.content()).isEqualTo("Prefers Trello");
+        });
+        assertThat(facts("My favorite book is Middlemarch.")).extracting(ExtractedMemory::content)
+            .containsExactly("Favorite book is Middlemarch");
+        assertThat(facts("I prefer Kotlin.")).extracting(ExtractedMemory::key).as("a language preferred is the language slot")
+            .containsExactly("preferred_language");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I'm allergic to shellfish.                   | allergy:shellfish          | shellfish
+        I have a severe peanut allergy.              | allergy:peanut             | peanut
+        I'm lactose intolerant.                      | intolerance:lactose        | lactose
+        I have type 2 diabetes.                      | condition:type_2_diabetes  | type 2 diabetes
+        I'm diabetic.                                | condition:diabetes         | diabetes
+        I'm on blood thinners.                       | medication:blood_thinner   | blood thinner
+        I don't eat pork.                            | avoids:pork                | pork
+        I use a wheelchair.                          | accessibility:wheelchair   | wheelchair
+        我对花生过敏。                                | allergy:花生               | 花生
+        我坐轮椅。                                    | accessibility:轮椅          | 轮椅
+        """)
+    void shouldStateASafetyFactAsAnImportantConstraintWhenTheUserNamesAnAllergyConditionMedicationOrNeed(
+        final String text, final String key, final String value) {
+        assertThat(facts(text)).singleElement().satisfies(m -> {
+            assertThat(m.key()).isEqualTo(key);
+            assertThat(m.value()).isEqualTo(value);
+            assertThat(m.category()).isEqualTo(FactCategory.CONSTRAINT);
+            assertThat(m.importance()).as("above every other fact: ignoring it can harm").isGreaterThan(0.9);
+            assertThat(m.negated()).isFalse();
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"My son is allergic to peanuts.", "My roommate has a cat named Gizmo.",
+        "My wife uses a wheelchair.", "I have a headache today.", "I have a meeting at three.", "I'm not allergic to anything.",
+        "I played chess with my nephew yesterday.", "I run a small bakery.", "我妹妹对花生过敏。", "我昨天去爬山了。",
+        "Is it safe to eat prawns during pregnancy?"})
+    void shouldStateNoFactOfTheUserWhenTheSentenceIsAboutSomeoneElseOrAPassingState(final String text) {
+        assertThat(facts(text)).isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -56,6 +56,7 @@ public final class AppHttpServer implements AutoCloseable {
     private final ObjectMapper json;
     private final int requestedPort;
     private volatile String host = LOOPBACK;
+    private volatile long idleTimeoutMs = 30_000;
     private volatile boolean started;
 
     /**
@@ -98,10 +99,12 @@ public final class AppHttpServer implements AutoCloseable {
                     new org.eclipse.jetty.server.ServerConnector(server, new TargetCheckingConnectionFactory(http));
                 connector.setHost(host);
                 connector.setPort(requestedPort);
+                connector.setIdleTimeout(idleTimeoutMs);
                 return connector;
             });
         });
         app.before(AppHttpServer::rejectMalformedEncoding);
+        app.before(AppHttpServer::readWholeBody);
         app.get("/health/live", ctx -> health(ctx, live.get()));
         app.get("/health/ready", ctx -> health(ctx, ready.get()));
         app.get("/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
@@ -176,6 +179,22 @@ public final class AppHttpServer implements AutoCloseable {
         } catch (java.net.UnknownHostException e) {
             return false;
         }
+    }
+
+    /**
+     * Sets how long a connection may stay silent (no byte received while a request or its body is awaited,
+     * nothing sent while a response is written) before it is given up (before {@link #start()}); 30 s
+     * unless told otherwise, Javalin's default. A request whose body stops coming is answered 408.
+     *
+     * @param timeout the idle timeout, positive
+     * @return this
+     */
+    public AppHttpServer idleTimeout(final java.time.Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("idle timeout must be positive: " + timeout);
+        }
+        this.idleTimeoutMs = timeout.toMillis();
+        return this;
     }
 
     /**
@@ -256,6 +275,45 @@ public final class AppHttpServer implements AutoCloseable {
         if (problem != null) {
             throw ApiProblem.badRequest(problem);
         }
+    }
+
+    /**
+     * Reads a request's body before any route runs (Javalin keeps it for the route's {@code bodyAsBytes()}), so
+     * that bad framing is one answer on every route, also on a route that ignores its body: a chunked body that
+     * is malformed (a size that is not hexadecimal, a chunk without its CRLF) or ends early, and a body shorter
+     * than its {@code Content-Length}, are a 400; a body that stops coming for the {@link #idleTimeout idle
+     * timeout} is a 408. Jetty reports both framing faults as an early end of the input (Javalin would answer
+     * them, and the timeout, with a bare 500), so the detail names the framing the request declared.
+     */
+    private static void readWholeBody(final Context ctx) {
+        final String transferEncoding = ctx.header("Transfer-Encoding");
+        final boolean chunked = transferEncoding != null && transferEncoding.toLowerCase(java.util.Locale.ROOT).contains("chunked");
+        final long declared = ctx.req().getContentLengthLong();
+        if (!chunked && declared <= 0) {
+            return;
+        }
+        try {
+            ctx.bodyAsBytes();
+        } catch (HttpResponseException e) {
+            throw e; // e.g. Javalin's 413 for a body above its maximum request size
+        } catch (Exception e) { // Jetty's EofException or an IOException around a TimeoutException, thrown unchecked
+            throw bodyProblem(e, chunked, declared);
+        }
+    }
+
+    /** @return the problem for a body that could not be read (Javalin wraps the IOException it got, or not) */
+    private static ApiProblem bodyProblem(final Throwable failure, final boolean chunked, final long declared) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c instanceof java.util.concurrent.TimeoutException) {
+                return new ApiProblem(408, "Request timeout: the request body stopped coming before it was complete"
+                    + (chunked ? " (chunked)" : " (" + declared + " bytes declared by Content-Length)"));
+            }
+        }
+        if (chunked) {
+            return ApiProblem.badRequest("Malformed chunked body: each chunk is its size in hexadecimal, CRLF, that"
+                + " many bytes, CRLF, and the body ends with a chunk of size 0 then CRLF");
+        }
+        return ApiProblem.badRequest("The body ended before its Content-Length of " + declared + " bytes");
     }
 
     private static boolean isProblem(final Context ctx) {

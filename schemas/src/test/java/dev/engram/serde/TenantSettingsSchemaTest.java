@@ -73,6 +73,30 @@ class TenantSettingsSchemaTest {
     }
 
     @Test
+    void shouldDecodeAConversationAndACandidateWrittenBeforeAgentScopeWasAdded() throws Exception {
+        final dev.engram.avro.ConversationCompleted conversation = dev.engram.avro.ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u1").setConversationId("c-1")
+            .setMessages(List.of(new dev.engram.avro.Message(0, "user", "I live in Braga.", AT))).setCompletedAt(AT)
+            .setMetadata(Map.of("platform", "web")).build();
+        final MemoryCandidate candidate = MemoryCandidate.newBuilder().setCandidateId("c-1").setTenantId("t1")
+            .setUserId("u1").setConversationId("conv-1").setType(MemoryType.EPISODIC).setContent("Trip to Kyoto")
+            .setImportance(0.7).setConfidence(0.9).setSource(MemorySource.EXPLICIT).setSourceMessageIndexes(List.of(0))
+            .setEventTime(AT).setEmbedding(List.of(0.1f)).setEmbeddingModel("m").setExtractor("rule-based-v1")
+            .setCustomCategory("trips").build();
+
+        final dev.engram.avro.ConversationCompleted oldConversation = AvroSerdes.serde(
+            dev.engram.avro.ConversationCompleted.class).deserializer().deserialize("conversations-completed",
+            writtenBy(previous("ConversationCompleted", "agentId"), conversation));
+        final MemoryCandidate oldCandidate = AvroSerdes.serde(MemoryCandidate.class).deserializer()
+            .deserialize("memory-candidates", writtenBy(previous("MemoryCandidate", "agentId"), candidate));
+
+        assertThat(oldConversation.getMetadata()).containsEntry("platform", "web");
+        assertThat(oldConversation.getAgentId()).isNull();
+        assertThat(oldCandidate.getCustomCategory()).isEqualTo("trips");
+        assertThat(oldCandidate.getAgentId()).isNull();
+    }
+
+    @Test
     void shouldDecodeAStoredMemoryAndAProfileWrittenBeforeCustomCategoriesWereAdded() throws Exception {
         final Memory memory = Memory.newBuilder().setMemoryId("m-1").setTenantId("t1").setUserId("u1")
             .setType(MemoryType.SEMANTIC).setKey("city").setValue("Braga").setContent("Lives in Braga")
@@ -95,15 +119,12 @@ class TenantSettingsSchemaTest {
         assertThat(storedProfile.getFacts().get("city").getCustomCategory()).isNull();
     }
 
-    /** The newest shipped writer schema of a record (the one before this release's additions). */
+    /** The newest shipped writer schema of a record without the field (the one before the field was added). */
     private static Schema previous(final String name, final String absentField) {
         final List<Schema> history = AvroSerdes.historicalSchemas().stream()
-            .filter(s -> name.equals(s.getName())).toList();
-        final Schema latest = history.get(history.size() - 1);
-        if (absentField != null) {
-            assertThat(latest.getField(absentField)).isNull();
-        }
-        return latest;
+            .filter(s -> name.equals(s.getName()) && (absentField == null || s.getField(absentField) == null)).toList();
+        assertThat(history).as("a shipped " + name + " without " + absentField).isNotEmpty();
+        return history.get(history.size() - 1);
     }
 
     /** The record as a writer with {@code writer} would have written it (single-object encoding). */

@@ -59,12 +59,14 @@ public final class ConversationSources {
     private ConversationSources() {
     }
 
-    /** The two input formats. */
+    /** The input formats. */
     public enum Format {
         /** An array of LoCoMo samples. */
         LOCOMO,
         /** One ConversationCompleted JSON object per line. */
         JSON_LINES,
+        /** A JSON array of ConversationCompleted JSON objects, each in the shape of one JSON Lines line. */
+        JSON_ARRAY,
         /** A MemoryBank history object keyed by user name ({@link MemoryBankSource}). */
         MEMORYBANK
     }
@@ -149,6 +151,19 @@ public final class ConversationSources {
         }
     }
 
+    /** What the formats are, for a refusal: every reader of input files names them the same way. */
+    public static final String FORMATS = "JSON Lines (one conversation object {tenantId, userId, conversationId,"
+        + " messages[{role, content, timestamp}]} per line), a JSON array of such conversation objects, LoCoMo JSON"
+        + " (an array of samples with sample_id and conversation.session_<n>) or a MemoryBank history object";
+
+    /** A file in none of the {@link #FORMATS}: nothing was read from it. */
+    public static final class UnknownFormat extends IOException {
+        /** @param message what the file holds instead, and the formats */
+        public UnknownFormat(final String message) {
+            super(message);
+        }
+    }
+
     /**
      * Reads a file and hands each record to {@code sink} in input order.
      *
@@ -170,6 +185,7 @@ public final class ConversationSources {
      * @param file a LoCoMo JSON or JSON Lines file
      * @param sink receives each record; may throw {@link Refused}
      * @return counts and problems
+     * @throws UnknownFormat if the file is a JSON array of something else than conversations or LoCoMo samples
      * @throws IOException if the file cannot be read, or LoCoMo JSON is malformed as a whole
      */
     public static Report readLocated(final Path file, final Sink sink) throws IOException {
@@ -177,6 +193,9 @@ public final class ConversationSources {
         if (format == Format.LOCOMO) {
             final Utf8Text.Clean text = Utf8Text.decode(Files.readAllBytes(file));
             return LoCoMoFile.read(text, sink);
+        }
+        if (format == Format.JSON_ARRAY) {
+            return JsonLinesFile.readArray(Utf8Text.decode(Files.readAllBytes(file)), sink);
         }
         if (format == Format.MEMORYBANK) {
             return MemoryBankSource.read(JSON.readTree(file.toFile()), sink);
@@ -200,12 +219,15 @@ public final class ConversationSources {
     }
 
     /**
-     * Tells the format by the first non-blank character: {@code [} is LoCoMo; otherwise a first line
-     * that is a MemoryBank history object ({@link MemoryBankSource#looksLike}) is MemoryBank, anything
-     * else JSON Lines.
+     * Tells the format by the first non-blank character: {@code [} is an array, LoCoMo when its first element
+     * is a LoCoMo sample ({@code sample_id} or {@code conversation}), a {@link Format#JSON_ARRAY} of
+     * conversations when it is a conversation object ({@code messages}, {@code conversationId} or
+     * {@code userId}) or the array is empty; otherwise a first line that is a MemoryBank history object
+     * ({@link MemoryBankSource#looksLike}) is MemoryBank, anything else JSON Lines.
      *
      * @param file the input
      * @return its format
+     * @throws UnknownFormat for an array whose first element is neither (e.g. an array of strings)
      * @throws IOException if it cannot be read
      */
     public static Format detect(final Path file) throws IOException {
@@ -222,7 +244,7 @@ public final class ConversationSources {
                     continue;
                 }
                 if (c == '[') {
-                    return Format.LOCOMO;
+                    return arrayFormat(file);
                 }
                 final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
                 line.write(c);
@@ -233,6 +255,36 @@ public final class ConversationSources {
             }
         }
         return Format.JSON_LINES;
+    }
+
+    /** @return the format of a file that starts with {@code [}, by its first element */
+    private static Format arrayFormat(final Path file) throws IOException {
+        final JsonNode first;
+        try (com.fasterxml.jackson.core.JsonParser parser = JSON.createParser(file.toFile())) {
+            parser.nextToken(); // [
+            if (parser.nextToken() == com.fasterxml.jackson.core.JsonToken.END_ARRAY) {
+                return Format.JSON_ARRAY; // empty: no conversation, whatever the format
+            }
+            first = JSON.readTree(parser);
+        } catch (JsonProcessingException e) {
+            throw new UnknownFormat(file + " starts with [ but is not a JSON array (" + e.getOriginalMessage()
+                + "); Engram reads " + FORMATS);
+        }
+        if (first != null && first.isObject()) {
+            if (first.has("sample_id") || first.has("conversation")) {
+                return Format.LOCOMO;
+            }
+            if (first.has("messages") || first.has("conversationId") || first.has("userId")) {
+                return Format.JSON_ARRAY;
+            }
+        }
+        final List<String> fields = new ArrayList<>();
+        if (first != null && first.isObject()) {
+            first.fieldNames().forEachRemaining(fields::add);
+        }
+        throw new UnknownFormat(file + " is a JSON array whose first element is " + (first == null || !first.isObject()
+            ? "not an object" : "an object with the fields " + fields) + ", neither a conversation nor a LoCoMo sample;"
+            + " Engram reads " + FORMATS);
     }
 
     private static boolean memoryBank(final String firstLine) {

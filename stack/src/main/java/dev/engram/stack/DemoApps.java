@@ -109,6 +109,11 @@ public final class DemoApps implements AutoCloseable {
         return extractor.pendingConversations() == 0;
     }
 
+    /** @return the extractor's consumed conversations by outcome ({@link ExtractorApp#conversationOutcomes()}) */
+    public java.util.Map<String, Long> conversationOutcomes() {
+        return extractor.conversationOutcomes();
+    }
+
     /**
      * @return each app's {@code /metrics} URL (Prometheus text) by {@code application.id}, in pipeline order; the
      *     extractor and the consolidator serve only health and metrics, on their own port

@@ -26,10 +26,85 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * @param contradictions records on {@code memory-contradictions}
  * @param deadLetters records on all {@code engram-<app>-dlq} topics
  * @param elapsedSeconds seconds from the start of the ingest until every app had processed everything
+ * @param conversationOutcomes what became of every conversation the extractor consumed, or null when not known
  */
 public record DemoSummary(long conversations, long candidates, long memoriesCreated, long memoriesReinforced,
                           long memoriesSuperseded, long memoriesMerged, long memoriesArchived, long memoriesExpired,
-                          long contradictions, long deadLetters, double elapsedSeconds) {
+                          long contradictions, long deadLetters, double elapsedSeconds, Outcomes conversationOutcomes) {
+
+    /**
+     * What became of every conversation on {@code conversations-completed}: nothing silent, in = the sum of the three.
+     *
+     * @param in records on {@code conversations-completed}
+     * @param remembered conversations that gave at least one memory candidate
+     * @param nothingToRemember valid conversations with nothing to keep
+     * @param deadLettered conversations on the extractor's dead-letter topic
+     * @param nothingToRememberReasons the nothing-to-remember count by reason (e.g. {@code no_words} for a message of
+     *     emoji only, {@code nothing_extracted}, {@code memory_off})
+     */
+    public record Outcomes(long in, long remembered, long nothingToRemember, long deadLettered,
+                           Map<String, Long> nothingToRememberReasons) {
+
+        /**
+         * @param in records on {@code conversations-completed}
+         * @param byOutcome the extractor's counts ({@code remembered}, {@code nothing_to_remember:<reason>},
+         *     {@code dead_lettered:<stage>})
+         * @return the outcomes
+         */
+        public static Outcomes of(final long in, final Map<String, Long> byOutcome) {
+            final Map<String, Long> reasons = new java.util.TreeMap<>();
+            long remembered = 0;
+            long deadLettered = 0;
+            for (final Map.Entry<String, Long> e : byOutcome.entrySet()) {
+                if (e.getKey().equals("remembered")) {
+                    remembered += e.getValue();
+                } else if (e.getKey().startsWith("dead_lettered")) {
+                    deadLettered += e.getValue();
+                } else if (e.getKey().startsWith("nothing_to_remember")) {
+                    reasons.merge(e.getKey().substring(e.getKey().indexOf(':') + 1), e.getValue(), Long::sum);
+                }
+            }
+            return new Outcomes(in, remembered, reasons.values().stream().mapToLong(Long::longValue).sum(), deadLettered,
+                java.util.Collections.unmodifiableMap(reasons));
+        }
+
+        /** @return conversations consumed but not (yet) counted under an outcome: 0 once the extractor is done */
+        public long unaccounted() {
+            return in - remembered - nothingToRemember - deadLettered;
+        }
+    }
+
+    /**
+     * The summary without conversation outcomes (as before they were counted).
+     *
+     * @param conversations as above
+     * @param candidates as above
+     * @param memoriesCreated as above
+     * @param memoriesReinforced as above
+     * @param memoriesSuperseded as above
+     * @param memoriesMerged as above
+     * @param memoriesArchived as above
+     * @param memoriesExpired as above
+     * @param contradictions as above
+     * @param deadLetters as above
+     * @param elapsedSeconds as above
+     */
+    public DemoSummary(final long conversations, final long candidates, final long memoriesCreated,
+                       final long memoriesReinforced, final long memoriesSuperseded, final long memoriesMerged,
+                       final long memoriesArchived, final long memoriesExpired, final long contradictions,
+                       final long deadLetters, final double elapsedSeconds) {
+        this(conversations, candidates, memoriesCreated, memoriesReinforced, memoriesSuperseded, memoriesMerged,
+            memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, null);
+    }
+
+    /**
+     * @param outcomes what became of every conversation
+     * @return this summary with them
+     */
+    public DemoSummary with(final Outcomes outcomes) {
+        return new DemoSummary(conversations, candidates, memoriesCreated, memoriesReinforced, memoriesSuperseded,
+            memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, outcomes);
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -47,6 +122,9 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
         map.put("contradictions", contradictions);
         map.put("deadLetters", deadLetters);
         map.put("elapsedSeconds", elapsedSeconds);
+        if (conversationOutcomes != null) {
+            map.put("conversationOutcomes", conversationOutcomes);
+        }
         return map;
     }
 
@@ -73,6 +151,14 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
 
     /** @return the human-readable block the demo prints */
     public String toText() {
+        return counts() + (conversationOutcomes == null ? "" : String.format(Locale.ROOT,
+            "%n  conversations in     %,d = remembered %,d + nothing to remember %,d %s + dead-lettered %,d%s",
+            conversationOutcomes.in(), conversationOutcomes.remembered(), conversationOutcomes.nothingToRemember(),
+            conversationOutcomes.nothingToRememberReasons(), conversationOutcomes.deadLettered(),
+            conversationOutcomes.unaccounted() == 0 ? "" : " (" + conversationOutcomes.unaccounted() + " not accounted for)"));
+    }
+
+    private String counts() {
         return String.format(Locale.ROOT, """
               conversations        %,d
               memory candidates    %,d

@@ -70,34 +70,88 @@ final class JsonLinesFile {
             if (line.text().isBlank()) {
                 continue;
             }
-            final String location = "line " + lineNumber;
-            try {
-                final Repairs repairs = new Repairs(line.replaced());
-                final ConversationCompleted record = fromJson(onlyObject(line.text()), repairs);
-                sink.accept(location, record);
-                records++;
-                if (repairs.count > 0) {
-                    replaced += repairs.count;
-                    problems.add(new Problem(location, repairs.count + " invalid UTF-8 sequence(s) or lone surrogate(s) replaced",
-                        Outcome.REPLACED));
-                }
-                final String invalid = ConversationSources.invalidReason(record);
-                if (invalid != null) {
-                    problems.add(new Problem(location, invalid, true));
-                }
-            } catch (JsonProcessingException e) {
-                problems.add(new Problem(location, "not JSON: " + e.getOriginalMessage(), false));
-                rejected++;
-            } catch (InvalidLine | Refused e) {
-                problems.add(new Problem(location, e.getMessage(), false));
-                rejected++;
-            } catch (RuntimeException e) {
-                // whatever else one line does, the rest of the file goes on
-                problems.add(new Problem(location, "cannot be read: " + e, false));
-                rejected++;
-            }
+            final Counts counts = one("line " + lineNumber, () -> onlyObject(line.text()), line.replaced(), sink, problems);
+            records += counts.records;
+            rejected += counts.rejected;
+            replaced += counts.replaced;
         }
         return new Report(Format.JSON_LINES, records, rejected, replaced, List.copyOf(problems));
+    }
+
+    /**
+     * A JSON array of conversations, each element in the shape of one JSON Lines line (what an export of
+     * conversations usually is): read as the lines are, each element reported by its position
+     * ({@code element <n>}, 1-based).
+     *
+     * @param text the whole file, decoded (its replacements reported once, for the file)
+     * @param sink receives each record with its location
+     * @return counts and problems
+     * @throws IOException if the text is not a JSON array
+     */
+    static Report readArray(final Utf8Text.Clean text, final Sink sink) throws IOException {
+        final JsonNode root = ConversationSources.JSON.readTree(text.text());
+        if (root == null || !root.isArray()) {
+            throw new IOException("a JSON array of conversations must be one JSON array");
+        }
+        final List<Problem> problems = new ArrayList<>();
+        if (text.replaced() > 0) {
+            problems.add(new Problem("file", text.replaced() + " invalid UTF-8 sequence(s) replaced", Outcome.REPLACED));
+        }
+        int records = 0;
+        int rejected = 0;
+        int position = 0;
+        for (final JsonNode element : root) {
+            position++;
+            final Counts counts = one("element " + position, () -> {
+                if (!element.isObject()) {
+                    throw new InvalidLine("not a JSON object");
+                }
+                return element;
+            }, 0, sink, problems);
+            records += counts.records;
+            rejected += counts.rejected;
+        }
+        return new Report(Format.JSON_ARRAY, records, rejected, text.replaced(), List.copyOf(problems));
+    }
+
+    /** What one input unit became. */
+    private record Counts(int records, int rejected, int replaced) {
+    }
+
+    /** Parses one input unit into its JSON object. */
+    @FunctionalInterface
+    private interface Unit {
+        JsonNode parse() throws JsonProcessingException;
+    }
+
+    /**
+     * Turns one input unit (a line, an array element) into a record and hands it to the sink; whatever goes
+     * wrong is a problem at its location, never an exception that stops the file.
+     */
+    private static Counts one(final String location, final Unit unit, final int replacedInDecoding, final Sink sink,
+                              final List<Problem> problems) {
+        try {
+            final Repairs repairs = new Repairs(replacedInDecoding);
+            final ConversationCompleted record = fromJson(unit.parse(), repairs);
+            sink.accept(location, record);
+            if (repairs.count > 0) {
+                problems.add(new Problem(location, repairs.count + " invalid UTF-8 sequence(s) or lone surrogate(s) replaced",
+                    Outcome.REPLACED));
+            }
+            final String invalid = ConversationSources.invalidReason(record);
+            if (invalid != null) {
+                problems.add(new Problem(location, invalid, true));
+            }
+            return new Counts(1, 0, repairs.count);
+        } catch (JsonProcessingException e) {
+            problems.add(new Problem(location, "not JSON: " + e.getOriginalMessage(), false));
+        } catch (InvalidLine | Refused e) {
+            problems.add(new Problem(location, e.getMessage(), false));
+        } catch (RuntimeException e) {
+            // whatever else one unit does, the rest of the file goes on
+            problems.add(new Problem(location, "cannot be read: " + e, false));
+        }
+        return new Counts(0, 1, 0);
     }
 
     /**
@@ -187,6 +241,9 @@ final class JsonLinesFile {
             .setMessages(messages)
             .setCompletedAt(completedAt)
             .setMetadata(metadata)
+            // agent scope (mem0's agent_id): absent or blank = no agent
+            .setAgentId(node.path("agentId").isTextual() && !node.path("agentId").asText().isBlank()
+                ? text(node, "agentId", repairs).strip() : null)
             .build();
     }
 

@@ -64,7 +64,15 @@ final class LoCoMoFile {
             final JsonNode conversation = sample.path("conversation");
             final String speakerA = conversation.path("speaker_a").asText("");
             final String speakerB = conversation.path("speaker_b").asText("");
-            for (final Map.Entry<Integer, JsonNode> session : sessions(conversation).entrySet()) {
+            final Map<Integer, JsonNode> sessions = sessions(conversation);
+            if (sessions.isEmpty()) {
+                // nothing silent: a sample without sessions would otherwise add nothing and say nothing
+                problems.add(new Problem(sampleId.isBlank() ? "sample " + (records + rejected) : sampleId,
+                    "no conversation.session_<n> array: not a LoCoMo sample", false));
+                rejected++;
+                continue;
+            }
+            for (final Map.Entry<Integer, JsonNode> session : sessions.entrySet()) {
                 final String location = sampleId + "/session_" + session.getKey();
                 final Instant start;
                 try {

@@ -21,14 +21,69 @@ import dev.engram.topics.Topic;
  * updates land in the same partition number and are processed by one task. The broker's default
  * replication factor is used. Every topic has {@code retention.ms=-1} and {@code retention.bytes=-1}
  * (record timestamps are event time, so time retention would delete old conversations on arrival) and
- * {@code max.message.bytes} from {@code input.max.record.bytes}. {@code memory-updated} keeps
+ * {@code max.message.bytes} from {@code input.max.record.bytes}, and {@code message.timestamp.after.max.ms} and
+ * {@code message.timestamp.before.max.ms} at their maximum ({@link #TIMESTAMP_LIMITS}): record timestamps are
+ * event time, which ingest and the extractor accept from 1970 to 9999, and Kafka 4's default refuses a timestamp
+ * more than one hour ahead of the broker's clock (ingest's "send failed" for a conversation dated next year).
+ * {@code memory-updated} keeps
  * {@code cleanup.policy=delete} for now; it
  * could become compacted once every consumer tolerates seeing only the latest event per key;
  * {@code user-profiles} is compacted.
  */
 public final class TopicSetup {
 
+    /**
+     * The topic configs that let a topic take any event time Engram accepts (1970 … 9999): no limit on how far a
+     * record's timestamp may be ahead of or behind the broker's clock.
+     */
+    public static final java.util.Map<String, String> TIMESTAMP_LIMITS = java.util.Map.of(
+        TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, String.valueOf(Long.MAX_VALUE),
+        TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, String.valueOf(Long.MAX_VALUE));
+
     private TopicSetup() {
+    }
+
+    /**
+     * Sets {@link #TIMESTAMP_LIMITS} on the Engram topics that exist with other values (topics created before
+     * Engram set them, or by hand), so that they take every event time ingest accepts.
+     *
+     * @param admin an admin client of the target cluster
+     * @return the topics whose configs were changed
+     * @throws IllegalStateException if the cluster refuses to describe or alter them
+     */
+    public static List<String> alignTimestampLimits(final Admin admin) {
+        final List<String> names = new ArrayList<>(Topic.allNames());
+        names.add(Topic.DATA_KEYS.name());
+        try {
+            final Set<String> existing = admin.listTopics().names().get();
+            final List<org.apache.kafka.common.config.ConfigResource> resources = names.stream().filter(existing::contains)
+                .map(n -> new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, n))
+                .toList();
+            final java.util.Map<org.apache.kafka.common.config.ConfigResource, java.util.Collection<org.apache.kafka.clients.admin.AlterConfigOp>> changes =
+                new java.util.LinkedHashMap<>();
+            admin.describeConfigs(resources).all().get().forEach((resource, config) -> {
+                final List<org.apache.kafka.clients.admin.AlterConfigOp> ops = new ArrayList<>();
+                TIMESTAMP_LIMITS.forEach((key, value) -> {
+                    final org.apache.kafka.clients.admin.ConfigEntry entry = config.get(key);
+                    if (entry == null || !value.equals(entry.value())) {
+                        ops.add(new org.apache.kafka.clients.admin.AlterConfigOp(
+                            new org.apache.kafka.clients.admin.ConfigEntry(key, value), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET));
+                    }
+                });
+                if (!ops.isEmpty()) {
+                    changes.put(resource, ops);
+                }
+            });
+            if (!changes.isEmpty()) {
+                admin.incrementalAlterConfigs(changes).all().get();
+            }
+            return changes.keySet().stream().map(org.apache.kafka.common.config.ConfigResource::name).sorted().toList();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while aligning the topics' timestamp limits", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Cannot align the topics' timestamp limits: " + e.getCause(), e.getCause());
+        }
     }
 
     /**
@@ -82,6 +137,7 @@ public final class TopicSetup {
                 // replayable log: no time or size retention.
                 configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
                 configs.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
+                configs.putAll(TIMESTAMP_LIMITS);
                 if (Topic.TENANT_SETTINGS.name().equals(name)) {
                     // one record per settings version (versions have distinct keys): compaction only drops a
                     // version rewritten under the same key, never the history a replay needs

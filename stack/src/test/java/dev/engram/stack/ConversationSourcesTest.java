@@ -56,6 +56,53 @@ class ConversationSourcesTest {
     }
 
     @Test
+    void shouldReadEachElementAsAConversationWhenGivenAJsonArrayOfConversations() throws IOException {
+        final Path file = write("export.json", """
+            [
+              {"tenantId":"t1","userId":"u-mira","conversationId":"c-101","messages":[{"role":"user","content":"I write Kotlin.","timestamp":"2025-02-03T09:12:00Z"}]},
+              {"tenantId":"t1","userId":"u-mira","conversationId":"c-102","messages":[{"role":"robot","content":"Hi","timestamp":"2025-02-03T09:13:00Z"}]},
+              "not a conversation",
+              {"tenantId":"t1","userId":"u-mira","conversationId":"c-104","messages":[{"role":"user","content":"x","timestamp":"yesterday"}]}
+            ]
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+
+        assertThat(read.getValue().format()).isEqualTo(Format.JSON_ARRAY);
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c-101", "c-102");
+        assertThat(read.getValue().valid()).isEqualTo(1);
+        assertThat(read.getValue().rejected()).isEqualTo(2);
+        assertThat(read.getValue().problems()).extracting(Problem::location)
+            .containsExactly("element 2", "element 3", "element 4");
+        assertThat(read.getValue().problems().get(1).reason()).isEqualTo("not a JSON object");
+    }
+
+    @Test
+    void shouldRefuseNamingTheFormatsWhenAJsonArrayHoldsNeitherConversationsNorLoCoMoSamples() throws IOException {
+        final Path strings = write("strings.json", "[\"hello\", \"world\"]");
+        final Path objects = write("objects.json", "[{\"title\": \"chat\", \"turns\": []}]");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConversationSources.readAll(strings))
+            .isInstanceOf(ConversationSources.UnknownFormat.class).hasMessageContaining("not an object")
+            .hasMessageContaining("JSON Lines").hasMessageContaining("a JSON array of such conversation objects")
+            .hasMessageContaining("LoCoMo");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConversationSources.readAll(objects))
+            .isInstanceOf(ConversationSources.UnknownFormat.class).hasMessageContaining("[title, turns]");
+        assertThat(ConversationSources.readAll(write("empty.json", " [ ] ")).getValue().records()).isZero();
+    }
+
+    @Test
+    void shouldReportALoCoMoSampleWithoutSessionsWhenItAddsNothing() throws IOException {
+        final Path file = write("locomo-ish.json", "[{\"sample_id\": \"conv-x\", \"conversation\": {\"speaker_a\": \"A\"}}]");
+
+        final Report report = ConversationSources.readAll(file).getValue();
+
+        assertThat(report.format()).isEqualTo(Format.LOCOMO);
+        assertThat(report.rejected()).isEqualTo(1);
+        assertThat(report.problems()).extracting(Problem::location).containsExactly("conv-x");
+    }
+
+    @Test
     void shouldPublishInvalidRecordsAndRejectUnparseableLinesWithLineNumbersWhenInputIsBad() throws IOException {
         final Path file = write("bad.jsonl", """
             {"tenantId":"t1","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":"I use IntelliJ.","timestamp":"2025-01-01T10:00:00Z"}]}

@@ -30,4 +30,22 @@ class DemoSummaryTest {
         assertThat(json.get("elapsedSeconds").asDouble()).isEqualTo(25.3);
         assertThat(DemoSummary.read(file)).isEqualTo(summary);
     }
+
+    @Test
+    void shouldSayWhatBecameOfEveryConversationWhenTheOutcomesAreKnown() throws Exception {
+        final DemoSummary summary = new DemoSummary(25, 60, 40, 4, 1, 0, 0, 0, 1, 2, 9.5).with(DemoSummary.Outcomes.of(27,
+            java.util.Map.of("remembered", 20L, "nothing_to_remember:no_words", 1L, "nothing_to_remember:nothing_extracted", 4L,
+                "dead_lettered:validation", 2L)));
+        final Path file = dir.resolve("s.json");
+
+        summary.write(file);
+
+        assertThat(summary.conversationOutcomes().unaccounted()).isZero();
+        assertThat(summary.toText()).contains("conversations in     27 = remembered 20 + nothing to remember 5 "
+            + "{no_words=1, nothing_extracted=4} + dead-lettered 2");
+        final JsonNode outcomes = new ObjectMapper().readTree(Files.readString(file)).get("conversationOutcomes");
+        assertThat(outcomes.get("in").asLong()).isEqualTo(27);
+        assertThat(outcomes.get("nothingToRememberReasons").get("no_words").asLong()).isEqualTo(1);
+        assertThat(DemoSummary.read(file)).isEqualTo(summary);
+    }
 }

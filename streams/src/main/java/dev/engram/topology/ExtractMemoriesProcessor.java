@@ -187,7 +187,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final long timestamp = conversation.getCompletedAt().toEpochMilli();
         final UserProfile profile = profiles.get(key);
         if (profile != null && !profile.getMemoryEnabled()) {
-            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, null, true));
+            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, null,
+                ExtractionTopology.REASON_MEMORY_OFF));
         }
         // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
         // re-submission after a crash) finds the same version whatever was written to tenant-settings since
@@ -200,7 +201,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     final Extracted extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                    return new Outcome(key, timestamp, extracted.candidates(), extracted.usage(), null, false);
+                    return new Outcome(key, timestamp, extracted.candidates(), extracted.usage(), null,
+                        extracted.nothingReason());
                 } catch (Rejected e) {
                     return Outcome.rejected(e);
                 }
@@ -216,10 +218,12 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         if (outcome.rejected() != null) {
             final Rejected e = outcome.rejected();
             deadLetter(consumed, e.stage, e.errorClass, e.getMessage());
+            counters.outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, e.stage);
             return;
         }
-        if (outcome.memoryOff()) {
+        if (ExtractionTopology.REASON_MEMORY_OFF.equals(outcome.nothingReason())) {
             counters.memoryOff().increment();
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_MEMORY_OFF);
             return;
         }
         for (final MemoryCandidate candidate : outcome.candidates()) {
@@ -233,6 +237,14 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         counters.conversations().increment();
         counters.candidates().increment(outcome.candidates().size());
+        if (outcome.candidates().isEmpty()) {
+            // nothing silent: the conversation was read and had nothing to keep, and the reason is counted
+            LOG.debug("Nothing to remember in a conversation of {} ({})", outcome.key(), outcome.nothingReason());
+            counters.outcome(ExtractionTopology.OUTCOME_NOTHING, outcome.nothingReason() == null
+                ? ExtractionTopology.REASON_NOTHING_EXTRACTED : outcome.nothingReason());
+        } else {
+            counters.outcome(ExtractionTopology.OUTCOME_REMEMBERED, "");
+        }
     }
 
     /**
@@ -278,6 +290,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         return conversation;
     }
 
+    /**
+     * @return the candidates, the ledger record of the LLM calls, and, when no candidate comes out, why
+     *     ({@link ExtractionTopology#REASON_NO_WORDS}, {@link ExtractionTopology#REASON_NOTHING_EXTRACTED},
+     *     {@link ExtractionTopology#REASON_ALL_REDACTED}, {@link ExtractionTopology#REASON_CATEGORY_OFF})
+     */
     private Extracted candidates(final ConversationCompleted conversation, final UserProfile profile,
                                  final TenantPolicy policy) throws Rejected {
         try {
@@ -286,10 +303,13 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             // tenant turned off are dropped whatever the extractor made of the tenant's settings.
             final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
             final LlmUsage usage = extraction.usage().calls() == 0 ? null : usageRecorder.record(conversation, extraction);
-            final List<ExtractedMemory> extracted = pii.apply(extraction.memories()).stream().filter(policy::keeps)
-                .toList();
+            final List<ExtractedMemory> found = extraction.memories();
+            final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
+            final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
             if (extracted.isEmpty()) {
-                return new Extracted(List.of(), usage);
+                return new Extracted(List.of(), usage, !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
+                    : !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED
+                    : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS);
             }
             // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
             // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
@@ -310,12 +330,18 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                 out.add(candidate(conversation, memory, vectors.get(slots.get(memory.content())),
                     batch.modelFor(memory.content()), extraction.extractor(), policy));
             }
-            return new Extracted(out, usage);
+            return new Extracted(out, usage, null);
         } catch (RuntimeException e) {
             // An extractor failure (MemoryExtractor.ExtractionException) or an embedding failure on this
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
             throw new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
         }
+    }
+
+    /** @return whether a user message has a letter or digit (U+FFFD, an undecodable byte, is not one) */
+    private static boolean hasWords(final ConversationCompleted conversation) {
+        return conversation.getMessages().stream().filter(m -> "user".equals(m.getRole()))
+            .anyMatch(m -> m.getContent().codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD));
     }
 
     private MemoryCandidate candidate(final ConversationCompleted conversation, final ExtractedMemory memory,
@@ -347,6 +373,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setCustomCategory(memory.customCategory())
             .setTtlDays(policy.ttlDays(memory))
             .setSettingsVersion(policy.version())
+            // the user's keyed facts (the profile) are every agent's; what else the user told an agent is its own
+            .setAgentId(memory.isFact() ? null : conversation.getAgentId())
             .build();
     }
 
@@ -359,9 +387,17 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     /** The meters, shared by every task of the topology. */
     record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending) {
+                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending, MeterRegistry registry) {
         Meters(final MeterRegistry registry) {
             this(registry, new AtomicInteger());
+        }
+
+        /** Counts one consumed conversation under {@code outcome} and {@code reason} (bounded sets, see ExtractionTopology). */
+        void outcome(final String outcome, final String reason) {
+            Counter.builder(ExtractionTopology.METER_OUTCOMES)
+                .description("Consumed conversations by what they ended as: remembered, nothing_to_remember (reason), "
+                    + "dead_lettered (stage); in = the sum").tag("application", AppIds.EXTRACTOR)
+                .tag("outcome", outcome).tag("reason", reason).register(registry).increment();
         }
 
         private Meters(final MeterRegistry registry, final AtomicInteger pending) {
@@ -377,7 +413,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
                     .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
                     .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
-                pending);
+                pending, registry);
             io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
                 .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
                     + "not forwarded yet").tag("application", AppIds.EXTRACTOR).register(registry);
@@ -403,24 +439,25 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /**
-     * What one conversation yields: candidates under a user key, a rejection, or nothing (memory off).
+     * What one conversation yields: candidates under a user key, a rejection, or nothing (and why).
      *
      * @param key user key (candidates)
      * @param timestamp record timestamp of the candidates
      * @param candidates candidates, possibly empty
      * @param usage the cost-ledger record of its LLM calls, or null when it made none
      * @param rejected the rejection, or null
-     * @param memoryOff true when skipped because the user turned memory off
+     * @param nothingReason why there is no candidate ({@link ExtractionTopology#REASON_MEMORY_OFF}: skipped without
+     *     an extraction call), or null
      */
     private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, LlmUsage usage,
-                           Rejected rejected, boolean memoryOff) {
+                           Rejected rejected, String nothingReason) {
         static Outcome rejected(final Rejected rejected) {
-            return new Outcome(null, 0, List.of(), null, rejected, false);
+            return new Outcome(null, 0, List.of(), null, rejected, null);
         }
     }
 
-    /** A conversation's candidates and the ledger record of its LLM calls (null when none). */
-    private record Extracted(List<MemoryCandidate> candidates, LlmUsage usage) {
+    /** A conversation's candidates, the ledger record of its LLM calls (null when none), why there is none (or null). */
+    private record Extracted(List<MemoryCandidate> candidates, LlmUsage usage, String nothingReason) {
     }
 
     /** One conversation in flight. */

@@ -108,7 +108,12 @@ import dev.engram.topics.AppIds;
  *
  * <p>Meters (tag {@code application=engram-extractor}): {@value #METER_CONVERSATIONS} (valid
  * conversations extracted), {@value #METER_CANDIDATES} (candidates written), {@value DeadLetters#METER}
- * (records sent to the dead-letter topic).
+ * (records sent to the dead-letter topic), and {@value #METER_OUTCOMES}: every consumed conversation counted once by
+ * what it ended as, tag {@code outcome} = {@value #OUTCOME_REMEMBERED} (candidates written),
+ * {@value #OUTCOME_NOTHING} (nothing to remember, tag {@code reason}: {@value #REASON_MEMORY_OFF},
+ * {@value #REASON_NO_WORDS} for messages without a letter or digit such as a message of emoji only,
+ * {@value #REASON_NOTHING_EXTRACTED}, {@value #REASON_ALL_REDACTED}, {@value #REASON_CATEGORY_OFF}) or {@value #OUTCOME_DEAD_LETTERED} (tag
+ * {@code reason} = the dead-letter stage): conversations in = the sum of the three.
  */
 public final class ExtractionTopology {
 
@@ -118,7 +123,7 @@ public final class ExtractionTopology {
     public static final String PROCESSOR = "extract-memories";
     /** Sink node writing {@code MEMORY_CANDIDATES}. */
     public static final String CANDIDATES_SINK = "write-memory-candidates";
-    /** Sink node writing {@link Topics#LLM_USAGE}, the cost ledger. */
+    /** Sink node writing {@code LLM_USAGE}, the cost ledger. */
     public static final String USAGE_SINK = "write-llm-usage";
     /** The extractor's dead-letter topic, {@code engram-extractor-dlq}. */
     public static final String DEAD_LETTER_TOPIC = Topic.deadLetters(AppIds.EXTRACTOR).name();
@@ -152,6 +157,25 @@ public final class ExtractionTopology {
     public static final String METER_MEMORY_OFF = "engram.extraction.memory.off";
     /** Counter of U+FFFD characters in the text of accepted conversations (tag {@code path=extractor}). */
     public static final String METER_REPLACED = "engram.input.replaced.characters";
+
+    /** Counter of consumed conversations by outcome and reason: in = remembered + nothing to remember + dead-lettered. */
+    public static final String METER_OUTCOMES = "engram.extraction.outcomes";
+    /** {@value #METER_OUTCOMES} outcome: at least one candidate written. */
+    public static final String OUTCOME_REMEMBERED = "remembered";
+    /** {@value #METER_OUTCOMES} outcome: valid, but nothing to remember (the reason says why). */
+    public static final String OUTCOME_NOTHING = "nothing_to_remember";
+    /** {@value #METER_OUTCOMES} outcome: sent to the dead-letter topic (the reason is the stage). */
+    public static final String OUTCOME_DEAD_LETTERED = "dead_lettered";
+    /** Nothing to remember: the user turned memory off. */
+    public static final String REASON_MEMORY_OFF = "memory_off";
+    /** Nothing to remember: no user message has a letter or digit (e.g. only emoji or punctuation). */
+    public static final String REASON_NO_WORDS = "no_words";
+    /** Nothing to remember: the extractor found no statement or episode worth keeping (small talk). */
+    public static final String REASON_NOTHING_EXTRACTED = "nothing_extracted";
+    /** Nothing to remember: every memory found held a personal identifier the PII filter drops. */
+    public static final String REASON_ALL_REDACTED = "all_redacted";
+    /** Nothing to remember: every memory found is of a category the tenant turned off (tenant settings). */
+    public static final String REASON_CATEGORY_OFF = "category_off";
 
     /** Counter of valid conversations extracted. */
     public static final String METER_CONVERSATIONS = "engram.extraction.conversations";

@@ -201,6 +201,34 @@ class ExtractionTopologyTest {
         assertThat(count(ExtractionTopology.METER_CONVERSATIONS)).isEqualTo(1.0);
     }
 
+    @Test
+    void shouldCountEveryConsumedConversationOnceByOutcomeAndReasonWhenSomeHaveNothingToRemember() {
+        final Instant t = Instant.parse("2025-02-03T09:12:00Z");
+        input.pipeInput("t1/u-mira", bytes(mira().build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-emoji").setMessages(List.of(
+            new Message(0, "user", "\uD83D\uDE00".repeat(200), t))).build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-thanks").setMessages(List.of(
+            new Message(0, "user", "Hey! Thanks so much!", t))).build()), SENT);
+        input.pipeInput("t1/u-mira", bytes(mira().setConversationId("c-bad").setMessages(List.of()).build()), SENT);
+        final TestInputTopic<String, UserProfile> profiles = driver.createInputTopic(Topic.USER_PROFILES.name(),
+            Serdes.String().serializer(), AvroSerdes.serde(UserProfile.class).serializer());
+        profiles.pipeInput("t1/u-off", UserProfile.newBuilder(ProfileProjection.empty("t1", "u-off"))
+            .setMemoryEnabled(false).build(), SENT);
+        input.pipeInput("t1/u-off", bytes(mira().setUserId("u-off").build()), SENT);
+
+        assertThat(outcome(ExtractionTopology.OUTCOME_REMEMBERED, "")).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_NO_WORDS)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_NOTHING_EXTRACTED)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_NOTHING, ExtractionTopology.REASON_MEMORY_OFF)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, DeadLetters.STAGE_VALIDATION)).isEqualTo(1.0);
+        assertThat(registry.get(ExtractionTopology.METER_OUTCOMES).counters().stream()
+            .mapToDouble(io.micrometer.core.instrument.Counter::count).sum()).as("in = the sum of the outcomes").isEqualTo(5.0);
+    }
+
+    private double outcome(final String outcome, final String reason) {
+        return registry.get(ExtractionTopology.METER_OUTCOMES).tag("outcome", outcome).tag("reason", reason).counter().count();
+    }
+
     static Stream<Arguments> invalidConversations() {
         final Instant t = Instant.parse("2025-02-03T09:12:00Z");
         final List<Message> tooMany = new ArrayList<>();

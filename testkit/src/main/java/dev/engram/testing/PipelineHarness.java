@@ -65,6 +65,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import dev.engram.topics.Topic;
 import dev.engram.topics.AppIds;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The test harness of every pipeline test: the three topologies on TopologyTestDriver — extraction
@@ -614,7 +615,7 @@ public final class PipelineHarness implements AutoCloseable {
         // the read model joins each memory with its retrieval hits, as the retriever's index does
         final List<Memory> memories = retrieverStage.memories(user).stream()
             .map(m -> retrieverStage.hits(user, m.getMemoryId()).applyTo(m)).toList();
-        return scorer.forList(n -> scorer.rank(query, memories, n), k); // as GET …/memories?query= ranks a list
+        return scorer.forList(n -> scorer.rank(RankRequest.of(query, n).memories(memories)), k); // as GET …/memories?query= ranks a list
     }
 
     /** @return the consolidation topology's meters (the other stages have registries of their own) */

@@ -45,7 +45,7 @@ class HybridScorerTest {
             m("m1", "My gym locker code is 4417.", T0),
             m("m2", "Uses Kotlin for backend work", T0),
             m("m3", "Enjoys hiking on weekends", T0));
-        final List<ScoredMemory> hits = scorer.rank("locker code", memories, 5);
+        final List<ScoredMemory> hits = scorer.rank(RankRequest.of("locker code", 5).memories(memories));
 
         assertThat(hits).isNotEmpty();
         final ScoredMemory top = hits.get(0);
@@ -72,7 +72,7 @@ class HybridScorerTest {
             EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 1.0)));
         final Memory often = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
             .setAccessCount(25).setImportance(1.0).build();
-        final ScoredMemory hit = heavy.rank("what is my gym locker code", List.of(often), 1).get(0);
+        final ScoredMemory hit = heavy.rank(RankRequest.of("what is my gym locker code", 1).memories(List.of(often))).get(0);
         assertThat(hit.score()).isBetween(0.0, 1.0);
         assertThat(hit.score()).isCloseTo((hit.semantic() + 1 + 1 + 1) / 4, within(1e-12));
     }
@@ -99,10 +99,10 @@ class HybridScorerTest {
         fact.setType(dev.engram.avro.MemoryType.SEMANTIC);
         final Memory other = withSources(m("other", "Watched a film about climbers last year", T0), "c-old", 4);
         final List<Memory> memories = List.of(exchange, turn, fact, other);
-        final List<String> skipping = scorer.rank("which films did you suggest I watch on Sunday?", memories, 4).stream()
+        final List<String> skipping = scorer.rank(RankRequest.of("which films did you suggest I watch on Sunday?", 4).memories(memories)).stream()
             .map(h -> h.memory().getMemoryId()).toList();
         final List<String> keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.SKIP_COVERED_EPISODES, false))).rank("which films did you suggest I watch on Sunday?", memories, 4)
+            EngramConfig.SKIP_COVERED_EPISODES, false))).rank(RankRequest.of("which films did you suggest I watch on Sunday?", 4).memories(memories))
             .stream().map(h -> h.memory().getMemoryId()).toList();
         assertThat(keeping).contains("turn");
         assertThat(keeping.indexOf("ex")).isLessThan(keeping.indexOf("turn"));
@@ -133,18 +133,18 @@ class HybridScorerTest {
         final String query = "what is the name of our rescue dog";
         final HybridScorer plain = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
             EngramConfig.KIND_PRIOR, "")));
-        final List<ScoredMemory> ranked = plain.rank(query, memories, 2);
+        final List<ScoredMemory> ranked = plain.rank(RankRequest.of(query, 2).memories(memories));
         // the statement's shorter words are closer to the question: first without a prior
         assertThat(ranked).extracting(h -> h.memory().getMemoryId()).containsExactly("st", "obs");
-        assertThat(plain.forList(n -> plain.rank(query, memories, n), 2)).isEqualTo(ranked);
+        assertThat(plain.forList(n -> plain.rank(RankRequest.of(query, n).memories(memories)), 2)).isEqualTo(ranked);
 
         // the default prior (observation +2.3 log-odds) puts the observation first in a list ...
         // (and the statement it states word for word is then left out of the list: retrieval.skip.observed)
-        assertThat(scorer.forList(n -> scorer.rank(query, memories, n), 2)).extracting(h -> h.memory().getMemoryId())
+        assertThat(scorer.forList(n -> scorer.rank(RankRequest.of(query, n).memories(memories)), 2)).extracting(h -> h.memory().getMemoryId())
             .containsExactly("obs");
         final HybridScorer keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
             EngramConfig.SKIP_OBSERVED, false)));
-        final List<ScoredMemory> list = keeping.forList(n -> keeping.rank(query, memories, n), 2);
+        final List<ScoredMemory> list = keeping.forList(n -> keeping.rank(RankRequest.of(query, n).memories(memories)), 2);
         assertThat(list).extracting(h -> h.memory().getMemoryId()).containsExactly("obs", "st");
         final double before = ranked.get(1).semantic();
         assertThat(list.get(0).semantic()).isCloseTo(
@@ -152,7 +152,7 @@ class HybridScorerTest {
         assertThat(list.get(0).score()).isCloseTo((0.85 * list.get(0).semantic() + 0.02 * 0.5) / W_SUM, within(1e-9));
         // ... a statement keeps its relevance, and a context block's ranking is the plain one
         assertThat(list.get(1).semantic()).isEqualTo(ranked.get(0).semantic());
-        assertThat(scorer.rank(query, memories, 2)).isEqualTo(ranked);
+        assertThat(scorer.rank(RankRequest.of(query, 2).memories(memories))).isEqualTo(ranked);
     }
 
     @Test
@@ -198,9 +198,9 @@ class HybridScorerTest {
             memories.add(m("n" + i, "Went hiking with the dog near the lake, trip " + i, T0.plusSeconds(i)));
         }
         memories.add(m("k", "Uses Kotlin for backend work", T0));
-        assertThat(scorer.rank("What is the boiling point of mercury?", memories, 5)).isEmpty();
-        assertThat(scorer.rank("How do I reset my router password?", memories, 5)).isEmpty();
-        assertThat(scorer.rank("which language for the backend", memories, 5))
+        assertThat(scorer.rank(RankRequest.of("What is the boiling point of mercury?", 5).memories(memories))).isEmpty();
+        assertThat(scorer.rank(RankRequest.of("How do I reset my router password?", 5).memories(memories))).isEmpty();
+        assertThat(scorer.rank(RankRequest.of("which language for the backend", 5).memories(memories)))
             .extracting(h -> h.memory().getMemoryId()).first().isEqualTo("k");
     }
 
@@ -208,7 +208,7 @@ class HybridScorerTest {
     void shouldReturnNothingWhenNoMemoryIsRelevant() {
         final List<Memory> memories = List.of(m("b1", "Ben plays chess on Sundays", T0),
             m("b2", "Enjoys hiking on weekends", T0));
-        assertThat(scorer.rank("locker code", memories, 5)).isEmpty();
+        assertThat(scorer.rank(RankRequest.of("locker code", 5).memories(memories))).isEmpty();
     }
 
     @Test
@@ -216,7 +216,7 @@ class HybridScorerTest {
         final Memory archived = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
             .setStatus(MemoryStatus.ARCHIVED).build();
         final Memory current = m("m2", "My new gym locker code is 9021.", T0.plusSeconds(60));
-        assertThat(scorer.rank("gym locker code", List.of(archived, current), 5))
+        assertThat(scorer.rank(RankRequest.of("gym locker code", 5).memories(List.of(archived, current))))
             .extracting(h -> h.memory().getMemoryId()).containsExactly("m2");
     }
 
@@ -226,20 +226,20 @@ class HybridScorerTest {
         final List<Memory> memories = List.of(
             m("old", "Has a gym locker at the downtown club", T0),
             m("new", "Renewed the gym membership", newest));
-        final List<ScoredMemory> hits = scorer.rank("gym", memories, 5);
+        final List<ScoredMemory> hits = scorer.rank(RankRequest.of("gym", 5).memories(memories));
         final ScoredMemory old = hits.stream().filter(h -> h.memory().getMemoryId().equals("old")).findFirst().orElseThrow();
         final ScoredMemory fresh = hits.stream().filter(h -> h.memory().getMemoryId().equals("new")).findFirst().orElseThrow();
         // 30 days before the reference with a 30-day decay: e^-1, independent of the wall clock
         assertThat(old.recency()).isCloseTo(Math.exp(-1), within(1e-9));
         assertThat(fresh.recency()).isCloseTo(1.0, within(1e-9));
-        assertThat(HybridScorer.referenceTime(memories)).isEqualTo(newest);
+        assertThat(MemoryTime.referenceTime(memories)).isEqualTo(newest);
     }
 
     @Test
     void shouldSaturateAccessAndUseImportanceWhenComputingTheTotal() {
         final Memory often = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
             .setAccessCount(25).setImportance(0.9).build();
-        final ScoredMemory hit = scorer.rank("locker code", List.of(often), 1).get(0);
+        final ScoredMemory hit = scorer.rank(RankRequest.of("locker code", 1).memories(List.of(often))).get(0);
         assertThat(hit.access()).isEqualTo(1.0);
         assertThat(hit.importance()).isEqualTo(0.9);
         assertThat(hit.score()).isCloseTo((0.85 * hit.semantic() + 0.0 * hit.recency() + 0.02 * 0.9 + 0.03) / W_SUM,
@@ -254,7 +254,7 @@ class HybridScorerTest {
         final List<Memory> memories = List.of(
             Memory.newBuilder(m("a", "Gym locker code is 4417", T0)).setImportance(0.4).build(),
             Memory.newBuilder(m("b", "Locker at the gym is number 12", T0)).setImportance(0.8).build());
-        final List<ScoredMemory> hits = importanceOnly.rank("gym locker", memories, 2);
+        final List<ScoredMemory> hits = importanceOnly.rank(RankRequest.of("gym locker", 2).memories(memories));
         assertThat(hits).extracting(h -> h.memory().getMemoryId()).containsExactly("b", "a");
         assertThat(hits.get(0).score()).isCloseTo(0.8, within(1e-9));
     }
@@ -267,7 +267,7 @@ class HybridScorerTest {
             memories.add(m("n" + i, "Talked about the project deadline and the team meeting number " + i, T0));
         }
         memories.add(m("ticket", "Filed ticket JIRA-5521 about the flaky build", T0));
-        final List<ScoredMemory> hits = scorer.rank("what happened with JIRA-5521", memories, 3);
+        final List<ScoredMemory> hits = scorer.rank(RankRequest.of("what happened with JIRA-5521", 3).memories(memories));
         assertThat(hits).extracting(h -> h.memory().getMemoryId()).contains("ticket");
         assertThat(hits).allSatisfy(h -> {
             assertThat(h.semantic()).isBetween(0.0, 1.0);
@@ -281,8 +281,8 @@ class HybridScorerTest {
         for (int i = 0; i < 20; i++) {
             memories.add(m(String.format("m%02d", i), "Gym session number " + i + " with the locker", T0.plusSeconds(i)));
         }
-        final List<ScoredMemory> first = scorer.rank("gym locker", memories, 4);
-        final List<ScoredMemory> second = scorer.rank("gym locker", memories, 4);
+        final List<ScoredMemory> first = scorer.rank(RankRequest.of("gym locker", 4).memories(memories));
+        final List<ScoredMemory> second = scorer.rank(RankRequest.of("gym locker", 4).memories(memories));
         assertThat(first).hasSize(4);
         assertThat(first).isEqualTo(second);
         assertThat(first.get(0).semantic()).isLessThanOrEqualTo(1.0);
@@ -299,7 +299,7 @@ class HybridScorerTest {
             memories.add(Memory.newBuilder(m("w" + i, "Went to the gym with a friend, session " + i, newest))
                 .setImportance(0.9).setAccessCount(10).build());
         }
-        final List<ScoredMemory> hits = scorer.rank("what is my gym locker code", memories, 3);
+        final List<ScoredMemory> hits = scorer.rank(RankRequest.of("what is my gym locker code", 3).memories(memories));
 
         assertThat(hits.get(0).memory().getMemoryId()).isEqualTo("locker");
         assertThat(hits).extracting(ScoredMemory::semantic).allSatisfy(v -> assertThat(v).isBetween(0.0, 1.0));

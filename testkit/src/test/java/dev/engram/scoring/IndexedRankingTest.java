@@ -79,9 +79,9 @@ class IndexedRankingTest {
             }
             for (final String query : QUERIES) {
                 for (final int k : List.of(1, 3, 10)) {
-                    assertThat(signature(scorer.rank(USER, index, query, k, 0)))
+                    assertThat(signature(scorer.rank(RankRequest.of(query, k).index(USER, index))))
                         .as("round %d, %s, k=%d", round, query, k)
-                        .isEqualTo(signature(scorer.rank(query, truth.values(), k)));
+                        .isEqualTo(signature(scorer.rank(RankRequest.of(query, k).memories(truth.values()))));
                 }
             }
         }
@@ -107,7 +107,7 @@ class IndexedRankingTest {
             index.put(memory("t1", "u-ana", "m" + i, TEXTS.get(i), T0).build());
         }
         assertThat(index.capacity()).isBetween(TEXTS.size(), 2 * TEXTS.size());
-        assertThat(scorer.rank(USER, index, "where does she work", 10, 0)).isNotEmpty();
+        assertThat(scorer.rank(RankRequest.of("where does she work", 10).index(USER, index))).isNotEmpty();
     }
 
     @Test
@@ -116,13 +116,13 @@ class IndexedRankingTest {
         for (int i = 0; i < TEXTS.size(); i++) {
             index.put(memory("t1", "u-ana", "m" + i, TEXTS.get(i), T0).build());
         }
-        final List<ScoredMemory> all = scorer.rank(USER, index, "where does she work", 10, 0);
+        final List<ScoredMemory> all = scorer.rank(RankRequest.of("where does she work", 10).index(USER, index));
         assertThat(all).isNotEmpty();
         final double floor = all.get(0).score();
-        assertThat(scorer.rank(USER, index, "where does she work", 10, floor))
+        assertThat(scorer.rank(RankRequest.of("where does she work", 10).index(USER, index).minScore(floor)))
             .allSatisfy(h -> assertThat(h.score()).isGreaterThanOrEqualTo(floor))
             .extracting(h -> h.memory().getMemoryId()).contains(all.get(0).memory().getMemoryId());
-        assertThat(scorer.rank(USER, index, "where does she work", 10, 1.0001)).isEmpty();
+        assertThat(scorer.rank(RankRequest.of("where does she work", 10).index(USER, index).minScore(1.0001))).isEmpty();
     }
 
     /**
@@ -152,8 +152,8 @@ class IndexedRankingTest {
         }
         for (final String query : QUERIES) {
             for (final int k : List.of(1, 10)) {
-                assertThat(signature(scorer.rank(USER, index, query, k, 0))).as("%s, k=%d", query, k)
-                    .isEqualTo(signature(scorer.rank(query, truth, k)));
+                assertThat(signature(scorer.rank(RankRequest.of(query, k).index(USER, index)))).as("%s, k=%d", query, k)
+                    .isEqualTo(signature(scorer.rank(RankRequest.of(query, k).memories(truth))));
             }
         }
     }

@@ -32,6 +32,7 @@ import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import dev.engram.scoring.RankRequest;
 
 /**
  * The lifecycle rules of the consolidator on TopologyTestDriver, with stream time advanced across
@@ -169,6 +170,29 @@ class MemoryLifecycleTest {
             assertThat(driver.consolidator().active(MIRA)).as("two uses (restatements, or an access and a restatement) keep a memory")
                 .extracting(Memory::getMemoryId).containsExactlyInAnyOrder(
                     twice.getCandidateId(), used.getCandidateId(), important.getCandidateId());
+        }
+    }
+
+    @Test
+    void shouldNeverArchiveASafetyFactAsStaleWhenItGoesUnusedLongAfterTheStaleTime() {
+        try (PipelineHarness driver = new PipelineHarness()) { // the default EngramConfig
+            // rated as low as a remark (as an LLM may rate it): the safety category, not the number, keeps it
+            final MemoryCandidate allergy = with(fact(MIRA, "c-1", at(0), "allergy:shellfish", "shellfish",
+                "Is allergic to shellfish"), b -> b.setImportance(REMARK).setCategory(FactCategory.CONSTRAINT));
+            // a safety slot filed under another category counts as well
+            final MemoryCandidate insulin = with(fact(MIRA, "c-2", at(0), "medication:insulin", "insulin", "Takes insulin"),
+                b -> b.setImportance(REMARK).setCategory(FactCategory.PERSONAL));
+            final MemoryCandidate idle = remark("c-3", 0, "Had a sandwich at the station.");
+            driver.pipe(allergy, insulin, idle);
+
+            driver.advanceTo(day(100));
+            assertThat(driver.consolidator().memory(MIRA, idle.getCandidateId()).getArchiveReason())
+                .as("the remark, as unused and as unimportant, is stale").isEqualTo(ArchiveReason.STALE);
+            driver.advanceTo(day(400));
+            assertThat(driver.consolidator().active(MIRA)).extracting(Memory::getMemoryId)
+                .containsExactlyInAnyOrder(allergy.getCandidateId(), insulin.getCandidateId());
+            assertThat(driver.retriever().active(MIRA)).extracting(Memory::getKey)
+                .containsExactlyInAnyOrder("allergy:shellfish", "medication:insulin");
         }
     }
 
@@ -317,11 +341,11 @@ class MemoryLifecycleTest {
             assertThat(superseded.getValidTo()).isEqualTo(day(10));
             final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
             final List<Memory> all = driver.consolidator().memories(MIRA);
-            assertThat(scorer.rank("where does she live?", all, 5)).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes"); // archived memories are never returned by default
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(7))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(7)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Lyon");
-            assertThat(scorer.rankAsOf("where does she live?", all, 5, day(11))).extracting(h -> h.memory().getValue())
+            assertThat(scorer.rank(RankRequest.of("where does she live?", 5).memories(all).asOf(day(11)))).extracting(h -> h.memory().getValue())
                 .containsExactly("Nantes");
         }
     }

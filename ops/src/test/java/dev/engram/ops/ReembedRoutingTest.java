@@ -1,0 +1,70 @@
+package dev.engram.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import dev.engram.avro.Memory;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.OnnxEmbedder;
+import dev.engram.embedder.OnnxModel;
+import dev.engram.port.Embedder;
+import dev.engram.scoring.Vectors;
+import dev.engram.testing.MemoryFixtures;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code reembed --model M} keeps each memory on the model of its script, as the apps embed after the switch
+ * (real models): with the default Han routing a switch to an English model moves English memories to it and
+ * leaves Chinese ones on bge-small-zh (a Chinese memory on another model is moved to bge-small-zh); a switch to the
+ * Han model itself, or routing off, puts every memory on M.
+ */
+class ReembedRoutingTest {
+
+    private static final Instant AT = Instant.parse("2026-01-01T00:00:00Z");
+    private static final String EN = OnnxModel.BGE_SMALL_EN.name();
+    private static final String ZH = OnnxModel.BGE_SMALL_ZH.name();
+    private static final String MINILM = OnnxModel.MINILM.name();
+
+    @Test
+    void shouldKeepChineseOnTheHanModelAndMoveTheRestWhenSwitchingToAnEnglishModel() {
+        final Memory english = on(memory("m1", "Lives in Lisbon and writes Kotlin"), MINILM);
+        final Memory chinese = on(memory("m2", "我住在北京，喜欢喝茶"), ZH);
+        final Memory chineseElsewhere = on(memory("m3", "我每天早上跑步"), MINILM);
+        final Embedder routed = Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), EngramConfig.defaults());
+
+        final List<Memory> out = Reembed.embedded(routed, List.of(english, chinese, chineseElsewhere));
+
+        assertThat(out).extracting(Memory::getEmbeddingModel).containsExactly(EN, ZH, ZH);
+        assertThat(out.get(1)).as("already on its script's model: not embedded again").isSameAs(chinese);
+        assertThat(Vectors.cosine(Vectors.toArray(out.get(0).getEmbedding()),
+            OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN).embed(english.getContent()))).isGreaterThan(0.999);
+        assertThat(Vectors.cosine(Vectors.toArray(out.get(2).getEmbedding()),
+            OnnxEmbedder.shared(OnnxModel.BGE_SMALL_ZH).embed(chineseElsewhere.getContent()))).isGreaterThan(0.999);
+    }
+
+    @Test
+    void shouldPutEveryMemoryOnTheModelWhenItIsTheHanModelOrRoutingIsOff() {
+        final Memory english = on(memory("m1", "Lives in Lisbon"), MINILM);
+        final Memory chinese = on(memory("m2", "我住在北京"), MINILM);
+
+        assertThat(Reembed.embedded(Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_ZH), EngramConfig.defaults()),
+            List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(ZH, ZH);
+        final EngramConfig noRouting = EngramConfig.defaults().with(Map.of(EngramConfig.EMBEDDING_MODEL_HAN, ""));
+        assertThat(Reembed.embedded(Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), noRouting),
+            List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(EN, EN);
+    }
+
+    private static Memory memory(final String id, final String content) {
+        return MemoryFixtures.memory("t", "u1", id, content, AT).build();
+    }
+
+    private static Memory on(final Memory memory, final String model) {
+        final int dimensions = ZH.equals(model) ? 512 : 384;
+        final float[] vector = new float[dimensions];
+        vector[0] = 1f;
+        return Memory.newBuilder(memory).setEmbedding(Vectors.toList(vector)).setEmbeddingModel(model).build();
+    }
+}

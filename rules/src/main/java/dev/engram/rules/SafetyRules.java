@@ -1,0 +1,238 @@
+package dev.engram.rules;
+
+import static dev.engram.rules.FactPatterns.ADVS;
+import static dev.engram.rules.FactPatterns.NOT_A_SUBJECT;
+import static dev.engram.rules.FactPatterns.STOP_WORDS;
+import static dev.engram.rules.FactPatterns.items;
+import static dev.engram.rules.FactPatterns.singular;
+import static dev.engram.rules.FactPatterns.userIsSubject;
+import static dev.engram.rules.FactRules.EXPLICIT;
+import static dev.engram.rules.FactRules.IMPORTANCE_SAFETY;
+import static dev.engram.rules.FactRules.rule;
+import static dev.engram.rules.FactRules.slug;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryType;
+import dev.engram.rules.FactRules.Fact;
+import dev.engram.rules.FactRules.Rule;
+import dev.engram.text.TurnHeuristics;
+
+/**
+ * Safety facts: what the user must not be served or must have, stated in English. Each is a CONSTRAINT fact of
+ * importance {@link FactRules#IMPORTANCE_SAFETY}, one key per item so a second allergy never supersedes the first:
+ * <ul>
+ *   <li>{@code allergy:<allergen>} — "I'm allergic to shellfish", "I have a severe peanut allergy", "… and allergic
+ *       to soy" (the allergen in the singular: "peanuts" and "peanut allergy" are one fact);</li>
+ *   <li>{@code intolerance:<substance>} — "I'm lactose intolerant", "intolerant to fructose";</li>
+ *   <li>{@code condition:<condition>} — "I have asthma", "I'm diabetic", "diagnosed with epilepsy", "because of my
+ *       anxiety": a known condition ({@link #CONDITIONS}) after have / live with, any after diagnosed with / suffer
+ *       from;</li>
+ *   <li>{@code medication:<medication>} — "I take metformin", "I'm on blood thinners", "I carry an EpiPen": a known
+ *       medication or a drug-name ending ({@link #MEDICATIONS});</li>
+ *   <li>{@code avoids:<food>} — "I don't eat pork", "I can't have dairy", "I avoid caffeine";</li>
+ *   <li>{@code accessibility:<need>} — "I use a wheelchair", "I'm hard of hearing", "I need step-free access".</li>
+ * </ul>
+ * The same in Chinese is in {@link ChineseSafetyRules}. A fact about someone else ("my son is allergic to eggs")
+ * states nothing about the user: every rule needs the user as subject.
+ */
+final class SafetyRules {
+
+    /** The slots of safety facts: key prefix, display name, English content and Chinese content templates. */
+    enum Slot {
+        /** an allergy */
+        ALLERGY("allergy", "Allergy", "Is allergic to %s (avoid it in food, meals and medicine)", "对%s过敏"),
+        /** an intolerance */
+        INTOLERANCE("intolerance", "Intolerance", "Is intolerant to %s (avoid it in food and meals)", "%s不耐受"),
+        /** a medical condition */
+        CONDITION("condition", "Health condition", "Has %s (a health condition to keep in mind)", "患有%s"),
+        /** a medication taken */
+        MEDICATION("medication", "Medication", "Takes %s (medication)", "服用%s"),
+        /** a food or drink the user does not take */
+        AVOIDS("avoids", "Avoids", "Does not eat or drink %s (keep in mind for food, drinks and meals)", "不吃%s"),
+        /** an accessibility need */
+        ACCESSIBILITY("accessibility", "Accessibility", "Accessibility need: %s (keep in mind for travel, venues and plans)",
+            "需要%s");
+
+        final String prefix;
+        final String display;
+        final String english;
+        final String chinese;
+
+        Slot(final String prefix, final String display, final String english, final String chinese) {
+            this.prefix = prefix;
+            this.display = display;
+            this.english = english;
+            this.chinese = chinese;
+        }
+    }
+
+    /** Conditions that "I have …" states (a headache or a meeting is not one). */
+    static final String CONDITIONS = "(?:type\\s+[12]\\s+diabetes|diabetes|asthma|epilepsy|c[o]?eliac(?:\\s+disease)?"
+        + "|crohn's(?:\\s+disease)?|ulcerative\\s+colitis|ibs|high\\s+blood\\s+pressure|hypertension|low\\s+blood\\s+pressure"
+        + "|high\\s+cholesterol|a\\s+heart\\s+condition|heart\\s+disease|a\\s+pacemaker|(?:rheumatoid\\s+)?arthritis"
+        + "|migraines?|adhd|autism|anxiety|depression|ptsd|ocd|bipolar(?:\\s+disorder)?|lupus|multiple\\s+sclerosis|copd"
+        + "|eczema|psoriasis|kidney\\s+disease|sleep\\s+apnea|gout|glaucoma|anemia|anaemia|hypothyroidism"
+        + "|hyperthyroidism|pcos|endometriosis|dyslexia|long\\s+covid|fibromyalgia|parkinson's(?:\\s+disease)?"
+        + "|chronic\\s+(?:pain|fatigue)|tinnitus|vertigo|cancer|hiv|hemophilia|sickle\\s+cell(?:\\s+disease)?"
+        + "|cystic\\s+fibrosis|osteoporosis|a\\s+bad\\s+back|a\\s+weak\\s+heart|dementia|insomnia)";
+
+    /** Medications by name or class, and the endings of drug names (-statin, -pril, -olol, …). */
+    static final String MEDICATIONS = "(?:insulin|metformin|levothyroxine|warfarin|blood\\s+thinners?|statins?"
+        + "|antidepressants?|antibiotics?|antihistamines?|beta[- ]blockers?|birth\\s+control|the\\s+pill|an?\\s+epipen"
+        + "|epipens?|an?\\s+inhaler|inhalers?|ibuprofen|aspirin|paracetamol|acetaminophen|prednisone|lithium|sertraline"
+        + "|fluoxetine|ssris?|adderall|ritalin|methotrexate|chemo(?:therapy)?|(?:blood\\s+pressure|thyroid|heart|diabetes)"
+        + "\\s+(?:medication|meds|pills|tablets)|immunosuppressants?|steroids|melatonin|hrt"
+        + "|\\p{L}+(?:statin|pril|olol|sartan|prazole|cillin|mycin|oxetine|azepam|tinib|formin|thyroxine))";
+
+    /** Foods and drinks "I can't have / avoid / gave up" names (after eat or drink any food counts). */
+    private static final String FOODS = "(?:dairy|gluten|wheat|lactose|alcohol|caffeine|coffee|sugar|salt|(?:red\\s+)?meat"
+        + "|pork|beef|lamb|fish|seafood|shellfish|prawns|shrimp|nuts|peanuts|eggs|milk|cheese|soy|spicy\\s+food"
+        + "|fried\\s+food|garlic|onions?|carbs|sweets|chocolate|fast\\s+food|processed\\s+food|raw\\s+fish|beer|wine"
+        + "|soda|energy\\s+drinks|grapefruit)";
+
+    private static final String AIDS = "(wheelchair|mobility\\s+scooter|walker|walking\\s+(?:stick|frame)|cane|crutches"
+        + "|hearing\\s+aids?|cochlear\\s+implant|screen\\s+reader|guide\\s+dog|sign\\s+language\\s+interpreter"
+        + "|step-free\\s+access|level\\s+access|an?\\s+(?:elevator|lift)|large\\s+print|captions|subtitles)";
+
+    private static final Map<String, String> CONDITION_ADJECTIVES = Map.ofEntries(Map.entry("diabetic", "diabetes"),
+        Map.entry("prediabetic", "prediabetes"), Map.entry("pre-diabetic", "prediabetes"), Map.entry("asthmatic", "asthma"),
+        Map.entry("epileptic", "epilepsy"), Map.entry("pregnant", "pregnancy"), Map.entry("anemic", "anemia"),
+        Map.entry("anaemic", "anemia"), Map.entry("autistic", "autism"), Map.entry("celiac", "celiac disease"),
+        Map.entry("coeliac", "celiac disease"), Map.entry("immunocompromised", "immunocompromised"),
+        Map.entry("hypertensive", "hypertension"));
+
+    private static final Set<String> ACRONYMS = Set.of("adhd", "ibs", "copd", "ptsd", "ocd", "pcos", "hiv", "hrt", "ssri");
+
+    private static final Set<String> NOT_A_FOOD = Set.of("breakfast", "lunch", "dinner", "supper", "late", "out",
+        "enough", "before", "after", "anything", "everything", "much", "a", "the", "it", "that", "there", "here",
+        "meals", "food", "well", "properly", "right", "alone");
+
+    private static final String I_AM = "\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS;
+    private static final String DEGREE = "(?:(?:severely|very|highly|deathly|seriously|mildly|quite|badly|extremely)\\s+)?";
+    private static final String REST = FactPatterns.LIST;
+
+    /** Allergies, intolerances, conditions, medications, foods avoided and accessibility needs, in English. */
+    static final List<Rule> RULES = List.of(
+        rule("allergy", I_AM + DEGREE + "allergic\\s+to\\s+" + REST,
+            (m, s) -> listed(Slot.ALLERGY, m.group(1), 3, FactPatterns::singular)),
+        rule("allergy-and", "\\b(?:and|but)\\s+(?:also\\s+)?" + DEGREE + "allergic\\s+to\\s+" + REST,
+            (m, s) -> userIsSubject(s, m.start()) ? listed(Slot.ALLERGY, m.group(1), 3, FactPatterns::singular) : List.of()),
+        rule("allergy-to", "\\bi\\s+(?:have|'ve\\s+got|have\\s+got)\\s+(?:an?\\s+)?" + "(?:(?:severe|mild|serious|bad)\\s+)?"
+            + "allerg(?:y|ies)\\s+to\\s+" + REST, (m, s) -> listed(Slot.ALLERGY, m.group(1), 3, FactPatterns::singular)),
+        rule("allergy-noun", "(?:\\bi\\s+(?:have|'ve\\s+got|have\\s+got|got|live\\s+with)|\\bmy)\\s+(?:an?\\s+)?"
+            + "(?:(?:severe|mild|serious|bad|life-threatening|deadly|strong|slight)\\s+)?((?:[\\p{L}-]+\\s+)?[\\p{L}-]+)"
+            + "\\s+allerg(?:y|ies)\\b", (m, s) -> one(Slot.ALLERGY, singular(m.group(1)))),
+        rule("intolerant-adjective", I_AM + "([\\p{L}]+)[- ]intolerant\\b", (m, s) -> one(Slot.INTOLERANCE, m.group(1))),
+        rule("intolerant-and", "\\band\\s+(?:also\\s+)?([\\p{L}]+)[- ]intolerant\\b",
+            (m, s) -> userIsSubject(s, m.start()) ? one(Slot.INTOLERANCE, m.group(1)) : List.of()),
+        rule("intolerant-to", I_AM + "intolerant\\s+(?:to|of)\\s+" + REST,
+            (m, s) -> listed(Slot.INTOLERANCE, m.group(1), 2, UnaryOperator.identity())),
+        rule("intolerance", "(?:\\bi\\s+(?:have|'ve\\s+got)|\\bmy)\\s+(?:an?\\s+)?(?:(?:severe|mild)\\s+)?([\\p{L}]+)"
+            + "\\s+intolerance\\b", (m, s) -> one(Slot.INTOLERANCE, m.group(1))),
+        rule("condition-have", "\\bi\\s+" + ADVS + "(?:have|'ve\\s+got|have\\s+got|live\\s+with|am\\s+living\\s+with"
+            + "|'m\\s+living\\s+with|struggle\\s+with|deal\\s+with|suffer\\s+from|was\\s+diagnosed\\s+with|got\\s+diagnosed\\s+with"
+            + "|'ve\\s+been\\s+diagnosed\\s+with|have\\s+been\\s+diagnosed\\s+with)\\s+(" + CONDITIONS + ")\\b",
+            (m, s) -> one(Slot.CONDITION, condition(m.group(1)))),
+        rule("condition-diagnosed", "\\bi(?:\\s+was|'ve\\s+been|\\s+have\\s+been|\\s+got)\\s+diagnosed\\s+with\\s+" + REST
+            + "|\\bi\\s+" + ADVS + "suffer\\s+from\\s+" + REST,
+            (m, s) -> listed(Slot.CONDITION, m.group(1) != null ? m.group(1) : m.group(2), 3, SafetyRules::condition)),
+        rule("condition-adjective", "(?:" + I_AM + "|\\band\\s+)(diabetic|pre-?diabetic|asthmatic|epileptic|pregnant|anaemic"
+            + "|anemic|autistic|c[o]?eliac|immunocompromised|hypertensive)\\b", (m, s) -> userIsSubject(s, m.start())
+                || m.group().toLowerCase(Locale.ROOT).startsWith("i")
+                ? one(Slot.CONDITION, CONDITION_ADJECTIVES.get(m.group(1).toLowerCase(Locale.ROOT))) : List.of()),
+        rule("condition-my", "\\b(?:because\\s+of|due\\s+to|for|with|of)\\s+my\\s+(" + CONDITIONS + ")\\b",
+            (m, s) -> one(Slot.CONDITION, condition(m.group(1)))),
+        rule("medication", "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)|\\bi\\s+" + ADVS
+            + "(?:take|use|need|carry|inject|rely\\s+on))\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
+            (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
+        rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"
+            + "|won't|no\\s+longer|try\\s+not\\s+to)\\s+(?:eat|drink|consume|touch)\\s+" + REST,
+            (m, s) -> listed(Slot.AVOIDS, m.group(1), 2, UnaryOperator.identity())),
+        rule("avoids-have", "\\bi\\s+" + ADVS + "(?:can't|cannot|can\\s+not|don't|do\\s+not|shouldn't|mustn't)\\s+have\\s+("
+            + FOODS + ")\\b|\\bi\\s+" + ADVS + "(?:avoid|stay\\s+away\\s+from|steer\\s+clear\\s+of|cut\\s+out|gave\\s+up"
+            + "|'ve\\s+given\\s+up|have\\s+given\\s+up|stopped\\s+eating|stopped\\s+drinking)\\s+(?:all\\s+)?(" + FOODS + ")\\b",
+            (m, s) -> one(Slot.AVOIDS, m.group(1) != null ? m.group(1) : m.group(2))),
+        rule("accessibility-aid", "(?:\\bi(?:'m|\\s+am)?\\s+" + ADVS + "|\\band\\s+)(?:use|need|rely\\s+on|require|in"
+            + "|get\\s+around\\s+(?:in|with))\\s+(?:an?\\s+|my\\s+)?" + AIDS + "(?:[- ]accessible)?",
+            (m, s) -> m.group().toLowerCase(Locale.ROOT).startsWith("and") && !userIsSubject(s, m.start()) ? List.of()
+                : one(Slot.ACCESSIBILITY, singular(m.group(1).replaceFirst("(?i)^an?\\s+", "")))),
+        rule("accessibility-state", "(?:" + I_AM + "|\\band\\s+)(hard\\s+of\\s+hearing|deaf|blind|visually\\s+impaired"
+            + "|partially\\s+sighted|hearing\\s+impaired|colou?r\\s*blind|paralyzed|paralysed|paraplegic|quadriplegic"
+            + "|an\\s+amputee|nonverbal)\\b", (m, s) -> m.group().toLowerCase(Locale.ROOT).startsWith("and")
+                && !userIsSubject(s, m.start()) ? List.of() : one(Slot.ACCESSIBILITY, m.group(1))));
+
+    private SafetyRules() {
+    }
+
+    /**
+     * @param slot the slot
+     * @param raw the value as said
+     * @return the fact, in English or (when the value has Han letters) in Chinese; empty when the value is no thing
+     */
+    static List<Fact> one(final Slot slot, final String raw) {
+        if (raw == null) {
+            return List.of();
+        }
+        final String value = raw.strip().replaceAll("\\s+", " ");
+        final String lower = value.toLowerCase(Locale.ROOT);
+        if (value.isEmpty() || NOT_A_SUBJECT.contains(lower) || STOP_WORDS.contains(lower)
+            || (slot == Slot.AVOIDS && NOT_A_FOOD.contains(lower))) {
+            return List.of();
+        }
+        final boolean chinese = value.codePoints().anyMatch(TurnHeuristics::unspacedScript);
+        final String shown = chinese || ACRONYMS.contains(lower) ? (ACRONYMS.contains(lower) ? value.toUpperCase(Locale.ROOT)
+            : value) : keepNames(value);
+        return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.CONSTRAINT, slot.prefix + ":" + slug(shown), shown,
+            slot.display + ": " + shown, String.format(Locale.ROOT, chinese ? slot.chinese : slot.english, shown), false,
+            IMPORTANCE_SAFETY, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> listed(final Slot slot, final String rest, final int maxWords,
+                                     final UnaryOperator<String> normalize) {
+        final List<Fact> out = new ArrayList<>();
+        for (final String item : items(rest, maxWords)) {
+            out.addAll(one(slot, normalize.apply(item)));
+        }
+        return out;
+    }
+
+    /** @return the word as said when it is a brand or name in capitals (EpiPen, Crohn's), else lower case */
+    private static String keepNames(final String value) {
+        final StringBuilder out = new StringBuilder();
+        for (final String w : value.split(" ")) {
+            final boolean name = w.length() > 1 && Character.isUpperCase(w.charAt(0))
+                && (w.chars().skip(1).anyMatch(Character::isUpperCase) || w.endsWith("'s"));
+            out.append(out.length() == 0 ? "" : " ").append(name ? w : w.toLowerCase(Locale.ROOT));
+        }
+        return out.toString();
+    }
+
+    private static String condition(final String raw) {
+        String c = raw.strip().replaceFirst("(?i)^an?\\s+", "").replaceAll("\\s+", " ");
+        final String lower = c.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("crohn's")) {
+            return "Crohn's disease";
+        }
+        if (lower.startsWith("parkinson's")) {
+            return "Parkinson's disease";
+        }
+        if (lower.equals("celiac") || lower.equals("coeliac") || lower.startsWith("coeliac")) {
+            return "celiac disease";
+        }
+        c = singular(c);
+        return c;
+    }
+
+    private static String medication(final String raw) {
+        final String m = raw.strip().replaceFirst("(?i)^(?:an?|the)\\s+", "").replaceAll("\\s+", " ");
+        return m.equalsIgnoreCase("pill") ? "the pill" : singular(m);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.engram.runtime;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Strict parsing of a write request's JSON body, every refusal a 400 {@link ApiProblem} naming the fault:
+ * the body must be UTF-8 (an invalid byte is refused with its offset, never stored as U+FFFD), exactly one
+ * JSON value (two concatenated objects are refused, not the first one taken), an object, without a
+ * duplicate field (never "the last one wins") and without a field the route does not know (named, with the
+ * fields it accepts). A lone surrogate written as a JSON escape ({@code \ud800}) is valid JSON: the route
+ * decides what to do with it.
+ */
+public final class JsonBodies {
+
+    private static final ObjectMapper STRICT = new ObjectMapper()
+        .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private JsonBodies() {
+    }
+
+    /**
+     * @param body the raw body bytes
+     * @param fields the fields the route accepts
+     * @return the body as a JSON object holding only known fields
+     * @throws ApiProblem 400 for an empty body, invalid UTF-8, invalid JSON, more than one value, a value that
+     *     is not an object, a duplicate field or an unknown field
+     */
+    public static ObjectNode object(final byte[] body, final Set<String> fields) {
+        final String text = utf8(body);
+        if (text.isBlank()) {
+            throw ApiProblem.badRequest("a JSON body is required: an object with " + accepted(fields));
+        }
+        final ObjectNode node = parse(text, "a JSON object with " + accepted(fields));
+        final List<String> unknown = new ArrayList<>();
+        for (final Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            final String name = names.next();
+            if (!fields.contains(name)) {
+                unknown.add(name);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw ApiProblem.badRequest("unknown field" + (unknown.size() > 1 ? "s " : " ") + quoted(unknown)
+                + " in the body; accepted: " + quoted(fields));
+        }
+        return node;
+    }
+
+    /**
+     * @param body the raw body bytes
+     * @return the body as a JSON object, whatever its fields (the caller checks them)
+     * @throws ApiProblem 400 for an empty body, invalid UTF-8, invalid JSON, more than one value, a value that is
+     *     not an object, or a duplicate field
+     */
+    public static ObjectNode object(final byte[] body) {
+        final String text = utf8(body);
+        if (text.isBlank()) {
+            throw ApiProblem.badRequest("a JSON body is required");
+        }
+        return parse(text, "a JSON object");
+    }
+
+    private static ObjectNode parse(final String text, final String expected) {
+        final JsonNode node;
+        try {
+            node = STRICT.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw ApiProblem.badRequest(syntax(e));
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiProblem.badRequest("the body must be " + expected + ", not "
+                + (node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
+        }
+        return (ObjectNode) node;
+    }
+
+    /** @return the text of UTF-8 bytes; a 400 naming the offset of the first invalid byte sequence */
+    static String utf8(final byte[] body) {
+        final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        final ByteBuffer in = ByteBuffer.wrap(body);
+        final CharBuffer out = CharBuffer.allocate(body.length + 1);
+        final CoderResult result = decoder.decode(in, out, true);
+        if (result.isError()) {
+            final int at = in.position();
+            throw ApiProblem.badRequest(String.format(java.util.Locale.ROOT,
+                "the body is not valid UTF-8: byte 0x%02X at offset %d does not start or continue a character", body[at] & 0xFF, at));
+        }
+        try {
+            decoder.flush(out);
+        } catch (IllegalStateException e) {
+            throw ApiProblem.badRequest("the body is not valid UTF-8");
+        }
+        out.flip();
+        return out.toString();
+    }
+
+    private static String syntax(final JsonProcessingException e) {
+        final JsonLocation at = e.getLocation();
+        final String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        final String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        if (message.startsWith("Duplicate field")) {
+            return "duplicate field in the body" + where + ": " + message.substring("Duplicate field ".length())
+                + " (each field at most once)";
+        }
+        if (message.contains("Trailing token")) {
+            return "the body holds more than one JSON value" + where + ": send exactly one object";
+        }
+        return "the body is not valid JSON" + where + (e instanceof JsonParseException ? ": " + firstLine(message) : "");
+    }
+
+    private static String firstLine(final String message) {
+        final int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    private static String accepted(final Set<String> fields) {
+        return fields.size() == 1 ? "the field " + quoted(fields) : "the fields " + quoted(fields);
+    }
+
+    private static String quoted(final java.util.Collection<String> names) {
+        return String.join(", ", names.stream().sorted().map(n -> "\"" + n + "\"").toList());
+    }
+}

@@ -1,0 +1,137 @@
+package dev.engram.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad HTTP framing, below any route, sent over raw sockets (an HTTP client library would refuse to send
+ * it): a malformed chunked body, a body shorter than its {@code Content-Length}, a client that stops
+ * sending. Each is a problem+json 4xx naming the fault, like every other bad request, never a 500 with an
+ * empty body; a route that ignores its body does not answer 200 to a malformed one either.
+ */
+class AppHttpServerFramingTest {
+
+    private final ObjectMapper json = new ObjectMapper();
+    private PrometheusMeterRegistry registry;
+    private AppHttpServer server;
+
+    @BeforeEach
+    void start() {
+        registry = AppMetrics.registry("engram-test", "test-host");
+        server = new AppHttpServer(0, registry, () -> new AppHttpServer.Health(true, "RUNNING"),
+            () -> new AppHttpServer.Health(true, "RUNNING"), app -> {
+                app.put("/echo", ctx -> ctx.result(ctx.bodyAsBytes()));
+                app.put("/ignores-body", ctx -> ctx.result("ok"));
+            }).idleTimeout(Duration.ofSeconds(2)).start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        registry.close();
+    }
+
+    @Test
+    void shouldEchoAWellFormedChunkedBodyWhenTheFramingIsRight() throws Exception {
+        final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", true);
+        assertThat(answer).startsWith("HTTP/1.1 200").endsWith("hello world");
+    }
+
+    @Test
+    void shouldAnswer400ProblemWhenAChunkSizeIsNotHexadecimal() throws Exception {
+        for (final String size : new String[] {"zz", "-5", "FFFFFFFFFFFFFFFFFFFF", ""}) {
+            final String answer = send(chunked("/echo", size + "\r\nhello\r\n0\r\n\r\n"), true);
+            assertThat(status(answer)).as(size + ": " + answer).isEqualTo(400);
+            assertThat(detail(answer)).as(size).containsIgnoringCase("chunk");
+        }
+    }
+
+    @Test
+    void shouldAnswer400ProblemWhenTheCrlfAfterAChunkIsMissing() throws Exception {
+        final String answer = send(chunked("/echo", "5\r\nhelloXX0\r\n\r\n"), true);
+        assertThat(status(answer)).as(answer).isEqualTo(400);
+        assertThat(detail(answer)).containsIgnoringCase("chunk");
+    }
+
+    @Test
+    void shouldAnswer400ProblemEvenWhenTheRouteIgnoresAMalformedBody() throws Exception {
+        final String answer = send(chunked("/ignores-body", "zz\r\nhello\r\n0\r\n\r\n"), true);
+        assertThat(status(answer)).as(answer).isEqualTo(400);
+    }
+
+    @Test
+    void shouldAnswer400ProblemWhenTheBodyEndsBeforeItsContentLength() throws Exception {
+        final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"a\":1}", true);
+        assertThat(status(answer)).as(answer).isEqualTo(400);
+        assertThat(detail(answer)).contains("100");
+    }
+
+    @Test
+    void shouldAnswer408ProblemWhenTheClientStopsSendingTheBody() throws Exception {
+        final long start = System.nanoTime();
+        final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"a\":1}", false);
+        assertThat(status(answer)).as(answer).isEqualTo(408);
+        assertThat(detail(answer)).containsIgnoringCase("timeout");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void shouldAnswer400ProblemWhenTheContentLengthIsNotANumber() throws Exception {
+        final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", true);
+        assertThat(status(answer)).as(answer).isEqualTo(400);
+        detail(answer);
+    }
+
+    private static String chunked(final String path, final String body) {
+        return "PUT " + path + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + body;
+    }
+
+    /** Sends the bytes, half-closes when told, and reads the answer (to EOF, or what came within 30 s). */
+    private String send(final String request, final boolean halfClose) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            if (halfClose) {
+                socket.shutdownOutput();
+            }
+            final ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            final InputStream in = socket.getInputStream();
+            final byte[] buffer = new byte[4096];
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    answer.write(buffer, 0, n);
+                }
+            } catch (SocketTimeoutException | java.net.SocketException e) {
+                // what came before the timeout or reset is the answer
+            }
+            return answer.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static int status(final String answer) {
+        return answer.length() < 12 ? -1 : Integer.parseInt(answer.substring(9, 12));
+    }
+
+    private String detail(final String answer) throws IOException {
+        assertThat(answer).containsIgnoringCase("Content-Type: " + AppHttpServer.PROBLEM_JSON);
+        final JsonNode problem = json.readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+        assertThat(problem.get("status").asInt()).isEqualTo(status(answer));
+        return problem.get("detail").asText();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.engram.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+class JsonBodiesTest {
+
+    private static final Set<String> FIELDS = Set.of("content", "value");
+
+    @Test
+    void shouldReturnTheObjectWhenTheBodyIsOneObjectOfKnownFields() {
+        assertThat(JsonBodies.object(bytes("{\"value\":\"Delft\", \"content\":\"Lives in Delft \\ud800\"}"), FIELDS)
+            .get("content").asText()).isEqualTo("Lives in Delft \ud800");
+    }
+
+    @Test
+    void shouldRefuseTwoConcatenatedObjectsWhenOnlyOneValueIsAllowed() {
+        assertThat(problem("{\"value\":\"Delft\"}{\"value\":\"Gouda\"}")).contains("more than one JSON value", "line 1, column");
+        assertThat(problem("{\"value\":\"Delft\"} 42")).contains("more than one JSON value");
+    }
+
+    @Test
+    void shouldNameTheFieldWhenAKeyIsDuplicated() {
+        assertThat(problem("{\"value\":\"Delft\",\"value\":\"Gouda\"}")).contains("duplicate field", "value");
+    }
+
+    @Test
+    void shouldNameUnknownFieldsAndTheAcceptedOnesWhenAFieldIsUnknown() {
+        assertThat(problem("{\"value\":\"Delft\",\"valeu\":\"x\",\"extra\":1}"))
+            .isEqualTo("unknown fields \"extra\", \"valeu\" in the body; accepted: \"content\", \"value\"");
+    }
+
+    @Test
+    void shouldRefuseInvalidUtf8WithItsOffsetWhenABodyByteIsNotUtf8() {
+        final byte[] body = {'{', '"', 'v', 'a', 'l', 'u', 'e', '"', ':', '"', (byte) 0xFF, '"', '}'};
+        assertThat(problem(body)).isEqualTo("the body is not valid UTF-8: byte 0xFF at offset 10 does not start or continue a character");
+        assertThat(problem(new byte[] {'{', '"', 'a', (byte) 0xC3})).contains("not valid UTF-8", "offset 3");
+    }
+
+    @Test
+    void shouldRefuseWhatIsNotAnObjectWhenTheBodyIsEmptyMalformedOrAnotherValue() {
+        assertThat(problem("  ")).contains("a JSON body is required");
+        assertThat(problem("[1,2]")).contains("must be a JSON object", "not array");
+        assertThat(problem("{\"value\": }")).startsWith("the body is not valid JSON at line 1, column 11");
+    }
+
+    private static String problem(final String body) {
+        return problem(bytes(body));
+    }
+
+    private static String problem(final byte[] body) {
+        final ApiProblem[] thrown = new ApiProblem[1];
+        assertThatThrownBy(() -> JsonBodies.object(body, FIELDS)).isInstanceOfSatisfying(ApiProblem.class, p -> {
+            assertThat(p.status()).isEqualTo(400);
+            thrown[0] = p;
+        });
+        return thrown[0].getMessage();
+    }
+
+    private static byte[] bytes(final String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
