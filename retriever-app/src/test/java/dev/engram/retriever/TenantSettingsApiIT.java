@@ -93,7 +93,7 @@ class TenantSettingsApiIT {
         assertThat(before.get("categories")).isEmpty();
 
         final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topic.TENANT_SETTINGS.name(),
-            new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.defaults()), 1,
+            new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.plain()), 1,
             Duration.ofSeconds(30));
         assertThat(records).filteredOn(r -> r.key().startsWith("health/")).singleElement().satisfies(r -> {
             assertThat(r.key()).isEqualTo("health/1735689600000");
