@@ -11,9 +11,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
-        + "LLM extraction throughput.",
+        + "LLM extraction throughput, consistency of knowledge updates.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
-        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class})
+        QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class,
+        ConsistencyBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

@@ -236,8 +236,8 @@ public final class EngramClient {
          *
          * @param message the user's next message
          * @param budgetTokens the token budget of the block (1..100000)
-         * @param options {@link ReadOptions#withoutRecordingAccess()} only ({@code minScore} and {@code asOf} are the
-         *     search's)
+         * @param options {@link ReadOptions#withoutRecordingAccess()} and {@link ReadOptions#withAgentId} ({@code minScore}
+         *     and {@code asOf} are the search's)
          * @return the block and the memories in it
          * @throws IllegalArgumentException if the options set {@code minScore} or {@code asOf}
          */
@@ -307,6 +307,20 @@ public final class EngramClient {
          */
         public Views.ConversationAccepted postConversation(final String conversationId,
                                                            final java.util.List<ConversationPublisher.Turn> turns) {
+            return postConversation(conversationId, turns, null);
+        }
+
+        /**
+         * As {@link #postConversation(String, java.util.List)}, for one agent of the user.
+         *
+         * @param conversationId the conversation's id
+         * @param turns the messages, oldest first
+         * @param agentId the agent the conversation was with (mem0's agent_id), null for none
+         * @return the accepted conversation, once the broker has it
+         */
+        public Views.ConversationAccepted postConversation(final String conversationId,
+                                                           final java.util.List<ConversationPublisher.Turn> turns,
+                                                           final String agentId) {
             final java.util.List<Map<String, Object>> messages = new java.util.ArrayList<>();
             for (final ConversationPublisher.Turn turn : turns) {
                 final Map<String, Object> message = new LinkedHashMap<>();
@@ -318,6 +332,9 @@ public final class EngramClient {
             final Map<String, Object> body = new LinkedHashMap<>();
             body.put("conversationId", requireId("conversationId", conversationId));
             body.put("messages", messages);
+            if (agentId != null) {
+                body.put("agentId", requireId("agentId", agentId));
+            }
             return send("POST", path + "/conversations", body, Views.ConversationAccepted.class);
         }
 

@@ -16,16 +16,18 @@ import java.time.Instant;
  */
 public final class ReadOptions {
 
-    private static final ReadOptions DEFAULTS = new ReadOptions(true, null, null);
+    private static final ReadOptions DEFAULTS = new ReadOptions(true, null, null, null);
 
     private final boolean recordAccess;
     private final Double minScore;
     private final Instant asOf;
+    private final String agentId;
 
-    private ReadOptions(final boolean recordAccess, final Double minScore, final Instant asOf) {
+    private ReadOptions(final boolean recordAccess, final Double minScore, final Instant asOf, final String agentId) {
         this.recordAccess = recordAccess;
         this.minScore = minScore;
         this.asOf = asOf;
+        this.agentId = agentId;
     }
 
     /** @return the API's defaults: the hits are recorded as use, no score floor, the current memories */
@@ -35,7 +37,7 @@ public final class ReadOptions {
 
     /** @return these options with {@code recordAccess=false}: the read is not reported as a use of its hits */
     public ReadOptions withoutRecordingAccess() {
-        return new ReadOptions(false, minScore, asOf);
+        return new ReadOptions(false, minScore, asOf, agentId);
     }
 
     /**
@@ -47,7 +49,7 @@ public final class ReadOptions {
         if (!(score >= 0 && score <= 1)) {
             throw new IllegalArgumentException("minScore must be between 0 and 1, was " + score);
         }
-        return new ReadOptions(recordAccess, score, asOf);
+        return new ReadOptions(recordAccess, score, asOf, agentId);
     }
 
     /**
@@ -56,7 +58,19 @@ public final class ReadOptions {
      *     read is never reported as use)
      */
     public ReadOptions withAsOf(final Instant time) {
-        return new ReadOptions(recordAccess, minScore, java.util.Objects.requireNonNull(time, "asOf"));
+        return new ReadOptions(recordAccess, minScore, java.util.Objects.requireNonNull(time, "asOf"), agentId);
+    }
+
+    /**
+     * @param agent the agent asking (mem0's agent_id)
+     * @return these options with {@code agentId}: the agent's own memories and the user's shared ones only
+     * @throws IllegalArgumentException if it is blank
+     */
+    public ReadOptions withAgentId(final String agent) {
+        if (agent == null || agent.isBlank()) {
+            throw new IllegalArgumentException("agentId must not be blank");
+        }
+        return new ReadOptions(recordAccess, minScore, asOf, agent.strip());
     }
 
     /** @return whether the hits are reported as use */
@@ -67,7 +81,8 @@ public final class ReadOptions {
     /**
      * @param search whether the read is a search (which takes every option) rather than a context request
      * @return the options as query parameters ({@code &name=value}…), empty for the defaults
-     * @throws IllegalArgumentException if a context request is given {@code minScore} or {@code asOf}
+     * @throws IllegalArgumentException if a context request is given {@code minScore} or {@code asOf} ({@code agentId}
+     *     and {@code recordAccess} apply to both)
      */
     String query(final boolean search) {
         if (!search && (minScore != null || asOf != null)) {
@@ -82,6 +97,9 @@ public final class ReadOptions {
         }
         if (asOf != null) {
             query.append("&asOf=").append(URLEncoder.encode(asOf.toString(), StandardCharsets.UTF_8));
+        }
+        if (agentId != null) {
+            query.append("&agentId=").append(URLEncoder.encode(agentId, StandardCharsets.UTF_8).replace("+", "%20"));
         }
         return query.toString();
     }

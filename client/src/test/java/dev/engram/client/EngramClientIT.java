@@ -205,6 +205,29 @@ class EngramClientIT {
     }
 
     @Test
+    void shouldScopeReadsToAnAgentWhenConversationsArePostedForIt() {
+        final EngramClient.User noa = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .user("acme", "noa");
+        noa.postConversation("noa-1", List.of(new ConversationPublisher.Turn("user",
+            "We hiked the Besseggen ridge last weekend and camped by the lake.", Instant.parse("2025-06-01T10:00:00Z"))),
+            "travel");
+        await(() -> {
+            try {
+                return noa.list().memories().stream().anyMatch(m -> m.content().contains("Besseggen"));
+            } catch (EngramApiException.NotFound notYet) {
+                return false;
+            }
+        });
+        final ReadOptions look = ReadOptions.defaults().withoutRecordingAccess();
+
+        assertThat(noa.search("Where did we hike?", 5, look.withAgentId("travel")).memories())
+            .anyMatch(hit -> hit.content().contains("Besseggen"));
+        assertThat(noa.search("Where did we hike?", 5, look.withAgentId("coding")).memories())
+            .noneMatch(hit -> hit.content().contains("Besseggen"));
+        assertThat(noa.context("Where did we hike?", 200, look.withAgentId("coding")).context()).doesNotContain("Besseggen");
+    }
+
+    @Test
     void shouldWriteAndReadATenantsSettingsAndUsageWithAnAdminKey() {
         final EngramClient.Tenant acme = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
             .tenant("acme");

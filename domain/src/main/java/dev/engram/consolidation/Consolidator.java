@@ -58,7 +58,13 @@ import dev.engram.scoring.Vectors;
  *       reason cleared) and is reinforced as in step 4: event REINFORCED, its {@code before} the archived
  *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
  *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
+ *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
+ *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed.</li>
+ *   <li><b>Ending.</b> an episode of the user's own words that says the value of an ACTIVE fact ended ("Marco and I
+ *       broke up", "Biscuit died", "I left IBM"; {@link Outdated#ends}) retracts that fact as a negation does.</li>
  * </ol>
+ * A superseded, corrected, deleted or negated fact marks the memories stating its old value ({@link Outdated}); a
+ * memory so marked is never the hit a candidate reinforces or is judged against.
  * A conversation summary ({@link ExtractedMemory#isSummary}) skips steps 3–6: it is created as it
  * is, and it is never the hit another candidate reinforces or is judged against (two sessions'
  * summaries read alike and embed above the reinforce threshold, yet are different episodes). Nor is an
@@ -224,6 +230,59 @@ public final class Consolidator {
      * @return the decision; never null
      */
     public Decision decide(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
+        final Decision decision = decideOwn(candidate, userMemories, index);
+        return switch (decision.outcome()) {
+            case CREATED, REINFORCED, REVIVED -> withConfirmations(candidate, decision, userMemories);
+            default -> decision;
+        };
+    }
+
+    /**
+     * Rules 7 and 8, for a user's own episode (not an exchange or a summary: the assistant's words are not the user's)
+     * and each of the user's ACTIVE facts the decision did not already write. Rule 8: an episode that says what the
+     * fact's value names ended ("Marco and I broke up", "Biscuit died", "I left IBM": {@link Outdated#ends}), said at
+     * or after the fact, retracts it as a negation does (ARCHIVED, reason NEGATED, and the memories stating it marked).
+     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
+     * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
+     * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
+     * naming the value is negative ("I'm not at NASA any more").
+     */
+    private static Decision withConfirmations(final MemoryCandidate candidate, final Decision decision,
+                                              final List<Memory> userMemories) {
+        if (candidate.getKey() != null || ExtractedMemory.isExchange(candidate.getDisplayName())
+            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
+            return decision;
+        }
+        final java.util.Set<String> written = new java.util.HashSet<>();
+        decision.changes().forEach(c -> written.add(c.after().getMemoryId()));
+        final List<Change> changes = new java.util.ArrayList<>(decision.changes());
+        final List<ContradictionDetected> contradictions = new java.util.ArrayList<>(decision.contradictions());
+        final List<MemoryArchived> archived = new java.util.ArrayList<>(decision.archived());
+        for (final Memory fact : userMemories) {
+            if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
+                continue;
+            }
+            final Decision more;
+            if (Outdated.ends(candidate.getContent(), fact.getValue())
+                && !candidate.getEventTime().isBefore(fact.getValidFrom())) {
+                more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
+            } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
+                more = MemoryWrites.confirm(fact, candidate);
+            } else {
+                continue;
+            }
+            if (more.outcome() == Outcome.REINFORCED || more.outcome() == Outcome.RETRACTED) {
+                more.changes().forEach(c -> written.add(c.after().getMemoryId()));
+                changes.addAll(more.changes());
+                contradictions.addAll(more.contradictions());
+                archived.addAll(more.archived());
+            }
+        }
+        return changes.size() == decision.changes().size() ? decision
+            : new Decision(decision.outcome(), changes, contradictions, archived);
+    }
+
+    private Decision decideOwn(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         if (candidate.getImportance() < settings.minImportance() || candidate.getConfidence() < settings.minConfidence()) {
             return Decision.nothing(Outcome.BELOW_THRESHOLD);
         }
@@ -243,7 +302,7 @@ public final class Consolidator {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
                 }
-                return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key");
+                return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key", userMemories);
             }
         }
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
@@ -253,6 +312,9 @@ public final class Consolidator {
             if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())
                 || ExtractedMemory.isObservation(existing.getType(), existing.getDisplayName())) {
                 continue; // a conversation summary or an observation (derived) is never a dedup target
+            }
+            if (Outdated.isOutdated(existing)) {
+                continue; // it states what stopped being true: a restatement is new evidence, not this memory's
             }
             if (candidate.getKey() != null && existing.getKey() != null && !candidate.getKey().equals(existing.getKey())) {
                 continue; // another fact slot: never merged, never superseded
@@ -273,7 +335,7 @@ public final class Consolidator {
                         continue;
                     case CONTRADICTS:
                         if (!factOntoUnkeyed) {
-                            return MemoryWrites.supersede(existing, candidate, similarity, "judge");
+                            return MemoryWrites.supersede(existing, candidate, similarity, "judge", userMemories);
                         }
                         continue;
                     default:
@@ -288,7 +350,7 @@ public final class Consolidator {
                     case SAME:
                         return factOntoUnkeyed ? createOrRevive(candidate, userMemories, vector) : MemoryWrites.reinforce(existing, candidate);
                     case CONTRADICTS:
-                        return MemoryWrites.supersede(existing, candidate, similarity, "judge");
+                        return MemoryWrites.supersede(existing, candidate, similarity, "judge", userMemories);
                     default:
                         return createOrRevive(candidate, userMemories, vector);
                 }
@@ -340,7 +402,7 @@ public final class Consolidator {
             || !MemoryIds.normalize(current.getValue()).equals(MemoryIds.normalize(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }
-        return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current));
+        return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current), userMemories);
     }
 
     /**

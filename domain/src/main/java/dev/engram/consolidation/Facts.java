@@ -40,6 +40,12 @@ public final class Facts {
             + "|hate|hates|dislike|dislikes|can'?t stand|cannot stand)\\b|n't\\b|n’t\\b",
         Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
 
+    private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?。！？;；])\\s*|,\\s+(?:but|and)\\s+");
+    /** Leaving or ending what a value names: it is not confirmed by the sentence that ends it. */
+    private static final Pattern LEFT = Pattern.compile("\\b(?:left|leaving|resigned|fired|laid\\s+off|moved\\s+(?:away\\s+)?from"
+        + "|switched\\s+from|broke\\s+up|died|passed\\s+away|former|used\\s+to|ex)\\b|离开|不再|以前",
+        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+
     private Facts() {
     }
 
@@ -146,6 +152,26 @@ public final class Facts {
      */
     public static boolean isNegative(final String text) {
         return text != null && NEGATION.matcher(text).find();
+    }
+
+    /**
+     * Whether a statement restates a fact's value: a sentence of it names the value ({@link Outdated#states}) and
+     * is not negative ({@link #isNegative}: "I left NASA", "I'm not at NASA any more" do not confirm it).
+     *
+     * @param statement what the user said
+     * @param value a fact's value
+     * @return true when a non-negative sentence of the statement names the value
+     */
+    public static boolean restates(final String statement, final String value) {
+        if (statement == null || !Outdated.states(statement, value)) {
+            return false;
+        }
+        for (final String sentence : SENTENCES.split(statement)) {
+            if (Outdated.states(sentence, value) && !isNegative(sentence) && !LEFT.matcher(sentence).find()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -61,10 +61,13 @@ import dev.engram.scoring.Vectors;
  *       MERGED memory: the embedding and category of the most important member (then the most
  *       recently confirmed, then the smallest id), its content first followed by the other
  *       members' as the {@link MemoryMerger} writes it (by default {@link MemoryMerger#CONCATENATE}),
- *       importance = max, confidence = max, access count = sum (hits included), last access = the latest,
- *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is a
- *       name-based UUID of the member ids. The members are ARCHIVED with reason MERGED and
- *       {@code supersededBy} = the merged id.</li>
+ *       importance = max, confidence = max, access count = sum (hits included; the survivor's own stay with its
+ *       id), last access = the latest,
+ *       reinforcement count = sum, sources = union, validFrom/createdAt = the earliest; its id is the
+ *       oldest member's (earliest createdAt, then the smallest id), which survives as the MERGED memory, so a
+ *       fact restated for weeks keeps one id. The other members are ARCHIVED with reason MERGED and
+ *       {@code supersededBy} = the survivor's id. A memory marked as outdated ({@link Outdated}) is never merged:
+ *       the merged memory would state its old value as current.</li>
  *   <li><b>Hard delete</b>: an ARCHIVED memory archived ({@code updatedAt}) 365 days or more before
  *       {@code now} is DELETED: the caller removes it from the store (a tombstone on the
  *       changelog) and the vector index, and publishes the DELETED event.</li>
@@ -277,7 +280,7 @@ public final class MemoryLifecycle {
             return List.of();
         }
         final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
-            && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())).toList();
+            && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName()) && !Outdated.isOutdated(m)).toList();
         // per memory once, not per pair: the pass is quadratic in a user's memories and runs in one transaction
         final float[][] vectors = new float[mergeable.size()][];
         final double[] norms = new double[mergeable.size()];
@@ -391,8 +394,12 @@ public final class MemoryLifecycle {
         final Memory lead = members.stream().min(Comparator.comparingDouble((Memory m) -> -m.getImportance())
             .thenComparing(Memory::getLastConfirmedAt, Comparator.reverseOrder())
             .thenComparing(Memory::getMemoryId)).orElseThrow();
-        final String mergedId = MemoryIds.uuid(members.stream().map(Memory::getMemoryId).sorted()
-            .reduce("merged", (a, b) -> a + "\u0000" + b));
+        // The oldest member survives with its id (then the smallest id): a fact restated for weeks keeps one id
+        // however many times its restatements are merged into it, and a merged memory stays the oldest of its next
+        // cluster (its createdAt is its members' earliest).
+        final Memory survivor = members.stream().min(Comparator.comparing(Memory::getCreatedAt)
+            .thenComparing(Memory::getMemoryId)).orElseThrow();
+        final String mergedId = survivor.getMemoryId();
         final Set<SourceRef> sources = new LinkedHashSet<>();
         final List<String> supersedes = new ArrayList<>();
         Instant earliest = lead.getValidFrom();
@@ -402,12 +409,16 @@ public final class MemoryLifecycle {
         double confidence = 0;
         int accessCount = 0;
         int reinforcements = 0;
+        supersedes.addAll(survivor.getSupersedes());
         for (final Memory m : members) {
             sources.addAll(m.getSources());
-            supersedes.add(m.getMemoryId());
+            if (m != survivor && !supersedes.contains(m.getMemoryId())) {
+                supersedes.add(m.getMemoryId());
+            }
             earliest = m.getValidFrom().isBefore(earliest) ? m.getValidFrom() : earliest;
             lastConfirmed = m.getLastConfirmedAt().isAfter(lastConfirmed) ? m.getLastConfirmedAt() : lastConfirmed;
-            final AccessCounts hits = access.of(m.getMemoryId());
+            // the survivor's own hits stay in the access store under its id: only its base counters are added here
+            final AccessCounts hits = m == survivor ? AccessCounts.NONE : access.of(m.getMemoryId());
             final Instant accessed = hits.lastAccessedOf(m);
             lastAccessed = accessed.isAfter(lastAccessed) ? accessed : lastAccessed;
             importance = Math.max(importance, m.getImportance());
@@ -424,9 +435,11 @@ public final class MemoryLifecycle {
             .setSupersededBy(null).setSupersedes(supersedes).setSources(new ArrayList<>(sources)).build();
         final List<Consolidator.Change> changes = new ArrayList<>();
         for (final Memory m : members) {
-            changes.add(archive(m, ArchiveReason.MERGED, mergedId, now));
+            if (m != survivor) {
+                changes.add(archive(m, ArchiveReason.MERGED, mergedId, now));
+            }
         }
-        changes.add(change(null, merged, UpdateOperation.MERGED, CAUSE, now));
+        changes.add(change(survivor, merged, UpdateOperation.MERGED, CAUSE, now));
         return changes;
     }
 

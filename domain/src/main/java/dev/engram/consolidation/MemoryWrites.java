@@ -76,9 +76,27 @@ final class MemoryWrites {
             List.of(), List.of());
     }
 
-    /** Contradiction between {@code existing} and the candidate: the later statement stays ACTIVE. */
+    /**
+     * A restatement of {@code fact} inside another memory (rule 7 of {@link Consolidator}): reinforced as by
+     * {@link #reinforce}, but its importance and confidence stay (the episode's are not the fact's).
+     */
+    static Decision confirm(final Memory fact, final MemoryCandidate candidate) {
+        final Decision reinforced = reinforce(fact, candidate);
+        if (reinforced.outcome() != Outcome.REINFORCED) {
+            return reinforced;
+        }
+        final Memory after = Memory.newBuilder(reinforced.changes().get(0).after())
+            .setImportance(fact.getImportance()).setConfidence(fact.getConfidence()).build();
+        return new Decision(Outcome.REINFORCED, List.of(change(fact, after, UpdateOperation.REINFORCED, candidate)),
+            List.of(), List.of());
+    }
+
+    /**
+     * Contradiction between {@code existing} and the candidate: the later statement stays ACTIVE. When the candidate
+     * wins, the user's memories stating the old value are marked as outdated ({@link Outdated}).
+     */
     static Decision supersede(final Memory existing, final MemoryCandidate candidate, final double similarity,
-                               final String reason) {
+                               final String reason, final List<Memory> userMemories) {
         final Instant at = candidate.getEventTime();
         final int order = at.compareTo(existing.getValidFrom());
         final boolean candidateWins = order > 0 || order == 0 && candidate.getCandidateId().compareTo(existing.getMemoryId()) > 0;
@@ -89,9 +107,11 @@ final class MemoryWrites {
                 .setStatus(MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.SUPERSEDED)
                 .setSupersededBy(created.getMemoryId()).setValidTo(created.getValidFrom())
                 .setUpdatedAt(later(existing.getUpdatedAt(), at)).build();
-            return new Decision(Outcome.SUPERSEDED,
-                List.of(change(existing, archived, UpdateOperation.SUPERSEDED, candidate),
-                    change(null, created, UpdateOperation.CREATED, candidate)),
+            final List<Change> changes = new ArrayList<>(List.of(change(existing, archived, UpdateOperation.SUPERSEDED,
+                candidate), change(null, created, UpdateOperation.CREATED, candidate)));
+            changes.addAll(Outdated.mark(existing, created.getValue(), created.getMemoryId(), sourceOf(candidate), at,
+                userMemories, causeOf(candidate)));
+            return new Decision(Outcome.SUPERSEDED, changes,
                 List.of(contradiction(existing, created, similarity, reason, at)),
                 List.of(archivedEvent(existing, ArchiveReason.SUPERSEDED, created.getMemoryId(), at)));
         }
@@ -109,7 +129,8 @@ final class MemoryWrites {
      * A negated fact archives {@code current}, the ACTIVE memory stating the candidate's key and value
      * (the caller checked it was said after it).
      */
-    static Decision retract(final Memory current, final MemoryCandidate candidate, final double similarity) {
+    static Decision retract(final Memory current, final MemoryCandidate candidate, final double similarity,
+                            final List<Memory> userMemories) {
         final Instant at = candidate.getEventTime();
         final Memory archived = Memory.newBuilder(current)
             .setStatus(MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.NEGATED)
@@ -119,8 +140,9 @@ final class MemoryWrites {
             .setOldMemoryId(current.getMemoryId()).setNewMemoryId(candidate.getCandidateId())
             .setKey(current.getKey()).setOldValue(current.getValue()).setNewValue(null)
             .setSimilarity(similarity).setReason("negation").setDetectedAt(at).build();
-        return new Decision(Outcome.RETRACTED,
-            List.of(change(current, archived, UpdateOperation.ARCHIVED, candidate)),
+        final List<Change> changes = new ArrayList<>(List.of(change(current, archived, UpdateOperation.ARCHIVED, candidate)));
+        changes.addAll(Outdated.mark(current, null, null, sourceOf(candidate), at, userMemories, causeOf(candidate)));
+        return new Decision(Outcome.RETRACTED, changes,
             List.of(contradiction),
             List.of(archivedEvent(current, ArchiveReason.NEGATED, null, at)));
     }
@@ -156,13 +178,18 @@ final class MemoryWrites {
 
     static Change change(final Memory before, final Memory after, final UpdateOperation operation,
                                  final MemoryCandidate candidate) {
-        final String cause = "candidate:" + candidate.getCandidateId();
+        final String cause = causeOf(candidate);
         return new Change(before, MemoryUpdated.newBuilder()
             .setEventId(MemoryIds.eventId(after.getMemoryId(), operation.name(), cause))
             .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())
             .setOperation(operation).setMemory(after)
             .setPreviousValue(before == null ? null : before.getValue())
             .setCause(cause).setEventTime(candidate.getEventTime()).build());
+    }
+
+    /** @return the cause of the events of a candidate's decision */
+    static String causeOf(final MemoryCandidate candidate) {
+        return "candidate:" + candidate.getCandidateId();
     }
 
     static ContradictionDetected contradiction(final Memory older, final Memory newer, final double similarity,

@@ -131,7 +131,7 @@ public final class Observations {
      * @return whether it is a statement an observation may hold (see the class comment)
      */
     public static boolean isStatement(final Memory memory) {
-        return memory.getStatus() == MemoryStatus.ACTIVE
+        return memory.getStatus() == MemoryStatus.ACTIVE && memory.getValidTo() == null
             && !ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())
             && !ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())
             && !ExtractedMemory.isExchange(memory.getDisplayName());

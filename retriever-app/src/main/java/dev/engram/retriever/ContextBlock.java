@@ -23,7 +23,12 @@ import dev.engram.scoring.ScoredMemory;
  * Relevant past conversations:
  * ## 2025-04-01
  * - Asked about the gym locker
+ * Earlier, no longer current:
+ * - I live in Lisbon and cycle to work (2025-01-08 until 2025-03-02)
  * </pre>
+ * A memory that states what stopped being true (ACTIVE with a {@code validTo}: the fact it states was superseded,
+ * corrected, deleted or negated, {@code Outdated} in the consolidator) is never told as current: it goes to the
+ * last section with the time it held, so the model reads the old value as history.
  * Evidence per token: every heading (a fact category, an episode's day) is written once for its group;
  * a memory whose text is already in the block (a turn that an exchange episode quotes, the same
  * sentence stored twice) is left out — its sources are those of the line that holds it.
@@ -38,6 +43,8 @@ public final class ContextBlock {
     private static final String FACTS = "Known facts about the user:";
     private static final String PROCEDURES = "How the user wants to be served:";
     private static final String EPISODES = "Relevant past conversations:";
+    /** Memories that state what stopped being true (ACTIVE with {@code validTo}): told as past, never as current. */
+    static final String EARLIER = "Earlier, no longer current:";
 
     /**
      * The result.
@@ -94,6 +101,7 @@ public final class ContextBlock {
         sections.put(FACTS, new LinkedHashMap<>());
         sections.put(PROCEDURES, new LinkedHashMap<>());
         sections.put(EPISODES, new LinkedHashMap<>());
+        sections.put(EARLIER, new LinkedHashMap<>());
         final List<String> included = new ArrayList<>();
         final List<String> seen = new ArrayList<>();
         String rendered = "";
@@ -103,7 +111,7 @@ public final class ContextBlock {
             if (key.isEmpty() || seen.stream().anyMatch(k -> k.contains(key))) {
                 continue; // nothing new for the model: the block already says it
             }
-            final String sub = switch (m.getType()) {
+            final String sub = section.equals(EARLIER) ? "" : switch (m.getType()) {
                 case SEMANTIC -> "## " + (ApiViews.categoryOf(m) == null ? "OTHER" : ApiViews.categoryOf(m));
                 case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
                 case PROCEDURAL -> "";
@@ -126,6 +134,9 @@ public final class ContextBlock {
     }
 
     private static String section(final Memory m) {
+        if (m.getValidTo() != null) {
+            return EARLIER;
+        }
         return switch (m.getType()) {
             case SEMANTIC -> FACTS;
             case PROCEDURAL -> PROCEDURES;
@@ -134,7 +145,9 @@ public final class ContextBlock {
     }
 
     private static String line(final Memory m) {
-        return "- " + m.getContent().strip().replace('\n', ' ');
+        final String text = "- " + m.getContent().strip().replace('\n', ' ');
+        return m.getValidTo() == null ? text
+            : text + " (" + m.getValidFrom().toString().substring(0, 10) + " until " + m.getValidTo().toString().substring(0, 10) + ")";
     }
 
     /** @return the text lower-cased with whitespace and punctuation runs folded to one space */

@@ -31,7 +31,7 @@ import io.javalin.http.Context;
  *   <li>{@code GET /v1/tenants/{tenant}/settings[?asOf=T]}: the newest version (or the one in force at event time T),
  *       and how many versions there are; a tenant without settings gets the defaults with {@code version: null}.</li>
  *   <li>{@code GET /v1/tenants/{tenant}/usage[?days=30]}: the cost ledger ({@code llm-usage}) of the last {@code days}
- *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day and in total,
+ *       UTC days: LLM calls, prompt and completion tokens, estimated cost and conversations per day, per agent and in total,
  *       today's tokens and the daily token budget ({@link TenantViews.Usage}).</li>
  * </ul>
  */
@@ -97,8 +97,9 @@ final class TenantRoutes {
         final int days = ApiRequests.intParam(ctx, QueryParam.USAGE_DAYS, 30, 1, 366);
         final LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
         final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
-        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, today.minusDays(days - 1L), today), today,
-            budget));
+        final LocalDate from = today.minusDays(days - 1L);
+        ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, from, today),
+            tenants.usage().agents(tenant, from, today), today, budget));
     }
 
     private static JsonNode body(final Context ctx) {

@@ -88,14 +88,15 @@ public final class TenantViews {
      * @param to today (UTC)
      * @param days the days with spend, oldest first
      * @param total the sum of those days
+     * @param agents the same sum per agent ({@code agentId} of the conversations; {@code ""} for those without one)
      * @param tokensToday prompt + completion tokens of today
      * @param dailyTokenBudget the tenant's budget per day (its newest settings), null for none
      */
-    public record Usage(String tenantId, LocalDate from, LocalDate to, List<Spend> days, Spend total, long tokensToday,
-                        Long dailyTokenBudget) {
+    public record Usage(String tenantId, LocalDate from, LocalDate to, List<Spend> days, Spend total,
+                        Map<String, Spend> agents, long tokensToday, Long dailyTokenBudget) {
 
-        static Usage of(final String tenantId, final NavigableMap<LocalDate, UsageLedger.Spend> days, final LocalDate today,
-                        final Long budget) {
+        static Usage of(final String tenantId, final NavigableMap<LocalDate, UsageLedger.Spend> days,
+                        final Map<String, UsageLedger.Spend> agents, final LocalDate today, final Long budget) {
             UsageLedger.Spend total = UsageLedger.Spend.NONE;
             final List<Spend> out = new ArrayList<>();
             for (final Map.Entry<LocalDate, UsageLedger.Spend> day : days.entrySet()) {
@@ -103,7 +104,9 @@ public final class TenantViews {
                 total = total.plus(day.getValue());
             }
             final LocalDate from = days.isEmpty() ? today : days.firstKey();
-            return new Usage(tenantId, from, today, out, Spend.of(null, total),
+            final Map<String, Spend> byAgent = new java.util.TreeMap<>();
+            agents.forEach((agent, spend) -> byAgent.put(agent, Spend.of(null, spend)));
+            return new Usage(tenantId, from, today, out, Spend.of(null, total), byAgent,
                 days.getOrDefault(today, UsageLedger.Spend.NONE).tokens(), budget);
         }
     }

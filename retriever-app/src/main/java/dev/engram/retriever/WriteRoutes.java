@@ -57,7 +57,8 @@ final class WriteRoutes {
 
     /**
      * {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped); new
-     * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}.
+     * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}; a new {@code value}
+     * alone rewrites the content, or is a 400 naming {@code content} ({@link Corrections}).
      */
     void correct(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
@@ -76,17 +77,12 @@ final class WriteRoutes {
         if (owner.forwarded(ctx, user)) {
             return;
         }
-        final dev.engram.avro.Memory current = requireMemory(user, memoryId);
-        if (content != null && value == null && current.getKey() != null && !current.getKey().isBlank()) {
-            // a keyed fact's content and value change together: the profile and supersession read the value,
-            // so new content with the old value would leave the memory saying two things
-            throw ApiProblem.badRequest("memory " + memoryId + " is the fact \"" + current.getKey()
-                + "\": a correction of its content must give the new \"value\" too, e.g. "
-                + "{\"content\": \"Lives in Braga\", \"value\": \"Braga\"}");
-        }
-        final String cleanContent = content == null ? null : privacy.pii().filterText(content);
-        final String cleanValue = value == null ? null : privacy.pii().filterText(value);
-        if (content != null && cleanContent == null || value != null && cleanValue == null) {
+        final Corrections.Correction correction = Corrections.resolve(requireMemory(user, memoryId), content, value);
+        final String correctedContent = correction.content();
+        final String correctedValue = correction.value();
+        final String cleanContent = correctedContent == null ? null : privacy.pii().filterText(correctedContent);
+        final String cleanValue = correctedValue == null ? null : privacy.pii().filterText(correctedValue);
+        if (correctedContent != null && cleanContent == null || correctedValue != null && cleanValue == null) {
             throw new ApiProblem(422, "The correction contains a card number, IBAN or national id and is not stored.");
         }
         final MemoryCommand.Builder command = newCommand(ctx, user, CommandKind.CORRECT).setMemoryId(memoryId)

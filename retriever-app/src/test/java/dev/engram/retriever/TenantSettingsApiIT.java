@@ -93,7 +93,7 @@ class TenantSettingsApiIT {
         assertThat(before.get("categories")).isEmpty();
 
         final List<ConsumerRecord<String, TenantSettings>> records = kafka.read(Topic.TENANT_SETTINGS.name(),
-            new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.defaults()), 1,
+            new StringDeserializer(), Topic.TENANT_SETTINGS.valueDeserializer(EngramConfig.plain()), 1,
             Duration.ofSeconds(30));
         assertThat(records).filteredOn(r -> r.key().startsWith("health/")).singleElement().satisfies(r -> {
             assertThat(r.key()).isEqualTo("health/1735689600000");
@@ -137,9 +137,10 @@ class TenantSettingsApiIT {
     void shouldSumTheLedgerPerDayWhenATenantAdminAsksForUsage() throws Exception {
         final Instant now = Instant.now();
         final List<EmbeddedKafka.Record<String, LlmUsage>> records = List.of(
-            usage("health", "c-1", 2, 300, 40, 0.0012, now), usage("health", "c-2", 1, 150, 25, 0.0006, now),
-            usage("health", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
-            usage("shop", "c-3", 5, 900, 90, 0.01, now));
+            usage("health", "travel", "c-1", 2, 300, 40, 0.0012, now),
+            usage("health", null, "c-2", 1, 150, 25, 0.0006, now),
+            usage("health", "travel", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
+            usage("shop", null, "c-3", 5, 900, 90, 0.01, now));
         kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
             records);
 
@@ -160,14 +161,17 @@ class TenantSettingsApiIT {
         assertThat(health.get("total").get("estimatedCostUsd").asDouble()).isCloseTo(0.0018,
             org.assertj.core.data.Offset.offset(1e-9));
         assertThat(health.get("tokensToday").asLong()).isEqualTo(515);
+        assertThat(health.get("agents").get("travel").get("promptTokens").asLong()).isEqualTo(300);
+        assertThat(health.get("agents").get("").get("promptTokens").asLong()).isEqualTo(150);
         assertThat(send("GET", "/v1/tenants/health/usage", SHOP_ADMIN, null).statusCode()).isEqualTo(403);
         assertThat(send("GET", "/v1/tenants/health/usage", HEALTH_USER, null).statusCode()).isEqualTo(403);
     }
 
-    private static EmbeddedKafka.Record<String, LlmUsage> usage(final String tenant, final String conversation,
-                                                                final int calls, final long prompt, final long completion,
+    private static EmbeddedKafka.Record<String, LlmUsage> usage(final String tenant, final String agent,
+                                                                final String conversation, final int calls,
+                                                                final long prompt, final long completion,
                                                                 final double cost, final Instant at) {
-        return new EmbeddedKafka.Record<>(tenant, LlmUsage.newBuilder().setTenantId(tenant).setAgentId(null)
+        return new EmbeddedKafka.Record<>(tenant, LlmUsage.newBuilder().setTenantId(tenant).setAgentId(agent)
             .setConversationId(conversation).setExtractor("llm:stub:extract-v1").setCalls(calls).setPromptTokens(prompt)
             .setCompletionTokens(completion).setEstimatedCostUsd(cost).setOccurredAt(at).setEventTime(at).build(), at);
     }

@@ -27,6 +27,7 @@ import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.Echoes;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
@@ -300,10 +301,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written. Facts of a built-in category the
-            // tenant turned off are dropped whatever the extractor made of the tenant's settings.
+            // tenant turned off are dropped whatever the extractor made of the tenant's settings. Echoes are not
+            // evidence: what only the assistant said about the user is never the user's (Echoes).
             final Extraction extraction = extractor.extract(pii.withoutSecrets(conversation), profile, policy);
             final LlmUsage usage = extraction.usage().calls() == 0 ? null : usageRecorder.record(conversation, extraction);
-            final List<ExtractedMemory> found = extraction.memories();
+            final List<ExtractedMemory> found = Echoes.withoutEchoes(conversation, extraction.memories());
             final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
             final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
             if (extracted.isEmpty()) {

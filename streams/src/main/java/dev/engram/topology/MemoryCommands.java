@@ -13,7 +13,9 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.Observations;
+import dev.engram.consolidation.Outdated;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
@@ -36,11 +38,12 @@ import dev.engram.topics.AppIds;
  * <ul>
  *   <li>CORRECT: the memory takes the new content and/or value (and the embedding the retriever computed
  *       for the new content), source CORRECTED, confidence 1.0; event CORRECTED. Unknown or deleted
- *       memory: nothing.</li>
+ *       memory: nothing. A fact whose value changes marks the user's memories stating the old value as outdated
+ *       ({@link Outdated}: {@code validTo} = {@code issuedAt}, {@code supersededBy} = the fact; events SUPERSEDED).</li>
  *   <li>DELETE: the memory is replaced in the store by a content-free marker (status DELETED, no content,
  *       key, value, sources or embedding) so that a redelivered or replayed candidate with its id stays a
  *       duplicate and never recreates it; the vector index point is deleted; event DELETED with no
- *       memory state.</li>
+ *       memory state. A deleted fact marks the memories stating its value as outdated, as CORRECT does.</li>
  *   <li>ERASE: every store entry of the user (memories, markers, profile) is deleted (tombstones on the
  *       changelogs), the vector index drops the user ({@link VectorIndex#deleteUser}), the ledger
  *       records the erasure time (= the command's {@code issuedAt}); one event ERASED (memory id
@@ -168,7 +171,33 @@ final class MemoryCommands {
         index.upsert(corrected);
         emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
             before.getValue(), command), command);
+        if (before.getKey() != null && !MemoryIds.normalize(before.getValue()).equals(MemoryIds.normalize(corrected.getValue()))) {
+            markOutdated(user, before, corrected.getValue(), corrected.getMemoryId(), command);
+        }
         dropObservationsOf(user, before, command);
+    }
+
+    /**
+     * A corrected or deleted fact's old value: the user's memories stating it are marked as outdated
+     * ({@link Outdated}, events SUPERSEDED at the command's time).
+     */
+    private void markOutdated(final UserKey user, final Memory fact, final String newValue, final String by,
+                              final MemoryCommand command) {
+        if (fact.getKey() == null) {
+            return;
+        }
+        final List<Memory> userMemories = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
+            it.forEachRemaining(kv -> userMemories.add(kv.value));
+        }
+        for (final Consolidator.Change change : Outdated.mark(fact, newValue, by, null, command.getIssuedAt(),
+            userMemories, "command:" + command.getCommandId())) {
+            final Memory after = change.after();
+            index.upsert(after);
+            memories.put(user.storeKey(after.getMemoryId()), after);
+            written(user.storeKey(after.getMemoryId()), after);
+            emit(user, change.before(), change.event(), command);
+        }
     }
 
     /**
@@ -238,6 +267,7 @@ final class MemoryCommands {
         access.forget(user, before.getMemoryId());
         emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
             command);
+        markOutdated(user, before, null, null, command);
         dropObservationsOf(user, before, command);
     }
 

@@ -14,8 +14,9 @@ import dev.engram.topics.Topic;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * The cost ledger read back: {@code llm-usage} summed per tenant and UTC day of {@code occurredAt} (the wall-clock day
- * of the extraction: what a budget per day and a bill count). Fed by {@link #follow}; thread-safe.
+ * The cost ledger read back: {@code llm-usage} summed per tenant, UTC day of {@code occurredAt} (the wall-clock day
+ * of the extraction: what a budget per day and a bill count) and agent ({@link #NO_AGENT} for conversations without
+ * one). Fed by {@link #follow}; thread-safe.
  */
 public final class UsageLedger {
 
@@ -55,7 +56,10 @@ public final class UsageLedger {
         }
     }
 
-    private final Map<String, NavigableMap<LocalDate, Spend>> byTenant = new ConcurrentHashMap<>();
+    /** The agent of a conversation without one, in {@link #agents}. */
+    public static final String NO_AGENT = "";
+
+    private final Map<String, NavigableMap<LocalDate, Map<String, Spend>>> byTenant = new ConcurrentHashMap<>();
 
     /**
      * Adds one ledger record.
@@ -67,9 +71,11 @@ public final class UsageLedger {
             return;
         }
         final LocalDate day = LocalDate.ofInstant(usage.getOccurredAt(), ZoneOffset.UTC);
-        final NavigableMap<LocalDate, Spend> days = byTenant.computeIfAbsent(usage.getTenantId(), t -> new TreeMap<>());
+        final NavigableMap<LocalDate, Map<String, Spend>> days = byTenant.computeIfAbsent(usage.getTenantId(),
+            t -> new TreeMap<>());
         synchronized (days) {
-            days.merge(day, Spend.NONE.plus(usage), Spend::plus);
+            days.computeIfAbsent(day, d -> new TreeMap<>()).merge(usage.getAgentId() == null ? NO_AGENT : usage.getAgentId(),
+                Spend.NONE.plus(usage), Spend::plus);
         }
     }
 
@@ -79,13 +85,7 @@ public final class UsageLedger {
      * @return what the tenant spent that day
      */
     public Spend spentOn(final String tenantId, final LocalDate day) {
-        final NavigableMap<LocalDate, Spend> days = byTenant.get(tenantId);
-        if (days == null) {
-            return Spend.NONE;
-        }
-        synchronized (days) {
-            return days.getOrDefault(day, Spend.NONE);
-        }
+        return days(tenantId, day, day).getOrDefault(day, Spend.NONE);
     }
 
     /**
@@ -95,13 +95,36 @@ public final class UsageLedger {
      * @return the tenant's spend per day in that range, oldest first (days without spend left out)
      */
     public NavigableMap<LocalDate, Spend> days(final String tenantId, final LocalDate from, final LocalDate to) {
-        final NavigableMap<LocalDate, Spend> days = byTenant.get(tenantId);
-        if (days == null) {
-            return new TreeMap<>();
+        final NavigableMap<LocalDate, Spend> out = new TreeMap<>();
+        range(tenantId, from, to).forEach((day, agents) -> agents.values()
+            .forEach(spend -> out.merge(day, spend, Spend::plus)));
+        return out;
+    }
+
+    /**
+     * @param tenantId the tenant
+     * @param from the first UTC day, inclusive
+     * @param to the last UTC day, inclusive
+     * @return the tenant's spend per agent over those days ({@link #NO_AGENT} for conversations without one)
+     */
+    public Map<String, Spend> agents(final String tenantId, final LocalDate from, final LocalDate to) {
+        final Map<String, Spend> out = new TreeMap<>();
+        range(tenantId, from, to).values().forEach(agents -> agents.forEach((agent, spend) -> out.merge(agent, spend,
+            Spend::plus)));
+        return out;
+    }
+
+    /** A copy of the tenant's days in the range, each a copy of its spend per agent. */
+    private NavigableMap<LocalDate, Map<String, Spend>> range(final String tenantId, final LocalDate from,
+                                                              final LocalDate to) {
+        final NavigableMap<LocalDate, Map<String, Spend>> days = byTenant.get(tenantId);
+        final NavigableMap<LocalDate, Map<String, Spend>> out = new TreeMap<>();
+        if (days != null) {
+            synchronized (days) {
+                days.subMap(from, true, to, true).forEach((day, agents) -> out.put(day, new TreeMap<>(agents)));
+            }
         }
-        synchronized (days) {
-            return new TreeMap<>(days.subMap(from, true, to, true));
-        }
+        return out;
     }
 
     /**

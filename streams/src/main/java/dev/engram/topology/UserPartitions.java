@@ -6,11 +6,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.engram.config.KafkaConnection;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.topics.Topic;
@@ -25,7 +24,7 @@ import dev.engram.topics.Topic;
  * conversation's partition with this one and re-routes a misplaced record ({@link ExtractionTopology}).
  *
  * <p>The partition count is that of {@code conversations-completed}, asked of the cluster once (an admin client with
- * the app's connection settings, {@link KafkaConnection}) when the first task starts, and kept: a topic's partitions
+ * the settings Kafka Streams gives its own, {@link StreamsConfig#getAdminConfigs}) when the first task starts, and kept: a topic's partitions
  * are never re-counted while the app runs (adding partitions moves users and needs a restart anyway). Thread-safe.
  */
 public final class UserPartitions {
@@ -84,8 +83,8 @@ public final class UserPartitions {
     }
 
     private static int lookup(final Map<String, Object> appConfigs) {
-        final Map<String, Object> connection = new java.util.HashMap<>(KafkaConnection.of(appConfigs));
-        connection.put(AdminClientConfig.CLIENT_ID_CONFIG, "engram-extractor-partitions");
+        // the admin settings Kafka Streams gives its own admin client (bootstrap, security of any kind, admin.* overrides)
+        final Map<String, Object> connection = new StreamsConfig(appConfigs).getAdminConfigs("engram-extractor-partitions");
         try (Admin admin = Admin.create(connection)) {
             final Map<String, TopicDescription> described = admin.describeTopics(
                     List.of(Topic.CONVERSATIONS_COMPLETED.name(), Topic.USER_PROFILES.name())).allTopicNames()

@@ -261,14 +261,14 @@ class MemoryLifecycleTest {
             final Memory merged = active.get(0);
             assertThat(merged.getContent()).isEqualTo(second + " " + first); // the most important member's first
             assertThat(merged.getImportance()).isEqualTo(0.8);
-            assertThat(merged.getAccessCount()).isEqualTo(1);
+            assertThat(driver.consolidator().joined(MIRA, merged.getMemoryId()).getAccessCount())
+                .as("the survivor's hit stays with its id").isEqualTo(1);
             assertThat(merged.getSources()).extracting(SourceRef::getConversationId).containsExactlyInAnyOrder("c-1", "c-2");
-            assertThat(merged.getSupersedes()).containsExactlyInAnyOrder(a.getCandidateId(), b.getCandidateId());
-            for (final MemoryCandidate member : List.of(a, b)) {
-                final Memory archived = driver.consolidator().memory(MIRA, member.getCandidateId());
-                assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
-                assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
-            }
+            assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(a.getCandidateId());
+            assertThat(merged.getSupersedes()).containsExactly(b.getCandidateId());
+            final Memory archived = driver.consolidator().memory(MIRA, b.getCandidateId());
+            assertThat(archived.getArchiveReason()).isEqualTo(ArchiveReason.MERGED);
+            assertThat(archived.getSupersededBy()).isEqualTo(merged.getMemoryId());
             assertThat(driver.operations()).extracting(kv -> kv.value).contains("MERGED");
         }
     }
@@ -431,11 +431,14 @@ class MemoryLifecycleTest {
             driver.pipe(again);
             driver.advanceTo(day(30)); // the daily pass merges the two hikes
             final Memory merged = driver.consolidator().active(MIRA).stream()
-                .filter(m -> m.getSupersedes().contains(hike.getCandidateId())).findFirst().orElseThrow();
-            assertThat(merged.getAccessCount()).as("a new memory: its members' hits are its own").isEqualTo(2);
+                .filter(m -> m.getSupersedes().contains(again.getCandidateId())).findFirst().orElseThrow();
+            assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(hike.getCandidateId());
             assertThat(merged.getLastAccessedAt()).as("the latest use of a member: the hit, or a later statement")
                 .isEqualTo(again.getEventTime());
-            assertThat(driver.retriever().joined(MIRA, merged.getMemoryId()).getAccessCount()).isEqualTo(2);
+            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+                assertThat(stage.joined(MIRA, merged.getMemoryId()).getAccessCount())
+                    .as("the survivor's hits, once, and the other members'").isEqualTo(2);
+            }
 
             driver.access(MIRA, day(31), lyon.getCandidateId());
             driver.command(MemoryCommand.newBuilder().setCommandId("delete-lyon").setTenantId("t1").setUserId("u-mira")

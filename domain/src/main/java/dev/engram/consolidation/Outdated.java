@@ -1,0 +1,188 @@
+package dev.engram.consolidation;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import dev.engram.port.ExtractedMemory;
+
+/**
+ * A fact's change reaches everything that states its old value. When a fact is superseded, corrected, deleted or
+ * negated, the user's other ACTIVE memories without a key whose content states the old value (the turn episode
+ * "My name is Dana and I work at Umbrella Labs", an exchange, a conversation summary, a merged memory) are marked
+ * as outdated: they stay ACTIVE (the evidence is still what the user said, and {@code asOf} before the change still
+ * finds them) but get {@code validTo} = the time of the change and {@code supersededBy} = the memory holding the new
+ * value (null for a deletion or a negation). The retriever's context block renders such a memory as past
+ * ("earlier … (until 2024-03-05)"), {@link Observations} no longer state it, the daily merge leaves it alone, and a
+ * restatement is never folded into it.
+ *
+ * <p>What "states the old value" means: the value occurs in the content as a word (case-sensitively when the value
+ * has a capital letter, a name; else case-insensitively; in scripts without spaces, as a substring), the memory was
+ * said at or before the change, the content does not also state the new value (the sentence telling the change,
+ * "I moved from Porto to Braga", stays current), and it does not cite the message that made the change. Values of
+ * fewer than {@value #MIN_VALUE_CHARS} characters (in Han script {@value #MIN_HAN_CHARS}) mark nothing (too many
+ * words contain them); for
+ * a stance ("like", "dislike" of a {@code preference:<subject>} key) the key's subject in words is what a memory
+ * must name ("I love horror movies" states {@code preference:horror_movies = like}).
+ *
+ * <p>Pure: every time is the change's, so a replay marks the same memories.
+ */
+public final class Outdated {
+
+    /** Shortest value that marks memories stating it. */
+    static final int MIN_VALUE_CHARS = 3;
+    /** Shortest value in Han characters that marks memories stating it (most words are two characters). */
+    static final int MIN_HAN_CHARS = 2;
+    /** Values that say how the user stands to the key's subject, not what it is: every other sentence has them. */
+    private static final java.util.Set<String> POLARITIES = java.util.Set.of("like", "likes", "dislike", "dislikes",
+        "love", "loves", "hate", "hates", "yes", "true", "false", "none", "off", "neutral", "prefer", "prefers");
+
+    private Outdated() {
+    }
+
+    /**
+     * The marks of one change of a fact.
+     *
+     * @param old the fact as it was before the change (its key, value and time)
+     * @param newValue the value that replaces it, or null (deleted, negated)
+     * @param by the memory holding the new value, or null
+     * @param changedBy the source of the statement or command that made the change, or null (a command)
+     * @param at the event time of the change
+     * @param userMemories every memory of the user, as the change found them
+     * @param cause the cause of the marks' events (the change's)
+     * @return one SUPERSEDED change per memory marked (its status stays ACTIVE), in the order of {@code userMemories}
+     */
+    public static List<Consolidator.Change> mark(final Memory old, final String newValue, final String by,
+                                                 final SourceRef changedBy, final Instant at,
+                                                 final List<Memory> userMemories, final String cause) {
+        final List<Consolidator.Change> out = new ArrayList<>();
+        if (old == null || old.getKey() == null) {
+            return out;
+        }
+        // "like horror movies" → "dislike": what states the old stance is what names the subject ("I love horror
+        // movies"); the polarity words themselves are in every other sentence
+        final boolean polarity = isPolarity(old.getValue());
+        final String stated = polarity ? subject(old.getKey()) : old.getValue();
+        final String replacing = polarity ? null : newValue;
+        for (final Memory m : userMemories) {
+            if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null
+                || m.getMemoryId().equals(old.getMemoryId()) || m.getMemoryId().equals(by)
+                || ExtractedMemory.isObservation(m.getType(), m.getDisplayName())
+                || m.getValidFrom().isAfter(at) || cites(m, changedBy)
+                || !states(m.getContent(), stated)
+                || replacing != null && states(m.getContent(), replacing)) {
+                continue;
+            }
+            final Memory after = Memory.newBuilder(m).setValidTo(at).setSupersededBy(by)
+                .setUpdatedAt(m.getUpdatedAt().isAfter(at) ? m.getUpdatedAt() : at).build();
+            out.add(MemoryLifecycle.change(m, after, UpdateOperation.SUPERSEDED, cause, at));
+        }
+        return out;
+    }
+
+    /** @return whether the value is a stance ("like", "dislike") rather than what the key is about */
+    static boolean isPolarity(final String value) {
+        return value != null && POLARITIES.contains(value.strip().toLowerCase(Locale.ROOT));
+    }
+
+    /** @return the subject of a {@code <kind>:<subject>} key in words ("preference:horror_movies" → "horror movies"), or null */
+    private static String subject(final String key) {
+        final int colon = key.indexOf(':');
+        return colon < 0 ? null : key.substring(colon + 1).replaceAll("[_-]+", " ").strip();
+    }
+
+    /**
+     * @param memory a memory
+     * @return whether it is ACTIVE but states something that stopped being true ({@code validTo} set)
+     */
+    public static boolean isOutdated(final Memory memory) {
+        return memory.getStatus() == MemoryStatus.ACTIVE && memory.getValidTo() != null;
+    }
+
+    /**
+     * @param content a memory's content
+     * @param value a fact's value
+     * @return whether the content states the value (see the class comment)
+     */
+    public static boolean states(final String content, final String value) {
+        final String v = value == null ? "" : value.strip();
+        if (content == null || isPolarity(v)) {
+            return false;
+        }
+        if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
+            return v.codePointCount(0, v.length()) >= MIN_HAN_CHARS && content.contains(v); // 北京 is a word
+        }
+        return v.length() >= MIN_VALUE_CHARS && word(v).matcher(content).find();
+    }
+
+    /** The value as a word: case-sensitive for a name (it has a capital letter), else case-insensitive. */
+    private static Pattern word(final String value) {
+        final boolean name = !value.equals(value.toLowerCase(Locale.ROOT));
+        return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(value) + "(?![\\p{L}\\p{N}])",
+            name ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    }
+
+    /**
+     * Whether a statement says that what a fact's value names ended for the user, the value named right at the
+     * ending: "Marco and I broke up", "broke up with Marco", "Biscuit died", "Biscuit passed away", "I left IBM",
+     * "I quit my job at Hooli", "moved away from Lisbon", "moved out of Lisbon". Anchored on the value, so "I left my
+     * keys at Hooli" ends nothing.
+     *
+     * @param statement what the user said
+     * @param value a fact's value
+     * @return true when a sentence of it ends the value
+     */
+    public static boolean ends(final String statement, final String value) {
+        if (!states(statement, value)) {
+            return false;
+        }
+        final String v = value.strip();
+        final String w = v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)
+            ? Pattern.quote(v) : word(v).pattern();
+        final int flags = v.equals(v.toLowerCase(Locale.ROOT)) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0;
+        return Pattern.compile("(?i:\\b(?:broke|split)\\s+up\\s+with\\s+|\\bdivorced\\s+|\\b(?:quit|left)\\s+(?:my\\s+job\\s+"
+            + "(?:at|with)\\s+|my\\s+position\\s+at\\s+)?|\\bmoved\\s+(?:away\\s+from|out\\s+of|from)\\s+)" + w
+            + "|" + w + "(?i:\\s+and\\s+I\\s+(?:broke|split)\\s+up\\b|\\s+(?:died|passed\\s+away)\\b)", flags)
+            .matcher(statement).find();
+    }
+
+    /**
+     * The content of a fact rewritten for a new value: every place it {@link #states} the old value now says the new
+     * one ("Lives in Graz" → "Lives in Linz").
+     *
+     * @param content the fact's content
+     * @param oldValue its value
+     * @param newValue the corrected value
+     * @return the rewritten content, or null when the content does not state the old value (nothing to rewrite)
+     */
+    public static String withValue(final String content, final String oldValue, final String newValue) {
+        if (content == null || newValue == null || !states(content, oldValue)) {
+            return null;
+        }
+        final String v = oldValue.strip();
+        if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
+            return content.replace(v, newValue.strip());
+        }
+        return word(v).matcher(content).replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip()));
+    }
+
+    /** @return whether the memory cites a message of {@code source} (same conversation, a shared message index) */
+    private static boolean cites(final Memory memory, final SourceRef source) {
+        if (source == null) {
+            return false;
+        }
+        for (final SourceRef s : memory.getSources()) {
+            if (s.getConversationId().equals(source.getConversationId())
+                && s.getMessageIndexes().stream().anyMatch(source.getMessageIndexes()::contains)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,109 @@
+package dev.engram.consolidation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.SourceRef;
+import dev.engram.avro.UpdateOperation;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class OutdatedTest {
+
+    private static final Instant T0 = Instant.parse("2024-01-08T09:00:00Z");
+    private static final Instant CHANGE = T0.plusSeconds(86_400 * 30L);
+
+    @BeforeAll
+    static void trustRecords() {
+        // Builders deep-copy enums through Avro's class allow-list; trust our package before any copy.
+        dev.engram.serde.AvroSerdes.trustGeneratedRecords();
+    }
+
+    private static Memory memory(final String id, final String key, final String value, final String content,
+                                 final String conversation, final Instant at) {
+        return Memory.newBuilder().setMemoryId(id).setTenantId("t1").setUserId("u1")
+            .setType(key == null ? MemoryType.EPISODIC : MemoryType.SEMANTIC)
+            .setCategory(key == null ? null : FactCategory.PERSONAL).setKey(key).setValue(value).setDisplayName(null)
+            .setContent(content).setImportance(0.5).setConfidence(0.9).setSource(MemorySource.EXPLICIT)
+            .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(at).setUpdatedAt(at).setLastAccessedAt(at)
+            .setLastConfirmedAt(at).setAccessCount(0).setReinforcementCount(1).setExpiresAt(null).setValidFrom(at)
+            .setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
+            .setSources(List.of(SourceRef.newBuilder().setConversationId(conversation).setMessageIndexes(List.of(0))
+                .setObservedAt(at).build()))
+            .setEmbedding(List.of()).setEmbeddingModel("m").build();
+    }
+
+    @Test
+    void shouldMarkTheEpisodesStatingTheOldValueButNotTheChangeNorLaterNorOtherWords() {
+        final Memory lisbon = memory("f1", "city", "Lisbon", "Lives in Lisbon", "c1", T0);
+        final Memory said = memory("e1", null, null, "I live in Lisbon and cycle to work.", "c1", T0);
+        final Memory tram = memory("e2", null, null, "The tram in Lisbon was packed.", "c2", T0.plusSeconds(3600));
+        final Memory change = memory("e3", null, null, "I moved from Lisbon to Porto.", "c3", CHANGE);
+        final Memory unrelated = memory("e4", null, null, "Lisbonne is how my French friend says it.", "c2", T0);
+        final Memory later = memory("e5", null, null, "I miss Lisbon sometimes.", "c4", CHANGE.plusSeconds(86_400));
+        final SourceRef changedBy = SourceRef.newBuilder().setConversationId("c3").setMessageIndexes(List.of(0))
+            .setObservedAt(CHANGE).build();
+
+        final List<Consolidator.Change> marks = Outdated.mark(lisbon, "Porto", "f2", changedBy, CHANGE,
+            List.of(lisbon, said, tram, change, unrelated, later), "candidate:x");
+
+        assertThat(marks).extracting(c -> c.after().getMemoryId()).containsExactly("e1", "e2");
+        assertThat(marks).allSatisfy(c -> {
+            assertThat(c.after().getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(c.after().getValidTo()).isEqualTo(CHANGE);
+            assertThat(c.after().getSupersededBy()).isEqualTo("f2");
+            assertThat(c.event().getOperation()).isEqualTo(UpdateOperation.SUPERSEDED);
+            assertThat(Outdated.isOutdated(c.after())).isTrue();
+        });
+        assertThat(Outdated.mark(lisbon, "Porto", "f2", changedBy, CHANGE, List.of(marks.get(0).after()), "again"))
+            .as("marked once").isEmpty();
+    }
+
+    @Test
+    void shouldReadAStanceByItsSubjectAndHanValuesAsWords() {
+        final Memory likes = memory("f1", "preference:horror_movies", "like", "Likes horror movies", "c1", T0);
+        final Memory loved = memory("e1", null, null, "I love horror movies, the scarier the better.", "c1", T0);
+        final Memory other = memory("e2", null, null, "I'd like a quiet weekend.", "c2", T0);
+        assertThat(Outdated.mark(likes, "dislike", "f2", null, CHANGE, List.of(loved, other), "c"))
+            .extracting(c -> c.after().getMemoryId()).containsExactly("e1");
+
+        final Memory beijing = memory("f3", "city", "北京", "住在北京", "c1", T0);
+        final Memory zh = memory("e3", null, null, "我住在北京，在一家游戏公司工作。", "c1", T0);
+        assertThat(Outdated.mark(beijing, "上海", "f4", null, CHANGE, List.of(zh), "c")).hasSize(1);
+    }
+
+    @Test
+    void shouldRewriteTheValueWhereTheContentNamesIt() {
+        assertThat(Outdated.withValue("Lives in Graz", "Graz", "Linz")).isEqualTo("Lives in Linz");
+        assertThat(Outdated.withValue("Eats a vegan diet", "vegan", "pescatarian")).isEqualTo("Eats a pescatarian diet");
+        assertThat(Outdated.withValue("住在北京", "北京", "上海")).isEqualTo("住在上海");
+        assertThat(Outdated.withValue("Home town", "Graz", "Linz")).isNull();
+        assertThat(Outdated.withValue("Lives in Grazer Strasse", "Graz", "Linz")).as("a word, not a part").isNull();
+    }
+
+    @Test
+    void shouldReadAnEndingOnlyRightAtTheValue() {
+        assertThat(Outdated.ends("Marco and I broke up last week.", "Marco")).isTrue();
+        assertThat(Outdated.ends("I finally broke up with Marco.", "Marco")).isTrue();
+        assertThat(Outdated.ends("Biscuit died last night.", "Biscuit")).isTrue();
+        assertThat(Outdated.ends("I left IBM and now I work at Accenture.", "IBM")).isTrue();
+        assertThat(Outdated.ends("We moved away from Lisbon in May.", "Lisbon")).isTrue();
+        assertThat(Outdated.ends("I left my keys at IBM.", "IBM")).isFalse();
+        assertThat(Outdated.ends("Marco loves climbing.", "Marco")).isFalse();
+    }
+
+    @Test
+    void shouldConfirmAFactOnlyWhereASentenceNamesItWithoutEndingIt() {
+        assertThat(Facts.restates("Still at NASA, fighting our build system.", "NASA")).isTrue();
+        assertThat(Facts.restates("I left NASA last month.", "NASA")).isFalse();
+        assertThat(Facts.restates("I'm not at NASA any more.", "NASA")).isFalse();
+        assertThat(Facts.restates("The museum had a nasa poster.", "NASA")).as("a name is matched as written").isFalse();
+    }
+}

@@ -1,0 +1,263 @@
+package dev.engram.retriever;
+
+import static dev.engram.testing.PipelineHarness.assistant;
+import static dev.engram.testing.PipelineHarness.conversation;
+import static dev.engram.testing.PipelineHarness.user;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
+import dev.engram.runtime.ApiProblem;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.MemoryTime;
+import dev.engram.scoring.RankRequest;
+import dev.engram.scoring.Vectors;
+import dev.engram.testing.PipelineHarness;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The five reproductions of issue 26 ("memories that stay true") on the real pipeline: conversations through the
+ * rule-based extractor, the default embedding model, the consolidator and the retriever's read model
+ * ({@link PipelineHarness}), commands as {@code PUT .../memories/{id}} builds them ({@link Corrections}), and the
+ * context block as {@code GET .../context} builds it ({@link ContextBlock}).
+ */
+class KnowledgeUpdateReproductionsTest {
+
+    private static final String T = "t1";
+    private static final Instant T0 = Instant.parse("2024-03-04T09:00:00Z");
+    private static Embedder embedder;
+
+    @BeforeAll
+    static void loadModel() {
+        embedder = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults());
+    }
+
+    @AfterAll
+    static void closeModel() throws Exception {
+        embedder.close();
+    }
+
+    private static String day(final int day) {
+        return T0.plus(Duration.ofDays(day)).toString();
+    }
+
+    private static String day(final int day, final int seconds) {
+        return T0.plus(Duration.ofDays(day)).plusSeconds(seconds).toString();
+    }
+
+    /** The context block for a message, as {@code GET .../context} packs the retriever's ranking. */
+    private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
+        final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
+        final List<Memory> memories = pipeline.retriever().memories(userKey);
+        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(EngramConfig.MAX_K)).memories(memories)), 512)
+            .text();
+    }
+
+    /** The lines of a context block that are not told as past (before its "Earlier, no longer current" section). */
+    private static String current(final String block) {
+        final int past = block.indexOf(ContextBlock.EARLIER);
+        return past < 0 ? block : block.substring(0, past);
+    }
+
+    /** A correction as {@code PUT .../memories/{id}} issues it. */
+    private static MemoryCommand correction(final Memory target, final String content, final String value,
+                                            final Instant at) {
+        final Corrections.Correction c = Corrections.resolve(target, content, value);
+        final MemoryCommand.Builder command = MemoryCommand.newBuilder().setCommandId(UUID.randomUUID().toString())
+            .setTenantId(target.getTenantId()).setUserId(target.getUserId()).setKind(CommandKind.CORRECT)
+            .setMemoryId(target.getMemoryId()).setContent(c.content()).setValue(c.value()).setMemoryEnabled(null)
+            .setActor("test").setIssuedAt(at);
+        if (c.content() != null) {
+            command.setEmbedding(Vectors.toList(embedder.embed(c.content()))).setEmbeddingModel(embedder.modelFor(c.content()));
+        }
+        return command.build();
+    }
+
+    private static Memory fact(final PipelineHarness pipeline, final String userKey, final String key) {
+        return pipeline.consolidator().active(userKey).stream().filter(m -> key.equals(m.getKey())).findFirst()
+            .orElseThrow(() -> new AssertionError("no ACTIVE " + key + " among " + pipeline.consolidator().active(userKey)));
+    }
+
+    @Test
+    void shouldTellTheOldEmployerOnlyAsPastWhenTheEmployerIsCorrectedThroughTheApi() {
+        final String u = T + "/u-dana";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-dana", "c-1",
+                user("My name is Dana Whitfield and I work at Umbrella Labs.", day(0)),
+                assistant("Nice to meet you, Dana.", day(0, 30))));
+            final Memory employer = fact(pipeline, u, "employer");
+            final Memory episode = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() == null && m.getContent().contains("Umbrella Labs")).findFirst()
+                .orElseThrow(() -> new AssertionError("the turn's episode: " + pipeline.consolidator().active(u)));
+
+            pipeline.command(correction(employer, null, "Cyberdyne Systems", T0.plus(Duration.ofDays(6))));
+
+            final Memory marked = pipeline.retriever().memory(u, episode.getMemoryId());
+            assertThat(marked.getStatus()).as("still what the user said").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(marked.getValidTo()).isEqualTo(T0.plus(Duration.ofDays(6)));
+            assertThat(marked.getSupersededBy()).isEqualTo(employer.getMemoryId());
+            final String block = context(pipeline, u, "Where does Dana work?");
+            assertThat(current(block)).contains("Cyberdyne Systems").doesNotContain("Umbrella");
+            assertThat(block).contains(ContextBlock.EARLIER);
+            assertThat(MemoryTime.validAt(marked, T0.plus(Duration.ofDays(1)))).as("asOf before the change").isTrue();
+            assertThat(MemoryTime.validAt(marked, T0.plus(Duration.ofDays(7)))).as("asOf after it").isFalse();
+        }
+    }
+
+    @Test
+    void shouldTellTheOldCityAsPastWhenTheUserMovesInChinese() {
+        final String u = T + "/u-zh";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-zh", "c-1", user("我住在北京，在一家游戏公司工作。", day(0))));
+            pipeline.publish(conversation(T, "u-zh", "c-2", user("我搬到上海了，新公司离家很近。我住在上海。", day(30))));
+
+            assertThat(fact(pipeline, u, "city").getValue()).isEqualTo("上海");
+            assertThat(pipeline.retriever().memories(u)).filteredOn(m -> m.getContent().contains("北京")
+                    && m.getStatus() == MemoryStatus.ACTIVE)
+                .isNotEmpty().allSatisfy(m -> assertThat(m.getValidTo()).isEqualTo(Instant.parse(day(30))));
+            assertThat(current(context(pipeline, u, "我住在哪里？"))).contains("上海").doesNotContain("北京");
+        }
+    }
+
+    @Test
+    void shouldRetractAPartnerAndAPetWhenTheUserSaysTheyEnded() {
+        final String u = T + "/u-ends";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-ends", "c-1",
+                user("My boyfriend Marco and I are planning a trip to Sicily. My dog Biscuit hates the rain.", day(0))));
+            assertThat(pipeline.consolidator().active(u)).extracting(Memory::getValue).contains("Marco", "Biscuit");
+
+            pipeline.publish(conversation(T, "u-ends", "c-2",
+                user("Marco and I broke up last week. Biscuit died too, it was a hard month.", day(30))));
+
+            assertThat(pipeline.consolidator().active(u)).filteredOn(m -> m.getKey() != null)
+                .extracting(Memory::getValue).doesNotContain("Marco", "Biscuit");
+            assertThat(current(context(pipeline, u, "Who is my partner?"))).doesNotContain("boyfriend named Marco");
+        }
+    }
+
+    @Test
+    void shouldNeverServeACityOnlyTheAssistantSaidWhenItEchoesTheUser() {
+        final String u = T + "/u-echo";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-echo", "c-1",
+                user("I'm vegan and I love cooking curries.", day(0)),
+                assistant("Chickpea and spinach curry is a great vegan dish.", day(0, 30))));
+            pipeline.publish(conversation(T, "u-echo", "c-2",
+                user("Can you plan my meals for the week?", day(7)),
+                assistant("As you told me, you're vegan and live in Paris, so I picked dishes from Paris markets.",
+                    day(7, 30))));
+
+            final List<Memory> memories = pipeline.retriever().memories(u);
+            assertThat(memories).as("no memory cites the echo").noneMatch(m -> m.getSources().stream()
+                .anyMatch(s -> s.getConversationId().equals("c-2") && s.getMessageIndexes().contains(1)));
+            assertThat(memories).noneMatch(m -> m.getContent().contains("Paris"));
+            assertThat(context(pipeline, u, "Where do I live?")).doesNotContain("Paris");
+            assertThat(fact(pipeline, u, "diet").getReinforcementCount()).as("an echo is no reinforcement").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldKeepOneReinforcedEmployerFactWhenTheAcronymIsRestatedInOtherWords() {
+        final String u = T + "/u-nasa";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-nasa", "c-1",
+                user("I work at NASA on flight software for small satellites.", day(0))));
+            pipeline.publish(conversation(T, "u-nasa", "c-2",
+                user("Still at NASA, still fighting with our build system, the usual.", day(50))));
+            pipeline.publish(conversation(T, "u-nasa", "c-3",
+                user("Our team at NASA has a launch review next week.", day(100))));
+
+            final Memory employer = fact(pipeline, u, "employer");
+            assertThat(employer.getValue()).isEqualTo("NASA");
+            assertThat(employer.getReinforcementCount()).isEqualTo(3);
+            assertThat(employer.getLastConfirmedAt()).isEqualTo(Instant.parse(day(100)));
+            assertThat(pipeline.consolidator().active(u).stream().filter(m -> m.getKey() != null)).hasSize(1);
+
+            pipeline.advanceTo(T0.plus(Duration.ofDays(135))); // 120-day ROLE expiry, had it counted from day 0
+            assertThat(pipeline.consolidator().memory(u, employer.getMemoryId()).getStatus())
+                .as("expiry counts from the last confirmation").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(pipeline.consolidator().profile(u).getFacts()).containsKey("employer");
+        }
+    }
+
+    @Test
+    void shouldRewriteTheContentCoherentlyWhenOnlyTheValueIsCorrected() {
+        final String u = T + "/u-graz";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-graz", "c-1",
+                user("I live in Graz, it's a small city in Austria.", day(0))));
+            final Memory city = fact(pipeline, u, "city");
+
+            pipeline.command(correction(city, null, "Linz", T0.plus(Duration.ofDays(3))));
+
+            final Memory corrected = pipeline.retriever().memory(u, city.getMemoryId());
+            assertThat(corrected.getValue()).isEqualTo("Linz");
+            assertThat(corrected.getContent()).contains("Linz").doesNotContain("Graz");
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Linz");
+            assertThat(pipeline.retrieve(u, "Which city do I live in?", 5)).extracting(h -> h.memory().getContent())
+                .anyMatch(c -> c.contains("Linz")).noneMatch(c -> c.contains("Graz") && !c.contains("until"));
+            assertThat(current(context(pipeline, u, "Which city do I live in?"))).contains("Linz").doesNotContain("Graz");
+
+            final Memory episodeLike = Memory.newBuilder(corrected).setKey(null).setValue(null).build();
+            assertThatThrownBy(() -> Corrections.resolve(episodeLike, null, "Vienna"))
+                .isInstanceOf(ApiProblem.class).hasMessageContaining("\"content\"");
+            final Memory unnamed = Memory.newBuilder(corrected).setContent("Home town").build();
+            assertThatThrownBy(() -> Corrections.resolve(unnamed, null, "Vienna"))
+                .isInstanceOf(ApiProblem.class).hasMessageContaining("\"content\"");
+        }
+    }
+
+    @Test
+    void shouldKeepOneIdPerFactAndAboutOneUpdatePerConversationWhenFactsAreRestatedForFiftyDays() {
+        final String u = T + "/u-churn";
+        final List<List<String>> facts = List.of(
+            List.of("I live in Utrecht.", "I live in Utrecht, near the canals."),
+            List.of("I work at Philips.", "I work at Philips in the health division."),
+            List.of("I'm vegetarian.", "I'm vegetarian, so no meat in suggestions."));
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            int conversations = 0;
+            for (int d = 0; d < 50; d++) {
+                for (int f = 0; f < facts.size(); f++) {
+                    final List<String> said = facts.get(f);
+                    pipeline.publish(conversation(T, "u-churn", "c-" + d + "-" + f,
+                        user(said.get(d % said.size()), day(d, 3600 * f)),
+                        assistant("Thanks, noted!", day(d, 3600 * f + 30))));
+                    conversations++;
+                }
+            }
+            final List<MemoryUpdated> events = pipeline.updates().stream()
+                .filter(e -> e.getUserId().equals("u-churn")).toList();
+            for (final String key : List.of("city", "employer", "diet")) {
+                final Set<String> ids = new HashSet<>();
+                events.stream().filter(e -> e.getMemory() != null && key.equals(e.getMemory().getKey()))
+                    .forEach(e -> ids.add(e.getMemoryId()));
+                assertThat(ids).as("ids of " + key).hasSize(1);
+                assertThat(fact(pipeline, u, key).getReinforcementCount()).isEqualTo(50);
+            }
+            assertThat((double) events.size() / conversations).as("memory-updated per conversation").isLessThanOrEqualTo(1.2);
+            assertThat(pipeline.consolidator().active(u).stream().filter(m -> m.getType() == MemoryType.EPISODIC))
+                .as("a restated fact makes no episodes").isEmpty();
+            assertThat(pipeline.consolidator().active(u).stream().flatMap(m -> m.getSources().stream())
+                .map(SourceRef::getConversationId)).isNotEmpty();
+        }
+    }
+}
