@@ -169,7 +169,7 @@ public final class Topic<K, V> {
      */
     public static java.util.List<Topic<String, ? extends SpecificRecordBase>> records() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS, MEMORY_UPDATED,
-            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, TENANT_SETTINGS);
+            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, TENANT_SETTINGS, LLM_USAGE);
     }
 
     /** @return the class of the values, e.g. {@code MemoryUpdated.class} ({@code byte[].class} for raw bytes) */
