@@ -47,7 +47,9 @@ public final class EmbeddedStack implements AutoCloseable {
                 EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
                 EngramConfig.RETRIEVER_HTTP_PORT, 0,
                 // a local benchmark on localhost, as the demo: no API keys
-                EngramConfig.AUTH_ENABLED, false));
+                EngramConfig.AUTH_ENABLED, false,
+                // the figures of BENCHMARKS.md are of the pipeline without crypto-shredding (a setting turns it on)
+                EngramConfig.CRYPTO_ENABLED, false));
             base.putAll(settings);
             config = EngramConfig.load(null, Map.of(), base);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {

@@ -128,7 +128,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         final int n = conversations.size();
         out.printf("bench extraction — %d conversations from %s, LLM latency %d ms, concurrency %d, %d partitions%n",
             n, file.getFileName(), latencyMs, concurrency, partitions);
-        ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults()).embed("warm up the embedding model before the clock starts");
+        ScriptRoutedEmbedder.fromConfig(EngramConfig.plain()).embed("warm up the embedding model before the clock starts");
         final Path runDir = Files.createTempDirectory("engram-bench-extraction");
         final Map<String, Object> figures = new LinkedHashMap<>();
         try (StubChatServer llm = StubChatServer.start(Math.max(8, concurrency * 2)).latency(latencyMs);
@@ -149,7 +149,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                         + " conversations: " + ingest.errors());
                 }
             }
-            final EngramConfig config = EngramConfig.defaults().with(Map.of(
+            final EngramConfig config = EngramConfig.plain().with(Map.of(
                 EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 EngramConfig.STATE_DIR, runDir.resolve("state").toString(),
                 EngramConfig.EXTRACTOR_HTTP_PORT, 0,

@@ -127,7 +127,7 @@ public final class QualityBenchmark implements Callable<Integer> {
     public Integer call() throws Exception {
         // an invalid --set is refused now, not after minutes of ingest (the config's validators, then the scorer's
         // own checks: calibration text, all-zero weights)
-        final EngramConfig checked = EngramConfig.defaults().with(overrides);
+        final EngramConfig checked = EngramConfig.plain().with(overrides);
         new HybridScorer(ScriptRoutedEmbedder.fromConfig(checked), checked);
         if (dataset == Dataset.memorybank) {
             return memoryBank();
@@ -144,7 +144,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 throw new IllegalArgumentException("--llm: only 'replay' is supported, not '" + llm + "'");
             }
             final LlmReplaySource.Result replay = new LlmReplaySource(promptPrice, completionPrice,
-                llmEpisodes != null ? llmEpisodes : EngramConfig.defaults().getBoolean(EngramConfig.LLM_EPISODES), out)
+                llmEpisodes != null ? llmEpisodes : EngramConfig.plain().getBoolean(EngramConfig.LLM_EPISODES), out)
                 .run(file);
             memories = replay.memories();
             llmFigures = replay.figures();
@@ -156,7 +156,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
-        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final EngramConfig config = EngramConfig.plain().with(overrides);
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
         final Map<String, Object> figures = LoCoMoRecall.evaluate(samples, memories, embedder, config);
         if (!overrides.isEmpty()) {
@@ -197,7 +197,7 @@ public final class QualityBenchmark implements Callable<Integer> {
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
         final String tenant = memories.values().stream().flatMap(List::stream).map(Memory::getTenantId).findFirst()
             .orElse(MemoryBankSource.TENANT_PREFIX + "en");
-        final EngramConfig config = EngramConfig.defaults().with(overrides);
+        final EngramConfig config = EngramConfig.plain().with(overrides);
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
         final Map<String, Object> figures = MemoryBankQuality.evaluate(tenant, MemoryBankQuality.pairs(file), qs,
             memories, embedder, config);

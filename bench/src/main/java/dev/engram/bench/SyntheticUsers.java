@@ -82,7 +82,7 @@ final class SyntheticUsers {
         try (KafkaProducer<String, MemoryUpdated> producer = new KafkaProducer<>(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
             ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-            Topic.MEMORY_UPDATED.keySerializer(), Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.defaults()))) {
+            Topic.MEMORY_UPDATED.keySerializer(), Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.plain()))) {
             for (int u = 0; u < users; u++) {
                 final UserKey user = new UserKey("bench", "synthetic-" + size + "-" + u);
                 keys.add(user);

@@ -186,11 +186,14 @@ final class ConfigDefinition {
             .define(PII_ACTION, Type.STRING, "redact", ConfigDef.ValidString.in("redact", "drop"), Importance.MEDIUM,
                 "What the extractor (and a correction through the API) does with a memory containing a card number "
                     + "(Luhn), an IBAN (mod-97) or a national id / SSN: redact the identifier, or drop the memory.")
-            .define(CRYPTO_ENABLED, Type.BOOLEAN, false, Importance.HIGH,
-                "Crypto-shredding: every record Engram writes about a user (candidates, memory events, contradictions, "
-                    + "archives, commands, profiles, store changelogs) is encrypted with that user's data key (AES-SIV, "
-                    + "deterministic) kept on the compacted topic engram-data-keys, wrapped by the key-encryption key; "
-                    + "erasing the user tombstones the key. Needs crypto.kek or crypto.kek.file.")
+            .define(CRYPTO_ENABLED, Type.BOOLEAN, true, Importance.HIGH,
+                "Crypto-shredding, on by default: every record Engram writes about a user (candidates, memory events, "
+                    + "contradictions, archives, commands, profiles, store changelogs) is encrypted with that user's data "
+                    + "key (AES-SIV, deterministic) kept on the compacted topic engram-data-keys, wrapped by the "
+                    + "key-encryption key; erasing the user tombstones the key, so an erasure is complete at once. Needs "
+                    + "crypto.kek or crypto.kek.file: an app refuses to start without one (the demo makes a local key in "
+                    + "its run directory). false runs without it: erased content then stays readable on Engram's topics "
+                    + "until their retention.")
             .define(CRYPTO_KEK, Type.PASSWORD, null, Importance.HIGH,
                 "Key-encryption key (AES-256-GCM) wrapping the data keys: base64 of 32 random bytes "
                     + "(openssl rand -base64 32). Never written to a topic.")

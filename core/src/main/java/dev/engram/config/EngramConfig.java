@@ -146,9 +146,21 @@ public final class EngramConfig extends AbstractConfig {
         super(DEFINITION, originals, false);
     }
 
-    /** @return the defaults alone */
+    /** @return the defaults alone (crypto-shredding on: anything that seals or opens records needs a KEK) */
     public static EngramConfig defaults() {
         return new EngramConfig(Map.of());
+    }
+
+    /**
+     * The defaults with {@code crypto.enabled=false}: records as written without crypto-shredding. For what runs
+     * without a deployment's configuration and its key-encryption key (tests, benchmarks, tools reading topics a
+     * pipeline wrote in the clear); a deployment gets crypto-shredding from {@link #defaults()} unless it turns
+     * it off explicitly.
+     *
+     * @return the plain configuration
+     */
+    public static EngramConfig plain() {
+        return new EngramConfig(Map.of(CRYPTO_ENABLED, false));
     }
 
     /**

@@ -51,6 +51,10 @@ import picocli.CommandLine.Spec;
     description = "Start the embedded stack (broker and the three apps), ingest conversations, print a summary and example retrievals.")
 public final class DemoCommand implements Callable<Integer> {
 
+    /** The demo's local key-encryption key, in its run directory (see {@link #localKek}). */
+    static final String LOCAL_KEK = "crypto-kek.base64";
+
+
     /** Preferred retriever port when none is given; a free port is used if it is taken. */
     static final int DEFAULT_PORT = 8080;
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
@@ -181,9 +185,15 @@ public final class DemoCommand implements Callable<Integer> {
             final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
-            final EngramConfig config = EngramConfig.load(null, System.getenv(),
-                demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort));
+            final Map<String, Object> overrides = demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort);
+            overrides.putAll(localKek(checked, dir));
+            final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
             QdrantReachability.describe(config, out);
+            out.println(!config.getBoolean(EngramConfig.CRYPTO_ENABLED)
+                ? "Crypto-shredding off (crypto.enabled=false): erased users' records stay readable on the topics until retention."
+                : overrides.containsKey(EngramConfig.CRYPTO_KEK_FILE)
+                ? "Crypto-shredding on: a local key-encryption key in " + dir.resolve(LOCAL_KEK) + " (a deployment supplies its own)."
+                : "Crypto-shredding on, with the key-encryption key from the environment.");
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
             }
@@ -338,6 +348,36 @@ public final class DemoCommand implements Callable<Integer> {
                 + ") was not found: run from the repository, or set -D" + ProjectPaths.HOME_PROPERTY);
         }
         return file;
+    }
+
+    /**
+     * Crypto-shredding is on by default, and the demo keeps it on: without a key-encryption key from the environment
+     * ({@code ENGRAM_CRYPTO_KEK}, {@code ENGRAM_CRYPTO_KEK_FILE}) it makes a local one, 32 random bytes in base64, in
+     * the run directory ({@value #LOCAL_KEK}, readable by its owner only), which is emptied with the broker's data at
+     * the next start. A deployment supplies its own key (an app refuses to start without one) or sets
+     * {@code crypto.enabled=false}.
+     *
+     * @param config the environment's configuration
+     * @param dir the run directory
+     * @return {@code crypto.kek.file} of the local key, or nothing when crypto is off or a key is given
+     */
+    static Map<String, Object> localKek(final EngramConfig config, final Path dir) throws IOException {
+        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
+        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
+        if (!config.getBoolean(EngramConfig.CRYPTO_ENABLED) || file != null && !file.isBlank()
+            || kek != null && !kek.value().isBlank()) {
+            return Map.of();
+        }
+        final byte[] raw = new byte[32];
+        new java.security.SecureRandom().nextBytes(raw);
+        final Path key = dir.resolve(LOCAL_KEK);
+        java.nio.file.Files.writeString(key, java.util.Base64.getEncoder().encodeToString(raw) + "\n");
+        try {
+            java.nio.file.Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException notPosix) {
+            // the run directory's own permissions apply
+        }
+        return Map.of(EngramConfig.CRYPTO_KEK_FILE, key.toString());
     }
 
     /** The demo's settings over the environment's: auth off on loopback, the broker, state and ports. */

@@ -79,6 +79,24 @@ class ComposeFileTest {
     }
 
     @Test
+    void shouldRefuseToStartTheAppsWithoutTheKeyEncryptionKeyUnlessCryptoShreddingIsTurnedOff() {
+        for (final String app : APPS) {
+            final EngramConfig unset = EngramConfig.load(null, environment(app, SHELL), Map.of());
+            assertThat(unset.getBoolean(EngramConfig.CRYPTO_ENABLED)).as(app).isTrue();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.engram.crypto.Kek.from(unset))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("openssl rand -base64 32")
+                .hasMessageContaining("crypto.enabled=false");
+            final Map<String, String> shell = new HashMap<>(SHELL);
+            shell.put("ENGRAM_CRYPTO_KEK", java.util.Base64.getEncoder().encodeToString(new byte[32]));
+            assertThat(dev.engram.crypto.Kek.from(EngramConfig.load(null, environment(app, shell), Map.of()))).isNotNull();
+            shell.remove("ENGRAM_CRYPTO_KEK");
+            shell.put("ENGRAM_CRYPTO_ENABLED", "false");
+            assertThat(EngramConfig.load(null, environment(app, shell), Map.of()).getBoolean(EngramConfig.CRYPTO_ENABLED))
+                .isFalse();
+        }
+    }
+
+    @Test
     void shouldLoadEveryAppsEnvironmentAsValidSettingsWhenTheAppsStart() {
         final Map<String, ?> defined = EngramConfig.defaults().values();
         for (final String app : APPS) {

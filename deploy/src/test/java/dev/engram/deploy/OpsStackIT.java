@@ -1,6 +1,5 @@
 package dev.engram.deploy;
 
-import static dev.engram.deploy.CliRun.engram;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,11 +70,26 @@ class OpsStackIT {
     private static RetrieverApp.Handle retriever;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    /**
+     * {@code bin/engram ARGS} as the operator of this stack runs it: the stack runs without crypto-shredding
+     * ({@code crypto.enabled=false}, read in the clear by the test), so every command given the cluster is given the
+     * same setting in a config file ({@code --config}), as a deployment that turned crypto-shredding off would.
+     */
+    private static CliRun engram(final String... args) {
+        if (!java.util.Arrays.asList(args).contains("--bootstrap-servers")) {
+            return CliRun.engram(args);
+        }
+        final java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
+        all.addAll(java.util.List.of("--config", dir.resolve("plain.properties").toString()));
+        return CliRun.engram(all.toArray(new String[0]));
+    }
+
     @BeforeAll
     static void startStack() throws Exception {
         dir = Files.createTempDirectory("engram-ops-it");
+        Files.writeString(dir.resolve("plain.properties"), EngramConfig.CRYPTO_ENABLED + "=false\n");
         broker = EmbeddedBroker.start(dir);
-        final EngramConfig config = new EngramConfig(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
             EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
             EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
             EngramConfig.AUTH_ENABLED, false)); // the demo stack: no API keys

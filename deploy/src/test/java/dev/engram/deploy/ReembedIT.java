@@ -95,7 +95,7 @@ class ReembedIT {
                 EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
                 EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
                 EngramConfig.AUTH_ENABLED, false, EngramConfig.EMBEDDING_MODEL, OLD));
-            final EngramConfig config = new EngramConfig(settings);
+            final EngramConfig config = EngramConfig.plain().with(settings);
             try (Admin admin = Admin.create(client)) {
                 TopicSetup.createAll(admin, 2);
             }
@@ -323,7 +323,7 @@ class ReembedIT {
     /** @return the memory-updated events whose memory cites the conversation */
     private static List<MemoryUpdated> updatesCiting(final String bootstrap, final String conversationId) {
         final List<MemoryUpdated> events = new ArrayList<>();
-        final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
+        final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
         TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(30), r -> {
             final MemoryUpdated e = decoder.deserialize(Topic.MEMORY_UPDATED.name(), r.value());
             if (e.getMemory() != null && e.getCause().startsWith("candidate:")

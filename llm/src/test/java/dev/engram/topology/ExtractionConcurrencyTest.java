@@ -64,7 +64,7 @@ class ExtractionConcurrencyTest {
     }
 
     private void start(final MemoryExtractor extractor, final int maxPending) {
-        final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
         driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, GatedExtractor.EMBEDDER, registry, pool, maxPending,
             UserPartitions.fixed(1)),
             ExtractionTopology.config(config));

@@ -346,7 +346,7 @@ public final class Chaos {
     }
 
     private static List<MemoryUpdated> readCommitted(final String bootstrap) {
-        final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults());
+        final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
         final List<MemoryUpdated> updates = new ArrayList<>();
         TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(120),
             r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));

@@ -81,6 +81,8 @@ final class ChaosChildren implements AutoCloseable {
         config.put(EngramConfig.CONSOLIDATOR_HTTP_PORT, String.valueOf(port));
         config.put(EngramConfig.RETRIEVER_HTTP_PORT, String.valueOf(port));
         config.put("retriever.auth.keys", Chaos.API_KEY + "=" + Chaos.TENANT + ":admin");
+        // the soak counts kills, losses and duplicates on records it reads in the clear (Chaos's decoders)
+        config.put(EngramConfig.CRYPTO_ENABLED, "false");
         final StringBuilder text = new StringBuilder();
         config.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "/")).append('\n'));
         try {

@@ -59,8 +59,8 @@ final class ChaosFeeder {
     }
 
     private void loop() {
-        final Serializer<MemoryCandidate> candidates = Topic.MEMORY_CANDIDATES.valueSerializer(EngramConfig.defaults());
-        final Serializer<ConversationCompleted> conversations = Topic.CONVERSATIONS_COMPLETED.valueSerializer(EngramConfig.defaults());
+        final Serializer<MemoryCandidate> candidates = Topic.MEMORY_CANDIDATES.valueSerializer(EngramConfig.plain());
+        final Serializer<ConversationCompleted> conversations = Topic.CONVERSATIONS_COMPLETED.valueSerializer(EngramConfig.plain());
         final long start = System.nanoTime();
         while (running.get()) {
             final long due = (System.nanoTime() - start) * rate / 1_000_000_000L;

@@ -73,8 +73,13 @@ public final class ErasureCheck {
     public static List<Place> run(final EngramConfig config, final UserKey user, final Duration timeout) {
         final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
         final boolean crypto = config.getBoolean(EngramConfig.CRYPTO_ENABLED);
+        // Without the key-encryption key (e.g. verify-erasure run against the default demo) a sealed record of the
+        // user is readable exactly while the user's data key is live on the data keys topic: that is read instead.
+        final boolean withKek = crypto && kekGiven(config);
         final List<Place> places = new ArrayList<>();
-        try (DataKeys keys = crypto ? new DataKeys(client, Topic.DATA_KEYS.name(), Kek.from(config)) : null) {
+        try (DataKeys ring = withKek ? new DataKeys(client, Topic.DATA_KEYS.name(), Kek.from(config)) : null) {
+            final boolean liveKey = withKek ? ring.hasKey(user.wire()) : crypto && liveKeyOnTopic(client, user, timeout);
+            final Opener keys = new Opener(ring, liveKey);
             final Set<String> topics = new TreeSet<>();
             try (Admin admin = Admin.create(client)) {
                 topics.addAll(admin.listTopics().names().get());
@@ -112,12 +117,12 @@ public final class ErasureCheck {
                 places.add(records(topic, topic, client, user, keys, timeout, true));
             }
             places.add(vectorIndex(config, user));
-            places.add(crypto ? new Place("data key (" + Topic.DATA_KEYS.name() + ")", keys.hasKey(user.wire()) ? 1 : 0, false,
-                keys.hasKey(user.wire()) ? "live key " + Integer.toUnsignedString(keys.keyId(user.wire()).orElse(0), 16)
-                    : "none (tombstoned or never created)")
+            places.add(crypto ? new Place("data key (" + Topic.DATA_KEYS.name() + ")", liveKey ? 1 : 0, false,
+                !liveKey ? "none (tombstoned or never created)" : ring == null ? "live key (no key-encryption key given)"
+                    : "live key " + Integer.toUnsignedString(ring.keyId(user.wire()).orElse(0), 16))
                 : new Place("data key", 0, false, "crypto.enabled=false: no data keys; topics keep plaintext until retention"));
             final Place platform = records("conversations-completed (the chat platform's)", Topic.CONVERSATIONS_COMPLETED.name(),
-                client, user, null, timeout, true);
+                client, user, new Opener(null, false), timeout, true);
             places.add(new Place(platform.name(), platform.found(), true,
                 platform.found() + " records keyed by the user; set its retention or seal it with the platform's own keys"));
         }
@@ -138,7 +143,7 @@ public final class ErasureCheck {
 
     /** Folds a compacted-style topic to the latest value per key and counts the user's readable ones. */
     private static Place latestPerKey(final String name, final String topic, final Map<String, Object> client,
-                                      final UserKey user, final DataKeys keys, final Duration timeout,
+                                      final UserKey user, final Opener keys, final Duration timeout,
                                       final boolean keyedByUser) {
         final Map<String, byte[]> latest = new HashMap<>();
         read(topic, client, timeout, r -> {
@@ -174,7 +179,7 @@ public final class ErasureCheck {
 
     /** Counts the user's readable records of an append-only topic. */
     private static Place records(final String name, final String topic, final Map<String, Object> client,
-                                 final UserKey user, final DataKeys keys, final Duration timeout, final boolean byDesign) {
+                                 final UserKey user, final Opener keys, final Duration timeout, final boolean byDesign) {
         final long[] counts = new long[3];
         read(topic, client, timeout, r -> {
             if (!ofUser(r.key(), user) || r.value() == null) {
@@ -193,25 +198,54 @@ public final class ErasureCheck {
             + (counts[2] > 0 ? ", " + counts[2] + " erasure records (ids only, kept for the ledger)" : ""));
     }
 
-    private static boolean readable(final byte[] value, final DataKeys keys) {
+    /**
+     * Opens the user's sealed records: with the ring (the key-encryption key given), or, without it, by whether the
+     * user's data key is live (a sealed record is readable by whoever holds the KEK exactly while its data key lives).
+     */
+    private record Opener(DataKeys ring, boolean liveKey) {
+        /** @return the plaintext of a record; the record itself when it is not sealed or cannot be opened here */
+        byte[] plain(final byte[] value) {
+            return ring == null || !DataKeys.sealed(value) ? value : ring.open(value);
+        }
+    }
+
+    private static boolean readable(final byte[] value, final Opener keys) {
         if (!DataKeys.sealed(value)) {
             return true;
         }
-        if (keys == null) {
-            return false;
+        if (keys.ring() == null) {
+            return keys.liveKey();
         }
         try {
-            keys.open(value);
+            keys.ring().open(value);
             return true;
         } catch (ErasedDataException e) {
             return false;
         }
     }
 
+    /** @return whether {@code crypto.kek} or {@code crypto.kek.file} is set */
+    private static boolean kekGiven(final EngramConfig config) {
+        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
+        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
+        return file != null && !file.isBlank() || kek != null && !kek.value().isBlank();
+    }
+
+    /** @return whether the latest record of the user on the data keys topic is a live (not tombstoned) key */
+    private static boolean liveKeyOnTopic(final Map<String, Object> client, final UserKey user, final Duration timeout) {
+        final boolean[] live = {false};
+        read(Topic.DATA_KEYS.name(), client, timeout, r -> {
+            if (r.key() != null && user.wire().equals(new String(r.key(), StandardCharsets.UTF_8))) {
+                live[0] = r.value() != null;
+            }
+        });
+        return live[0];
+    }
+
     /** ERASE commands and ERASED events stay in clear by design: the ledger of a rebuild. */
-    private static boolean erasureItself(final String topic, final byte[] value, final DataKeys keys) {
+    private static boolean erasureItself(final String topic, final byte[] value, final Opener keys) {
         try {
-            final byte[] plain = keys == null ? value : keys.open(value);
+            final byte[] plain = keys.plain(value);
             if (Topic.MEMORY_COMMANDS.name().equals(topic)) {
                 return AvroSerdes.serde(MemoryCommand.class).deserializer().deserialize(topic, plain).getKind()
                     == dev.engram.avro.CommandKind.ERASE;

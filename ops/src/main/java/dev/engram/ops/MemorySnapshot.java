@@ -91,7 +91,7 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
      */
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout) {
-        return fromTopic(clientProperties, fromOffsets, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
+        return fromTopic(clientProperties, fromOffsets, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain()));
     }
 
     /**

@@ -124,7 +124,7 @@ public final class Reembed {
      */
     public static Report run(final Map<String, Object> client, final EmbedderProvider provider, final int partitions,
                              final boolean switchWhenComplete, final PrintStream out) {
-        return run(client, provider, partitions, switchWhenComplete, out, EngramConfig.defaults());
+        return run(client, provider, partitions, switchWhenComplete, out, EngramConfig.plain());
     }
 
     /**

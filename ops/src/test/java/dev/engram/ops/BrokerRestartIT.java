@@ -47,7 +47,7 @@ class BrokerRestartIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             TopicSetup.createAll(admin, PARTITIONS);
         }
-        final EngramConfig config = new EngramConfig(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
             EngramConfig.STATE_DIR, dir.resolve("state").toString(), EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
             "kafka.reconnect.backoff.max.ms", 500));
         try (ConsolidatorApp app = ConsolidatorApp.start(config)) {

@@ -56,7 +56,9 @@ class ConsolidatorKillIT {
         Files.writeString(props, EngramConfig.BOOTSTRAP_SERVERS + "=" + kafka.bootstrapServers() + "\n"
             + EngramConfig.STATE_DIR + "=" + state.toString().replace("\\", "/") + "\n"
             // the default 45 s session timeout: the restarted instance must not wait for it
-            + EngramConfig.CONSOLIDATOR_HTTP_PORT + "=0\n");
+            + EngramConfig.CONSOLIDATOR_HTTP_PORT + "=0\n"
+            // the test counts memory-updated in the clear (OpsTestSupport)
+            + EngramConfig.CRYPTO_ENABLED + "=false\n");
         final Process child = startConsolidator(props, "first");
         long atKill;
         try {

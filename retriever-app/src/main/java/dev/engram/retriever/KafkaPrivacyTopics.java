@@ -48,9 +48,9 @@ public final class KafkaPrivacyTopics implements CommandPublisher, AuditReporter
     private final Serializer<AuditRecord> audits;
     private final ConversationValidator limits;
 
-    /** @param producer the producer (owned); records are written as the default config writes them (plain Avro) */
+    /** @param producer the producer (owned); records are written plain, without crypto-shredding ({@link EngramConfig#plain()}) */
     public KafkaPrivacyTopics(final Producer<String, byte[]> producer) {
-        this(producer, EngramConfig.defaults());
+        this(producer, EngramConfig.plain());
     }
 
     /**

@@ -1,8 +1,17 @@
 package dev.engram.retriever;
 
+import static dev.engram.retriever.McpTools.argument;
+import static dev.engram.retriever.McpTools.fields;
+import static dev.engram.retriever.McpTools.integer;
+import static dev.engram.retriever.McpTools.number;
+import static dev.engram.retriever.McpTools.query;
+import static dev.engram.retriever.McpTools.segment;
+import static dev.engram.retriever.McpTools.string;
+import static dev.engram.retriever.McpTools.text;
+import static dev.engram.retriever.McpTools.tool;
+
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -85,6 +93,8 @@ public final class McpEndpoint {
     private static final String TOOL = "engram.mcp.tool";
     private static final Map<String, Object> RECORD_ACCESS = Map.of("type", "boolean", "description",
         "false: do not count this read as a use of the memories (default true: reads keep memories from going stale)");
+    private static final Map<String, Object> AGENT = Map.of("type", "string", "description",
+        "the agent asking (mem0's agent_id): its own memories and the user's shared ones; absent: every memory");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final boolean authEnabled;
@@ -135,21 +145,22 @@ public final class McpEndpoint {
             .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
             .toolCall(tool(SEARCH, "Search the user's memories: the top-k active memories for a query, best first, with scores.",
                 Map.of("query", string("what to look for"), "k", integer("how many at most (default 5, at most 100)"),
-                    "minScore", number("drop hits scoring below this (0..1)"), "recordAccess", RECORD_ACCESS),
+                    "minScore", number("drop hits scoring below this (0..1)"), "recordAccess", RECORD_ACCESS,
+                    "agentId", AGENT),
                 List.of("query"), true, docs.schema("QueryResult")),
                 (context, call) -> call(context, call, "GET", "/memories",
-                    query(call, "query", "k", "minScore", "recordAccess"), null))
+                    query(call, "query", "k", "minScore", "recordAccess", "agentId"), null))
             .toolCall(tool(CONTEXT, "Get the context block for the user's next message: the memories that matter, as text to put "
                     + "into the prompt, within a token budget.",
                 Map.of("message", string("the user's next message"), "budgetTokens", integer("token budget (default 512)"),
-                    "recordAccess", RECORD_ACCESS),
+                    "recordAccess", RECORD_ACCESS, "agentId", AGENT),
                 List.of("message"), true, docs.schema("Context")),
                 (context, call) -> call(context, call, "GET", "/context",
-                    query(call, "message", "budgetTokens", "recordAccess"), null))
+                    query(call, "message", "budgetTokens", "recordAccess", "agentId"), null))
             .toolCall(tool(LIST, "List every memory of the user, newest change first.",
-                Map.of("type", string("EPISODIC, SEMANTIC or PROCEDURAL"), "status", string("ACTIVE, ARCHIVED or DELETED")),
+                Map.of("type", string("EPISODIC, SEMANTIC or PROCEDURAL"), "status", string("ACTIVE, ARCHIVED or DELETED"), "agentId", AGENT),
                 List.of(), true, docs.schema("MemoryList")),
-                (context, call) -> call(context, call, "GET", "/memories", query(call, "type", "status"), null))
+                (context, call) -> call(context, call, "GET", "/memories", query(call, "type", "status", "agentId"), null))
             .toolCall(tool(CORRECT, "Correct one of the user's memories (source CORRECTED, confidence 1.0).",
                 Map.of("memoryId", string("the memory"), "content", string("the corrected sentence"),
                     "value", string("the corrected fact value")), List.of("memoryId"), false, docs.schema("Accepted")),
@@ -164,10 +175,11 @@ public final class McpEndpoint {
                     "messages", Map.of("type", "array", "description", "the turns, oldest first",
                         "items", docs.schema("Message")),
                     "completedAt", string("event time, ISO-8601 with an offset (default: the last turn's)"),
-                    "metadata", Map.of("type", "object", "additionalProperties", Map.of("type", "string"))),
+                    "metadata", Map.of("type", "object", "additionalProperties", Map.of("type", "string")),
+                    "agentId", string("the agent the conversation was with (mem0's agent_id); absent: none")),
                 List.of("conversationId", "messages"), false, docs.schema("ConversationAccepted")),
                 (context, call) -> call(context, call, "POST", "/conversations", "",
-                    fields(call, "conversationId", "messages", "completedAt", "metadata")))
+                    fields(call, "conversationId", "messages", "completedAt", "metadata", "agentId")))
             .build();
         this.toolNames = server.listTools().stream().map(McpSchema.Tool::name).collect(java.util.stream.Collectors.toSet());
     }
@@ -323,77 +335,5 @@ public final class McpEndpoint {
 
     private static McpSchema.CallToolResult error(final String message) {
         return McpSchema.CallToolResult.builder().addTextContent(message).isError(true).build();
-    }
-
-    /**
-     * @param output the result's {@code structuredContent} schema: the HTTP answer's, from {@code /openapi.json} (the
-     *     SDK checks every result that is not an error against it)
-     */
-    private static McpSchema.Tool tool(final String name, final String description, final Map<String, Object> properties,
-                                       final List<String> required, final boolean readOnly,
-                                       final Map<String, Object> output) {
-        final Map<String, Object> all = new LinkedHashMap<>();
-        all.put("tenantId", string("tenant; default: the API key's tenant"));
-        all.put("userId", string("user; default: the API key's user"));
-        all.putAll(properties);
-        final Map<String, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "object");
-        schema.put("properties", all);
-        schema.put("required", required);
-        schema.put("additionalProperties", false);
-        return McpSchema.Tool.builder().name(name).description(description).inputSchema(schema).outputSchema(output)
-            .annotations(new McpSchema.ToolAnnotations(null, readOnly, !readOnly && DELETE.equals(name), true, false, null))
-            .build();
-    }
-
-    private static Map<String, Object> string(final String description) {
-        return Map.of("type", "string", "description", description);
-    }
-
-    private static Map<String, Object> integer(final String description) {
-        return Map.of("type", "integer", "description", description);
-    }
-
-    private static Map<String, Object> number(final String description) {
-        return Map.of("type", "number", "description", description);
-    }
-
-    private static String text(final McpSchema.CallToolRequest call, final String name) {
-        final Object value = call.arguments() == null ? null : call.arguments().get(name);
-        return value == null || value.toString().isBlank() ? null : value.toString();
-    }
-
-    private static String argument(final McpSchema.CallToolRequest call, final String name) {
-        final String value = text(call, name);
-        return value == null ? "" : value;
-    }
-
-    private static String query(final McpSchema.CallToolRequest call, final String... names) {
-        final StringJoiner joiner = new StringJoiner("&", "?", "").setEmptyValue("");
-        for (final String name : names) {
-            final Object value = call.arguments() == null ? null : call.arguments().get(name);
-            if (value != null) {
-                final String raw = value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
-                    ? Long.toString(n.longValue()) : value.toString();
-                joiner.add(name + "=" + segment(raw));
-            }
-        }
-        return joiner.toString();
-    }
-
-    /** @return the body of a write: the named arguments given (a blank string counts as not given) */
-    private static Map<String, Object> fields(final McpSchema.CallToolRequest call, final String... names) {
-        final Map<String, Object> body = new LinkedHashMap<>();
-        for (final String field : names) {
-            final Object value = call.arguments() == null ? null : call.arguments().get(field);
-            if (value != null && !(value instanceof String text && text.isBlank())) {
-                body.put(field, value);
-            }
-        }
-        return body;
-    }
-
-    private static String segment(final String raw) {
-        return URLEncoder.encode(raw, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -43,7 +43,7 @@ class ConversationRouteIT {
 
     private static List<ConsumerRecord<String, ConversationCompleted>> published(final int expected) {
         return fixture.kafka().read(Topic.CONVERSATIONS_COMPLETED.name(), new StringDeserializer(),
-            Topic.CONVERSATIONS_COMPLETED.valueSerde(EngramConfig.defaults()).deserializer(), expected,
+            Topic.CONVERSATIONS_COMPLETED.valueSerde(EngramConfig.plain()).deserializer(), expected,
             Duration.ofSeconds(30));
     }
 

@@ -219,13 +219,21 @@ class McpEndpointIT {
     void shouldSaveAConversationThroughTheApi() {
         try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
             final McpSchema.CallToolResult saved = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
-                Map.of("conversationId", "c-mcp-1", "messages", List.of(Map.of("role", "user",
+                Map.of("conversationId", "c-mcp-1", "agentId", "music", "messages", List.of(Map.of("role", "user",
                     "content", "I started learning the cello.", "timestamp", "2025-05-03T18:00:00Z")))));
             assertThat(saved.isError()).as(text(saved)).isFalse();
             assertThat(saved.structuredContent()).isInstanceOfSatisfying(Map.class, body -> {
                 assertThat(body.get("conversationId")).isEqualTo("c-mcp-1");
                 assertThat(body.get("status")).isEqualTo("ACCEPTED");
             });
+            assertThat(fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
+                1, Duration.ofSeconds(30))).filteredOn(r -> r.value().getConversationId().equals("c-mcp-1")).singleElement()
+                .satisfies(r -> assertThat(r.value().getAgentId()).isEqualTo("music"));
+            final McpSchema.CallToolResult scoped = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SEARCH,
+                Map.of("query", "language", "agentId", "music", "recordAccess", false)));
+            assertThat(scoped.isError()).as(text(scoped)).isFalse();
             final McpSchema.CallToolResult invalid = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
                 Map.of("conversationId", "c-mcp-2", "messages", List.of())));
             assertThat(invalid.isError()).isTrue();

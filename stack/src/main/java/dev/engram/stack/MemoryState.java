@@ -46,7 +46,7 @@ public record MemoryState(long events, Map<String, List<Memory>> memories) {
      * @throws IllegalStateException if the end is not reached within the timeout
      */
     public static MemoryState read(final Map<String, Object> clientProperties, final Duration timeout) {
-        return read(clientProperties, null, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
+        return read(clientProperties, null, timeout, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain()));
     }
 
     /**

@@ -74,7 +74,7 @@ public final class PipelineMonitor implements AutoCloseable {
      * @param bootstrapServers the cluster; the topics of {@link dev.engram.topics.Topic#allNames()} must exist
      */
     public PipelineMonitor(final String bootstrapServers) {
-        this(bootstrapServers, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.defaults()));
+        this(bootstrapServers, Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain()));
     }
 
     /**

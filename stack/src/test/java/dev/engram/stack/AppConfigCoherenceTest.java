@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class AppConfigCoherenceTest {
 
-    private static final EngramConfig INCOHERENT = EngramConfig.defaults().with(Map.of(
+    private static final EngramConfig INCOHERENT = EngramConfig.plain().with(Map.of(
         EngramConfig.DEFAULT_K, 50, EngramConfig.MAX_K, 20, EngramConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
         EngramConfig.EXTRACTOR_HTTP_PORT, 0, EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0));
 

@@ -124,10 +124,10 @@ class EmbeddedBrokerIT {
 
         final long start = System.nanoTime();
         monitor.close(); // threw ConcurrentModificationException while the poll ran
-        main.join(10_000);
+        main.join(60_000);
 
         assertThat(main.isAlive()).isFalse();
-        assertThat((System.nanoTime() - start) / 1e9).as("seconds to close").isLessThan(5);
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds to close").isLessThan(30); // not a hang, at load 10+
         assertThat(pollFailure.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
         monitor.close(); // idempotent
     }

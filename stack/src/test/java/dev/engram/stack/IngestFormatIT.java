@@ -69,7 +69,7 @@ class IngestFormatIT {
     @Test
     void shouldPublishTheRegistryWireFormatGzippedWhenThePipelineUsesTheRegistry() throws IOException {
         try (SchemaRegistryDouble registry = SchemaRegistryDouble.start()) {
-            final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.SERDE_FORMAT, "registry",
+            final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.SERDE_FORMAT, "registry",
                 EngramConfig.SCHEMA_REGISTRY_URL, registry.url()));
             assertThat(config.getString(EngramConfig.INGEST_COMPRESSION)).isEqualTo("gzip");
             try (Ingest ingest = Ingest.of(broker.bootstrapServers(), config, 1 << 20, "limit")) {
@@ -88,7 +88,7 @@ class IngestFormatIT {
 
     @Test
     void shouldPublishSingleObjectEncodingUncompressedWhenTheCodecIsNone() throws IOException {
-        final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.INGEST_COMPRESSION, "none"));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.INGEST_COMPRESSION, "none"));
         try (Ingest ingest = Ingest.of(broker.bootstrapServers(), config, 1 << 20, "limit")) {
             ingest.send(conversation("c-plain"));
             ingest.flush();

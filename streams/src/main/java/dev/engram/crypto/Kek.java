@@ -51,8 +51,12 @@ public final class Kek {
         } else {
             final Password password = config.getPassword(EngramConfig.CRYPTO_KEK);
             if (password == null || password.value().isBlank()) {
-                throw new ConfigException(EngramConfig.CRYPTO_ENABLED + "=true needs " + EngramConfig.CRYPTO_KEK
-                    + " or " + EngramConfig.CRYPTO_KEK_FILE + " (base64 of 32 random bytes: openssl rand -base64 32)");
+                throw new ConfigException(EngramConfig.CRYPTO_ENABLED + "=true (the default: erased users' records "
+                    + "become unreadable at once) needs the key-encryption key: set " + EngramConfig.CRYPTO_KEK_FILE
+                    + " (a file, e.g. a mounted Secret) or " + EngramConfig.CRYPTO_KEK + " (ENGRAM_CRYPTO_KEK) to base64 of "
+                    + "32 random bytes (openssl rand -base64 32), and keep it: records sealed under it cannot be read "
+                    + "without it. Or set " + EngramConfig.CRYPTO_ENABLED + "=false to run without crypto-shredding "
+                    + "(erased content then stays readable on Engram's topics until their retention)");
             }
             encoded = password.value();
         }

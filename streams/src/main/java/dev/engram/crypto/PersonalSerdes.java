@@ -35,7 +35,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@code ERASED} events carry ids only, and a rebuild must re-learn the erasure ledger from them after the
  * key is gone), audit records and access events (ids only), and Kafka record keys ({@code tenant/user}).
  *
- * <p>With {@code crypto.enabled=false} (the default) every method returns the plain Serde (topics: the configured
+ * <p>With {@code crypto.enabled=false} (an explicit choice: the default is true) every method returns the plain Serde (topics: the configured
  * {@code serde.format}, {@code TopicSerdes}; stores: {@link AvroSerdes}).
  * Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
  * Streams handler {@code ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store

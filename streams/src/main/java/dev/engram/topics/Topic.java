@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *   <li>{@link #DATA_KEYS} holds raw bytes (the wrapped keysets), {@link #MEMORY_EMBEDDINGS_ACTIVE} plain strings
  *       (the active embedding model, the re-embedding watermarks), a dead-letter topic the original bytes.</li>
  * </ul>
- * With the defaults ({@code serde.format=single-object}, {@code crypto.enabled=false}) every value Serde is
+ * With {@code serde.format=single-object} (the default) and {@code crypto.enabled=false} (not the default) every value Serde is
  * {@link dev.engram.serde.AvroSerdes}' single-object Serde.
  *
  * @param <K> the key type
@@ -169,7 +169,7 @@ public final class Topic<K, V> {
      */
     public static java.util.List<Topic<String, ? extends SpecificRecordBase>> records() {
         return java.util.List.of(CONVERSATIONS_COMPLETED, MEMORY_CANDIDATES, MEMORY_COMMANDS, MEMORY_ACCESS, MEMORY_UPDATED,
-            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, TENANT_SETTINGS);
+            USER_PROFILES, MEMORY_CONTRADICTIONS, MEMORY_ARCHIVED, MEMORY_AUDIT, TENANT_SETTINGS, LLM_USAGE);
     }
 
     /** @return the class of the values, e.g. {@code MemoryUpdated.class} ({@code byte[].class} for raw bytes) */

@@ -18,7 +18,7 @@ class ExtractionTopologyNamingTest {
 
     @Test
     void shouldKeepEveryNodeAndTopicNameWhenTheTopologyIsBuilt() {
-        final TopologyDescription description = ExtractionTopology.build(EngramConfig.defaults(),
+        final TopologyDescription description = ExtractionTopology.build(EngramConfig.plain(),
             new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), new SimpleMeterRegistry()).describe();
 
         assertThat(description.globalStores()).singleElement().satisfies(global -> {

@@ -76,7 +76,7 @@ class ExtractionTopologyTest {
         if (driver != null) {
             driver.close();
         }
-        final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.MAX_MESSAGES, MAX_MESSAGES,
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.MAX_MESSAGES, MAX_MESSAGES,
             EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
             EngramConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);

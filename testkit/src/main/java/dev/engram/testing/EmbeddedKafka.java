@@ -120,7 +120,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * An Engram config for one app in one test: this broker, a fresh state directory.
+     * An Engram config for one app in one test: this broker, a fresh state directory, and without
+     * crypto-shredding unless {@code extra} sets {@code crypto.enabled} (with its key): the tests read the topics in
+     * the clear; the crypto ITs turn it on.
      *
      * @param extra more settings (may be empty)
      * @return the config
@@ -129,6 +131,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         final Map<String, Object> settings = new java.util.HashMap<>(extra);
         settings.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers());
         settings.put(EngramConfig.STATE_DIR, stateRoot.resolve(UUID.randomUUID().toString()).toString());
+        settings.putIfAbsent(EngramConfig.CRYPTO_ENABLED, false);
         settings.putIfAbsent(EngramConfig.EXTRACTOR_HTTP_PORT, 0);
         settings.putIfAbsent(EngramConfig.CONSOLIDATOR_HTTP_PORT, 0);
         settings.putIfAbsent(EngramConfig.RETRIEVER_HTTP_PORT, 0);

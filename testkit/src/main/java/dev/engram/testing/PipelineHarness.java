@@ -142,7 +142,7 @@ public final class PipelineHarness implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        config = EngramConfig.defaults().with(b.overrides).with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        config = EngramConfig.plain().with(b.overrides).with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
         extractor = b.extractor;
         consolidation = new TopologyTestDriver(
             ConsolidationTopology.build(config, b.judge, MemoryMerger.CONCATENATE, b.observationEmbedder, b.vectorIndex,

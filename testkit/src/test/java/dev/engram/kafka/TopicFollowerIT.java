@@ -53,7 +53,7 @@ class TopicFollowerIT {
                 }
             }, SerializationException::new)) {
             // absent topic: the first pass is over at once (what the app has stands)
-            assertThat(follower.awaitFirstPass(Duration.ofSeconds(10))).isTrue();
+            assertThat(follower.awaitFirstPass(Duration.ofSeconds(60))).isTrue(); // generous: a loaded machine
 
             kafka.createTopics(1, List.of(TOPIC));
             kafka.send(TOPIC, new StringSerializer(), new ByteArraySerializer(), List.of(

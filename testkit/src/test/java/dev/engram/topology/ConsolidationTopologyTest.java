@@ -39,7 +39,7 @@ class ConsolidationTopologyTest {
 
     @Test
     void shouldPinNodeStoreAndInternalTopicNamesWhenDescribed() {
-        final TopologyDescription description = ConsolidationTopology.build(EngramConfig.defaults(),
+        final TopologyDescription description = ConsolidationTopology.build(EngramConfig.plain(),
             new KeyValueContradictionJudge(), new EmbeddedVectorIndexFactory(), new SimpleMeterRegistry()).describe();
         final Set<String> nodes = new TreeSet<>();
         final Set<String> stores = new TreeSet<>();

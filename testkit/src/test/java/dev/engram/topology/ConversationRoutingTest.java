@@ -45,7 +45,7 @@ class ConversationRoutingTest {
 
     @Test
     void shouldRerouteOnlyTheConversationWhoseUserKeyBelongsOnAnotherPartitionWhenFourPartitionsExist() {
-        final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         final String here = user(0, true);
         final String elsewhere = user(0, false);

@@ -48,7 +48,7 @@ class RetrievalTopologyTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        final EngramConfig config = EngramConfig.defaults().with(Map.of(EngramConfig.STATE_DIR,
+        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR,
             Files.createTempDirectory("retrieval-ttd").toString()));
         final Properties props = RetrievalTopology.config(config);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:9092");
@@ -157,7 +157,7 @@ class RetrievalTopologyTest {
 
     @Test
     void shouldNameEveryNodeAndStoreWhenDescribed() {
-        final String description = RetrievalTopology.build(EngramConfig.defaults()).describe().toString();
+        final String description = RetrievalTopology.build(EngramConfig.plain()).describe().toString();
         assertThat(description).contains("Source: read-memory-updated (topics: [memory-updated])")
             .contains("Processor: materialize-memories (stores: [")
             .contains(StoreNames.RETRIEVER_MEMORIES).contains(StoreNames.RETRIEVER_PROFILES)
@@ -167,7 +167,7 @@ class RetrievalTopologyTest {
 
     @Test
     void shouldAdvertiseTheHttpEndpointWhenPropertiesAreBuilt() {
-        final Properties props = RetrievalTopology.config(EngramConfig.defaults().with(Map.of(
+        final Properties props = RetrievalTopology.config(EngramConfig.plain().with(Map.of(
             EngramConfig.RETRIEVER_HTTP_HOST, "retriever-0", EngramConfig.RETRIEVER_HTTP_PORT, 9999)));
         assertThat(props.get(StreamsConfig.APPLICATION_SERVER_CONFIG)).isEqualTo("retriever-0:9999");
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.RETRIEVER);

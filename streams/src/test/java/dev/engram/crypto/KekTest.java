@@ -1,0 +1,37 @@
+package dev.engram.crypto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Base64;
+import java.util.Map;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.topics.Topic;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Crypto-shredding is on in the default configuration: whatever seals a personal record without a key-encryption key
+ * refuses with a message saying how to supply one or how to turn it off; turned off explicitly, records are plain.
+ */
+class KekTest {
+
+    @Test
+    void shouldRefuseNamingBothWaysOutWhenCryptoIsOnByDefaultAndNoKeyIsGiven() {
+        assertThat(EngramConfig.defaults().getBoolean(EngramConfig.CRYPTO_ENABLED)).isTrue();
+        assertThatThrownBy(() -> Kek.from(EngramConfig.defaults())).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("crypto.kek.file").hasMessageContaining("ENGRAM_CRYPTO_KEK")
+            .hasMessageContaining("openssl rand -base64 32").hasMessageContaining("crypto.enabled=false");
+        assertThatThrownBy(() -> Topic.MEMORY_UPDATED.valueSerde(EngramConfig.defaults()))
+            .hasMessageContaining("crypto.enabled=false");
+    }
+
+    @Test
+    void shouldWritePlainRecordsOnlyWhenCryptoIsTurnedOffExplicitly() {
+        assertThat(EngramConfig.plain().getBoolean(EngramConfig.CRYPTO_ENABLED)).isFalse();
+        assertThat(PersonalSerdes.keys(EngramConfig.plain(), Topic.DATA_KEYS.name())).isEmpty();
+        assertThat(Kek.from(EngramConfig.defaults().with(Map.of(EngramConfig.CRYPTO_KEK,
+            Base64.getEncoder().encodeToString(new byte[Kek.KEY_BYTES]))))).isNotNull();
+    }
+}
