@@ -20,10 +20,11 @@ import dev.engram.embedder.EmbeddingCpu;
  * retriever's HTTP and reporter threads) without the embeddings they asked for; {@code embedding} split into
  * {@code embeddingExtractor} (the candidates' texts), {@code embeddingConsolidator} (observations) and
  * {@code embeddingRetriever} (queries), plus {@code embeddingPoolOverhead} (the pool threads' time outside any text);
- * {@code broker} (the in-process KRaft broker); {@code jit} (compiler threads); {@code gc} (collector threads and the VM
- * thread, where the serial collector runs); {@code benchClient} (the benchmark's own producer and monitor: counted apart,
- * not the pipeline's); {@code other} (threads of none of these); {@code exited} (process CPU time of threads that ended
- * between the snapshots, which the thread bean no longer reports).
+ * {@code broker} (the in-process KRaft broker); {@code benchClient} (the benchmark's own producer and monitor: counted
+ * apart, not the pipeline's); {@code other} (Java threads of none of these). The JVM's compiler and collector threads
+ * are not Java threads, so the thread bean does not list them: what the process used beyond the listed threads is split
+ * into {@code gc} (the collectors' accumulated collection time: the serial collector's CPU time), {@code jit} (the JIT's
+ * accumulated compilation time) and {@code exited} (the rest: threads that ended between the snapshots, VM threads).
  */
 final class CpuStages {
 
@@ -44,9 +45,17 @@ final class CpuStages {
      * @param embeddingByCaller {@link EmbeddingCpu#byCaller()}
      * @param embeddingInline {@link EmbeddingCpu#inline()}
      * @param processNanos the process's CPU time
+     * @param gcNanos the collectors' accumulated collection time ({@code GarbageCollectorMXBean}: elapsed time, the
+     *     CPU time of the single-threaded serial collector the apps run with)
+     * @param jitNanos the JIT's accumulated compilation time ({@code CompilationMXBean})
      */
     record Snapshot(Map<Long, Map.Entry<String, Long>> threads, Map<String, Long> embeddingByCaller,
-                    Map<String, Long> embeddingInline, long processNanos) {
+                    Map<String, Long> embeddingInline, long processNanos, long gcNanos, long jitNanos) {
+
+        Snapshot(final Map<Long, Map.Entry<String, Long>> threads, final Map<String, Long> embeddingByCaller,
+                 final Map<String, Long> embeddingInline, final long processNanos) {
+            this(threads, embeddingByCaller, embeddingInline, processNanos, 0, 0);
+        }
     }
 
     /** @return the CPU time of every live thread, the embeddings by caller and the process's CPU time, now */
@@ -60,8 +69,15 @@ final class CpuStages {
                 }
             }
         }
+        long gcMillis = 0;
+        for (final java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gcMillis += Math.max(0, gc.getCollectionTime());
+        }
+        final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        final long jitMillis = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
         return new Snapshot(threads, EmbeddingCpu.byCaller(), EmbeddingCpu.inline(),
-            ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+            ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime(),
+            gcMillis * 1_000_000, jitMillis * 1_000_000);
     }
 
     /**
@@ -86,17 +102,11 @@ final class CpuStages {
             || name.startsWith("engram-audit-reporter") || name.contains("JettyServerThreadPool") || name.startsWith("qtp")) {
             return "retriever";
         }
-        if (name.contains("CompilerThread") || name.startsWith("C1 ") || name.startsWith("C2 ")) {
-            return "jit";
-        }
-        if (name.startsWith("GC ") || name.equals("VM Thread") || name.startsWith("G1 ") || name.contains("GC Thread")
-            || name.startsWith("VM Periodic")) {
-            return "gc";
-        }
         if (name.contains("kafka") || name.contains("raft") || name.contains("broker") || name.contains("controller")
             || name.contains("ExpirationReaper") || name.contains("coordinator") || name.contains("LogDirFailure")
             || name.contains("ReplicaFetcher") || name.contains("data-plane") || name.contains("quorum")
-            || name.contains("transaction") || name.contains("metadata") || name.contains("scheduler")) {
+            || name.contains("transaction") || name.contains("metadata") || name.contains("scheduler")
+            || name.contains("Txn") || name.startsWith("executor-")) {
             return "broker";
         }
         return "other";
@@ -136,7 +146,15 @@ final class CpuStages {
         }
         nanos.merge("embeddingPoolOverhead", -pooled, Long::sum);
         final long total = after.processNanos() - before.processNanos();
-        nanos.put("exited", Math.max(0, total - threadsTotal));
+        // the JVM's own threads (compilers, collectors) are not Java threads: the thread bean does not list them, so
+        // their share is what the process used beyond the listed threads, split by the JIT's and the collectors'
+        // accounting; the rest is threads that ended between the readings
+        final long unlisted = Math.max(0, total - threadsTotal);
+        final long gc = Math.min(unlisted, Math.max(0, after.gcNanos() - before.gcNanos()));
+        final long jit = Math.min(unlisted - gc, Math.max(0, after.jitNanos() - before.jitNanos()));
+        nanos.put("gc", gc);
+        nanos.put("jit", jit);
+        nanos.put("exited", unlisted - gc - jit);
         final Map<String, Object> out = new LinkedHashMap<>();
         for (final String stage : STAGES) {
             out.put(stage, ms(nanos.getOrDefault(stage, 0L), operations));

@@ -18,8 +18,7 @@ class CpuStagesTest {
         assertThat(CpuStages.stage("engram-embedder-2")).isEqualTo("embeddingPool");
         assertThat(CpuStages.stage("kafka-producer-network-thread | engram-ingest")).isEqualTo("benchClient");
         assertThat(CpuStages.stage("data-plane-kafka-request-handler-3")).isEqualTo("broker");
-        assertThat(CpuStages.stage("C2 CompilerThread0")).isEqualTo("jit");
-        assertThat(CpuStages.stage("VM Thread")).isEqualTo("gc");
+        assertThat(CpuStages.stage("TxnMarkerSenderThread-1")).isEqualTo("broker");
     }
 
     @Test
@@ -28,17 +27,18 @@ class CpuStagesTest {
             1L, Map.entry("engram-extractor-a-StreamThread-1", 1_000_000L),
             2L, Map.entry("engram-embedder-1", 0L)), Map.of(), Map.of(), 1_000_000L);
         // the extractor's thread: 10 ms, 2 of them embedding one text inline; the pool: 30 ms, 24 for the extractor's
-        // texts and 4 for the consolidator's observations; a thread that exited meanwhile: the rest of the process
+        // texts and 4 for the consolidator's observations; beyond the listed threads: 3 ms of collections, 2 of
+        // compilation, the rest a thread that exited meanwhile
         final CpuStages.Snapshot after = new CpuStages.Snapshot(Map.of(
             1L, Map.entry("engram-extractor-a-StreamThread-1", 11_000_000L),
             2L, Map.entry("engram-embedder-1", 30_000_000L),
             3L, Map.entry("engram-consolidator-a-StreamThread-1", 5_000_000L)),
             Map.of("engram-extractor-a-StreamThread-1", 26_000_000L, "engram-consolidator-a-StreamThread-1", 4_000_000L),
-            Map.of("engram-extractor-a-StreamThread-1", 2_000_000L), 60_000_000L);
+            Map.of("engram-extractor-a-StreamThread-1", 2_000_000L), 60_000_000L, 3_000_000L, 2_000_000L);
         final Map<String, Object> perCandidate = CpuStages.msPer(before, after, 2);
         assertThat(perCandidate).containsEntry("extractor", 4.0).containsEntry("embeddingExtractor", 13.0)
             .containsEntry("consolidator", 2.5).containsEntry("embeddingConsolidator", 2.0)
-            .containsEntry("embeddingPoolOverhead", 1.0).containsEntry("exited", 7.0).containsEntry("total", 29.5)
+            .containsEntry("embeddingPoolOverhead", 1.0).containsEntry("gc", 1.5).containsEntry("jit", 1.0).containsEntry("exited", 4.5).containsEntry("total", 29.5)
             .containsEntry("pipeline", 29.5);
     }
 }
