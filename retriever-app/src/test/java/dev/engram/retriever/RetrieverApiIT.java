@@ -247,7 +247,7 @@ class RetrieverApiIT {
         final List<String> fields = new ArrayList<>();
         hit.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
-            "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt");
+            "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt", "agentId");
         final JsonNode c = hit.get("components");
         // the weighted mean of the components with the default weights 0.85/0/0.02/0.03
         assertThat(hit.get("score").asDouble()).isCloseTo((0.85 * c.get("semantic").asDouble()

@@ -141,7 +141,7 @@ class TenantSettingsApiIT {
             usage("health", null, "c-2", 1, 150, 25, 0.0006, now),
             usage("health", "travel", "c-old", 1, 100, 10, 0.0003, now.minus(Duration.ofDays(40))),
             usage("shop", null, "c-3", 5, 900, 90, 0.01, now));
-        kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.defaults()),
+        kafka.send(Topic.LLM_USAGE.name(), new StringSerializer(), Topic.LLM_USAGE.valueSerializer(EngramConfig.plain()),
             records);
 
         EmbeddedKafka.waitUntil(() -> {
@@ -186,7 +186,7 @@ class TenantSettingsApiIT {
         final Memory code = MemoryFixtures.memory("health", "u-agents", "m-code",
             "Rewriting the billing service with Kotlin coroutines", at.plusSeconds(2)).setAgentId("coding").build();
         kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(),
-            Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.defaults()), List.of(city, trip, code).stream()
+            Topic.MEMORY_UPDATED.valueSerializer(EngramConfig.plain()), List.of(city, trip, code).stream()
                 .map(m -> new EmbeddedKafka.Record<>("health/u-agents",
                     MemoryFixtures.updated(m, dev.engram.avro.UpdateOperation.CREATED, m.getCreatedAt()), m.getCreatedAt()))
                 .toList());
