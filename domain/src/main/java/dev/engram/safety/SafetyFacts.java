@@ -16,9 +16,10 @@ import dev.engram.avro.MemoryStatus;
  * intolerances, medical conditions, medication, foods avoided, diets and accessibility needs.
  *
  * <p>A memory is a safety fact when its category is one of {@link #categories()} (by default CONSTRAINT, the category
- * the rule-based extractor gives them) or its key is one of the safety slots ({@link #KEY_PREFIXES}: {@code allergy:},
+ * the rule-based extractor gives them) or its key is one of the safety slots ({@code allergy:},
  * {@code intolerance:}, {@code condition:}, {@code medication:}, {@code avoids:}, {@code accessibility:},
- * {@code diet}), so one an LLM filed under another category still counts. Two rules follow from it:
+ * {@code diet}, and the spellings an LLM gives them: {@code allergies}, {@code medical_condition},
+ * {@code dietary_restrictions} …), so one an LLM filed under another category still counts. Two rules follow from it:
  * <ul>
  *   <li>the lifecycle never archives a safety fact as stale, however long it goes unused (it is rarely asked for and
  *       always needed when it is: "Can I eat prawns?" a year after "I'm allergic to shellfish");</li>
@@ -30,9 +31,14 @@ import dev.engram.avro.MemoryStatus;
  */
 public final class SafetyFacts {
 
-    /** Key prefixes (and the key {@code diet}) of the safety slots, whatever the category. */
-    public static final List<String> KEY_PREFIXES = List.of("allergy:", "intolerance:", "condition:", "medication:",
-        "avoids:", "accessibility:");
+    /**
+     * The slot names (a key up to its first colon) of safety facts: the rule-based extractor's and the spellings an LLM
+     * gives them ("allergies", "medical_condition", "dietary_restrictions").
+     */
+    private static final Set<String> SLOTS = Set.of("allergy", "allergies", "intolerance", "intolerances", "condition",
+        "conditions", "medical_condition", "medical_conditions", "health_condition", "medication", "medications",
+        "avoids", "accessibility", "accessibility_need", "accessibility_needs", "diet", "dietary_restriction",
+        "dietary_restrictions");
 
     /** CONSTRAINT is the safety category. */
     public static final SafetyFacts DEFAULT = new SafetyFacts(Set.of(FactCategory.CONSTRAINT.name()));
@@ -82,7 +88,8 @@ public final class SafetyFacts {
             return true;
         }
         final String k = key.toLowerCase(Locale.ROOT);
-        return k.equals("diet") || KEY_PREFIXES.stream().anyMatch(k::startsWith);
+        final int colon = k.indexOf(':');
+        return SLOTS.contains(colon < 0 ? k : k.substring(0, colon));
     }
 
     /**

@@ -55,8 +55,10 @@ class SafetyFactsTest {
         final Memory diet = fact("c", FactCategory.CONSTRAINT, "diet", 0.8, MemoryStatus.ACTIVE);
         final Memory archived = fact("d", FactCategory.CONSTRAINT, "allergy:cat", 0.95, MemoryStatus.ARCHIVED);
         final Memory city = fact("e", FactCategory.PERSONAL, "city", 0.9, MemoryStatus.ACTIVE);
-        assertThat(SafetyFacts.DEFAULT.pinned(List.of(city, medication, archived, diet, allergy)))
-            .extracting(Memory::getMemoryId).containsExactly("a", "c", "b");
+        final Memory llm = fact("f", FactCategory.PERSONAL, "allergies", 0.4, MemoryStatus.ACTIVE);
+        assertThat(SafetyFacts.DEFAULT.pinned(List.of(city, medication, archived, diet, allergy, llm)))
+            .as("an LLM's spelling of a safety slot counts too").extracting(Memory::getMemoryId)
+            .containsExactly("a", "c", "b", "f");
     }
 
     @Test

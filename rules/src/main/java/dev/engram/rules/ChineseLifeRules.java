@@ -50,7 +50,7 @@ final class ChineseLifeRules {
 
     /** Family, friends, pets, hometown, places visited, hobbies, favourites, employer with role. */
     static final List<Rule> RULES = List.of(
-        rule("zh-family", "我(?:的)?" + RELATION + "(?:的名字)?叫" + NAME,
+        rule("zh-family", "我(?:的)?" + RELATION + "(?:[^，,。！!？?]{0,8}[，,]\\s*)?(?:的名字)?叫" + NAME,
             (m, s) -> relation(m.group(1), m.group(2))),
         rule("zh-family-have", I + "有(?:一)?个" + RELATION + "(?:[，,]\\s*)?(?:名字)?叫" + NAME,
             (m, s) -> subjectIsUser(m, s) ? relation(m.group(1), m.group(2)) : List.of()),
@@ -59,7 +59,7 @@ final class ChineseLifeRules {
         rule("zh-pet-named-before", I + "(?:家)?(?:养了|养着|养|有)" + COUNT + "(?:叫|名叫)([\\p{IsHan}]{1,4}?)的" + PET,
             (m, s) -> subjectIsUser(m, s) ? LifeRules.pet(m.group(1), m.group(2)) : List.of()),
         rule("zh-pet-mine", "我(?:家|的|家的)" + PET + "(?:的名字)?叫" + NAME, (m, s) -> LifeRules.pet(m.group(2), m.group(1))),
-        rule("zh-pet", I + "(?:家)?(?:养了|养着|养)" + COUNT + PET, (m, s) -> subjectIsUser(m, s)
+        rule("zh-pet", I + "(?:家)?(?:(?:养了|养着|养)" + COUNT + "|有(?:一|两|三|四|几|\\d+)(?:只|条|匹|头))" + PET, (m, s) -> subjectIsUser(m, s)
             ? LifeRules.pet(null, m.group(1)) : List.of()),
         rule("zh-hometown", I + "(?:老家(?:是|在)|出生在|出生于|生在|在)([\\p{IsHan}]{2,8}?)(?:的|长大|出生)?"
             + "(?=[，,。.！!；;、\\s]|$)|" + I + "是([\\p{IsHan}]{2,4}?)人" + "(?=[，,。.！!；;、\\s]|$)",

@@ -25,10 +25,12 @@ final class FactPatterns {
     /** A noun phrase of up to four words, cut at the first stop word by {@link #subject(String)}. */
     static final String SUBJ = "(\\p{L}[\\p{L}'-]*(?:\\s+\\p{L}[\\p{L}'-]*){0,3})";
 
-    private static final String WORD = "[\\p{L}'-]+";
+    /** A word of a list item; a colon inside joins a name ("CS:GO"). */
+    private static final String WORD = "[\\p{L}'-]+(?::\\p{L}+)?";
     private static final String MORE_WORD = "(?:\\s+(?!(?:and|or|but|so|because|since|while|which|who)\\b)" + WORD + ")";
     private static final String NEXT_ITEM = "(?:\\s*,\\s*(?:and\\s+|or\\s+)?|\\s+(?:and|or|&)\\s+)"
-        + "(?!(?:i|i'm|i've|i'd|we|we're|my|our|he|she|they|it|so|also|then|now|but)\\b)";
+        + "(?!(?:i|i'm|i've|i'd|we|we're|my|our|he|she|they|it|so|also|then|now|but|carry|take|use|need|have|am|can't"
+        + "|don't|do|live|work|play|love|like|hate|eat|drink|go|get|keep|avoid)\\b)";
 
     /**
      * A short list as the object of a statement, captured as group 1: items of up to three words separated by commas,
@@ -65,7 +67,8 @@ final class FactPatterns {
     /** Words after "and" that start a new clause rather than the next item ("tennis and I'm a fan of jazz"). */
     private static final Set<String> CLAUSE_START = Set.of("i", "i'm", "i've", "i'd", "i'll", "we", "we're", "my",
         "our", "he", "she", "they", "it", "it's", "his", "her", "their", "you", "this", "that", "there", "then", "so",
-        "also", "now", "am", "is", "are", "have", "has", "do", "use", "take", "play", "live", "work", "go", "run");
+        "also", "now", "am", "is", "are", "have", "has", "do", "use", "take", "play", "live", "work", "go", "run", "carry",
+        "need", "eat", "drink", "get", "love", "like", "hate", "keep", "avoid", "can't", "don't");
 
     private FactPatterns() {
     }

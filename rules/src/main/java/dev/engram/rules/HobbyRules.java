@@ -86,13 +86,16 @@ final class HobbyRules {
 
     /**
      * @param raw the activity as said ("chess", "video games", 爬山)
-     * @return {@code hobby:<activity>} = the activity, lower case; empty for no activity
+     * @return {@code hobby:<activity>} = the activity, lower case unless a name in capitals; empty for no activity
      */
     static List<Fact> hobby(final String raw) {
         if (raw == null || raw.isBlank()) {
             return List.of();
         }
-        final String activity = raw.strip().toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String said = raw.strip().replaceAll("\\s+", " ");
+        // a name in capitals keeps them (CS:GO, RPGs); a common noun said at a sentence start does not (Gardening)
+        final String activity = said.codePoints().skip(1).anyMatch(Character::isUpperCase) ? said
+            : said.toLowerCase(Locale.ROOT);
         final boolean chinese = activity.codePoints().anyMatch(TurnHeuristics::unspacedScript);
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PREFERENCE, "hobby:" + slug(activity), activity,
             "Hobby", (chinese ? "爱好是" : "Hobby: ") + activity, false, IMPORTANCE_LIKES, EXPLICIT, MemorySource.EXPLICIT));
@@ -101,7 +104,10 @@ final class HobbyRules {
     private static List<Fact> listed(final String list, final int maxWords, final UnaryOperator<String> shape) {
         final List<Fact> out = new ArrayList<>();
         for (final String item : items(list, maxWords)) {
-            out.addAll(hobby(shape.apply(item)));
+            // "I've been playing professionally": a manner, not a game
+            if (!item.matches("(?i)\\p{L}+ly")) {
+                out.addAll(hobby(shape.apply(item)));
+            }
         }
         return out;
     }

@@ -81,6 +81,11 @@ final class IdentityRules {
         rule("employer-as-role", "\\b(?:i|we)(?:'m|\\s+am|'ve|\\s+have)?\\s+" + ADVS + "(?:work|working|worked|been\\s+working"
             + "|started\\s+working|started|joined)\\s+(?:(?:at|for|with)\\s+)?(?:the\\s+)?(" + PROPER + ")\\s+as\\s+" + AS_ROLE,
             (m, s) -> roleAndEmployer(m.group(2), m.group(1), false)),
+        // "I live in Boston and work at Fidelity as an analyst": the subject is the sentence's
+        rule("employer-and", "\\band\\s+" + ADVS + "(?:work|am\\s+working)(?:\\s+(?:remotely|full-time|part-time))?\\s+(?:at|for)"
+            + "\\s+(?:the\\s+)?(" + PROPER + ")(?:\\s+as\\s+" + AS_ROLE + ")?", (m, s) -> !FactPatterns.userIsSubject(s, m.start())
+                ? List.of() : m.group(2) == null ? employer(m.group(1), -1, false, EXPLICIT)
+                : roleAndEmployer(m.group(2), m.group(1), false)),
         rule("work-as-role", "\\bi(?:\\s+" + ADVS + "work|'m\\s+working|\\s+am\\s+working|(?:'m|\\s+am)\\s+(?:self-employed"
             + "|employed|freelancing|contracting))\\s+as\\s+" + AS_ROLE + "(?:\\s+(?:at|for|with)\\s+(?:the\\s+)?(" + PROPER + "))?",
             (m, s) -> roleAndEmployer(m.group(1), m.group(2), false)),

@@ -58,7 +58,7 @@ final class LifeRules {
         + "|lab|poodle|beagle|spaniel|husky|terrier|dachshund|bulldog|corgi|pug|chihuahua|shepherd|greyhound|whippet"
         + "|tabby|siamese)";
 
-    private static final String PET_ADJ = "(?:(?:new|little|old|sweet|adorable|cute|rescue|tabby|black|white|ginger"
+    private static final String PET_ADJ = "(?:(?:pet|new|little|old|sweet|adorable|cute|rescue|tabby|black|white|ginger"
         + "|grey|gray|brown|golden|\\p{L}+-year-old)\\s+)?";
 
     private static final String COUNT = "(?:an?|one|two|three|four|five|\\d+)";
@@ -75,8 +75,6 @@ final class LifeRules {
     static final List<Rule> RULES = List.of(
         rule("family-named", "\\bmy\\s+" + KIN_ADJ + "(" + RELATION + ")" + "(?:'s\\s+name\\s+is|\\s+is\\s+(?:named|called))\\s+(" + PROPER
             + ")", (m, s) -> family(m.group(1), m.group(2))),
-        rule("family-have", "\\b(?:i|we)\\s+" + ADVS + "(?:have|'ve\\s+got|have\\s+got)\\s+" + COUNT + "\\s+" + KIN_ADJ
-            + "(" + RELATION + ")" + "s?\\s*,?\\s+(?:named|called)\\s+(" + PROPER + ")", (m, s) -> family(m.group(1), m.group(2))),
         rule("children-named", "\\b(?:i|we)\\s+(?:have|'ve\\s+got)\\s+(?:two|three|four|\\d)\\s+(kids|children|sons|daughters"
             + "|boys|girls)\\s*,\\s*(" + PROPER + ")(?:\\s*,\\s*(" + PROPER + "))?,?\\s+and\\s+(" + PROPER + ")",
             (m, s) -> {
@@ -88,6 +86,9 @@ final class LifeRules {
                 }
                 return facts;
             }),
+        rule("family-have", "\\b(?:i|we)(?:\\s+" + ADVS + "(?:have|have\\s+got)|'ve\\s+got)\\s+" + COUNT + "\\s+" + KIN_ADJ
+            + "(" + RELATION + ")" + "s?(?:\\s*,?\\s+(?:named|called)\\s+|\\s*,\\s*)(" + PROPER + ")",
+            (m, s) -> family(m.group(1), m.group(2))),
         rule("family-and-named", "(?:\\band|,)\\s+(?:also\\s+)?(?:an?|one|two)\\s+" + KIN_ADJ + "(" + RELATION
             + ")s?\\s+(?:named|called)\\s+(" + PROPER + ")",
             (m, s) -> userIsSubject(s, m.start()) ? family(m.group(1), m.group(2)) : List.of()),

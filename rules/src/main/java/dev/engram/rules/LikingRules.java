@@ -80,6 +80,8 @@ final class LikingRules {
             (m, s) -> liked(m, s, false)),
         rule("not-a-fan", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:not\\s+(?:a|much\\s+of\\s+a)\\s+fan\\s+of|sick\\s+of|tired\\s+of"
             + "|fed\\s+up\\s+with)\\s+" + SUBJ, (m, s) -> liked(m, s, false)),
+        rule("fan", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "an?\\s+(?:(?:big|huge|massive|great|lifelong|die-hard|devoted)\\s+)?"
+            + "(" + FactPatterns.PROPER + ")\\s+fan\\b", (m, s) -> preference(m.group(1), true)),
         rule("fan-of", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+" + SUBJ,
             (m, s) -> liked(m, s, true)),
         rule("like", "\\bi\\s+" + ADVS + "(?:love|like|enjoy|adore)\\s+" + SUBJ,

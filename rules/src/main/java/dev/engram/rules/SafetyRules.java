@@ -153,6 +153,8 @@ final class SafetyRules {
         rule("medication", "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)|\\bi\\s+" + ADVS
             + "(?:take|use|need|carry|inject|rely\\s+on))\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
+        rule("medication-and", "\\band\\s+(?:also\\s+)?(?:take|carry|use|need|inject)\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
+            (m, s) -> userIsSubject(s, m.start()) ? one(Slot.MEDICATION, medication(m.group(1))) : List.of()),
         rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"
             + "|won't|no\\s+longer|try\\s+not\\s+to)\\s+(?:eat|drink|consume|touch)\\s+" + REST,
             (m, s) -> listed(Slot.AVOIDS, m.group(1), 2, UnaryOperator.identity())),

@@ -168,6 +168,7 @@ class RuleBasedExtractorTest {
         I have two cats, Salt and Pepa.                           | pet:salt=Salt, pet:pepa=Pepa
         我住在成都，养了一只叫豆豆的猫。                              | city=成都, pet:豆豆=豆豆
         我在腾讯当产品经理。                                        | employer=腾讯, role=产品经理
+        I usually play CS:GO with my friends.                     | hobby:cs_go=CS:GO
         """)
     void shouldStateEveryFactOfTheSentenceInItsOwnSlotWhenTheUserSaysSeveral(final String text, final String expected) {
         assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value())
@@ -214,7 +215,7 @@ class RuleBasedExtractorTest {
     @ValueSource(strings = {"My son is allergic to peanuts.", "My roommate has a cat named Gizmo.",
         "My wife uses a wheelchair.", "I have a headache today.", "I have a meeting at three.", "I'm not allergic to anything.",
         "I played chess with my nephew yesterday.", "I run a small bakery.", "我妹妹对花生过敏。", "我昨天去爬山了。",
-        "Is it safe to eat prawns during pregnancy?"})
+        "Is it safe to eat prawns during pregnancy?", "I've been playing professionally for just under a year now."})
     void shouldStateNoFactOfTheUserWhenTheSentenceIsAboutSomeoneElseOrAPassingState(final String text) {
         assertThat(facts(text)).isEmpty();
     }
