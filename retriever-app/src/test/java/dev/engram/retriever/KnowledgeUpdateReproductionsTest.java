@@ -154,6 +154,31 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /** One history with a move, an echo and a correction of the value alone; the memory-updated events it gives. */
+    private static List<MemoryUpdated> replayOnce() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-replay", "c-1",
+                user("I live in Lisbon and I work at Initech as a developer.", day(0)),
+                assistant("Lisbon is lovely, and Initech sounds interesting.", day(0, 30))));
+            pipeline.publish(conversation(T, "u-replay", "c-2",
+                user("I moved to Porto last weekend, the river view is amazing.", day(20)),
+                assistant("As you told me, you work at Initech and live in Braga.", day(20, 30))));
+            final Memory employer = fact(pipeline, T + "/u-replay", "employer");
+            final MemoryCommand corrected = correction(employer, null, "Hooli", T0.plus(Duration.ofDays(25)));
+            pipeline.command(MemoryCommand.newBuilder(corrected).setCommandId("fixed-command-id").build());
+            pipeline.advanceTo(T0.plus(Duration.ofDays(40)));
+            return pipeline.updates().stream().filter(e -> e.getUserId().equals("u-replay")).toList();
+        }
+    }
+
+    @Test
+    void shouldMarkTheSameMemoriesWhenTheSameHistoryIsReplayed() {
+        final List<MemoryUpdated> first = replayOnce();
+        assertThat(first).as("the marks are there to compare").anyMatch(e -> e.getMemory() != null
+            && e.getMemory().getStatus() == MemoryStatus.ACTIVE && e.getMemory().getValidTo() != null);
+        assertThat(replayOnce()).isEqualTo(first);
+    }
+
     @Test
     void shouldNeverServeACityOnlyTheAssistantSaidWhenItEchoesTheUser() {
         final String u = T + "/u-echo";
