@@ -1,12 +1,6 @@
 package dev.engram.topology;
 
 import static dev.engram.topology.ExtractionTopology.CANDIDATES_SINK;
-import static dev.engram.topology.ExtractionTopology.METER_CANDIDATES;
-import static dev.engram.topology.ExtractionTopology.METER_CONVERSATIONS;
-import static dev.engram.topology.ExtractionTopology.METER_LATENCY;
-import static dev.engram.topology.ExtractionTopology.METER_MEMORY_OFF;
-import static dev.engram.topology.ExtractionTopology.METER_PENDING;
-import static dev.engram.topology.ExtractionTopology.METER_REPLACED;
 import static dev.engram.topology.ExtractionTopology.USAGE_SINK;
 
 import java.time.Duration;
@@ -20,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.LlmUsage;
@@ -37,8 +30,6 @@ import dev.engram.port.MemoryExtractor;
 import dev.engram.port.TenantPolicy;
 import dev.engram.privacy.PiiFilter;
 import dev.engram.scoring.Vectors;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -55,7 +46,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
 import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
@@ -69,7 +59,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final ConversationValidator validator;
     private final MemoryExtractor extractor;
     private final Embedder embedder;
-    private final Meters counters;
+    private final ExtractionMeters counters;
     private final DeadLetters deadLetters;
     private final Executor executor;
     private final int maxPending;
@@ -86,7 +76,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private long nextSequence;
 
     ExtractMemoriesProcessor(final ConversationValidator validator, final MemoryExtractor extractor,
-                             final Embedder embedder, final Meters counters, final DeadLetters deadLetters,
+                             final Embedder embedder, final ExtractionMeters counters, final DeadLetters deadLetters,
                              final PiiFilter pii, final UsageRecorder usageRecorder,
                              final Executor executor, final int maxPending,
                              final Deserializer<ConversationCompleted> deserializer,
@@ -143,7 +133,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
-        final CompletableFuture<Outcome> outcome = submit(consumed);
+        final CompletableFuture<ExtractionOutcome> outcome = submit(consumed);
         if (inFlight.isEmpty() && outcome.isDone()) {
             emit(consumed, outcome.join());
             return;
@@ -177,18 +167,18 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     }
 
     /** Decodes, validates and joins on the stream thread; extracts and embeds on the executor. */
-    private CompletableFuture<Outcome> submit(final PendingConversation consumed) {
+    private CompletableFuture<ExtractionOutcome> submit(final PendingConversation consumed) {
         final ConversationCompleted conversation;
         try {
             conversation = decode(consumed.value());
-        } catch (Rejected e) {
-            return CompletableFuture.completedFuture(Outcome.rejected(e));
+        } catch (RejectedConversation e) {
+            return CompletableFuture.completedFuture(ExtractionOutcome.rejected(e));
         }
         final String key = new UserKey(conversation.getTenantId(), conversation.getUserId()).wire();
         final long timestamp = conversation.getCompletedAt().toEpochMilli();
         final UserProfile profile = profiles.get(key);
         if (profile != null && !profile.getMemoryEnabled()) {
-            return CompletableFuture.completedFuture(new Outcome(key, timestamp, List.of(), null, null,
+            return CompletableFuture.completedFuture(new ExtractionOutcome(key, timestamp, List.of(), null, null,
                 ExtractionTopology.REASON_MEMORY_OFF));
         }
         // the settings in force at the conversation's time, looked up here on the stream thread: a replay (or a
@@ -202,22 +192,22 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     final Extracted extracted = candidates(conversation, profile, policy);
                     counters.latency().record(System.nanoTime() - extractStarted,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                    return new Outcome(key, timestamp, extracted.candidates(), extracted.usage(), null,
+                    return new ExtractionOutcome(key, timestamp, extracted.candidates(), extracted.usage(), null,
                         extracted.nothingReason());
-                } catch (Rejected e) {
-                    return Outcome.rejected(e);
+                } catch (RejectedConversation e) {
+                    return ExtractionOutcome.rejected(e);
                 }
             }, executor);
         } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(Outcome.rejected(
-                new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), "extraction executor rejected the task")));
+            return CompletableFuture.completedFuture(ExtractionOutcome.rejected(
+                new RejectedConversation(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), "extraction executor rejected the task")));
         }
     }
 
-    private void emit(final PendingConversation consumed, final Outcome outcome) {
+    private void emit(final PendingConversation consumed, final ExtractionOutcome outcome) {
         idleCommit.output();
         if (outcome.rejected() != null) {
-            final Rejected e = outcome.rejected();
+            final RejectedConversation e = outcome.rejected();
             deadLetter(consumed, e.stage, e.errorClass, e.getMessage());
             counters.outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, e.stage);
             return;
@@ -267,24 +257,24 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
     }
 
-    private ConversationCompleted decode(final byte[] bytes) throws Rejected {
+    private ConversationCompleted decode(final byte[] bytes) throws RejectedConversation {
         if (bytes == null) {
-            throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
+            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
                 + Topic.CONVERSATIONS_COMPLETED.name());
         }
         final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
         if (tooLarge.isPresent()) {
-            throw new Rejected(DeadLetters.STAGE_VALIDATION, "validation", tooLarge.get());
+            throw new RejectedConversation(DeadLetters.STAGE_VALIDATION, "validation", tooLarge.get());
         }
         final ConversationCompleted conversation;
         try {
             conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
         } catch (RuntimeException e) {
-            throw new Rejected(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
+            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
         }
         final Optional<String> problem = validator.problem(conversation);
         if (problem.isPresent()) {
-            throw new Rejected(DeadLetters.STAGE_VALIDATION, "validation", problem.get());
+            throw new RejectedConversation(DeadLetters.STAGE_VALIDATION, "validation", problem.get());
         }
         // invalid UTF-8 in text was replaced by U+FFFD when decoding (as ingest and the HTTP API do): count it
         counters.replaced().increment(ConversationValidator.replacements(conversation));
@@ -297,7 +287,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
      *     {@link ExtractionTopology#REASON_ALL_REDACTED}, {@link ExtractionTopology#REASON_CATEGORY_OFF})
      */
     private Extracted candidates(final ConversationCompleted conversation, final UserProfile profile,
-                                 final TenantPolicy policy) throws Rejected {
+                                 final TenantPolicy policy) throws RejectedConversation {
         try {
             // Secrets leave the input before the extractor sees it; personal identifiers are redacted or
             // dropped from its output before anything is embedded or written. Facts of a built-in category the
@@ -336,7 +326,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         } catch (RuntimeException e) {
             // An extractor failure (MemoryExtractor.ExtractionException) or an embedding failure on this
             // input: the conversation is kept on the dead-letter topic and the stream goes on.
-            throw new Rejected(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
+            throw new RejectedConversation(DeadLetters.STAGE_EXTRACTION, e.getClass().getName(), String.valueOf(e.getMessage()));
         }
     }
 
@@ -387,82 +377,11 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             stage, errorClass, reason);
     }
 
-    /** The meters, shared by every task of the topology. */
-    record Meters(Counter conversations, Counter candidates, Counter memoryOff, Counter replaced,
-                  io.micrometer.core.instrument.Timer latency, AtomicInteger pending, MeterRegistry registry) {
-        Meters(final MeterRegistry registry) {
-            this(registry, new AtomicInteger());
-        }
-
-        /** Counts one consumed conversation under {@code outcome} and {@code reason} (bounded sets, see ExtractionTopology). */
-        void outcome(final String outcome, final String reason) {
-            Counter.builder(ExtractionTopology.METER_OUTCOMES)
-                .description("Consumed conversations by what they ended as: remembered, nothing_to_remember (reason), "
-                    + "dead_lettered (stage); in = the sum").tag("application", AppIds.EXTRACTOR)
-                .tag("outcome", outcome).tag("reason", reason).register(registry).increment();
-        }
-
-        private Meters(final MeterRegistry registry, final AtomicInteger pending) {
-            this(counter(registry, METER_CONVERSATIONS, "Valid conversations extracted"),
-                counter(registry, METER_CANDIDATES, "Memory candidates written"),
-                counter(registry, METER_MEMORY_OFF, "Conversations of users with memory off (no extraction call)"),
-                Counter.builder(METER_REPLACED).description("U+FFFD characters (invalid UTF-8 replaced on the way) in "
-                    + "the text of accepted conversations").tag("application", AppIds.EXTRACTOR)
-                    .tag("path", "extractor").register(registry),
-                // a histogram (buckets 1 ms … 2 min: a rule-based conversation takes milliseconds, an LLM's many
-                // seconds) so that histogram_quantile gives p95/p99 from /metrics
-                io.micrometer.core.instrument.Timer.builder(METER_LATENCY)
-                    .description("Extraction and embedding of one conversation").tag("application", AppIds.EXTRACTOR)
-                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
-                    .maximumExpectedValue(java.time.Duration.ofMinutes(2)).register(registry),
-                pending, registry);
-            io.micrometer.core.instrument.Gauge.builder(METER_PENDING, pending, AtomicInteger::get)
-                .description("Conversations consumed (offsets committed with the pending store) whose candidates are "
-                    + "not forwarded yet").tag("application", AppIds.EXTRACTOR).register(registry);
-        }
-
-        private static Counter counter(final MeterRegistry registry, final String name, final String description) {
-            return Counter.builder(name).description(description).tag("application", AppIds.EXTRACTOR)
-                .register(registry);
-        }
-    }
-
-    /** Thrown inside the processor when a conversation is rejected. */
-    private static final class Rejected extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final String stage;
-        private final String errorClass;
-
-        Rejected(final String stage, final String errorClass, final String reason) {
-            super(reason, null, false, false);
-            this.stage = stage;
-            this.errorClass = errorClass;
-        }
-    }
-
-    /**
-     * What one conversation yields: candidates under a user key, a rejection, or nothing (and why).
-     *
-     * @param key user key (candidates)
-     * @param timestamp record timestamp of the candidates
-     * @param candidates candidates, possibly empty
-     * @param usage the cost-ledger record of its LLM calls, or null when it made none
-     * @param rejected the rejection, or null
-     * @param nothingReason why there is no candidate ({@link ExtractionTopology#REASON_MEMORY_OFF}: skipped without
-     *     an extraction call), or null
-     */
-    private record Outcome(String key, long timestamp, List<MemoryCandidate> candidates, LlmUsage usage,
-                           Rejected rejected, String nothingReason) {
-        static Outcome rejected(final Rejected rejected) {
-            return new Outcome(null, 0, List.of(), null, rejected, null);
-        }
-    }
-
     /** A conversation's candidates, the ledger record of its LLM calls (null when none), why there is none (or null). */
     private record Extracted(List<MemoryCandidate> candidates, LlmUsage usage, String nothingReason) {
     }
 
     /** One conversation in flight. */
-    private record Pending(long sequence, PendingConversation consumed, CompletableFuture<Outcome> outcome) {
+    private record Pending(long sequence, PendingConversation consumed, CompletableFuture<ExtractionOutcome> outcome) {
     }
 }

@@ -261,7 +261,7 @@ public final class ExtractionTopology {
                                  final MeterRegistry registry, final Executor executor, final int maxPending,
                                  final UserPartitions partitions) {
         final ConversationValidator validator = ConversationValidator.from(config);
-        final ExtractMemoriesProcessor.Meters counters = new ExtractMemoriesProcessor.Meters(registry);
+        final ExtractionMeters counters = new ExtractionMeters(registry);
         final DeadLetters deadLetters = new DeadLetters(AppIds.EXTRACTOR, registry);
         final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
         final UsageRecorder usage = new UsageRecorder(config, registry, java.time.Clock.systemUTC());
