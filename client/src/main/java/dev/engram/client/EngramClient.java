@@ -1,13 +1,7 @@
 package dev.engram.client;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -15,10 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.StringJoiner;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /**
  * A typed client of Engram's retrieval API, for a chat backend: the context block for the next message, search,
@@ -37,20 +28,12 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
  */
 public final class EngramClient {
 
-    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
-        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-    private final String baseUrl;
-    private final String apiKey;
-    private final Duration timeout;
-    private final HttpClient http;
+    private final ClientTransport transport;
 
     private EngramClient(final Builder builder) {
-        this.baseUrl = builder.baseUrl.replaceAll("/+$", "");
-        this.apiKey = builder.apiKey;
-        this.timeout = builder.timeout;
-        this.http = builder.http != null ? builder.http
-            : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(builder.timeout).build();
+        this.transport = new ClientTransport(builder.baseUrl.replaceAll("/+$", ""), builder.apiKey, builder.timeout,
+            builder.http != null ? builder.http
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(builder.timeout).build());
     }
 
     /**
@@ -68,7 +51,7 @@ public final class EngramClient {
      * @throws IllegalArgumentException if either is blank
      */
     public User user(final String tenantId, final String userId) {
-        return new User(requireId("tenantId", tenantId), requireId("userId", userId));
+        return new User(ClientTransport.requireId("tenantId", tenantId), ClientTransport.requireId("userId", userId));
     }
 
     /**
@@ -77,7 +60,7 @@ public final class EngramClient {
      * @throws IllegalArgumentException if it is blank
      */
     public Tenant tenant(final String tenantId) {
-        return new Tenant(requireId("tenantId", tenantId));
+        return new Tenant(ClientTransport.requireId("tenantId", tenantId));
     }
 
     /** The calls on one tenant's settings and cost ledger, for an ADMIN key of the tenant. */
@@ -85,12 +68,12 @@ public final class EngramClient {
         private final String path;
 
         private Tenant(final String tenantId) {
-            this.path = "/v1/tenants/" + segment(tenantId);
+            this.path = "/v1/tenants/" + ClientTransport.segment(tenantId);
         }
 
         /** @return the newest version of the settings ({@code GET /v1/tenants/{tenant}/settings}) */
         public Views.TenantSettings settings() {
-            return get(path + "/settings", Views.TenantSettings.class);
+            return transport.get(path + "/settings", Views.TenantSettings.class);
         }
 
         /**
@@ -98,7 +81,7 @@ public final class EngramClient {
          * @return the version in force then ({@code ?asOf=})
          */
         public Views.TenantSettings settings(final Instant asOf) {
-            return get(path + "/settings" + query("asOf", Objects.requireNonNull(asOf, "asOf").toString()),
+            return transport.get(path + "/settings" + ClientTransport.query("asOf", Objects.requireNonNull(asOf, "asOf").toString()),
                 Views.TenantSettings.class);
         }
 
@@ -109,7 +92,7 @@ public final class EngramClient {
          * @return the version written, once the retriever has read it back
          */
         public Views.TenantSettings putSettings(final Views.TenantSettingsInput settings) {
-            return send("PUT", path + "/settings", Objects.requireNonNull(settings, "settings"), Views.TenantSettings.class);
+            return transport.send("PUT", path + "/settings", Objects.requireNonNull(settings, "settings"), Views.TenantSettings.class);
         }
 
         /**
@@ -117,7 +100,7 @@ public final class EngramClient {
          * @return the LLM spend per day and in total ({@code GET /v1/tenants/{tenant}/usage?days=})
          */
         public Views.Usage usage(final int days) {
-            return get(path + "/usage" + query("days", days), Views.Usage.class);
+            return transport.get(path + "/usage" + ClientTransport.query("days", days), Views.Usage.class);
         }
     }
 
@@ -174,7 +157,7 @@ public final class EngramClient {
         private User(final String tenantId, final String userId) {
             this.tenantId = tenantId;
             this.userId = userId;
-            this.path = "/v1/tenants/" + segment(tenantId) + "/users/" + segment(userId);
+            this.path = "/v1/tenants/" + ClientTransport.segment(tenantId) + "/users/" + ClientTransport.segment(userId);
         }
 
         /** @return the tenant */
@@ -195,7 +178,7 @@ public final class EngramClient {
          * @return the block and the memories in it
          */
         public Views.Context context(final String message) {
-            return get(path + "/context" + query("message", message), Views.Context.class);
+            return transport.get(path + "/context" + ClientTransport.query("message", message), Views.Context.class);
         }
 
         /**
@@ -204,7 +187,7 @@ public final class EngramClient {
          * @return the block and the memories in it
          */
         public Views.Context context(final String message, final int budgetTokens) {
-            return get(path + "/context" + query("message", message, "budgetTokens", budgetTokens), Views.Context.class);
+            return transport.get(path + "/context" + ClientTransport.query("message", message, "budgetTokens", budgetTokens), Views.Context.class);
         }
 
         /**
@@ -215,7 +198,7 @@ public final class EngramClient {
          * @return the hits, best first
          */
         public Views.SearchResult search(final String query, final int k) {
-            return get(path + "/memories" + query("query", query, "k", k), Views.SearchResult.class);
+            return transport.get(path + "/memories" + ClientTransport.query("query", query, "k", k), Views.SearchResult.class);
         }
 
         /**
@@ -228,7 +211,7 @@ public final class EngramClient {
          * @return the hits, best first
          */
         public Views.SearchResult search(final String query, final int k, final ReadOptions options) {
-            return get(path + "/memories" + query("query", query, "k", k) + options.query(true), Views.SearchResult.class);
+            return transport.get(path + "/memories" + ClientTransport.query("query", query, "k", k) + options.query(true), Views.SearchResult.class);
         }
 
         /**
@@ -242,13 +225,13 @@ public final class EngramClient {
          * @throws IllegalArgumentException if the options set {@code minScore} or {@code asOf}
          */
         public Views.Context context(final String message, final int budgetTokens, final ReadOptions options) {
-            return get(path + "/context" + query("message", message, "budgetTokens", budgetTokens) + options.query(false),
+            return transport.get(path + "/context" + ClientTransport.query("message", message, "budgetTokens", budgetTokens) + options.query(false),
                 Views.Context.class);
         }
 
         /** @return every memory of the user, newest change first ({@code GET .../memories}) */
         public Views.MemoryList list() {
-            return get(path + "/memories", Views.MemoryList.class);
+            return transport.get(path + "/memories", Views.MemoryList.class);
         }
 
         /**
@@ -259,12 +242,12 @@ public final class EngramClient {
         public Views.MemoryList list(final String type, final String status) {
             final StringJoiner filters = new StringJoiner("&", "?", "").setEmptyValue("");
             if (type != null) {
-                filters.add("type=" + segment(type));
+                filters.add("type=" + ClientTransport.segment(type));
             }
             if (status != null) {
-                filters.add("status=" + segment(status));
+                filters.add("status=" + ClientTransport.segment(status));
             }
-            return get(path + "/memories" + filters, Views.MemoryList.class);
+            return transport.get(path + "/memories" + filters, Views.MemoryList.class);
         }
 
         /**
@@ -272,14 +255,14 @@ public final class EngramClient {
          * @return every version of it, oldest first ({@code GET .../memories/{id}/history})
          */
         public Views.History history(final String memoryId) {
-            final JsonNode node = get(path + "/memories/" + segment(requireId("memoryId", memoryId)) + "/history",
+            final JsonNode node = transport.get(path + "/memories/" + ClientTransport.segment(ClientTransport.requireId("memoryId", memoryId)) + "/history",
                 JsonNode.class);
             final java.util.List<Views.Version> versions = new java.util.ArrayList<>();
             for (final JsonNode version : node.path("versions")) {
                 // a version is the change's fields and the memory's, side by side
                 versions.add(new Views.Version(version.path("operation").asText(), version.path("cause").asText(null),
-                    convert(version.get("eventTime"), Instant.class), version.path("previousValue").asText(null),
-                    convert(version, Views.MemoryView.class)));
+                    ClientTransport.convert(version.get("eventTime"), Instant.class), version.path("previousValue").asText(null),
+                    ClientTransport.convert(version, Views.MemoryView.class)));
             }
             return new Views.History(node.path("tenantId").asText(), node.path("userId").asText(),
                 node.path("memoryId").asText(), versions);
@@ -293,7 +276,7 @@ public final class EngramClient {
          * @return the accepted command
          */
         public Views.Accepted setMemoryEnabled(final boolean enabled) {
-            return send("PUT", path + "/settings", Map.of("memoryEnabled", enabled), Views.Accepted.class);
+            return transport.send("PUT", path + "/settings", Map.of("memoryEnabled", enabled), Views.Accepted.class);
         }
 
         /**
@@ -330,22 +313,22 @@ public final class EngramClient {
                 messages.add(message);
             }
             final Map<String, Object> body = new LinkedHashMap<>();
-            body.put("conversationId", requireId("conversationId", conversationId));
+            body.put("conversationId", ClientTransport.requireId("conversationId", conversationId));
             body.put("messages", messages);
             if (agentId != null) {
-                body.put("agentId", requireId("agentId", agentId));
+                body.put("agentId", ClientTransport.requireId("agentId", agentId));
             }
-            return send("POST", path + "/conversations", body, Views.ConversationAccepted.class);
+            return transport.send("POST", path + "/conversations", body, Views.ConversationAccepted.class);
         }
 
         /** @return what the retriever still holds of the user ({@code GET .../erasure}, admin keys only) */
         public Views.Erasure erasure() {
-            return get(path + "/erasure", Views.Erasure.class);
+            return transport.get(path + "/erasure", Views.Erasure.class);
         }
 
         /** @return the live profile ({@code GET .../profile}) */
         public Views.Profile profile() {
-            return get(path + "/profile", Views.Profile.class);
+            return transport.get(path + "/profile", Views.Profile.class);
         }
 
         /**
@@ -364,7 +347,7 @@ public final class EngramClient {
             if (value != null) {
                 body.put("value", value);
             }
-            return send("PUT", path + "/memories/" + segment(requireId("memoryId", memoryId)), body, Views.Accepted.class);
+            return transport.send("PUT", path + "/memories/" + ClientTransport.segment(ClientTransport.requireId("memoryId", memoryId)), body, Views.Accepted.class);
         }
 
         /**
@@ -372,116 +355,17 @@ public final class EngramClient {
          * @return the accepted command
          */
         public Views.Accepted delete(final String memoryId) {
-            return send("DELETE", path + "/memories/" + segment(requireId("memoryId", memoryId)), null, Views.Accepted.class);
+            return transport.send("DELETE", path + "/memories/" + ClientTransport.segment(ClientTransport.requireId("memoryId", memoryId)), null, Views.Accepted.class);
         }
 
         /** @return the accepted command erasing everything about the user ({@code DELETE /v1/tenants/{t}/users/{u}}) */
         public Views.Accepted erase() {
-            return send("DELETE", path, null, Views.Accepted.class);
+            return transport.send("DELETE", path, null, Views.Accepted.class);
         }
 
         /** @return everything held about the user ({@code GET .../export}) */
         public Views.Export export() {
-            return get(path + "/export", Views.Export.class);
+            return transport.get(path + "/export", Views.Export.class);
         }
-    }
-
-    private <T> T get(final String pathAndQuery, final Class<T> type) {
-        return read(exchange(request(pathAndQuery).GET()), type);
-    }
-
-    private <T> T send(final String method, final String pathAndQuery, final Object body, final Class<T> type) {
-        try {
-            final HttpRequest.Builder request = request(pathAndQuery);
-            if (body == null) {
-                request.method(method, HttpRequest.BodyPublishers.noBody());
-            } else {
-                request.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-            }
-            return read(exchange(request), type);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalArgumentException("Cannot encode the request body", e);
-        }
-    }
-
-    private HttpRequest.Builder request(final String pathAndQuery) {
-        final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery))
-            .timeout(timeout).header("Accept", "application/json");
-        if (apiKey != null) {
-            request.header("Authorization", "Bearer " + apiKey);
-        }
-        return request;
-    }
-
-    private HttpResponse<byte[]> exchange(final HttpRequest.Builder request) {
-        final HttpRequest built = request.build();
-        try {
-            return http.send(built, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw new UncheckedIOException(built.method() + " " + built.uri() + " failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException(new java.io.InterruptedIOException(built.method() + " " + built.uri() + " interrupted"));
-        }
-    }
-
-    private static <T> T read(final HttpResponse<byte[]> response, final Class<T> type) {
-        try {
-            if (response.statusCode() / 100 != 2) {
-                throw problem(response);
-            }
-            return JSON.readValue(response.body(), type);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Unreadable answer from " + response.uri() + " (" + response.statusCode() + ")", e);
-        }
-    }
-
-    private static EngramApiException problem(final HttpResponse<byte[]> response) {
-        JsonNode node;
-        try {
-            node = JSON.readTree(response.body());
-        } catch (IOException e) {
-            node = null;
-        }
-        final String body = new String(response.body(), StandardCharsets.UTF_8);
-        final String title = node != null ? node.path("title").asText("HTTP " + response.statusCode()) : "HTTP " + response.statusCode();
-        final String detail = node != null ? node.path("detail").asText(body) : body;
-        final long retryAfter = response.headers().firstValue("Retry-After").map(v -> {
-            try {
-                return Long.parseLong(v.strip());
-            } catch (NumberFormatException e) {
-                return -1L;
-            }
-        }).orElse(-1L);
-        return EngramApiException.of(response.statusCode(), title, detail, retryAfter);
-    }
-
-    private static String query(final Object... namesAndValues) {
-        final StringJoiner joiner = new StringJoiner("&", "?", "");
-        for (int i = 0; i < namesAndValues.length; i += 2) {
-            joiner.add(namesAndValues[i] + "=" + segment(String.valueOf(Objects.requireNonNull(namesAndValues[i + 1],
-                String.valueOf(namesAndValues[i])))));
-        }
-        return joiner.toString();
-    }
-
-    private static <T> T convert(final JsonNode node, final Class<T> type) {
-        try {
-            return node == null || node.isNull() ? null : JSON.treeToValue(node, type);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new UncheckedIOException("Unreadable " + type.getSimpleName(), e);
-        }
-    }
-
-    private static String segment(final String raw) {
-        return URLEncoder.encode(raw, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static String requireId(final String name, final String id) {
-        if (id == null || id.isBlank()) {
-            throw new IllegalArgumentException(name + " must not be blank");
-        }
-        return id;
     }
 }

@@ -2,7 +2,6 @@ package dev.engram.deploy;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -50,10 +49,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Start the embedded stack (broker and the three apps), ingest conversations, print a summary and example retrievals.")
 public final class DemoCommand implements Callable<Integer> {
-
-    /** The demo's local key-encryption key, in its run directory (see {@link #localKek}). */
-    static final String LOCAL_KEK = "crypto-kek.base64";
-
 
     /** Preferred retriever port when none is given; a free port is used if it is taken. */
     static final int DEFAULT_PORT = 8080;
@@ -186,13 +181,13 @@ public final class DemoCommand implements Callable<Integer> {
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
             final Map<String, Object> overrides = demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort);
-            overrides.putAll(localKek(checked, dir));
+            overrides.putAll(LocalKek.of(checked, dir));
             final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
             QdrantReachability.describe(config, out);
             out.println(!config.getBoolean(EngramConfig.CRYPTO_ENABLED)
                 ? "Crypto-shredding off (crypto.enabled=false): erased users' records stay readable on the topics until retention."
                 : overrides.containsKey(EngramConfig.CRYPTO_KEK_FILE)
-                ? "Crypto-shredding on: a local key-encryption key in " + dir.resolve(LOCAL_KEK) + " (a deployment supplies its own)."
+                ? "Crypto-shredding on: a local key-encryption key in " + dir.resolve(LocalKek.FILE) + " (a deployment supplies its own)."
                 : "Crypto-shredding on, with the key-encryption key from the environment.");
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
@@ -225,7 +220,7 @@ public final class DemoCommand implements Callable<Integer> {
                 summary.write(summaryFile.toAbsolutePath());
                 out.println("Summary written to " + summaryFile.toAbsolutePath());
             }
-            printExamples(file, apps);
+            RetrievalExamples.print(out, file, apps);
             out.printf("Total %.1f s.%n", seconds(startedAt));
             if (once) {
                 return 0;
@@ -319,20 +314,6 @@ public final class DemoCommand implements Callable<Integer> {
         throw new IllegalStateException("Stopped");
     }
 
-    private void printExamples(final Path file, final DemoApps apps) throws IOException {
-        final RetrievalExamples retriever = new RetrievalExamples(apps.retrieverUrl());
-        apps.awaitRetrieverReady(Duration.ofSeconds(60));
-        out.println();
-        out.println("Example retrievals (GET /v1/tenants/{tenant}/users/{user}/memories?query=…&k=3):");
-        for (final ExampleQuery example : ConversationSources.exampleQueries(file, 3)) {
-            try {
-                out.print(RetrievalExamples.format(example, retriever.query(example, 3)));
-            } catch (IOException e) {
-                out.printf("  %s/%s: \"%s\" failed: %s%n", example.tenantId(), example.userId(), example.query(), e.getMessage());
-            }
-        }
-    }
-
     /**
      * @return the input file (the shipped sample without {@code --input}), or null when there is no sample
      * @throws IllegalArgumentException naming the file when {@code --input} does not exist or cannot be read
@@ -348,36 +329,6 @@ public final class DemoCommand implements Callable<Integer> {
                 + ") was not found: run from the repository, or set -D" + ProjectPaths.HOME_PROPERTY);
         }
         return file;
-    }
-
-    /**
-     * Crypto-shredding is on by default, and the demo keeps it on: without a key-encryption key from the environment
-     * ({@code ENGRAM_CRYPTO_KEK}, {@code ENGRAM_CRYPTO_KEK_FILE}) it makes a local one, 32 random bytes in base64, in
-     * the run directory ({@value #LOCAL_KEK}, readable by its owner only), which is emptied with the broker's data at
-     * the next start. A deployment supplies its own key (an app refuses to start without one) or sets
-     * {@code crypto.enabled=false}.
-     *
-     * @param config the environment's configuration
-     * @param dir the run directory
-     * @return {@code crypto.kek.file} of the local key, or nothing when crypto is off or a key is given
-     */
-    static Map<String, Object> localKek(final EngramConfig config, final Path dir) throws IOException {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
-        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
-        if (!config.getBoolean(EngramConfig.CRYPTO_ENABLED) || file != null && !file.isBlank()
-            || kek != null && !kek.value().isBlank()) {
-            return Map.of();
-        }
-        final byte[] raw = new byte[32];
-        new java.security.SecureRandom().nextBytes(raw);
-        final Path key = dir.resolve(LOCAL_KEK);
-        java.nio.file.Files.writeString(key, java.util.Base64.getEncoder().encodeToString(raw) + "\n");
-        try {
-            java.nio.file.Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException notPosix) {
-            // the run directory's own permissions apply
-        }
-        return Map.of(EngramConfig.CRYPTO_KEK_FILE, key.toString());
     }
 
     /** The demo's settings over the environment's: auth off on loopback, the broker, state and ports. */
@@ -434,7 +385,6 @@ public final class DemoCommand implements Callable<Integer> {
             return false;
         }
     }
-
 
     private static double seconds(final long since) {
         return (System.nanoTime() - since) / 1e9;

@@ -14,6 +14,7 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.stack.ConversationSources;
 import dev.engram.stack.ConversationSources.ExampleQuery;
 
 /**
@@ -124,5 +125,28 @@ public final class RetrievalExamples {
 
     private static String encode(final String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * Prints the demo's example retrievals: up to three questions of the input file, each with its top 3 hits.
+     *
+     * @param out where to print
+     * @param file the demo's input (its example questions)
+     * @param apps the running apps (the retriever is awaited ready, up to 60 s)
+     * @throws IOException if the input cannot be read
+     */
+    static void print(final java.io.PrintStream out, final java.nio.file.Path file, final dev.engram.stack.DemoApps apps)
+        throws IOException {
+        final RetrievalExamples retriever = new RetrievalExamples(apps.retrieverUrl());
+        apps.awaitRetrieverReady(Duration.ofSeconds(60));
+        out.println();
+        out.println("Example retrievals (GET /v1/tenants/{tenant}/users/{user}/memories?query=…&k=3):");
+        for (final ExampleQuery example : ConversationSources.exampleQueries(file, 3)) {
+            try {
+                out.print(RetrievalExamples.format(example, retriever.query(example, 3)));
+            } catch (IOException e) {
+                out.printf("  %s/%s: \"%s\" failed: %s%n", example.tenantId(), example.userId(), example.query(), e.getMessage());
+            }
+        }
     }
 }

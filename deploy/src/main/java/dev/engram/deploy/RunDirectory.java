@@ -22,7 +22,7 @@ import dev.engram.stack.ProjectPaths;
 final class RunDirectory {
 
     /** What a demo puts in its run directory: the broker's logs, the apps' Streams state, and this marker. */
-    static final Set<String> OWN_ENTRIES = Set.of("kafka-logs", "streams", ".engram-run-dir", DemoCommand.LOCAL_KEK);
+    static final Set<String> OWN_ENTRIES = Set.of("kafka-logs", "streams", ".engram-run-dir", LocalKek.FILE);
 
     private RunDirectory() {
     }

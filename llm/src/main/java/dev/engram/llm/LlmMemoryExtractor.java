@@ -12,14 +12,12 @@ import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
-import dev.engram.avro.ProfileFact;
 import dev.engram.avro.UserProfile;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Extraction;
@@ -113,7 +111,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         this.application = application;
         this.parseFailures = Counter.builder("engram.llm.parse.failures")
             .description("LLM answers without a usable JSON object").tag("application", application).register(registry);
-        this.schema = schema();
+        this.schema = ExtractionSchema.of(TenantPolicy.none(""));
     }
 
     @Override
@@ -148,7 +146,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
         final Map<String, ExtractedMemory> byContent = new LinkedHashMap<>();
         final Extraction.Usage[] usage = {Extraction.Usage.NONE};
         final ObjectNode answerSchema = policy.categories().isEmpty() && policy.disabled().isEmpty() ? schema
-            : schema(policy);
+            : ExtractionSchema.of(policy);
         for (final List<ConversationChunker.Part> chunk
             : ConversationChunker.chunks(conversation.getMessages(), client.settings().contextTokens())) {
             for (final ExtractedMemory memory : extractChunk(conversation, chunk, profile, summarize, policy,
@@ -200,7 +198,7 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
                                                final ObjectNode answerSchema, final Extraction.Usage[] usage) {
         final List<ChatCompletionsClient.Message> messages = List.of(
             new ChatCompletionsClient.Message("system", systemPrompt(summarize, policy)),
-            new ChatCompletionsClient.Message("user", userPrompt(chunk, profile)));
+            new ChatCompletionsClient.Message("user", ExtractionPrompt.user(chunk, profile)));
         String reason = "no attempt";
         for (int attempt = 1; attempt <= client.settings().maxAttempts(); attempt++) {
             final ChatCompletionsClient.Completion completion = call(messages, answerSchema);
@@ -251,23 +249,6 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
             Thread.currentThread().interrupt();
             throw new ExtractionException("interrupted while the LLM circuit breaker was open", e);
         }
-    }
-
-    private static String userPrompt(final List<ConversationChunker.Part> chunk, final UserProfile profile) {
-        final StringBuilder out = new StringBuilder();
-        if (profile != null && !profile.getFacts().isEmpty()) {
-            out.append("Already known about the user:\n");
-            for (final ProfileFact fact : new TreeMap<>(profile.getFacts()).values()) {
-                out.append("- ").append(fact.getKey()).append(" = ").append(fact.getValue()).append('\n');
-            }
-            out.append('\n');
-        }
-        out.append("Conversation:\n");
-        for (final ConversationChunker.Part part : chunk) {
-            out.append('[').append(part.index()).append("] ").append(part.role()).append(": ")
-                .append(part.content()).append('\n');
-        }
-        return out.toString();
     }
 
     private List<ExtractedMemory> validate(final ConversationCompleted conversation,
@@ -401,46 +382,6 @@ public final class LlmMemoryExtractor implements MemoryExtractor {
     private void dropped(final String reason) {
         Counter.builder("engram.llm.items.dropped").description("Invalid memories in LLM answers, dropped one by one")
             .tag("application", application).tag("reason", reason).register(registry).increment();
-    }
-
-    private static ObjectNode schema() {
-        return schema(TenantPolicy.none(""));
-    }
-
-    /** The answer schema: the {@code category} enum is the built-in categories the tenant keeps, then its own. */
-    private static ObjectNode schema(final TenantPolicy policy) {
-        final ObjectNode root = JSON.createObjectNode().put("type", "object");
-        final ObjectNode props = root.putObject("properties");
-        final ObjectNode item = props.putObject("memories").put("type", "array").putObject("items").put("type", "object");
-        final ObjectNode fields = item.putObject("properties");
-        fields.putObject("type").putArray("enum").add("SEMANTIC").add("PROCEDURAL").add("EPISODIC");
-        final ArrayNode categories = fields.putObject("category").putArray("enum");
-        for (final FactCategory c : FactCategory.values()) {
-            if (!policy.disabled().contains(c)) {
-                categories.add(c.name());
-            }
-        }
-        policy.categories().forEach(c -> categories.add(c.name()));
-        categories.addNull();
-        fields.putObject("key").putArray("type").add("string").add("null");
-        fields.putObject("value").putArray("type").add("string").add("null");
-        fields.putObject("displayName").putArray("type").add("string").add("null");
-        fields.putObject("content").put("type", "string");
-        fields.putObject("importance").put("type", "number").put("minimum", 0).put("maximum", 1);
-        fields.putObject("confidence").put("type", "number").put("minimum", 0).put("maximum", 1);
-        fields.putObject("source").putArray("enum").add("EXPLICIT").add("INFERRED");
-        fields.putObject("negated").put("type", "boolean");
-        fields.putObject("evidence").put("type", "array").putObject("items").put("type", "integer");
-        item.putArray("required").add("type").add("content").add("importance").add("confidence").add("source")
-            .add("evidence");
-        final ObjectNode summary = props.putObject("summary");
-        summary.putArray("type").add("object").add("null");
-        final ObjectNode summaryFields = summary.putObject("properties");
-        summaryFields.putObject("summary").put("type", "string");
-        summaryFields.putObject("topics").put("type", "array").putObject("items").put("type", "string");
-        summaryFields.putObject("decisions").put("type", "array").putObject("items").put("type", "string");
-        root.putArray("required").add("memories");
-        return root;
     }
 
     /** An invalid item; the message is the counted drop reason. */

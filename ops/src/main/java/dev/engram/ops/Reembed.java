@@ -24,7 +24,6 @@ import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
 import dev.engram.port.Embedder;
-import dev.engram.scoring.Vectors;
 import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.clients.admin.Admin;
@@ -177,7 +176,7 @@ public final class Reembed {
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final Embedder target = provider.create();
-        final Embedder embedder = routed(target, config);
+        final Embedder embedder = ReembedRouting.routed(target, config);
         final Map<String, Long> perModel = new java.util.TreeMap<>();
         final List<Memory> reembedded = new ArrayList<>(memories.size());
         final Map<String, Memory> memoriesById = new HashMap<>();
@@ -187,7 +186,7 @@ public final class Reembed {
             new StringSerializer(), new ByteArraySerializer())) {
             for (int from = 0; from < memories.size(); from += BATCH) {
                 final List<Memory> batch = memories.subList(from, Math.min(memories.size(), from + BATCH));
-                for (final Memory next : embedded(embedder, batch)) {
+                for (final Memory next : ReembedRouting.embedded(embedder, batch)) {
                     perModel.merge(next.getEmbeddingModel(), 1L, Long::sum);
                     if (provider.model().equals(next.getEmbeddingModel())) {
                         dimensions = next.getEmbedding().size();
@@ -274,49 +273,6 @@ public final class Reembed {
             f.get();
         }
         return sent.size();
-    }
-
-    /**
-     * The embedder a re-embedding to {@code target} uses: the same rule as the apps after the switch
-     * ({@link ActiveModelEmbedder#switchTo}): with {@code embedding.model.han} routing on, mostly-Han text keeps the
-     * Han model and everything else goes to {@code target} (Chinese stays on bge-small-zh when the switch is to an
-     * English model); a switch to the Han model itself, or without routing, puts every text on {@code target}.
-     *
-     * @param target the new model's embedder
-     * @param config the deployment's {@code embedding.*} settings
-     * @return the routed embedder ({@link Embedder#modelFor} names each memory's model)
-     */
-    static Embedder routed(final Embedder target, final EngramConfig config) {
-        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
-        if (!dev.engram.embedder.ScriptRoutedEmbedder.routesHan(config) || target.modelName().equals(hanModel)) {
-            return target;
-        }
-        return new dev.engram.embedder.ScriptRoutedEmbedder(target, dev.engram.embedder.OnnxEmbedder.shared(hanModel),
-            config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
-    }
-
-    /**
-     * @param embedder the routed new model ({@link #routed})
-     * @param batch memories
-     * @return each memory with the vector of its content by the model {@code embedder} routes it to; a memory
-     *     already of that model keeps its own (not embedded again)
-     */
-    static List<Memory> embedded(final Embedder embedder, final List<Memory> batch) {
-        final List<Memory> todo = batch.stream()
-            .filter(m -> !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel())).toList();
-        final List<float[]> vectors = todo.isEmpty() ? List.of()
-            : embedder.embedAll(todo.stream().map(Memory::getContent).toList());
-        final Map<String, float[]> byId = new HashMap<>();
-        for (int i = 0; i < todo.size(); i++) {
-            byId.put(todo.get(i).getMemoryId(), vectors.get(i));
-        }
-        final List<Memory> out = new ArrayList<>(batch.size());
-        for (final Memory m : batch) {
-            final float[] v = byId.get(m.getMemoryId());
-            out.add(v == null ? m : Memory.newBuilder(m).setEmbedding(Vectors.toList(v))
-                .setEmbeddingModel(embedder.modelFor(m.getContent())).build());
-        }
-        return out;
     }
 
     private static boolean sameVector(final Memory next, final Memory before) {

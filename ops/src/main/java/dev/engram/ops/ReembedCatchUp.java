@@ -107,7 +107,7 @@ final class ReembedCatchUp {
                 break;
             }
             out.printf(Locale.ROOT, "  catch-up round %d: %,d memories still of another model%n", round, left.size());
-            commands += Reembed.publishCommands(producer, Reembed.embedded(embedder, left), config);
+            commands += Reembed.publishCommands(producer, ReembedRouting.embedded(embedder, left), config);
             if (!awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_COMMANDS.name()), deadline)) {
                 return new Result(false, commands, 0, 0);
             }

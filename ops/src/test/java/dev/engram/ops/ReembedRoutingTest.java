@@ -33,9 +33,9 @@ class ReembedRoutingTest {
         final Memory english = on(memory("m1", "Lives in Lisbon and writes Kotlin"), MINILM);
         final Memory chinese = on(memory("m2", "我住在北京，喜欢喝茶"), ZH);
         final Memory chineseElsewhere = on(memory("m3", "我每天早上跑步"), MINILM);
-        final Embedder routed = Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), EngramConfig.defaults());
+        final Embedder routed = ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), EngramConfig.defaults());
 
-        final List<Memory> out = Reembed.embedded(routed, List.of(english, chinese, chineseElsewhere));
+        final List<Memory> out = ReembedRouting.embedded(routed, List.of(english, chinese, chineseElsewhere));
 
         assertThat(out).extracting(Memory::getEmbeddingModel).containsExactly(EN, ZH, ZH);
         assertThat(out.get(1)).as("already on its script's model: not embedded again").isSameAs(chinese);
@@ -50,10 +50,10 @@ class ReembedRoutingTest {
         final Memory english = on(memory("m1", "Lives in Lisbon"), MINILM);
         final Memory chinese = on(memory("m2", "我住在北京"), MINILM);
 
-        assertThat(Reembed.embedded(Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_ZH), EngramConfig.defaults()),
+        assertThat(ReembedRouting.embedded(ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_ZH), EngramConfig.defaults()),
             List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(ZH, ZH);
         final EngramConfig noRouting = EngramConfig.defaults().with(Map.of(EngramConfig.EMBEDDING_MODEL_HAN, ""));
-        assertThat(Reembed.embedded(Reembed.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), noRouting),
+        assertThat(ReembedRouting.embedded(ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), noRouting),
             List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(EN, EN);
     }
 
