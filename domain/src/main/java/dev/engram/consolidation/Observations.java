@@ -7,18 +7,14 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.avro.MemoryType;
-import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.Embedder;
@@ -99,9 +95,8 @@ public final class Observations {
     private static final Logger LOG = LoggerFactory.getLogger(Observations.class);
 
     private final double threshold;
-    private final int maxMembers;
-    private final SimilarityScale scale;
     private final Embedder embedder;
+    private final ObservationGrouping grouping;
 
     /**
      * @param threshold similarity ({@code scale}) from which a statement joins a group; 1 or more disables observations
@@ -116,9 +111,8 @@ public final class Observations {
             throw new IllegalArgumentException("an observation holds at least 2 statements: " + maxMembers);
         }
         this.threshold = threshold;
-        this.maxMembers = maxMembers;
-        this.scale = Objects.requireNonNull(scale, "scale");
         this.embedder = embedder;
+        this.grouping = new ObservationGrouping(threshold, maxMembers, Objects.requireNonNull(scale, "scale"));
     }
 
     /** @return whether this pass writes observations (an embedder, a threshold below 1) */
@@ -197,7 +191,7 @@ public final class Observations {
             }
         }
         final Map<String, List<Memory>> groups = new LinkedHashMap<>();
-        statementsByModel.values().forEach(statements -> group(statements, groups));
+        statementsByModel.values().forEach(statements -> grouping.group(statements, groups));
         final List<Consolidator.Change> changes = new ArrayList<>();
         for (final Memory before : existing.values()) {
             if (before.getStatus() == MemoryStatus.ACTIVE && !groups.containsKey(before.getMemoryId())) {
@@ -211,7 +205,7 @@ public final class Observations {
                 continue; // the user deleted it: not written again while its first statement is the same
             }
             final Memory before = existing.get(group.getKey());
-            final Memory derived = observation(group.getKey(), group.getValue(), before);
+            final Memory derived = ObservationGrouping.observation(group.getKey(), group.getValue(), before);
             if (before != null && before.getStatus() == MemoryStatus.ACTIVE && (derived.equals(before)
                 || before.getSource() == MemorySource.CORRECTED && before.getSources().equals(derived.getSources()))) {
                 continue; // as its group gives it, or as the user corrected it
@@ -299,54 +293,6 @@ public final class Observations {
         return end == 0 || TERMINAL.indexOf(words.charAt(end - 1)) >= 0 ? words : words + ".";
     }
 
-    /** Greedy grouping of one model's statements (class comment), keyed by observation id, in order. */
-    private void group(final List<Memory> statements, final Map<String, List<Memory>> out) {
-        final List<Memory> ordered = new ArrayList<>(statements);
-        ordered.sort(Comparator.comparing(Memory::getCreatedAt).thenComparing(Memory::getMemoryId));
-        final String model = ordered.get(0).getEmbeddingModel();
-        final int dimensions = ordered.get(0).getEmbedding().size();
-        final List<List<Memory>> members = new ArrayList<>();
-        final List<float[]> sums = new ArrayList<>();
-        final List<Double> sumNorms = new ArrayList<>();
-        for (final Memory m : ordered) {
-            if (m.getEmbedding().size() != dimensions) {
-                continue;
-            }
-            final float[] v = Vectors.normalized(Vectors.toArray(m.getEmbedding()));
-            int best = -1;
-            double bestSimilarity = threshold;
-            for (int g = 0; g < members.size(); g++) {
-                if (members.get(g).size() >= maxMembers) {
-                    continue;
-                }
-                final double norm = sumNorms.get(g);
-                final double cosine = norm == 0 ? 0 : Vectors.dot(v, sums.get(g)) / norm;
-                final double similarity = scale.similarity(model, cosine);
-                if (similarity >= bestSimilarity) {
-                    bestSimilarity = similarity;
-                    best = g;
-                }
-            }
-            if (best < 0) {
-                members.add(new ArrayList<>(List.of(m)));
-                sums.add(v);
-                sumNorms.add(Math.sqrt(Vectors.dot(v, v)));
-            } else {
-                members.get(best).add(m);
-                final float[] sum = sums.get(best);
-                for (int i = 0; i < sum.length; i++) {
-                    sum[i] += v[i];
-                }
-                sumNorms.set(best, Math.sqrt(Vectors.dot(sum, sum)));
-            }
-        }
-        for (final List<Memory> group : members) {
-            if (group.size() >= 2) {
-                out.put(idOf(group.get(0)), group);
-            }
-        }
-    }
-
     /**
      * @param first the first statement of a group
      * @return the id of the group's observation
@@ -376,53 +322,6 @@ public final class Observations {
             }
             o.setEmbedding(Vectors.toList(vectors.get(i)));
             out.add(o);
-        }
-        return out;
-    }
-
-    /**
-     * The observation of a group as its statements give it, with the access counters of {@code before}; its
-     * embedding is {@code before}'s when the content and model are the same, else empty (to be embedded).
-     */
-    private static Memory observation(final String id, final List<Memory> group, final Memory before) {
-        final Memory first = group.get(0);
-        final String content = text(group);
-        Instant newest = first.getCreatedAt();
-        double importance = 0;
-        double confidence = 0;
-        final Set<String> dates = new TreeSet<>();
-        for (final Memory m : group) {
-            newest = m.getCreatedAt().isAfter(newest) ? m.getCreatedAt() : newest;
-            importance = Math.max(importance, m.getImportance());
-            confidence = Math.max(confidence, m.getConfidence());
-            dates.addAll(m.getEventDates());
-        }
-        final boolean hit = before != null && before.getAccessCount() > 0;
-        final boolean sameText = before != null && content.equals(before.getContent())
-            && Objects.equals(before.getEmbeddingModel(), first.getEmbeddingModel());
-        return Memory.newBuilder(first).setMemoryId(id).setType(MemoryType.SEMANTIC).setCategory(null).setKey(null)
-            .setValue(null).setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).setContent(content)
-            .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
-            .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest)
-            .setUpdatedAt(newest)
-            .setLastAccessedAt(hit ? before.getLastAccessedAt() : newest).setLastConfirmedAt(newest)
-            .setAccessCount(hit ? before.getAccessCount() : 0).setReinforcementCount(group.size())
-            .setExpiresAt(null).setValidFrom(newest).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
-            .setSources(new ArrayList<>(sources(group)))
-            .setEmbedding(sameText ? before.getEmbedding() : new ArrayList<>())
-            .setEmbeddingModel(first.getEmbeddingModel()).setEventDates(new ArrayList<>(dates)).build();
-    }
-
-    /**
-     * Each statement's first source (the conversation that first said it, with the messages it cites there): what a
-     * restatement in another conversation adds to the statement does not rewrite the observation.
-     */
-    private static Set<SourceRef> sources(final List<Memory> group) {
-        final Set<SourceRef> out = new LinkedHashSet<>();
-        for (final Memory m : group) {
-            if (!m.getSources().isEmpty()) {
-                out.add(m.getSources().get(0));
-            }
         }
         return out;
     }

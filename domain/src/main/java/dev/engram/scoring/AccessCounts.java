@@ -71,7 +71,7 @@ public record AccessCounts(int hits, long lastAccessedAt) {
 
     /**
      * The memory as a reader sees it: its counters joined with these hits (the memory itself when there are none).
-     * The copy shares the memory's embedding list ({@link UserMemoryIndex#builderSharingEmbedding}).
+     * The copy shares the memory's embedding list ({@link MemoryCopies#builderSharingEmbedding}).
      *
      * @param memory a memory the calling thread owns
      * @return the memory with its effective {@code accessCount} and {@code lastAccessedAt}
@@ -80,7 +80,7 @@ public record AccessCounts(int hits, long lastAccessedAt) {
         if (hits == 0) {
             return memory;
         }
-        return UserMemoryIndex.builderSharingEmbedding(memory, memory.getEmbedding())
+        return MemoryCopies.builderSharingEmbedding(memory, memory.getEmbedding())
             .setAccessCount(countOf(memory)).setLastAccessedAt(lastAccessedOf(memory)).build();
     }
 }

@@ -1,7 +1,6 @@
 package dev.engram.scoring;
 
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,10 +8,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.avro.MemoryType;
 import dev.engram.core.MemoryIds;
 
 /**
@@ -25,7 +24,7 @@ import dev.engram.core.MemoryIds;
  * <ul>
  *   <li>its embedding, L2-normalised ({@link Vectors#normalized}), in the contiguous array of its
  *       embedding model ({@link SlotVectors}; vectors of two models are never compared);</li>
- *   <li>what ranking needs as primitives: ACTIVE or not, importance, lastAccessedAt (epoch ms) and access
+ *   <li>what ranking needs as primitives ({@link SlotRecords}): ACTIVE or not, importance, lastAccessedAt (epoch ms) and access
  *       count, both joined with the memory's retrieval hits ({@link AccessCounts}, {@link #access}), its event dates as epoch-day spans (for a question's period) and its BM25 length (terms after
  *       {@link TextAnalysis});</li>
  *   <li>the memory itself without its embedding, for the answer (its counters joined with its hits).</li>
@@ -44,26 +43,12 @@ public final class UserMemoryIndex {
     private final Map<String, Integer> slotById = new HashMap<>();
     private final TermPostings terms = new TermPostings();
     private final SlotVectors vectors = new SlotVectors();
-    private int size;
-    private int[] free = new int[8];
-    private int freeCount;
-
-    private boolean[] active = new boolean[0];
-    private double[] importance = new double[0];
-    private long[] lastAccessed = new long[0];
-    private int[] accessCount = new int[0];
-    /** The memory as stored (without its embedding): what its hits are joined with. */
-    private Memory[] stored = new Memory[0];
-    /** The memory as served: {@link #stored} joined with its hits. */
-    private Memory[] memories = new Memory[0];
+    private final SlotRecords records = new SlotRecords();
     /** Retrieval hits by memory id, of memories held or not yet held (the join waits for the memory). */
     private final Map<String, AccessCounts> hits = new HashMap<>();
-    /** An EPISODIC memory's cited messages (the priors' covered-episode rule reads them per request), else null. */
-    private Object[] cited = new Object[0];
     private final SlotDays days = new SlotDays();
 
     private int activeCount;
-    private long newestEvent = Long.MIN_VALUE;
 
     /**
      * Adds a memory or replaces the one with the same id.
@@ -85,8 +70,8 @@ public final class UserMemoryIndex {
                 slotById.put(memory.getMemoryId(), slot);
                 contentChanged = true;
             } else {
-                contentChanged = !searchableText(memories[slot]).equals(searchableText(memory));
-                previousEvent = eventTime(memories[slot]);
+                contentChanged = !searchableText(records.memories[slot]).equals(searchableText(memory));
+                previousEvent = SlotRecords.eventTime(records.memories[slot]);
                 setActive(slot, false);
                 if (contentChanged) {
                     terms.unindex(slot);
@@ -97,19 +82,10 @@ public final class UserMemoryIndex {
                 terms.index(s, searchableText(memory));
             }
             vectors.store(s, memory.getEmbeddingModel(), memory.getEmbedding());
-            importance[s] = memory.getImportance();
-            stored[s] = withoutEmbedding(memory);
-            join(s);
-            cited[s] = memory.getType() == MemoryType.EPISODIC ? Set.copyOf(MemoryIds.citedMessages(memory)) : null;
+            records.put(s, memory, hits);
             days.set(s, memory);
             setActive(s, memory.getStatus() == MemoryStatus.ACTIVE);
-            final long event = eventTime(memories[s]);
-            if (event >= newestEvent) {
-                newestEvent = event;
-            } else if (previousEvent == newestEvent) {
-                // the newest memory moved back in time (a rewritten access time): the reference is the next newest
-                newestEvent = newestEvent();
-            }
+            records.moved(s, previousEvent);
         } finally {
             lock.writeLock().unlock();
         }
@@ -130,17 +106,9 @@ public final class UserMemoryIndex {
             hits.remove(memoryId);
             setActive(slot, false);
             terms.unindex(slot);
-            memories[slot] = null;
-            stored[slot] = null;
-            cited[slot] = null;
+            records.release(slot);
             days.clear(slot);
             vectors.clear(slot);
-            if (freeCount == free.length) {
-                free = Arrays.copyOf(free, freeCount * 2);
-            }
-            free[freeCount++] = slot;
-            // the newest event may have gone with it: recompute over what is left (deletes are rare)
-            newestEvent = newestEvent();
         } finally {
             lock.writeLock().unlock();
         }
@@ -159,20 +127,11 @@ public final class UserMemoryIndex {
             hits.put(memoryId, counts);
             final Integer slot = slotById.get(memoryId);
             if (slot != null) {
-                join(slot);
-                newestEvent = Math.max(newestEvent, eventTime(memories[slot]));
+                records.accessed(slot, hits);
             }
         } finally {
             lock.writeLock().unlock();
         }
-    }
-
-    /** The slot's served memory and ranking primitives from its stored memory and its hits (under the write lock). */
-    private void join(final int s) {
-        final Memory memory = hits.getOrDefault(stored[s].getMemoryId(), AccessCounts.NONE).applyTo(stored[s]);
-        memories[s] = memory;
-        lastAccessed[s] = memory.getLastAccessedAt() == null ? Long.MIN_VALUE : memory.getLastAccessedAt().toEpochMilli();
-        accessCount[s] = memory.getAccessCount();
     }
 
     /**
@@ -181,13 +140,10 @@ public final class UserMemoryIndex {
      *     null when absent
      */
     public Memory memory(final String memoryId) {
-        lock.readLock().lock();
-        try {
+        return locked(() -> {
             final Integer slot = slotById.get(memoryId);
-            return slot == null ? null : memories[slot];
-        } finally {
-            lock.readLock().unlock();
-        }
+            return slot == null ? null : records.memories[slot];
+        });
     }
 
     /**
@@ -195,22 +151,12 @@ public final class UserMemoryIndex {
      *     user with one memory costs two vectors, not sixteen (10,000 such users: ~6 MB, not ~250 MB)
      */
     int capacity() {
-        lock.readLock().lock();
-        try {
-            return memories.length;
-        } finally {
-            lock.readLock().unlock();
-        }
+        return locked(records::capacity);
     }
 
     /** @return how many memories (any status) the index holds */
     public int count() {
-        lock.readLock().lock();
-        try {
-            return slotById.size();
-        } finally {
-            lock.readLock().unlock();
-        }
+        return locked(slotById::size);
     }
 
     /**
@@ -221,9 +167,14 @@ public final class UserMemoryIndex {
      * @return the reader's result
      */
     public <T> T read(final java.util.function.Function<View, T> reader) {
+        return locked(() -> reader.apply(view));
+    }
+
+    /** The supplier's result, computed under the read lock. */
+    private <T> T locked(final Supplier<T> supplier) {
         lock.readLock().lock();
         try {
-            return reader.apply(view);
+            return supplier.get();
         } finally {
             lock.readLock().unlock();
         }
@@ -239,7 +190,7 @@ public final class UserMemoryIndex {
 
         /** @return the slot high-water mark: slots are 0 … slots()−1, some of them free */
         public int slots() {
-            return size;
+            return records.size();
         }
 
         /** @return the embedding models of the vectors held, an index m of this list is a model's number */
@@ -276,7 +227,7 @@ public final class UserMemoryIndex {
          * @return whether the slot holds an ACTIVE memory
          */
         public boolean active(final int slot) {
-            return active[slot];
+            return records.active[slot];
         }
 
         /**
@@ -284,7 +235,7 @@ public final class UserMemoryIndex {
          * @return its memory (without the embedding), null for a free slot
          */
         public Memory memory(final int slot) {
-            return memories[slot];
+            return records.memories[slot];
         }
 
         /**
@@ -294,7 +245,7 @@ public final class UserMemoryIndex {
          */
         @SuppressWarnings("unchecked")
         Set<String> cited(final int slot) {
-            return (Set<String>) cited[slot];
+            return (Set<String>) records.cited[slot];
         }
 
         /**
@@ -315,7 +266,7 @@ public final class UserMemoryIndex {
          * @return its importance
          */
         public double importance(final int slot) {
-            return importance[slot];
+            return records.importance[slot];
         }
 
         /**
@@ -323,7 +274,7 @@ public final class UserMemoryIndex {
          * @return lastAccessedAt in epoch ms, Long.MIN_VALUE when unknown
          */
         public long lastAccessed(final int slot) {
-            return lastAccessed[slot];
+            return records.lastAccessed[slot];
         }
 
         /**
@@ -331,7 +282,7 @@ public final class UserMemoryIndex {
          * @return its access count
          */
         public int accessCount(final int slot) {
-            return accessCount[slot];
+            return records.accessCount[slot];
         }
 
         /**
@@ -354,7 +305,8 @@ public final class UserMemoryIndex {
 
         /** @return the newest updatedAt / lastAccessedAt of any memory held (the recency reference) */
         public Instant referenceTime() {
-            return newestEvent == Long.MIN_VALUE ? Instant.EPOCH : Instant.ofEpochMilli(newestEvent);
+            final long newest = records.newestEvent();
+            return newest == Long.MIN_VALUE ? Instant.EPOCH : Instant.ofEpochMilli(newest);
         }
 
         /**
@@ -373,107 +325,43 @@ public final class UserMemoryIndex {
          */
         public Map<Memory, float[]> copy(final Predicate<Memory> eligible) {
             final Map<Memory, float[]> out = new LinkedHashMap<>();
-            for (int s = 0; s < size; s++) {
-                if (memories[s] != null && eligible.test(memories[s])) {
-                    out.put(memories[s], vectors.copy(s));
+            for (int s = 0; s < records.size(); s++) {
+                final Memory memory = records.memories[s];
+                if (memory != null && eligible.test(memory)) {
+                    out.put(memory, vectors.copy(s));
                 }
             }
             return out;
         }
     }
 
-    /** @return the newest event time over the memories held, Long.MIN_VALUE for none (a scan: rare changes only) */
-    private long newestEvent() {
-        long newest = Long.MIN_VALUE;
-        for (int i = 0; i < size; i++) {
-            if (memories[i] != null) {
-                newest = Math.max(newest, eventTime(memories[i]));
-            }
-        }
-        return newest;
-    }
-
-    private static long eventTime(final Memory m) {
-        long t = Long.MIN_VALUE;
-        if (m.getUpdatedAt() != null) {
-            t = m.getUpdatedAt().toEpochMilli();
-        }
-        if (m.getLastAccessedAt() != null) {
-            t = Math.max(t, m.getLastAccessedAt().toEpochMilli());
-        }
-        return t;
-    }
-
+    /** A slot for a new memory: a freed one, else the next (every per-slot structure grows with the records). */
     private int allocate() {
-        if (freeCount > 0) {
-            return free[--freeCount];
-        }
-        if (size == memories.length) {
-            final int capacity = Math.max(2, size * 2);
+        final int before = records.capacity();
+        final int slot = records.allocate();
+        final int capacity = records.capacity();
+        if (capacity != before) {
             vectors.grow(capacity);
-            active = Arrays.copyOf(active, capacity);
-            importance = Arrays.copyOf(importance, capacity);
-            lastAccessed = Arrays.copyOf(lastAccessed, capacity);
-            accessCount = Arrays.copyOf(accessCount, capacity);
-            memories = Arrays.copyOf(memories, capacity);
-            stored = Arrays.copyOf(stored, capacity);
-            cited = Arrays.copyOf(cited, capacity);
             days.grow(capacity);
             terms.grow(capacity);
         }
-        return size++;
+        return slot;
     }
 
     /** @return the embedding models of the vectors held (a snapshot) */
     public List<String> models() {
-        lock.readLock().lock();
-        try {
-            return List.copyOf(vectors.models());
-        } finally {
-            lock.readLock().unlock();
-        }
+        return locked(() -> List.copyOf(vectors.models()));
     }
 
     /** Moves a slot in or out of the ACTIVE statistics (N, total length, df). */
     private void setActive(final int slot, final boolean nowActive) {
-        if (active[slot] == nowActive) {
+        if (records.active[slot] == nowActive) {
             return;
         }
-        active[slot] = nowActive;
+        records.active[slot] = nowActive;
         final int sign = nowActive ? 1 : -1;
         activeCount += sign;
         terms.count(slot, sign);
-    }
-
-    /**
-     * A copy of a memory without its embedding, made without first copying the embedding's boxed floats
-     * (Avro's builder deep-copies every field): see {@link #builderSharingEmbedding}.
-     *
-     * @param memory a memory the calling thread owns (the stream thread's decoded record)
-     * @return the copy, with an empty embedding
-     */
-    public static Memory withoutEmbedding(final Memory memory) {
-        return builderSharingEmbedding(memory, List.of()).build();
-    }
-
-    /**
-     * A builder of a copy of a memory that carries {@code embedding} (the same list, not a copy), made without
-     * deep-copying the memory's own embedding: it is set aside while Avro's builder copies the other fields,
-     * and put back. Embedding lists are never changed in place once a record is built, so two records may
-     * share one.
-     *
-     * @param memory a memory the calling thread owns (it is changed and restored during the call)
-     * @param embedding the copy's embedding, e.g. {@code memory.getEmbedding()} or an empty list
-     * @return a builder holding the copy
-     */
-    public static Memory.Builder builderSharingEmbedding(final Memory memory, final List<Float> embedding) {
-        final List<Float> own = memory.getEmbedding();
-        memory.setEmbedding(List.of());
-        try {
-            return Memory.newBuilder(memory).setEmbedding(embedding);
-        } finally {
-            memory.setEmbedding(own);
-        }
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.engram.retriever;
 
-import static dev.engram.testing.PipelineHarness.assistant;
-import static dev.engram.testing.PipelineHarness.conversation;
-import static dev.engram.testing.PipelineHarness.user;
+import static dev.engram.testing.Conversations.assistant;
+import static dev.engram.testing.Conversations.conversation;
+import static dev.engram.testing.Conversations.user;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -10,8 +10,8 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.core.UserKey;
 import dev.engram.scoring.AccessCounts;
+import dev.engram.scoring.MemoryCopies;
 import dev.engram.scoring.SearchIndexes;
-import dev.engram.scoring.UserMemoryIndex;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -177,7 +177,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         } else {
             memories.put(storeKey, after);
             indexes.put(partition, user, after);
-            history.put(historyKey(user, event), withMemory(event, UserMemoryIndex.withoutEmbedding(after)));
+            history.put(historyKey(user, event), withMemory(event, MemoryCopies.withoutEmbedding(after)));
         }
         final UserProfile profile = ProfileProjection.apply(profiles.get(user.wire()), previous, event);
         if (profile == null) {

@@ -1,7 +1,7 @@
 package dev.engram.cases;
 
-import static dev.engram.testing.PipelineHarness.conversation;
-import static dev.engram.testing.PipelineHarness.user;
+import static dev.engram.testing.Conversations.conversation;
+import static dev.engram.testing.Conversations.user;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;

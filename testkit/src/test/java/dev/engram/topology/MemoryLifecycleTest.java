@@ -30,6 +30,7 @@ import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.PipelineHarness;
+import dev.engram.testing.Stage;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import dev.engram.scoring.RankRequest;
@@ -329,7 +330,7 @@ class MemoryLifecycleTest {
             assertThat(driver.operations()).hasSize(eventsBefore);
             assertThat(driver.consolidator().memory(MIRA, lyon.getCandidateId()).getAccessCount()).isZero();
             // both apps hold the hits, and join them with the memory
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.hits(MIRA, lyon.getCandidateId())).isEqualTo(new AccessCounts(2, day(6).toEpochMilli()));
                 final Memory joined = stage.joined(MIRA, lyon.getCandidateId());
                 assertThat(joined.getAccessCount()).isEqualTo(2);
@@ -359,7 +360,7 @@ class MemoryLifecycleTest {
             // three requests of one batch: Lyon returned by all three, the hike by one
             driver.access(MIRA, day(5), lyon.getCandidateId(), hike.getCandidateId(), lyon.getCandidateId(),
                 lyon.getCandidateId());
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.hits(MIRA, lyon.getCandidateId()).hits()).isEqualTo(3);
                 assertThat(stage.hits(MIRA, hike.getCandidateId()).hits()).isEqualTo(1);
             }
@@ -435,7 +436,7 @@ class MemoryLifecycleTest {
             assertThat(merged.getMemoryId()).as("the oldest member survives with its id").isEqualTo(hike.getCandidateId());
             assertThat(merged.getLastAccessedAt()).as("the latest use of a member: the hit, or a later statement")
                 .isEqualTo(again.getEventTime());
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.joined(MIRA, merged.getMemoryId()).getAccessCount())
                     .as("the survivor's hits, once, and the other members'").isEqualTo(2);
             }
@@ -444,7 +445,7 @@ class MemoryLifecycleTest {
             driver.command(MemoryCommand.newBuilder().setCommandId("delete-lyon").setTenantId("t1").setUserId("u-mira")
                 .setKind(CommandKind.DELETE).setMemoryId(lyon.getCandidateId()).setContent(null).setValue(null)
                 .setMemoryEnabled(null).setActor("test").setIssuedAt(day(32)).build());
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.hits(MIRA, lyon.getCandidateId())).isEqualTo(AccessCounts.NONE);
             }
 
@@ -454,11 +455,11 @@ class MemoryLifecycleTest {
                 .setMemoryEnabled(null).setActor("test").setIssuedAt(day(34)).build());
             // a hit from before the erasure, replayed or in flight, never brings counts back; a later one counts
             driver.access(MIRA, day(33).plusSeconds(1), merged.getMemoryId());
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.hits(MIRA, merged.getMemoryId())).isEqualTo(AccessCounts.NONE);
             }
             driver.access(MIRA, day(35), merged.getMemoryId());
-            for (final PipelineHarness.Stage stage : List.of(driver.consolidator(), driver.retriever())) {
+            for (final Stage stage : List.of(driver.consolidator(), driver.retriever())) {
                 assertThat(stage.hits(MIRA, merged.getMemoryId()).hits()).isEqualTo(1);
             }
         }
