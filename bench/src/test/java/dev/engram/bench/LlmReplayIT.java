@@ -52,7 +52,14 @@ class LlmReplayIT {
             .contains("mini-1:session_1", "mini-1:session_2");
 
         assertThat(f.get("conversations")).isEqualTo(4L);
-        assertThat((Long) f.get("superseded")).isEqualTo(1L);
+        // the Berlin fact, and any memory that still states Berlin as current (marked outdated by the move), are
+        // superseded by the Lisbon fact, and nothing else is
+        final List<Memory> supersededByMove = mira.stream().filter(m -> m.getSupersededBy() != null).toList();
+        assertThat(supersededByMove).contains(berlin).allSatisfy(m -> {
+            assertThat(m.getSupersededBy()).isEqualTo(lisbon.getMemoryId());
+            assertThat(m.getContent()).contains("Berlin");
+        });
+        assertThat((Long) f.get("superseded")).isEqualTo((long) supersededByMove.size());
         assertThat((Long) f.get("reinforced")).isPositive();
         assertThat((Long) f.get("candidates")).isGreaterThan((Long) f.get("created"));
         assertThat(f.get("deadLetters")).isEqualTo(0L);
