@@ -11,7 +11,6 @@ import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
@@ -232,61 +231,16 @@ public final class Consolidator {
     public Decision decide(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         final Decision decision = decideOwn(candidate, userMemories, index);
         return switch (decision.outcome()) {
-            case CREATED, REINFORCED, REVIVED -> withConfirmations(candidate, decision, userMemories);
+            case CREATED, REINFORCED, REVIVED -> Confirmations.withConfirmations(candidate, decision, userMemories);
             default -> decision;
         };
-    }
-
-    /**
-     * Rules 7 and 8, for a user's own episode (not an exchange or a summary: the assistant's words are not the user's)
-     * and each of the user's ACTIVE facts the decision did not already write. Rule 8: an episode that says what the
-     * fact's value names ended ("Marco and I broke up", "Biscuit died", "I left IBM": {@link Outdated#ends}), said at
-     * or after the fact, retracts it as a negation does (ARCHIVED, reason NEGATED, and the memories stating it marked).
-     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
-     * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
-     * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
-     * naming the value is negative ("I'm not at NASA any more").
-     */
-    private static Decision withConfirmations(final MemoryCandidate candidate, final Decision decision,
-                                              final List<Memory> userMemories) {
-        if (candidate.getKey() != null || ExtractedMemory.isExchange(candidate.getDisplayName())
-            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
-            return decision;
-        }
-        final java.util.Set<String> written = new java.util.HashSet<>();
-        decision.changes().forEach(c -> written.add(c.after().getMemoryId()));
-        final List<Change> changes = new java.util.ArrayList<>(decision.changes());
-        final List<ContradictionDetected> contradictions = new java.util.ArrayList<>(decision.contradictions());
-        final List<MemoryArchived> archived = new java.util.ArrayList<>(decision.archived());
-        for (final Memory fact : userMemories) {
-            if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
-                continue;
-            }
-            final Decision more;
-            if (Outdated.ends(candidate.getContent(), fact.getValue())
-                && !candidate.getEventTime().isBefore(fact.getValidFrom())) {
-                more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
-            } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
-                more = MemoryWrites.confirm(fact, candidate);
-            } else {
-                continue;
-            }
-            if (more.outcome() == Outcome.REINFORCED || more.outcome() == Outcome.RETRACTED) {
-                more.changes().forEach(c -> written.add(c.after().getMemoryId()));
-                changes.addAll(more.changes());
-                contradictions.addAll(more.contradictions());
-                archived.addAll(more.archived());
-            }
-        }
-        return changes.size() == decision.changes().size() ? decision
-            : new Decision(decision.outcome(), changes, contradictions, archived);
     }
 
     private Decision decideOwn(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         if (candidate.getImportance() < settings.minImportance() || candidate.getConfidence() < settings.minConfidence()) {
             return Decision.nothing(Outcome.BELOW_THRESHOLD);
         }
-        if (alreadySeen(candidate, userMemories)) {
+        if (UserFacts.alreadySeen(candidate, userMemories)) {
             return Decision.nothing(Outcome.DUPLICATE);
         }
         if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
@@ -297,7 +251,7 @@ public final class Consolidator {
             return retract(candidate, userMemories, vector);
         }
         if (candidate.getKey() != null) {
-            final Memory current = currentFact(userMemories, candidate.getKey());
+            final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
@@ -397,55 +351,12 @@ public final class Consolidator {
 
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
-        final Memory current = currentFact(userMemories, candidate.getKey());
+        final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
         if (current == null || candidate.getEventTime().isBefore(current.getValidFrom())
             || !MemoryIds.normalize(current.getValue()).equals(MemoryIds.normalize(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }
         return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current), userMemories);
-    }
-
-    /**
-     * @return true when the candidate's id is a memory, or a memory of the same key and value lists
-     *     this exact statement among its sources
-     */
-    private static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories) {
-        final String value = MemoryIds.normalize(candidate.getValue());
-        for (final Memory memory : userMemories) {
-            if (memory.getMemoryId().equals(candidate.getCandidateId())) {
-                return true;
-            }
-            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)
-                || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
-                continue; // an observation cites its statements' messages: another statement of one is not a duplicate
-            }
-            for (final SourceRef source : memory.getSources()) {
-                if (source.getConversationId().equals(candidate.getConversationId())
-                    && source.getObservedAt().equals(candidate.getEventTime())
-                    && source.getMessageIndexes().equals(candidate.getSourceMessageIndexes())) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /**
-     * @return the ACTIVE memory holding the key (the latest validFrom, then the greatest id, should
-     *     there ever be more than one), or null
-     */
-    private static Memory currentFact(final List<Memory> userMemories, final String key) {
-        Memory current = null;
-        for (final Memory memory : userMemories) {
-            if (memory.getStatus() != MemoryStatus.ACTIVE || !key.equals(memory.getKey())) {
-                continue;
-            }
-            if (current == null || memory.getValidFrom().isAfter(current.getValidFrom())
-                || memory.getValidFrom().equals(current.getValidFrom()) && memory.getMemoryId().compareTo(current.getMemoryId()) > 0) {
-                current = memory;
-            }
-        }
-        return current;
     }
 
     /** The candidate's similarity to a memory; 0 when their vectors are of two models (never compared). */

@@ -1,0 +1,68 @@
+package dev.engram.consolidation;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.engram.avro.ContradictionDetected;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryArchived;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.port.ExtractedMemory;
+
+/**
+ * Rules 7 and 8 of the {@link Consolidator}: what a user's own episode does to the user's ACTIVE facts besides its
+ * own decision (it confirms a fact whose value it names, it retracts one whose value it says ended). Stateless.
+ */
+final class Confirmations {
+
+    private Confirmations() {
+    }
+
+    /**
+     * Rules 7 and 8, for a user's own episode (not an exchange or a summary: the assistant's words are not the user's)
+     * and each of the user's ACTIVE facts the decision did not already write. Rule 8: an episode that says what the
+     * fact's value names ended ("Marco and I broke up", "Biscuit died", "I left IBM": {@link Outdated#ends}), said at
+     * or after the fact, retracts it as a negation does (ARCHIVED, reason NEGATED, and the memories stating it marked).
+     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
+     * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
+     * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
+     * naming the value is negative ("I'm not at NASA any more").
+     */
+    static Consolidator.Decision withConfirmations(final MemoryCandidate candidate, final Consolidator.Decision decision,
+                                                    final List<Memory> userMemories) {
+        if (candidate.getKey() != null || ExtractedMemory.isExchange(candidate.getDisplayName())
+            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
+            return decision;
+        }
+        final Set<String> written = new HashSet<>();
+        decision.changes().forEach(c -> written.add(c.after().getMemoryId()));
+        final List<Consolidator.Change> changes = new ArrayList<>(decision.changes());
+        final List<ContradictionDetected> contradictions = new ArrayList<>(decision.contradictions());
+        final List<MemoryArchived> archived = new ArrayList<>(decision.archived());
+        for (final Memory fact : userMemories) {
+            if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
+                continue;
+            }
+            final Consolidator.Decision more;
+            if (Outdated.ends(candidate.getContent(), fact.getValue())
+                && !candidate.getEventTime().isBefore(fact.getValidFrom())) {
+                more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
+            } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
+                more = MemoryWrites.confirm(fact, candidate);
+            } else {
+                continue;
+            }
+            if (more.outcome() == Consolidator.Outcome.REINFORCED || more.outcome() == Consolidator.Outcome.RETRACTED) {
+                more.changes().forEach(c -> written.add(c.after().getMemoryId()));
+                changes.addAll(more.changes());
+                contradictions.addAll(more.contradictions());
+                archived.addAll(more.archived());
+            }
+        }
+        return changes.size() == decision.changes().size() ? decision
+            : new Consolidator.Decision(decision.outcome(), changes, contradictions, archived);
+    }
+}

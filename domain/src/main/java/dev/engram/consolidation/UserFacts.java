@@ -1,0 +1,65 @@
+package dev.engram.consolidation;
+
+import java.util.List;
+import java.util.Objects;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCandidate;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.SourceRef;
+import dev.engram.core.MemoryIds;
+import dev.engram.port.ExtractedMemory;
+
+/**
+ * Lookups of the {@link Consolidator} over one user's memories: whether a candidate was already seen (a
+ * redelivery, or a restatement of messages a memory already cites) and which ACTIVE memory holds a fact key.
+ * Stateless.
+ */
+final class UserFacts {
+
+    private UserFacts() {
+    }
+
+    /**
+     * @return true when the candidate's id is a memory, or a memory of the same key and value lists
+     *     this exact statement among its sources
+     */
+    static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories) {
+        final String value = MemoryIds.normalize(candidate.getValue());
+        for (final Memory memory : userMemories) {
+            if (memory.getMemoryId().equals(candidate.getCandidateId())) {
+                return true;
+            }
+            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)
+                || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
+                continue; // an observation cites its statements' messages: another statement of one is not a duplicate
+            }
+            for (final SourceRef source : memory.getSources()) {
+                if (source.getConversationId().equals(candidate.getConversationId())
+                    && source.getObservedAt().equals(candidate.getEventTime())
+                    && source.getMessageIndexes().equals(candidate.getSourceMessageIndexes())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return the ACTIVE memory holding the key (the latest validFrom, then the greatest id, should
+     *     there ever be more than one), or null
+     */
+    static Memory currentFact(final List<Memory> userMemories, final String key) {
+        Memory current = null;
+        for (final Memory memory : userMemories) {
+            if (memory.getStatus() != MemoryStatus.ACTIVE || !key.equals(memory.getKey())) {
+                continue;
+            }
+            if (current == null || memory.getValidFrom().isAfter(current.getValidFrom())
+                || memory.getValidFrom().equals(current.getValidFrom()) && memory.getMemoryId().compareTo(current.getMemoryId()) > 0) {
+                current = memory;
+            }
+        }
+        return current;
+    }
+}
