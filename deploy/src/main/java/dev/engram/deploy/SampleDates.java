@@ -86,7 +86,7 @@ final class SampleDates {
      */
     static void describe(final Duration offset, final java.io.PrintStream out) {
         if (!offset.isZero()) {
-            out.printf("Sample dates moved forward %d days: its last conversation is from the last day, so reading it "
+            out.printf("Sample dates moved forward %d days: its last conversation is from the 24 hours before now, so reading it "
                 + "(a read counts as a use, stamped now) ages nothing (--original-dates keeps them)%n", offset.toDays());
         }
     }
