@@ -12,6 +12,8 @@ import java.util.concurrent.Callable;
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
+import dev.engram.llm.LlmConfig;
 import dev.engram.stack.Ingest;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.stack.MemoryBankSource;
@@ -144,7 +146,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 throw new IllegalArgumentException("--llm: only 'replay' is supported, not '" + llm + "'");
             }
             final LlmReplaySource.Result replay = new LlmReplaySource(promptPrice, completionPrice,
-                llmEpisodes != null ? llmEpisodes : EngramConfig.plain().getBoolean(EngramConfig.LLM_EPISODES), out)
+                llmEpisodes != null ? llmEpisodes : EngramConfig.plain().getBoolean(LlmConfig.LLM_EPISODES), out)
                 .run(file);
             memories = replay.memories();
             llmFigures = replay.figures();
@@ -237,7 +239,7 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     /** @return the hits a list of 10 re-orders with the kind prior: overfetch·10 ({@link HybridScorer#forList}) */
     private static int kindPriorPool(final EngramConfig config) {
-        return 10 * config.getInt(EngramConfig.OVERFETCH_FACTOR);
+        return 10 * config.getInt(DomainConfig.OVERFETCH_FACTOR);
     }
 
     /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */

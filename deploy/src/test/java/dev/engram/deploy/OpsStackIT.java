@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
@@ -36,6 +37,7 @@ import dev.engram.stack.TopicSetup;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,12 +89,12 @@ class OpsStackIT {
     @BeforeAll
     static void startStack() throws Exception {
         dir = Files.createTempDirectory("engram-ops-it");
-        Files.writeString(dir.resolve("plain.properties"), EngramConfig.CRYPTO_ENABLED + "=false\n");
+        Files.writeString(dir.resolve("plain.properties"), PipelineConfig.CRYPTO_ENABLED + "=false\n");
         broker = EmbeddedBroker.start(dir);
         final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-            EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
-            EngramConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
+            PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+            PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
+            RetrieverConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
         }

@@ -47,6 +47,7 @@ import dev.engram.ops.Embedders;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.Reembed;
 import dev.engram.retriever.RetrieverApp;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.Vectors;
 import dev.engram.stack.EmbeddedBroker;
@@ -55,6 +56,7 @@ import dev.engram.stack.MemoryState;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.DeadLetters;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
@@ -92,9 +94,9 @@ class ReembedIT {
             final String bootstrap = broker.bootstrapServers();
             final Map<String, Object> client = Map.of("bootstrap.servers", bootstrap);
             final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
-                EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
-                EngramConfig.AUTH_ENABLED, false, EngramConfig.EMBEDDING_MODEL, OLD));
+                PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+                PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
+                RetrieverConfig.AUTH_ENABLED, false, EngramConfig.EMBEDDING_MODEL, OLD));
             final EngramConfig config = EngramConfig.plain().with(settings);
             try (Admin admin = Admin.create(client)) {
                 TopicSetup.createAll(admin, 2);

@@ -14,6 +14,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
@@ -170,15 +171,15 @@ public final class Consolidator {
          * @return the settings
          */
         public static Settings from(final EngramConfig config) {
-            return new Settings(config.getDouble(EngramConfig.MIN_IMPORTANCE),
-                config.getDouble(EngramConfig.MIN_CONFIDENCE),
-                config.getDouble(EngramConfig.REINFORCE_THRESHOLD),
-                config.getDouble(EngramConfig.JUDGE_THRESHOLD),
-                Math.min(config.getDouble(EngramConfig.MERGE_THRESHOLD), config.getDouble(EngramConfig.REINFORCE_THRESHOLD)),
+            return new Settings(config.getDouble(DomainConfig.MIN_IMPORTANCE),
+                config.getDouble(DomainConfig.MIN_CONFIDENCE),
+                config.getDouble(DomainConfig.REINFORCE_THRESHOLD),
+                config.getDouble(DomainConfig.JUDGE_THRESHOLD),
+                Math.min(config.getDouble(DomainConfig.MERGE_THRESHOLD), config.getDouble(DomainConfig.REINFORCE_THRESHOLD)),
                 config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
                 hanModel(config),
                 config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
-                config.getInt(EngramConfig.MAX_MESSAGE_CHARS),
+                config.getInt(DomainConfig.MAX_MESSAGE_CHARS),
                 SimilarityScale.fromConfig(config));
         }
 

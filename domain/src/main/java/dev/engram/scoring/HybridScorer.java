@@ -11,6 +11,7 @@ import java.util.function.IntFunction;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.text.MemoryText;
 import dev.engram.core.UserKey;
 import dev.engram.port.Embedder;
@@ -88,19 +89,19 @@ public final class HybridScorer {
         this.embedder = embedder;
         this.denseIndex = denseIndex;
         this.priors = new Priors(config);
-        this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
-        this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
-        final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
+        this.overfetch = config.getInt(DomainConfig.OVERFETCH_FACTOR);
+        this.minLogit = RelevanceModel.logitOf(config.getDouble(DomainConfig.MIN_RELEVANCE));
+        final String override = config.getString(DomainConfig.RELEVANCE_CALIBRATION);
         try {
             this.relevanceByModel = RelevanceModel.forModels(embedder.models(), embedder.modelName(), override);
         } catch (IllegalArgumentException e) {
-            throw new InvalidSettingException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
+            throw new InvalidSettingException(DomainConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
         }
         this.relevance = relevanceByModel.get(embedder.modelName());
-        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE),
+        this.queryVectors = new QueryVectors(embedder, config.getInt(DomainConfig.QUERY_CACHE_SIZE),
             config.getInt(EngramConfig.EMBEDDING_THREADS));
         this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
-        this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
+        this.skipObserved = config.getBoolean(DomainConfig.SKIP_OBSERVED);
     }
 
     /** @return the relevance calibration of the default embedding model */

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.config.InvalidSettingException;
+import dev.engram.domain.DomainConfig;
 
 /**
  * Puts the cosines of different embedding models on one scale, so that every similarity threshold
@@ -53,7 +54,7 @@ public final class SimilarityScale {
      * @throws InvalidSettingException for an entry that is not {@code MODEL=FLOOR} with a floor in [0, 1)
      */
     public static SimilarityScale fromConfig(final EngramConfig config) {
-        return new SimilarityScale(floors(config, EngramConfig.EMBEDDING_SIMILARITY_FLOORS));
+        return new SimilarityScale(floors(config, DomainConfig.EMBEDDING_SIMILARITY_FLOORS));
     }
 
     private static Map<String, Double> floors(final EngramConfig config, final String key) {

@@ -7,6 +7,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 
 /**
  * Checks a decoded {@link ConversationCompleted} before extraction. An invalid conversation goes to
@@ -68,8 +69,8 @@ public final class ConversationValidator {
      * @return a validator with the configured limits
      */
     public static ConversationValidator from(final EngramConfig config) {
-        return new ConversationValidator(config.getInt(EngramConfig.MAX_MESSAGES),
-            config.getInt(EngramConfig.MAX_MESSAGE_CHARS), config.getInt(EngramConfig.MAX_RECORD_BYTES));
+        return new ConversationValidator(config.getInt(DomainConfig.MAX_MESSAGES),
+            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(EngramConfig.MAX_RECORD_BYTES));
     }
 
     /**
@@ -115,7 +116,7 @@ public final class ConversationValidator {
         }
         if (conversation.getMessages().size() > maxMessages) {
             return Optional.of("conversation has " + conversation.getMessages().size() + " messages, more than "
-                + EngramConfig.MAX_MESSAGES + "=" + maxMessages);
+                + DomainConfig.MAX_MESSAGES + "=" + maxMessages);
         }
         for (int i = 0; i < conversation.getMessages().size(); i++) {
             final Optional<String> problem = problem(i, conversation.getMessages().get(i));
@@ -144,7 +145,7 @@ public final class ConversationValidator {
         }
         if (message.getContent().length() > maxMessageChars) {
             return Optional.of(where + " has " + message.getContent().length() + " characters, more than "
-                + EngramConfig.MAX_MESSAGE_CHARS + "=" + maxMessageChars);
+                + DomainConfig.MAX_MESSAGE_CHARS + "=" + maxMessageChars);
         }
         if (message.getTimestamp() == null || message.getTimestamp().toEpochMilli() < 0) {
             return Optional.of(where + " has a timestamp missing or before 1970");

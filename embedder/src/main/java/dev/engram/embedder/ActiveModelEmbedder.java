@@ -103,7 +103,7 @@ public final class ActiveModelEmbedder implements Embedder {
         final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
         final Embedder next = ScriptRoutedEmbedder.routesHan(config) && !model.equals(hanModel)
             ? new ScriptRoutedEmbedder(main, OnnxEmbedder.shared(hanModel),
-                config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE))
+                config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE))
             : main;
         final Embedder before = held.getAndSet(next);
         LOG.info("Embedding model switched from {} to {} (named active on {})", before.modelName(), model, topic);

@@ -55,7 +55,7 @@ public final class ScriptRoutedEmbedder implements Embedder {
             return main;
         }
         return new ScriptRoutedEmbedder(main, model(config, EngramConfig.EMBEDDING_MODEL_HAN,
-            EngramConfig.EMBEDDING_HAN_DIMENSIONS), config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
+            EngramConfig.EMBEDDING_HAN_DIMENSIONS), config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
     }
 
     /** @return the embedder of the default configuration (bge-small-en-v1.5, bge-small-zh-v1.5 for Han text) */

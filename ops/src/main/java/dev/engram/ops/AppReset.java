@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.tools.StreamsResetter;
 import dev.engram.topics.Topic;
 
@@ -115,7 +116,7 @@ final class AppReset {
     }
 
     void deleteLocalState(final Rebuild.App a) {
-        final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId());
+        final Path dir = Path.of(config.getString(PipelineConfig.STATE_DIR)).resolve(a.applicationId());
         try {
             dev.engram.stack.ProjectPaths.deleteRecursively(dir);
         } catch (IOException e) {

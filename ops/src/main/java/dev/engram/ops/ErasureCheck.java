@@ -19,9 +19,11 @@ import dev.engram.crypto.DataKeys;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.crypto.Kek;
 import dev.engram.port.VectorIndex;
+import dev.engram.qdrant.QdrantConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.StoreNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
@@ -72,7 +74,7 @@ public final class ErasureCheck {
      */
     public static List<Place> run(final EngramConfig config, final UserKey user, final Duration timeout) {
         final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
-        final boolean crypto = config.getBoolean(EngramConfig.CRYPTO_ENABLED);
+        final boolean crypto = config.getBoolean(PipelineConfig.CRYPTO_ENABLED);
         // Without the key-encryption key (e.g. verify-erasure run against the default demo) a sealed record of the
         // user is readable exactly while the user's data key is live on the data keys topic: that is read instead.
         final boolean withKek = crypto && kekGiven(config);
@@ -226,8 +228,8 @@ public final class ErasureCheck {
 
     /** @return whether {@code crypto.kek} or {@code crypto.kek.file} is set */
     private static boolean kekGiven(final EngramConfig config) {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
-        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
+        final String file = config.getString(PipelineConfig.CRYPTO_KEK_FILE);
+        final org.apache.kafka.common.config.types.Password kek = config.getPassword(PipelineConfig.CRYPTO_KEK);
         return file != null && !file.isBlank() || kek != null && !kek.value().isBlank();
     }
 
@@ -271,7 +273,7 @@ public final class ErasureCheck {
             final float[] probe = new float[dimensions];
             java.util.Arrays.fill(probe, (float) (1 / Math.sqrt(dimensions)));
             final int found = qdrant.search(new VectorIndex.Query(user, probe, 10_000, false)).size();
-            return new Place("vector index (Qdrant " + config.getString(EngramConfig.QDRANT_COLLECTION) + ")", found, false,
+            return new Place("vector index (Qdrant " + config.getString(QdrantConfig.QDRANT_COLLECTION) + ")", found, false,
                 found + " points of the user");
         }
     }

@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.engram.config.EngramConfig;
 import dev.engram.config.KafkaConnection;
 import dev.engram.stack.ReachableCluster;
+import dev.engram.streams.PipelineConfig;
 import picocli.CommandLine.Option;
 
 /** Options shared by the ops commands: the cluster and the config file. */
@@ -53,11 +54,11 @@ final class OpsOptions {
             overrides.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers);
         }
         if (stateDir != null) {
-            overrides.put(EngramConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
+            overrides.put(PipelineConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
         }
-        overrides.put(EngramConfig.EXTRACTOR_HTTP_PORT, 0);
-        overrides.put(EngramConfig.CONSOLIDATOR_HTTP_PORT, 0);
-        overrides.put(EngramConfig.RETRIEVER_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.EXTRACTOR_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.RETRIEVER_HTTP_PORT, 0);
         return EngramConfig.load(config == null ? null : config.toAbsolutePath(), System.getenv(), overrides);
     }
 

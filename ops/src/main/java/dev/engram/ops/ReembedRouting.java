@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.avro.Memory;
+import dev.engram.embedder.EmbedderConfig;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 import dev.engram.config.EngramConfig;
@@ -36,7 +37,7 @@ final class ReembedRouting {
             return target;
         }
         return new dev.engram.embedder.ScriptRoutedEmbedder(target, dev.engram.embedder.OnnxEmbedder.shared(hanModel),
-            config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
+            config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
     }
 
     /**

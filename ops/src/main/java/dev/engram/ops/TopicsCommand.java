@@ -7,6 +7,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.config.KafkaConnection;
 import dev.engram.stack.ReachableCluster;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,7 +33,7 @@ public final class TopicsCommand implements Callable<Integer> {
         System.err.println("Creating Engram's topics on " + config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "…");
         try (Admin admin = ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), options.connectTimeoutSeconds,
             "--connect-timeout", "no topic was created")) {
-            final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
+            final List<String> created = TopicSetup.createAll(admin, config.getInt(PipelineConfig.NUM_PARTITIONS),
                 config.maxMessageBytes());
             System.out.println("Created " + created.size() + " topic(s): " + created);
             final List<String> aligned = TopicSetup.alignTimestampLimits(admin);

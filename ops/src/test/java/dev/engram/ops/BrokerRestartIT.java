@@ -13,6 +13,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +49,7 @@ class BrokerRestartIT {
             TopicSetup.createAll(admin, PARTITIONS);
         }
         final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
-            EngramConfig.STATE_DIR, dir.resolve("state").toString(), EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+            PipelineConfig.STATE_DIR, dir.resolve("state").toString(), PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,
             "kafka.reconnect.backoff.max.ms", 500));
         try (ConsolidatorApp app = ConsolidatorApp.start(config)) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);

@@ -13,6 +13,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.EmbeddedKafka;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,11 +55,11 @@ class ConsolidatorKillIT {
         final Path state = dir.resolve("state");
         final Path props = dir.resolve("consolidator.properties");
         Files.writeString(props, EngramConfig.BOOTSTRAP_SERVERS + "=" + kafka.bootstrapServers() + "\n"
-            + EngramConfig.STATE_DIR + "=" + state.toString().replace("\\", "/") + "\n"
+            + PipelineConfig.STATE_DIR + "=" + state.toString().replace("\\", "/") + "\n"
             // the default 45 s session timeout: the restarted instance must not wait for it
-            + EngramConfig.CONSOLIDATOR_HTTP_PORT + "=0\n"
+            + PipelineConfig.CONSOLIDATOR_HTTP_PORT + "=0\n"
             // the test counts memory-updated in the clear (OpsTestSupport)
-            + EngramConfig.CRYPTO_ENABLED + "=false\n");
+            + PipelineConfig.CRYPTO_ENABLED + "=false\n");
         final Process child = startConsolidator(props, "first");
         long atKill;
         try {

@@ -56,7 +56,7 @@ public final class VectorIndexes {
      * @return whether {@code vector.index=qdrant}
      */
     public static boolean isQdrant(final EngramConfig config) {
-        return EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX));
+        return QdrantConfig.VECTOR_INDEX_QDRANT.equals(config.getString(QdrantConfig.VECTOR_INDEX));
     }
 
     private static QdrantVectorIndex open(final EngramConfig config, final int dimensions, final MeterRegistry registry) {

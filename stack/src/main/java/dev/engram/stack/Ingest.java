@@ -94,7 +94,7 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         // gzip by default (ingest.compression.type): every client reads it, kafkajs without a codec plugin
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, EngramConfig.defaults().getString(EngramConfig.INGEST_COMPRESSION));
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, EngramConfig.defaults().getString(StackConfig.INGEST_COMPRESSION));
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes + EngramConfig.RECORD_HEADROOM_BYTES);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
         // An unreachable cluster fails the ingest within a minute instead of blocking forever.
@@ -124,7 +124,7 @@ public final class Ingest implements AutoCloseable {
     public static Ingest of(final String bootstrapServers, final EngramConfig config, final int maxRecordBytes,
                             final String limitName) {
         return new Ingest(bootstrapServers, Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG,
-            config.getString(EngramConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
+            config.getString(StackConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
     }
 
     /**

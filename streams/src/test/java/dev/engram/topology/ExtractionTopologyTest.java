@@ -20,12 +20,14 @@ import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -76,9 +78,9 @@ class ExtractionTopologyTest {
         if (driver != null) {
             driver.close();
         }
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.MAX_MESSAGES, MAX_MESSAGES,
-            EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
-            EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(DomainConfig.MAX_MESSAGES, MAX_MESSAGES,
+            DomainConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
+            PipelineConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.EXTRACTOR);
         driver = new TopologyTestDriver(
