@@ -10,6 +10,7 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.retriever.RetrieverConfig;
@@ -44,7 +45,7 @@ public final class EmbeddedStack implements AutoCloseable {
         try {
             broker = push(EmbeddedBroker.start(runDir));
             final Map<String, Object> base = new java.util.HashMap<>(Map.of(
-                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
                 PipelineConfig.STATE_DIR, runDir.resolve("streams").toString(),
                 PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
                 PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,

@@ -11,15 +11,16 @@ import java.util.concurrent.Callable;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
-import dev.engram.llm.LlmConfig;
-import dev.engram.stack.Ingest;
 import dev.engram.embedder.ScriptRoutedEmbedder;
-import dev.engram.stack.MemoryBankSource;
+import dev.engram.llm.LlmConfig;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.MemoryBankSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -222,7 +223,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         final long start = System.nanoTime();
         final Map<String, List<Memory>> next = SavedMemories.reembed(memories, reembed);
-        overrides.put(EngramConfig.EMBEDDING_MODEL, reembed);
+        overrides.put(CoreConfig.EMBEDDING_MODEL, reembed);
         out.printf("Re-embedded with %s in %.1f s%n", reembed, (System.nanoTime() - start) / 1e9);
         return next;
     }

@@ -23,52 +23,6 @@ public final class ConfigCoherence {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigCoherence.class);
 
-    /** Whether a finding stops the start. */
-    public enum Severity {
-        /** the app does not start */
-        REFUSE,
-        /** the app starts; the finding is logged */
-        WARN
-    }
-
-    /**
-     * One incoherence.
-     *
-     * @param severity refuse or warn
-     * @param keys every key involved, in the order the message names them
-     * @param message what cannot work and why
-     */
-    public record Finding(Severity severity, List<String> keys, String message) {
-
-        /** Copies the keys. */
-        public Finding {
-            keys = List.copyOf(keys);
-        }
-
-        /**
-         * @param message what cannot work and why
-         * @param keys every key involved
-         * @return a finding that stops the start
-         */
-        public static Finding refuse(final String message, final String... keys) {
-            return new Finding(Severity.REFUSE, List.of(keys), message);
-        }
-
-        /**
-         * @param message what never or wrongly fires and why
-         * @param keys every key involved
-         * @return a finding that is logged at start
-         */
-        public static Finding warn(final String message, final String... keys) {
-            return new Finding(Severity.WARN, List.of(keys), message);
-        }
-
-        /** @return {@code key, key: message} */
-        public String text() {
-            return String.join(", ", keys) + ": " + message;
-        }
-    }
-
     private ConfigCoherence() {
     }
 
@@ -77,8 +31,8 @@ public final class ConfigCoherence {
      * @return every group's findings, refusals first (in group order within a severity); empty when the whole is
      *     coherent (the defaults are)
      */
-    public static List<Finding> check(final EngramConfig config) {
-        final List<Finding> findings = new ArrayList<>();
+    public static List<ConfigFinding> check(final EngramConfig config) {
+        final List<ConfigFinding> findings = new ArrayList<>();
         EngramConfig.groups().forEach(group -> findings.addAll(group.check(config)));
         findings.sort((a, b) -> a.severity().compareTo(b.severity()));
         return findings;
@@ -92,14 +46,14 @@ public final class ConfigCoherence {
      * @return the warnings that were logged
      * @throws ConfigException naming the keys of every refusal
      */
-    public static List<Finding> enforce(final EngramConfig config, final String app) {
-        final List<Finding> findings = check(config);
-        final List<Finding> refusals = findings.stream().filter(f -> f.severity() == Severity.REFUSE).toList();
+    public static List<ConfigFinding> enforce(final EngramConfig config, final String app) {
+        final List<ConfigFinding> findings = check(config);
+        final List<ConfigFinding> refusals = findings.stream().filter(f -> f.severity() == ConfigFinding.Severity.REFUSE).toList();
         if (!refusals.isEmpty()) {
             throw new ConfigException("incoherent configuration: "
-                + refusals.stream().map(Finding::text).collect(Collectors.joining("; ")));
+                + refusals.stream().map(ConfigFinding::text).collect(Collectors.joining("; ")));
         }
-        final List<Finding> warnings = findings.stream().filter(f -> f.severity() == Severity.WARN).toList();
+        final List<ConfigFinding> warnings = findings.stream().filter(f -> f.severity() == ConfigFinding.Severity.WARN).toList();
         warnings.forEach(w -> LOG.warn("{}: configuration: {}", app, w.text()));
         return warnings;
     }

@@ -32,7 +32,7 @@ public interface ConfigGroup {
      * @param config the whole configuration, each key valid
      * @return the findings, each naming every key involved; empty when coherent (the defaults are)
      */
-    default List<ConfigCoherence.Finding> check(final EngramConfig config) {
+    default List<ConfigFinding> check(final ConfigValues config) {
         return List.of();
     }
 

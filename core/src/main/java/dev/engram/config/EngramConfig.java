@@ -30,29 +30,9 @@ import org.apache.kafka.common.config.ConfigDef;
  * {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased), explicit overrides. Keys starting with
  * {@code kafka.} pass through to the Kafka clients and Streams with the prefix removed.
  */
-public final class EngramConfig extends AbstractConfig {
+public final class EngramConfig extends AbstractConfig implements ConfigValues {
 
-    /** Prefix of the settings passed through to Kafka clients and Streams. */
-    public static final String KAFKA_PREFIX = "kafka.";
-
-    /** The Kafka cluster every app, tool and background reader connects to. */
-    public static final String BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
-    /** Threads of the in-process embedding model; the retriever embeds at most this many queries at once. */
-    public static final String EMBEDDING_THREADS = "embedding.threads";
-    /** Largest serialized conversation record, bytes; the topics' and producers' limits follow from it. */
-    public static final String MAX_RECORD_BYTES = "input.max.record.bytes";
-    /** Room above {@link #MAX_RECORD_BYTES} for headers (dead letters carry the reason) and batch overhead. */
-    public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
-    /** Vector size of {@link #EMBEDDING_MODEL}. */
-    public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
-    /** The embedding model of every text that is not mostly Han. */
-    public static final String EMBEDDING_MODEL = "embedding.model";
-    /** The embedding model of text mostly in Han characters; empty = {@link #EMBEDDING_MODEL} for every text. */
-    public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
-    /** Vector size of {@link #EMBEDDING_MODEL_HAN}. */
-    public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
-
-    private static final ConfigGroups GROUPS = ConfigGroups.discover(new ConfigDefinition());
+    private static final ConfigGroups GROUPS = ConfigGroups.discover(new CoreConfig());
 
     /** The declared settings: every group's, composed. */
     public static final ConfigDef DEFINITION = GROUPS.definition();
@@ -127,18 +107,18 @@ public final class EngramConfig extends AbstractConfig {
      *     producers' {@code max.request.size}, in bytes
      */
     public int maxMessageBytes() {
-        return getInt(MAX_RECORD_BYTES) + RECORD_HEADROOM_BYTES;
+        return getInt(CoreConfig.MAX_RECORD_BYTES) + CoreConfig.RECORD_HEADROOM_BYTES;
     }
 
     /** @return the Kafka settings ({@code kafka.*} with the prefix removed) */
     public Map<String, Object> kafkaProperties() {
         final Map<String, Object> kafka = new TreeMap<>();
         originals().forEach((k, v) -> {
-            if (k.startsWith(KAFKA_PREFIX)) {
-                kafka.put(k.substring(KAFKA_PREFIX.length()), v);
+            if (k.startsWith(CoreConfig.KAFKA_PREFIX)) {
+                kafka.put(k.substring(CoreConfig.KAFKA_PREFIX.length()), v);
             }
         });
-        kafka.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS));
+        kafka.put("bootstrap.servers", getString(CoreConfig.BOOTSTRAP_SERVERS));
         return kafka;
     }
 

@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.engram.config.ConfigCoherence.Finding;
-import dev.engram.config.ConfigCoherence.Severity;
 import dev.engram.config.ConfigFields.Importance;
 import dev.engram.config.ConfigFields.Range;
 import dev.engram.config.ConfigFields.Type;
+import dev.engram.config.ConfigFinding;
+import dev.engram.config.ConfigFinding.Severity;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -43,10 +43,10 @@ class ConfigGroupsTest {
     @Test
     void shouldComposeCoreFirstThenTheRegisteredGroupsWhenTheClassPathHasThem() {
         assertThat(EngramConfig.groups()).extracting(ConfigGroup::name).containsExactly("core", "sample");
-        assertThat(EngramConfig.owner(EngramConfig.BOOTSTRAP_SERVERS)).contains("core");
+        assertThat(EngramConfig.owner(CoreConfig.BOOTSTRAP_SERVERS)).contains("core");
         assertThat(EngramConfig.owner(SampleGroup.SIZE)).contains("sample");
         assertThat(EngramConfig.owner("llm.base.url")).as("the llm module is not on core's class path").isEmpty();
-        assertThat(EngramConfig.DEFINITION.names()).contains(EngramConfig.EMBEDDING_MODEL, SampleGroup.MODE);
+        assertThat(EngramConfig.DEFINITION.names()).contains(CoreConfig.EMBEDDING_MODEL, SampleGroup.MODE);
         assertThat(EngramConfig.defaults().getInt(SampleGroup.SIZE)).isEqualTo(4);
     }
 
@@ -119,7 +119,7 @@ class ConfigGroupsTest {
     void shouldListEveryKeyOnceUnderItsOwnersHeadingWhenTheTableIsGenerated() {
         final String table = EngramConfig.toMarkdownTable();
 
-        assertThat(table).startsWith("### core (`ConfigDefinition`)\n\n| key | type | default | valid | description |\n");
+        assertThat(table).startsWith("### core (`CoreConfig`)\n\n| key | type | default | valid | description |\n");
         final int sample = table.indexOf("### sample (`SampleGroup`)");
         assertThat(sample).isPositive();
         for (final String key : EngramConfig.DEFINITION.names()) {
@@ -141,10 +141,10 @@ class ConfigGroupsTest {
             SampleGroup.LIMIT, 1.0));
 
         assertThat(ConfigCoherence.check(EngramConfig.defaults())).isEmpty();
-        assertThat(ConfigCoherence.check(both)).extracting(Finding::severity).containsExactly(Severity.REFUSE, Severity.WARN);
+        assertThat(ConfigCoherence.check(both)).extracting(ConfigFinding::severity).containsExactly(Severity.REFUSE, Severity.WARN);
         assertThatThrownBy(() -> ConfigCoherence.enforce(both, "test")).isInstanceOf(ConfigException.class)
             .hasMessage("incoherent configuration: sample.size, sample.limit: too many without a limit");
         assertThat(ConfigCoherence.enforce(EngramConfig.defaults().with(Map.of(SampleGroup.MODE, "slow")), "test"))
-            .extracting(Finding::text).containsExactly("sample.mode: slow is slow");
+            .extracting(ConfigFinding::text).containsExactly("sample.mode: slow is slow");
     }
 }

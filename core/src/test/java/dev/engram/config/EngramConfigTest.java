@@ -45,7 +45,7 @@ class EngramConfigTest {
         assertThat(EngramConfig.fromEnvironmentName("RETRIEVER_HTTP_PORT")).isEqualTo("retriever.http.port");
         assertThat(EngramConfig.fromEnvironmentName("KAFKA_SASL__JAAS___CONFIG")).isEqualTo("kafka.sasl_jaas-config");
         assertThat(EngramConfig.load(null, Map.of("ENGRAM_KAFKA_BOOTSTRAP_SERVERS", "broker:9093"), Map.of())
-            .getString(EngramConfig.BOOTSTRAP_SERVERS)).isEqualTo("broker:9093");
+            .getString(CoreConfig.BOOTSTRAP_SERVERS)).isEqualTo("broker:9093");
     }
 
     @Test
@@ -74,9 +74,9 @@ class EngramConfigTest {
     @Test
     void shouldSizeTopicsAndProducersOneMebibyteAboveTheLargestRecordWhenItIsConfigured() {
         assertThat(EngramConfig.defaults().maxMessageBytes()).isEqualTo(4 * 1024 * 1024 + 1024 * 1024);
-        assertThat(new EngramConfig(Map.of(EngramConfig.MAX_RECORD_BYTES, 2048)).maxMessageBytes())
-            .isEqualTo(2048 + EngramConfig.RECORD_HEADROOM_BYTES);
-        assertThatThrownBy(() -> new EngramConfig(Map.of(EngramConfig.MAX_RECORD_BYTES, 100)))
+        assertThat(new EngramConfig(Map.of(CoreConfig.MAX_RECORD_BYTES, 2048)).maxMessageBytes())
+            .isEqualTo(2048 + CoreConfig.RECORD_HEADROOM_BYTES);
+        assertThatThrownBy(() -> new EngramConfig(Map.of(CoreConfig.MAX_RECORD_BYTES, 100)))
             .hasMessageContaining("input.max.record.bytes");
     }
 

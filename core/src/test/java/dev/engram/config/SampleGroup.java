@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import dev.engram.config.ConfigCoherence.Finding;
 import dev.engram.config.ConfigFields.Importance;
 import dev.engram.config.ConfigFields.Range;
 import dev.engram.config.ConfigFields.Type;
 import dev.engram.config.ConfigFields.ValidString;
+import dev.engram.config.ConfigFinding;
 
 /**
  * A group the core tests register as a service (src/test/resources), as an adapter module registers its own: one key
@@ -50,13 +50,13 @@ public final class SampleGroup implements ConfigGroup {
 
     /** Refuses a size above 100 with a limit of 1, warns about the slow mode. */
     @Override
-    public List<Finding> check(final EngramConfig config) {
-        final List<Finding> findings = new ArrayList<>();
+    public List<ConfigFinding> check(final ConfigValues config) {
+        final List<ConfigFinding> findings = new ArrayList<>();
         if ("slow".equals(config.getString(MODE))) {
-            findings.add(Finding.warn("slow is slow", MODE));
+            findings.add(ConfigFinding.warn("slow is slow", MODE));
         }
         if (config.getInt(SIZE) > 100 && config.getDouble(LIMIT) == 1.0) {
-            findings.add(Finding.refuse("too many without a limit", SIZE, LIMIT));
+            findings.add(ConfigFinding.refuse("too many without a limit", SIZE, LIMIT));
         }
         return findings;
     }

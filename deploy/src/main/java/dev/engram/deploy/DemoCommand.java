@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.qdrant.QdrantConfig;
 import dev.engram.retriever.RetrieverConfig;
@@ -205,7 +206,7 @@ public final class DemoCommand implements Callable<Integer> {
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,
-                config.getInt(EngramConfig.MAX_RECORD_BYTES), EngramConfig.MAX_RECORD_BYTES));
+                config.getInt(CoreConfig.MAX_RECORD_BYTES), CoreConfig.MAX_RECORD_BYTES));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
@@ -339,7 +340,7 @@ public final class DemoCommand implements Callable<Integer> {
         final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
         overrides.putAll(Map.of(
             RetrieverConfig.AUTH_ENABLED, false,
-            EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers,
+            CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers,
             PipelineConfig.STATE_DIR, stateDir.toString(),
             PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
             PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,

@@ -23,21 +23,24 @@ import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.DataKeys;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.crypto.Kek;
 import dev.engram.crypto.PersonalSerdes;
 import dev.engram.domain.DomainConfig;
+import dev.engram.ops.OpsTestSupport;
+import dev.engram.ops.VerifyErasureCommand;
 import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.ops.OpsTestSupport;
-import dev.engram.ops.VerifyErasureCommand;
 import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,8 +51,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * Crypto-shredding end to end on the in-process stack with {@code crypto.enabled}: the sample users and
@@ -87,7 +88,7 @@ class CryptoShreddingIT {
         broker = EmbeddedBroker.start(dir);
         kek = new byte[Kek.KEY_BYTES];
         new SecureRandom().nextBytes(kek);
-        final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+        final Map<String, Object> settings = new HashMap<>(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
             PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
             PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
             RetrieverConfig.AUTH_ENABLED, false, PipelineConfig.CRYPTO_ENABLED, true));

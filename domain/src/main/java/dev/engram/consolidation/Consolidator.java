@@ -11,7 +11,8 @@ import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.domain.DomainConfig;
@@ -170,22 +171,22 @@ public final class Consolidator {
          *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
          * @return the settings
          */
-        public static Settings from(final EngramConfig config) {
+        public static Settings from(final ConfigValues config) {
             return new Settings(config.getDouble(DomainConfig.MIN_IMPORTANCE),
                 config.getDouble(DomainConfig.MIN_CONFIDENCE),
                 config.getDouble(DomainConfig.REINFORCE_THRESHOLD),
                 config.getDouble(DomainConfig.JUDGE_THRESHOLD),
                 Math.min(config.getDouble(DomainConfig.MERGE_THRESHOLD), config.getDouble(DomainConfig.REINFORCE_THRESHOLD)),
-                config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
+                config.getInt(CoreConfig.EMBEDDING_DIMENSIONS),
                 hanModel(config),
-                config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
+                config.getInt(CoreConfig.EMBEDDING_HAN_DIMENSIONS),
                 config.getInt(DomainConfig.MAX_MESSAGE_CHARS),
                 SimilarityScale.fromConfig(config));
         }
 
-        private static String hanModel(final EngramConfig config) {
-            final String han = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
-            return han == null || han.isBlank() || han.equals(config.getString(EngramConfig.EMBEDDING_MODEL)) ? null : han;
+        private static String hanModel(final ConfigValues config) {
+            final String han = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
+            return han == null || han.isBlank() || han.equals(config.getString(CoreConfig.EMBEDDING_MODEL)) ? null : han;
         }
     }
 

@@ -15,11 +15,11 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
 import dev.engram.core.MemoryIds;
 import dev.engram.domain.DomainConfig;
-import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Embedder;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
 import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.AccessCounts;
@@ -117,7 +117,7 @@ public final class MemoryLifecycle {
          * @param config the Engram config ({@code lifecycle.*})
          * @return the settings
          */
-        public static Settings from(final EngramConfig config) {
+        public static Settings from(final ConfigValues config) {
             return new Settings(config.getDouble(DomainConfig.MERGE_THRESHOLD),
                 Duration.ofDays(config.getInt(DomainConfig.STALE_DAYS)),
                 config.getDouble(DomainConfig.STALE_MAX_IMPORTANCE),

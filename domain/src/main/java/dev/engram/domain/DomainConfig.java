@@ -4,14 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.engram.config.ConfigCoherence.Finding;
 import dev.engram.config.ConfigFields;
 import dev.engram.config.ConfigFields.Importance;
 import dev.engram.config.ConfigFields.Range;
 import dev.engram.config.ConfigFields.Type;
 import dev.engram.config.ConfigFields.ValidString;
+import dev.engram.config.ConfigFinding;
 import dev.engram.config.ConfigGroup;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.InvalidSettingException;
 import dev.engram.port.KindPrior;
 
@@ -20,7 +21,7 @@ import dev.engram.port.KindPrior;
  * floors ({@code memory.*}), dedup and contradiction thresholds ({@code dedup.*}), ranking ({@code retrieval.*}), the
  * input limits ({@code input.max.messages}, {@code input.max.message.chars}), the lifecycle pass ({@code lifecycle.*}),
  * the similarity scale ({@code embedding.similarity.floors}) and PII handling ({@code privacy.pii.action}). Registered
- * as a service, composed onto the core definition by {@code EngramConfig}; the keys are this class's constants.
+ * as a service, composed onto the core definition; the keys are this class's constants.
  */
 public final class DomainConfig implements ConfigGroup {
 
@@ -205,10 +206,10 @@ public final class DomainConfig implements ConfigGroup {
      * refuses it by size first). The retrieval weights are checked where they are used (the scorer), not here.
      */
     @Override
-    public List<Finding> check(final EngramConfig config) {
-        final List<Finding> findings = new ArrayList<>();
+    public List<ConfigFinding> check(final ConfigValues config) {
+        final List<ConfigFinding> findings = new ArrayList<>();
         if (config.getInt(DEFAULT_K) > config.getInt(MAX_K)) {
-            findings.add(Finding.refuse("the default k (" + config.getInt(DEFAULT_K) + ") is above the largest a "
+            findings.add(ConfigFinding.refuse("the default k (" + config.getInt(DEFAULT_K) + ") is above the largest a "
                 + "request may ask (" + config.getInt(MAX_K) + "): every request without k would be refused",
                 DEFAULT_K, MAX_K));
         }
@@ -216,40 +217,40 @@ public final class DomainConfig implements ConfigGroup {
         final double judge = config.getDouble(JUDGE_THRESHOLD);
         final double reinforce = config.getDouble(REINFORCE_THRESHOLD);
         if (judge > reinforce) {
-            findings.add(Finding.warn("the judge is asked from " + judge + " up to " + reinforce + ": an empty band, the "
+            findings.add(ConfigFinding.warn("the judge is asked from " + judge + " up to " + reinforce + ": an empty band, the "
                 + "ContradictionJudge is never asked about similar memories", JUDGE_THRESHOLD,
                 REINFORCE_THRESHOLD));
         }
         interval(config, findings);
         final double inferred = config.getDouble(TTL_INFERRED_FACTOR);
         if (inferred == 0 && (config.getInt(TTL_ROLE_DAYS) > 0 || config.getInt(TTL_CONTEXT_DAYS) > 0)) {
-            findings.add(Finding.warn("a TTL factor of 0 makes INFERRED role and context facts expire at the first pass after "
+            findings.add(ConfigFinding.warn("a TTL factor of 0 makes INFERRED role and context facts expire at the first pass after "
                 + "they are stored", TTL_INFERRED_FACTOR, TTL_ROLE_DAYS, TTL_CONTEXT_DAYS));
         }
-        if (config.getInt(MAX_MESSAGE_CHARS) > config.getInt(EngramConfig.MAX_RECORD_BYTES)) {
-            findings.add(Finding.warn("a message at the character limit (" + config.getInt(MAX_MESSAGE_CHARS)
-                + ", at least one byte each) can never fit a record of " + config.getInt(EngramConfig.MAX_RECORD_BYTES)
-                + " bytes: ingest refuses it by size", MAX_MESSAGE_CHARS, EngramConfig.MAX_RECORD_BYTES));
+        if (config.getInt(MAX_MESSAGE_CHARS) > config.getInt(CoreConfig.MAX_RECORD_BYTES)) {
+            findings.add(ConfigFinding.warn("a message at the character limit (" + config.getInt(MAX_MESSAGE_CHARS)
+                + ", at least one byte each) can never fit a record of " + config.getInt(CoreConfig.MAX_RECORD_BYTES)
+                + " bytes: ingest refuses it by size", MAX_MESSAGE_CHARS, CoreConfig.MAX_RECORD_BYTES));
         }
         return findings;
     }
 
-    private static void staleness(final EngramConfig config, final List<Finding> findings) {
+    private static void staleness(final ConfigValues config, final List<ConfigFinding> findings) {
         final double staleBelow = config.getDouble(STALE_MAX_IMPORTANCE);
         final double floor = config.getDouble(MIN_IMPORTANCE);
         if (staleBelow > 0 && staleBelow <= floor) {
-            findings.add(Finding.warn("only memories below importance " + staleBelow + " become STALE, and none below " + floor
+            findings.add(ConfigFinding.warn("only memories below importance " + staleBelow + " become STALE, and none below " + floor
                 + " is stored: STALE never fires (set the stale threshold above the floor, or 0 to turn staleness off)",
                 STALE_MAX_IMPORTANCE, MIN_IMPORTANCE));
         }
         if (staleBelow > 0 && config.getInt(STALE_MAX_ACCESS_COUNT) == 0) {
-            findings.add(Finding.warn("no memory is used fewer than 0 times: STALE never fires",
+            findings.add(ConfigFinding.warn("no memory is used fewer than 0 times: STALE never fires",
                 STALE_MAX_ACCESS_COUNT));
         }
     }
 
     /** The pass runs every interval: a shorter period than that is enforced up to one interval late. */
-    private static void interval(final EngramConfig config, final List<Finding> findings) {
+    private static void interval(final ConfigValues config, final List<ConfigFinding> findings) {
         final long interval = config.getLong(LIFECYCLE_INTERVAL_MS);
         final double inferred = config.getDouble(TTL_INFERRED_FACTOR);
         final Map<String, Long> periods = new java.util.LinkedHashMap<>();
@@ -269,7 +270,7 @@ public final class DomainConfig implements ConfigGroup {
             if (late.stream().anyMatch(k -> k.startsWith("lifecycle.ttl.")) && inferred < 1) {
                 keys.add(TTL_INFERRED_FACTOR);
             }
-            findings.add(Finding.warn("the lifecycle pass runs every " + interval + " ms of event time, longer than "
+            findings.add(ConfigFinding.warn("the lifecycle pass runs every " + interval + " ms of event time, longer than "
                 + String.join(", ", late) + " (the shortest, INFERRED facts' TTLs included): those rules fire up to "
                 + "one interval late", keys.toArray(String[]::new)));
         }

@@ -10,12 +10,12 @@ import java.util.Set;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.InvalidSettingException;
 import dev.engram.core.MemoryIds;
 import dev.engram.domain.DomainConfig;
 import dev.engram.port.KindPrior;
 import dev.engram.port.MemoryKind;
-import dev.engram.config.InvalidSettingException;
 
 /**
  * The second stage of {@link HybridScorer}: the priors re-rank the relevant candidates.
@@ -52,7 +52,7 @@ final class Priors {
      *     kind prior ({@code retrieval.relevance.kind.prior})
      * @throws InvalidSettingException when every weight is 0
      */
-    Priors(final EngramConfig config) {
+    Priors(final ConfigValues config) {
         this.weightSemantic = config.getDouble(DomainConfig.WEIGHT_SEMANTIC);
         this.weightRecency = config.getDouble(DomainConfig.WEIGHT_RECENCY);
         this.weightImportance = config.getDouble(DomainConfig.WEIGHT_IMPORTANCE);

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.core.UserKey;
 import dev.engram.domain.DomainConfig;
 
@@ -50,7 +51,7 @@ public final class ConversationValidator {
      * @param maxMessageChars most characters one message may have, ≥ 1
      */
     public ConversationValidator(final int maxMessages, final int maxMessageChars) {
-        this(maxMessages, maxMessageChars, EngramConfig.defaults().getInt(EngramConfig.MAX_RECORD_BYTES));
+        this(maxMessages, maxMessageChars, CoreConfig.DEFAULT_MAX_RECORD_BYTES);
     }
 
     /**
@@ -68,9 +69,9 @@ public final class ConversationValidator {
      * @param config reads {@code input.max.messages}, {@code input.max.message.chars} and {@code input.max.record.bytes}
      * @return a validator with the configured limits
      */
-    public static ConversationValidator from(final EngramConfig config) {
+    public static ConversationValidator from(final ConfigValues config) {
         return new ConversationValidator(config.getInt(DomainConfig.MAX_MESSAGES),
-            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(EngramConfig.MAX_RECORD_BYTES));
+            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(CoreConfig.MAX_RECORD_BYTES));
     }
 
     /**
@@ -83,7 +84,7 @@ public final class ConversationValidator {
      */
     public Optional<String> sizeProblem(final int recordBytes) {
         return recordBytes > maxRecordBytes
-            ? Optional.of("record of " + recordBytes + " bytes is larger than " + EngramConfig.MAX_RECORD_BYTES + "="
+            ? Optional.of("record of " + recordBytes + " bytes is larger than " + CoreConfig.MAX_RECORD_BYTES + "="
                 + maxRecordBytes)
             : Optional.empty();
     }

@@ -3,14 +3,15 @@ package dev.engram.llm;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.engram.config.ConfigCoherence.Finding;
 import dev.engram.config.ConfigFields;
 import dev.engram.config.ConfigFields.Importance;
 import dev.engram.config.ConfigFields.Range;
 import dev.engram.config.ConfigFields.Type;
 import dev.engram.config.ConfigFields.ValidString;
+import dev.engram.config.ConfigFinding;
 import dev.engram.config.ConfigGroup;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 
 /**
  * The settings the LLM adapter owns ({@link ConfigGroup} {@code llm}): the chat completions server, its limits, retries
@@ -22,7 +23,7 @@ public final class LlmConfig implements ConfigGroup {
     /** The extractor's transaction timeout with an LLM (ms), unless a {@code kafka.*} setting says otherwise. */
     public static final int LLM_TRANSACTION_TIMEOUT_MS = 300_000;
     /** The setting that overrides {@link #LLM_TRANSACTION_TIMEOUT_MS}. */
-    public static final String TRANSACTION_TIMEOUT_KEY = EngramConfig.KAFKA_PREFIX + "producer.transaction.timeout.ms";
+    public static final String TRANSACTION_TIMEOUT_KEY = CoreConfig.KAFKA_PREFIX + "producer.transaction.timeout.ms";
 
     public static final String LLM_BASE_URL = "llm.base.url";
     public static final String LLM_MODEL = "llm.model";
@@ -97,8 +98,8 @@ public final class LlmConfig implements ConfigGroup {
      * conversation is extracted or dead-lettered, and the task re-runs it again and again.
      */
     @Override
-    public List<Finding> check(final EngramConfig config) {
-        final List<Finding> findings = new ArrayList<>();
+    public List<ConfigFinding> check(final ConfigValues config) {
+        final List<ConfigFinding> findings = new ArrayList<>();
         if (config.getString(LLM_BASE_URL).isBlank()) {
             return findings;
         }
@@ -114,7 +115,7 @@ public final class LlmConfig implements ConfigGroup {
             return findings; // Kafka's own validation names the key at start
         }
         if (worst > timeout) {
-            findings.add(Finding.warn("one LLM call may take " + worst + " ms with its retries, longer than the extractor's "
+            findings.add(ConfigFinding.warn("one LLM call may take " + worst + " ms with its retries, longer than the extractor's "
                 + "transaction timeout of " + timeout + " ms: the broker aborts the transaction first and the "
                 + "conversation is re-run instead of extracted or dead-lettered", LLM_MAX_ATTEMPTS,
                 LLM_TIMEOUT_MS, LLM_BACKOFF_MS, TRANSACTION_TIMEOUT_KEY));

@@ -6,14 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.config.ConfigCoherence;
-import dev.engram.config.ConfigCoherence.Finding;
+import dev.engram.config.ConfigFinding;
 import dev.engram.config.EngramConfig;
 import org.junit.jupiter.api.Test;
 
 /** The LLM group's coherence check ({@link LlmConfig#check}), run through {@link ConfigCoherence}. */
 class LlmConfigTest {
 
-    private static List<Finding> check(final Map<String, ?> overrides) {
+    private static List<ConfigFinding> check(final Map<String, ?> overrides) {
         return ConfigCoherence.check(EngramConfig.defaults().with(overrides));
     }
 

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import dev.engram.config.EngramConfig;
+import dev.engram.config.CoreConfig;
 import dev.engram.streams.PipelineConfig;
 
 /**
@@ -74,7 +74,7 @@ final class ChaosChildren implements AutoCloseable {
     Process start(final String command, final String name) {
         final Path props = work.resolve(command + ".properties");
         final Map<String, String> config = new LinkedHashMap<>();
-        config.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrap);
+        config.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrap);
         config.put(PipelineConfig.STATE_DIR, work.resolve("state-" + command).toString());
         final int port = "retriever".equals(command) ? retrieverPort : freePort();
         lastPort = port;

@@ -13,6 +13,7 @@ import java.util.TreeSet;
 
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.crypto.DataKeys;
@@ -24,6 +25,8 @@ import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import dev.engram.topology.StoreNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,8 +35,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * Checks every place Engram keeps something about one user and reports what it finds:
@@ -73,7 +74,7 @@ public final class ErasureCheck {
      * @return every place, in report order
      */
     public static List<Place> run(final EngramConfig config, final UserKey user, final Duration timeout) {
-        final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
+        final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(CoreConfig.BOOTSTRAP_SERVERS));
         final boolean crypto = config.getBoolean(PipelineConfig.CRYPTO_ENABLED);
         // Without the key-encryption key (e.g. verify-erasure run against the default demo) a sealed record of the
         // user is readable exactly while the user's data key is live on the data keys topic: that is read instead.
@@ -267,7 +268,7 @@ public final class ErasureCheck {
             return new Place("vector index", 0, true,
                 "embedded: the consolidator memories store above is the index");
         }
-        final int dimensions = config.getInt(EngramConfig.EMBEDDING_DIMENSIONS);
+        final int dimensions = config.getInt(CoreConfig.EMBEDDING_DIMENSIONS);
         final Optional<QdrantVectorIndex> index = VectorIndexes.retrieverIndex(config, dimensions, new SimpleMeterRegistry());
         try (QdrantVectorIndex qdrant = index.orElseThrow()) {
             final float[] probe = new float[dimensions];

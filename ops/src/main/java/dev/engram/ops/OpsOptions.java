@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.config.KafkaConnection;
 import dev.engram.stack.ReachableCluster;
@@ -51,7 +52,7 @@ final class OpsOptions {
     EngramConfig load() {
         final Map<String, Object> overrides = new HashMap<>();
         if (bootstrapServers != null) {
-            overrides.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers);
+            overrides.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers);
         }
         if (stateDir != null) {
             overrides.put(PipelineConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
@@ -64,6 +65,6 @@ final class OpsOptions {
 
     /** @return consumer/admin properties for the cluster */
     Map<String, Object> client() {
-        return Map.of("bootstrap.servers", load().getString(EngramConfig.BOOTSTRAP_SERVERS));
+        return Map.of("bootstrap.servers", load().getString(CoreConfig.BOOTSTRAP_SERVERS));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.domain.DomainConfig;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class AppConfigCoherenceTest {
 
     private static final EngramConfig INCOHERENT = EngramConfig.plain().with(Map.of(
-        DomainConfig.DEFAULT_K, 50, DomainConfig.MAX_K, 20, EngramConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
+        DomainConfig.DEFAULT_K, 50, DomainConfig.MAX_K, 20, CoreConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
         PipelineConfig.EXTRACTOR_HTTP_PORT, 0, PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0));
 
     @Test

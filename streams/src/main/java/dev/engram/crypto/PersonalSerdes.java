@@ -14,6 +14,7 @@ import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
@@ -61,7 +62,7 @@ public final class PersonalSerdes {
         if (!config.getBoolean(PipelineConfig.CRYPTO_ENABLED)) {
             return Optional.empty();
         }
-        final String id = config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "|" + fingerprint(config);
+        final String id = config.getString(CoreConfig.BOOTSTRAP_SERVERS) + "|" + fingerprint(config);
         return Optional.of(RINGS.computeIfAbsent(id,
             k -> new DataKeys(config.kafkaProperties(), dataKeysTopic, Kek.from(config))));
     }

@@ -4,14 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import dev.engram.config.ConfigCoherence.Finding;
 import dev.engram.config.ConfigFields;
 import dev.engram.config.ConfigFields.Importance;
 import dev.engram.config.ConfigFields.Range;
 import dev.engram.config.ConfigFields.Type;
 import dev.engram.config.ConfigFields.ValidString;
+import dev.engram.config.ConfigFinding;
 import dev.engram.config.ConfigGroup;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
 
 /**
  * The settings the Kafka Streams side owns ({@link ConfigGroup} {@code streams}): what the topologies and their serdes
@@ -104,11 +104,11 @@ public final class PipelineConfig implements ConfigGroup {
 
     /** Refused: {@code serde.format=registry} without {@code schema.registry.url}: no record could be written. */
     @Override
-    public List<Finding> check(final EngramConfig config) {
-        final List<Finding> findings = new ArrayList<>();
+    public List<ConfigFinding> check(final ConfigValues config) {
+        final List<ConfigFinding> findings = new ArrayList<>();
         if ("registry".equals(config.getString(SERDE_FORMAT))
             && config.getString(SCHEMA_REGISTRY_URL).isBlank()) {
-            findings.add(Finding.refuse("the registry wire format needs the schema registry's URL", SERDE_FORMAT,
+            findings.add(ConfigFinding.refuse("the registry wire format needs the schema registry's URL", SERDE_FORMAT,
                 SCHEMA_REGISTRY_URL));
         }
         return findings;

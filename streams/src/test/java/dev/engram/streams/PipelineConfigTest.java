@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.config.ConfigCoherence;
-import dev.engram.config.ConfigCoherence.Finding;
-import dev.engram.config.ConfigCoherence.Severity;
+import dev.engram.config.ConfigFinding;
+import dev.engram.config.ConfigFinding.Severity;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import org.apache.kafka.common.config.ConfigException;
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class PipelineConfigTest {
 
-    private static List<Finding> check(final Map<String, ?> overrides) {
+    private static List<ConfigFinding> check(final Map<String, ?> overrides) {
         return ConfigCoherence.check(EngramConfig.defaults().with(overrides));
     }
 
@@ -33,7 +33,7 @@ class PipelineConfigTest {
     void shouldRefuseADefaultKAboveTheLargestKAndARegistryFormatWithoutARegistry() {
         final EngramConfig both = EngramConfig.defaults().with(Map.of(DomainConfig.DEFAULT_K, 50, DomainConfig.MAX_K, 20,
             PipelineConfig.SERDE_FORMAT, "registry", DomainConfig.STALE_MAX_IMPORTANCE, 0.2));
-        assertThat(ConfigCoherence.check(both)).extracting(Finding::severity)
+        assertThat(ConfigCoherence.check(both)).extracting(ConfigFinding::severity)
             .containsExactly(Severity.REFUSE, Severity.REFUSE, Severity.WARN);
         assertThatThrownBy(() -> ConfigCoherence.enforce(both, "test")).isInstanceOf(ConfigException.class)
             .hasMessageContaining("retrieval.default.k, retrieval.max.k:")

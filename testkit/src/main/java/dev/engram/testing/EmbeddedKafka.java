@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.StreamsSettings;
@@ -130,7 +131,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     public EngramConfig engramConfig(final Map<String, ?> extra) {
         final Map<String, Object> settings = new java.util.HashMap<>(extra);
-        settings.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers());
+        settings.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers());
         settings.put(PipelineConfig.STATE_DIR, stateRoot.resolve(UUID.randomUUID().toString()).toString());
         settings.putIfAbsent(PipelineConfig.CRYPTO_ENABLED, false);
         settings.putIfAbsent(PipelineConfig.EXTRACTOR_HTTP_PORT, 0);

@@ -1,13 +1,5 @@
 package dev.engram.config;
 
-import static dev.engram.config.EngramConfig.BOOTSTRAP_SERVERS;
-import static dev.engram.config.EngramConfig.EMBEDDING_DIMENSIONS;
-import static dev.engram.config.EngramConfig.EMBEDDING_HAN_DIMENSIONS;
-import static dev.engram.config.EngramConfig.EMBEDDING_MODEL;
-import static dev.engram.config.EngramConfig.EMBEDDING_MODEL_HAN;
-import static dev.engram.config.EngramConfig.EMBEDDING_THREADS;
-import static dev.engram.config.EngramConfig.MAX_RECORD_BYTES;
-
 import java.util.Optional;
 
 import dev.engram.config.ConfigFields.Importance;
@@ -17,10 +9,38 @@ import dev.engram.config.ConfigFields.Type;
 /**
  * Core's own settings ({@link ConfigGroup} {@code core}), the ones every side reads: where the Kafka cluster is,
  * the largest record (the topics' and producers' limits follow from it) and the embedding models (the domain, the
- * embedder, Qdrant and the tools all name them). The keys are {@link EngramConfig}'s constants; every other
- * module's settings are declared in its own group and composed onto these by {@link EngramConfig}.
+ * embedder, Qdrant and the tools all name them). The keys are this class's constants, Kafka-free like the
+ * declaration; every other module's settings are declared in its own group and composed onto these by
+ * {@link EngramConfig}.
  */
-final class ConfigDefinition implements ConfigGroup {
+public final class CoreConfig implements ConfigGroup {
+
+    /** Prefix of the settings passed through to Kafka clients and Streams. */
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    /** The Kafka cluster every app, tool and background reader connects to. */
+    public static final String BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
+    /** Threads of the in-process embedding model; the retriever embeds at most this many queries at once. */
+    public static final String EMBEDDING_THREADS = "embedding.threads";
+    /** Largest serialized conversation record, bytes; the topics' and producers' limits follow from it. */
+    public static final String MAX_RECORD_BYTES = "input.max.record.bytes";
+    /** Room above {@link #MAX_RECORD_BYTES} for headers (dead letters carry the reason) and batch overhead. */
+    public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
+    /** Vector size of {@link #EMBEDDING_MODEL}. */
+    public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
+    /** The embedding model of every text that is not mostly Han. */
+    public static final String EMBEDDING_MODEL = "embedding.model";
+    /** The embedding model of text mostly in Han characters; empty = {@link #EMBEDDING_MODEL} for every text. */
+    public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
+    /** Vector size of {@link #EMBEDDING_MODEL_HAN}. */
+    public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
+    /** The default of {@link #MAX_RECORD_BYTES}: 4 MiB. */
+    public static final int DEFAULT_MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+    /** Core's group; {@link EngramConfig} composes it first. */
+    public CoreConfig() {
+        // the keys are constants; the declaration is {@link #define}
+    }
 
     @Override
     public String name() {
@@ -36,7 +56,7 @@ final class ConfigDefinition implements ConfigGroup {
                 Range.atLeast(1), Importance.LOW,
                 "Threads of the in-process embedding model (one text per thread, one ONNX thread each); the retriever "
                     + "embeds at most this many queries at once, the others wait their turn.")
-            .define(MAX_RECORD_BYTES, Type.INT, 4 * 1024 * 1024, Range.between(1024, 64 * 1024 * 1024), Importance.LOW,
+            .define(MAX_RECORD_BYTES, Type.INT, DEFAULT_MAX_RECORD_BYTES, Range.between(1024, 64 * 1024 * 1024), Importance.LOW,
                 "Largest conversation record (serialized Avro, bytes) ingest publishes; a larger one is refused at ingest "
                     + "with this limit named. Topics are created with max.message.bytes and producers run with "
                     + "max.request.size of this plus 1 MiB (headers, dead-letter reasons), so what ingest accepts the "
