@@ -19,6 +19,7 @@ import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.stack.ConversationSources;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -127,9 +128,9 @@ public final class RebuildBenchmark implements Callable<Integer> {
             stack.stopApps();
 
             final EngramConfig config = stack.config().with(Map.of(
-                EngramConfig.STATE_DIR, Path.of(stack.config().getString(EngramConfig.STATE_DIR)).resolveSibling("rebuild-state")
+                PipelineConfig.STATE_DIR, Path.of(stack.config().getString(PipelineConfig.STATE_DIR)).resolveSibling("rebuild-state")
                     .toString()));
-            final Path work = Path.of(stack.config().getString(EngramConfig.STATE_DIR)).resolveSibling("rebuild-work");
+            final Path work = Path.of(stack.config().getString(PipelineConfig.STATE_DIR)).resolveSibling("rebuild-work");
             final Map<String, Object> consolidator = rebuild(config, Rebuild.App.CONSOLIDATOR, false, work, candidates);
             final Map<String, Object> retriever = rebuild(config, Rebuild.App.RETRIEVER, false, work, candidates);
             figures.put("rebuildConsolidator", consolidator);

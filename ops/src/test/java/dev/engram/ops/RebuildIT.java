@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.MemoryCandidate;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.extractor.ExtractorApp;
@@ -23,6 +24,7 @@ import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
@@ -53,9 +55,9 @@ class RebuildIT {
     static void ingestTheSampleAndStop() throws Exception {
         dir = Files.createTempDirectory("engram-rebuild-it");
         broker = EmbeddedBroker.start(dir);
-        config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-            EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0));
+        config = EngramConfig.plain().with(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+            PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+            PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0));
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
         }
