@@ -13,6 +13,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
@@ -77,7 +78,7 @@ class ListQuestionsTest {
     /** The context block for a message within 512 tokens, as {@code GET .../context} packs the retriever's ranking. */
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
         final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
-        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(EngramConfig.MAX_K))
+        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(DomainConfig.MAX_K))
             .memories(pipeline.retriever().memories(userKey))), 512).text();
     }
 

@@ -23,7 +23,8 @@ import dev.engram.text.TurnHeuristics;
  * diet word" rule). A
  * match claims its span of the sentence, so a later rule cannot read the same words again ("I prefer
  * short answers" is a response style, not a liking for "short answers"), and within one sentence the
- * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
+ * first fact per key wins, but a value stated beside a retraction of the same key wins over the retraction.
+ * Questions and hypotheticals ("if I moved to Paris") state nothing.
  *
  * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
  * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link SafetyRules} (allergies, conditions,
@@ -213,7 +214,9 @@ final class FactRules {
                 if (!facts.isEmpty()) {
                     claimed.add(new int[] {m.start(), m.end()});
                     for (final Fact fact : facts) {
-                        byKey.putIfAbsent(fact.key(), fact);
+                        // a new value stated beside the retraction of the old one ("I left IBM and now I work at
+                        // Accenture") is the fact: the new value supersedes the old downstream
+                        byKey.merge(fact.key(), fact, (kept, again) -> kept.negated() && !again.negated() ? again : kept);
                     }
                 }
             }
