@@ -255,14 +255,16 @@ public final class TopicLists {
         }
         final String display = m.getDisplayName().strip();
         if (key.startsWith("hobby:")) {
-            add(out, Topic.ACTIVITIES, value);
+            add(out, Topic.ACTIVITIES, activity(value));
         } else if (key.startsWith("visited:")) {
             add(out, Topic.PLACES, value);
         } else if (key.startsWith("pet:")) {
             final String kind = display.replaceFirst("^Pet\\s*", "");
-            add(out, Topic.PETS, kind.isEmpty() || kind.equalsIgnoreCase(value) ? value : kind + " " + value);
+            add(out, Topic.PETS, kind.isEmpty() || kind.equalsIgnoreCase(value) ? singular(value)
+                : singular(kind) + " " + name(value));
         } else if (key.startsWith("family:")) {
-            add(out, Topic.FAMILY, display.equalsIgnoreCase(value) ? value : display + " " + value);
+            final String relation = display.toLowerCase(Locale.ROOT);
+            add(out, Topic.FAMILY, relation.equalsIgnoreCase(value) ? value : relation + " " + name(value));
         }
     }
 
@@ -276,7 +278,7 @@ public final class TopicLists {
             final Matcher m = pet.matcher(sentence);
             while (m.find()) {
                 final String name = m.groupCount() >= 3 && m.group(3) != null ? m.group(3) : m.group(2);
-                add(out, Topic.PETS, singular(m.group(1)) + (isName(name) ? " " + name : ""));
+                add(out, Topic.PETS, singular(m.group(1)) + (isName(name) ? " " + name(name) : ""));
             }
         }
         if (PLAYS.matcher(sentence).find()) {
@@ -301,7 +303,7 @@ public final class TopicLists {
         final Matcher relative = RELATIVE.matcher(sentence);
         while (relative.find()) {
             final String name = relative.group(2);
-            add(out, Topic.FAMILY, relative.group(1).toLowerCase(Locale.ROOT) + (isName(name) ? " " + name : ""));
+            add(out, Topic.FAMILY, relative.group(1).toLowerCase(Locale.ROOT) + (isName(name) ? " " + name(name) : ""));
         }
         if (ATTENDED.matcher(sentence).find()) {
             final Matcher event = EVENT.matcher(sentence);
@@ -313,6 +315,21 @@ public final class TopicLists {
                 add(out, Topic.EVENTS, String.join(" ", words));
             }
         }
+    }
+
+    /** @return a name without a possessive ending ("Sara's" → "Sara") */
+    private static String name(final String said) {
+        return said.replaceFirst("(?:'s|’s|')$", "");
+    }
+
+    /** @return an activity by its canonical name when the vocabulary knows it ("dance" → "dancing"), else as said */
+    private static String activity(final String said) {
+        for (final Map.Entry<String, Pattern> a : ACTIVITIES.entrySet()) {
+            if (a.getValue().matcher(said).matches()) {
+                return a.getKey();
+            }
+        }
+        return said;
     }
 
     private static boolean isName(final String word) {
@@ -332,6 +349,9 @@ public final class TopicLists {
     /** @return a species word in the singular ("puppies" → "puppy", "cats" → "cat") */
     static String singular(final String species) {
         final String s = species.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        if (s.equals("pup") || s.equals("pups")) {
+            return "puppy";
+        }
         if (s.endsWith("ies")) {
             return s.substring(0, s.length() - 3) + "y";
         }
