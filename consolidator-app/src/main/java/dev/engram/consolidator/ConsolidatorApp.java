@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
+import dev.engram.llm.LlmConfig;
+import dev.engram.runtime.RuntimeConfig;
 import dev.engram.store.EmbeddedVectorIndexFactory;
 import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ActiveModelEmbedder;
@@ -24,6 +27,7 @@ import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.StreamsSettings;
@@ -89,17 +93,17 @@ public final class ConsolidatorApp extends StreamsApp {
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
             .map(s -> new ChatCompletionsClient(s, registry, AppIds.CONSOLIDATOR));
-        final ContradictionJudge judge = client.filter(c -> config.getBoolean(EngramConfig.LLM_JUDGE))
+        final ContradictionJudge judge = client.filter(c -> config.getBoolean(LlmConfig.LLM_JUDGE))
             .<ContradictionJudge>map(c -> new LlmContradictionJudge(c, new KeyValueContradictionJudge(), registry,
                 AppIds.CONSOLIDATOR))
             .orElseGet(KeyValueContradictionJudge::new);
-        final MemoryMerger merger = client.filter(c -> config.getBoolean(EngramConfig.LLM_MERGE))
+        final MemoryMerger merger = client.filter(c -> config.getBoolean(LlmConfig.LLM_MERGE))
             .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, AppIds.CONSOLIDATOR))
             .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry,
             EmbeddedVectorIndexFactory::new);
         // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
-        final ActiveModelEmbedder embedder = config.getDouble(EngramConfig.OBSERVE_THRESHOLD) < 1.0
+        final ActiveModelEmbedder embedder = config.getDouble(DomainConfig.OBSERVE_THRESHOLD) < 1.0
             ? ActiveModelEmbedder.fromConfig(config) : null;
         final Properties props = StreamsSettings.forApp(config, AppIds.CONSOLIDATOR);
         // The daily consolidation pass (merge, observations: embedding, with llm.merge.enabled the LLM) runs inside one
@@ -110,8 +114,8 @@ public final class ConsolidatorApp extends StreamsApp {
         final StreamsRunner runner = new StreamsRunner(
             ConsolidationTopology.build(config, judge, merger, embedder, indexFactory, registry),
             props, "consolidator", registry, RetryingVectorIndex::isIndexOutage);
-        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
-            runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.CONSOLIDATOR_HTTP_PORT), registry,
+            runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
         if (embedder != null) {
             embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         }

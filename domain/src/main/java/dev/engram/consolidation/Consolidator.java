@@ -11,9 +11,11 @@ import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
@@ -178,22 +180,22 @@ public final class Consolidator {
          *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
          * @return the settings
          */
-        public static Settings from(final EngramConfig config) {
-            return new Settings(config.getDouble(EngramConfig.MIN_IMPORTANCE),
-                config.getDouble(EngramConfig.MIN_CONFIDENCE),
-                config.getDouble(EngramConfig.REINFORCE_THRESHOLD),
-                config.getDouble(EngramConfig.JUDGE_THRESHOLD),
-                Math.min(config.getDouble(EngramConfig.MERGE_THRESHOLD), config.getDouble(EngramConfig.REINFORCE_THRESHOLD)),
-                config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
+        public static Settings from(final ConfigValues config) {
+            return new Settings(config.getDouble(DomainConfig.MIN_IMPORTANCE),
+                config.getDouble(DomainConfig.MIN_CONFIDENCE),
+                config.getDouble(DomainConfig.REINFORCE_THRESHOLD),
+                config.getDouble(DomainConfig.JUDGE_THRESHOLD),
+                Math.min(config.getDouble(DomainConfig.MERGE_THRESHOLD), config.getDouble(DomainConfig.REINFORCE_THRESHOLD)),
+                config.getInt(CoreConfig.EMBEDDING_DIMENSIONS),
                 hanModel(config),
-                config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
-                config.getInt(EngramConfig.MAX_MESSAGE_CHARS),
+                config.getInt(CoreConfig.EMBEDDING_HAN_DIMENSIONS),
+                config.getInt(DomainConfig.MAX_MESSAGE_CHARS),
                 SimilarityScale.fromConfig(config));
         }
 
-        private static String hanModel(final EngramConfig config) {
-            final String han = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
-            return han == null || han.isBlank() || han.equals(config.getString(EngramConfig.EMBEDDING_MODEL)) ? null : han;
+        private static String hanModel(final ConfigValues config) {
+            final String han = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
+            return han == null || han.isBlank() || han.equals(config.getString(CoreConfig.EMBEDDING_MODEL)) ? null : han;
         }
     }
 

@@ -21,6 +21,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.runtime.ApiProblem;
@@ -67,7 +68,7 @@ class KnowledgeUpdateReproductionsTest {
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
         final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
         final List<Memory> memories = pipeline.retriever().memories(userKey);
-        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(EngramConfig.MAX_K)).memories(memories)), 512)
+        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(DomainConfig.MAX_K)).memories(memories)), 512)
             .text();
     }
 

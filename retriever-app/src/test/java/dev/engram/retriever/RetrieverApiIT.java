@@ -80,7 +80,7 @@ class RetrieverApiIT {
                 keys.append(',').append(key).append('=').append(tenant).append(":user:").append(user);
             }
         }
-        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, keys.toString()));
+        final EngramConfig config = kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, keys.toString()));
         retriever = RetrieverApp.start(config);
 
         // case-05: two users of one tenant, same conversation id c-1

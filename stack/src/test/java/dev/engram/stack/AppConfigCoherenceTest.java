@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.domain.DomainConfig;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
@@ -19,8 +22,8 @@ import org.junit.jupiter.api.Test;
 class AppConfigCoherenceTest {
 
     private static final EngramConfig INCOHERENT = EngramConfig.plain().with(Map.of(
-        EngramConfig.DEFAULT_K, 50, EngramConfig.MAX_K, 20, EngramConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
-        EngramConfig.EXTRACTOR_HTTP_PORT, 0, EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0));
+        DomainConfig.DEFAULT_K, 50, DomainConfig.MAX_K, 20, CoreConfig.BOOTSTRAP_SERVERS, "127.0.0.1:1",
+        PipelineConfig.EXTRACTOR_HTTP_PORT, 0, PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0));
 
     @Test
     void shouldRefuseToStartEveryAppAndTheDemoWithAnIncoherentConfigNamingTheKeys() {
