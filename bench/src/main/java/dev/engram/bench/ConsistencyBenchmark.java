@@ -31,8 +31,8 @@ import dev.engram.bench.ConsistencyHistories.Event;
 import dev.engram.bench.ConsistencyHistories.History;
 import dev.engram.bench.ConsistencyHistories.Line;
 import dev.engram.bench.ConsistencyHistories.Question;
-import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.llm.LlmConfig;
 import dev.engram.llm.StubChatServer;
 import dev.engram.retriever.Corrections;
 import dev.engram.scoring.Vectors;
@@ -144,7 +144,7 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
             final Map<String, Object> llmFigures;
             try (StubChatServer server = StubChatServer.start(8).responder(model);
                  EmbeddedStack stack = EmbeddedStack.start("consistency-llm", Map.of(
-                     EngramConfig.LLM_BASE_URL, server.baseUrl(), EngramConfig.LLM_MODEL, REPLAY_MODEL))) {
+                     LlmConfig.LLM_BASE_URL, server.baseUrl(), LlmConfig.LLM_MODEL, REPLAY_MODEL))) {
                 llmFigures = measure(stack, all);
             }
             llmFigures.put("model", REPLAY_MODEL);
