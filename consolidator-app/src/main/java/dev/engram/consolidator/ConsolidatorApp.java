@@ -62,6 +62,12 @@ import dev.engram.topics.Topic;
  */
 public final class ConsolidatorApp extends StreamsApp {
 
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "llm", "qdrant");
+
     /** The consolidator's transaction timeout unless {@code kafka.producer.transaction.timeout.ms} is set, ms. */
     public static final int PASS_TRANSACTION_TIMEOUT_MS = 60_000;
 
@@ -89,7 +95,7 @@ public final class ConsolidatorApp extends StreamsApp {
      * @return the running app
      */
     public static ConsolidatorApp start(final EngramConfig config) {
-        checkConfig(config, "consolidator");
+        checkConfig(config, "consolidator", CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
             .map(s -> new ChatCompletionsClient(s, registry, AppIds.CONSOLIDATOR));

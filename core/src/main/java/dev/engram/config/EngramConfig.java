@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +16,7 @@ import java.util.TreeMap;
 
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Engram's configuration: every setting declared once with type, default, importance, doc and validator, by the module
@@ -139,6 +141,24 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
      */
     public static List<ConfigGroup> groups() {
         return GROUPS.groups();
+    }
+
+    /**
+     * Checks that the groups an app reads are composed: each app names the groups of the modules it wires (as a
+     * Debezium connector names the fields it composes onto the core definition), so a module missing from an app's class
+     * path is refused at start with its name instead of an "Unknown configuration" deep inside a topology.
+     *
+     * @param app the app's name, e.g. {@code extractor}
+     * @param groups the names of the groups it reads, e.g. {@code llm}
+     * @throws ConfigException naming the app and every group that is not on the class path
+     */
+    public static void requireGroups(final String app, final Collection<String> groups) {
+        final List<String> composed = GROUPS.groups().stream().map(ConfigGroup::name).toList();
+        final List<String> missing = groups.stream().filter(g -> !composed.contains(g)).toList();
+        if (!missing.isEmpty()) {
+            throw new ConfigException(app + " reads the settings of " + String.join(", ", missing) + ", whose module is "
+                + "not on the class path (composed: " + String.join(", ", composed) + ")");
+        }
     }
 
     /**

@@ -147,4 +147,14 @@ class ConfigGroupsTest {
         assertThat(ConfigCoherence.enforce(EngramConfig.defaults().with(Map.of(SampleGroup.MODE, "slow")), "test"))
             .extracting(ConfigFinding::text).containsExactly("sample.mode: slow is slow");
     }
+
+    @Test
+    void shouldRefuseAnAppWhoseGroupsAreNotAllComposedNamingTheMissingOnes() {
+        EngramConfig.requireGroups("sampler", List.of("core", "sample"));
+
+        assertThatThrownBy(() -> EngramConfig.requireGroups("extractor", List.of("core", "llm", "sample", "embedder")))
+            .isInstanceOf(ConfigException.class)
+            .hasMessage("extractor reads the settings of llm, embedder, whose module is not on the class path "
+                + "(composed: core, sample)");
+    }
 }

@@ -61,6 +61,13 @@ import dev.engram.topics.Topic;
  */
 public final class ExtractorApp extends StreamsApp {
 
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "llm",
+        "extractor-app");
+
     private final PrometheusMeterRegistry meters;
 
     private ExtractorApp(final PrometheusMeterRegistry registry, final StreamsRunner runner, final AppHttpServer http,
@@ -109,7 +116,7 @@ public final class ExtractorApp extends StreamsApp {
      * @return the running app
      */
     public static ExtractorApp start(final EngramConfig config) {
-        checkConfig(config, "extractor");
+        checkConfig(config, "extractor", CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.EXTRACTOR);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside

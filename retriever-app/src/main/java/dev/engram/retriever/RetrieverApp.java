@@ -67,6 +67,13 @@ import dev.engram.topics.AppIds;
     description = "Engram retriever: read model of memory-updated and the retrieval HTTP API.")
 public final class RetrieverApp implements Callable<Integer> {
 
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "qdrant",
+        "retriever-app");
+
     private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
 
     @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in docs/configuration.md).")
@@ -184,7 +191,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.RETRIEVER);
         final Optional<QdrantVectorIndex> dense;
         try {
-            StreamsApp.checkConfig(config, "retriever");
+            StreamsApp.checkConfig(config, "retriever", CONFIG_GROUPS);
             dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
         } catch (RuntimeException e) {
             access.close();

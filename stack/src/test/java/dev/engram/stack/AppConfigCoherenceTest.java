@@ -1,9 +1,12 @@
 package dev.engram.stack;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Map;
 
+import dev.engram.config.ConfigGroup;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
@@ -35,5 +38,20 @@ class AppConfigCoherenceTest {
             .hasMessageContaining("retrieval.default.k, retrieval.max.k");
         assertThatThrownBy(() -> RetrieverApp.start(INCOHERENT)).isInstanceOf(ConfigException.class)
             .hasMessageContaining("retrieval.default.k, retrieval.max.k");
+    }
+
+    @Test
+    void shouldComposeEveryGroupEachAppReadsWhenTheAppsRunTogether() {
+        final List<String> composed = EngramConfig.groups().stream().map(ConfigGroup::name).toList();
+
+        assertThat(composed).containsAll(ExtractorApp.CONFIG_GROUPS).containsAll(ConsolidatorApp.CONFIG_GROUPS)
+            .containsAll(RetrieverApp.CONFIG_GROUPS).contains("stack");
+        for (final List<String> groups : List.of(ExtractorApp.CONFIG_GROUPS, ConsolidatorApp.CONFIG_GROUPS,
+            RetrieverApp.CONFIG_GROUPS)) {
+            assertThat(groups).as("every app reads core's and the domain's settings").startsWith("core", "domain");
+            for (final String group : groups) {
+                assertThat(composed).as(group + " is a composed group's name").contains(group);
+            }
+        }
     }
 }
