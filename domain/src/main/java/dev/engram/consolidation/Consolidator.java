@@ -60,7 +60,11 @@ import dev.engram.scoring.Vectors;
  *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
  *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
  *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
- *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed.</li>
+ *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed. An
+ *       episode whose message already made that fact (the turn's fact and its episode: "My dog Olaf loves the
+ *       beach") and that would only reinforce or revive an episode saying the same is not written at all
+ *       ({@link Outcome#RESTATED_FACT}): the restatement is one piece of evidence, counted once, on the fact; a
+ *       new episode (a new thing said beside the fact) is still created.</li>
  *   <li><b>Ending.</b> an episode of the user's own words that says the value of an ACTIVE fact ended ("Marco and I
  *       broke up", "Biscuit died", "I left IBM"; {@link Outdated#ends}) retracts that fact as a negation does.</li>
  * </ol>
@@ -105,6 +109,11 @@ public final class Consolidator {
         NOTHING_TO_RETRACT,
         /** a redelivery, or a restatement of messages the memory already cites: nothing changed */
         DUPLICATE,
+        /**
+         * an episode of the user's that would reinforce (or revive) an episode restates a fact this same message already
+         * reinforced or created: the fact holds the evidence, nothing changed (rule 7)
+         */
+        RESTATED_FACT,
         /** importance or confidence below the configured minimum: not stored */
         BELOW_THRESHOLD
     }

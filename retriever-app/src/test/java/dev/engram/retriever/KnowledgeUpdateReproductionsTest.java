@@ -253,6 +253,31 @@ class KnowledgeUpdateReproductionsTest {
     }
 
     @Test
+    void shouldWriteOneUpdatePerRestatementWhenATurnMakesBothAFactAndAnEpisode() {
+        final String u = T + "/u-olaf";
+        final int conversations = 8;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            for (int d = 0; d < conversations; d++) {
+                pipeline.publish(conversation(T, "u-olaf", "c-" + d,
+                    user("My dog Olaf loves the beach, he runs after every wave.", day(d)),
+                    assistant("Thanks, noted!", day(d, 30))));
+            }
+            final Memory pet = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() != null && m.getKey().startsWith("pet:")).findFirst()
+                .orElseThrow(() -> new AssertionError("no pet fact: " + pipeline.consolidator().active(u)));
+            final Memory episode = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() == null && m.getContent().contains("every wave")).findFirst()
+                .orElseThrow(() -> new AssertionError("the turn's episode: " + pipeline.consolidator().active(u)));
+            assertThat(pet.getReinforcementCount()).as("every restatement counts, on the fact").isEqualTo(conversations);
+            final List<MemoryUpdated> events = pipeline.updates().stream().filter(e -> e.getUserId().equals("u-olaf"))
+                .toList();
+            assertThat(events.stream().filter(e -> e.getMemoryId().equals(episode.getMemoryId())))
+                .as("the episode is written once, not once more per restatement").hasSize(1);
+            assertThat(events.stream().filter(e -> e.getMemoryId().equals(pet.getMemoryId()))).hasSize(conversations);
+        }
+    }
+
+    @Test
     void shouldKeepOneIdPerFactAndAboutOneUpdatePerConversationWhenFactsAreRestatedForFiftyDays() {
         final String u = T + "/u-churn";
         final List<List<String>> facts = List.of(

@@ -29,7 +29,8 @@ import dev.engram.text.TurnHeuristics;
  * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
  * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link SafetyRules} (allergies, conditions,
  * medication, foods avoided, accessibility), {@link LikingRules} (favourites, likes), {@link HobbyRules},
- * {@link LifeRules} (family, pets, hometown, places visited, languages, age, plans), {@link ChineseRules} (city,
+ * {@link LifeRules} (family, pets, hometown, places visited, languages, age, plans), {@link RoutineRules} (wake-up
+ * and bed times), {@link ChineseRules} (city,
  * employer, role, likes stated in Chinese), {@link ChineseSafetyRules}, {@link ChineseLifeRules}; shared fragments in
  * {@link FactPatterns}.
  * This class orders them, applies them to a sentence and holds the numbers below.
@@ -174,6 +175,7 @@ final class FactRules {
         LikingRules.RULES,              // 9. favourites, likes and dislikes
         HobbyRules.RULES,               // 10. hobbies
         LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
+        RoutineRules.RULES,             //     the times of the user's day (wake-up, bedtime)
         ChineseRules.RULES,             // the same kinds stated in Chinese
         ChineseSafetyRules.RULES,
         ChineseLifeRules.RULES,

@@ -313,6 +313,27 @@ class RuleBasedExtractorTest {
             .containsExactlyInAnyOrder(expected.split(",\\s*"));
     }
 
+    /** Issue 26: a routine restated in other words is one fact (one slot, one value), so it keeps one id. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I wake up at 6:30 every day.                                      | wake_time=6:30
+        My alarm goes off at 6:30, I wake up at 6:30 even on weekends.    | wake_time=6:30
+        I always wake up at 6.30 AM.                                      | wake_time=6:30 am
+        We usually get up around 7am on Sundays.                          | wake_time=7 am
+        I go to bed at 11 pm.                                             | bed_time=11 pm
+        """)
+    void shouldReadTheTimesOfTheUsersDayAsOneSlotEachWhenTheUserStatesThem(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value()).containsExactly(expected);
+        assertThat(said(text)).as("the routine is the sentence: no episode repeats it").allMatch(ExtractedMemory::isFact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"Tomorrow I get up at 5 for the flight.", "If I wake up at 6 I'll go running.",
+        "My son wakes up at 6."})
+    void shouldStateNoRoutineWhenTheTimeIsAPlanAConditionOrSomeoneElses(final String text) {
+        assertThat(facts(text)).noneMatch(m -> m.key().endsWith("_time"));
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"We switched to Monday meetings.", "I want to switch to Linear.", "We moved to Porto.",
         "我打算跳槽到腾讯。", "我想去深圳工作。", "我去年夏天去海边玩了。"})
