@@ -32,6 +32,8 @@ import dev.engram.bench.ConsistencyHistories.History;
 import dev.engram.bench.ConsistencyHistories.Line;
 import dev.engram.bench.ConsistencyHistories.Question;
 import dev.engram.core.UserKey;
+import dev.engram.llm.LlmConfig;
+import dev.engram.llm.StubChatServer;
 import dev.engram.retriever.Corrections;
 import dev.engram.scoring.Vectors;
 import dev.engram.stack.Ingest;
@@ -52,7 +54,9 @@ import picocli.CommandLine.Option;
  * wrong, acronyms restated, compound sentences, other people's facts, negations, a Chinese move, and a churn
  * history of 10 facts each restated in 50 conversations over 50 days) through the real embedded stack
  * ({@link EmbeddedStack}: broker, rule-based extractor, embedder, consolidator, retriever), then asks each history's
- * questions of the retriever's {@code GET .../context} (with {@code recordAccess=false}) at 256 and 512 tokens.
+ * questions of the retriever's {@code GET .../context} (with {@code recordAccess=false}) at 256 and 512 tokens. With
+ * {@code --llm replay} it does it all again on a second stack whose extractor and judge are the LLM ones, against a
+ * local stub model ({@link ConsistencyReplay}); those figures are the JSON's {@code llm} block.
  *
  * <p><b>Order.</b> A user's conversations are published, the pipeline settles, then the user's command (CORRECT
  * or DELETE, built as {@code PUT}/{@code DELETE .../memories/{id}} builds it, {@link Corrections}, with the
@@ -80,6 +84,8 @@ import picocli.CommandLine.Option;
     description = "Scripted histories with knowledge updates: current value, stale and echo leaks in the context block.")
 public final class ConsistencyBenchmark implements Callable<Integer> {
 
+    /** The model name of {@code --llm replay}, recorded on every candidate. */
+    static final String REPLAY_MODEL = "consistency-replay";
     /** Tenant of every history's user. */
     static final String TENANT = "bench";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -88,6 +94,12 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
     @Option(names = "--histories", paramLabel = "FILE",
         description = "Histories of the same shape as the shipped ones (default: the bench's consistency-histories.json).")
     Path histories;
+
+    @Option(names = "--llm", paramLabel = "replay",
+        description = "Also run the histories through the LLM path (LLM extractor and judge) against a local stub model "
+            + "that answers with the rule-based extractor's facts and the histories' labelled model answers; figures "
+            + "under \"llm\".")
+    String llm;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -114,25 +126,53 @@ public final class ConsistencyBenchmark implements Callable<Integer> {
         out.printf("bench consistency — %d histories (%d conversations, %d commands)%n", all.size(),
             all.stream().mapToLong(h -> h.events().stream().filter(e -> !e.isCommand()).count()).sum(),
             all.stream().mapToLong(h -> h.events().stream().filter(Event::isCommand).count()).sum());
+        if (llm != null && !"replay".equals(llm)) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                "--llm: only 'replay' is supported, not '" + llm + "'");
+        }
         final long started = System.nanoTime();
         final Map<String, Object> figures;
         try (EmbeddedStack stack = EmbeddedStack.start("consistency")) {
-            stack.apps().awaitRetrieverReady(Duration.ofMinutes(2));
-            run(stack, all);
-            final List<Answer> answers = ask(stack, all);
-            final List<MemoryUpdated> events = new ArrayList<>();
-            final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(stack.config());
-            if (!TopicScan.toEnd(TopicScan.client(stack.bootstrapServers()), Topic.MEMORY_UPDATED.name(), null,
-                Duration.ofMinutes(2), r -> events.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
-                throw new IllegalStateException("memory-updated not read to its end");
-            }
-            figures = ConsistencyFigures.figures(all, answers, events);
+            figures = measure(stack, all);
         }
         figures.put("seconds", BenchReport.round((System.nanoTime() - started) / 1e9, 1));
         figures.put("loadAverage", BenchReport.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
         print(figures);
+        if (llm != null) {
+            final long llmStarted = System.nanoTime();
+            final ConsistencyReplay model = new ConsistencyReplay(all);
+            final Map<String, Object> llmFigures;
+            try (StubChatServer server = StubChatServer.start(8).responder(model);
+                 EmbeddedStack stack = EmbeddedStack.start("consistency-llm", Map.of(
+                     LlmConfig.LLM_BASE_URL, server.baseUrl(), LlmConfig.LLM_MODEL, REPLAY_MODEL))) {
+                llmFigures = measure(stack, all);
+            }
+            llmFigures.put("model", REPLAY_MODEL);
+            llmFigures.put("calls", model.stats());
+            llmFigures.put("seconds", BenchReport.round((System.nanoTime() - llmStarted) / 1e9, 1));
+            llmFigures.put("loadAverage",
+                BenchReport.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+            out.println();
+            out.println("LLM path (--llm replay, " + REPLAY_MODEL + "):");
+            print(llmFigures);
+            figures.put("llm", llmFigures);
+        }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /** Publishes every history on the stack, asks every question, and scores the answers and the memory log. */
+    private Map<String, Object> measure(final EmbeddedStack stack, final List<History> all) throws Exception {
+        stack.apps().awaitRetrieverReady(Duration.ofMinutes(2));
+        run(stack, all);
+        final List<Answer> answers = ask(stack, all);
+        final List<MemoryUpdated> events = new ArrayList<>();
+        final var decoder = Topic.MEMORY_UPDATED.valueDeserializer(stack.config());
+        if (!TopicScan.toEnd(TopicScan.client(stack.bootstrapServers()), Topic.MEMORY_UPDATED.name(), null,
+            Duration.ofMinutes(2), r -> events.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
+            throw new IllegalStateException("memory-updated not read to its end");
+        }
+        return ConsistencyFigures.figures(all, answers, events);
     }
 
     /** Publishes every history: each user's conversations up to its next command, settle, the commands, and so on. */

@@ -19,7 +19,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * <p>Shape: {@code {"start": ISO instant, "histories": [{"id", "events": [...], "questions": [...]}],
  * "churn": {"id", "days", "facts": [{"ask", "current": [...], "statements": [...]}]}}}. An event happens at
  * {@code start + day} days (+ {@code hour} hours, default 0) and is one of: {@code messages} (a conversation:
- * {@code {"user": text}} or {@code {"assistant": text, "echo": true|false}}), {@code correct} (a CORRECT command on
+ * {@code {"user": text}} or {@code {"assistant": text, "echo": true|false}}, either with {@code "llm": [memories]}:
+ * what a model answers for it under {@code --llm replay}), {@code correct} (a CORRECT command on
  * the user's ACTIVE memory named by {@code key} or by text it {@code contains}; {@code value} and/or
  * {@code content}), or {@code delete} (a DELETE command on the memory named the same way). A question has the text
  * to {@code ask}, its {@code current} values (any alias counts; null: nothing should be known) and its
@@ -41,8 +42,14 @@ final class ConsistencyHistories {
      * @param role {@code user} or {@code assistant}
      * @param text what was said
      * @param echo whether it is the assistant restating what the user said (right or wrong)
+     * @param llm what a model answers for this message in {@code --llm replay} ({@link ConsistencyReplay}): memories
+     *     in the extraction answer schema, without {@code evidence} (the message's own index); null when the model
+     *     extracts what the rule-based extractor does
      */
-    record Line(String role, String text, boolean echo) {
+    record Line(String role, String text, boolean echo, JsonNode llm) {
+        Line(final String role, final String text, final boolean echo) {
+            this(role, text, echo, null);
+        }
     }
 
     /**
@@ -160,7 +167,11 @@ final class ConsistencyHistories {
                 if (role == null) {
                     throw new IllegalArgumentException("history " + history + ": a message needs \"user\" or \"assistant\": " + m);
                 }
-                lines.add(new Line(role, m.get(role).asText(), m.path("echo").asBoolean(false)));
+                final JsonNode llm = m.get("llm");
+                if (llm != null && !llm.isArray()) {
+                    throw new IllegalArgumentException("history " + history + ": \"llm\" must be an array of memories: " + m);
+                }
+                lines.add(new Line(role, m.get(role).asText(), m.path("echo").asBoolean(false), llm));
             }
             return new Event(at, lines, null, null, null, null, null);
         }

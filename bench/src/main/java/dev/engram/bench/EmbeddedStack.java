@@ -10,12 +10,16 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -41,19 +45,19 @@ public final class EmbeddedStack implements AutoCloseable {
         try {
             broker = push(EmbeddedBroker.start(runDir));
             final Map<String, Object> base = new java.util.HashMap<>(Map.of(
-                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-                EngramConfig.STATE_DIR, runDir.resolve("streams").toString(),
-                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
-                EngramConfig.RETRIEVER_HTTP_PORT, 0,
+                CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                PipelineConfig.STATE_DIR, runDir.resolve("streams").toString(),
+                PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+                PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,
+                PipelineConfig.RETRIEVER_HTTP_PORT, 0,
                 // a local benchmark on localhost, as the demo: no API keys
-                EngramConfig.AUTH_ENABLED, false,
+                RetrieverConfig.AUTH_ENABLED, false,
                 // the figures of BENCHMARKS.md are of the pipeline without crypto-shredding (a setting turns it on)
-                EngramConfig.CRYPTO_ENABLED, false));
+                PipelineConfig.CRYPTO_ENABLED, false));
             base.putAll(settings);
             config = EngramConfig.load(null, Map.of(), base);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS));
+                TopicSetup.createAll(admin, config.getInt(PipelineConfig.NUM_PARTITIONS));
             }
             apps = push(DemoApps.start(config));
             monitor = push(new PipelineMonitor(broker.bootstrapServers(),
@@ -141,7 +145,7 @@ public final class EmbeddedStack implements AutoCloseable {
      * @throws IllegalStateException if an app died or the pipeline stalled
      */
     public void awaitSettled(final Duration stallLimit) {
-        final long quietNanos = Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS) + 1_000).toNanos();
+        final long quietNanos = Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS) + 1_000).toNanos();
         long lastSignature = -1;
         long lastChange = System.nanoTime();
         long settledSince = -1;

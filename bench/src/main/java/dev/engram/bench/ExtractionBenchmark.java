@@ -13,23 +13,26 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.llm.LlmConfig;
+import dev.engram.llm.StubChatServer;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.embedder.ScriptRoutedEmbedder;
-import dev.engram.extractor.ExtractorApp;
-import dev.engram.llm.StubChatServer;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import dev.engram.topics.Topic;
 
 /**
  * {@code bench extraction}: conversations per second through one extractor instance when the LLM
@@ -150,12 +153,12 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 }
             }
             final EngramConfig config = EngramConfig.plain().with(Map.of(
-                EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-                EngramConfig.STATE_DIR, runDir.resolve("state").toString(),
-                EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.LLM_BASE_URL, llm.baseUrl(),
-                EngramConfig.LLM_MODEL, "bench-stub",
-                EngramConfig.LLM_MAX_CONCURRENCY, concurrency));
+                CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+                PipelineConfig.STATE_DIR, runDir.resolve("state").toString(),
+                PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+                LlmConfig.LLM_BASE_URL, llm.baseUrl(),
+                LlmConfig.LLM_MODEL, "bench-stub",
+                LlmConfig.LLM_MAX_CONCURRENCY, concurrency));
             try (PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers());
                  ExtractorApp app = ExtractorApp.start(config)) {
                 if (!app.runner().awaitRunning(Duration.ofSeconds(120))) {

@@ -17,6 +17,7 @@ import dev.engram.consolidation.Observations;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.llm.LlmConfig;
 import dev.engram.llm.StubChatServer;
 import dev.engram.stack.DemoSummary;
 import dev.engram.stack.Ingest;
@@ -83,13 +84,13 @@ final class LlmReplaySource {
      */
     Result run(final Path file, final String stackName) throws Exception {
         final LoCoMoReplay replay = LoCoMoReplay.load(file);
-        final int concurrency = EngramConfig.defaults().getInt(EngramConfig.LLM_MAX_CONCURRENCY);
+        final int concurrency = EngramConfig.defaults().getInt(LlmConfig.LLM_MAX_CONCURRENCY);
         try (StubChatServer server = StubChatServer.start(Math.max(8, concurrency * 2)).responder(replay);
              EmbeddedStack stack = EmbeddedStack.start(stackName, Map.of(
-                 EngramConfig.LLM_BASE_URL, server.baseUrl(),
-                 EngramConfig.LLM_MODEL, MODEL,
-                 EngramConfig.LLM_EPISODES, episodes,
-                 EngramConfig.LLM_MERGE, true))) {
+                 LlmConfig.LLM_BASE_URL, server.baseUrl(),
+                 LlmConfig.LLM_MODEL, MODEL,
+                 LlmConfig.LLM_EPISODES, episodes,
+                 LlmConfig.LLM_MERGE, true))) {
             final long start = System.nanoTime();
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 ingest.publish(file, null);

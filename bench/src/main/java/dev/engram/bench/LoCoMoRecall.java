@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.retriever.OwnNames;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
@@ -46,7 +47,7 @@ final class LoCoMoRecall {
     static Map<String, Object> evaluate(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
                                         final Embedder embedder, final EngramConfig config) {
         final HybridScorer scorer = new HybridScorer(embedder, config);
-        final int maxK = config.getInt(EngramConfig.MAX_K);
+        final int maxK = config.getInt(DomainConfig.MAX_K);
         final RecallEvaluation engram = new RecallEvaluation();
         final RecallEvaluation dense = new RecallEvaluation();
         final RecallEvaluation bm25 = new RecallEvaluation();

@@ -116,6 +116,14 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
     }
 
     /**
+     * @return a replay that knows no conversation: extraction requests go unanswered, judge and merge requests get the
+     *     deterministic answers of the class comment (for another extraction answerer, {@link ConsistencyReplay})
+     */
+    static LoCoMoReplay judgeOnly() {
+        return new LoCoMoReplay(Map.of(), Map.of(), Set.of());
+    }
+
+    /**
      * @param file a LoCoMo JSON file (array of samples with {@code conversation}, {@code observation},
      *     {@code session_summary})
      * @return the replay model of every session and speaker in it

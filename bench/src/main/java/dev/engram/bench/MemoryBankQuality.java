@@ -18,6 +18,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.stack.MemoryBankSource;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
@@ -189,7 +190,7 @@ final class MemoryBankQuality {
                                         final List<Question> questions, final Map<String, List<Memory>> memories,
                                         final Embedder embedder, final EngramConfig config) {
         final HybridScorer scorer = new HybridScorer(embedder, config);
-        final int maxK = config.getInt(EngramConfig.MAX_K);
+        final int maxK = config.getInt(DomainConfig.MAX_K);
         final RecallEvaluation engram = new RecallEvaluation();
         final RecallEvaluation dense = new RecallEvaluation();
         final RecallEvaluation bm25 = new RecallEvaluation();

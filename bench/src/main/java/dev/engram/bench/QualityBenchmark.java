@@ -11,13 +11,16 @@ import java.util.concurrent.Callable;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
-import dev.engram.stack.Ingest;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
-import dev.engram.stack.MemoryBankSource;
+import dev.engram.llm.LlmConfig;
 import dev.engram.port.Embedder;
 import dev.engram.retriever.ContextBlock;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.stack.Ingest;
+import dev.engram.stack.MemoryBankSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -144,7 +147,7 @@ public final class QualityBenchmark implements Callable<Integer> {
                 throw new IllegalArgumentException("--llm: only 'replay' is supported, not '" + llm + "'");
             }
             final LlmReplaySource.Result replay = new LlmReplaySource(promptPrice, completionPrice,
-                llmEpisodes != null ? llmEpisodes : EngramConfig.plain().getBoolean(EngramConfig.LLM_EPISODES), out)
+                llmEpisodes != null ? llmEpisodes : EngramConfig.plain().getBoolean(LlmConfig.LLM_EPISODES), out)
                 .run(file);
             memories = replay.memories();
             llmFigures = replay.figures();
@@ -220,7 +223,7 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         final long start = System.nanoTime();
         final Map<String, List<Memory>> next = SavedMemories.reembed(memories, reembed);
-        overrides.put(EngramConfig.EMBEDDING_MODEL, reembed);
+        overrides.put(CoreConfig.EMBEDDING_MODEL, reembed);
         out.printf("Re-embedded with %s in %.1f s%n", reembed, (System.nanoTime() - start) / 1e9);
         return next;
     }
@@ -237,7 +240,7 @@ public final class QualityBenchmark implements Callable<Integer> {
 
     /** @return the hits a list of 10 re-orders with the kind prior: overfetch·10 ({@link HybridScorer#forList}) */
     private static int kindPriorPool(final EngramConfig config) {
-        return 10 * config.getInt(EngramConfig.OVERFETCH_FACTOR);
+        return 10 * config.getInt(DomainConfig.OVERFETCH_FACTOR);
     }
 
     /** Publishes a file through the embedded stack and reads the memories back (or loads --memories). */

@@ -149,7 +149,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4)).build();
         final Map<String, Object> figures;
         final Map<String, Object> stackSettings = settings.over(queryCacheSize < 0 ? Map.of()
-            : Map.of(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE, queryCacheSize));
+            : Map.of(dev.engram.domain.DomainConfig.QUERY_CACHE_SIZE, queryCacheSize));
         try (EmbeddedStack stack = EmbeddedStack.start("retrieval", stackSettings)) {
             try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
                 ingest.publish(file, null);
@@ -219,7 +219,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("queryEmbeddingCeiling", BenchReport.round(ceiling, 1));
             figures.put("ratioToQueryCeiling", BenchReport.round(throughput / ceiling, 3));
             figures.put("queryCacheHitRate", BenchReport.round(hitRate, 3));
-            figures.put("queryCacheSize", stack.config().getInt(dev.engram.config.EngramConfig.QUERY_CACHE_SIZE));
+            figures.put("queryCacheSize", stack.config().getInt(dev.engram.domain.DomainConfig.QUERY_CACHE_SIZE));
             figures.put("cpuMsPerQueryEmbedding", BenchReport.round(cpuMsPerEmbedding, 2));
             figures.put("cpuMsPerRequest", BenchReport.round(cpuMsPerRequest, 2));
             figures.put("cpuRatioToQueryCeiling", BenchReport.round(cpuMsPerEmbedding / cpuMsPerRequest, 3));

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.ScoredMemory;
 import org.junit.jupiter.api.Test;
@@ -109,7 +110,7 @@ class QualityBenchmarkTest {
         final var embedder = ScriptRoutedEmbedder.defaults();
         // every memory a candidate, so that each user's top 3 holds all of that user's memories
         final var scorer = new dev.engram.scoring.HybridScorer(embedder, EngramConfig.defaults().with(
-            Map.of(EngramConfig.MIN_RELEVANCE, "0", EngramConfig.MIN_TOP_RELEVANCE, "0")));
+            Map.of(DomainConfig.MIN_RELEVANCE, "0", DomainConfig.MIN_TOP_RELEVANCE, "0")));
 
         final List<ScoredMemory> top = LoCoMoRecall.merged(sample, both, embedder.embedQuery(both.question()),
             memories, scorer, 3);

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.engram.bench.EmbeddedStack;
-import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.retriever.RetrieverConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,8 +39,8 @@ class EngramClientIT {
     @BeforeAll
     static void start() {
         stack = EmbeddedStack.start(dir.resolve("run"), Map.of(
-            EngramConfig.AUTH_ENABLED, true,
-            EngramConfig.AUTH_KEYS, MIRA_KEY + "=acme:user:mira," + ANA_KEY + "=acme:user:ana,"
+            RetrieverConfig.AUTH_ENABLED, true,
+            RetrieverConfig.AUTH_KEYS, MIRA_KEY + "=acme:user:mira," + ANA_KEY + "=acme:user:ana,"
                 + ADMIN_KEY + "=acme:admin"));
         stack.apps().awaitRetrieverReady(Duration.ofSeconds(90));
         mira = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(MIRA_KEY).build();

@@ -13,9 +13,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import dev.engram.streams.PipelineConfig;
 import downstream.PlainRegistryConsumer;
 import dev.engram.bench.EmbeddedStack;
-import dev.engram.config.EngramConfig;
 import dev.engram.serde.RegistryAvroSerdes;
 import dev.engram.serde.SchemaRegistryClient;
 import dev.engram.serde.NewerWriter;
@@ -53,8 +53,8 @@ class RegistryConsumerIT {
     @BeforeAll
     static void start() {
         registry = SchemaRegistryDouble.start();
-        stack = EmbeddedStack.start(dir.resolve("run"), Map.of(EngramConfig.SERDE_FORMAT, "registry",
-            EngramConfig.SCHEMA_REGISTRY_URL, registry.url()));
+        stack = EmbeddedStack.start(dir.resolve("run"), Map.of(PipelineConfig.SERDE_FORMAT, "registry",
+            PipelineConfig.SCHEMA_REGISTRY_URL, registry.url()));
         try (ConversationPublisher publisher = new ConversationPublisher(
             Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()), TopicSerdes.of(stack.config()))) {
             final Instant t = Instant.parse("2025-01-06T09:00:00Z");

@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
+import dev.engram.llm.LlmConfig;
+import dev.engram.runtime.RuntimeConfig;
 import dev.engram.store.EmbeddedVectorIndexFactory;
 import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ActiveModelEmbedder;
@@ -24,6 +27,7 @@ import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.RetryingVectorIndex;
 import dev.engram.topology.StreamsSettings;
@@ -58,6 +62,12 @@ import dev.engram.topics.Topic;
  */
 public final class ConsolidatorApp extends StreamsApp {
 
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "llm", "qdrant");
+
     /** The consolidator's transaction timeout unless {@code kafka.producer.transaction.timeout.ms} is set, ms. */
     public static final int PASS_TRANSACTION_TIMEOUT_MS = 60_000;
 
@@ -85,21 +95,21 @@ public final class ConsolidatorApp extends StreamsApp {
      * @return the running app
      */
     public static ConsolidatorApp start(final EngramConfig config) {
-        checkConfig(config, "consolidator");
+        checkConfig(config, "consolidator", CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
             .map(s -> new ChatCompletionsClient(s, registry, AppIds.CONSOLIDATOR));
-        final ContradictionJudge judge = client.filter(c -> config.getBoolean(EngramConfig.LLM_JUDGE))
+        final ContradictionJudge judge = client.filter(c -> config.getBoolean(LlmConfig.LLM_JUDGE))
             .<ContradictionJudge>map(c -> new LlmContradictionJudge(c, new KeyValueContradictionJudge(), registry,
                 AppIds.CONSOLIDATOR))
             .orElseGet(KeyValueContradictionJudge::new);
-        final MemoryMerger merger = client.filter(c -> config.getBoolean(EngramConfig.LLM_MERGE))
+        final MemoryMerger merger = client.filter(c -> config.getBoolean(LlmConfig.LLM_MERGE))
             .<MemoryMerger>map(c -> new LlmMemoryMerger(c, registry, AppIds.CONSOLIDATOR))
             .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry,
             EmbeddedVectorIndexFactory::new);
         // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
-        final ActiveModelEmbedder embedder = config.getDouble(EngramConfig.OBSERVE_THRESHOLD) < 1.0
+        final ActiveModelEmbedder embedder = config.getDouble(DomainConfig.OBSERVE_THRESHOLD) < 1.0
             ? ActiveModelEmbedder.fromConfig(config) : null;
         final Properties props = StreamsSettings.forApp(config, AppIds.CONSOLIDATOR);
         // The daily consolidation pass (merge, observations: embedding, with llm.merge.enabled the LLM) runs inside one
@@ -110,8 +120,8 @@ public final class ConsolidatorApp extends StreamsApp {
         final StreamsRunner runner = new StreamsRunner(
             ConsolidationTopology.build(config, judge, merger, embedder, indexFactory, registry),
             props, "consolidator", registry, RetryingVectorIndex::isIndexOutage);
-        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.CONSOLIDATOR_HTTP_PORT), registry,
-            runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.CONSOLIDATOR_HTTP_PORT), registry,
+            runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
         if (embedder != null) {
             embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         }

@@ -5,141 +5,39 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
- * Engram's configuration, declared once with type, default, importance, doc and validator (Kafka's
- * {@link ConfigDef}); the README's configuration table is generated from {@link #DEFINITION} by
- * {@link #toMarkdownTable()}.
+ * Engram's configuration: every setting declared once with type, default, importance, doc and validator, by the module
+ * that owns it ({@link ConfigGroup}: core's own keys are this class's constants, each other module's are its group's
+ * constants, e.g. {@code LlmConfig.LLM_BASE_URL}), composed into one Kafka {@link ConfigDef}, {@link #DEFINITION}:
+ * core's group first, then every group registered as a service on the class path, by name. A key read anywhere is
+ * known there, since its reader depends on its owner; a key no group declares is kept (it is passed to Kafka if it
+ * starts with {@code kafka.}) but reading it is Kafka's "Unknown configuration" error. The configuration reference's
+ * table is generated from the groups by {@link #toMarkdownTable()}.
  *
  * <p>Sources, later wins: defaults, a properties file ({@code --config FILE}), environment
  * variables with the prefix {@code ENGRAM_} mapped as Kafka's docker images do ({@code _}→{@code .},
  * {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased), explicit overrides. Keys starting with
  * {@code kafka.} pass through to the Kafka clients and Streams with the prefix removed.
- *
- * <p>Thresholds and weights default to the memory model of docs/ARCHITECTURE.md: the scoring
- * weights 0.4 / 0.2 / 0.3 / 0.1, the 30-day recency constant, the 0.9 / 0.7 dedup thresholds.
  */
-public final class EngramConfig extends AbstractConfig {
+public final class EngramConfig extends AbstractConfig implements ConfigValues {
 
-    /** Prefix of the settings passed through to Kafka clients and Streams. */
-    public static final String KAFKA_PREFIX = "kafka.";
+    private static final ConfigGroups GROUPS = ConfigGroups.discover(new CoreConfig());
 
-    public static final String BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
-    public static final String STATE_DIR = "state.dir";
-    public static final String NUM_PARTITIONS = "topics.partitions";
-    public static final String EXTRACTOR_HTTP_PORT = "extractor.http.port";
-    public static final String CONSOLIDATOR_HTTP_PORT = "consolidator.http.port";
-    public static final String RETRIEVER_HTTP_PORT = "retriever.http.port";
-    public static final String RETRIEVER_HTTP_HOST = "retriever.http.host";
-    /** Longest a started retriever answers 503 (not 404) for users and memories it has not read yet. */
-    public static final String RETRIEVER_CATCHUP_MAX_WAIT_MS = "retriever.catchup.max.wait.ms";
-    /** Address every app's HTTP server listens on; loopback unless configured. */
-    public static final String HTTP_BIND_ADDRESS = "http.bind.address";
-    /** The explicit opt-in to serve the API without authentication on a non-loopback address. */
-    public static final String AUTH_ALLOW_UNAUTHENTICATED_REMOTE = "retriever.auth.allow.unauthenticated.remote";
-    /** Browser origins allowed to call the MCP endpoint besides loopback ones (DNS rebinding protection). */
-    public static final String MCP_ALLOWED_ORIGINS = "retriever.mcp.allowed.origins";
-    public static final String MIN_IMPORTANCE = "memory.min.importance";
-    public static final String MIN_CONFIDENCE = "memory.min.confidence";
-    public static final String REINFORCE_THRESHOLD = "dedup.reinforce.threshold";
-    public static final String JUDGE_THRESHOLD = "dedup.judge.threshold";
-    public static final String WEIGHT_SEMANTIC = "retrieval.weight.semantic";
-    public static final String WEIGHT_RECENCY = "retrieval.weight.recency";
-    public static final String WEIGHT_IMPORTANCE = "retrieval.weight.importance";
-    public static final String WEIGHT_ACCESS = "retrieval.weight.access";
-    public static final String RECENCY_DECAY_DAYS = "retrieval.recency.decay.days";
-    public static final String ACCESS_SATURATION = "retrieval.access.saturation";
-    public static final String OVERFETCH_FACTOR = "retrieval.overfetch.factor";
-    public static final String DEFAULT_K = "retrieval.default.k";
-    public static final String MAX_K = "retrieval.max.k";
-    public static final String CONTEXT_BUDGET_TOKENS = "retrieval.context.budget.tokens";
-    public static final String EMBEDDING_THREADS = "embedding.threads";
-    public static final String MAX_MESSAGES = "input.max.messages";
-    public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
-    /** Largest serialized conversation record, bytes; the topics' and producers' limits follow from it. */
-    public static final String MAX_RECORD_BYTES = "input.max.record.bytes";
-    /** Room above {@link #MAX_RECORD_BYTES} for headers (dead letters carry the reason) and batch overhead. */
-    public static final int RECORD_HEADROOM_BYTES = 1024 * 1024;
-    public static final String MIN_RELEVANCE = "retrieval.min.relevance";
-    public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
-    public static final String KIND_PRIOR = "retrieval.relevance.kind.prior";
-    public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
-    public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
-    public static final String SKIP_OBSERVED = "retrieval.skip.observed";
-    public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
-    public static final String EMBEDDING_DIMENSIONS = "embedding.dimensions";
-    public static final String EMBEDDING_MODEL = "embedding.model";
-    public static final String EXTRACTOR_MAX_IN_FLIGHT = "extractor.max.in.flight";
-    public static final String EMBEDDING_MODEL_HAN = "embedding.model.han";
-    public static final String EMBEDDING_HAN_MIN_SHARE = "embedding.han.min.share";
-    public static final String EMBEDDING_HAN_DIMENSIONS = "embedding.han.dimensions";
-    public static final String EMBEDDING_SIMILARITY_FLOORS = "embedding.similarity.floors";
-    public static final String LIFECYCLE_INTERVAL_MS = "lifecycle.interval.ms";
-    public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
-    public static final String OBSERVE_THRESHOLD = "lifecycle.observe.threshold";
-    public static final String OBSERVE_MAX_MEMBERS = "lifecycle.observe.max.members";
-    public static final String OBSERVE_INTERVAL_MS = "lifecycle.observe.interval.ms";
-    public static final String STALE_DAYS = "lifecycle.stale.days";
-    public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
-    public static final String STALE_MAX_ACCESS_COUNT = "lifecycle.stale.max.access.count";
-    public static final String TTL_ROLE_DAYS = "lifecycle.ttl.role.days";
-    public static final String TTL_CONTEXT_DAYS = "lifecycle.ttl.context.days";
-    public static final String TTL_INFERRED_FACTOR = "lifecycle.ttl.inferred.factor";
-    public static final String ARCHIVE_RETENTION_DAYS = "lifecycle.archive.retention.days";
-    public static final String PII_ACTION = "privacy.pii.action";
-    /** Encrypt personal fields on Engram's topics and stores with a per-user data key (crypto-shredding). */
-    public static final String CRYPTO_ENABLED = "crypto.enabled";
-    /** Key-encryption key, base64 of 32 random bytes. */
-    public static final String CRYPTO_KEK = "crypto.kek";
-    /** File holding the key-encryption key (a mounted secret), base64 of 32 random bytes. */
-    public static final String CRYPTO_KEK_FILE = "crypto.kek.file";
-    public static final String AUTH_ENABLED = "retriever.auth.enabled";
-    public static final String AUTH_KEYS = "retriever.auth.keys";
-    public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
-    public static final String VECTOR_INDEX = "vector.index";
-    public static final String QDRANT_HOST = "qdrant.host";
-    public static final String QDRANT_PORT = "qdrant.port";
-    public static final String QDRANT_API_KEY = "qdrant.api.key";
-    public static final String QDRANT_TLS = "qdrant.tls";
-    public static final String QDRANT_COLLECTION = "qdrant.collection";
-    public static final String QDRANT_TIMEOUT_MS = "qdrant.timeout.ms";
-    public static final String QDRANT_RETRY_BUDGET_MS = "qdrant.retry.budget.ms";
-    /** {@link #VECTOR_INDEX} value: exact cosine over the consolidator's own state store. */
-    public static final String VECTOR_INDEX_EMBEDDED = "embedded";
-    /** {@link #VECTOR_INDEX} value: Qdrant through its gRPC client. */
-    public static final String VECTOR_INDEX_QDRANT = "qdrant";
-    public static final String LLM_BASE_URL = "llm.base.url";
-    public static final String LLM_MODEL = "llm.model";
-    public static final String LLM_API_KEY = "llm.api.key";
-    public static final String LLM_TIMEOUT_MS = "llm.timeout.ms";
-    public static final String LLM_MAX_TOKENS = "llm.max.tokens";
-    public static final String LLM_TEMPERATURE = "llm.temperature";
-    public static final String LLM_MAX_CONCURRENCY = "llm.max.concurrency";
-    public static final String LLM_MAX_ATTEMPTS = "llm.max.attempts";
-    public static final String LLM_BACKOFF_MS = "llm.backoff.ms";
-    public static final String LLM_CONTEXT_TOKENS = "llm.context.tokens";
-    public static final String LLM_RESPONSE_FORMAT = "llm.response.format";
-    public static final String LLM_BREAKER_OPEN_MS = "llm.breaker.open.ms";
-    public static final String LLM_JUDGE = "llm.judge.enabled";
-    public static final String LLM_EPISODES = "llm.extraction.episodes";
-    public static final String LLM_MERGE = "llm.merge.enabled";
-    public static final String LLM_PRICE_PROMPT = "llm.price.prompt.per.million";
-    public static final String LLM_PRICE_COMPLETION = "llm.price.completion.per.million";
-    public static final String SERDE_FORMAT = "serde.format";
-    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
-    public static final String SCHEMA_REGISTRY_USER_INFO = "schema.registry.basic.auth.user.info";
-    /** Compression codec of the records {@code bin/engram ingest} and the demo publish to conversations-completed. */
-    public static final String INGEST_COMPRESSION = "ingest.compression.type";
-
-    /** The declared settings. */
-    public static final ConfigDef DEFINITION = ConfigDefinition.define();
+    /** The declared settings: every group's, composed. */
+    public static final ConfigDef DEFINITION = GROUPS.definition();
 
     /** @param originals raw settings; unknown keys are kept (kafka.* pass-through) */
     public EngramConfig(final Map<String, ?> originals) {
@@ -160,7 +58,8 @@ public final class EngramConfig extends AbstractConfig {
      * @return the plain configuration
      */
     public static EngramConfig plain() {
-        return new EngramConfig(Map.of(CRYPTO_ENABLED, false));
+        // crypto.enabled is the streams group's (PipelineConfig.CRYPTO_ENABLED, which pins this spelling in a test)
+        return new EngramConfig(Map.of("crypto.enabled", false));
     }
 
     /**
@@ -210,18 +109,18 @@ public final class EngramConfig extends AbstractConfig {
      *     producers' {@code max.request.size}, in bytes
      */
     public int maxMessageBytes() {
-        return getInt(MAX_RECORD_BYTES) + RECORD_HEADROOM_BYTES;
+        return getInt(CoreConfig.MAX_RECORD_BYTES) + CoreConfig.RECORD_HEADROOM_BYTES;
     }
 
     /** @return the Kafka settings ({@code kafka.*} with the prefix removed) */
     public Map<String, Object> kafkaProperties() {
         final Map<String, Object> kafka = new TreeMap<>();
         originals().forEach((k, v) -> {
-            if (k.startsWith(KAFKA_PREFIX)) {
-                kafka.put(k.substring(KAFKA_PREFIX.length()), v);
+            if (k.startsWith(CoreConfig.KAFKA_PREFIX)) {
+                kafka.put(k.substring(CoreConfig.KAFKA_PREFIX.length()), v);
             }
         });
-        kafka.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS));
+        kafka.put("bootstrap.servers", getString(CoreConfig.BOOTSTRAP_SERVERS));
         return kafka;
     }
 
@@ -237,16 +136,63 @@ public final class EngramConfig extends AbstractConfig {
         return new EngramConfig(merged);
     }
 
-    /** @return the README's configuration table, as Markdown */
+    /**
+     * @return the groups composed into {@link #DEFINITION}, core's first, then by name
+     */
+    public static List<ConfigGroup> groups() {
+        return GROUPS.groups();
+    }
+
+    /**
+     * Checks that the groups an app reads are composed: each app names the groups of the modules it wires (as a
+     * Debezium connector names the fields it composes onto the core definition), so a module missing from an app's class
+     * path is refused at start with its name instead of an "Unknown configuration" deep inside a topology.
+     *
+     * @param app the app's name, e.g. {@code extractor}
+     * @param groups the names of the groups it reads, e.g. {@code llm}
+     * @throws ConfigException naming the app and every group that is not on the class path
+     */
+    public static void requireGroups(final String app, final Collection<String> groups) {
+        final List<String> composed = GROUPS.groups().stream().map(ConfigGroup::name).toList();
+        final List<String> missing = groups.stream().filter(g -> !composed.contains(g)).toList();
+        if (!missing.isEmpty()) {
+            throw new ConfigException(app + " reads the settings of " + String.join(", ", missing) + ", whose module is "
+                + "not on the class path (composed: " + String.join(", ", composed) + ")");
+        }
+    }
+
+    /**
+     * @param key a setting's key
+     * @return the name of the group that declares it, or empty for a key no group declares
+     */
+    public static Optional<String> owner(final String key) {
+        return Optional.ofNullable(GROUPS.owners().get(key)).map(ConfigGroup::name);
+    }
+
+    /**
+     * The configuration reference's table: one section per group (its name and declaring class), each key once, in
+     * its group's declaration order.
+     *
+     * @return the tables, as Markdown
+     */
     public static String toMarkdownTable() {
-        final StringBuilder out = new StringBuilder("| key | type | default | valid | description |\n")
-            .append("| --- | --- | --- | --- | --- |\n");
-        for (final ConfigDef.ConfigKey key : DEFINITION.configKeys().values()) {
-            out.append("| `").append(key.name).append("` | ").append(key.type.name().toLowerCase(java.util.Locale.ROOT))
-                .append(" | ").append(key.name.equals(STATE_DIR) ? "`$TMPDIR/engram-streams`"
-                    : key.name.equals(EMBEDDING_THREADS) ? "cores" : "`" + ConfigDef.convertToString(key.defaultValue, key.type) + "`")
-                .append(" | ").append(key.validator == null ? "" : key.validator.toString())
-                .append(" | ").append(key.documentation).append(" |\n");
+        final StringBuilder out = new StringBuilder();
+        for (final ConfigGroup group : GROUPS.groups()) {
+            out.append(out.length() == 0 ? "" : "\n").append("### ").append(group.name()).append(" (`")
+                .append(group.getClass().getSimpleName()).append("`)\n\n")
+                .append("| key | type | default | valid | description |\n")
+                .append("| --- | --- | --- | --- | --- |\n");
+            GROUPS.owners().forEach((name, owner) -> {
+                if (owner != group) {
+                    return;
+                }
+                final ConfigDef.ConfigKey key = DEFINITION.configKeys().get(name);
+                out.append("| `").append(key.name).append("` | ").append(key.type.name().toLowerCase(Locale.ROOT))
+                    .append(" | ").append(group.shownDefault(name)
+                        .orElseGet(() -> "`" + ConfigDef.convertToString(key.defaultValue, key.type) + "`"))
+                    .append(" | ").append(key.validator == null ? "" : key.validator.toString())
+                    .append(" | ").append(key.documentation).append(" |\n");
+            });
         }
         return out.toString();
     }

@@ -11,7 +11,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantConfig;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.ConversationSources.ExampleQuery;
 import dev.engram.stack.DemoApps;
@@ -21,6 +24,7 @@ import dev.engram.stack.Ingest;
 import dev.engram.stack.PipelineMonitor;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -121,13 +125,13 @@ public final class DemoCommand implements Callable<Integer> {
     Map<String, Object> vectorIndexOverrides() {
         final Map<String, Object> settings = new java.util.HashMap<>();
         if (vectorIndex != null) {
-            settings.put(EngramConfig.VECTOR_INDEX, vectorIndex);
+            settings.put(QdrantConfig.VECTOR_INDEX, vectorIndex);
         }
         if (qdrantHost != null) {
-            settings.put(EngramConfig.QDRANT_HOST, qdrantHost);
+            settings.put(QdrantConfig.QDRANT_HOST, qdrantHost);
         }
         if (qdrantPort != null) {
-            settings.put(EngramConfig.QDRANT_PORT, qdrantPort);
+            settings.put(QdrantConfig.QDRANT_PORT, qdrantPort);
         }
         return settings;
     }
@@ -140,8 +144,8 @@ public final class DemoCommand implements Callable<Integer> {
         if (qdrantPort != null && (qdrantPort < 1 || qdrantPort > 65_535)) {
             throw dev.engram.ops.OptionValues.invalid(spec, "--qdrant-port", qdrantPort, "1..65535");
         }
-        final java.util.List<String> indexes = java.util.List.of(EngramConfig.VECTOR_INDEX_EMBEDDED,
-            EngramConfig.VECTOR_INDEX_QDRANT);
+        final java.util.List<String> indexes = java.util.List.of(QdrantConfig.VECTOR_INDEX_EMBEDDED,
+            QdrantConfig.VECTOR_INDEX_QDRANT);
         if (vectorIndex != null && !indexes.contains(vectorIndex)) {
             throw dev.engram.ops.OptionValues.invalid(spec, "--vector-index", vectorIndex, String.join(", ", indexes));
         }
@@ -184,16 +188,16 @@ public final class DemoCommand implements Callable<Integer> {
             overrides.putAll(LocalKek.of(checked, dir));
             final EngramConfig config = EngramConfig.load(null, System.getenv(), overrides);
             QdrantReachability.describe(config, out);
-            out.println(!config.getBoolean(EngramConfig.CRYPTO_ENABLED)
+            out.println(!config.getBoolean(PipelineConfig.CRYPTO_ENABLED)
                 ? "Crypto-shredding off (crypto.enabled=false): erased users' records stay readable on the topics until retention."
-                : overrides.containsKey(EngramConfig.CRYPTO_KEK_FILE)
+                : overrides.containsKey(PipelineConfig.CRYPTO_KEK_FILE)
                 ? "Crypto-shredding on: a local key-encryption key in " + dir.resolve(LocalKek.FILE) + " (a deployment supplies its own)."
                 : "Crypto-shredding on, with the key-encryption key from the environment.");
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-                TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS), config.maxMessageBytes());
+                TopicSetup.createAll(admin, config.getInt(PipelineConfig.NUM_PARTITIONS), config.maxMessageBytes());
             }
             out.printf("Broker at %s; topics created (%d partitions each). Starting extractor, consolidator, retriever…%n",
-                broker.bootstrapServers(), config.getInt(EngramConfig.NUM_PARTITIONS));
+                broker.bootstrapServers(), config.getInt(PipelineConfig.NUM_PARTITIONS));
             final DemoApps apps = resources.push(DemoApps.start(config));
             final PipelineMonitor monitor = resources.push(new PipelineMonitor(broker.bootstrapServers(),
                 Topic.MEMORY_UPDATED.valueDeserializer(config)));
@@ -202,7 +206,7 @@ public final class DemoCommand implements Callable<Integer> {
 
             final long ingestStartedAt = System.nanoTime();
             final Ingest ingest = resources.push(Ingest.of(broker.bootstrapServers(), config,
-                config.getInt(EngramConfig.MAX_RECORD_BYTES), EngramConfig.MAX_RECORD_BYTES));
+                config.getInt(CoreConfig.MAX_RECORD_BYTES), CoreConfig.MAX_RECORD_BYTES));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
             awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
@@ -335,12 +339,12 @@ public final class DemoCommand implements Callable<Integer> {
     private Map<String, Object> demoOverrides(final String bootstrapServers, final Path stateDir, final int retrieverPort) {
         final Map<String, Object> overrides = new java.util.HashMap<>(vectorIndexOverrides());
         overrides.putAll(Map.of(
-            EngramConfig.AUTH_ENABLED, false,
-            EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers,
-            EngramConfig.STATE_DIR, stateDir.toString(),
-            EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
-            EngramConfig.RETRIEVER_HTTP_PORT, retrieverPort));
+            RetrieverConfig.AUTH_ENABLED, false,
+            CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers,
+            PipelineConfig.STATE_DIR, stateDir.toString(),
+            PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+            PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,
+            PipelineConfig.RETRIEVER_HTTP_PORT, retrieverPort));
         return overrides;
     }
 
@@ -370,7 +374,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (port != null) {
             return port;
         }
-        final int configured = EngramConfig.load(null, System.getenv(), Map.of()).getInt(EngramConfig.RETRIEVER_HTTP_PORT);
+        final int configured = EngramConfig.load(null, System.getenv(), Map.of()).getInt(PipelineConfig.RETRIEVER_HTTP_PORT);
         if (configured != DEFAULT_PORT) {
             return configured;
         }

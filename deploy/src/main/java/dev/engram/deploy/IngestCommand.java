@@ -7,9 +7,11 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -18,7 +20,6 @@ import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram ingest --bootstrap-servers HOST:PORT FILE}: publishes the conversations of a
@@ -108,7 +109,7 @@ public final class IngestCommand implements Callable<Integer> {
 
     /** @return the record size limit and its name: the setting, or the topic's limit when that is smaller */
     private Map.Entry<Integer, String> limit(final Admin admin, final EngramConfig config) {
-        final int configured = config.getInt(EngramConfig.MAX_RECORD_BYTES);
+        final int configured = config.getInt(CoreConfig.MAX_RECORD_BYTES);
         final ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topic.CONVERSATIONS_COMPLETED.name());
         try {
             final Config described = admin.describeConfigs(Set.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
@@ -122,6 +123,6 @@ public final class IngestCommand implements Callable<Integer> {
         } catch (Exception e) {
             // no topic yet (or no rights to read its config): the setting alone; the send reports what follows
         }
-        return Map.entry(configured, EngramConfig.MAX_RECORD_BYTES);
+        return Map.entry(configured, CoreConfig.MAX_RECORD_BYTES);
     }
 }

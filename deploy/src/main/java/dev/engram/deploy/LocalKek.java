@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 
 /**
  * The demo's local key-encryption key: crypto-shredding stays on in the demo without a key from the environment.
@@ -30,9 +31,9 @@ final class LocalKek {
      * @return {@code crypto.kek.file} of the local key, or nothing when crypto is off or a key is given
      */
     static Map<String, Object> of(final EngramConfig config, final Path dir) throws IOException {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
-        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
-        if (!config.getBoolean(EngramConfig.CRYPTO_ENABLED) || file != null && !file.isBlank()
+        final String file = config.getString(PipelineConfig.CRYPTO_KEK_FILE);
+        final org.apache.kafka.common.config.types.Password kek = config.getPassword(PipelineConfig.CRYPTO_KEK);
+        if (!config.getBoolean(PipelineConfig.CRYPTO_ENABLED) || file != null && !file.isBlank()
             || kek != null && !kek.value().isBlank()) {
             return Map.of();
         }
@@ -45,6 +46,6 @@ final class LocalKek {
         } catch (UnsupportedOperationException notPosix) {
             // the run directory's own permissions apply
         }
-        return Map.of(EngramConfig.CRYPTO_KEK_FILE, key.toString());
+        return Map.of(PipelineConfig.CRYPTO_KEK_FILE, key.toString());
     }
 }

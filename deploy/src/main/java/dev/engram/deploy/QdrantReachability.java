@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantConfig;
 
 /**
  * The demo's check that Qdrant answers before anything starts ({@code --vector-index qdrant}): a TCP connection to
@@ -28,10 +29,10 @@ final class QdrantReachability {
      * @param out the demo's console
      */
     static void describe(final EngramConfig config, final java.io.PrintStream out) {
-        if (EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
+        if (QdrantConfig.VECTOR_INDEX_QDRANT.equals(config.getString(QdrantConfig.VECTOR_INDEX))) {
             out.printf("Vector index: Qdrant at %s:%d (collection alias %s, one collection per embedding model; TLS %s)%n",
-                config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
-                config.getString(EngramConfig.QDRANT_COLLECTION), config.getBoolean(EngramConfig.QDRANT_TLS) ? "on" : "off");
+                config.getString(QdrantConfig.QDRANT_HOST), config.getInt(QdrantConfig.QDRANT_PORT),
+                config.getString(QdrantConfig.QDRANT_COLLECTION), config.getBoolean(QdrantConfig.QDRANT_TLS) ? "on" : "off");
         }
     }
 
@@ -52,11 +53,11 @@ final class QdrantReachability {
      *     embedded one or Qdrant accepts a connection
      */
     static Optional<String> problem(final EngramConfig config) {
-        if (!EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX))) {
+        if (!QdrantConfig.VECTOR_INDEX_QDRANT.equals(config.getString(QdrantConfig.VECTOR_INDEX))) {
             return Optional.empty();
         }
-        final String host = config.getString(EngramConfig.QDRANT_HOST);
-        final int port = config.getInt(EngramConfig.QDRANT_PORT);
+        final String host = config.getString(QdrantConfig.QDRANT_HOST);
+        final int port = config.getInt(QdrantConfig.QDRANT_PORT);
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), (int) TIMEOUT.toMillis());
             return Optional.empty();

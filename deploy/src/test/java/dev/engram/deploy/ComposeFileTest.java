@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import dev.engram.config.EngramConfig;
 import dev.engram.retriever.ApiKeys;
 import dev.engram.stack.ProjectPaths;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,7 +83,7 @@ class ComposeFileTest {
     void shouldRefuseToStartTheAppsWithoutTheKeyEncryptionKeyUnlessCryptoShreddingIsTurnedOff() {
         for (final String app : APPS) {
             final EngramConfig unset = EngramConfig.load(null, environment(app, SHELL), Map.of());
-            assertThat(unset.getBoolean(EngramConfig.CRYPTO_ENABLED)).as(app).isTrue();
+            assertThat(unset.getBoolean(PipelineConfig.CRYPTO_ENABLED)).as(app).isTrue();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.engram.crypto.Kek.from(unset))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("openssl rand -base64 32")
                 .hasMessageContaining("crypto.enabled=false");
@@ -91,7 +92,7 @@ class ComposeFileTest {
             assertThat(dev.engram.crypto.Kek.from(EngramConfig.load(null, environment(app, shell), Map.of()))).isNotNull();
             shell.remove("ENGRAM_CRYPTO_KEK");
             shell.put("ENGRAM_CRYPTO_ENABLED", "false");
-            assertThat(EngramConfig.load(null, environment(app, shell), Map.of()).getBoolean(EngramConfig.CRYPTO_ENABLED))
+            assertThat(EngramConfig.load(null, environment(app, shell), Map.of()).getBoolean(PipelineConfig.CRYPTO_ENABLED))
                 .isFalse();
         }
     }

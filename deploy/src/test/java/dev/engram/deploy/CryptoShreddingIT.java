@@ -23,18 +23,24 @@ import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.DataKeys;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.crypto.Kek;
 import dev.engram.crypto.PersonalSerdes;
+import dev.engram.domain.DomainConfig;
+import dev.engram.ops.OpsTestSupport;
+import dev.engram.ops.VerifyErasureCommand;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicSetup;
-import dev.engram.ops.OpsTestSupport;
-import dev.engram.ops.VerifyErasureCommand;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -45,8 +51,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * Crypto-shredding end to end on the in-process stack with {@code crypto.enabled}: the sample users and
@@ -84,21 +88,21 @@ class CryptoShreddingIT {
         broker = EmbeddedBroker.start(dir);
         kek = new byte[Kek.KEY_BYTES];
         new SecureRandom().nextBytes(kek);
-        final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-            EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
-            EngramConfig.AUTH_ENABLED, false, EngramConfig.CRYPTO_ENABLED, true));
+        final Map<String, Object> settings = new HashMap<>(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+            PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+            PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
+            RetrieverConfig.AUTH_ENABLED, false, PipelineConfig.CRYPTO_ENABLED, true));
         // The KEK as a mounted secret would be: a file, never a topic.
         final Path secret = dir.resolve("kek.b64");
         Files.writeString(secret, Base64.getEncoder().encodeToString(kek));
-        settings.put(EngramConfig.CRYPTO_KEK_FILE, secret.toString());
+        settings.put(PipelineConfig.CRYPTO_KEK_FILE, secret.toString());
         // Observations off: this test compares the rebuild's memory-updated records byte for byte with the live run's;
         // observation events depend on when the wall clock regroups (their final state does not: OpsStackIT's verify)
-        settings.put(EngramConfig.OBSERVE_THRESHOLD, 1.0);
+        settings.put(DomainConfig.OBSERVE_THRESHOLD, 1.0);
         config = new EngramConfig(settings);
         configFile = dir.resolve("engram.properties");
-        Files.writeString(configFile, EngramConfig.CRYPTO_ENABLED + "=true\n" + EngramConfig.OBSERVE_THRESHOLD + "=1.0\n"
-            + EngramConfig.CRYPTO_KEK_FILE + "=" + secret.toString().replace("\\", "\\\\") + "\n");
+        Files.writeString(configFile, PipelineConfig.CRYPTO_ENABLED + "=true\n" + DomainConfig.OBSERVE_THRESHOLD + "=1.0\n"
+            + PipelineConfig.CRYPTO_KEK_FILE + "=" + secret.toString().replace("\\", "\\\\") + "\n");
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
         }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,10 +24,10 @@ class DemoCommandTest {
 
         final EngramConfig config = EngramConfig.load(null, Map.of("ENGRAM_QDRANT_HOST", "from-env"),
             demo.vectorIndexOverrides());
-        assertThat(config.getString(EngramConfig.VECTOR_INDEX)).isEqualTo("qdrant");
-        assertThat(config.getString(EngramConfig.QDRANT_HOST)).isEqualTo("qdrant.internal");
-        assertThat(config.getInt(EngramConfig.QDRANT_PORT)).isEqualTo(6339);
-        assertThat(config.getBoolean(EngramConfig.QDRANT_TLS)).isFalse();
+        assertThat(config.getString(QdrantConfig.VECTOR_INDEX)).isEqualTo("qdrant");
+        assertThat(config.getString(QdrantConfig.QDRANT_HOST)).isEqualTo("qdrant.internal");
+        assertThat(config.getInt(QdrantConfig.QDRANT_PORT)).isEqualTo(6339);
+        assertThat(config.getBoolean(QdrantConfig.QDRANT_TLS)).isFalse();
     }
 
     @Test
@@ -34,7 +35,7 @@ class DemoCommandTest {
         final DemoCommand demo = new DemoCommand();
         new CommandLine(demo).parseArgs("--once");
         assertThat(demo.vectorIndexOverrides()).isEmpty();
-        assertThat(EngramConfig.load(null, Map.of(), demo.vectorIndexOverrides()).getString(EngramConfig.VECTOR_INDEX))
+        assertThat(EngramConfig.load(null, Map.of(), demo.vectorIndexOverrides()).getString(QdrantConfig.VECTOR_INDEX))
             .isEqualTo("embedded");
     }
 

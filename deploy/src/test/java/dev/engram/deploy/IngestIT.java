@@ -14,10 +14,12 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
-import dev.engram.stack.TopicSetup;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.stack.TopicSetup;
 import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -28,7 +30,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.engram.topics.Topic;
 
 /**
  * {@code bin/engram ingest} against a real broker with the topics Engram creates: one size limit for
@@ -85,7 +86,7 @@ class IngestIT {
         assertThat(small.out()).contains("line 3: the record is").contains("max.message.bytes of topic conversations-completed (1048588)")
             .contains("2 records published (2 acknowledged, 0 failed)");
         assertThat(EngramConfig.defaults().maxMessageBytes()).isEqualTo(5 * 1024 * 1024);
-        assertThat(Set.of(EngramConfig.MAX_RECORD_BYTES)).containsExactly("input.max.record.bytes");
+        assertThat(Set.of(CoreConfig.MAX_RECORD_BYTES)).containsExactly("input.max.record.bytes");
     }
 
     @Test

@@ -80,7 +80,7 @@ class LocomoConv26IT {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             TopicSetup.createAll(kafka.admin(), 2);
             // The demo stack as `bin/engram demo` runs it: API keys off (local loopback only).
-            try (DemoApps apps = DemoApps.start(kafka.engramConfig(Map.of(dev.engram.config.EngramConfig.AUTH_ENABLED, false)));
+            try (DemoApps apps = DemoApps.start(kafka.engramConfig(Map.of(dev.engram.retriever.RetrieverConfig.AUTH_ENABLED, false)));
                  Ingest ingest = new Ingest(kafka.bootstrapServers(), Map.of());
                  PipelineMonitor monitor = new PipelineMonitor(kafka.bootstrapServers())) {
                 conversations.forEach(ingest::send);

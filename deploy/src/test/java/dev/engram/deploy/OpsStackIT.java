@@ -23,19 +23,30 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.engram.stack.MemoryState;
-import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
-import dev.engram.consolidation.Observations;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.ops.Embedders;
+import dev.engram.ops.HashEmbedderProvider;
+import dev.engram.ops.MemorySnapshot;
+import dev.engram.ops.OpsTestSupport;
+import dev.engram.ops.PendingObservations;
+import dev.engram.ops.Reembed;
+import dev.engram.retriever.RetrieverApp;
+import dev.engram.retriever.RetrieverConfig;
+import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
+import dev.engram.stack.MemoryState;
 import dev.engram.stack.ProjectPaths;
+import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
-import dev.engram.extractor.ExtractorApp;
-import dev.engram.retriever.RetrieverApp;
-import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,14 +54,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import dev.engram.ops.Reembed;
-import dev.engram.ops.Embedders;
-import dev.engram.ops.HashEmbedderProvider;
-import dev.engram.ops.OpsTestSupport;
-import dev.engram.ops.MemorySnapshot;
-import dev.engram.ops.PendingObservations;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * The demo stack (embedded broker, topics, the three apps, the shipped sample ingested) once for the
@@ -87,12 +90,12 @@ class OpsStackIT {
     @BeforeAll
     static void startStack() throws Exception {
         dir = Files.createTempDirectory("engram-ops-it");
-        Files.writeString(dir.resolve("plain.properties"), EngramConfig.CRYPTO_ENABLED + "=false\n");
+        Files.writeString(dir.resolve("plain.properties"), PipelineConfig.CRYPTO_ENABLED + "=false\n");
         broker = EmbeddedBroker.start(dir);
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
-            EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-            EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
-            EngramConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
+        final EngramConfig config = EngramConfig.plain().with(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
+            PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+            PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
+            RetrieverConfig.AUTH_ENABLED, false)); // the demo stack: no API keys
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
         }

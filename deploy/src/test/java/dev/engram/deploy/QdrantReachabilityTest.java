@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.qdrant.QdrantConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,8 +21,8 @@ class QdrantReachabilityTest {
     }
 
     private static EngramConfig qdrantAt(final int port) {
-        return EngramConfig.load(null, Map.of(), Map.of(EngramConfig.VECTOR_INDEX, EngramConfig.VECTOR_INDEX_QDRANT,
-            EngramConfig.QDRANT_HOST, "localhost", EngramConfig.QDRANT_PORT, port));
+        return EngramConfig.load(null, Map.of(), Map.of(QdrantConfig.VECTOR_INDEX, QdrantConfig.VECTOR_INDEX_QDRANT,
+            QdrantConfig.QDRANT_HOST, "localhost", QdrantConfig.QDRANT_PORT, port));
     }
 
     @Test

@@ -28,14 +28,15 @@ import java.util.function.Predicate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemorySource;
-import dev.engram.avro.MemoryType;
-import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.Message;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.core.MemoryIds;
@@ -47,7 +48,9 @@ import dev.engram.ops.Embedders;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.Reembed;
 import dev.engram.retriever.RetrieverApp;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.RankRequest;
 import dev.engram.scoring.Vectors;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
@@ -55,8 +58,10 @@ import dev.engram.stack.MemoryState;
 import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
-import dev.engram.topology.DeadLetters;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
+import dev.engram.topology.DeadLetters;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -64,8 +69,6 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import dev.engram.topics.AppIds;
-import dev.engram.scoring.RankRequest;
 
 /**
  * Re-embedding end to end on the real broker with the real models: the pipeline runs with MiniLM, the sample is
@@ -91,10 +94,10 @@ class ReembedIT {
         try (EmbeddedBroker broker = EmbeddedBroker.start(dir)) {
             final String bootstrap = broker.bootstrapServers();
             final Map<String, Object> client = Map.of("bootstrap.servers", bootstrap);
-            final Map<String, Object> settings = new HashMap<>(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
-                EngramConfig.STATE_DIR, dir.resolve("streams").toString(), EngramConfig.EXTRACTOR_HTTP_PORT, 0,
-                EngramConfig.CONSOLIDATOR_HTTP_PORT, 0, EngramConfig.RETRIEVER_HTTP_PORT, 0,
-                EngramConfig.AUTH_ENABLED, false, EngramConfig.EMBEDDING_MODEL, OLD));
+            final Map<String, Object> settings = new HashMap<>(Map.of(CoreConfig.BOOTSTRAP_SERVERS, bootstrap,
+                PipelineConfig.STATE_DIR, dir.resolve("streams").toString(), PipelineConfig.EXTRACTOR_HTTP_PORT, 0,
+                PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0, PipelineConfig.RETRIEVER_HTTP_PORT, 0,
+                RetrieverConfig.AUTH_ENABLED, false, CoreConfig.EMBEDDING_MODEL, OLD));
             final EngramConfig config = EngramConfig.plain().with(settings);
             try (Admin admin = Admin.create(client)) {
                 TopicSetup.createAll(admin, 2);

@@ -29,7 +29,10 @@ final class Confirmations {
      * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
      * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
      * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
-     * naming the value is negative ("I'm not at NASA any more").
+     * naming the value is negative ("I'm not at NASA any more"). When the episode's own decision only reinforced or
+     * revived an episode and every fact it restates already cites its message (the fact candidate of the same turn
+     * came first), the decision is {@link Consolidator.Outcome#RESTATED_FACT}: nothing is written, so one restatement
+     * gives one {@code memory-updated} event, the fact's.
      */
     static Consolidator.Decision withConfirmations(final MemoryCandidate candidate, final Consolidator.Decision decision,
                                                     final List<Memory> userMemories) {
@@ -42,6 +45,7 @@ final class Confirmations {
         final List<Consolidator.Change> changes = new ArrayList<>(decision.changes());
         final List<ContradictionDetected> contradictions = new ArrayList<>(decision.contradictions());
         final List<MemoryArchived> archived = new ArrayList<>(decision.archived());
+        boolean factHoldsIt = false;
         for (final Memory fact : userMemories) {
             if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
                 continue;
@@ -52,6 +56,8 @@ final class Confirmations {
                 more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
             } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
                 more = MemoryWrites.confirm(fact, candidate);
+                // DUPLICATE: the fact already cites this very message (its own candidate came first)
+                factHoldsIt |= more.outcome() == Consolidator.Outcome.DUPLICATE;
             } else {
                 continue;
             }
@@ -61,6 +67,10 @@ final class Confirmations {
                 contradictions.addAll(more.contradictions());
                 archived.addAll(more.archived());
             }
+        }
+        if (changes.size() == decision.changes().size() && factHoldsIt
+            && (decision.outcome() == Consolidator.Outcome.REINFORCED || decision.outcome() == Consolidator.Outcome.REVIVED)) {
+            return Consolidator.Decision.nothing(Consolidator.Outcome.RESTATED_FACT);
         }
         return changes.size() == decision.changes().size() ? decision
             : new Consolidator.Decision(decision.outcome(), changes, contradictions, archived);

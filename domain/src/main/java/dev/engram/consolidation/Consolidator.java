@@ -11,9 +11,11 @@ import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
@@ -58,7 +60,11 @@ import dev.engram.scoring.Vectors;
  *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
  *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
  *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
- *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed.</li>
+ *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed. An
+ *       episode whose message already made that fact (the turn's fact and its episode: "My dog Olaf loves the
+ *       beach") and that would only reinforce or revive an episode saying the same is not written at all
+ *       ({@link Outcome#RESTATED_FACT}): the restatement is one piece of evidence, counted once, on the fact; a
+ *       new episode (a new thing said beside the fact) is still created.</li>
  *   <li><b>Ending.</b> an episode of the user's own words that says the value of an ACTIVE fact ended ("Marco and I
  *       broke up", "Biscuit died", "I left IBM"; {@link Outdated#ends}) retracts that fact as a negation does.</li>
  * </ol>
@@ -103,6 +109,11 @@ public final class Consolidator {
         NOTHING_TO_RETRACT,
         /** a redelivery, or a restatement of messages the memory already cites: nothing changed */
         DUPLICATE,
+        /**
+         * an episode of the user's that would reinforce (or revive) an episode restates a fact this same message already
+         * reinforced or created: the fact holds the evidence, nothing changed (rule 7)
+         */
+        RESTATED_FACT,
         /** importance or confidence below the configured minimum: not stored */
         BELOW_THRESHOLD
     }
@@ -169,22 +180,22 @@ public final class Consolidator {
          *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
          * @return the settings
          */
-        public static Settings from(final EngramConfig config) {
-            return new Settings(config.getDouble(EngramConfig.MIN_IMPORTANCE),
-                config.getDouble(EngramConfig.MIN_CONFIDENCE),
-                config.getDouble(EngramConfig.REINFORCE_THRESHOLD),
-                config.getDouble(EngramConfig.JUDGE_THRESHOLD),
-                Math.min(config.getDouble(EngramConfig.MERGE_THRESHOLD), config.getDouble(EngramConfig.REINFORCE_THRESHOLD)),
-                config.getInt(EngramConfig.EMBEDDING_DIMENSIONS),
+        public static Settings from(final ConfigValues config) {
+            return new Settings(config.getDouble(DomainConfig.MIN_IMPORTANCE),
+                config.getDouble(DomainConfig.MIN_CONFIDENCE),
+                config.getDouble(DomainConfig.REINFORCE_THRESHOLD),
+                config.getDouble(DomainConfig.JUDGE_THRESHOLD),
+                Math.min(config.getDouble(DomainConfig.MERGE_THRESHOLD), config.getDouble(DomainConfig.REINFORCE_THRESHOLD)),
+                config.getInt(CoreConfig.EMBEDDING_DIMENSIONS),
                 hanModel(config),
-                config.getInt(EngramConfig.EMBEDDING_HAN_DIMENSIONS),
-                config.getInt(EngramConfig.MAX_MESSAGE_CHARS),
+                config.getInt(CoreConfig.EMBEDDING_HAN_DIMENSIONS),
+                config.getInt(DomainConfig.MAX_MESSAGE_CHARS),
                 SimilarityScale.fromConfig(config));
         }
 
-        private static String hanModel(final EngramConfig config) {
-            final String han = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
-            return han == null || han.isBlank() || han.equals(config.getString(EngramConfig.EMBEDDING_MODEL)) ? null : han;
+        private static String hanModel(final ConfigValues config) {
+            final String han = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
+            return han == null || han.isBlank() || han.equals(config.getString(CoreConfig.EMBEDDING_MODEL)) ? null : han;
         }
     }
 

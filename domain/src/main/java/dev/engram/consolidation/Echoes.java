@@ -16,7 +16,9 @@ import dev.engram.port.ExtractedMemory;
  * to any extractor's output, with the conversation's roles at hand:
  * <ul>
  *   <li>a fact (SEMANTIC or PROCEDURAL) whose source messages are all the assistant's is dropped: facts about the
- *       user come from the user's own words;</li>
+ *       user come from the user's own words; so is a fact whose value only a cited echo names, none of its cited user
+ *       messages (a model citing the user's question and the assistant's "as you told me, you live in Paris" for
+ *       "Lives in Paris": the value is the assistant's);</li>
  *   <li>an episode (not a conversation summary) citing an assistant message that is an echo ({@link #isEcho}) is
  *       dropped: an exchange would serve the assistant's restatement, possibly wrong, as what was said about the
  *       user; the user's own turn keeps its own memories.</li>
@@ -71,16 +73,24 @@ public final class Echoes {
         }
         boolean user = false;
         boolean echo = false;
+        boolean userNamesValue = false;
+        boolean echoNamesValue = false;
+        final String value = memory.value();
         for (final Integer index : memory.sourceMessageIndexes()) {
             final Message message = message(conversation, index);
             if (message == null) {
                 return false; // an index the extractor made up: nothing to say about it here
             }
             final String role = message.getRole().strip().toLowerCase(Locale.ROOT);
+            final boolean isEcho = ASSISTANT.equals(role) && isEcho(message.getContent());
             user |= USER.equals(role);
-            echo |= ASSISTANT.equals(role) && isEcho(message.getContent());
+            echo |= isEcho;
+            if (value != null && !value.isBlank()) {
+                userNamesValue |= USER.equals(role) && Outdated.states(message.getContent(), value);
+                echoNamesValue |= isEcho && Outdated.states(message.getContent(), value);
+            }
         }
-        return memory.type() == MemoryType.EPISODIC ? echo : !user;
+        return memory.type() == MemoryType.EPISODIC ? echo : !user || echoNamesValue && !userNamesValue;
     }
 
     private static Message message(final ConversationCompleted conversation, final int index) {

@@ -15,10 +15,11 @@ import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
 import dev.engram.core.MemoryIds;
-import dev.engram.port.ExtractedMemory;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.Embedder;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
 import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.AccessCounts;
@@ -116,18 +117,18 @@ public final class MemoryLifecycle {
          * @param config the Engram config ({@code lifecycle.*})
          * @return the settings
          */
-        public static Settings from(final EngramConfig config) {
-            return new Settings(config.getDouble(EngramConfig.MERGE_THRESHOLD),
-                Duration.ofDays(config.getInt(EngramConfig.STALE_DAYS)),
-                config.getDouble(EngramConfig.STALE_MAX_IMPORTANCE),
-                config.getInt(EngramConfig.STALE_MAX_ACCESS_COUNT),
-                Duration.ofDays(config.getInt(EngramConfig.TTL_ROLE_DAYS)),
-                Duration.ofDays(config.getInt(EngramConfig.TTL_CONTEXT_DAYS)),
-                config.getDouble(EngramConfig.TTL_INFERRED_FACTOR),
-                Duration.ofDays(config.getInt(EngramConfig.ARCHIVE_RETENTION_DAYS)),
+        public static Settings from(final ConfigValues config) {
+            return new Settings(config.getDouble(DomainConfig.MERGE_THRESHOLD),
+                Duration.ofDays(config.getInt(DomainConfig.STALE_DAYS)),
+                config.getDouble(DomainConfig.STALE_MAX_IMPORTANCE),
+                config.getInt(DomainConfig.STALE_MAX_ACCESS_COUNT),
+                Duration.ofDays(config.getInt(DomainConfig.TTL_ROLE_DAYS)),
+                Duration.ofDays(config.getInt(DomainConfig.TTL_CONTEXT_DAYS)),
+                config.getDouble(DomainConfig.TTL_INFERRED_FACTOR),
+                Duration.ofDays(config.getInt(DomainConfig.ARCHIVE_RETENTION_DAYS)),
                 SimilarityScale.fromConfig(config),
-                config.getDouble(EngramConfig.OBSERVE_THRESHOLD),
-                config.getInt(EngramConfig.OBSERVE_MAX_MEMBERS));
+                config.getDouble(DomainConfig.OBSERVE_THRESHOLD),
+                config.getInt(DomainConfig.OBSERVE_MAX_MEMBERS));
         }
     }
 

@@ -10,13 +10,15 @@ import java.util.function.IntFunction;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.config.EngramConfig;
-import dev.engram.text.MemoryText;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
+import dev.engram.config.InvalidSettingException;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
-import dev.engram.config.InvalidSettingException;
+import dev.engram.text.MemoryText;
 
 /**
  * Ranks one user's memories for a query: relevance chooses the candidates, the priors re-rank them.
@@ -74,7 +76,7 @@ public final class HybridScorer {
      * @param config weights, decay, saturation, over-fetch factor, relevance calibration and thresholds
      * @throws InvalidSettingException when every weight is 0 or the calibration is malformed / unknown for a model
      */
-    public HybridScorer(final Embedder embedder, final EngramConfig config) {
+    public HybridScorer(final Embedder embedder, final ConfigValues config) {
         this(embedder, config, null);
     }
 
@@ -84,23 +86,23 @@ public final class HybridScorer {
      * @param denseIndex where the dense candidates come from (Qdrant), or null for exact cosine
      * @throws InvalidSettingException when every weight is 0 or the calibration is malformed / unknown for a model
      */
-    public HybridScorer(final Embedder embedder, final EngramConfig config, final VectorIndex denseIndex) {
+    public HybridScorer(final Embedder embedder, final ConfigValues config, final VectorIndex denseIndex) {
         this.embedder = embedder;
         this.denseIndex = denseIndex;
         this.priors = new Priors(config);
-        this.overfetch = config.getInt(EngramConfig.OVERFETCH_FACTOR);
-        this.minLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_RELEVANCE));
-        final String override = config.getString(EngramConfig.RELEVANCE_CALIBRATION);
+        this.overfetch = config.getInt(DomainConfig.OVERFETCH_FACTOR);
+        this.minLogit = RelevanceModel.logitOf(config.getDouble(DomainConfig.MIN_RELEVANCE));
+        final String override = config.getString(DomainConfig.RELEVANCE_CALIBRATION);
         try {
             this.relevanceByModel = RelevanceModel.forModels(embedder.models(), embedder.modelName(), override);
         } catch (IllegalArgumentException e) {
-            throw new InvalidSettingException(EngramConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
+            throw new InvalidSettingException(DomainConfig.RELEVANCE_CALIBRATION, override, e.getMessage());
         }
         this.relevance = relevanceByModel.get(embedder.modelName());
-        this.queryVectors = new QueryVectors(embedder, config.getInt(EngramConfig.QUERY_CACHE_SIZE),
-            config.getInt(EngramConfig.EMBEDDING_THREADS));
+        this.queryVectors = new QueryVectors(embedder, config.getInt(DomainConfig.QUERY_CACHE_SIZE),
+            config.getInt(CoreConfig.EMBEDDING_THREADS));
         this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
-        this.skipObserved = config.getBoolean(EngramConfig.SKIP_OBSERVED);
+        this.skipObserved = config.getBoolean(DomainConfig.SKIP_OBSERVED);
     }
 
     /** @return the relevance calibration of the default embedding model */

@@ -10,11 +10,12 @@ import java.util.Set;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.InvalidSettingException;
 import dev.engram.core.MemoryIds;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.KindPrior;
 import dev.engram.port.MemoryKind;
-import dev.engram.config.InvalidSettingException;
 
 /**
  * The second stage of {@link HybridScorer}: the priors re-rank the relevant candidates.
@@ -51,22 +52,22 @@ final class Priors {
      *     kind prior ({@code retrieval.relevance.kind.prior})
      * @throws InvalidSettingException when every weight is 0
      */
-    Priors(final EngramConfig config) {
-        this.weightSemantic = config.getDouble(EngramConfig.WEIGHT_SEMANTIC);
-        this.weightRecency = config.getDouble(EngramConfig.WEIGHT_RECENCY);
-        this.weightImportance = config.getDouble(EngramConfig.WEIGHT_IMPORTANCE);
-        this.weightAccess = config.getDouble(EngramConfig.WEIGHT_ACCESS);
+    Priors(final ConfigValues config) {
+        this.weightSemantic = config.getDouble(DomainConfig.WEIGHT_SEMANTIC);
+        this.weightRecency = config.getDouble(DomainConfig.WEIGHT_RECENCY);
+        this.weightImportance = config.getDouble(DomainConfig.WEIGHT_IMPORTANCE);
+        this.weightAccess = config.getDouble(DomainConfig.WEIGHT_ACCESS);
         this.weightSum = weightSemantic + weightRecency + weightImportance + weightAccess;
         if (!(weightSum > 0)) {
-            throw new InvalidSettingException(EngramConfig.WEIGHT_SEMANTIC, weightSemantic,
+            throw new InvalidSettingException(DomainConfig.WEIGHT_SEMANTIC, weightSemantic,
                 "the four retrieval.weight.* are all 0: the total would be undefined; give at least one a positive weight");
         }
-        this.decayDays = config.getDouble(EngramConfig.RECENCY_DECAY_DAYS);
-        this.accessSaturation = config.getInt(EngramConfig.ACCESS_SATURATION);
-        this.minTopLogit = RelevanceModel.logitOf(config.getDouble(EngramConfig.MIN_TOP_RELEVANCE));
-        this.skipCoveredEpisodes = config.getBoolean(EngramConfig.SKIP_COVERED_EPISODES);
+        this.decayDays = config.getDouble(DomainConfig.RECENCY_DECAY_DAYS);
+        this.accessSaturation = config.getInt(DomainConfig.ACCESS_SATURATION);
+        this.minTopLogit = RelevanceModel.logitOf(config.getDouble(DomainConfig.MIN_TOP_RELEVANCE));
+        this.skipCoveredEpisodes = config.getBoolean(DomainConfig.SKIP_COVERED_EPISODES);
         // checked when the config was built (a ConfigDef validator), so this parse cannot fail
-        this.kindPrior = KindPrior.parse(config.getString(EngramConfig.KIND_PRIOR));
+        this.kindPrior = KindPrior.parse(config.getString(DomainConfig.KIND_PRIOR));
         this.anyKindPrior = kindPrior.offsets().values().stream().anyMatch(b -> b != 0);
     }
 

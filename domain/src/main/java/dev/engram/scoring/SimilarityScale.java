@@ -4,8 +4,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
 import dev.engram.config.InvalidSettingException;
+import dev.engram.domain.DomainConfig;
 
 /**
  * Puts the cosines of different embedding models on one scale, so that every similarity threshold
@@ -52,11 +53,11 @@ public final class SimilarityScale {
      * @return the scale
      * @throws InvalidSettingException for an entry that is not {@code MODEL=FLOOR} with a floor in [0, 1)
      */
-    public static SimilarityScale fromConfig(final EngramConfig config) {
-        return new SimilarityScale(floors(config, EngramConfig.EMBEDDING_SIMILARITY_FLOORS));
+    public static SimilarityScale fromConfig(final ConfigValues config) {
+        return new SimilarityScale(floors(config, DomainConfig.EMBEDDING_SIMILARITY_FLOORS));
     }
 
-    private static Map<String, Double> floors(final EngramConfig config, final String key) {
+    private static Map<String, Double> floors(final ConfigValues config, final String key) {
         final List<String> entries = config.getList(key);
         final Map<String, Double> floors = new HashMap<>();
         for (final String entry : entries) {

@@ -173,6 +173,13 @@ public final class TurnHeuristics {
         return words + unspaced / UNSPACED_LETTERS_PER_WORD;
     }
 
+    /**
+     * Whether a code point belongs to a script written without spaces between words (Han, Hiragana, Katakana,
+     * Thai), whose letters {@link #wordUnits} counts as words in groups instead of splitting on spaces.
+     *
+     * @param cp a Unicode code point
+     * @return true for a letter of Han, Hiragana, Katakana or Thai script
+     */
     public static boolean unspacedScript(final int cp) {
         final Character.UnicodeScript s = Character.UnicodeScript.of(cp);
         return s == Character.UnicodeScript.HAN || s == Character.UnicodeScript.HIRAGANA

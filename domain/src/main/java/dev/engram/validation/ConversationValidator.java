@@ -5,8 +5,10 @@ import java.util.Optional;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.ConfigValues;
+import dev.engram.config.CoreConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 
 /**
  * Checks a decoded {@link ConversationCompleted} before extraction. An invalid conversation goes to
@@ -49,7 +51,7 @@ public final class ConversationValidator {
      * @param maxMessageChars most characters one message may have, ≥ 1
      */
     public ConversationValidator(final int maxMessages, final int maxMessageChars) {
-        this(maxMessages, maxMessageChars, EngramConfig.defaults().getInt(EngramConfig.MAX_RECORD_BYTES));
+        this(maxMessages, maxMessageChars, CoreConfig.DEFAULT_MAX_RECORD_BYTES);
     }
 
     /**
@@ -67,9 +69,9 @@ public final class ConversationValidator {
      * @param config reads {@code input.max.messages}, {@code input.max.message.chars} and {@code input.max.record.bytes}
      * @return a validator with the configured limits
      */
-    public static ConversationValidator from(final EngramConfig config) {
-        return new ConversationValidator(config.getInt(EngramConfig.MAX_MESSAGES),
-            config.getInt(EngramConfig.MAX_MESSAGE_CHARS), config.getInt(EngramConfig.MAX_RECORD_BYTES));
+    public static ConversationValidator from(final ConfigValues config) {
+        return new ConversationValidator(config.getInt(DomainConfig.MAX_MESSAGES),
+            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(CoreConfig.MAX_RECORD_BYTES));
     }
 
     /**
@@ -82,7 +84,7 @@ public final class ConversationValidator {
      */
     public Optional<String> sizeProblem(final int recordBytes) {
         return recordBytes > maxRecordBytes
-            ? Optional.of("record of " + recordBytes + " bytes is larger than " + EngramConfig.MAX_RECORD_BYTES + "="
+            ? Optional.of("record of " + recordBytes + " bytes is larger than " + CoreConfig.MAX_RECORD_BYTES + "="
                 + maxRecordBytes)
             : Optional.empty();
     }
@@ -115,7 +117,7 @@ public final class ConversationValidator {
         }
         if (conversation.getMessages().size() > maxMessages) {
             return Optional.of("conversation has " + conversation.getMessages().size() + " messages, more than "
-                + EngramConfig.MAX_MESSAGES + "=" + maxMessages);
+                + DomainConfig.MAX_MESSAGES + "=" + maxMessages);
         }
         for (int i = 0; i < conversation.getMessages().size(); i++) {
             final Optional<String> problem = problem(i, conversation.getMessages().get(i));
@@ -144,7 +146,7 @@ public final class ConversationValidator {
         }
         if (message.getContent().length() > maxMessageChars) {
             return Optional.of(where + " has " + message.getContent().length() + " characters, more than "
-                + EngramConfig.MAX_MESSAGE_CHARS + "=" + maxMessageChars);
+                + DomainConfig.MAX_MESSAGE_CHARS + "=" + maxMessageChars);
         }
         if (message.getTimestamp() == null || message.getTimestamp().toEpochMilli() < 0) {
             return Optional.of(where + " has a timestamp missing or before 1970");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import org.apache.kafka.common.config.ConfigException;
@@ -33,10 +34,10 @@ class SimilarityScaleTest {
     @Test
     void shouldRefuseAMalformedFloor() {
         assertThatThrownBy(() -> SimilarityScale.fromConfig(EngramConfig.defaults().with(Map.of(
-            EngramConfig.EMBEDDING_SIMILARITY_FLOORS, "bge-small-en-v15-q=1.2"))))
+            DomainConfig.EMBEDDING_SIMILARITY_FLOORS, "bge-small-en-v15-q=1.2"))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("bge-small-en-v15-q=1.2");
         assertThatThrownBy(() -> SimilarityScale.fromConfig(EngramConfig.defaults().with(Map.of(
-            EngramConfig.EMBEDDING_SIMILARITY_FLOORS, "0.5"))))
+            DomainConfig.EMBEDDING_SIMILARITY_FLOORS, "0.5"))))
             .isInstanceOf(ConfigException.class);
     }
 
@@ -47,8 +48,8 @@ class SimilarityScaleTest {
         final List<float[]> v = bge.embedAll(List.of(
             "I moved to Lisbon last year.", "Last year I relocated to Lisbon.",
             "My favourite food is ramen.", "We adopted a beagle called Toby."));
-        final double judge = EngramConfig.defaults().getDouble(EngramConfig.JUDGE_THRESHOLD);
-        final double reinforce = EngramConfig.defaults().getDouble(EngramConfig.REINFORCE_THRESHOLD);
+        final double judge = EngramConfig.defaults().getDouble(DomainConfig.JUDGE_THRESHOLD);
+        final double reinforce = EngramConfig.defaults().getDouble(DomainConfig.REINFORCE_THRESHOLD);
         assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(0), v.get(1)))).isGreaterThan(judge);
         assertThat(Vectors.cosine(v.get(2), v.get(3))).isGreaterThan(0.2); // raw: looks related
         assertThat(scale.similarity(bge.modelName(), Vectors.cosine(v.get(2), v.get(3)))).isLessThan(0.2);

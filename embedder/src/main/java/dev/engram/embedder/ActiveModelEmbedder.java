@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.kafka.TopicFollower;
 import dev.engram.port.Embedder;
@@ -100,10 +101,10 @@ public final class ActiveModelEmbedder implements Embedder {
             return false;
         }
         final OnnxEmbedder main = OnnxEmbedder.shared(spec.get());
-        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+        final String hanModel = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
         final Embedder next = ScriptRoutedEmbedder.routesHan(config) && !model.equals(hanModel)
             ? new ScriptRoutedEmbedder(main, OnnxEmbedder.shared(hanModel),
-                config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE))
+                config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE))
             : main;
         final Embedder before = held.getAndSet(next);
         LOG.info("Embedding model switched from {} to {} (named active on {})", before.modelName(), model, topic);

@@ -3,6 +3,7 @@ package dev.engram.embedder;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.Embedder;
 import org.apache.kafka.common.config.ConfigException;
@@ -50,12 +51,12 @@ public final class ScriptRoutedEmbedder implements Embedder {
      *     configured {@code embedding.dimensions} / {@code embedding.han.dimensions}
      */
     public static Embedder fromConfig(final EngramConfig config) {
-        final OnnxEmbedder main = model(config, EngramConfig.EMBEDDING_MODEL, EngramConfig.EMBEDDING_DIMENSIONS);
+        final OnnxEmbedder main = model(config, CoreConfig.EMBEDDING_MODEL, CoreConfig.EMBEDDING_DIMENSIONS);
         if (!routesHan(config)) {
             return main;
         }
-        return new ScriptRoutedEmbedder(main, model(config, EngramConfig.EMBEDDING_MODEL_HAN,
-            EngramConfig.EMBEDDING_HAN_DIMENSIONS), config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
+        return new ScriptRoutedEmbedder(main, model(config, CoreConfig.EMBEDDING_MODEL_HAN,
+            CoreConfig.EMBEDDING_HAN_DIMENSIONS), config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
     }
 
     /** @return the embedder of the default configuration (bge-small-en-v1.5, bge-small-zh-v1.5 for Han text) */
@@ -69,9 +70,9 @@ public final class ScriptRoutedEmbedder implements Embedder {
      *     {@code embedding.model})
      */
     public static boolean routesHan(final EngramConfig config) {
-        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+        final String hanModel = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
         return hanModel != null && !hanModel.isBlank()
-            && !hanModel.equals(config.getString(EngramConfig.EMBEDDING_MODEL));
+            && !hanModel.equals(config.getString(CoreConfig.EMBEDDING_MODEL));
     }
 
     private static OnnxEmbedder model(final EngramConfig config, final String modelKey, final String dimensionsKey) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.Embedder;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,8 @@ class ActiveModelEmbedderTest {
 
     @Test
     void shouldEmbedWithTheSwitchedModelKeepingTheHanRouteAndIgnoringAnUnknownModel() {
-        final EngramConfig config = new EngramConfig(Map.of(EngramConfig.EMBEDDING_MODEL, OnnxModel.MINILM.name(),
-            EngramConfig.EMBEDDING_DIMENSIONS, OnnxModel.MINILM.dimensions()));
+        final EngramConfig config = new EngramConfig(Map.of(CoreConfig.EMBEDDING_MODEL, OnnxModel.MINILM.name(),
+            CoreConfig.EMBEDDING_DIMENSIONS, OnnxModel.MINILM.dimensions()));
         final ActiveModelEmbedder embedder = ActiveModelEmbedder.fromConfig(config);
         assertThat(embedder.modelName()).isEqualTo(OnnxModel.MINILM.name());
         final Embedder before = embedder.current();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import java.util.List;
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.Embedder;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ class ScriptRoutedEmbedderTest {
     @Test
     void shouldUseOneModelForEveryTextWhenTheHanModelIsOff() {
         final Embedder single = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults().with(Map.of(
-            EngramConfig.EMBEDDING_MODEL, "all-minilm-l6-v2-q", EngramConfig.EMBEDDING_MODEL_HAN, "")));
+            CoreConfig.EMBEDDING_MODEL, "all-minilm-l6-v2-q", CoreConfig.EMBEDDING_MODEL_HAN, "")));
         assertThat(single.models()).containsExactly("all-minilm-l6-v2-q");
         assertThat(single.modelFor("我住在北京，在华为工作。")).isEqualTo("all-minilm-l6-v2-q");
     }

@@ -12,10 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.engram.config.ConfigCoherence;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.llm.LlmConfig;
 import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.BudgetedExtractor;
@@ -25,8 +25,10 @@ import dev.engram.llm.LlmWithOfflineEpisodes;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.RuntimeConfig;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.ExtractionTopology;
 import dev.engram.topology.StreamsSettings;
 import dev.engram.topology.UsageLedger;
@@ -58,6 +60,13 @@ import dev.engram.topics.Topic;
  * {@link StreamsSettings}.
  */
 public final class ExtractorApp extends StreamsApp {
+
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "llm",
+        "extractor-app");
 
     private final PrometheusMeterRegistry meters;
 
@@ -107,12 +116,12 @@ public final class ExtractorApp extends StreamsApp {
      * @return the running app
      */
     public static ExtractorApp start(final EngramConfig config) {
-        checkConfig(config, "extractor");
+        checkConfig(config, "extractor", CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.EXTRACTOR);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside
         // the others', so the cores stay busy while the stream thread decodes, forwards and commits.
-        final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(EngramConfig.EXTRACTOR_MAX_IN_FLIGHT));
+        final int inFlight = llm.map(LlmSettings::maxConcurrency).orElse(config.getInt(ExtractorConfig.EXTRACTOR_MAX_IN_FLIGHT));
         final ExecutorService pool = llm.isPresent() || inFlight > 1 ? Executors.newFixedThreadPool(inFlight, daemon()) : null;
         // embedding.model until bin/engram reembed names another model active (ActiveModelEmbedder follows it)
         final ActiveModelEmbedder embedder = ActiveModelEmbedder.fromConfig(config);
@@ -134,13 +143,13 @@ public final class ExtractorApp extends StreamsApp {
             // (Streams' exactly-once default is 10 s). Past that, the task restarts from its last commit and
             // re-runs its pending conversations: slower, never lossy. kafka.* settings still win.
             props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
-                ConfigCoherence.LLM_TRANSACTION_TIMEOUT_MS);
+                LlmConfig.LLM_TRANSACTION_TIMEOUT_MS);
             props.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 600_000);
         }
         final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,
             failure -> false); // no vector index here: every uncaught failure stops the client
-        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(EngramConfig.EXTRACTOR_HTTP_PORT), registry,
-            runner, app -> { }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+        final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.EXTRACTOR_HTTP_PORT), registry,
+            runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
         embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         runner.start();
         return new ExtractorApp(registry, runner, http, pool, embedder, usage);
@@ -151,7 +160,7 @@ public final class ExtractorApp extends StreamsApp {
                                                 final PrometheusMeterRegistry registry) {
         final LlmMemoryExtractor extractor = new LlmMemoryExtractor(
             new ChatCompletionsClient(settings, registry, AppIds.EXTRACTOR), registry, AppIds.EXTRACTOR);
-        return config.getBoolean(EngramConfig.LLM_EPISODES)
+        return config.getBoolean(LlmConfig.LLM_EPISODES)
             ? new LlmWithOfflineEpisodes(extractor, new RuleBasedExtractor()) : extractor;
     }
 

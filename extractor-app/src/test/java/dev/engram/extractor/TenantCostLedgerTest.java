@@ -15,13 +15,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.LlmUsage;
 import dev.engram.avro.TenantSettings;
-import dev.engram.config.EngramConfig;
 import dev.engram.llm.BudgetedExtractor;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmMemoryExtractor;
 import dev.engram.llm.LlmSettings;
 import dev.engram.llm.StubChatServer;
 import dev.engram.rules.RuleBasedExtractor;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.PipelineHarness;
 import dev.engram.topology.UsageLedger;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -83,7 +83,7 @@ class TenantCostLedgerTest {
             LlmSettings.of(server.baseUrl(), "stub-model").withResilience(Duration.ofSeconds(10), 3, Duration.ofMillis(5),
                 Duration.ofSeconds(1)), registry, "test"), registry, "test");
         return PipelineHarness.builder()
-            .config(Map.of(EngramConfig.LLM_PRICE_PROMPT, "2.5", EngramConfig.LLM_PRICE_COMPLETION, "10"))
+            .config(Map.of(PipelineConfig.LLM_PRICE_PROMPT, "2.5", PipelineConfig.LLM_PRICE_COMPLETION, "10"))
             .extractor(new BudgetedExtractor(llm, new RuleBasedExtractor(),
                 (tenant, day) -> ledger.spentOn(tenant, day).tokens(), Clock.systemUTC(), registry, "test"))
             .build();

@@ -32,19 +32,19 @@ public record LlmSettings(URI baseUrl, String model, String apiKey, Duration tim
      * @return the settings, or empty when {@code llm.base.url} is unset (the offline rule-based default)
      */
     public static Optional<LlmSettings> from(final EngramConfig config) {
-        final String base = config.getString(EngramConfig.LLM_BASE_URL);
+        final String base = config.getString(LlmConfig.LLM_BASE_URL);
         if (base == null || base.isBlank()) {
             return Optional.empty();
         }
-        final String key = config.getPassword(EngramConfig.LLM_API_KEY) == null ? ""
-            : config.getPassword(EngramConfig.LLM_API_KEY).value();
+        final String key = config.getPassword(LlmConfig.LLM_API_KEY) == null ? ""
+            : config.getPassword(LlmConfig.LLM_API_KEY).value();
         return Optional.of(new LlmSettings(URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base),
-            config.getString(EngramConfig.LLM_MODEL), key,
-            Duration.ofMillis(config.getInt(EngramConfig.LLM_TIMEOUT_MS)), config.getInt(EngramConfig.LLM_MAX_TOKENS),
-            config.getDouble(EngramConfig.LLM_TEMPERATURE), config.getInt(EngramConfig.LLM_MAX_CONCURRENCY),
-            config.getInt(EngramConfig.LLM_MAX_ATTEMPTS), Duration.ofMillis(config.getInt(EngramConfig.LLM_BACKOFF_MS)),
-            config.getInt(EngramConfig.LLM_CONTEXT_TOKENS), config.getString(EngramConfig.LLM_RESPONSE_FORMAT),
-            Duration.ofMillis(config.getInt(EngramConfig.LLM_BREAKER_OPEN_MS))));
+            config.getString(LlmConfig.LLM_MODEL), key,
+            Duration.ofMillis(config.getInt(LlmConfig.LLM_TIMEOUT_MS)), config.getInt(LlmConfig.LLM_MAX_TOKENS),
+            config.getDouble(LlmConfig.LLM_TEMPERATURE), config.getInt(LlmConfig.LLM_MAX_CONCURRENCY),
+            config.getInt(LlmConfig.LLM_MAX_ATTEMPTS), Duration.ofMillis(config.getInt(LlmConfig.LLM_BACKOFF_MS)),
+            config.getInt(LlmConfig.LLM_CONTEXT_TOKENS), config.getString(LlmConfig.LLM_RESPONSE_FORMAT),
+            Duration.ofMillis(config.getInt(LlmConfig.LLM_BREAKER_OPEN_MS))));
     }
 
     /**
@@ -53,8 +53,8 @@ public record LlmSettings(URI baseUrl, String model, String apiKey, Duration tim
      * @return settings with the defaults of {@link EngramConfig} for the rest (for tests and the benchmark)
      */
     public static LlmSettings of(final String baseUrl, final String model) {
-        return from(EngramConfig.defaults().with(java.util.Map.of(EngramConfig.LLM_BASE_URL, baseUrl,
-            EngramConfig.LLM_MODEL, model))).orElseThrow();
+        return from(EngramConfig.defaults().with(java.util.Map.of(LlmConfig.LLM_BASE_URL, baseUrl,
+            LlmConfig.LLM_MODEL, model))).orElseThrow();
     }
 
     /**

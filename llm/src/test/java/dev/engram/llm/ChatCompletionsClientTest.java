@@ -43,8 +43,8 @@ class ChatCompletionsClientTest {
 
     private ChatCompletionsClient client(final String responseFormat) {
         final LlmSettings settings = LlmSettings.from(EngramConfig.defaults().with(Map.of(
-                EngramConfig.LLM_BASE_URL, server.baseUrl(), EngramConfig.LLM_MODEL, "m",
-                EngramConfig.LLM_RESPONSE_FORMAT, responseFormat))).orElseThrow()
+                LlmConfig.LLM_BASE_URL, server.baseUrl(), LlmConfig.LLM_MODEL, "m",
+                LlmConfig.LLM_RESPONSE_FORMAT, responseFormat))).orElseThrow()
             .withResilience(Duration.ofSeconds(2), 2, Duration.ofMillis(5), Duration.ofSeconds(1));
         return new ChatCompletionsClient(settings, registry, "test");
     }

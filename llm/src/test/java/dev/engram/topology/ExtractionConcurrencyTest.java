@@ -24,6 +24,7 @@ import dev.engram.llm.LlmSettings;
 import dev.engram.llm.StubChatServer;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
@@ -64,7 +65,7 @@ class ExtractionConcurrencyTest {
     }
 
     private void start(final MemoryExtractor extractor, final int maxPending) {
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(PipelineConfig.STATE_DIR, stateDir.toString()));
         driver = new TopologyTestDriver(ExtractionTopology.build(config, extractor, GatedExtractor.EMBEDDER, registry, pool, maxPending,
             UserPartitions.fixed(1)),
             ExtractionTopology.config(config));

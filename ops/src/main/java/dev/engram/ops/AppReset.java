@@ -15,9 +15,11 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
-import org.apache.kafka.tools.StreamsResetter;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
+import org.apache.kafka.tools.StreamsResetter;
 
 /**
  * The reset half of a {@link Rebuild}: waits for an app's consumer group to be empty, runs Kafka's
@@ -101,7 +103,7 @@ final class AppReset {
         if (topics.isEmpty()) {
             return;
         }
-        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", config.getString(EngramConfig.BOOTSTRAP_SERVERS),
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", config.getString(CoreConfig.BOOTSTRAP_SERVERS),
             "--application-id", a.applicationId(), "--input-topics", String.join(",", topics)));
         args.addAll(position);
         if (force) {
@@ -115,7 +117,7 @@ final class AppReset {
     }
 
     void deleteLocalState(final Rebuild.App a) {
-        final Path dir = Path.of(config.getString(EngramConfig.STATE_DIR)).resolve(a.applicationId());
+        final Path dir = Path.of(config.getString(PipelineConfig.STATE_DIR)).resolve(a.applicationId());
         try {
             dev.engram.stack.ProjectPaths.deleteRecursively(dir);
         } catch (IOException e) {

@@ -15,7 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import dev.engram.config.EngramConfig;
+import dev.engram.config.CoreConfig;
+import dev.engram.streams.PipelineConfig;
 
 /**
  * The soak's child JVMs: each app's own main (what {@code bin/engram <app>} runs) with a properties file
@@ -110,16 +111,16 @@ final class ChaosChildren implements AutoCloseable {
     Process start(final String command, final int instance, final String name) {
         final Path props = work.resolve(command + "-" + instance + ".properties");
         final Map<String, String> config = new LinkedHashMap<>();
-        config.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrap);
-        config.put(EngramConfig.STATE_DIR, stateDir(command, instance).toString());
+        config.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrap);
+        config.put(PipelineConfig.STATE_DIR, stateDir(command, instance).toString());
         final int port = port(command, instance);
         lastPort = port;
-        config.put(EngramConfig.EXTRACTOR_HTTP_PORT, String.valueOf(port));
-        config.put(EngramConfig.CONSOLIDATOR_HTTP_PORT, String.valueOf(port));
-        config.put(EngramConfig.RETRIEVER_HTTP_PORT, String.valueOf(port));
+        config.put(PipelineConfig.EXTRACTOR_HTTP_PORT, String.valueOf(port));
+        config.put(PipelineConfig.CONSOLIDATOR_HTTP_PORT, String.valueOf(port));
+        config.put(PipelineConfig.RETRIEVER_HTTP_PORT, String.valueOf(port));
         config.put("retriever.auth.keys", Chaos.API_KEY + "=" + Chaos.TENANT + ":admin");
         // the soak counts kills, losses and duplicates on records it reads in the clear (Chaos's decoders)
-        config.put(EngramConfig.CRYPTO_ENABLED, "false");
+        config.put(PipelineConfig.CRYPTO_ENABLED, "false");
         final StringBuilder text = new StringBuilder();
         config.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "/")).append('\n'));
         try {

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
@@ -16,7 +17,7 @@ import dev.engram.port.Embedder;
 public final class Embedders {
 
     /** The embedded default model name ({@code embedding.model}'s default). */
-    public static final String DEFAULT_MODEL = EngramConfig.defaults().getString(EngramConfig.EMBEDDING_MODEL);
+    public static final String DEFAULT_MODEL = EngramConfig.defaults().getString(CoreConfig.EMBEDDING_MODEL);
 
     private Embedders() {
     }

@@ -13,15 +13,20 @@ import java.util.TreeSet;
 
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.crypto.DataKeys;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.crypto.Kek;
 import dev.engram.port.VectorIndex;
+import dev.engram.qdrant.QdrantConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import dev.engram.topology.StoreNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
@@ -30,8 +35,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * Checks every place Engram keeps something about one user and reports what it finds:
@@ -71,8 +74,8 @@ public final class ErasureCheck {
      * @return every place, in report order
      */
     public static List<Place> run(final EngramConfig config, final UserKey user, final Duration timeout) {
-        final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(EngramConfig.BOOTSTRAP_SERVERS));
-        final boolean crypto = config.getBoolean(EngramConfig.CRYPTO_ENABLED);
+        final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(CoreConfig.BOOTSTRAP_SERVERS));
+        final boolean crypto = config.getBoolean(PipelineConfig.CRYPTO_ENABLED);
         // Without the key-encryption key (e.g. verify-erasure run against the default demo) a sealed record of the
         // user is readable exactly while the user's data key is live on the data keys topic: that is read instead.
         final boolean withKek = crypto && kekGiven(config);
@@ -226,8 +229,8 @@ public final class ErasureCheck {
 
     /** @return whether {@code crypto.kek} or {@code crypto.kek.file} is set */
     private static boolean kekGiven(final EngramConfig config) {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
-        final org.apache.kafka.common.config.types.Password kek = config.getPassword(EngramConfig.CRYPTO_KEK);
+        final String file = config.getString(PipelineConfig.CRYPTO_KEK_FILE);
+        final org.apache.kafka.common.config.types.Password kek = config.getPassword(PipelineConfig.CRYPTO_KEK);
         return file != null && !file.isBlank() || kek != null && !kek.value().isBlank();
     }
 
@@ -265,13 +268,13 @@ public final class ErasureCheck {
             return new Place("vector index", 0, true,
                 "embedded: the consolidator memories store above is the index");
         }
-        final int dimensions = config.getInt(EngramConfig.EMBEDDING_DIMENSIONS);
+        final int dimensions = config.getInt(CoreConfig.EMBEDDING_DIMENSIONS);
         final Optional<QdrantVectorIndex> index = VectorIndexes.retrieverIndex(config, dimensions, new SimpleMeterRegistry());
         try (QdrantVectorIndex qdrant = index.orElseThrow()) {
             final float[] probe = new float[dimensions];
             java.util.Arrays.fill(probe, (float) (1 / Math.sqrt(dimensions)));
             final int found = qdrant.search(new VectorIndex.Query(user, probe, 10_000, false)).size();
-            return new Place("vector index (Qdrant " + config.getString(EngramConfig.QDRANT_COLLECTION) + ")", found, false,
+            return new Place("vector index (Qdrant " + config.getString(QdrantConfig.QDRANT_COLLECTION) + ")", found, false,
                 found + " points of the user");
         }
     }

@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.config.KafkaConnection;
 import dev.engram.stack.ReachableCluster;
+import dev.engram.streams.PipelineConfig;
 import picocli.CommandLine.Option;
 
 /** Options shared by the ops commands: the cluster and the config file. */
@@ -50,19 +52,19 @@ final class OpsOptions {
     EngramConfig load() {
         final Map<String, Object> overrides = new HashMap<>();
         if (bootstrapServers != null) {
-            overrides.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers);
+            overrides.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers);
         }
         if (stateDir != null) {
-            overrides.put(EngramConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
+            overrides.put(PipelineConfig.STATE_DIR, stateDir.toAbsolutePath().toString());
         }
-        overrides.put(EngramConfig.EXTRACTOR_HTTP_PORT, 0);
-        overrides.put(EngramConfig.CONSOLIDATOR_HTTP_PORT, 0);
-        overrides.put(EngramConfig.RETRIEVER_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.EXTRACTOR_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0);
+        overrides.put(PipelineConfig.RETRIEVER_HTTP_PORT, 0);
         return EngramConfig.load(config == null ? null : config.toAbsolutePath(), System.getenv(), overrides);
     }
 
     /** @return consumer/admin properties for the cluster */
     Map<String, Object> client() {
-        return Map.of("bootstrap.servers", load().getString(EngramConfig.BOOTSTRAP_SERVERS));
+        return Map.of("bootstrap.servers", load().getString(CoreConfig.BOOTSTRAP_SERVERS));
     }
 }

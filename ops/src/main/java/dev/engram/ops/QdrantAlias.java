@@ -2,6 +2,7 @@ package dev.engram.ops;
 
 import java.io.PrintStream;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.qdrant.QdrantSettings;
@@ -56,7 +57,7 @@ final class QdrantAlias {
     }
 
     private static QdrantVectorIndex open(final EngramConfig config) {
-        return QdrantVectorIndex.connect(QdrantSettings.from(config), config.getString(EngramConfig.EMBEDDING_MODEL),
-            config.getInt(EngramConfig.EMBEDDING_DIMENSIONS), new SimpleMeterRegistry());
+        return QdrantVectorIndex.connect(QdrantSettings.from(config), config.getString(CoreConfig.EMBEDDING_MODEL),
+            config.getInt(CoreConfig.EMBEDDING_DIMENSIONS), new SimpleMeterRegistry());
     }
 }

@@ -12,13 +12,15 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.Memory;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
-import dev.engram.topology.StoreNames;
+import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
+import dev.engram.topology.StoreNames;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -27,7 +29,6 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import dev.engram.topics.AppIds;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -347,7 +348,7 @@ public final class Rebuild {
     }
 
     private String bootstrapServers() {
-        return config.getString(EngramConfig.BOOTSTRAP_SERVERS);
+        return config.getString(CoreConfig.BOOTSTRAP_SERVERS);
     }
 
     private Map<String, Object> clientProperties() {

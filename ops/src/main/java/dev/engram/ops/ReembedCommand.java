@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.concurrent.Callable;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -70,7 +71,7 @@ public final class ReembedCommand implements Callable<Integer> {
             final var embedder = Embedders.named(model);
             final EngramConfig config = options.reachable("nothing was re-embedded");
             final Reembed.Report report = Reembed.run(options.client(), embedder,
-                config.getInt(EngramConfig.NUM_PARTITIONS), !noSwitch, out, config, applyTimeout);
+                config.getInt(PipelineConfig.NUM_PARTITIONS), !noSwitch, out, config, applyTimeout);
             return report.written() == report.memories() && (noSwitch || report.caughtUp()) ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());

@@ -5,12 +5,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.engram.avro.Memory;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
-import dev.engram.avro.Memory;
+import dev.engram.embedder.EmbedderConfig;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
-import dev.engram.config.EngramConfig;
 
 /**
  * Which model a re-embedding puts each memory on, and the memories with their new vectors: the apps' per-script rule (mostly-Han text stays on the Han model), shared by reembed and its catch-up.
@@ -31,12 +32,12 @@ final class ReembedRouting {
      * @return the routed embedder ({@link Embedder#modelFor} names each memory's model)
      */
     static Embedder routed(final Embedder target, final EngramConfig config) {
-        final String hanModel = config.getString(EngramConfig.EMBEDDING_MODEL_HAN);
+        final String hanModel = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
         if (!dev.engram.embedder.ScriptRoutedEmbedder.routesHan(config) || target.modelName().equals(hanModel)) {
             return target;
         }
         return new dev.engram.embedder.ScriptRoutedEmbedder(target, dev.engram.embedder.OnnxEmbedder.shared(hanModel),
-            config.getDouble(EngramConfig.EMBEDDING_HAN_MIN_SHARE));
+            config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.serde.RegistryAvroSerdes;
 import dev.engram.serde.SchemaRegistryClient;
 import dev.engram.serde.ShippedSchemas;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecordBase;
@@ -93,13 +94,13 @@ public final class SchemasCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             final EngramConfig config = EngramConfig.load(null, System.getenv(), Map.of());
-            final String base = url != null ? url : config.getString(EngramConfig.SCHEMA_REGISTRY_URL);
+            final String base = url != null ? url : config.getString(PipelineConfig.SCHEMA_REGISTRY_URL);
             if (base == null || base.isBlank()) {
                 System.err.println("No registry: give --registry-url or set ENGRAM_SCHEMA_REGISTRY_URL");
                 return 2;
             }
             final RegistryAvroSerdes registry = new RegistryAvroSerdes(new SchemaRegistryClient(base,
-                config.getPassword(EngramConfig.SCHEMA_REGISTRY_USER_INFO).value()));
+                config.getPassword(PipelineConfig.SCHEMA_REGISTRY_USER_INFO).value()));
             try {
                 for (final Topic<String, ? extends SpecificRecordBase> topic : Topic.records()) {
                     final int id = registry.registerValueSchema(topic.name(), topic.valueType());

@@ -3,10 +3,12 @@ package dev.engram.ops;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.config.KafkaConnection;
 import dev.engram.stack.ReachableCluster;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,10 +31,10 @@ public final class TopicsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final EngramConfig config = options.load();
-        System.err.println("Creating Engram's topics on " + config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "…");
+        System.err.println("Creating Engram's topics on " + config.getString(CoreConfig.BOOTSTRAP_SERVERS) + "…");
         try (Admin admin = ReachableCluster.admin(KafkaConnection.of(config.kafkaProperties()), options.connectTimeoutSeconds,
             "--connect-timeout", "no topic was created")) {
-            final List<String> created = TopicSetup.createAll(admin, config.getInt(EngramConfig.NUM_PARTITIONS),
+            final List<String> created = TopicSetup.createAll(admin, config.getInt(PipelineConfig.NUM_PARTITIONS),
                 config.maxMessageBytes());
             System.out.println("Created " + created.size() + " topic(s): " + created);
             final List<String> aligned = TopicSetup.alignTimestampLimits(admin);

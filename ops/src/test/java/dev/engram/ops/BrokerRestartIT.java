@@ -9,15 +9,17 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicSetup;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * The broker stopped and restarted (same port, same log directory) while the consolidator runs: the
@@ -47,8 +49,8 @@ class BrokerRestartIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             TopicSetup.createAll(admin, PARTITIONS);
         }
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.BOOTSTRAP_SERVERS, bootstrap,
-            EngramConfig.STATE_DIR, dir.resolve("state").toString(), EngramConfig.CONSOLIDATOR_HTTP_PORT, 0,
+        final EngramConfig config = EngramConfig.plain().with(Map.of(CoreConfig.BOOTSTRAP_SERVERS, bootstrap,
+            PipelineConfig.STATE_DIR, dir.resolve("state").toString(), PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0,
             "kafka.reconnect.backoff.max.ms", 500));
         try (ConsolidatorApp app = ConsolidatorApp.start(config)) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);

@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.retriever.RetrieverApp;
+import dev.engram.retriever.RetrieverConfig;
 import dev.engram.testing.EmbeddedKafka;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,7 +59,7 @@ class ConsolidatorFailoverIT {
         final AtomicInteger answered = new AtomicInteger();
         final AtomicBoolean asking = new AtomicBoolean(true);
         try (ConsolidatorApp b = ConsolidatorApp.start(kafka.engramConfig(fastFailover));
-             RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t:admin")))) {
+             RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, KEY + "=t:admin")))) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
             OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofMinutes(3));
             OpsTestSupport.awaitNoLag(bootstrap, AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), Duration.ofMinutes(3));

@@ -11,15 +11,16 @@ import java.util.concurrent.TimeUnit;
 
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
+import dev.engram.config.CoreConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.EmbeddedKafka;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 /**
  * A consolidator process killed with SIGKILL in the middle of a stream (an open transaction left
@@ -53,12 +54,12 @@ class ConsolidatorKillIT {
         OpsTestSupport.sendCandidates(kafka.bootstrapServers(), 0, CANDIDATES);
         final Path state = dir.resolve("state");
         final Path props = dir.resolve("consolidator.properties");
-        Files.writeString(props, EngramConfig.BOOTSTRAP_SERVERS + "=" + kafka.bootstrapServers() + "\n"
-            + EngramConfig.STATE_DIR + "=" + state.toString().replace("\\", "/") + "\n"
+        Files.writeString(props, CoreConfig.BOOTSTRAP_SERVERS + "=" + kafka.bootstrapServers() + "\n"
+            + PipelineConfig.STATE_DIR + "=" + state.toString().replace("\\", "/") + "\n"
             // the default 45 s session timeout: the restarted instance must not wait for it
-            + EngramConfig.CONSOLIDATOR_HTTP_PORT + "=0\n"
+            + PipelineConfig.CONSOLIDATOR_HTTP_PORT + "=0\n"
             // the test counts memory-updated in the clear (OpsTestSupport)
-            + EngramConfig.CRYPTO_ENABLED + "=false\n");
+            + PipelineConfig.CRYPTO_ENABLED + "=false\n");
         final Process child = startConsolidator(props, "first");
         long atKill;
         try {

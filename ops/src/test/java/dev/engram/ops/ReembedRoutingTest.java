@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.avro.Memory;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
@@ -52,7 +53,7 @@ class ReembedRoutingTest {
 
         assertThat(ReembedRouting.embedded(ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_ZH), EngramConfig.defaults()),
             List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(ZH, ZH);
-        final EngramConfig noRouting = EngramConfig.defaults().with(Map.of(EngramConfig.EMBEDDING_MODEL_HAN, ""));
+        final EngramConfig noRouting = EngramConfig.defaults().with(Map.of(CoreConfig.EMBEDDING_MODEL_HAN, ""));
         assertThat(ReembedRouting.embedded(ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), noRouting),
             List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(EN, EN);
     }

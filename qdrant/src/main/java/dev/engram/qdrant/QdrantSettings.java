@@ -35,11 +35,11 @@ public record QdrantSettings(String host, int port, boolean tls, String apiKey, 
      * @return the settings
      */
     public static QdrantSettings from(final EngramConfig config) {
-        final Password key = config.getPassword(EngramConfig.QDRANT_API_KEY);
-        return new QdrantSettings(config.getString(EngramConfig.QDRANT_HOST), config.getInt(EngramConfig.QDRANT_PORT),
-            config.getBoolean(EngramConfig.QDRANT_TLS), key == null ? null : key.value(),
-            config.getString(EngramConfig.QDRANT_COLLECTION),
-            Duration.ofMillis(config.getInt(EngramConfig.QDRANT_TIMEOUT_MS)));
+        final Password key = config.getPassword(QdrantConfig.QDRANT_API_KEY);
+        return new QdrantSettings(config.getString(QdrantConfig.QDRANT_HOST), config.getInt(QdrantConfig.QDRANT_PORT),
+            config.getBoolean(QdrantConfig.QDRANT_TLS), key == null ? null : key.value(),
+            config.getString(QdrantConfig.QDRANT_COLLECTION),
+            Duration.ofMillis(config.getInt(QdrantConfig.QDRANT_TIMEOUT_MS)));
     }
 
     /** Never prints the API key. */

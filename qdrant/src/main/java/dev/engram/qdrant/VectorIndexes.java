@@ -3,6 +3,7 @@ package dev.engram.qdrant;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.port.VectorIndexUnavailableException;
@@ -37,7 +38,7 @@ public final class VectorIndexes {
         if (!isQdrant(config)) {
             return embedded.get();
         }
-        return new QdrantVectorIndexFactory(open(config, config.getInt(EngramConfig.EMBEDDING_DIMENSIONS), registry));
+        return new QdrantVectorIndexFactory(open(config, config.getInt(CoreConfig.EMBEDDING_DIMENSIONS), registry));
     }
 
     /**
@@ -56,13 +57,13 @@ public final class VectorIndexes {
      * @return whether {@code vector.index=qdrant}
      */
     public static boolean isQdrant(final EngramConfig config) {
-        return EngramConfig.VECTOR_INDEX_QDRANT.equals(config.getString(EngramConfig.VECTOR_INDEX));
+        return QdrantConfig.VECTOR_INDEX_QDRANT.equals(config.getString(QdrantConfig.VECTOR_INDEX));
     }
 
     private static QdrantVectorIndex open(final EngramConfig config, final int dimensions, final MeterRegistry registry) {
         // one collection per model: a Han model of another vector size gets its own collection
         final QdrantVectorIndex index = QdrantVectorIndex.connect(QdrantSettings.from(config),
-            config.getString(EngramConfig.EMBEDDING_MODEL), dimensions, registry);
+            config.getString(CoreConfig.EMBEDDING_MODEL), dimensions, registry);
         try {
             index.ensureCollection();
         } catch (VectorIndexUnavailableException e) {

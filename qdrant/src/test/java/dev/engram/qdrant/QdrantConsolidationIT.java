@@ -22,6 +22,7 @@ import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.ConsolidationTopology;
 import dev.engram.topology.RetryingVectorIndex;
@@ -69,7 +70,7 @@ class QdrantConsolidationIT {
             "I write almost everything in Kotlin.");
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         final Duration timeout = Duration.ofSeconds(5); // a call to the in-process double can take seconds at load 10+
-        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.QDRANT_RETRY_BUDGET_MS, 1000));
+        final EngramConfig config = kafka.engramConfig(Map.of(PipelineConfig.QDRANT_RETRY_BUDGET_MS, 1000));
         try (QdrantDouble qdrant = QdrantDouble.start();
              QdrantVectorIndexFactory factory = new QdrantVectorIndexFactory(new QdrantVectorIndex(
                  qdrant.client(timeout), "engram-memories", ScriptRoutedEmbedder.defaults().modelName(), timeout,

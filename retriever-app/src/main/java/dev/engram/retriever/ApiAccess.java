@@ -64,6 +64,32 @@ final class ApiAccess {
         }
     }
 
+    /**
+     * Refuses (415) a write whose declared {@code Content-Type} is not JSON. The three types a browser may send
+     * cross-site without a CORS preflight ({@code text/plain}, {@code application/x-www-form-urlencoded},
+     * {@code multipart/form-data}; Fetch standard, "CORS-safelisted request-header") would otherwise let any web
+     * page the user visits post conversations to a loopback API with authentication off. A body without a
+     * {@code Content-Type} is read as JSON, as before.
+     *
+     * @param ctx a {@code /v1} request; only POST, PUT and PATCH are checked
+     * @throws ApiProblem 415 naming the type received and the one accepted
+     */
+    static void rejectNonJsonBody(final Context ctx) {
+        final String method = ctx.method().name();
+        if (!"POST".equals(method) && !"PUT".equals(method) && !"PATCH".equals(method)) {
+            return;
+        }
+        final String declared = ctx.header("Content-Type");
+        if (declared == null || declared.isBlank()) {
+            return;
+        }
+        final String type = declared.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!"application/json".equals(type) && !(type.startsWith("application/") && type.endsWith("+json"))) {
+            throw new ApiProblem(415, "Content-Type \"" + type + "\" is not accepted: send the body as "
+                + "application/json (Content-Type: application/json).");
+        }
+    }
+
     /** Authenticates every /v1 request (401 without a known key); authorization is in {@link #user}. */
     void authenticate(final Context ctx) {
         if (!authEnabled) {

@@ -75,7 +75,7 @@ public final class ApiKeys {
      */
     public static ApiKeys from(final EngramConfig config) {
         final Map<String, Principal> keys = new HashMap<>();
-        final Password inline = config.getPassword(EngramConfig.AUTH_KEYS);
+        final Password inline = config.getPassword(RetrieverConfig.AUTH_KEYS);
         if (inline != null && !inline.value().isBlank()) {
             for (final String entry : inline.value().split(",")) {
                 if (entry.isBlank()) {
@@ -83,18 +83,18 @@ public final class ApiKeys {
                 }
                 final int eq = entry.indexOf('=');
                 if (eq <= 0) {
-                    throw new ConfigException(EngramConfig.AUTH_KEYS, "(hidden)", "each entry is KEY=TENANT:admin or KEY=TENANT:user:USER");
+                    throw new ConfigException(RetrieverConfig.AUTH_KEYS, "(hidden)", "each entry is KEY=TENANT:admin or KEY=TENANT:user:USER");
                 }
                 add(keys, entry.substring(0, eq).strip(), entry.substring(eq + 1).strip());
             }
         }
-        final String file = config.getString(EngramConfig.AUTH_KEYS_FILE);
+        final String file = config.getString(RetrieverConfig.AUTH_KEYS_FILE);
         if (file != null && !file.isBlank()) {
             final Properties props = new Properties();
             try (InputStream in = Files.newInputStream(Path.of(file))) {
                 props.load(in);
             } catch (IOException e) {
-                throw new UncheckedIOException("Cannot read " + EngramConfig.AUTH_KEYS_FILE + " " + file, e);
+                throw new UncheckedIOException("Cannot read " + RetrieverConfig.AUTH_KEYS_FILE + " " + file, e);
             }
             props.forEach((k, v) -> add(keys, k.toString().strip(), v.toString().strip()));
         }
@@ -113,7 +113,7 @@ public final class ApiKeys {
 
     private static void add(final Map<String, Principal> keys, final String key, final String grant) {
         if (key.length() < 16) {
-            throw new ConfigException(EngramConfig.AUTH_KEYS, "(hidden)", "API keys must have at least 16 characters");
+            throw new ConfigException(RetrieverConfig.AUTH_KEYS, "(hidden)", "API keys must have at least 16 characters");
         }
         final String[] parts = grant.split(":", 3);
         final String digest = digest(key);
@@ -130,9 +130,9 @@ public final class ApiKeys {
                 return;
             }
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(EngramConfig.AUTH_KEYS, "(hidden)", "key " + keyId + ": " + e.getMessage());
+            throw new ConfigException(RetrieverConfig.AUTH_KEYS, "(hidden)", "key " + keyId + ": " + e.getMessage());
         }
-        throw new ConfigException(EngramConfig.AUTH_KEYS, "(hidden)", "key " + keyId
+        throw new ConfigException(RetrieverConfig.AUTH_KEYS, "(hidden)", "key " + keyId
             + ": the grant must be TENANT:admin or TENANT:user:USER");
     }
 

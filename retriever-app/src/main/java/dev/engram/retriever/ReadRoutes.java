@@ -23,6 +23,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.VectorIndexUnavailableException;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.AppHttpServer;
@@ -31,6 +32,7 @@ import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.ScoredMemory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.streams.PipelineConfig;
 import io.javalin.http.ContentType;
 import io.javalin.http.Context;
 import dev.engram.scoring.RankRequest;
@@ -75,10 +77,10 @@ final class ReadRoutes {
         this.auth = auth;
         this.owner = owner;
         this.clock = clock;
-        this.defaultK = config.getInt(EngramConfig.DEFAULT_K);
-        this.maxK = config.getInt(EngramConfig.MAX_K);
-        this.defaultBudget = config.getInt(EngramConfig.CONTEXT_BUDGET_TOKENS);
-        this.indexRetryAfterSeconds = Math.max(1, (config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS) + 999) / 1000);
+        this.defaultK = config.getInt(DomainConfig.DEFAULT_K);
+        this.maxK = config.getInt(DomainConfig.MAX_K);
+        this.defaultBudget = config.getInt(DomainConfig.CONTEXT_BUDGET_TOKENS);
+        this.indexRetryAfterSeconds = Math.max(1, (config.getInt(PipelineConfig.QDRANT_RETRY_BUDGET_MS) + 999) / 1000);
     }
 
     /** {@code GET .../profile}: the user's profile. */

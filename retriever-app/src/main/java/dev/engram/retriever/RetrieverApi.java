@@ -181,6 +181,7 @@ public final class RetrieverApi {
      */
     public void register(final Javalin app) {
         app.before("/v1/*", ApiAccess::rejectMissingIds);
+        app.before("/v1/*", ApiAccess::rejectNonJsonBody);
         app.before("/v1/*", auth::authenticate);
         app.after("/v1/*", auth::audit);
         app.get("/panel", ctx -> ctx.html(panelHtml));

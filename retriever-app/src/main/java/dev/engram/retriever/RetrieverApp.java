@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.embedder.ActiveModelEmbedder;
@@ -23,10 +24,12 @@ import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.VectorIndexes;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
+import dev.engram.runtime.RuntimeConfig;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.SearchIndexes;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.RetrievalTopology;
 import dev.engram.topology.RetryingVectorIndex;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -63,6 +66,13 @@ import dev.engram.topics.AppIds;
 @Command(name = "retriever", mixinStandardHelpOptions = true,
     description = "Engram retriever: read model of memory-updated and the retrieval HTTP API.")
 public final class RetrieverApp implements Callable<Integer> {
+
+    /**
+     * The configuration groups this app reads, the modules it wires (checked at start,
+     * {@link StreamsApp#checkConfig(EngramConfig, String, List)}).
+     */
+    public static final List<String> CONFIG_GROUPS = List.of("core", "domain", "streams", "runtime", "embedder", "qdrant",
+        "retriever-app");
 
     private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
 
@@ -181,7 +191,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.RETRIEVER);
         final Optional<QdrantVectorIndex> dense;
         try {
-            StreamsApp.checkConfig(config, "retriever");
+            StreamsApp.checkConfig(config, "retriever", CONFIG_GROUPS);
             dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
         } catch (RuntimeException e) {
             access.close();
@@ -192,7 +202,7 @@ public final class RetrieverApp implements Callable<Integer> {
             registry.close();
             throw e;
         }
-        final boolean authEnabled = config.getBoolean(EngramConfig.AUTH_ENABLED);
+        final boolean authEnabled = config.getBoolean(RetrieverConfig.AUTH_ENABLED);
         final ApiKeys keys = ApiKeys.from(config);
         if (authEnabled && keys.size() == 0) {
             LOG.warn("retriever.auth.enabled=true and no API keys are configured: every /v1 request is refused (401)");
@@ -211,7 +221,7 @@ public final class RetrieverApp implements Callable<Integer> {
             }
         };
         final RetrieverApi.Privacy privacy = new RetrieverApi.Privacy(authEnabled, keys, commands, audit,
-            new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry), embedder,
+            new PiiFilter(PiiFilter.action(config.getString(DomainConfig.PII_ACTION)), registry), embedder,
             Clock.systemUTC());
         final AtomicReference<StreamsRunner> runner = new AtomicReference<>();
         final AtomicReference<HostInfo> self = new AtomicReference<>();
@@ -220,7 +230,7 @@ public final class RetrieverApp implements Callable<Integer> {
             () -> runner.get() == null ? null : runner.get().kafkaStreams();
         final CatchUp catchUp = new CatchUp(client, config.kafkaProperties(),
             RetrievalTopology.config(config).getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG),
-            Topic.MEMORY_UPDATED.name(), Duration.ofMillis(config.getLong(EngramConfig.RETRIEVER_CATCHUP_MAX_WAIT_MS)));
+            Topic.MEMORY_UPDATED.name(), Duration.ofMillis(config.getLong(RetrieverConfig.RETRIEVER_CATCHUP_MAX_WAIT_MS)));
         final RetrievalService service = new RetrievalService(client, self::get, indexes, catchUp);
         final HybridScorer scorer;
         try {
@@ -236,7 +246,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final TenantAdmin tenantAdmin = new TenantAdmin(config);
         final RetrieverApi api = new RetrieverApi(config, service, scorer,
             access, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(), registry, privacy, tenantAdmin);
-        final AppHttpServer server = new AppHttpServer(config.getInt(EngramConfig.RETRIEVER_HTTP_PORT), registry,
+        final AppHttpServer server = new AppHttpServer(config.getInt(PipelineConfig.RETRIEVER_HTTP_PORT), registry,
             () -> runner.get() == null ? new AppHttpServer.Health(true, "STARTING")
                 : new AppHttpServer.Health(runner.get().isLive(), runner.get().state().name()),
             () -> readiness(runner.get(), catchUp),
@@ -245,11 +255,11 @@ public final class RetrieverApp implements Callable<Integer> {
                 new ApiDocs().register(app);
                 new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
                     ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion(),
-                    config.getList(EngramConfig.MCP_ALLOWED_ORIGINS), registry).register(app);
-            }).bindTo(config.getString(EngramConfig.HTTP_BIND_ADDRESS)).start();
+                    config.getList(RetrieverConfig.MCP_ALLOWED_ORIGINS), registry).register(app);
+            }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
         try {
-            final EngramConfig bound = config.with(Map.of(EngramConfig.RETRIEVER_HTTP_PORT, server.port()));
-            self.set(new HostInfo(bound.getString(EngramConfig.RETRIEVER_HTTP_HOST), server.port()));
+            final EngramConfig bound = config.with(Map.of(PipelineConfig.RETRIEVER_HTTP_PORT, server.port()));
+            self.set(new HostInfo(bound.getString(PipelineConfig.RETRIEVER_HTTP_HOST), server.port()));
             final StreamsRunner streams = new StreamsRunner(RetrievalTopology.build(bound, indexes),
                 RetrievalTopology.config(bound), "retriever", registry, RetryingVectorIndex::isIndexOutage);
             runner.set(streams);
@@ -322,7 +332,7 @@ public final class RetrieverApp implements Callable<Integer> {
      *     and {@code retriever.auth.allow.unauthenticated.remote} is false
      */
     static void checkExposure(final EngramConfig config) {
-        final String address = config.getString(EngramConfig.HTTP_BIND_ADDRESS);
+        final String address = config.getString(RuntimeConfig.HTTP_BIND_ADDRESS);
         if (AppHttpServer.isLoopback(address)) {
             LOG.warn("retriever.auth.enabled=false: the API serves every tenant without authentication, on {} only "
                 + "(this machine)", address);
@@ -334,7 +344,7 @@ public final class RetrieverApp implements Callable<Integer> {
             + "* ANYONE WHO CAN REACH THIS PORT CAN READ, CHANGE AND ERASE EVERY TENANT'S MEMORIES.\n"
             + "* (allowed by {}=true)\n"
             + "************************************************************************", address,
-            EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE);
+            RetrieverConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE);
     }
 
     /**
@@ -346,13 +356,13 @@ public final class RetrieverApp implements Callable<Integer> {
      *     {@code retriever.auth.allow.unauthenticated.remote} is false
      */
     public static void refuseUnauthenticatedRemote(final EngramConfig config) {
-        final String address = config.getString(EngramConfig.HTTP_BIND_ADDRESS);
-        if (!AppHttpServer.isLoopback(address) && !config.getBoolean(EngramConfig.AUTH_ENABLED)
-            && !config.getBoolean(EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE)) {
-            throw new org.apache.kafka.common.config.ConfigException(EngramConfig.AUTH_ENABLED + "=false with "
-                + EngramConfig.HTTP_BIND_ADDRESS + "=" + address + " would serve every tenant's memories to the network "
+        final String address = config.getString(RuntimeConfig.HTTP_BIND_ADDRESS);
+        if (!AppHttpServer.isLoopback(address) && !config.getBoolean(RetrieverConfig.AUTH_ENABLED)
+            && !config.getBoolean(RetrieverConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE)) {
+            throw new org.apache.kafka.common.config.ConfigException(RetrieverConfig.AUTH_ENABLED + "=false with "
+                + RuntimeConfig.HTTP_BIND_ADDRESS + "=" + address + " would serve every tenant's memories to the network "
                 + "without authentication; enable auth, bind to 127.0.0.1, or set "
-                + EngramConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE + "=true if that is really meant");
+                + RetrieverConfig.AUTH_ALLOW_UNAUTHENTICATED_REMOTE + "=true if that is really meant");
         }
     }
 

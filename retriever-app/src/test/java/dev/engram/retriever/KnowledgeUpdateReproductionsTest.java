@@ -21,6 +21,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.runtime.ApiProblem;
@@ -67,7 +68,7 @@ class KnowledgeUpdateReproductionsTest {
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
         final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
         final List<Memory> memories = pipeline.retriever().memories(userKey);
-        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(EngramConfig.MAX_K)).memories(memories)), 512)
+        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(DomainConfig.MAX_K)).memories(memories)), 512)
             .text();
     }
 
@@ -248,6 +249,31 @@ class KnowledgeUpdateReproductionsTest {
             final Memory unnamed = Memory.newBuilder(corrected).setContent("Home town").build();
             assertThatThrownBy(() -> Corrections.resolve(unnamed, null, "Vienna"))
                 .isInstanceOf(ApiProblem.class).hasMessageContaining("\"content\"");
+        }
+    }
+
+    @Test
+    void shouldWriteOneUpdatePerRestatementWhenATurnMakesBothAFactAndAnEpisode() {
+        final String u = T + "/u-olaf";
+        final int conversations = 8;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            for (int d = 0; d < conversations; d++) {
+                pipeline.publish(conversation(T, "u-olaf", "c-" + d,
+                    user("My dog Olaf loves the beach, he runs after every wave.", day(d)),
+                    assistant("Thanks, noted!", day(d, 30))));
+            }
+            final Memory pet = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() != null && m.getKey().startsWith("pet:")).findFirst()
+                .orElseThrow(() -> new AssertionError("no pet fact: " + pipeline.consolidator().active(u)));
+            final Memory episode = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() == null && m.getContent().contains("every wave")).findFirst()
+                .orElseThrow(() -> new AssertionError("the turn's episode: " + pipeline.consolidator().active(u)));
+            assertThat(pet.getReinforcementCount()).as("every restatement counts, on the fact").isEqualTo(conversations);
+            final List<MemoryUpdated> events = pipeline.updates().stream().filter(e -> e.getUserId().equals("u-olaf"))
+                .toList();
+            assertThat(events.stream().filter(e -> e.getMemoryId().equals(episode.getMemoryId())))
+                .as("the episode is written once, not once more per restatement").hasSize(1);
+            assertThat(events.stream().filter(e -> e.getMemoryId().equals(pet.getMemoryId()))).hasSize(conversations);
         }
     }
 

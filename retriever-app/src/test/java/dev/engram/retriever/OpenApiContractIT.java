@@ -255,7 +255,7 @@ class OpenApiContractIT {
         final Operation context = operation("GET", "/v1/tenants/{tenant}/users/{user}/context");
 
         assertThat(parameter(memories, "k").getSchema().getMaximum().intValue())
-            .isEqualTo(dev.engram.config.EngramConfig.defaults().getInt(dev.engram.config.EngramConfig.MAX_K));
+            .isEqualTo(dev.engram.config.EngramConfig.defaults().getInt(dev.engram.domain.DomainConfig.MAX_K));
         assertThat(parameter(memories, "minScore").getSchema().getMinimum().doubleValue()).isZero();
         assertThat(parameter(memories, "minScore").getSchema().getMaximum().doubleValue()).isEqualTo(1.0);
         assertThat(parameter(context, "budgetTokens").getSchema().getMaximum().intValue())

@@ -127,7 +127,7 @@ class PrivacyPipelineIT {
 
     private static RetrieverApp.Handle startRetriever(final Map<String, Object> extra) {
         final Map<String, Object> settings = new HashMap<>(extra);
-        settings.put(EngramConfig.AUTH_KEYS, ADMIN + "=t1:admin");
+        settings.put(RetrieverConfig.AUTH_KEYS, ADMIN + "=t1:admin");
         final RetrieverApp.Handle handle = RetrieverApp.start(kafka.engramConfig(settings));
         RETRIEVERS.add(handle);
         return handle;

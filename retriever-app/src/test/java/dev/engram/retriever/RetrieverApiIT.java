@@ -80,7 +80,7 @@ class RetrieverApiIT {
                 keys.append(',').append(key).append('=').append(tenant).append(":user:").append(user);
             }
         }
-        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, keys.toString()));
+        final EngramConfig config = kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, keys.toString()));
         retriever = RetrieverApp.start(config);
 
         // case-05: two users of one tenant, same conversation id c-1
@@ -554,6 +554,14 @@ class RetrieverApiIT {
             .header("Authorization", "Bearer " + T1_ADMIN).method("PUT", HttpRequest.BodyPublishers.ofString(
                 "{\"value\":\"Delft\u00FF\"}", StandardCharsets.ISO_8859_1)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(detail(latin1, 400)).contains("not valid UTF-8", "0xFF", "offset 15");
+        // a type a browser may post cross-site without a preflight is refused: no web page writes memories
+        for (final String type : List.of("text/plain;charset=UTF-8", "application/x-www-form-urlencoded")) {
+            final HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + city))
+                .header("Authorization", "Bearer " + T1_ADMIN).header("Content-Type", type)
+                .method("PUT", HttpRequest.BodyPublishers.ofString("{\"value\":\"Delft\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertThat(detail(form, 415)).as(type).contains(type.split(";")[0], "application/json");
+        }
         // a memory of another user is not found through this user
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,

@@ -18,7 +18,6 @@ import java.util.Properties;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -62,7 +61,7 @@ class RetrieverCatchUpIT {
         kafka.createTopics(2, Topic.allNames());
         publishBacklog();
         final List<String> last = List.of(user(USERS - 1), user(USERS - 2), user(USERS - 3));
-        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false)));
+        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_ENABLED, false)));
 
         final List<String> wrong = new ArrayList<>();
         int catchingUp = 0;

@@ -18,7 +18,6 @@ import java.util.Set;
 
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.topology.StoreNames;
@@ -59,8 +58,8 @@ class RetrieverForwardingIT {
         kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
             records);
         // The same admin key on both instances: a forwarded request carries the caller's key to the owner.
-        first = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t1:admin")));
-        second = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, KEY + "=t1:admin")));
+        first = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, KEY + "=t1:admin")));
+        second = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, KEY + "=t1:admin")));
         EmbeddedKafka.waitUntil(() -> first.runner().state() == KafkaStreams.State.RUNNING
                 && second.runner().state() == KafkaStreams.State.RUNNING
                 && owners().size() == 2 && USERS.stream().allMatch(u -> status(first, u) == 200 && status(second, u) == 200),

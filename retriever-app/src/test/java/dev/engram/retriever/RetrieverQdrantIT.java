@@ -24,10 +24,12 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.qdrant.QdrantConfig;
 import dev.engram.qdrant.QdrantSettings;
 import dev.engram.qdrant.QdrantVectorIndex;
 import dev.engram.qdrant.testing.QdrantDouble;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.EmbeddedKafka;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.qdrant.client.grpc.Common.Condition;
@@ -62,10 +64,10 @@ class RetrieverQdrantIT {
         kafka.createTopics(2, Topic.allNames());
         qdrant = QdrantDouble.start();
         final int port = qdrant.startTcp();
-        final EngramConfig config = kafka.engramConfig(Map.of(EngramConfig.AUTH_ENABLED, false,
-            EngramConfig.VECTOR_INDEX, "qdrant",
-            EngramConfig.QDRANT_HOST, "localhost", EngramConfig.QDRANT_PORT, port, EngramConfig.QDRANT_TIMEOUT_MS, 1000,
-            EngramConfig.QDRANT_RETRY_BUDGET_MS, 2000));
+        final EngramConfig config = kafka.engramConfig(Map.of(RetrieverConfig.AUTH_ENABLED, false,
+            QdrantConfig.VECTOR_INDEX, "qdrant",
+            QdrantConfig.QDRANT_HOST, "localhost", QdrantConfig.QDRANT_PORT, port, QdrantConfig.QDRANT_TIMEOUT_MS, 1000,
+            PipelineConfig.QDRANT_RETRY_BUDGET_MS, 2000));
 
         // What the consolidator writes: the same memories into Qdrant and onto memory-updated.
         final List<Memory> memories = List.of(

@@ -54,7 +54,7 @@ class TenantSettingsApiIT {
     static void start() {
         kafka = EmbeddedKafka.start();
         kafka.createTopics(2, Topic.allNames());
-        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS, HEALTH_ADMIN
+        retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, HEALTH_ADMIN
             + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1")));
     }
 

@@ -16,7 +16,6 @@ import java.util.Map;
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.testing.EmbeddedKafka;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -46,7 +45,7 @@ final class TwoUserRetriever implements AutoCloseable {
     static TwoUserRetriever start() {
         final EmbeddedKafka kafka = EmbeddedKafka.start();
         kafka.createTopics(2, Topic.allNames());
-        final RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(EngramConfig.AUTH_KEYS,
+        final RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS,
             ANA_KEY + "=t1:user:u-ana," + BEN_KEY + "=t1:user:u-ben," + ADMIN_KEY + "=t1:admin")));
         final TwoUserRetriever fixture = new TwoUserRetriever(kafka, retriever);
         final List<EmbeddedKafka.Record<String, MemoryUpdated>> records = List.of(

@@ -20,10 +20,10 @@ import dev.engram.rules.FactRules.Rule;
 
 /**
  * Facts from Chinese first-person statements, with the keys of the English rules so a fact stated in
- * either language supersedes the other: {@code city} (我住在北京), {@code employer} (我在华为工作),
- * {@code role} (我是一名工程师, 在一家公司当工程师) and {@code preference:<what>}
- * (我喜欢爬山 = like, 我不喜欢/讨厌… = dislike). The content is Chinese ("住在北京", "在华为工作"), so it is
- * embedded by the Chinese model and found by Chinese questions.
+ * either language supersedes the other: {@code city} (我住在北京, 我搬到上海了), {@code employer} (我在华为工作,
+ * 我跳槽到了字节跳动), {@code uses:<tool>} and the other technical slots (我们换成了Linear), {@code role}
+ * (我是一名工程师, 在一家公司当工程师) and {@code preference:<what>} (我喜欢爬山 = like, 我不喜欢/讨厌… = dislike). The
+ * content is Chinese ("住在北京", "在华为工作"), so it is embedded by the Chinese model and found by Chinese questions.
  *
  * <p>Chinese has no spaces: a value is the run of characters up to the next clause mark (，。、；！？ and
  * their ASCII forms) or a word that starts the next clause (在, 和, 并, 还, 也, 工作, 上班 …), between
@@ -81,10 +81,18 @@ final class ChineseRules {
 
     /** City, employer, role, likes and dislikes stated in Chinese. */
     static final List<Rule> RULES = List.of(
-        rule("zh-city", I + "(?:住在|居住在|生活在|定居在|搬到了?|搬去了?)" + VALUE + CLAUSE_END,
+        rule("zh-city", I + "(?:住在|居住在|生活在|定居在|搬家?到了?|搬家?去了?|搬回到?了?)" + VALUE + CLAUSE_END,
             (m, s) -> subjectIsUser(m, s) ? city(m.group(1)) : List.of()),
         rule("zh-employer", I + "在" + VALUE + "(?:工作|上班|任职)", (m, s) -> subjectIsUser(m, s) ? employer(m.group(1))
             : List.of()),
+        // a job change said as the new job: 我跳槽到了字节跳动, 我加入了腾讯, 我换到阿里巴巴工作了
+        rule("zh-employer-joined", I + "(?:跳槽到了?|跳槽去了?|加入了|入职了?)" + VALUE + CLAUSE_END,
+            (m, s) -> subjectIsUser(m, s) ? employer(m.group(1)) : List.of()),
+        rule("zh-employer-moved", I + "(?:换到|转到|调到|去(?!年))了?" + VALUE + "(?:工作|上班)",
+            (m, s) -> subjectIsUser(m, s) ? employer(m.group(1)) : List.of()),
+        // a tool switched to, by its Latin name: 我们换成了Linear, 我改用VS Code了
+        rule("zh-tool-switched", I + "(?:改用|换成了?|换用|转用|切换到了?|改成用)\\s*([A-Za-z][\\w.+#-]*(?:\\s+[A-Z][\\w.+#-]*){0,2})",
+            (m, s) -> subjectIsUser(m, s) ? tool(m.group(1)) : List.of()),
         rule("zh-role", I + "(?:是|当|做|担任)(?:一名|一个|一位|名)?([\\p{IsHan}]{0,6}?" + JOB + ")" + CLAUSE_END,
             (m, s) -> subjectIsUser(m, s) ? role(m.group(1)) : List.of()),
         rule("zh-role-at", "(?:^|[，,])\\s*在[^，,。]{1,16}?(?:当|做|担任)(?:一名|一个|一位|名)?([\\p{IsHan}]{0,6}?" + JOB + ")"
@@ -114,7 +122,8 @@ final class ChineseRules {
     }
 
     private static String value(final String raw) {
-        final String v = raw == null ? "" : raw.strip();
+        // a change ends on 了 (我搬到上海了): the particle is no part of the name
+        final String v = raw == null ? "" : raw.strip().replaceFirst("[了啦]$", "");
         return v.length() < MIN_VALUE || NOT_A_VALUE.matcher(v).find() ? "" : v;
     }
 
@@ -142,6 +151,14 @@ final class ChineseRules {
         final String role = value(raw);
         return role.isEmpty() ? List.of()
             : List.of(fact(FactCategory.ROLE, "role", role, "Role", "职业是" + role, IMPORTANCE_WORK));
+    }
+
+    /** A tool, IDE, language or cloud switched to, in the English rules' slot ({@link TechVocabulary}), said in Chinese. */
+    private static List<Fact> tool(final String raw) {
+        return TechVocabulary.resolve(raw).map(t -> List.of(new Fact(MemoryType.SEMANTIC, FactCategory.TECHNICAL, t.key(),
+            t.value(), t.slot() == TechVocabulary.Slot.TOOL ? "Tool: " + t.value() : t.slot().key, "使用" + t.value(), false,
+            t.slot() == TechVocabulary.Slot.TOOL ? IMPORTANCE_LIKES : IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT)))
+            .orElse(List.of());
     }
 
     private static List<Fact> preference(final String raw, final boolean like) {

@@ -23,12 +23,14 @@ import dev.engram.text.TurnHeuristics;
  * diet word" rule). A
  * match claims its span of the sentence, so a later rule cannot read the same words again ("I prefer
  * short answers" is a response style, not a liking for "short answers"), and within one sentence the
- * first fact per key wins. Questions and hypotheticals ("if I moved to Paris") state nothing.
+ * first fact per key wins, but a value stated beside a retraction of the same key wins over the retraction.
+ * Questions and hypotheticals ("if I moved to Paris") state nothing.
  *
  * <p>The rules live with their statement kind: {@link ResponseStyleRules}, {@link DietRules},
  * {@link TechRules}, {@link IdentityRules} (name, role, employer, city), {@link SafetyRules} (allergies, conditions,
  * medication, foods avoided, accessibility), {@link LikingRules} (favourites, likes), {@link HobbyRules},
- * {@link LifeRules} (family, pets, hometown, places visited, languages, age, plans), {@link ChineseRules} (city,
+ * {@link LifeRules} (family, pets, hometown, places visited, languages, age, plans), {@link RoutineRules} (wake-up
+ * and bed times), {@link ChineseRules} (city,
  * employer, role, likes stated in Chinese), {@link ChineseSafetyRules}, {@link ChineseLifeRules}; shared fragments in
  * {@link FactPatterns}.
  * This class orders them, applies them to a sentence and holds the numbers below.
@@ -173,6 +175,7 @@ final class FactRules {
         LikingRules.RULES,              // 9. favourites, likes and dislikes
         HobbyRules.RULES,               // 10. hobbies
         LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
+        RoutineRules.RULES,             //     the times of the user's day (wake-up, bedtime)
         ChineseRules.RULES,             // the same kinds stated in Chinese
         ChineseSafetyRules.RULES,
         ChineseLifeRules.RULES,
@@ -213,7 +216,9 @@ final class FactRules {
                 if (!facts.isEmpty()) {
                     claimed.add(new int[] {m.start(), m.end()});
                     for (final Fact fact : facts) {
-                        byKey.putIfAbsent(fact.key(), fact);
+                        // a new value stated beside the retraction of the old one ("I left IBM and now I work at
+                        // Accenture") is the fact: the new value supersedes the old downstream
+                        byKey.merge(fact.key(), fact, (kept, again) -> kept.negated() && !again.negated() ? again : kept);
                     }
                 }
             }

@@ -105,8 +105,10 @@ final class IdentityRules {
             + "\\s+(?:the\\s+)?(" + PROPER + ")"
             + "(?:\\s+for\\s+(?:(?:the\\s+)?(?:past|last)\\s+)?" + NUM + "\\s+years?)?",
             (m, s) -> employer(m.group(1), m.group(2) == null ? -1 : NumberWords.parse(m.group(2)), false, EXPLICIT)),
-        rule("employer-joined", "\\b(?:i|we)\\s+" + ADVS + "(?:joined|started\\s+at|started\\s+working\\s+(?:at|for))\\s+(?:the\\s+)?("
-            + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
+        // a job change said as the new job ("I joined Hooli", "I got a new job at Hooli", "I've started a job with Hooli")
+        rule("employer-joined", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:joined|started\\s+at|started\\s+working\\s+(?:at|for)"
+            + "|(?:got|took|started|accepted|landed)\\s+(?:a|the|my)\\s+(?:new\\s+)?(?:job|position|role)\\s+(?:at|with))"
+            + "\\s+(?:the\\s+)?(" + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
         rule("city-live", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are|'ve\\s+been|\\s+have\\s+been)?\\s+" + ADVS
             + "(?:live|living|reside|residing|based)\\s+in\\s+(" + PROPER + ")|\\b(?:i|we)(?:'ve|\\s+have)\\s+" + ADVS
             + "lived\\s+in\\s+(" + PROPER + ")\\s+(?:for|since)\\b", (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),

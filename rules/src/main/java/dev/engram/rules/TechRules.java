@@ -22,7 +22,8 @@ import dev.engram.rules.FactRules.Rule;
 /**
  * The user's technical setup, resolved through {@link TechVocabulary}: {@code preferred_language},
  * {@code ide}, {@code cloud_provider} and {@code uses:<tool>} (TECHNICAL facts), stated ("I use
- * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin") or retracted ("I no longer use Jira").
+ * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear") or retracted ("I no longer
+ * use Jira").
  */
 final class TechRules {
 
@@ -41,6 +42,11 @@ final class TechRules {
     static final List<Rule> STATED = List.of(
         rule("tech-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|moved|changed)\\s+(?:over\\s+)?"
             + "(?:from\\s+" + VOCAB + "\\s+)?to\\s+" + VOCAB, (m, s) -> switched(m.group(1), m.group(2))),
+        // a tool or vendor the vocabulary does not know, by its capitalized name ("we switched to Linear", "I switched
+        // from Jira to Linear"); "moved to" is left to the city rules ("we moved to Porto")
+        rule("tool-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|changed)\\s+(?:over\\s+)?"
+            + "(?:from\\s+" + TOOL + "\\s+)?to\\s+(?:using\\s+)?" + TOOL, (m, s) -> FactPatterns.NOT_A_PLACE.contains(
+                FactRules.trimValue(m.group(2)).toLowerCase(java.util.Locale.ROOT)) ? List.of() : switched(m.group(1), m.group(2))),
         rule("tech-main", VOCAB + "\\s+is\\s+my\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?"
             + "(?:programming\\s+language|language|ide|editor|cloud(?:\\s+provider)?)\\b"
             + "|\\bmy\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?(?:programming\\s+language"

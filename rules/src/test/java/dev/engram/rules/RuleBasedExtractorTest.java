@@ -288,6 +288,59 @@ class RuleBasedExtractorTest {
             .containsExactly(tuple("city", "Nantes"));
     }
 
+    /** Issue 26: a change said in one sentence keeps the new value; "!" marks a retraction. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I left IBM and now I work at Accenture.                           | employer=Accenture
+        I quit Initech last month, I work for Hooli now.                  | employer=Hooli
+        I no longer use Jira, we switched to Linear and it's much faster. | !uses:jira=Jira, uses:linear=Linear
+        We switched from Jira to Linear last month.                       | uses:linear=Linear, !uses:jira=Jira
+        I've switched to Fastmail for my email.                           | uses:fastmail=Fastmail
+        These days I work at Hooli.                                       | employer=Hooli
+        Now I work at Accenture.                                          | employer=Accenture
+        I've moved to Porto.                                              | city=Porto
+        These days I live in Braga.                                       | city=Braga
+        I got a new job at Globex.                                        | employer=Globex
+        I've started a new role with Umbrella Labs.                       | employer=Umbrella Labs
+        我搬到上海了。                                                      | city=上海
+        我搬家到杭州了，离公司很近。                                          | city=杭州
+        我跳槽到了字节跳动。                                                 | employer=字节跳动
+        我去深圳工作了。                                                    | city=深圳
+        我们换成了Linear。                                                  | uses:linear=Linear
+        """)
+    void shouldKeepTheNewValueWhenTheUserSaysAChangeInOneSentence(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> (m.negated() ? "!" : "") + m.key() + "=" + m.value())
+            .containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    /** Issue 26: a routine restated in other words is one fact (one slot, one value), so it keeps one id. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I wake up at 6:30 every day.                                      | wake_time=6:30
+        My alarm goes off at 6:30, I wake up at 6:30 even on weekends.    | wake_time=6:30
+        I always wake up at 6.30 AM.                                      | wake_time=6:30 am
+        We usually get up around 7am on Sundays.                          | wake_time=7 am
+        I go to bed at 11 pm.                                             | bed_time=11 pm
+        """)
+    void shouldReadTheTimesOfTheUsersDayAsOneSlotEachWhenTheUserStatesThem(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value()).containsExactly(expected);
+        assertThat(said(text)).as("the routine is the sentence: no episode repeats it").allMatch(ExtractedMemory::isFact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"Tomorrow I get up at 5 for the flight.", "If I wake up at 6 I'll go running.",
+        "My son wakes up at 6."})
+    void shouldStateNoRoutineWhenTheTimeIsAPlanAConditionOrSomeoneElses(final String text) {
+        assertThat(facts(text)).noneMatch(m -> m.key().endsWith("_time"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"We switched to Monday meetings.", "I want to switch to Linear.", "We moved to Porto.",
+        "我打算跳槽到腾讯。", "我想去深圳工作。", "我去年夏天去海边玩了。"})
+    void shouldStateNoToolOrEmployerChangeWhenItIsADayAPlanOrAMove(final String text) {
+        assertThat(facts(text)).noneMatch(m -> m.key().startsWith("uses:") || m.key().equals("employer"));
+    }
+
     @Test
     void shouldExtractTheNewToolAndRetractTheOldWhenTheUserSwitchesBetweenSlots() {
         assertThat(facts("I switched from Eclipse to VS Code."))

@@ -68,6 +68,21 @@ public abstract class StreamsApp implements AutoCloseable {
      * @throws org.apache.kafka.common.config.ConfigException naming the keys of every refusal
      */
     public static EngramConfig checkConfig(final EngramConfig config, final String app) {
+        return checkConfig(config, app, List.of());
+    }
+
+    /**
+     * Checks that the configuration groups the app reads are composed ({@link EngramConfig#requireGroups}), then the
+     * configuration as a whole ({@link #checkConfig(EngramConfig, String)}).
+     *
+     * @param config the config the app starts with
+     * @param app the app's name, e.g. {@code consolidator}
+     * @param groups the groups it reads (its {@code CONFIG_GROUPS})
+     * @return the config
+     * @throws org.apache.kafka.common.config.ConfigException naming a missing group or the keys of every refusal
+     */
+    public static EngramConfig checkConfig(final EngramConfig config, final String app, final List<String> groups) {
+        EngramConfig.requireGroups(app, groups);
         ConfigCoherence.enforce(config, app);
         return config;
     }

@@ -11,17 +11,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 import dev.engram.avro.ConversationCompleted;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.serde.RecordSerdes;
+import dev.engram.topics.Topic;
 import dev.engram.topics.TopicSerdes;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import dev.engram.topics.Topic;
 
 /**
  * Publishes completed conversations to {@code conversations-completed}, as a chat platform would.
@@ -61,8 +62,8 @@ public final class Ingest implements AutoCloseable {
      * @param overrides extra producer settings (win over the defaults)
      */
     public Ingest(final String bootstrapServers, final Map<String, Object> overrides) {
-        this(bootstrapServers, overrides, EngramConfig.defaults().getInt(EngramConfig.MAX_RECORD_BYTES),
-            EngramConfig.MAX_RECORD_BYTES);
+        this(bootstrapServers, overrides, EngramConfig.defaults().getInt(CoreConfig.MAX_RECORD_BYTES),
+            CoreConfig.MAX_RECORD_BYTES);
     }
 
     /**
@@ -94,8 +95,8 @@ public final class Ingest implements AutoCloseable {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         // gzip by default (ingest.compression.type): every client reads it, kafkajs without a codec plugin
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, EngramConfig.defaults().getString(EngramConfig.INGEST_COMPRESSION));
-        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes + EngramConfig.RECORD_HEADROOM_BYTES);
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, EngramConfig.defaults().getString(StackConfig.INGEST_COMPRESSION));
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes + CoreConfig.RECORD_HEADROOM_BYTES);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "engram-ingest");
         // An unreachable cluster fails the ingest within a minute instead of blocking forever.
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
@@ -124,7 +125,7 @@ public final class Ingest implements AutoCloseable {
     public static Ingest of(final String bootstrapServers, final EngramConfig config, final int maxRecordBytes,
                             final String limitName) {
         return new Ingest(bootstrapServers, Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG,
-            config.getString(EngramConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
+            config.getString(StackConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
     }
 
     /**

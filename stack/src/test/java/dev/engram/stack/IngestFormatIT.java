@@ -16,6 +16,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.SchemaRegistryDouble;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -69,9 +70,9 @@ class IngestFormatIT {
     @Test
     void shouldPublishTheRegistryWireFormatGzippedWhenThePipelineUsesTheRegistry() throws IOException {
         try (SchemaRegistryDouble registry = SchemaRegistryDouble.start()) {
-            final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.SERDE_FORMAT, "registry",
-                EngramConfig.SCHEMA_REGISTRY_URL, registry.url()));
-            assertThat(config.getString(EngramConfig.INGEST_COMPRESSION)).isEqualTo("gzip");
+            final EngramConfig config = EngramConfig.plain().with(Map.of(PipelineConfig.SERDE_FORMAT, "registry",
+                PipelineConfig.SCHEMA_REGISTRY_URL, registry.url()));
+            assertThat(config.getString(StackConfig.INGEST_COMPRESSION)).isEqualTo("gzip");
             try (Ingest ingest = Ingest.of(broker.bootstrapServers(), config, 1 << 20, "limit")) {
                 ingest.send(conversation("c-registry"));
                 ingest.flush();
@@ -88,7 +89,7 @@ class IngestFormatIT {
 
     @Test
     void shouldPublishSingleObjectEncodingUncompressedWhenTheCodecIsNone() throws IOException {
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.INGEST_COMPRESSION, "none"));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(StackConfig.INGEST_COMPRESSION, "none"));
         try (Ingest ingest = Ingest.of(broker.bootstrapServers(), config, 1 << 20, "limit")) {
             ingest.send(conversation("c-plain"));
             ingest.flush();

@@ -17,6 +17,7 @@ import com.google.crypto.tink.aead.AesGcmKey;
 import com.google.crypto.tink.aead.AesGcmParameters;
 import com.google.crypto.tink.util.SecretBytes;
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
@@ -40,22 +41,22 @@ public final class Kek {
      *     base64 of 32 bytes
      */
     public static Aead from(final EngramConfig config) {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
+        final String file = config.getString(PipelineConfig.CRYPTO_KEK_FILE);
         final String encoded;
         if (file != null && !file.isBlank()) {
             try {
                 encoded = Files.readString(Path.of(file), StandardCharsets.UTF_8);
             } catch (IOException e) {
-                throw new ConfigException(EngramConfig.CRYPTO_KEK_FILE + ": cannot read " + file + ": " + e.getMessage());
+                throw new ConfigException(PipelineConfig.CRYPTO_KEK_FILE + ": cannot read " + file + ": " + e.getMessage());
             }
         } else {
-            final Password password = config.getPassword(EngramConfig.CRYPTO_KEK);
+            final Password password = config.getPassword(PipelineConfig.CRYPTO_KEK);
             if (password == null || password.value().isBlank()) {
-                throw new ConfigException(EngramConfig.CRYPTO_ENABLED + "=true (the default: erased users' records "
-                    + "become unreadable at once) needs the key-encryption key: set " + EngramConfig.CRYPTO_KEK_FILE
-                    + " (a file, e.g. a mounted Secret) or " + EngramConfig.CRYPTO_KEK + " (ENGRAM_CRYPTO_KEK) to base64 of "
+                throw new ConfigException(PipelineConfig.CRYPTO_ENABLED + "=true (the default: erased users' records "
+                    + "become unreadable at once) needs the key-encryption key: set " + PipelineConfig.CRYPTO_KEK_FILE
+                    + " (a file, e.g. a mounted Secret) or " + PipelineConfig.CRYPTO_KEK + " (ENGRAM_CRYPTO_KEK) to base64 of "
                     + "32 random bytes (openssl rand -base64 32), and keep it: records sealed under it cannot be read "
-                    + "without it. Or set " + EngramConfig.CRYPTO_ENABLED + "=false to run without crypto-shredding "
+                    + "without it. Or set " + PipelineConfig.CRYPTO_ENABLED + "=false to run without crypto-shredding "
                     + "(erased content then stays readable on Engram's topics until their retention)");
             }
             encoded = password.value();

@@ -14,9 +14,11 @@ import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -57,10 +59,10 @@ public final class PersonalSerdes {
      * @throws org.apache.kafka.common.config.ConfigException if enabled without a usable KEK
      */
     public static Optional<DataKeys> keys(final EngramConfig config, final String dataKeysTopic) {
-        if (!config.getBoolean(EngramConfig.CRYPTO_ENABLED)) {
+        if (!config.getBoolean(PipelineConfig.CRYPTO_ENABLED)) {
             return Optional.empty();
         }
-        final String id = config.getString(EngramConfig.BOOTSTRAP_SERVERS) + "|" + fingerprint(config);
+        final String id = config.getString(CoreConfig.BOOTSTRAP_SERVERS) + "|" + fingerprint(config);
         return Optional.of(RINGS.computeIfAbsent(id,
             k -> new DataKeys(config.kafkaProperties(), dataKeysTopic, Kek.from(config))));
     }
@@ -72,9 +74,9 @@ public final class PersonalSerdes {
     }
 
     private static String fingerprint(final EngramConfig config) {
-        final String file = config.getString(EngramConfig.CRYPTO_KEK_FILE);
+        final String file = config.getString(PipelineConfig.CRYPTO_KEK_FILE);
         final String material = file != null && !file.isBlank() ? "file:" + file
-            : config.getPassword(EngramConfig.CRYPTO_KEK) == null ? "" : config.getPassword(EngramConfig.CRYPTO_KEK).value();
+            : config.getPassword(PipelineConfig.CRYPTO_KEK) == null ? "" : config.getPassword(PipelineConfig.CRYPTO_KEK).value();
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                 .digest(material.getBytes(StandardCharsets.UTF_8)), 0, 8);

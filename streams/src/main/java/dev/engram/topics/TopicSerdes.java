@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.engram.config.EngramConfig;
 import dev.engram.serde.RecordSerdes;
 import dev.engram.serde.SerdeFormat;
+import dev.engram.streams.PipelineConfig;
 
 /**
  * The value Serdes of Engram's topics as configured: {@code serde.format} ({@code single-object}, the default, or
@@ -28,12 +29,12 @@ public final class TopicSerdes {
      * @throws IllegalArgumentException if {@code serde.format=registry} is set without {@code schema.registry.url}
      */
     public static RecordSerdes of(final EngramConfig config) {
-        final SerdeFormat format = SerdeFormat.parse(config.getString(EngramConfig.SERDE_FORMAT));
+        final SerdeFormat format = SerdeFormat.parse(config.getString(PipelineConfig.SERDE_FORMAT));
         if (format == SerdeFormat.SINGLE_OBJECT) {
             return RecordSerdes.singleObject();
         }
-        final String url = config.getString(EngramConfig.SCHEMA_REGISTRY_URL);
-        final String userInfo = config.getPassword(EngramConfig.SCHEMA_REGISTRY_USER_INFO).value();
+        final String url = config.getString(PipelineConfig.SCHEMA_REGISTRY_URL);
+        final String userInfo = config.getPassword(PipelineConfig.SCHEMA_REGISTRY_USER_INFO).value();
         return REGISTRY_CLIENTS.computeIfAbsent(url + '\0' + userInfo, key -> RecordSerdes.of(format, url, userInfo));
     }
 }

@@ -11,6 +11,7 @@ import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.consolidation.Observations;
 import dev.engram.crypto.PersonalSerdes;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryMerger;
@@ -219,8 +220,8 @@ public final class ConsolidationTopology {
             .addSource(ACCESS_SOURCE, Topic.MEMORY_ACCESS.keyDeserializer(), Topic.MEMORY_ACCESS.valueDeserializer(config),
                 Topic.MEMORY_ACCESS.name())
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
-                Duration.ofMillis(config.getLong(EngramConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
-                Duration.ofMillis(config.getLong(EngramConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
+                Duration.ofMillis(config.getLong(DomainConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
+                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)

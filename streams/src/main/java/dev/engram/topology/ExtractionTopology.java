@@ -9,6 +9,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.Embedder;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.privacy.PiiFilter;
@@ -263,7 +264,7 @@ public final class ExtractionTopology {
         final ConversationValidator validator = ConversationValidator.from(config);
         final ExtractionMeters counters = new ExtractionMeters(registry);
         final DeadLetters deadLetters = new DeadLetters(AppIds.EXTRACTOR, registry);
-        final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(EngramConfig.PII_ACTION)), registry);
+        final PiiFilter pii = new PiiFilter(PiiFilter.action(config.getString(DomainConfig.PII_ACTION)), registry);
         final UsageRecorder usage = new UsageRecorder(config, registry, java.time.Clock.systemUTC());
         final Counter rerouted = Counter.builder(METER_REROUTED).description("Conversations read from another partition "
                 + "than their user key's (a producer partitioning otherwise than Java's murmur2), re-routed through "

@@ -8,6 +8,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.PersonalSerdes;
 import dev.engram.scoring.SearchIndexes;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -106,8 +107,8 @@ public final class RetrievalTopology {
      */
     public static Properties config(final EngramConfig config) {
         final Properties props = StreamsSettings.forApp(config, AppIds.RETRIEVER);
-        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(EngramConfig.RETRIEVER_HTTP_HOST)
-            + ":" + config.getInt(EngramConfig.RETRIEVER_HTTP_PORT));
+        props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.getString(PipelineConfig.RETRIEVER_HTTP_HOST)
+            + ":" + config.getInt(PipelineConfig.RETRIEVER_HTTP_PORT));
         return props;
     }
 }

@@ -12,6 +12,7 @@ import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import dev.engram.port.VectorIndexUnavailableException;
+import dev.engram.streams.PipelineConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.streams.errors.TaskMigratedException;
@@ -72,7 +73,7 @@ public final class RetryingVectorIndex implements VectorIndex {
          */
         public static Policy from(final EngramConfig config) {
             return new Policy(Duration.ofMillis(100), Duration.ofMillis(1600),
-                Duration.ofMillis(config.getInt(EngramConfig.QDRANT_RETRY_BUDGET_MS)));
+                Duration.ofMillis(config.getInt(PipelineConfig.QDRANT_RETRY_BUDGET_MS)));
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Properties;
 import java.util.UUID;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.ErasedRecordsHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -69,7 +70,7 @@ public final class StreamsSettings {
         final Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.STATE_DIR_CONFIG, config.getString(EngramConfig.STATE_DIR));
+        props.put(StreamsConfig.STATE_DIR_CONFIG, config.getString(PipelineConfig.STATE_DIR));
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
@@ -105,7 +106,7 @@ public final class StreamsSettings {
         if (!overrides.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
             && !overrides.containsKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))) {
             props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
-                instanceId(Path.of(config.getString(EngramConfig.STATE_DIR)), applicationId));
+                instanceId(Path.of(config.getString(PipelineConfig.STATE_DIR)), applicationId));
         }
         for (final Map.Entry<String, Object> e : overrides.entrySet()) {
             props.put(e.getKey(), e.getValue());

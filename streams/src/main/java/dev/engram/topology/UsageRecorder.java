@@ -6,6 +6,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.LlmUsage;
 import dev.engram.config.EngramConfig;
 import dev.engram.port.Extraction;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.AppIds;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,8 +45,8 @@ public final class UsageRecorder {
      */
     public UsageRecorder(final EngramConfig config, final MeterRegistry registry, final Clock clock) {
         this.registry = registry;
-        this.promptPerMillion = config.getDouble(EngramConfig.LLM_PRICE_PROMPT);
-        this.completionPerMillion = config.getDouble(EngramConfig.LLM_PRICE_COMPLETION);
+        this.promptPerMillion = config.getDouble(PipelineConfig.LLM_PRICE_PROMPT);
+        this.completionPerMillion = config.getDouble(PipelineConfig.LLM_PRICE_COMPLETION);
         this.clock = clock;
     }
 

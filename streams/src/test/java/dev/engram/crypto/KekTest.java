@@ -7,6 +7,7 @@ import java.util.Base64;
 import java.util.Map;
 
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topics.Topic;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class KekTest {
 
     @Test
     void shouldRefuseNamingBothWaysOutWhenCryptoIsOnByDefaultAndNoKeyIsGiven() {
-        assertThat(EngramConfig.defaults().getBoolean(EngramConfig.CRYPTO_ENABLED)).isTrue();
+        assertThat(EngramConfig.defaults().getBoolean(PipelineConfig.CRYPTO_ENABLED)).isTrue();
         assertThatThrownBy(() -> Kek.from(EngramConfig.defaults())).isInstanceOf(ConfigException.class)
             .hasMessageContaining("crypto.kek.file").hasMessageContaining("ENGRAM_CRYPTO_KEK")
             .hasMessageContaining("openssl rand -base64 32").hasMessageContaining("crypto.enabled=false");
@@ -29,9 +30,9 @@ class KekTest {
 
     @Test
     void shouldWritePlainRecordsOnlyWhenCryptoIsTurnedOffExplicitly() {
-        assertThat(EngramConfig.plain().getBoolean(EngramConfig.CRYPTO_ENABLED)).isFalse();
+        assertThat(EngramConfig.plain().getBoolean(PipelineConfig.CRYPTO_ENABLED)).isFalse();
         assertThat(PersonalSerdes.keys(EngramConfig.plain(), Topic.DATA_KEYS.name())).isEmpty();
-        assertThat(Kek.from(EngramConfig.defaults().with(Map.of(EngramConfig.CRYPTO_KEK,
+        assertThat(Kek.from(EngramConfig.defaults().with(Map.of(PipelineConfig.CRYPTO_KEK,
             Base64.getEncoder().encodeToString(new byte[Kek.KEY_BYTES]))))).isNotNull();
     }
 }

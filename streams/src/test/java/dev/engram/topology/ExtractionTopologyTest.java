@@ -18,14 +18,21 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.avro.UserProfile;
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.MemoryIds;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
-import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryExtractor;
+import dev.engram.profile.ProfileProjection;
+import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.scoring.Vectors;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topics.Topic;
+import dev.engram.validation.ConversationValidator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -42,10 +49,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import dev.engram.profile.ProfileProjection;
-import dev.engram.validation.ConversationValidator;
-import dev.engram.topics.Topic;
-import dev.engram.topics.AppIds;
 
 class ExtractionTopologyTest {
 
@@ -76,9 +79,9 @@ class ExtractionTopologyTest {
         if (driver != null) {
             driver.close();
         }
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.MAX_MESSAGES, MAX_MESSAGES,
-            EngramConfig.MAX_MESSAGE_CHARS, MAX_CHARS, EngramConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
-            EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(DomainConfig.MAX_MESSAGES, MAX_MESSAGES,
+            DomainConfig.MAX_MESSAGE_CHARS, MAX_CHARS, CoreConfig.MAX_RECORD_BYTES, MAX_RECORD_BYTES,
+            PipelineConfig.STATE_DIR, stateDir.toString()));
         final Properties props = ExtractionTopology.config(config);
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.EXTRACTOR);
         driver = new TopologyTestDriver(

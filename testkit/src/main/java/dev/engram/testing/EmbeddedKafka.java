@@ -13,7 +13,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.StreamsSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -129,12 +131,12 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     public EngramConfig engramConfig(final Map<String, ?> extra) {
         final Map<String, Object> settings = new java.util.HashMap<>(extra);
-        settings.put(EngramConfig.BOOTSTRAP_SERVERS, bootstrapServers());
-        settings.put(EngramConfig.STATE_DIR, stateRoot.resolve(UUID.randomUUID().toString()).toString());
-        settings.putIfAbsent(EngramConfig.CRYPTO_ENABLED, false);
-        settings.putIfAbsent(EngramConfig.EXTRACTOR_HTTP_PORT, 0);
-        settings.putIfAbsent(EngramConfig.CONSOLIDATOR_HTTP_PORT, 0);
-        settings.putIfAbsent(EngramConfig.RETRIEVER_HTTP_PORT, 0);
+        settings.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrapServers());
+        settings.put(PipelineConfig.STATE_DIR, stateRoot.resolve(UUID.randomUUID().toString()).toString());
+        settings.putIfAbsent(PipelineConfig.CRYPTO_ENABLED, false);
+        settings.putIfAbsent(PipelineConfig.EXTRACTOR_HTTP_PORT, 0);
+        settings.putIfAbsent(PipelineConfig.CONSOLIDATOR_HTTP_PORT, 0);
+        settings.putIfAbsent(PipelineConfig.RETRIEVER_HTTP_PORT, 0);
         return new EngramConfig(settings);
     }
 

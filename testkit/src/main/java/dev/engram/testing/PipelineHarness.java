@@ -25,6 +25,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.StoreNames;
 import dev.engram.topology.TenantSettingsTable;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,7 +90,7 @@ public final class PipelineHarness implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        config = EngramConfig.plain().with(b.overrides).with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        config = EngramConfig.plain().with(b.overrides).with(Map.of(PipelineConfig.STATE_DIR, stateDir.toString()));
         parts = b;
         retrieval = new RetrievalDriver(config);
         consolidation = new ConsolidationDriver(config, b, consolidatorMeters, retrieval::record, p -> {

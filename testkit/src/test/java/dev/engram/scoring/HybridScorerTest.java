@@ -13,6 +13,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import dev.engram.port.Embedder;
@@ -68,8 +69,8 @@ class HybridScorerTest {
     @Test
     void shouldKeepTotalsWithinZeroAndOneWhenWeightsDoNotSumToOne() {
         final HybridScorer heavy = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.WEIGHT_SEMANTIC, 1.0, EngramConfig.WEIGHT_RECENCY, 1.0,
-            EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 1.0)));
+            DomainConfig.WEIGHT_SEMANTIC, 1.0, DomainConfig.WEIGHT_RECENCY, 1.0,
+            DomainConfig.WEIGHT_IMPORTANCE, 1.0, DomainConfig.WEIGHT_ACCESS, 1.0)));
         final Memory often = Memory.newBuilder(m("m1", "My gym locker code is 4417.", T0))
             .setAccessCount(25).setImportance(1.0).build();
         final ScoredMemory hit = heavy.rank(RankRequest.of("what is my gym locker code", 1).memories(List.of(often))).get(0);
@@ -80,11 +81,11 @@ class HybridScorerTest {
     @Test
     void shouldRefuseTheConfigWhenEveryWeightIsZero() {
         assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
-            EngramConfig.WEIGHT_IMPORTANCE, 0.0, EngramConfig.WEIGHT_ACCESS, 0.0))))
+            DomainConfig.WEIGHT_SEMANTIC, 0.0, DomainConfig.WEIGHT_RECENCY, 0.0,
+            DomainConfig.WEIGHT_IMPORTANCE, 0.0, DomainConfig.WEIGHT_ACCESS, 0.0))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("retrieval.weight");
         assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.RELEVANCE_CALIBRATION, "1,2"))))
+            DomainConfig.RELEVANCE_CALIBRATION, "1,2"))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("b0,b_dense,b_lexical");
     }
 
@@ -102,7 +103,7 @@ class HybridScorerTest {
         final List<String> skipping = scorer.rank(RankRequest.of("which films did you suggest I watch on Sunday?", 4).memories(memories)).stream()
             .map(h -> h.memory().getMemoryId()).toList();
         final List<String> keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.SKIP_COVERED_EPISODES, false))).rank(RankRequest.of("which films did you suggest I watch on Sunday?", 4).memories(memories))
+            DomainConfig.SKIP_COVERED_EPISODES, false))).rank(RankRequest.of("which films did you suggest I watch on Sunday?", 4).memories(memories))
             .stream().map(h -> h.memory().getMemoryId()).toList();
         assertThat(keeping).contains("turn");
         assertThat(keeping.indexOf("ex")).isLessThan(keeping.indexOf("turn"));
@@ -113,10 +114,10 @@ class HybridScorerTest {
     @Test
     void shouldTakeACalibrationPerModelAndRefuseAModelNamedTwice() {
         final HybridScorer configured = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.RELEVANCE_CALIBRATION, "all-minilm-l6-v2-q:-4,5,6,7;bge-small-zh-v15-q:-8,9,10,11")));
+            DomainConfig.RELEVANCE_CALIBRATION, "all-minilm-l6-v2-q:-4,5,6,7;bge-small-zh-v15-q:-8,9,10,11")));
         assertThat(configured.relevance(MINILM.modelName())).isEqualTo(new RelevanceModel(-4, 5, 6, 7));
         assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.RELEVANCE_CALIBRATION, "-1,2,3;all-minilm-l6-v2-q:-4,5,6"))))
+            DomainConfig.RELEVANCE_CALIBRATION, "-1,2,3;all-minilm-l6-v2-q:-4,5,6"))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("twice");
         assertThat(RelevanceModel.overrides("-1,2,3; bge-small-zh-v15-q : -8,9,10,11", "bge-small-en-v15-q"))
             .containsExactlyInAnyOrderEntriesOf(Map.of("bge-small-en-v15-q", "-1,2,3", "bge-small-zh-v15-q", "-8,9,10,11"));
@@ -132,7 +133,7 @@ class HybridScorerTest {
         final List<Memory> memories = List.of(statement, observation);
         final String query = "what is the name of our rescue dog";
         final HybridScorer plain = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.KIND_PRIOR, "")));
+            DomainConfig.KIND_PRIOR, "")));
         final List<ScoredMemory> ranked = plain.rank(RankRequest.of(query, 2).memories(memories));
         // the statement's shorter words are closer to the question: first without a prior
         assertThat(ranked).extracting(h -> h.memory().getMemoryId()).containsExactly("st", "obs");
@@ -143,7 +144,7 @@ class HybridScorerTest {
         assertThat(scorer.forList(n -> scorer.rank(RankRequest.of(query, n).memories(memories)), 2)).extracting(h -> h.memory().getMemoryId())
             .containsExactly("obs");
         final HybridScorer keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.SKIP_OBSERVED, false)));
+            DomainConfig.SKIP_OBSERVED, false)));
         final List<ScoredMemory> list = keeping.forList(n -> keeping.rank(RankRequest.of(query, n).memories(memories)), 2);
         assertThat(list).extracting(h -> h.memory().getMemoryId()).containsExactly("obs", "st");
         final double before = ranked.get(1).semantic();
@@ -158,7 +159,7 @@ class HybridScorerTest {
     @Test
     void shouldRefuseAMalformedKindPriorNamingTheSetting() {
         assertThatThrownBy(() -> new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.KIND_PRIOR, "observation:2,insight:1"))))
+            DomainConfig.KIND_PRIOR, "observation:2,insight:1"))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("retrieval.relevance.kind.prior")
             .hasMessageContaining("unknown memory kind 'insight'");
         assertThatThrownBy(() -> KindPrior.parse("fact:high")).hasMessageContaining("not a number for fact");
@@ -249,8 +250,8 @@ class HybridScorerTest {
     @Test
     void shouldUseConfiguredWeightsWhenGiven() {
         final HybridScorer importanceOnly = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
-            EngramConfig.WEIGHT_SEMANTIC, 0.0, EngramConfig.WEIGHT_RECENCY, 0.0,
-            EngramConfig.WEIGHT_IMPORTANCE, 1.0, EngramConfig.WEIGHT_ACCESS, 0.0)));
+            DomainConfig.WEIGHT_SEMANTIC, 0.0, DomainConfig.WEIGHT_RECENCY, 0.0,
+            DomainConfig.WEIGHT_IMPORTANCE, 1.0, DomainConfig.WEIGHT_ACCESS, 0.0)));
         final List<Memory> memories = List.of(
             Memory.newBuilder(m("a", "Gym locker code is 4417", T0)).setImportance(0.4).build(),
             Memory.newBuilder(m("b", "Locker at the gym is number 12", T0)).setImportance(0.8).build());

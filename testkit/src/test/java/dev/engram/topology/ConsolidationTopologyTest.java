@@ -18,6 +18,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.store.EmbeddedVectorIndexFactory;
 import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.scoring.Vectors;
@@ -225,7 +226,7 @@ class ConsolidationTopologyTest {
         final MemoryCandidate second = MemoryCandidate.newBuilder(episodic(MIRA, "c-2", "2025-02-10T09:00:00Z",
             "Has her dentist appointment on March 3.")).setType(dev.engram.avro.MemoryType.SEMANTIC).build();
         final double cosine = FedCandidates.cosine(first.getContent(), second.getContent());
-        final Map<String, Object> band = Map.of(EngramConfig.JUDGE_THRESHOLD, Math.min(0.7, cosine - 0.01));
+        final Map<String, Object> band = Map.of(DomainConfig.JUDGE_THRESHOLD, Math.min(0.7, cosine - 0.01));
         try (PipelineHarness driver = new PipelineHarness(band)) {
             driver.pipe(first, second);
             assertThat(driver.consolidator().active(MIRA)).hasSize(2);
@@ -297,7 +298,7 @@ class ConsolidationTopologyTest {
         final double judgeFrom = Math.min(0.7, cosine - 0.01);
         final double reinforceAbove = Math.max(0.9, cosine + 0.01);
         try (PipelineHarness driver = new PipelineHarness(Map.of(
-            EngramConfig.JUDGE_THRESHOLD, judgeFrom, EngramConfig.REINFORCE_THRESHOLD, reinforceAbove))) {
+            DomainConfig.JUDGE_THRESHOLD, judgeFrom, DomainConfig.REINFORCE_THRESHOLD, reinforceAbove))) {
             driver.pipe(first, second);
             assertThat(driver.consolidator().active(MIRA)).singleElement()
                 .satisfies(m -> assertThat(m.getMemoryId()).isEqualTo(second.getCandidateId()));

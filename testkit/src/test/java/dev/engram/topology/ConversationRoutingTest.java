@@ -13,6 +13,7 @@ import dev.engram.avro.Message;
 import dev.engram.config.EngramConfig;
 import dev.engram.rules.RuleBasedExtractor;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.streams.PipelineConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
@@ -45,7 +46,7 @@ class ConversationRoutingTest {
 
     @Test
     void shouldRerouteOnlyTheConversationWhoseUserKeyBelongsOnAnotherPartitionWhenFourPartitionsExist() {
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR, stateDir.toString()));
+        final EngramConfig config = EngramConfig.plain().with(Map.of(PipelineConfig.STATE_DIR, stateDir.toString()));
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         final String here = user(0, true);
         final String elsewhere = user(0, false);

@@ -25,6 +25,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.AccessCounts;
 import dev.engram.scoring.HybridScorer;
@@ -102,7 +103,7 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldArchiveAnUnusedUnimportantMemoryAfter90DaysButNotOneThatIsUsed() {
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.MIN_IMPORTANCE, 0.1))) {
             final MemoryCandidate idle = with(episodic(MIRA, "c-1", at(0), "Watched a documentary about bees."),
                 b -> b.setImportance(0.2));
             final MemoryCandidate used = with(episodic(MIRA, "c-2", at(0), "Bought a new bicycle helmet."),
@@ -137,8 +138,8 @@ class MemoryLifecycleTest {
     @Test
     void shouldFireStaleWithTheDefaultsAndCountReinforcementAsUse() {
         final EngramConfig defaults = EngramConfig.defaults();
-        assertThat(REMARK).as("stored with the defaults").isGreaterThanOrEqualTo(defaults.getDouble(EngramConfig.MIN_IMPORTANCE))
-            .as("and low enough to become stale").isLessThan(defaults.getDouble(EngramConfig.STALE_MAX_IMPORTANCE));
+        assertThat(REMARK).as("stored with the defaults").isGreaterThanOrEqualTo(defaults.getDouble(DomainConfig.MIN_IMPORTANCE))
+            .as("and low enough to become stale").isLessThan(defaults.getDouble(DomainConfig.STALE_MAX_IMPORTANCE));
         try (PipelineHarness driver = new PipelineHarness()) { // no override: the default EngramConfig
             final MemoryCandidate idle = remark("c-1", 0, "Had a sandwich at the station.");
             final MemoryCandidate once = remark("c-2", 0, "Watered the tomato plants on the balcony.");
@@ -247,8 +248,8 @@ class MemoryLifecycleTest {
         final double cosine = FedCandidates.cosine(first, second);
         assertThat(cosine).as("a near-duplicate pair").isGreaterThan(0.85);
         // Creation keeps both (reinforce threshold above their cosine); the daily pass merges them.
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
-            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.REINFORCE_THRESHOLD, 0.99,
+            DomainConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
             final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
                 x -> x.setImportance(0.8));
@@ -278,8 +279,8 @@ class MemoryLifecycleTest {
     void shouldReinforceTheMergedMemoryWhenAMergedEpisodeIsSaidAgainAfterThePass() {
         final String first = "We went hiking in the Alps last weekend.";
         final String second = "Last weekend we hiked in the Alps.";
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
-            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.REINFORCE_THRESHOLD, 0.99,
+            DomainConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate a = episodic(MIRA, "c-1", at(0), first);
             final MemoryCandidate b = with(episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), second),
                 x -> x.setImportance(0.8));
@@ -398,7 +399,7 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldCountAHitJustBeforeTheLifecyclePassSoThatAMemoryAccessedThenIsNotStale() {
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.MIN_IMPORTANCE, 0.1))) {
             final MemoryCandidate used = with(episodic(MIRA, "c-1", at(0), "Bought a new bicycle helmet."),
                 b -> b.setImportance(0.2));
             final MemoryCandidate idle = with(episodic(MIRA, "c-2", at(0), "Watched a documentary about bees."),
@@ -422,8 +423,8 @@ class MemoryLifecycleTest {
 
     @Test
     void shouldAddTheMembersHitsToAMergedMemoryAndForgetTheHitsOfDeletedMemoriesAndErasedUsers() {
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.REINFORCE_THRESHOLD, 0.99,
-            EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.REINFORCE_THRESHOLD, 0.99,
+            DomainConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate hike = episodic(MIRA, "c-1", at(0), "We went hiking in the Alps last weekend.");
             final MemoryCandidate again = episodic(MIRA, "c-2", at(3), "Last weekend we hiked in the Alps.");
             final MemoryCandidate lyon = fact(MIRA, "c-3", at(1), "city", "Lyon", "Lives in Lyon");
@@ -474,8 +475,8 @@ class MemoryLifecycleTest {
 
     /** Every rule fires once; returns a SHA-256 over both stores and every memory-updated record. */
     private static String scenarioHash() throws Exception {
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.MIN_IMPORTANCE, 0.1,
-            EngramConfig.REINFORCE_THRESHOLD, 0.99, EngramConfig.JUDGE_THRESHOLD, 0.99))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.MIN_IMPORTANCE, 0.1,
+            DomainConfig.REINFORCE_THRESHOLD, 0.99, DomainConfig.JUDGE_THRESHOLD, 0.99))) {
             final MemoryCandidate hike = episodic(MIRA, "c-1", at(0), "We went hiking in the Alps last weekend.");
             driver.pipe(hike, fact(MIRA, "c-2", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs"),
                 fact(MIRA, "c-3", at(1), "city", "Lyon", "Lives in Lyon"),

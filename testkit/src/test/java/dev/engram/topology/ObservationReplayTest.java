@@ -16,6 +16,7 @@ import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class ObservationReplayTest {
     private static final String MIRA = "t1/u-mira";
     private static final Instant T0 = Instant.parse("2025-03-01T09:00:00Z");
     private static final Duration TICK =
-        Duration.ofMillis(EngramConfig.defaults().getLong(EngramConfig.OBSERVE_INTERVAL_MS));
+        Duration.ofMillis(EngramConfig.defaults().getLong(DomainConfig.OBSERVE_INTERVAL_MS));
     private static final List<String> SAID = List.of(
         "Mira went camping at the beach with her kids.",
         "Mira camped in the mountains with her family last summer.",

@@ -18,8 +18,8 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
-import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.scoring.ScoredMemory;
@@ -191,7 +191,7 @@ class ObservationsTest {
     void shouldLeaveOutOfTheHitsAStatementThatAnObservationRankedAboveItStatesWordForWord() {
         try (PipelineHarness driver = harness();
              PipelineHarness keeping = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
-                 .config(Map.of(EngramConfig.OBSERVE_THRESHOLD, 0.48, EngramConfig.SKIP_OBSERVED, false)).build()) {
+                 .config(Map.of(DomainConfig.OBSERVE_THRESHOLD, 0.48, DomainConfig.SKIP_OBSERVED, false)).build()) {
             for (final PipelineHarness d : List.of(driver, keeping)) {
                 d.pipe(said().toArray(MemoryCandidate[]::new));
                 d.advanceTo(T0.plus(Duration.ofDays(7)));
@@ -224,7 +224,7 @@ class ObservationsTest {
     @Test
     void shouldWriteNoObservationsWhenTheThresholdIsOne() {
         try (PipelineHarness driver = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults())
-                .config(Map.of(EngramConfig.OBSERVE_THRESHOLD, 1.0)).build()) {
+                .config(Map.of(DomainConfig.OBSERVE_THRESHOLD, 1.0)).build()) {
             driver.pipe(said().toArray(MemoryCandidate[]::new));
             driver.advanceTo(T0.plus(Duration.ofDays(7)));
 

@@ -23,6 +23,7 @@ import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
+import dev.engram.streams.PipelineConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -48,7 +49,7 @@ class RetrievalTopologyTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        final EngramConfig config = EngramConfig.plain().with(Map.of(EngramConfig.STATE_DIR,
+        final EngramConfig config = EngramConfig.plain().with(Map.of(PipelineConfig.STATE_DIR,
             Files.createTempDirectory("retrieval-ttd").toString()));
         final Properties props = RetrievalTopology.config(config);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:9092");
@@ -168,7 +169,7 @@ class RetrievalTopologyTest {
     @Test
     void shouldAdvertiseTheHttpEndpointWhenPropertiesAreBuilt() {
         final Properties props = RetrievalTopology.config(EngramConfig.plain().with(Map.of(
-            EngramConfig.RETRIEVER_HTTP_HOST, "retriever-0", EngramConfig.RETRIEVER_HTTP_PORT, 9999)));
+            PipelineConfig.RETRIEVER_HTTP_HOST, "retriever-0", PipelineConfig.RETRIEVER_HTTP_PORT, 9999)));
         assertThat(props.get(StreamsConfig.APPLICATION_SERVER_CONFIG)).isEqualTo("retriever-0:9999");
         assertThat(props.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo(AppIds.RETRIEVER);
     }

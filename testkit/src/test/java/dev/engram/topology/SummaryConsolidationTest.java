@@ -10,7 +10,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
@@ -61,7 +61,7 @@ class SummaryConsolidationTest {
 
     @Test
     void shouldNotReinforceASummaryWhenAnEpisodeRepeatsIt() {
-        try (PipelineHarness driver = new PipelineHarness(Map.of(EngramConfig.JUDGE_THRESHOLD, 0.0))) {
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.JUDGE_THRESHOLD, 0.0))) {
             final MemoryCandidate a = summary("c-1", T0, FIRST);
             final MemoryCandidate again = episodic(MIRA, "c-2", T0.plusSeconds(3600).toString(), FIRST);
             driver.pipe(a, again);

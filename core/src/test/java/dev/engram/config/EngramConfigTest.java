@@ -1,0 +1,88 @@
+package dev.engram.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Where a setting comes from (file, environment, overrides) and what the config derives from its keys. */
+class EngramConfigTest {
+
+    @Test
+    void shouldLetOverridesWinOverTheEnvironmentAndTheEnvironmentOverTheFileWhenLoading(@TempDir final Path dir)
+        throws IOException {
+        final Path file = dir.resolve("engram.properties");
+        Files.writeString(file, "sample.size = 5 \nsample.mode=slow\nsample.limit=0.25\n");
+
+        final EngramConfig config = EngramConfig.load(file,
+            Map.of("ENGRAM_SAMPLE_SIZE", "6", "ENGRAM_SAMPLE_LIMIT", "0.75", "PATH", "/bin", "SAMPLE_MODE", "fast"),
+            Map.of(SampleGroup.SIZE, 7));
+
+        assertThat(config.getInt(SampleGroup.SIZE)).as("override over environment over file").isEqualTo(7);
+        assertThat(config.getDouble(SampleGroup.LIMIT)).as("environment over file").isEqualTo(0.75);
+        assertThat(config.getString(SampleGroup.MODE)).as("file value, stripped; unprefixed variables ignored")
+            .isEqualTo("slow");
+        assertThat(config.originals()).doesNotContainKey("path");
+    }
+
+    @Test
+    void shouldFailNamingTheFileWhenItCannotBeRead(@TempDir final Path dir) {
+        final Path missing = dir.resolve("absent.properties");
+
+        assertThatThrownBy(() -> EngramConfig.load(missing, Map.of(), Map.of())).isInstanceOf(UncheckedIOException.class)
+            .hasMessageContaining(missing.toString());
+    }
+
+    @Test
+    void shouldMapEnvironmentNamesAsKafkasDockerImagesDo() {
+        assertThat(EngramConfig.fromEnvironmentName("RETRIEVER_HTTP_PORT")).isEqualTo("retriever.http.port");
+        assertThat(EngramConfig.fromEnvironmentName("KAFKA_SASL__JAAS___CONFIG")).isEqualTo("kafka.sasl_jaas-config");
+        assertThat(EngramConfig.load(null, Map.of("ENGRAM_KAFKA_BOOTSTRAP_SERVERS", "broker:9093"), Map.of())
+            .getString(CoreConfig.BOOTSTRAP_SERVERS)).isEqualTo("broker:9093");
+    }
+
+    @Test
+    void shouldHandKafkaItsPrefixedSettingsWithTheBootstrapServersWhenAsked() {
+        final EngramConfig config = new EngramConfig(Map.of("kafka.bootstrap.servers", "a:1,b:2",
+            "kafka.security.protocol", "SSL", "sample.size", 3));
+
+        assertThat(config.kafkaProperties()).containsOnly(Map.entry("bootstrap.servers", "a:1,b:2"),
+            Map.entry("security.protocol", "SSL"));
+    }
+
+    @Test
+    void shouldKeepEveryOtherSettingWhenACopyReplacesSome() {
+        final EngramConfig base = new EngramConfig(Map.of(SampleGroup.SIZE, 3, "kafka.acks", "all"));
+
+        final EngramConfig copy = base.with(Map.of(SampleGroup.MODE, "slow"));
+
+        assertThat(copy.getInt(SampleGroup.SIZE)).isEqualTo(3);
+        assertThat(copy.getString(SampleGroup.MODE)).isEqualTo("slow");
+        assertThat(copy.kafkaProperties()).containsEntry("acks", "all");
+        assertThat(base.getString(SampleGroup.MODE)).as("the original is unchanged").isEqualTo("fast");
+        assertThatThrownBy(() -> base.with(Map.of(SampleGroup.SIZE, -1)))
+            .hasMessageContaining("sample.size");
+    }
+
+    @Test
+    void shouldSizeTopicsAndProducersOneMebibyteAboveTheLargestRecordWhenItIsConfigured() {
+        assertThat(EngramConfig.defaults().maxMessageBytes()).isEqualTo(4 * 1024 * 1024 + 1024 * 1024);
+        assertThat(new EngramConfig(Map.of(CoreConfig.MAX_RECORD_BYTES, 2048)).maxMessageBytes())
+            .isEqualTo(2048 + CoreConfig.RECORD_HEADROOM_BYTES);
+        assertThatThrownBy(() -> new EngramConfig(Map.of(CoreConfig.MAX_RECORD_BYTES, 100)))
+            .hasMessageContaining("input.max.record.bytes");
+    }
+
+    @Test
+    void shouldTurnOnlyCryptoShreddingOffWhenThePlainDefaultsAreAsked() {
+        assertThat(EngramConfig.plain().originals()).containsOnly(Map.entry("crypto.enabled", false));
+        assertThat(EngramConfig.defaults().originals()).isEmpty();
+    }
+}
