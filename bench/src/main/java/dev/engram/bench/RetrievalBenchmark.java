@@ -35,9 +35,10 @@ import picocli.CommandLine.Parameters;
  * {@code memoryUpdatedPer1000Queries} = {@code memory-updated} records written from the first timed request until the
  * hits of the last one are folded, per 1,000 answered requests (every phase, warm-ups included; the ceiling phase
  * embeds only): what reads cost in rewritten memories (0 since access moved to its own stores);
- * {@code memoryUpdatedDuringQueriesByOperation} says which. Before the phases, one request moves the consolidator's
- * event-time clock from the conversations' dates to today, and the timed phases start once the daily pass that
- * catches up on those years has run (a one-off of querying conversations years old, not a cost of reads).
+ * {@code memoryUpdatedDuringQueriesByOperation} says which. Before the phases, one request per user moves the
+ * event-time clock of every consolidator task (stream time is per partition) from the conversations' dates to today,
+ * and the phases start once the daily passes that catch up on those years have run (a one-off of querying
+ * conversations years old, not a cost of reads).
  *
  * <ol>
  *   <li><b>Fixed rate</b> (open loop, default {@value #DEFAULT_RATE} req/s for {@code --seconds}): request i
@@ -69,6 +70,17 @@ import picocli.CommandLine.Parameters;
  * {@code cpuMsPerQueryEmbedding} (ceiling), {@code cpuMsPerRequest} (saturation, everything the JVM did: HTTP
  * client and server, ranking, the broker, the consolidator applying the access reports) and
  * {@code cpuRatioToQueryCeiling} = their quotient, the same share measured in CPU time.
+ *
+ * <p><b>What sets the tail</b>, measured in the same run ({@link PhaseProbe}): each phase's map also has its GC pauses
+ * ({@code gcPauses}, {@code gcPauseMsTotal}, {@code gcPauseMsMax}; the fixed-rate one's also top-level as
+ * {@code gcPauseMsMax}), the requests a pause overlapped and the p99 of the others ({@code p99MsOutsideGcPauses}), the
+ * p99 and pause time per second ({@code p99MsBySecond}, {@code gcPauseMsBySecond}), the JIT's compilation time
+ * ({@code jitCompileMs}) and the CPU per request by stage ({@code cpuMsPerRequestByStage}: request threads, query
+ * embeddings, the access loop's stream threads, broker, GC, JIT, the benchmark's own client threads apart).
+ * {@code fixedRateWarmUp} is the first phase's untimed warm-up, measured alike (the JIT's share of a cold start), and
+ * {@code fixedRateWithoutAccess} the timed fixed-rate phase again with {@code recordAccess=false} right after it (no
+ * access reports, so no access loop behind the requests; {@code p99MsWithoutAccess} top-level): the access loop's
+ * share of the tail is the difference of the two p99s.
  *
  * <p><b>Sweep</b> ({@code --memories-per-user 100,1000,10000}, {@code bySize}): for each size,
  * {@code --users-per-size} synthetic users ({@link SyntheticUsers}: memories built from LoCoMo turns,
@@ -141,12 +153,13 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     }
 
     @Override
+    @SuppressWarnings("unchecked") // the phases' maps of figures(…) are Map<String, Object>
     public Integer call() throws Exception {
         final Path file = Inputs.resolve(input);
         final List<LoCoMoQa.Sample> samples = LoCoMoQa.read(file);
         // HTTP/1.1 as the retriever serves it (the default HTTP/2 asks every new connection for an h2c upgrade)
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4)).build();
+            .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4, LoadPhases.named("bench-http-"))).build();
         final Map<String, Object> figures;
         final Map<String, Object> stackSettings = settings.over(queryCacheSize < 0 ? Map.of()
             : Map.of(dev.engram.domain.DomainConfig.QUERY_CACHE_SIZE, queryCacheSize));
@@ -159,10 +172,14 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<HttpRequest> requests = requests(stack.apps().retrieverUrl(), samples);
             out.printf("bench retrieval — %s ingested; %d distinct queries; %d s per phase%n", file, requests.size(), seconds);
 
-            // The first reported hit moves the consolidator's event-time clock from the conversations' dates (LoCoMo:
-            // 2023) to today, and its daily pass catches up on those years at once (staleness, merges, observations):
-            // a one-off of replaying old conversations, run before the timed phases instead of inside the first one.
-            LoadPhases.fixedRate(http, requests.subList(0, 1), 1, 1, Latencies.histogram(), new AtomicLong());
+            // The first reported hit of a user moves the event-time clock of the consolidator's task holding that user
+            // (stream time is per task, i.e. per partition) from the conversations' dates (LoCoMo: 2023) to today, and
+            // that task's daily pass catches up on those years at once (staleness, merges, hard deletes, observations):
+            // a one-off of replaying old conversations, run for every user before the timed phases instead of inside
+            // them (one request of one user left the other tasks' passes to the first phase: 603 memory-updated records
+            // during the queries of the quiet run on 719909d).
+            final List<HttpRequest> firstOfEachUser = onePerUser(requests);
+            LoadPhases.fixedRate(http, firstOfEachUser, firstOfEachUser.size(), 1, Latencies.histogram(), new AtomicLong());
             stack.awaitSettled(Duration.ofMinutes(5));
             // every answered query reports its hits on memory-access; what memory-updated gets meanwhile is what reads
             // cost the consolidator and the retriever (goal: nothing, a read never rewrites a memory)
@@ -171,16 +188,30 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<Histogram> phases = new ArrayList<>();
             final List<AtomicLong> phaseErrors = new ArrayList<>();
             phase("fixed rate, " + rate + " req/s", FIRST_WARMUP_SECONDS);
-            LoadPhases.fixedRate(http, requests, rate, FIRST_WARMUP_SECONDS, counted(phases, Latencies.histogram()),
-                counted(phaseErrors, new AtomicLong()));
+            final Histogram warmUp = counted(phases, Latencies.histogram());
+            final PhaseProbe warmUpProbe = PhaseProbe.start();
+            LoadPhases.fixedRate(http, requests, rate, FIRST_WARMUP_SECONDS, warmUp, counted(phaseErrors, new AtomicLong()),
+                warmUpProbe);
+            warmUpProbe.close();
             final Histogram fixed = counted(phases, Latencies.histogram());
             final AtomicLong fixedErrors = counted(phaseErrors, new AtomicLong());
-            LoadPhases.fixedRate(http, requests, rate, seconds, fixed, fixedErrors);
+            final PhaseProbe fixedProbe = PhaseProbe.start();
+            LoadPhases.fixedRate(http, requests, rate, seconds, fixed, fixedErrors, fixedProbe);
+            fixedProbe.close();
 
             final Embedder embedder = stack.apps().retrieverEmbedder();
             final List<String> queries = distinctQueries(samples);
-            // the fixed-rate phase's access reports are applied before the ceiling, so it has the cores to itself
+            // the fixed-rate phase's access reports are applied before the next phases, so they have the cores
             stack.awaitSettled(Duration.ofMinutes(3));
+            // the same requests without their access reports (recordAccess=false): the access loop's share of the tail
+            phase("fixed rate without access reports, " + rate + " req/s");
+            final List<HttpRequest> unreported = withoutAccess(requests);
+            LoadPhases.fixedRate(http, unreported, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            final Histogram quiet = Latencies.histogram();
+            final AtomicLong quietErrors = new AtomicLong();
+            final PhaseProbe quietProbe = PhaseProbe.start();
+            LoadPhases.fixedRate(http, unreported, rate, seconds, quiet, quietErrors, quietProbe);
+            quietProbe.close();
             phase("query-embedding ceiling, " + concurrency + " threads");
             LoadPhases.queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
             final LoadPhases.CpuClock ceilingCpu = new LoadPhases.CpuClock();
@@ -195,8 +226,10 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final Histogram saturated = counted(phases, Latencies.histogram());
             final AtomicLong saturatedErrors = counted(phaseErrors, new AtomicLong());
             final LoadPhases.CpuClock saturationCpu = new LoadPhases.CpuClock();
+            final PhaseProbe saturationProbe = PhaseProbe.start();
             final double throughput = LoadPhases.saturation(http, requests, concurrency, seconds, saturated, saturatedErrors);
             final double cpuMsPerRequest = saturationCpu.msPer(throughput);
+            saturationProbe.close();
             final long lookups = cache.hits() - hitsBefore + cache.misses() - missesBefore;
             final double hitRate = lookups == 0 ? 0 : (double) (cache.hits() - hitsBefore) / lookups;
             stack.apps().requireAlive();
@@ -205,6 +238,19 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final long answered = phases.stream().mapToLong(Histogram::getTotalCount).sum()
                 - phaseErrors.stream().mapToLong(AtomicLong::get).sum();
             figures = figures(rate, fixed, fixedErrors.get(), concurrency, saturated, saturatedErrors.get(), throughput);
+            final Map<String, Object> fixedProbeFigures = fixedProbe.figures(fixed.getTotalCount());
+            figures.put("gcPauseMsMax", fixedProbeFigures.get("gcPauseMsMax"));
+            figures.put("p99MsWithoutAccess", Latencies.figures(quiet, "").get("p99Ms"));
+            ((Map<String, Object>) figures.get("fixedRate")).putAll(fixedProbeFigures);
+            final Map<String, Object> quietFigures = Latencies.figures(quiet, "");
+            quietFigures.put("errors", quietErrors.get());
+            quietFigures.putAll(quietProbe.figures(quiet.getTotalCount()));
+            figures.put("fixedRateWithoutAccess", quietFigures);
+            final Map<String, Object> warmUpFigures = Latencies.figures(warmUp, "");
+            warmUpFigures.put("seconds", FIRST_WARMUP_SECONDS);
+            warmUpFigures.putAll(warmUpProbe.figures(warmUp.getTotalCount()));
+            figures.put("fixedRateWarmUp", warmUpFigures);
+            ((Map<String, Object>) figures.get("saturation")).putAll(saturationProbe.figures(saturated.getTotalCount()));
             figures.put("answeredQueries", answered);
             figures.put("memoryUpdatedDuringQueries", updatedByReads);
             figures.put("memoryUpdatedPer1000Queries", BenchReport.round(answered == 0 ? 0 : 1000.0 * updatedByReads / answered, 3));
@@ -231,10 +277,20 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         final List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("phase", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "req/s"));
         rows.add(row("fixed " + rate + " req/s (CO-corrected)", (Map<?, ?>) figures.get("fixedRate"), rate));
+        rows.add(row("fixed " + rate + " req/s, no access reports", (Map<?, ?>) figures.get("fixedRateWithoutAccess"), rate));
+        rows.add(row("first " + FIRST_WARMUP_SECONDS + " s (warm-up)", (Map<?, ?>) figures.get("fixedRateWarmUp"), rate));
         rows.add(row("saturation, " + concurrency + " clients", (Map<?, ?>) figures.get("saturation"),
             ((Number) figures.get("maxRequestsPerSecond")).doubleValue()));
         out.println();
         BenchReport.table(out, rows);
+        for (final String phase : List.of("fixedRate", "fixedRateWithoutAccess", "fixedRateWarmUp", "saturation")) {
+            final Map<?, ?> f = (Map<?, ?>) figures.get(phase);
+            out.printf("%s: %s GC pauses, %s ms in all, longest %s ms%s; JIT %s ms; CPU ms per request by stage %s; load %s%n",
+                phase, f.get("gcPauses"), f.get("gcPauseMsTotal"), f.get("gcPauseMsMax"),
+                f.containsKey("requestsOverlappingGcPauses") ? "; " + f.get("requestsOverlappingGcPauses")
+                    + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms)" : "",
+                f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"), f.get("loadAverage"));
+        }
         out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
                 + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),
             concurrency, figures.get("ratioToQueryCeiling"), figures.get("queryCacheHitRate"));
@@ -267,6 +323,19 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         }
         out.put("observations", stack.monitor().observationsWritten());
         return out;
+    }
+
+    /** @return the first request of each user (each path), in order */
+    static List<HttpRequest> onePerUser(final List<HttpRequest> requests) {
+        final Map<String, HttpRequest> byUser = new LinkedHashMap<>();
+        requests.forEach(r -> byUser.putIfAbsent(r.uri().getRawPath(), r));
+        return List.copyOf(byUser.values());
+    }
+
+    /** @return the same requests with {@code recordAccess=false}: answered alike, their hits not reported */
+    static List<HttpRequest> withoutAccess(final List<HttpRequest> requests) {
+        return requests.stream().map(r -> HttpRequest.newBuilder(URI.create(r.uri() + "&recordAccess=false"))
+            .timeout(Duration.ofSeconds(30)).GET().build()).toList();
     }
 
     /** @return {@code value}, added to {@code all} (the phases whose answered requests are counted) */
