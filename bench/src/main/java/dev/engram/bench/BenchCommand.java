@@ -11,10 +11,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
-        + "LLM extraction throughput, fact extraction precision and recall, consistency of knowledge updates.",
+        + "LLM extraction throughput, fact extraction precision and recall, consistency of knowledge updates, rebuild speed.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
         QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class,
-        ConsistencyBenchmark.class})
+        ConsistencyBenchmark.class, RebuildBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

@@ -171,6 +171,22 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the three apps (their consumer groups left, their state directories kept) and keeps the broker and the
+     * monitor: what {@code bin/engram rebuild} needs before it resets an app.
+     *
+     * @throws IllegalStateException if an app fails to close
+     */
+    public void stopApps() {
+        if (resources.remove(apps)) {
+            try {
+                apps.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("Could not stop the apps", e);
+            }
+        }
+    }
+
     private <T extends AutoCloseable> T push(final T resource) {
         resources.push(resource);
         return resource;

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.embedder.EmbeddingCpu;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.llm.LlmConfig;
@@ -51,7 +52,10 @@ import picocli.CommandLine.Option;
  * The model load is done before the clock starts. Bounded: gives up after 5 minutes. In the same window the
  * JVM's CPU time ({@code cpuMillisPerConversation}) and that of the embedder pool's threads
  * ({@code embedderCpuMillisPerConversation}, {@code embedderShareOfCpu}): cores ÷ the embedder's CPU per
- * conversation is {@code embeddingBoundConversationsPerSecond}, the rate the embedding alone allows.
+ * conversation is {@code embeddingBoundConversationsPerSecond}, the rate the embedding alone allows. What was
+ * embedded: {@code textsEmbeddedPerConversation} (distinct texts), {@code inferencesPerConversation} (ONNX Runtime
+ * runs: fewer than texts, the extractor embedding a conversation's texts in groups), {@code embedderCpuMillisPerText};
+ * and the JVM's CPU per conversation by stage ({@code cpuMsPerConversationByStage}, {@link CpuStages}).
  */
 @Command(name = "extraction", mixinStandardHelpOptions = true,
     description = "LLM extraction throughput (conversations/s) against a local OpenAI-compatible server with injected latency.")
@@ -167,6 +171,9 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 final long start = System.nanoTime();
                 final long cpuStart = processCpuNanos();
                 final long embedderStart = LoadPhases.embedderCpuNanos();
+                final CpuStages.Snapshot stagesStart = CpuStages.take();
+                final long textsStart = EmbeddingCpu.texts();
+                final long inferencesStart = EmbeddingCpu.inferences();
                 final long deadline = start + LIMIT.toNanos();
                 long consumed = 0;
                 long lastPrint = start;
@@ -184,6 +191,9 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 final double seconds = (System.nanoTime() - start) / 1e9;
                 final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
                 final double embedderSeconds = (LoadPhases.embedderCpuNanos() - embedderStart) / 1e9;
+                final CpuStages.Snapshot stagesEnd = CpuStages.take();
+                final long texts = EmbeddingCpu.texts() - textsStart;
+                final long inferences = EmbeddingCpu.inferences() - inferencesStart;
                 // Count what was written (read_committed) until three polls in a row add nothing (one empty poll is
                 // not the end: a poll may return only other topics' records)
                 long seen = -1;
@@ -215,6 +225,12 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                     / Math.max(1, monitor.count(Topic.MEMORY_CANDIDATES.name()))) / 10.0);
                 figures.put("embeddingBoundConversationsPerSecond",
                     Math.round(Runtime.getRuntime().availableProcessors() * n / embedderSeconds * 10) / 10.0);
+                // what was embedded: distinct texts per conversation, and the inferences they took (grouped: fewer)
+                figures.put("textsEmbeddedPerConversation", Math.round(texts * 10.0 / n) / 10.0);
+                figures.put("inferencesPerConversation", Math.round(inferences * 10.0 / n) / 10.0);
+                figures.put("embedderCpuMillisPerText", Math.round(embedderSeconds * 1e4 / Math.max(1, texts)) / 10.0);
+                // where the CPU per conversation went (CpuStages; the stub LLM's and the HTTP client's threads are "other")
+                figures.put("cpuMsPerConversationByStage", CpuStages.msPer(stagesStart, stagesEnd, n));
                 figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                     .getSystemLoadAverage());
             }

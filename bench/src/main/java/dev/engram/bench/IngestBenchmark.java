@@ -185,7 +185,7 @@ public final class IngestBenchmark implements Callable<Integer> {
     }
 
     /** Publishes the conversations and waits until the stack has processed them. */
-    private static void publishAndSettle(final EmbeddedStack stack, final List<ConversationCompleted> conversations) {
+    static void publishAndSettle(final EmbeddedStack stack, final List<ConversationCompleted> conversations) {
         try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
             conversations.forEach(ingest::send);
             ingest.flush();

@@ -80,7 +80,16 @@ final class LoadPhases {
     /** Open loop at a fixed rate; latency from each request's due time. */
     static void fixedRate(final HttpClient http, final List<HttpRequest> requests, final int rate, final int seconds,
                           final Histogram h, final AtomicLong errors) throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        fixedRate(http, requests, rate, seconds, h, errors, null);
+    }
+
+    /**
+     * Open loop at a fixed rate; latency from each request's due time, each request's due and answer times also handed
+     * to {@code probe} (when not null).
+     */
+    static void fixedRate(final HttpClient http, final List<HttpRequest> requests, final int rate, final int seconds,
+                          final Histogram h, final AtomicLong errors, final PhaseProbe probe) throws InterruptedException {
+        final ExecutorService pool = Executors.newFixedThreadPool(THREADS, named("bench-load-"));
         final long period = 1_000_000_000L / rate;
         final long total = (long) rate * seconds;
         final long start = System.nanoTime() + 50_000_000L;
@@ -103,8 +112,12 @@ final class LoadPhases {
                         return;
                     }
                     final boolean ok = send(http, request);
+                    final long answered = System.nanoTime();
                     synchronized (h) {
-                        h.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
+                        h.recordValue(Math.max(0, (answered - due) / 1000));
+                    }
+                    if (probe != null) {
+                        probe.request(due, answered);
                     }
                     if (!ok) {
                         errors.incrementAndGet();
@@ -141,7 +154,7 @@ final class LoadPhases {
      */
     private static double closedLoop(final int threads, final int seconds, final java.util.function.IntConsumer work)
         throws InterruptedException {
-        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        final ExecutorService pool = Executors.newFixedThreadPool(threads, named("bench-load-"));
         final AtomicInteger next = new AtomicInteger();
         final AtomicLong done = new AtomicLong();
         final long start = System.nanoTime();
@@ -157,6 +170,19 @@ final class LoadPhases {
         pool.shutdown();
         pool.awaitTermination(seconds + 300L, TimeUnit.SECONDS);
         return done.get() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * Threads named {@code prefix}N: the benchmark's own client threads ({@code bench-*}), which {@link CpuStages} counts
+     * apart from the pipeline.
+     */
+    static java.util.concurrent.ThreadFactory named(final String prefix) {
+        final AtomicInteger n = new AtomicInteger();
+        return r -> {
+            final Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static boolean send(final HttpClient http, final HttpRequest request) {

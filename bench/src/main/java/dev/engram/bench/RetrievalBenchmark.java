@@ -35,9 +35,10 @@ import picocli.CommandLine.Parameters;
  * {@code memoryUpdatedPer1000Queries} = {@code memory-updated} records written from the first timed request until the
  * hits of the last one are folded, per 1,000 answered requests (every phase, warm-ups included; the ceiling phase
  * embeds only): what reads cost in rewritten memories (0 since access moved to its own stores);
- * {@code memoryUpdatedDuringQueriesByOperation} says which. Before the phases, one request moves the consolidator's
- * event-time clock from the conversations' dates to today, and the timed phases start once the daily pass that
- * catches up on those years has run (a one-off of querying conversations years old, not a cost of reads).
+ * {@code memoryUpdatedDuringQueriesByOperation} says which. Before the phases, one request per user moves the
+ * event-time clock of every consolidator task (stream time is per partition) from the conversations' dates to today,
+ * and the phases start once the daily passes that catch up on those years have run (a one-off of querying
+ * conversations years old, not a cost of reads).
  *
  * <ol>
  *   <li><b>Fixed rate</b> (open loop, default {@value #DEFAULT_RATE} req/s for {@code --seconds}): request i
@@ -52,7 +53,10 @@ import picocli.CommandLine.Parameters;
  *       {@code --seconds}): completed requests per second = {@code maxRequestsPerSecond}.</li>
  * </ol>
  * Each phase starts after {@value #WARMUP_SECONDS} s of untimed requests, the first after
- * {@value #FIRST_WARMUP_SECONDS} s at its rate (the JIT's warm-up of the request path). Latencies in an HdrHistogram
+ * {@value #FIRST_WARMUP_SECONDS} s at its rate and then {@value #WARMUP_SLICE_SECONDS} s more at a time until the JIT
+ * compiled for less than 5 % of a slice, while the warm-up's wall time stays within {@code --max-warmup-seconds} (120 by
+ * default; above saturation a slice also waits for its queue): the JIT's warm-up of the request path;
+ * {@code fixedRateWarmUp.seconds} says how long it took, in wall-clock seconds. Latencies in an HdrHistogram
  * (µs, 3 significant digits). Non-200 answers are counted as errors (their latency is recorded too).
  *
  * <p><b>Query-embedding ceiling</b> ({@code queryEmbeddingCeiling}), measured in the same run right before
@@ -69,6 +73,17 @@ import picocli.CommandLine.Parameters;
  * {@code cpuMsPerQueryEmbedding} (ceiling), {@code cpuMsPerRequest} (saturation, everything the JVM did: HTTP
  * client and server, ranking, the broker, the consolidator applying the access reports) and
  * {@code cpuRatioToQueryCeiling} = their quotient, the same share measured in CPU time.
+ *
+ * <p><b>What sets the tail</b>, measured in the same run ({@link PhaseProbe}): each phase's map also has its GC pauses
+ * ({@code gcPauses}, {@code gcPauseMsTotal}, {@code gcPauseMsMax}; the fixed-rate one's also top-level as
+ * {@code gcPauseMsMax}), the requests a pause overlapped and the p99 of the others ({@code p99MsOutsideGcPauses}), the
+ * p99 and pause time per second ({@code p99MsBySecond}, {@code gcPauseMsBySecond}), the JIT's compilation time
+ * ({@code jitCompileMs}) and the CPU per request by stage ({@code cpuMsPerRequestByStage}: request threads, query
+ * embeddings, the access loop's stream threads, broker, GC, JIT, the benchmark's own client threads apart).
+ * {@code fixedRateWarmUp} is the first phase's untimed warm-up, measured alike (the JIT's share of a cold start), and
+ * {@code fixedRateWithoutAccess} the timed fixed-rate phase again with {@code recordAccess=false} right after it (no
+ * access reports, so no access loop behind the requests; {@code p99MsWithoutAccess} top-level): the access loop's
+ * share of the tail is the difference of the two p99s.
  *
  * <p><b>Sweep</b> ({@code --memories-per-user 100,1000,10000}, {@code bySize}): for each size,
  * {@code --users-per-size} synthetic users ({@link SyntheticUsers}: memories built from LoCoMo turns,
@@ -87,6 +102,14 @@ public final class RetrievalBenchmark implements Callable<Integer> {
      * minutes in session 5's JFR), so 3 s measured its JIT, not its steady state.
      */
     static final int FIRST_WARMUP_SECONDS = 20;
+    /** After the first warm-up, it goes on in slices of this many seconds while the JIT is still busy. */
+    static final int WARMUP_SLICE_SECONDS = 5;
+    /**
+     * The warm-up ends after the first slice in which the JIT compiled for less than this share of the slice's wall
+     * time: in a run at load 27 on 5492799 it compiled for 22.6 s of the 30-s timed phase after 20 s of warm-up
+     * (0.8–1.1 ms of compiler CPU per request, competing with the requests for the two cores).
+     */
+    static final double JIT_QUIET_SHARE = 0.05;
     /** Distinct LoCoMo turn texts the synthetic users are made of (each embedded once). */
     static final int SYNTHETIC_TEXTS = 1500;
 
@@ -99,6 +122,11 @@ public final class RetrievalBenchmark implements Callable<Integer> {
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "30", description = "Length of each phase (default: ${DEFAULT-VALUE}).")
     int seconds;
+
+    @Option(names = "--max-warmup-seconds", paramLabel = "S", defaultValue = "120",
+        description = "Longest warm-up of the first phase: " + FIRST_WARMUP_SECONDS + " s, then " + WARMUP_SLICE_SECONDS
+            + " s more at a time until the JIT compiled for less than 5 % of one (default: ${DEFAULT-VALUE}).")
+    int maxWarmupSeconds;
 
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8", description = "Clients at saturation (default: ${DEFAULT-VALUE}).")
     int concurrency;
@@ -141,12 +169,13 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     }
 
     @Override
+    @SuppressWarnings("unchecked") // the phases' maps of figures(…) are Map<String, Object>
     public Integer call() throws Exception {
         final Path file = Inputs.resolve(input);
         final List<LoCoMoQa.Sample> samples = LoCoMoQa.read(file);
         // HTTP/1.1 as the retriever serves it (the default HTTP/2 asks every new connection for an h2c upgrade)
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4)).build();
+            .connectTimeout(Duration.ofSeconds(2)).executor(Executors.newFixedThreadPool(4, LoadPhases.named("bench-http-"))).build();
         final Map<String, Object> figures;
         final Map<String, Object> stackSettings = settings.over(queryCacheSize < 0 ? Map.of()
             : Map.of(dev.engram.domain.DomainConfig.QUERY_CACHE_SIZE, queryCacheSize));
@@ -159,10 +188,14 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<HttpRequest> requests = requests(stack.apps().retrieverUrl(), samples);
             out.printf("bench retrieval — %s ingested; %d distinct queries; %d s per phase%n", file, requests.size(), seconds);
 
-            // The first reported hit moves the consolidator's event-time clock from the conversations' dates (LoCoMo:
-            // 2023) to today, and its daily pass catches up on those years at once (staleness, merges, observations):
-            // a one-off of replaying old conversations, run before the timed phases instead of inside the first one.
-            LoadPhases.fixedRate(http, requests.subList(0, 1), 1, 1, Latencies.histogram(), new AtomicLong());
+            // The first reported hit of a user moves the event-time clock of the consolidator's task holding that user
+            // (stream time is per task, i.e. per partition) from the conversations' dates (LoCoMo: 2023) to today, and
+            // that task's daily pass catches up on those years at once (staleness, merges, hard deletes, observations):
+            // a one-off of replaying old conversations, run for every user before the timed phases instead of inside
+            // them (one request of one user left the other tasks' passes to the first phase: 603 memory-updated records
+            // during the queries of the quiet run on 719909d).
+            final List<HttpRequest> firstOfEachUser = onePerUser(requests);
+            LoadPhases.fixedRate(http, firstOfEachUser, firstOfEachUser.size(), 1, Latencies.histogram(), new AtomicLong());
             stack.awaitSettled(Duration.ofMinutes(5));
             // every answered query reports its hits on memory-access; what memory-updated gets meanwhile is what reads
             // cost the consolidator and the retriever (goal: nothing, a read never rewrites a memory)
@@ -171,16 +204,43 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final List<Histogram> phases = new ArrayList<>();
             final List<AtomicLong> phaseErrors = new ArrayList<>();
             phase("fixed rate, " + rate + " req/s", FIRST_WARMUP_SECONDS);
-            LoadPhases.fixedRate(http, requests, rate, FIRST_WARMUP_SECONDS, counted(phases, Latencies.histogram()),
-                counted(phaseErrors, new AtomicLong()));
+            final Histogram warmUp = counted(phases, Latencies.histogram());
+            final AtomicLong warmUpErrors = counted(phaseErrors, new AtomicLong());
+            final PhaseProbe warmUpProbe = PhaseProbe.start();
+            // bounded by the wall clock: above saturation each slice also waits for its queue to drain
+            final long warmUpStart = System.nanoTime();
+            LoadPhases.fixedRate(http, requests, rate, FIRST_WARMUP_SECONDS, warmUp, warmUpErrors, warmUpProbe);
+            // on until the JIT is done with the request path: its compiler threads take cores from the requests
+            long sliceJitMs = -1; // no slice yet
+            while ((System.nanoTime() - warmUpStart) / 1e9 + WARMUP_SLICE_SECONDS <= maxWarmupSeconds
+                && (sliceJitMs < 0 || sliceJitMs > JIT_QUIET_SHARE * WARMUP_SLICE_SECONDS * 1000)) {
+                final long jitBefore = PhaseProbe.jitMs();
+                LoadPhases.fixedRate(http, requests, rate, WARMUP_SLICE_SECONDS, warmUp, warmUpErrors, warmUpProbe);
+                sliceJitMs = PhaseProbe.jitMs() - jitBefore;
+            }
+            final int warmUpSeconds = (int) Math.round((System.nanoTime() - warmUpStart) / 1e9);
+            warmUpProbe.close();
+            out.printf("warm-up: %d s (the JIT compiled for %d ms in the last %d s)%n", warmUpSeconds, sliceJitMs,
+                WARMUP_SLICE_SECONDS);
             final Histogram fixed = counted(phases, Latencies.histogram());
             final AtomicLong fixedErrors = counted(phaseErrors, new AtomicLong());
-            LoadPhases.fixedRate(http, requests, rate, seconds, fixed, fixedErrors);
+            final PhaseProbe fixedProbe = PhaseProbe.start();
+            LoadPhases.fixedRate(http, requests, rate, seconds, fixed, fixedErrors, fixedProbe);
+            fixedProbe.close();
 
             final Embedder embedder = stack.apps().retrieverEmbedder();
             final List<String> queries = distinctQueries(samples);
-            // the fixed-rate phase's access reports are applied before the ceiling, so it has the cores to itself
+            // the fixed-rate phase's access reports are applied before the next phases, so they have the cores
             stack.awaitSettled(Duration.ofMinutes(3));
+            // the same requests without their access reports (recordAccess=false): the access loop's share of the tail
+            phase("fixed rate without access reports, " + rate + " req/s");
+            final List<HttpRequest> unreported = withoutAccess(requests);
+            LoadPhases.fixedRate(http, unreported, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
+            final Histogram quiet = Latencies.histogram();
+            final AtomicLong quietErrors = new AtomicLong();
+            final PhaseProbe quietProbe = PhaseProbe.start();
+            LoadPhases.fixedRate(http, unreported, rate, seconds, quiet, quietErrors, quietProbe);
+            quietProbe.close();
             phase("query-embedding ceiling, " + concurrency + " threads");
             LoadPhases.queryCeiling(embedder, queries, concurrency, WARMUP_SECONDS);
             final LoadPhases.CpuClock ceilingCpu = new LoadPhases.CpuClock();
@@ -195,8 +255,10 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final Histogram saturated = counted(phases, Latencies.histogram());
             final AtomicLong saturatedErrors = counted(phaseErrors, new AtomicLong());
             final LoadPhases.CpuClock saturationCpu = new LoadPhases.CpuClock();
+            final PhaseProbe saturationProbe = PhaseProbe.start();
             final double throughput = LoadPhases.saturation(http, requests, concurrency, seconds, saturated, saturatedErrors);
             final double cpuMsPerRequest = saturationCpu.msPer(throughput);
+            saturationProbe.close();
             final long lookups = cache.hits() - hitsBefore + cache.misses() - missesBefore;
             final double hitRate = lookups == 0 ? 0 : (double) (cache.hits() - hitsBefore) / lookups;
             stack.apps().requireAlive();
@@ -205,6 +267,20 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             final long answered = phases.stream().mapToLong(Histogram::getTotalCount).sum()
                 - phaseErrors.stream().mapToLong(AtomicLong::get).sum();
             figures = figures(rate, fixed, fixedErrors.get(), concurrency, saturated, saturatedErrors.get(), throughput);
+            final Map<String, Object> fixedProbeFigures = fixedProbe.figures(fixed.getTotalCount());
+            figures.put("gcPauseMsMax", fixedProbeFigures.get("gcPauseMsMax"));
+            figures.put("p99MsWithoutAccess", Latencies.figures(quiet, "").get("p99Ms"));
+            ((Map<String, Object>) figures.get("fixedRate")).putAll(fixedProbeFigures);
+            final Map<String, Object> quietFigures = Latencies.figures(quiet, "");
+            quietFigures.put("errors", quietErrors.get());
+            quietFigures.putAll(quietProbe.figures(quiet.getTotalCount()));
+            figures.put("fixedRateWithoutAccess", quietFigures);
+            final Map<String, Object> warmUpFigures = Latencies.figures(warmUp, "");
+            warmUpFigures.put("seconds", warmUpSeconds);
+            warmUpFigures.put("jitCompileMsLastSlice", sliceJitMs);
+            warmUpFigures.putAll(warmUpProbe.figures(warmUp.getTotalCount()));
+            figures.put("fixedRateWarmUp", warmUpFigures);
+            ((Map<String, Object>) figures.get("saturation")).putAll(saturationProbe.figures(saturated.getTotalCount()));
             figures.put("answeredQueries", answered);
             figures.put("memoryUpdatedDuringQueries", updatedByReads);
             figures.put("memoryUpdatedPer1000Queries", BenchReport.round(answered == 0 ? 0 : 1000.0 * updatedByReads / answered, 3));
@@ -231,10 +307,21 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         final List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("phase", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "req/s"));
         rows.add(row("fixed " + rate + " req/s (CO-corrected)", (Map<?, ?>) figures.get("fixedRate"), rate));
+        rows.add(row("fixed " + rate + " req/s, no access reports", (Map<?, ?>) figures.get("fixedRateWithoutAccess"), rate));
+        rows.add(row("first " + ((Map<?, ?>) figures.get("fixedRateWarmUp")).get("seconds") + " s (warm-up)",
+            (Map<?, ?>) figures.get("fixedRateWarmUp"), rate));
         rows.add(row("saturation, " + concurrency + " clients", (Map<?, ?>) figures.get("saturation"),
             ((Number) figures.get("maxRequestsPerSecond")).doubleValue()));
         out.println();
         BenchReport.table(out, rows);
+        for (final String phase : List.of("fixedRate", "fixedRateWithoutAccess", "fixedRateWarmUp", "saturation")) {
+            final Map<?, ?> f = (Map<?, ?>) figures.get(phase);
+            out.printf("%s: %s GC pauses, %s ms in all, longest %s ms%s; JIT %s ms; CPU ms per request by stage %s; load %s%n",
+                phase, f.get("gcPauses"), f.get("gcPauseMsTotal"), f.get("gcPauseMsMax"),
+                f.containsKey("requestsOverlappingGcPauses") ? "; " + f.get("requestsOverlappingGcPauses")
+                    + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms)" : "",
+                f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"), f.get("loadAverage"));
+        }
         out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
                 + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),
             concurrency, figures.get("ratioToQueryCeiling"), figures.get("queryCacheHitRate"));
@@ -267,6 +354,19 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         }
         out.put("observations", stack.monitor().observationsWritten());
         return out;
+    }
+
+    /** @return the first request of each user (each path), in order */
+    static List<HttpRequest> onePerUser(final List<HttpRequest> requests) {
+        final Map<String, HttpRequest> byUser = new LinkedHashMap<>();
+        requests.forEach(r -> byUser.putIfAbsent(r.uri().getRawPath(), r));
+        return List.copyOf(byUser.values());
+    }
+
+    /** @return the same requests with {@code recordAccess=false}: answered alike, their hits not reported */
+    static List<HttpRequest> withoutAccess(final List<HttpRequest> requests) {
+        return requests.stream().map(r -> HttpRequest.newBuilder(URI.create(r.uri() + "&recordAccess=false"))
+            .timeout(Duration.ofSeconds(30)).GET().build()).toList();
     }
 
     /** @return {@code value}, added to {@code all} (the phases whose answered requests are counted) */

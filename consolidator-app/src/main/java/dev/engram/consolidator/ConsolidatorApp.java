@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
@@ -14,6 +15,7 @@ import dev.engram.runtime.RuntimeConfig;
 import dev.engram.store.EmbeddedVectorIndexFactory;
 import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ActiveModelEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.llm.ChatCompletionsClient;
 import dev.engram.llm.LlmContradictionJudge;
 import dev.engram.llm.LlmMemoryMerger;
@@ -95,6 +97,18 @@ public final class ConsolidatorApp extends StreamsApp {
      * @return the running app
      */
     public static ConsolidatorApp start(final EngramConfig config) {
+        return start(config, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #start(EngramConfig)}, with the observations' embedder wrapped: {@code bin/engram rebuild} hands the
+     * vectors the run being rebuilt wrote ({@code KnownVectors}), so a rebuild embeds no observation again.
+     *
+     * @param config the Engram config
+     * @param observationEmbedder wraps the deployment's embedder of observations (identity: as is)
+     * @return the running app
+     */
+    public static ConsolidatorApp start(final EngramConfig config, final UnaryOperator<Embedder> observationEmbedder) {
         checkConfig(config, "consolidator", CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
@@ -118,7 +132,8 @@ public final class ConsolidatorApp extends StreamsApp {
         // kafka.producer.transaction.timeout.ms still wins.
         props.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), PASS_TRANSACTION_TIMEOUT_MS);
         final StreamsRunner runner = new StreamsRunner(
-            ConsolidationTopology.build(config, judge, merger, embedder, indexFactory, registry),
+            ConsolidationTopology.build(config, judge, merger, embedder == null ? null : observationEmbedder.apply(embedder),
+                indexFactory, registry),
             props, "consolidator", registry, RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.CONSOLIDATOR_HTTP_PORT), registry,
             runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();

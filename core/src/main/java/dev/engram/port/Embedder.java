@@ -51,6 +51,21 @@ public interface Embedder extends AutoCloseable {
     List<float[]> embedAll(List<String> texts);
 
     /**
+     * Embeds texts that are always embedded together, e.g. the distinct contents of one conversation's
+     * candidates: an implementation may run several of them through one inference, so a text's vector may
+     * differ from {@link #embedAll}'s within the implementation's stated tolerance, but it must be a function of
+     * the set of texts given (not of their order, the machine, or other calls in flight), so that embedding the
+     * same set again (a replay, {@code bin/engram rebuild --re-extract}) gives the same vectors. The default is
+     * {@link #embedAll}.
+     *
+     * @param texts texts, in order
+     * @return one vector per text, each of its {@link #modelFor(String) model}, same order
+     */
+    default List<float[]> embedGroup(final List<String> texts) {
+        return embedAll(texts);
+    }
+
+    /**
      * Embeds a search query for comparison with passages of the default model. Models trained with
      * a query instruction (bge) prepend it here, never to passages.
      *

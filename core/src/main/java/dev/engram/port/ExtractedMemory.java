@@ -76,6 +76,13 @@ public record ExtractedMemory(
      */
     public static final String OBSERVATION_DISPLAY_NAME = "Observation";
 
+    /**
+     * Display name of a topic list: an observation that lists the user's values for one topic (pets, activities,
+     * places visited, …) with every statement that names one as its sources (the consolidator's {@code TopicLists}).
+     * Derived like any observation.
+     */
+    public static final String TOPIC_LIST_DISPLAY_NAME = "Topic list";
+
     /** Display name of an exchange episode (a user turn with the assistant's reply) whose reply recommends something. */
     public static final String EXCHANGE_RECOMMENDATION = "Assistant recommendation";
 
@@ -85,10 +92,21 @@ public record ExtractedMemory(
     /**
      * @param type the memory's type
      * @param displayName its display name, or null
-     * @return true for an observation (SEMANTIC, {@link #OBSERVATION_DISPLAY_NAME})
+     * @return true for an observation (SEMANTIC, {@link #OBSERVATION_DISPLAY_NAME} or {@link #TOPIC_LIST_DISPLAY_NAME}):
+     *     a memory the consolidator derives from the user's statements
      */
     public static boolean isObservation(final MemoryType type, final String displayName) {
-        return type == MemoryType.SEMANTIC && OBSERVATION_DISPLAY_NAME.equals(displayName);
+        return type == MemoryType.SEMANTIC
+            && (OBSERVATION_DISPLAY_NAME.equals(displayName) || TOPIC_LIST_DISPLAY_NAME.equals(displayName));
+    }
+
+    /**
+     * @param type the memory's type
+     * @param displayName its display name, or null
+     * @return true for a topic list (SEMANTIC, {@link #TOPIC_LIST_DISPLAY_NAME}), one kind of observation
+     */
+    public static boolean isTopicList(final MemoryType type, final String displayName) {
+        return type == MemoryType.SEMANTIC && TOPIC_LIST_DISPLAY_NAME.equals(displayName);
     }
 
     /**

@@ -103,11 +103,12 @@ class EngramCliTest {
         final Run qdrantPort = run("demo", "--once", "--qdrant-port", "0", "--run-dir", runDir);
         final Run app = run("chaos", "--app", "broker", "--work-dir", tmp.resolve("chaos").toString());
         final Run kills = run("chaos", "--kills", "-1", "--work-dir", tmp.resolve("chaos").toString());
+        final Run brokers = run("chaos", "--instances", "2", "--work-dir", tmp.resolve("chaos").toString());
         // rebuild's values printed Java class names (DateTimeParseException) or a line without the command's form
         final Run since = run("rebuild", "--from-timestamp", "yesterday", "--work-dir", tmp.resolve("rebuild").toString());
         final Run rebuildApp = run("rebuild", "--app", "broker", "--work-dir", tmp.resolve("rebuild").toString());
 
-        for (final Run r : java.util.List.of(port, notANumber, index, qdrantPort, app, kills, since, rebuildApp)) {
+        for (final Run r : java.util.List.of(port, notANumber, index, qdrantPort, app, kills, brokers, since, rebuildApp)) {
             assertThat(r.exit()).as(r.err()).isEqualTo(2);
             assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
         }
@@ -117,6 +118,7 @@ class EngramCliTest {
         assertThat(qdrantPort.err()).contains("'--qdrant-port'", "1..65535");
         assertThat(app.err()).contains("engram chaos: ", "'--app'", "'broker'", "consolidator, extractor, retriever, all");
         assertThat(kills.err()).contains("'--kills'", "0 or more");
+        assertThat(brokers.err()).contains("'--brokers'", "'1'", "3 to 5 with --instances 2");
         assertThat(since.err()).contains("engram rebuild: ", "'--from-timestamp'", "'yesterday'", "2026-01-01T00:00:00Z")
             .doesNotContain("java.");
         assertThat(rebuildApp.err()).contains("engram rebuild: ", "'--app'", "'broker'", "consolidator, retriever, extractor");

@@ -95,8 +95,20 @@ final class ObservationGrouping {
      * embedding is {@code before}'s when the content and model are the same, else empty (to be embedded).
      */
     static Memory observation(final String id, final List<Memory> group, final Memory before) {
+        return derived(id, group, before, Observations.text(group), ExtractedMemory.OBSERVATION_DISPLAY_NAME, true);
+    }
+
+    /**
+     * The topic list's memory, as {@link #observation} with the list's content and statements, display name
+     * {@link ExtractedMemory#TOPIC_LIST_DISPLAY_NAME} and no event dates (a list states none).
+     */
+    static Memory topicList(final String id, final TopicLists.TopicList list, final Memory before) {
+        return derived(id, list.statements(), before, list.content(), ExtractedMemory.TOPIC_LIST_DISPLAY_NAME, false);
+    }
+
+    private static Memory derived(final String id, final List<Memory> group, final Memory before, final String content,
+                                  final String displayName, final boolean withDates) {
         final Memory first = group.get(0);
-        final String content = Observations.text(group);
         Instant newest = first.getCreatedAt();
         double importance = 0;
         double confidence = 0;
@@ -105,13 +117,15 @@ final class ObservationGrouping {
             newest = m.getCreatedAt().isAfter(newest) ? m.getCreatedAt() : newest;
             importance = Math.max(importance, m.getImportance());
             confidence = Math.max(confidence, m.getConfidence());
-            dates.addAll(m.getEventDates());
+            if (withDates) {
+                dates.addAll(m.getEventDates());
+            }
         }
         final boolean hit = before != null && before.getAccessCount() > 0;
         final boolean sameText = before != null && content.equals(before.getContent())
             && Objects.equals(before.getEmbeddingModel(), first.getEmbeddingModel());
         return Memory.newBuilder(first).setMemoryId(id).setType(MemoryType.SEMANTIC).setCategory(null).setKey(null)
-            .setValue(null).setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).setContent(content)
+            .setValue(null).setDisplayName(displayName).setContent(content)
             .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
             .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(newest)
             .setUpdatedAt(newest)

@@ -78,6 +78,10 @@ import org.slf4j.LoggerFactory;
  * and questions ({@link RuleBasedExtractor#substance}) or fewer than {@value #MIN_CONTENT_TERMS} distinct content
  * terms ({@link TextAnalysis}) joins no group: a greeting is no topic.
  *
+ * <p><b>Topic lists</b> ({@link TopicLists}) are observations of another shape, written by the same pass from the
+ * same statements: per topic (pets, activities, places visited, …) the values the statements name, citing exactly the
+ * statements that name a listed value; display name {@link ExtractedMemory#TOPIC_LIST_DISPLAY_NAME}, no event dates.
+ *
  * <p><b>When a statement is taken back</b> (superseded, archived, corrected, deleted, merged, or revived: anything
  * but a new statement or a restatement of one) the consolidator regroups the user at once ({@link #reorders}), so
  * what the user took back is not served from an observation. Thread-safe if the embedder is.
@@ -192,6 +196,17 @@ public final class Observations {
         }
         final Map<String, List<Memory>> groups = new LinkedHashMap<>();
         statementsByModel.values().forEach(statements -> grouping.group(statements, groups));
+        final Map<String, TopicLists.TopicList> lists = new HashMap<>();
+        statementsByModel.forEach((model, statements) -> {
+            for (final TopicLists.TopicList list : TopicLists.lists(statements)) {
+                if (!model.equals(embedder.current().modelFor(list.content()))) {
+                    continue; // its content would be embedded by another model (Han values under an English heading)
+                }
+                final String id = TopicLists.idOf(statements.get(0), model, list.topic());
+                lists.put(id, list);
+                groups.put(id, list.statements());
+            }
+        });
         final List<Consolidator.Change> changes = new ArrayList<>();
         for (final Memory before : existing.values()) {
             if (before.getStatus() == MemoryStatus.ACTIVE && !groups.containsKey(before.getMemoryId())) {
@@ -205,7 +220,9 @@ public final class Observations {
                 continue; // the user deleted it: not written again while its first statement is the same
             }
             final Memory before = existing.get(group.getKey());
-            final Memory derived = ObservationGrouping.observation(group.getKey(), group.getValue(), before);
+            final TopicLists.TopicList list = lists.get(group.getKey());
+            final Memory derived = list == null ? ObservationGrouping.observation(group.getKey(), group.getValue(), before)
+                : ObservationGrouping.topicList(group.getKey(), list, before);
             if (before != null && before.getStatus() == MemoryStatus.ACTIVE && (derived.equals(before)
                 || before.getSource() == MemorySource.CORRECTED && before.getSources().equals(derived.getSources()))) {
                 continue; // as its group gives it, or as the user corrected it

@@ -142,6 +142,11 @@ public final class ActiveModelEmbedder implements Embedder {
     }
 
     @Override
+    public List<float[]> embedGroup(final List<String> texts) {
+        return held.get().embedGroup(texts);
+    }
+
+    @Override
     public float[] embedQuery(final String query, final String model) {
         return held.get().embedQuery(query, model);
     }

@@ -24,6 +24,8 @@ public final class EmbeddingCpu {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final ConcurrentHashMap<String, LongAdder> BY_CALLER = new ConcurrentHashMap<>();
     private static final ConcurrentHashMap<String, LongAdder> INLINE = new ConcurrentHashMap<>();
+    private static final LongAdder TEXTS = new LongAdder();
+    private static final LongAdder INFERENCES = new LongAdder();
 
     private EmbeddingCpu() {
     }
@@ -41,6 +43,25 @@ public final class EmbeddingCpu {
      */
     public static Map<String, Long> inline() {
         return snapshot(INLINE);
+    }
+
+    /** @return texts embedded so far by the built-in models, every caller (a benchmark counts texts per operation) */
+    public static long texts() {
+        return TEXTS.sum();
+    }
+
+    /** @return ONNX Runtime inferences run so far for those texts (fewer than texts when texts are grouped) */
+    public static long inferences() {
+        return INFERENCES.sum();
+    }
+
+    /**
+     * @param texts texts embedded by one call
+     * @param inferences inferences it ran
+     */
+    static void count(final int texts, final int inferences) {
+        TEXTS.add(texts);
+        INFERENCES.add(inferences);
     }
 
     private static Map<String, Long> snapshot(final ConcurrentHashMap<String, LongAdder> map) {

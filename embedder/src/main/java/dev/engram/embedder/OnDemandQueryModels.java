@@ -55,6 +55,11 @@ public final class OnDemandQueryModels implements Embedder {
         return configured.embedAll(texts);
     }
 
+    @Override
+    public List<float[]> embedGroup(final List<String> texts) {
+        return configured.embedGroup(texts);
+    }
+
     /**
      * @param query a search query
      * @param model one of {@link #models()}

@@ -6,9 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,10 +36,11 @@ import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
  * and langchain4j runs one inference per text. A session with one intra-op and one inter-op thread,
  * fed one text per core, embeds faster than that stock setup on the 2-core machines, with bit-identical
  * vectors (figures in BENCHMARKS.md). That is what this class does, for every model.
- * Texts are never padded into one tensor batch: the models are dynamically quantized (the int8 scale
- * is computed over the whole input tensor), so a padded batch changes a text's vector with its
- * batch-mates, and a replay would not reproduce it; a padded batch was also slower per text on one
- * intra-op thread (BENCHMARKS.md, "Embedding models").
+ * {@link #embedAll} never puts two texts in one tensor: the models are dynamically quantized (the int8 scale
+ * is computed over the whole input tensor), so a text's vector would change with its batch-mates. Where the
+ * texts to embed together are a replay-stable set (a conversation's candidates), {@link #embedGroup} runs
+ * them in groups of similar length as one inference each ({@link GroupedInference}): cheaper per text, and
+ * the same vectors whenever the same set is embedded again (BENCHMARKS.md, "Embedding in groups").
  *
  * <p>Thread-safe. {@link #shared(OnnxModel)} gives one instance per model per JVM, all on one
  * JVM-wide pool of one thread per core, so texts of every caller in flight (conversations of several
@@ -51,6 +56,8 @@ public final class OnnxEmbedder implements Embedder {
     private final boolean ownsExecutor;
     private final OrtSession session;
     private final Model model;
+    private final Executor attributed;
+    private final GroupedInference grouped;
 
     /**
      * Loads a model on its own pool of {@code threads} threads.
@@ -71,8 +78,9 @@ public final class OnnxEmbedder implements Embedder {
         this.ownsExecutor = ownsExecutor;
         final ClassLoader loader = OnnxEmbedder.class.getClassLoader();
         try (InputStream modelBytes = loader.getResourceAsStream(spec.modelResource());
-             InputStream tokenizer = loader.getResourceAsStream(spec.tokenizerResource())) {
-            if (modelBytes == null || tokenizer == null) {
+             InputStream tokenizer = loader.getResourceAsStream(spec.tokenizerResource());
+             InputStream groupTokenizer = loader.getResourceAsStream(spec.tokenizerResource())) {
+            if (modelBytes == null || tokenizer == null || groupTokenizer == null) {
                 throw new IllegalStateException("Embedding model " + spec.name() + ": " + spec.modelResource()
                     + " or " + spec.tokenizerResource() + " missing from the classpath");
             }
@@ -82,8 +90,10 @@ public final class OnnxEmbedder implements Embedder {
             options.setInterOpNumThreads(1);
             this.session = environment.createSession(modelBytes.readAllBytes(), options);
             // the pool counts each text's CPU time for the thread that asked (EmbeddingCpu: a benchmark's stage split)
-            this.model = new Model(EmbeddingCpu.attributing(executor),
-                new OnnxBertBiEncoder(environment, session, tokenizer, spec.pooling()), spec.dimensions());
+            this.attributed = EmbeddingCpu.attributing(executor);
+            this.model = new Model(attributed, new OnnxBertBiEncoder(environment, session, tokenizer, spec.pooling()),
+                spec.dimensions());
+            this.grouped = new GroupedInference(environment, session, groupTokenizer, spec.pooling());
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the embedding model " + spec.name(), e);
         } catch (OrtException e) {
@@ -108,6 +118,11 @@ public final class OnnxEmbedder implements Embedder {
     public static OnnxEmbedder shared(final String name) {
         return shared(OnnxModel.named(name).orElseThrow(() -> new IllegalArgumentException(
             "Unknown embedding model " + name + "; built in: " + OnnxModel.names())));
+    }
+
+    /** @return the grouped inference of this model (tests and measurements in this package) */
+    GroupedInference groupedForTest() {
+        return grouped;
     }
 
     /** @return the model this embedder runs */
@@ -136,10 +151,10 @@ public final class OnnxEmbedder implements Embedder {
         }
         final List<TextSegment> segments = new ArrayList<>(texts.size());
         for (final String text : texts) {
-            // TextSegment rejects blank text; a single space embeds as the empty sentence does.
-            segments.add(TextSegment.from(text == null || text.isBlank() ? " " : text));
+            segments.add(TextSegment.from(passage(text)));
         }
         // one text runs on the caller's thread (langchain4j uses the pool for two or more)
+        EmbeddingCpu.count(segments.size(), segments.size()); // a text beyond one window takes more: counted as one
         final List<Embedding> embeddings = segments.size() == 1
             ? EmbeddingCpu.inline(() -> model.embedAll(segments).content()) : model.embedAll(segments).content();
         final List<float[]> vectors = new ArrayList<>(embeddings.size());
@@ -147,6 +162,59 @@ public final class OnnxEmbedder implements Embedder {
             vectors.add(embedding.vector());
         }
         return vectors;
+    }
+
+    /**
+     * Embeds texts in the replay-stable groups of {@link GroupedInference#plan}: the distinct texts sorted by token
+     * count (then text) and cut into runs of at most {@value GroupedInference#MAX_TEXTS} of similar length, one inference per run, the
+     * runs spread over the pool. A run of one text (and a text longer than one window) is embedded alone, exactly as
+     * {@link #embedAll}; a text's vector in a run of several depends on its run-mates (the quantization scale is the
+     * tensor's), within the tolerance measured in BENCHMARKS.md ("Embedding in groups"), and is the same whenever the
+     * same set of texts is embedded together. all-MiniLM-L6-v2 embeds every text alone ({@link #groups}).
+     *
+     * @param texts passages, in order; duplicates and empty strings are allowed
+     * @return L2-normalized vectors of {@link #dimensions()}, same order
+     */
+    @Override
+    public List<float[]> embedGroup(final List<String> texts) {
+        if (texts.size() < 2 || !groups(spec)) {
+            return embedAll(texts);
+        }
+        final Map<String, GroupedInference.Tokens> distinct = new LinkedHashMap<>();
+        for (final String text : texts) {
+            distinct.computeIfAbsent(passage(text), grouped::tokenize);
+        }
+        final List<CompletableFuture<Map<String, float[]>>> runs = new ArrayList<>();
+        final List<List<GroupedInference.Tokens>> groups = GroupedInference.plan(new ArrayList<>(distinct.values()));
+        EmbeddingCpu.count(distinct.size(), groups.size());
+        for (final List<GroupedInference.Tokens> group : groups) {
+            runs.add(CompletableFuture.supplyAsync(() -> group.size() == 1
+                ? Map.of(group.get(0).text(), model.embed(group.get(0).text()).content().vector())
+                : grouped.run(group), attributed));
+        }
+        final Map<String, float[]> vectors = new HashMap<>();
+        for (final CompletableFuture<Map<String, float[]>> run : runs) {
+            vectors.putAll(run.join());
+        }
+        final List<float[]> out = new ArrayList<>(texts.size());
+        for (final String text : texts) {
+            out.add(vectors.get(passage(text)).clone());
+        }
+        return out;
+    }
+
+    /**
+     * @param model a built-in model
+     * @return whether {@link #embedGroup} runs its texts together: the bge models (cosine to the one-text vectors
+     *     ≥ 0.99 on LoCoMo turns), not all-MiniLM-L6-v2, whose short texts moved to a cosine of 0.95 in a group
+     */
+    static boolean groups(final OnnxModel model) {
+        return !model.name().equals(OnnxModel.MINILM.name());
+    }
+
+    /** TextSegment rejects blank text; a single space embeds as the empty sentence does. */
+    private static String passage(final String text) {
+        return text == null || text.isBlank() ? " " : text;
     }
 
     /**
@@ -212,7 +280,7 @@ public final class OnnxEmbedder implements Embedder {
         private final OnnxBertBiEncoder encoder;
         private final int dimensions;
 
-        Model(final java.util.concurrent.Executor executor, final OnnxBertBiEncoder encoder, final int dimensions) {
+        Model(final Executor executor, final OnnxBertBiEncoder encoder, final int dimensions) {
             super(executor);
             this.encoder = encoder;
             this.dimensions = dimensions;

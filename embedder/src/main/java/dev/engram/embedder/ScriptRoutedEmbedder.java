@@ -147,6 +147,19 @@ public final class ScriptRoutedEmbedder implements Embedder {
      */
     @Override
     public List<float[]> embedAll(final List<String> texts) {
+        return routed(texts, false);
+    }
+
+    /**
+     * @param texts passages always embedded together, in order
+     * @return as {@link #embedAll}, each model's texts embedded as one group ({@link Embedder#embedGroup})
+     */
+    @Override
+    public List<float[]> embedGroup(final List<String> texts) {
+        return routed(texts, true);
+    }
+
+    private List<float[]> routed(final List<String> texts, final boolean group) {
         final List<String> fallbackTexts = new ArrayList<>();
         final List<String> hanTexts = new ArrayList<>();
         final boolean[] isHan = new boolean[texts.size()];
@@ -154,8 +167,10 @@ public final class ScriptRoutedEmbedder implements Embedder {
             isHan[i] = route(texts.get(i)) == han;
             (isHan[i] ? hanTexts : fallbackTexts).add(texts.get(i));
         }
-        final List<float[]> fromFallback = fallbackTexts.isEmpty() ? List.of() : fallback.embedAll(fallbackTexts);
-        final List<float[]> fromHan = hanTexts.isEmpty() ? List.of() : han.embedAll(hanTexts);
+        final List<float[]> fromFallback = fallbackTexts.isEmpty() ? List.of()
+            : group ? fallback.embedGroup(fallbackTexts) : fallback.embedAll(fallbackTexts);
+        final List<float[]> fromHan = hanTexts.isEmpty() ? List.of()
+            : group ? han.embedGroup(hanTexts) : han.embedAll(hanTexts);
         final List<float[]> out = new ArrayList<>(texts.size());
         int f = 0;
         int h = 0;

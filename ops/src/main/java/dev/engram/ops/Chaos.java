@@ -93,7 +93,7 @@ public final class Chaos {
      *
      * @param app the app killed
      * @param kills SIGKILLs delivered
-     * @param items input items (candidates or conversations) published
+     * @param items input items (candidates or conversations) handed to the feeder (published unless unsent)
      * @param stalls restarts followed by more than the stall threshold without progress
      * @param secondsToProgress per instance, seconds from its HTTP server answering to the first committed
      *     progress (-1 when there was none)
@@ -103,13 +103,18 @@ public final class Chaos {
      * @param wrongAnswers answers other than 200 and 503
      * @param unreachable requests refused while the retriever was down
      * @param elapsedSeconds wall time of the soak
+     * @param failedSends the feeder's sends that failed and were sent again ({@link ChaosFeeder})
+     * @param unsent items none of whose sends was acknowledged (not counted as lost)
      */
     public record Result(String app, int kills, long items, int stalls, List<Double> secondsToProgress, long lost,
                          long duplicated, Map<Integer, Long> answers, long wrongAnswers, long unreachable,
-                         double elapsedSeconds) {
-        /** @return true when nothing stalled, nothing was lost or duplicated and every answer was 200 or 503 */
+                         double elapsedSeconds, long failedSends, long unsent) {
+        /**
+         * @return true when nothing stalled, every item was published, nothing was lost or duplicated and every
+         *     answer was 200 or 503
+         */
         public boolean clean() {
-            return stalls == 0 && lost == 0 && duplicated == 0 && wrongAnswers == 0;
+            return stalls == 0 && lost == 0 && duplicated == 0 && wrongAnswers == 0 && unsent == 0;
         }
     }
 
@@ -181,11 +186,11 @@ public final class Chaos {
                 int stalls = 0;
                 Process victim = children.start(app.command(), app.command() + "-0");
                 if (queries != null) {
-                    queries.start(children.retrieverPort());
+                    queries.start(List.of(children.retrieverPort()));
                 }
                 for (int kill = 0; kill <= settings.kills(); kill++) {
                     final double up = children.awaitHttp(victim, children.lastPort());
-                    final double seconds = secondsToProgress(offsets, app, victim);
+                    final double seconds = secondsToProgress(offsets, app, victim, settings.stallSeconds(), Set.of());
                     toProgress.add(seconds);
                     if (seconds < 0 || seconds > settings.stallSeconds()) {
                         stalls++;
@@ -204,16 +209,26 @@ public final class Chaos {
                     }
                 }
                 feeder.stop();
-                awaitCaughtUp(offsets, app);
+                awaitCaughtUp(offsets, switch (app) {
+                    case CONSOLIDATOR -> List.of(App.CONSOLIDATOR);
+                    case EXTRACTOR -> List.of(App.EXTRACTOR, App.CONSOLIDATOR);
+                    case RETRIEVER -> List.of(App.CONSOLIDATOR, App.RETRIEVER);
+                }, Duration.ofSeconds(600), out, "chaos " + app.command());
                 if (queries != null) {
                     queries.stop();
                 }
-                final Count count = app == App.RETRIEVER ? countServed(feeder, children.retrieverPort(), broker)
-                    : countUpdates(feeder, broker.bootstrapServers());
+                final List<MemoryUpdated> updates = readCommitted(broker.bootstrapServers());
+                final Count count;
+                if (app == App.RETRIEVER) {
+                    final Served served = countServed(feeder, updates, List.of(children.retrieverPort()));
+                    count = new Count(served.missing() + served.notServed(), served.duplicated());
+                } else {
+                    count = countUpdates(feeder, updates);
+                }
                 return new Result(app.command(), settings.kills(), feeder.sent(), stalls, toProgress, count.lost(),
                     count.duplicated(), queries == null ? Map.of() : queries.answers(),
-                    queries == null ? 0 : queries.wrong(), queries == null ? 0 : queries.unreachable(),
-                    (System.nanoTime() - started) / 1e9);
+                    queries == null ? 0 : queries.wrong(), queries == null ? 0 : queries.unreachable() + queries.timeouts(),
+                    (System.nanoTime() - started) / 1e9, feeder.failedSends(), feeder.unsent());
             } finally {
                 feeder.stop();
                 if (queries != null) {
@@ -231,37 +246,54 @@ public final class Chaos {
      * Seconds from now until the app's committed offsets on its input topic move (or it has no lag left),
      * watched for up to four times the stall threshold.
      *
+     * @param offsets the cluster's group offsets
+     * @param app the app whose group is watched
+     * @param victim the restarted process: waiting ends if it dies
+     * @param stallSeconds the stall threshold
+     * @param partitions the input partitions to watch (the restarted instance's), empty for all of them
      * @return the seconds, or -1 when nothing moved in that time or the process died
      */
-    private double secondsToProgress(final GroupOffsets offsets, final App app, final Process victim) {
+    static double secondsToProgress(final GroupOffsets offsets, final App app, final Process victim,
+                                    final int stallSeconds, final Set<TopicPartition> partitions) {
         final long start = System.nanoTime();
-        final Map<TopicPartition, Long> before = offsets.committed(app.groupId());
-        final long deadline = start + TimeUnit.SECONDS.toNanos(4L * settings.stallSeconds());
+        Map<TopicPartition, Long> before = null;
+        final long deadline = start + TimeUnit.SECONDS.toNanos(4L * stallSeconds);
         while (System.nanoTime() < deadline && victim.isAlive()) {
-            sleep(0.2);
             final Map<TopicPartition, Long> now;
             try {
                 now = offsets.committed(app.groupId());
             } catch (IllegalStateException notYet) {
+                sleep(0.2);
                 continue;
             }
-            final boolean moved = now.entrySet().stream()
-                .anyMatch(e -> e.getKey().topic().equals(app.inputTopic()) && e.getValue() > before.getOrDefault(e.getKey(), -1L));
-            if (moved) {
-                return (System.nanoTime() - start) / 1e9;
+            if (before == null) {
+                before = now;
+            } else {
+                final Map<TopicPartition, Long> then = before;
+                final boolean moved = now.entrySet().stream()
+                    .anyMatch(e -> e.getKey().topic().equals(app.inputTopic())
+                        && (partitions.isEmpty() || partitions.contains(e.getKey()))
+                        && e.getValue() > then.getOrDefault(e.getKey(), -1L));
+                if (moved) {
+                    return (System.nanoTime() - start) / 1e9;
+                }
             }
+            sleep(0.2);
         }
         return -1;
     }
 
-    private void awaitCaughtUp(final GroupOffsets offsets, final App app) {
-        final List<App> groups = switch (app) {
-            case CONSOLIDATOR -> List.of(App.CONSOLIDATOR);
-            case EXTRACTOR -> List.of(App.EXTRACTOR, App.CONSOLIDATOR);
-            case RETRIEVER -> List.of(App.CONSOLIDATOR, App.RETRIEVER);
-        };
+    /**
+     * Waits until each group has no lag on its input topic (bounded by {@code timeout} per group) and prints the lag
+     * it ended with.
+     *
+     * @return the summed lag at the end (0: every group caught up)
+     */
+    static long awaitCaughtUp(final GroupOffsets offsets, final List<App> groups, final Duration timeout,
+                              final PrintStream out, final String prefix) {
+        long total = 0;
         for (final App group : groups) {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
+            final long deadline = System.nanoTime() + timeout.toNanos();
             long lag = -1;
             while (System.nanoTime() < deadline) {
                 try {
@@ -274,24 +306,27 @@ public final class Chaos {
                 }
                 sleep(0.5);
             }
-            out.printf("chaos %s: %s lag at the end: %d%n", app.command(), group.command(), lag);
+            out.printf("%s: %s lag at the end: %d%n", prefix, group.command(), lag);
+            total += Math.abs(lag);
         }
+        return total;
     }
 
     /** Lost and duplicated counts. */
-    private record Count(long lost, long duplicated) {
+    record Count(long lost, long duplicated) {
     }
 
     /**
-     * Every item's user must have its memories created once each and nothing else: one user per item, so
+     * Every published item's user must have its memories created once each and nothing else: one user per item, so
      * any second event for a memory id (a REINFORCED from a re-delivered candidate, a CREATED twice) is a
-     * duplicate, and a user without any event is a lost item.
+     * duplicate, and a user without any event is a lost item. Items never published ({@link ChaosFeeder#unsent()})
+     * are not counted.
      */
-    private Count countUpdates(final ChaosFeeder feeder, final String bootstrap) {
+    static Count countUpdates(final ChaosFeeder feeder, final List<MemoryUpdated> updates) {
         final Set<String> users = new java.util.HashSet<>();
         final Set<String> memories = new java.util.HashSet<>();
         long duplicated = 0;
-        for (final MemoryUpdated update : readCommitted(bootstrap)) {
+        for (final MemoryUpdated update : updates) {
             users.add(update.getMemory().getUserId());
             if (!memories.add(update.getMemoryId()) || update.getOperation() != UpdateOperation.CREATED) {
                 duplicated++;
@@ -299,32 +334,47 @@ public final class Chaos {
         }
         long lost = 0;
         for (long i = 0; i < feeder.sent(); i++) {
-            if (!users.contains(ChaosFeeder.user(i))) {
+            if (feeder.published(i) && !users.contains(ChaosFeeder.user(i))) {
                 lost++;
             }
         }
         return new Count(lost, duplicated);
     }
 
-    /** The retriever must serve every memory on memory-updated, each once. */
-    private Count countServed(final ChaosFeeder feeder, final int port, final EmbeddedBroker broker) {
+    /**
+     * What the retrievers serve at the end.
+     *
+     * @param missing published items without any event on memory-updated (the pipeline's loss)
+     * @param notServed memories on memory-updated that the retriever asked did not list
+     * @param duplicated memory ids that reached one user twice on memory-updated
+     */
+    record Served(long missing, long notServed, long duplicated) {
+    }
+
+    /** The retrievers must serve every memory on memory-updated, each once; users are asked in turn of the ports. */
+    static Served countServed(final ChaosFeeder feeder, final List<MemoryUpdated> updates, final List<Integer> ports) {
         final Map<String, Set<String>> logged = new HashMap<>();
         long duplicated = 0;
-        for (final MemoryUpdated update : readCommitted(broker.bootstrapServers())) {
+        for (final MemoryUpdated update : updates) {
             if (!logged.computeIfAbsent(update.getMemory().getUserId(), u -> new java.util.HashSet<>())
                 .add(update.getMemoryId())) {
                 duplicated++;
             }
         }
         final HttpClient http = HttpClient.newHttpClient();
-        long lost = 0;
+        long missing = 0;
+        long notServed = 0;
         for (long i = 0; i < feeder.sent(); i++) {
+            if (!feeder.published(i)) {
+                continue;
+            }
             final String user = ChaosFeeder.user(i);
             final Set<String> ids = logged.getOrDefault(user, Set.of());
             if (ids.isEmpty()) {
-                lost++; // never reached memory-updated: counted against the pipeline
+                missing++; // never reached memory-updated: counted against the pipeline
                 continue;
             }
+            final int port = ports.get((int) (i % ports.size()));
             try {
                 final HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(
                         "http://127.0.0.1:" + port + "/v1/tenants/" + TENANT + "/users/" + user + "/memories"))
@@ -332,20 +382,20 @@ public final class Chaos {
                     HttpResponse.BodyHandlers.ofString());
                 for (final String id : ids) {
                     if (answer.statusCode() != 200 || !answer.body().contains(id)) {
-                        lost++;
+                        notServed++;
                     }
                 }
             } catch (IOException e) {
-                lost += ids.size();
+                notServed += ids.size();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("Interrupted", e);
             }
         }
-        return new Count(lost, duplicated);
+        return new Served(missing, notServed, duplicated);
     }
 
-    private static List<MemoryUpdated> readCommitted(final String bootstrap) {
+    static List<MemoryUpdated> readCommitted(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
         final List<MemoryUpdated> updates = new ArrayList<>();
         TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(120),

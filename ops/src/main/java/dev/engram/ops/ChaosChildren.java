@@ -20,21 +20,37 @@ import dev.engram.streams.PipelineConfig;
 
 /**
  * The soak's child JVMs: each app's own main (what {@code bin/engram <app>} runs) with a properties file
- * of its own, on this JVM's class path; destroyed on close and on JVM shutdown.
+ * of its own, on this JVM's class path, and the scale-out run's brokers ({@link ChaosBroker}); destroyed on close
+ * and on JVM shutdown.
  */
 final class ChaosChildren implements AutoCloseable {
     private final Path work;
     private final String bootstrap;
     private final int heapMb;
-    private final int retrieverPort = freePort();
+    /** Ports taken by someone else that is not listening yet (the scale-out run's brokers). */
+    private final java.util.Set<Integer> reserved;
+    private final int retrieverPort;
     private volatile int lastPort;
+    private final Map<String, Integer> ports = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<Process> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(() -> processes.forEach(Process::destroyForcibly), "chaos-children");
 
     ChaosChildren(final Path work, final String bootstrap, final int heapMb) {
+        this(work, bootstrap, heapMb, java.util.Set.of());
+    }
+
+    /**
+     * @param work the soak's directory (properties files, state directories, logs)
+     * @param bootstrap the cluster the apps use
+     * @param heapMb -Xmx of each app JVM
+     * @param reserved ports the children's HTTP servers must not take (chosen for brokers not started yet)
+     */
+    ChaosChildren(final Path work, final String bootstrap, final int heapMb, final java.util.Set<Integer> reserved) {
         this.work = work;
         this.bootstrap = bootstrap;
         this.heapMb = heapMb;
+        this.reserved = java.util.Set.copyOf(reserved);
+        this.retrieverPort = freePort();
         // Ctrl-C on the soak must not leave child JVMs behind
         Runtime.getRuntime().addShutdownHook(hook);
     }
@@ -71,12 +87,33 @@ final class ChaosChildren implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * Starts instance 0 of an app (the single-instance soak).
+     *
+     * @param command consolidator, extractor or retriever
+     * @param name the child's log name ({@code <work>/<name>.log})
+     * @return the process
+     */
     Process start(final String command, final String name) {
-        final Path props = work.resolve(command + ".properties");
+        return start(command, 0, name);
+    }
+
+    /**
+     * Starts one instance of an app: its own state directory {@code state-<command>-<instance>} and HTTP port (the
+     * same for every restart of that instance, so a restarted retriever is found where it was), its own properties
+     * file.
+     *
+     * @param command consolidator, extractor or retriever
+     * @param instance the instance, 0 …
+     * @param name the child's log name ({@code <work>/<name>.log})
+     * @return the process
+     */
+    Process start(final String command, final int instance, final String name) {
+        final Path props = work.resolve(command + "-" + instance + ".properties");
         final Map<String, String> config = new LinkedHashMap<>();
         config.put(CoreConfig.BOOTSTRAP_SERVERS, bootstrap);
-        config.put(PipelineConfig.STATE_DIR, work.resolve("state-" + command).toString());
-        final int port = "retriever".equals(command) ? retrieverPort : freePort();
+        config.put(PipelineConfig.STATE_DIR, stateDir(command, instance).toString());
+        final int port = port(command, instance);
         lastPort = port;
         config.put(PipelineConfig.EXTRACTOR_HTTP_PORT, String.valueOf(port));
         config.put(PipelineConfig.CONSOLIDATOR_HTTP_PORT, String.valueOf(port));
@@ -88,28 +125,66 @@ final class ChaosChildren implements AutoCloseable {
         config.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "/")).append('\n'));
         try {
             Files.writeString(props, text);
-            final List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMb + "m",
-                "-XX:+UseSerialGC",
-                // as the Kubernetes manifests run the apps: a JVM out of heap exits (and is restarted) instead of
-                // staying up with a stream thread lost in garbage collection
-                "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path")));
-            final String log4j = System.getProperty("engram.chaos.log4j");
-            if (log4j != null) {
-                cmd.add(1, "-Dlog4j2.configurationFile=" + log4j);
-            }
-            // each app's own main (what bin/engram <app> runs), so the soak needs only the apps on its class path
-            switch (command) {
-                case "consolidator" -> cmd.addAll(List.of("dev.engram.consolidator.ConsolidatorApp", props.toString()));
-                case "extractor" -> cmd.addAll(List.of("dev.engram.extractor.ExtractorApp", props.toString()));
-                default -> cmd.addAll(List.of("dev.engram.retriever.RetrieverApp", "--config", props.toString()));
-            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot write " + props, e);
+        }
+        // each app's own main (what bin/engram <app> runs), so the soak needs only the apps on its class path
+        return switch (command) {
+            case "consolidator" -> startJava("dev.engram.consolidator.ConsolidatorApp", List.of(props.toString()), name, heapMb);
+            case "extractor" -> startJava("dev.engram.extractor.ExtractorApp", List.of(props.toString()), name, heapMb);
+            default -> startJava("dev.engram.retriever.RetrieverApp", List.of("--config", props.toString()), name, heapMb);
+        };
+    }
+
+    /**
+     * @param command consolidator, extractor or retriever
+     * @param instance the instance
+     * @return its state directory
+     */
+    Path stateDir(final String command, final int instance) {
+        return work.resolve("state-" + command + "-" + instance);
+    }
+
+    /**
+     * @param command consolidator, extractor or retriever
+     * @param instance the instance
+     * @return its HTTP port, chosen on first use and kept for its restarts
+     */
+    int port(final String command, final int instance) {
+        return "retriever".equals(command) && instance == 0 ? retrieverPort
+            : ports.computeIfAbsent(command + "-" + instance, k -> freePort());
+    }
+
+    /**
+     * Starts a main class of this JVM's class path in a child JVM (serial GC, exit on out-of-memory), its output in
+     * {@code <work>/<name>.log}; destroyed on {@link #close()}.
+     *
+     * @param mainClass the class
+     * @param args its arguments
+     * @param name the log name
+     * @param heap -Xmx, MB
+     * @return the process
+     */
+    Process startJava(final String mainClass, final List<String> args, final String name, final int heap) {
+        final List<String> cmd = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap + "m",
+            "-XX:+UseSerialGC",
+            // as the Kubernetes manifests run the apps: a JVM out of heap exits (and is restarted) instead of
+            // staying up with a stream thread lost in garbage collection
+            "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path")));
+        final String log4j = System.getProperty("engram.chaos.log4j");
+        if (log4j != null) {
+            cmd.add(1, "-Dlog4j2.configurationFile=" + log4j);
+        }
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        try {
             final Process process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(work.resolve(name + ".log").toFile()).start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve(name + ".log").toFile())).start();
             processes.add(process);
             return process;
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot start " + command, e);
+            throw new UncheckedIOException("Cannot start " + mainClass, e);
         }
     }
 
@@ -123,9 +198,11 @@ final class ChaosChildren implements AutoCloseable {
         for (final Process p : processes) {
             p.destroy();
         }
+        // one deadline for all of them: a broker whose peers are gone may hang in its controlled shutdown
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (final Process p : processes) {
             try {
-                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     p.destroyForcibly();
                 }
             } catch (InterruptedException e) {
@@ -135,11 +212,16 @@ final class ChaosChildren implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("No free port", e);
+    private int freePort() {
+        while (true) {
+            try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+                if (!reserved.contains(socket.getLocalPort()) && !ports.containsValue(socket.getLocalPort())
+                    && socket.getLocalPort() != retrieverPort) {
+                    return socket.getLocalPort();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("No free port", e);
+            }
         }
     }
 }

@@ -85,6 +85,24 @@ final class GroupOffsets {
         }
     }
 
+    /**
+     * @param groupId the app's group
+     * @param instanceId the {@code group.instance.id} of one instance (Streams appends the thread's index)
+     * @return the partitions assigned to that instance's members now (empty while it has not joined)
+     */
+    Set<TopicPartition> assigned(final String groupId, final String instanceId) {
+        try {
+            return admin.describeConsumerGroups(Set.of(groupId)).describedGroups().get(groupId).get(10, TimeUnit.SECONDS)
+                .members().stream().filter(m -> m.groupInstanceId().map(id -> id.startsWith(instanceId)).orElse(false))
+                .flatMap(m -> m.assignment().topicPartitions().stream()).collect(Collectors.toSet());
+        } catch (ExecutionException | TimeoutException e) {
+            return Set.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", e);
+        }
+    }
+
     static <T> T get(final KafkaFuture<T> future) {
         try {
             return future.get(30, TimeUnit.SECONDS);

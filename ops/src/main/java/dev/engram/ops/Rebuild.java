@@ -15,6 +15,7 @@ import dev.engram.avro.Memory;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.embedder.KnownVectors;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
@@ -43,6 +44,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
  *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
  *       {@code KafkaStreams#cleanUp()} would;</li>
+ *   <li>for the consolidator, reads the observation vectors on {@code memory-updated} ({@link ObservationVectors}) and
+ *       runs the app with them ({@link KnownVectors}): candidates carry their vectors and observations find theirs,
+ *       so a rebuild without {@code reExtract} embeds nothing the run being rebuilt embedded already;</li>
  *   <li>runs the app in this JVM until its consumer group has no lag on its inputs and, for the consolidator, no
  *       user's observations are still to be regrouped ({@link PendingObservations}: the wall-clock regrouping
  *       follows the input by seconds), printing progress;</li>
@@ -99,9 +103,15 @@ public final class Rebuild {
      * @param after the state after
      * @param differences {@link MemorySnapshot#diff}, empty when identical
      * @param seconds wall time
+     * @param reprocessSeconds app → wall time from its start until it had caught up (the rest of {@code seconds}:
+     *     snapshots, reset, reading the observation vectors)
+     * @param observationVectorsReused observation texts the rebuilt consolidator took from the vectors on
+     *     {@code memory-updated} instead of embedding them ({@link ObservationVectors})
+     * @param observationTextsEmbedded observation texts it embedded (not found there)
      */
     public record Report(Map<App, Long> processed, long updatesWritten, MemorySnapshot before, MemorySnapshot after,
-                         List<String> differences, double seconds) {
+                         List<String> differences, double seconds, Map<App, Double> reprocessSeconds,
+                         long observationVectorsReused, long observationTextsEmbedded) {
     }
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
@@ -187,11 +197,20 @@ public final class Rebuild {
                 resetAt.put(a, offsets.committed(a.applicationId));
             }
             final Map<App, Long> processed = new HashMap<>();
+            final Map<App, Double> reprocessSeconds = new HashMap<>();
             final List<AutoCloseable> running = new ArrayList<>();
             RetrieverApp.Handle retriever = null;
+            KnownVectors observations = null;
             try {
                 for (final App a : apps) {
                     reset.deleteLocalState(a);
+                    final Map<String, float[]> known = a == App.CONSOLIDATOR
+                        ? ObservationVectors.read(client, updates(), timeout) : Map.of();
+                    if (a == App.CONSOLIDATOR) {
+                        out.printf("Observation vectors on %s: %,d (reused, not embedded again)%n",
+                            Topic.MEMORY_UPDATED.name(), known.size());
+                    }
+                    final long appStarted = System.nanoTime();
                     final StreamsRunner runner;
                     switch (a) {
                         case EXTRACTOR -> {
@@ -200,7 +219,10 @@ public final class Rebuild {
                             runner = x.runner();
                         }
                         case CONSOLIDATOR -> {
-                            final ConsolidatorApp c = ConsolidatorApp.start(config);
+                            final KnownVectors[] wrapped = new KnownVectors[1];
+                            final ConsolidatorApp c = ConsolidatorApp.start(config,
+                                e -> wrapped[0] = new KnownVectors(e, known));
+                            observations = wrapped[0];
                             running.add(c);
                             runner = c.runner();
                         }
@@ -216,6 +238,7 @@ public final class Rebuild {
                         throw new IllegalStateException("engram-consolidator still had users' observations to regroup after "
                             + timeout);
                     }
+                    reprocessSeconds.put(a, (System.nanoTime() - appStarted) / 1e9);
                 }
                 final MemorySnapshot after;
                 if (app == App.CONSOLIDATOR) {
@@ -229,7 +252,8 @@ public final class Rebuild {
                 final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
                     : updatesSince(offsets, updatedEnd);
                 final Report report = new Report(Map.copyOf(processed), written, before, after, before.diff(after),
-                    (System.nanoTime() - started) / 1e9);
+                    (System.nanoTime() - started) / 1e9, Map.copyOf(reprocessSeconds),
+                    observations == null ? 0 : observations.reused(), observations == null ? 0 : observations.embedded());
                 print(report);
                 return report;
             } finally {
@@ -321,8 +345,12 @@ public final class Rebuild {
     private void print(final Report report) {
         out.println();
         out.printf(Locale.ROOT, "Rebuild of %s finished in %.1f s.%n", app.applicationId, report.seconds());
-        report.processed().forEach((a, n) -> out.printf(Locale.ROOT, "  %s: %,d input records re-processed%n",
-            a.applicationId, n));
+        report.processed().forEach((a, n) -> out.printf(Locale.ROOT, "  %s: %,d input records re-processed in %.1f s%n",
+            a.applicationId, n, report.reprocessSeconds().getOrDefault(a, 0.0)));
+        if (report.processed().containsKey(App.CONSOLIDATOR)) {
+            out.printf(Locale.ROOT, "  observation texts: %,d vectors reused, %,d embedded%n",
+                report.observationVectorsReused(), report.observationTextsEmbedded());
+        }
         out.printf(Locale.ROOT, "  memory-updated records written: %,d%n", report.updatesWritten());
         out.println("  before: " + report.before().summary());
         out.println("  after:  " + report.after().summary());

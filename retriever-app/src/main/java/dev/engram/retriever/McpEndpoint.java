@@ -57,7 +57,10 @@ import io.micrometer.core.instrument.Timer;
  * <p><b>Transport rules</b> ({@link McpHttpRules}, checked before the SDK): the protocol versions served and their
  * negotiation, the {@code Origin} check against DNS rebinding (403), an {@code MCP-Protocol-Version} not served (400),
  * CORS for allowed browser origins ({@code OPTIONS /mcp} answers the preflight). A JSON-RPC envelope the SDK would
- * answer with its exception, and a call of a tool not served, are answered here ({@link McpMessages}). Every request
+ * answer with its exception, and a call of a tool not served, are answered here ({@link McpMessages}). The body is
+ * read as strictly as the HTTP API's: invalid UTF-8, two JSON values or a duplicate member are a Parse error
+ * (−32700, 400), a member JSON-RPC does not define an Invalid Request (−32600, 400), a tool argument the tool does
+ * not declare Invalid params (−32602), each naming the fault. Every request
  * is timed in {@value #REQUESTS_METRIC} by JSON-RPC method, tool and HTTP status.
  *
  * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API over loopback
@@ -101,6 +104,8 @@ public final class McpEndpoint {
     private final McpHttpRules rules;
     private final MeterRegistry registry;
     private final java.util.Set<String> toolNames;
+    /** Each tool's argument names (its input schema's properties). */
+    private final Map<String, java.util.Set<String>> toolArguments;
     private final ApiKeys keys;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(5)).build();
@@ -182,6 +187,8 @@ public final class McpEndpoint {
                     fields(call, "conversationId", "messages", "completedAt", "metadata", "agentId")))
             .build();
         this.toolNames = server.listTools().stream().map(McpSchema.Tool::name).collect(java.util.stream.Collectors.toSet());
+        this.toolArguments = server.listTools().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+            McpSchema.Tool::name, McpTools::argumentNames));
     }
 
     /**
@@ -208,7 +215,8 @@ public final class McpEndpoint {
                 ctx.status(400).contentType("application/json").result(invalid.get());
                 return;
             }
-            final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames));
+            final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames)
+                .or(() -> McpMessages.invalidArguments(m, toolArguments)));
             if (unknown.isPresent()) {
                 // the SDK names no tool ("Unknown tool: invalid_tool_name" whatever was asked)
                 ctx.status(200).contentType("application/json").result(unknown.get());

@@ -2,13 +2,17 @@ package dev.engram.retriever;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.runtime.ApiProblem;
+import dev.engram.runtime.JsonBodies;
 
 /**
  * The JSON-RPC side of {@link McpEndpoint} that the MCP SDK does not get right by itself: the envelope checked
@@ -81,9 +85,11 @@ final class McpMessages {
     }
 
     /**
-     * Checks the JSON-RPC 2.0 envelope before the SDK sees it (JSON-RPC 2.0 specification, section 5.1):
-     * a body that is not JSON is a Parse error (−32700); JSON that is not an object with
-     * {@code "jsonrpc": "2.0"} and a method, result or error is an Invalid Request (−32600).
+     * Checks the JSON-RPC 2.0 envelope before the SDK sees it (JSON-RPC 2.0 specification, section 5.1), as
+     * strictly as the HTTP API reads its bodies ({@link JsonBodies#value}): a body that is not valid UTF-8, not JSON,
+     * more than one JSON value or an object with a duplicate member is a Parse error (−32700) naming the fault and
+     * where it is; JSON that is not an object with {@code "jsonrpc": "2.0"} and a method, result or error, or that has
+     * a member JSON-RPC does not define (named), is an Invalid Request (−32600).
      *
      * @param body the request body
      * @return the JSON-RPC error response to send, empty when the envelope is well-formed
@@ -91,9 +97,9 @@ final class McpMessages {
     static Optional<String> invalidEnvelope(final byte[] body) {
         final JsonNode node;
         try {
-            node = JSON.readTree(body);
-        } catch (IOException e) {
-            return Optional.of(rpcError(-32700, "Parse error: the body is not JSON"));
+            node = JsonBodies.value(body);
+        } catch (ApiProblem e) {
+            return Optional.of(rpcError(-32700, "Parse error: " + e.getMessage()));
         }
         if (node == null || !node.isObject() || !"2.0".equals(node.path("jsonrpc").asText(null))
             || !(node.path("method").isTextual() || node.has("result") || node.has("error"))) {
@@ -104,6 +110,11 @@ final class McpMessages {
         if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
             return Optional.of(rpcError(-32600, "Invalid Request: an id is a string, a number or null"));
         }
+        final List<String> unknown = unknownNames(node, ENVELOPE);
+        if (!unknown.isEmpty()) {
+            return Optional.of(rpcError(id, -32600, "Invalid Request: unknown member" + (unknown.size() > 1 ? "s " : " ")
+                + quoted(unknown) + "; a JSON-RPC 2.0 message has " + quoted(ENVELOPE)));
+        }
         final JsonNode params = node.get("params");
         if (params != null && !params.isObject()) {
             return Optional.of(rpcError(-32602, "Invalid params: params is an object"));
@@ -112,6 +123,67 @@ final class McpMessages {
             return Optional.of(rpcError(-32602, "Invalid params: tools/call needs params with the tool's name"));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Checks a {@code tools/call} of a served tool as the HTTP API checks a body's fields: {@code params} holds only
+     * {@code name}, {@code arguments}, {@code _meta} (and {@code task}), {@code arguments} is an object, and every
+     * argument is one of the tool's input schema (each tool declares {@code additionalProperties: false}); an
+     * unknown one is named with the ones accepted, never ignored.
+     *
+     * @param message a well-formed JSON-RPC message ({@link #invalidEnvelope} found nothing)
+     * @param arguments each served tool's argument names
+     * @return the JSON-RPC error (Invalid params, −32602) with the request's id; empty when the call is well-formed
+     *     or is not a call of a served tool
+     */
+    static Optional<String> invalidArguments(final JsonNode message, final Map<String, Set<String>> arguments) {
+        if (!"tools/call".equals(message.path("method").asText())) {
+            return Optional.empty();
+        }
+        final JsonNode params = message.path("params");
+        final Set<String> accepted = arguments.get(params.path("name").asText());
+        if (accepted == null) {
+            return Optional.empty(); // an unknown tool: unknownTool names it
+        }
+        final List<String> unknownParams = unknownNames(params, CALL_PARAMS);
+        if (!unknownParams.isEmpty()) {
+            return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: unknown member"
+                + (unknownParams.size() > 1 ? "s " : " ") + quoted(unknownParams) + " of tools/call params; accepted: "
+                + quoted(CALL_PARAMS)));
+        }
+        final JsonNode given = params.get("arguments");
+        if (given == null || given.isNull()) {
+            return Optional.empty();
+        }
+        if (!given.isObject()) {
+            return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: arguments is an object"));
+        }
+        final List<String> unknown = unknownNames(given, accepted);
+        if (unknown.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: unknown argument"
+            + (unknown.size() > 1 ? "s " : " ") + quoted(unknown) + " of tool " + params.path("name").asText()
+            + "; accepted: " + quoted(accepted)));
+    }
+
+    /** The members of a JSON-RPC 2.0 request, notification or response. */
+    private static final Set<String> ENVELOPE = Set.of("jsonrpc", "id", "method", "params", "result", "error");
+    /** The members of MCP's {@code tools/call} params ({@code task}: the 2025-11-25 task augmentation). */
+    private static final Set<String> CALL_PARAMS = Set.of("name", "arguments", "_meta", "task");
+
+    private static List<String> unknownNames(final JsonNode object, final Set<String> known) {
+        final List<String> unknown = new ArrayList<>();
+        object.fieldNames().forEachRemaining(name -> {
+            if (!known.contains(name)) {
+                unknown.add(name);
+            }
+        });
+        return unknown;
+    }
+
+    private static String quoted(final java.util.Collection<String> names) {
+        return String.join(", ", names.stream().sorted().map(n -> "\"" + n + "\"").toList());
     }
 
     /**

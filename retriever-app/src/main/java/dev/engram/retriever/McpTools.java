@@ -45,6 +45,17 @@ final class McpTools {
             .build();
     }
 
+    /**
+     * @param tool a tool made by {@link #tool}
+     * @return the names of its arguments (its input schema's properties)
+     */
+    static java.util.Set<String> argumentNames(final McpSchema.Tool tool) {
+        final Object properties = tool.inputSchema().get("properties");
+        return properties instanceof Map<?, ?> map
+            ? map.keySet().stream().map(String::valueOf).collect(java.util.stream.Collectors.toUnmodifiableSet())
+            : java.util.Set.of();
+    }
+
     static Map<String, Object> string(final String description) {
         return Map.of("type", "string", "description", description);
     }

@@ -249,6 +249,28 @@ class McpEndpointIT {
     }
 
     @Test
+    void shouldRefuseInvalidUtf8AndAnUnknownArgumentWithAJsonRpcErrorNamingTheFault() {
+        final byte[] prefix = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"cursor\":\"".getBytes(
+            java.nio.charset.StandardCharsets.UTF_8);
+        final byte[] body = java.util.Arrays.copyOf(prefix, prefix.length + 3);
+        body[prefix.length] = (byte) 0xC3; // a lead byte followed by no continuation byte
+        body[prefix.length + 1] = '"';
+        body[prefix.length + 2] = '}';
+        final HttpResponse<String> invalid = fixture.sendBytes("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, body, MCP_HEADERS);
+        assertThat(invalid.statusCode()).isEqualTo(400);
+        assertThat(json(invalid).path("error").path("code").asInt()).isEqualTo(-32700);
+        assertThat(json(invalid).path("error").path("message").asText()).contains("not valid UTF-8",
+            "offset " + prefix.length);
+
+        final HttpResponse<String> unknown = post("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
+            + "{\"name\":\"search_memories\",\"arguments\":{\"query\":\"language\",\"limit\":3}}}", Map.of());
+        assertThat(json(unknown).path("id").asInt()).isEqualTo(8);
+        assertThat(json(unknown).path("error").path("code").asInt()).isEqualTo(-32602);
+        assertThat(json(unknown).path("error").path("message").asText()).contains("\"limit\"", "search_memories",
+            "\"query\"", "\"k\"");
+    }
+
+    @Test
     void shouldAnswerAMalformedMessageWithAJsonRpcErrorWithoutInternals() {
         final HttpResponse<String> garbage = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, "garbage");
         assertThat(garbage.statusCode()).isEqualTo(400);

@@ -99,9 +99,15 @@ final class TwoUserRetriever implements AutoCloseable {
 
     HttpResponse<String> send(final String method, final String path, final String key, final String body,
                               final Map<String, String> headers) {
+        return sendBytes(method, path, key, body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers);
+    }
+
+    /** Sends a body of raw bytes (e.g. invalid UTF-8) as application/json. */
+    HttpResponse<String> sendBytes(final String method, final String path, final String key, final byte[] body,
+                              final Map<String, String> headers) {
         try {
             final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
             if (key != null) {
                 request.header("Authorization", "Bearer " + key);
             }

@@ -78,13 +78,33 @@ public final class JsonBodies {
         return parse(text, "a JSON object");
     }
 
-    private static ObjectNode parse(final String text, final String expected) {
-        final JsonNode node;
+    /**
+     * The strict parse of any JSON body (the MCP endpoint's JSON-RPC messages, whose shape the caller checks): UTF-8,
+     * exactly one JSON value, no duplicate field in any object.
+     *
+     * @param body the raw body bytes
+     * @return the value
+     * @throws ApiProblem 400 for an empty body, invalid UTF-8, invalid JSON, more than one value or a duplicate field,
+     *     its detail naming the fault and where it is
+     */
+    public static JsonNode value(final byte[] body) {
+        final String text = utf8(body);
+        if (text.isBlank()) {
+            throw ApiProblem.badRequest("a JSON body is required");
+        }
+        return strict(text);
+    }
+
+    private static JsonNode strict(final String text) {
         try {
-            node = STRICT.readTree(text);
+            return STRICT.readTree(text);
         } catch (JsonProcessingException e) {
             throw ApiProblem.badRequest(syntax(e));
         }
+    }
+
+    private static ObjectNode parse(final String text, final String expected) {
+        final JsonNode node = strict(text);
         if (node == null || !node.isObject()) {
             throw ApiProblem.badRequest("the body must be " + expected + ", not "
                 + (node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));

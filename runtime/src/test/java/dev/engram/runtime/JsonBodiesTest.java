@@ -49,6 +49,18 @@ class JsonBodiesTest {
         assertThat(problem("{\"value\": }")).startsWith("the body is not valid JSON at line 1, column 11");
     }
 
+    @Test
+    void shouldParseAnyOneValueStrictlyWhenTheCallerChecksItsShape() {
+        assertThat(JsonBodies.value(bytes("[1, {\"a\": 2}]")).get(1).get("a").asInt()).isEqualTo(2);
+        for (final String body : new String[] {"{\"a\":1}{\"a\":2}", "{\"a\":1,\"a\":2}", "", "nope"}) {
+            assertThatThrownBy(() -> JsonBodies.value(bytes(body))).as(body).isInstanceOfSatisfying(ApiProblem.class,
+                p -> assertThat(p.status()).isEqualTo(400));
+        }
+        assertThatThrownBy(() -> JsonBodies.value(new byte[] {'[', '"', (byte) 0xFE, '"', ']'}))
+            .hasMessageContaining("not valid UTF-8: byte 0xFE at offset 2");
+        assertThatThrownBy(() -> JsonBodies.value(bytes("{\"a\":1,\"a\":2}"))).hasMessageContaining("duplicate field");
+    }
+
     private static String problem(final String body) {
         return problem(bytes(body));
     }

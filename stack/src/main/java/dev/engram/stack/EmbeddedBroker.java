@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +42,11 @@ import org.slf4j.LoggerFactory;
  * timestamps are event time, possibly years old), and few partitions for the internal topics so that a
  * laptop starts it in about two seconds. Ports are free ports chosen at start unless given.
  *
- * <p>Not for production: one node, no security, plaintext on localhost.
+ * <p>{@link #start(Path, String, Node, List, Map)} runs one node of a multi-node cluster instead (every node
+ * combined, a static quorum of all of them, one process per node): the brokers {@code bin/engram chaos --brokers 3}
+ * kills and restarts.
+ *
+ * <p>Not for production: no security, plaintext on localhost.
  */
 public final class EmbeddedBroker implements AutoCloseable {
 
@@ -49,6 +54,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     private static final int NODE_ID = 1;
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration CLUSTER_START_TIMEOUT = Duration.ofSeconds(180);
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
@@ -82,29 +88,70 @@ public final class EmbeddedBroker implements AutoCloseable {
      * @throws IllegalStateException if formatting or start-up fails, or the broker is not reachable within 60 s
      */
     public static EmbeddedBroker start(final Path runDir, final int brokerPort, final Map<String, String> overrides) {
-        final Path logDir = runDir.toAbsolutePath().resolve("kafka-logs");
-        try {
-            Files.createDirectories(logDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create the broker log directory " + logDir, e);
-        }
         final int port = brokerPort == 0 ? freePort() : brokerPort;
         int controllerPort = freePort();
         while (controllerPort == port) {
             // the OS may hand out the port it just released again: two listeners cannot share one
             controllerPort = freePort();
         }
-        final Properties props = settings(logDir, port, controllerPort);
+        final Node self = new Node(NODE_ID, port, controllerPort);
+        return start(runDir, Uuid.randomUuid().toString(), self, List.of(self), overrides);
+    }
+
+    /**
+     * One node of a KRaft cluster of combined broker+controller nodes with a static quorum (every node a voter):
+     * its id and its two ports on localhost.
+     *
+     * @param nodeId {@code node.id}, ≥ 1
+     * @param brokerPort the client (PLAINTEXT) port
+     * @param controllerPort the controller (quorum) port
+     */
+    public record Node(int nodeId, int brokerPort, int controllerPort) {
+        /** @return the node's {@code id@localhost:controllerPort} entry of {@code controller.quorum.voters} */
+        String voter() {
+            return nodeId + "@localhost:" + controllerPort;
+        }
+    }
+
+    /**
+     * Starts one node of a multi-node cluster (each node in a process of its own, e.g. the three brokers of
+     * {@code bin/engram chaos --brokers 3}): formats {@code runDir/kafka-logs} with the cluster's id on first start,
+     * or reuses it as it is (a restart after a crash: same topics, offsets and transactions). The replication
+     * settings (offsets and transaction-state topics, {@code default.replication.factor}, {@code min.insync.replicas})
+     * are the single node's (1) unless {@code overrides} sets them. Returns once an admin client of this node sees the
+     * cluster, which needs a majority of the voters up.
+     *
+     * @param runDir the node's run directory
+     * @param clusterId the cluster id, the same on every node ({@link Uuid#toString()} form)
+     * @param self this node
+     * @param voters every node of the cluster, this one included
+     * @param overrides broker settings that replace the defaults
+     * @return the running node
+     * @throws IllegalStateException if formatting or start-up fails, or the node is not ready within 180 s
+     */
+    public static EmbeddedBroker start(final Path runDir, final String clusterId, final Node self, final List<Node> voters,
+                                       final Map<String, String> overrides) {
+        final Path logDir = runDir.toAbsolutePath().resolve("kafka-logs");
+        try {
+            Files.createDirectories(logDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create the broker log directory " + logDir, e);
+        }
+        final Properties props = settings(logDir, self.brokerPort(), self.controllerPort());
+        props.put("node.id", String.valueOf(self.nodeId()));
+        props.put("controller.quorum.voters", String.join(",", voters.stream().map(Node::voter).toList()));
         props.putAll(overrides);
         final KafkaConfig config = new KafkaConfig(props, false);
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            format(logDir);
+            format(logDir, self.nodeId(), clusterId);
         } // else: a restart on the same log directory (and port), keeping every topic and offset
+        final int port = self.brokerPort();
         final KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
         final EmbeddedBroker broker = new EmbeddedBroker(server, "localhost:" + port, logDir);
         try {
-            broker.awaitReady();
+            // a cluster node waits for a quorum of processes that may start slowly on a loaded machine
+            broker.awaitReady(voters.size() > 1 ? CLUSTER_START_TIMEOUT : START_TIMEOUT);
         } catch (RuntimeException e) {
             broker.close();
             throw e;
@@ -154,11 +201,11 @@ public final class EmbeddedBroker implements AutoCloseable {
     }
 
     /** Formats the log directory as {@code kafka-storage.sh format} would for this config. */
-    private static void format(final Path logDir) {
+    private static void format(final Path logDir, final int nodeId, final String clusterId) {
         final Formatter formatter = new Formatter()
             .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-            .setNodeId(NODE_ID)
-            .setClusterId(Uuid.randomUuid().toString())
+            .setNodeId(nodeId)
+            .setClusterId(clusterId)
             .setControllerListenerName(CONTROLLER_LISTENER)
             .setMetadataLogDirectory(logDir.toString()) // one log dir, so it holds the metadata log too
             .addDirectory(logDir.toString());
@@ -169,9 +216,9 @@ public final class EmbeddedBroker implements AutoCloseable {
         }
     }
 
-    /** Polls the cluster with an admin client until the broker is registered, bounded by {@link #START_TIMEOUT}. */
-    private void awaitReady() {
-        final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    /** Polls the cluster with an admin client until the broker is registered, bounded by {@code timeout}. */
+    private void awaitReady(final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             while (true) {
                 try {
@@ -185,7 +232,7 @@ public final class EmbeddedBroker implements AutoCloseable {
                     throw new IllegalStateException("Interrupted while waiting for the broker", e);
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("The embedded broker did not become ready within " + START_TIMEOUT);
+                    throw new IllegalStateException("The embedded broker did not become ready within " + timeout);
                 }
             }
         }

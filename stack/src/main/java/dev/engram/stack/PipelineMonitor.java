@@ -47,15 +47,20 @@ import dev.engram.topics.AppIds;
  */
 public final class PipelineMonitor implements AutoCloseable {
 
-    /** An app's consumer group and the topic it reads first. */
-    private record Stage(String groupId, String input) {
+    /**
+     * An app's consumer group and the topics it reads: a partition of one with records counts before the group has
+     * ever committed it (the consolidator's first {@code memory-access} records, whose processing may run a daily
+     * pass of minutes: before, a group's committed partitions and its first input only were counted).
+     */
+    private record Stage(String groupId, List<String> inputs) {
     }
 
     /** In pipeline order, so that a stage is checked only after the stages feeding it. */
     private static final List<Stage> STAGES = List.of(
-        new Stage(AppIds.EXTRACTOR, Topic.CONVERSATIONS_COMPLETED.name()),
-        new Stage(AppIds.CONSOLIDATOR, Topic.MEMORY_CANDIDATES.name()),
-        new Stage(AppIds.RETRIEVER, Topic.MEMORY_UPDATED.name()));
+        new Stage(AppIds.EXTRACTOR, List.of(Topic.CONVERSATIONS_COMPLETED.name())),
+        new Stage(AppIds.CONSOLIDATOR, List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(),
+            Topic.MEMORY_ACCESS.name())),
+        new Stage(AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name(), Topic.MEMORY_ACCESS.name())));
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Admin admin;
@@ -183,7 +188,7 @@ public final class PipelineMonitor implements AutoCloseable {
 
     /**
      * Total lag of the three apps' consumer groups: for each app in pipeline order, every partition of
-     * its input topic that has records must have a committed offset at its last stable offset, and so
+     * its input topics that has records must have a committed offset at its last stable offset, and so
      * must every other partition the group has committed (further inputs, repartition topics).
      *
      * @return records not yet committed as processed by the three apps (0 = all processed); a partition
@@ -212,8 +217,10 @@ public final class PipelineMonitor implements AutoCloseable {
         final Map<TopicPartition, OffsetAndMetadata> committed = committed(stage.groupId());
         final Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
         committed.keySet().forEach(tp -> wanted.put(tp, OffsetSpec.latest()));
-        for (final TopicPartition tp : inputPartitions(stage.input())) {
-            wanted.put(tp, OffsetSpec.latest());
+        for (final String input : stage.inputs()) {
+            for (final TopicPartition tp : inputPartitions(input)) {
+                wanted.put(tp, OffsetSpec.latest());
+            }
         }
         final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
             get(admin.listOffsets(wanted, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all());
@@ -225,7 +232,7 @@ public final class PipelineMonitor implements AutoCloseable {
         return lag;
     }
 
-    /** @return the partitions of a counted app's input topic (known from the constructor, no cluster call) */
+    /** @return the partitions of an app's input topic (a counted one known from the constructor; others from the consumer's metadata) */
     private List<TopicPartition> inputPartitions(final String topic) {
         final List<TopicPartition> found = partitions.stream().filter(tp -> tp.topic().equals(topic)).toList();
         if (!found.isEmpty()) {

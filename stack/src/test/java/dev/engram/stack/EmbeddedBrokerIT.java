@@ -99,6 +99,35 @@ class EmbeddedBrokerIT {
         });
     }
 
+    /**
+     * A hit reported on memory-access is work of the consolidator and of the retriever until both committed it, also
+     * before either ever committed that topic (its first records may run a daily pass of minutes).
+     */
+    @Test
+    void shouldCountAccessRecordsAsLagWhenNoGroupHasCommittedMemoryAccessYet() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+             PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers())) {
+            TopicSetup.createAll(admin, 3);
+            final long before = monitor.lag();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+                producer.send(new ProducerRecord<>(Topic.MEMORY_ACCESS.name(), 0, "t1/u1", "hit")).get();
+            }
+
+            // read by both apps: one record, counted for each
+            assertThat(monitor.lag()).isEqualTo(before + 2);
+
+            final org.apache.kafka.common.TopicPartition access = new org.apache.kafka.common.TopicPartition(Topic.MEMORY_ACCESS.name(), 0);
+            final long end = admin.listOffsets(Map.of(access, org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
+                .get(access).offset();
+            for (final String group : List.of(dev.engram.topics.AppIds.CONSOLIDATOR, dev.engram.topics.AppIds.RETRIEVER)) {
+                admin.alterConsumerGroupOffsets(group, Map.of(access,
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(end))).all().get();
+            }
+            assertThat(monitor.lag()).isEqualTo(before);
+        }
+    }
+
     /** The demo's Ctrl-C hook closes the monitor while the main thread polls it. */
     @Test
     void shouldWakeAPollUpAndCloseWhenClosedFromAnotherThread() throws Exception {

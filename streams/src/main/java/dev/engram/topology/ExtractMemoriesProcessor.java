@@ -304,15 +304,16 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                     : hasWords(conversation) ? ExtractionTopology.REASON_NOTHING_EXTRACTED : ExtractionTopology.REASON_NO_WORDS);
             }
             // Each distinct text is embedded once: the LLM's memories often repeat a turn word for word, and with
-            // llm.extraction.episodes the turn is also an offline episode (a text's vector does not depend on its
-            // batch-mates: one inference per text).
+            // llm.extraction.episodes the turn is also an offline episode. The conversation's texts are one group
+            // (Embedder#embedGroup: a few inferences of several texts each, cheaper per text); a text's vector is a
+            // function of that set of texts, which a re-extraction of the conversation gives again.
             final Map<String, Integer> slots = new LinkedHashMap<>();
             for (final ExtractedMemory memory : extracted) {
                 slots.putIfAbsent(memory.content(), slots.size());
             }
             final List<String> texts = new ArrayList<>(slots.keySet());
             final Embedder batch = embedder.current(); // vectors and recorded model from one model across a switch
-            final List<float[]> vectors = batch.embedAll(texts);
+            final List<float[]> vectors = batch.embedGroup(texts);
             if (vectors.size() != texts.size()) {
                 throw new IllegalStateException("embedder returned " + vectors.size() + " vectors for "
                     + texts.size() + " texts");

@@ -47,7 +47,7 @@ import dev.engram.topics.AppIds;
  *   └─ extract-memories          decode (AvroSerdes), validate (ConversationValidator), extract
  *        │                       (MemoryExtractor), redact or drop personal identifiers (PiiFilter,
  *        │                       privacy.pii.action) before anything is embedded or written, embed every candidate of the conversation in one
- *        │                       Embedder#embedAll call, build MemoryCandidates
+ *        │                       Embedder#embedGroup call (replay-stable groups), build MemoryCandidates
  *        ├─ write-memory-candidates  sink: memory-candidates, key = UserKey#wire() of the conversation
  *        │                           (tenant/user, never the incoming key), value MemoryCandidate, record
  *        │                           timestamp = the conversation's completedAt (event time)

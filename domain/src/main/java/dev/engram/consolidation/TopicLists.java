@@ -1,0 +1,369 @@
+package dev.engram.consolidation;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.engram.avro.Memory;
+import dev.engram.core.MemoryIds;
+import dev.engram.text.MemoryText;
+import dev.engram.text.TurnHeuristics;
+
+/**
+ * Topic lists: per user and topic, the values the user's statements name ("Pets: cat Bailey, cat Luna, dog Max.",
+ * "Activities and hobbies: pottery, camping, painting, swimming."), one memory citing every statement that names a
+ * listed value, so a list question whose answer is spread over many conversations ("What pets does Nate have?",
+ * "What activities does Melanie do?") finds its evidence in one short hit: a few tokens per value where the
+ * statements themselves cost a sentence each. Zep keeps such per-entity facts as summaries, Hindsight as entity
+ * observations; here the values are read from the statements by fixed English vocabularies (no model call), so a list
+ * is a function of the statements like any observation ({@link Observations}: written, rewritten and removed by the
+ * same pass, replay-deterministic, never a dedup, merge, TTL or staleness target).
+ *
+ * <p><b>Which statements.</b> Those an observation may hold ({@link Observations#isStatement}: ACTIVE, no
+ * {@code validTo}, not a summary, exchange or observation), so a value the user took back (superseded, corrected,
+ * deleted, negated: an {@code Outdated} mark sets {@code validTo}) or an assistant's echo (never a statement:
+ * {@code Echoes}) is never listed. A sentence with a negation or aversion cue ({@link Facts#isNegative}: "I don't
+ * swim", "I hate running") names no value.
+ *
+ * <p><b>Values</b>, per sentence of the statement's own words ({@link MemoryText#ownWords}; an image caption the user
+ * shared counts): a fact's key names its topic ({@code hobby:…}, {@code pet:…}, {@code visited:…}, {@code family:…});
+ * otherwise each topic's vocabulary: activities (hobbies, sports, crafts, as verb or noun: "camped" → camping), pets
+ * (a species after a possessive, an adoption verb or before "named"; with the name when said), musical instruments
+ * (with "play", "learn", "lessons" or a possessive), books (a quoted title in a sentence about books or reading),
+ * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", …), family (a relative
+ * after "my" or "our", with the name when said) and events (a determiner, up to two modifiers and an event noun
+ * in a sentence with an attendance verb: "went to a pride parade").
+ *
+ * <p><b>The list</b> of a topic: its distinct values (case-insensitive) in order of first mention (statements by
+ * {@code createdAt}, then id), up to {@value #MAX_CHARS} characters of content; written when it holds at least
+ * {@value #MIN_VALUES} values. Its statements are those naming a listed value, and only those: the memory's sources are
+ * their first sources, so the turns it cites are exactly the turns whose value it states. Content: the topic's heading,
+ * a colon and the values ({@code "Pets: cat Bailey, dog."}); no event dates (the list states none). Id: a name-based
+ * UUID of tenant, user, embedding model and topic, so a list keeps its id while its values change.
+ *
+ * <p>Stateless, thread-safe; English vocabularies (other scripts give values only through fact keys).
+ */
+public final class TopicLists {
+
+    /** Characters of a list's content at most (about {@value #MAX_CHARS} / 4 tokens): later values are left out. */
+    public static final int MAX_CHARS = 480;
+    /** Distinct values a list needs to be written. */
+    public static final int MIN_VALUES = 2;
+
+    /** A topic: the heading its list starts with. */
+    public enum Topic {
+        /** Activities, hobbies, sports and crafts. */
+        ACTIVITIES("Activities and hobbies"),
+        /** Pets, with their names when said. */
+        PETS("Pets"),
+        /** Musical instruments the user plays or learns. */
+        INSTRUMENTS("Musical instruments"),
+        /** Books by title. */
+        BOOKS("Books"),
+        /** Places the user visited, travelled to, moved to or from. */
+        PLACES("Places visited"),
+        /** Relatives, with their names when said. */
+        FAMILY("Family"),
+        /** Events the user went to or took part in. */
+        EVENTS("Events attended");
+
+        private final String heading;
+
+        Topic(final String heading) {
+            this.heading = heading;
+        }
+
+        /** @return the heading of its list ("Pets") */
+        public String heading() {
+            return heading;
+        }
+    }
+
+    /**
+     * One topic's list as a user's statements give it.
+     *
+     * @param topic the topic
+     * @param content the list's text: heading, colon, values
+     * @param values the listed values, in order
+     * @param statements the statements naming a listed value, in order
+     */
+    public record TopicList(Topic topic, String content, List<String> values, List<Memory> statements) {
+    }
+
+    private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
+    /** A capitalised name (case-sensitive inside a case-insensitive pattern). */
+    private static final String NAME = "(?-i:[A-Z][\\p{L}'-]+)";
+    private static final String NAMES = NAME + "(?:\\s+and\\s+" + NAME + ")?";
+    private static final String PLACE = "(?-i:[A-Z][\\p{L}'.-]+(?:\\s+(?:of\\s+|de\\s+|la\\s+)?[A-Z][\\p{L}'.-]+){0,2})";
+    private static final Set<String> NOT_NAMES = Set.of("I", "I'm", "I've", "I'll", "I'd", "It", "It's", "The", "We",
+        "He", "She", "They", "This", "That", "My", "Our", "And", "But", "So", "Yes", "No", "Thanks", "Monday", "Tuesday",
+        "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June",
+        "July", "August", "September", "October", "November", "December", "Christmas", "Easter", "Halloween", "Thanksgiving");
+
+    /** Activities: canonical name → the forms that name it (verbs in every tense, the noun). */
+    private static final Map<String, Pattern> ACTIVITIES = activities(
+        "pottery=pottery|ceramics", "camping=camp(?:ing|ed)|campfires?", "hiking=hik(?:e|es|ed|ing)",
+        "swimming=swim(?:s|ming)?|swam", "running=running|jog(?:s|ged|ging)?|marathons?", "painting=paint(?:s|ed|ing|ings)?",
+        "drawing=drawing|drew|sketch(?:es|ed|ing)?", "reading=reading|reads? (?:a |the |some )?(?:book|novel)s?",
+        "writing=writing|journal(?:s|ing)", "poetry=poetry|poems?", "cooking=cook(?:s|ed|ing)", "baking=bak(?:e|es|ed|ing)",
+        "gardening=gardening|garden(?:ed|s)", "dancing=danc(?:e|es|ed|ing)", "singing=sing(?:s|ing)?|sang",
+        "photography=photography|tak(?:e|es|ing) (?:photos|pictures)", "yoga=yoga", "meditation=meditat(?:e|es|ed|ing|ion)",
+        "cycling=cycl(?:e|es|ed|ing)|bik(?:e|es|ed|ing)", "fishing=fishing", "kayaking=kayak(?:s|ed|ing)?",
+        "surfing=surf(?:s|ed|ing)", "skiing=ski(?:s|ed|ing)?", "snowboarding=snowboard(?:s|ed|ing)?",
+        "skateboarding=skateboard(?:s|ed|ing)?", "climbing=climb(?:s|ed|ing)|bouldering",
+        "knitting=knit(?:s|ted|ting)?", "sewing=sew(?:s|ed|ing)", "crocheting=crochet(?:s|ed|ing)?",
+        "volunteering=volunteer(?:s|ed|ing)?", "video games=video games?|gaming", "board games=board games?",
+        "traveling=travel(?:s|ed|led|ing|ling)?|road ?trips?", "working out=gym|work(?:s|ed|ing)? out|workouts?",
+        "horseback riding=horseback riding|horse riding|riding horses", "woodworking=woodworking",
+        "sculpting=sculpt(?:s|ed|ing|ures?)?", "calligraphy=calligraphy", "stargazing=stargazing",
+        "birdwatching=bird ?watching", "chess=chess", "soccer=soccer", "football=football", "basketball=basketball",
+        "baseball=baseball", "tennis=tennis", "volleyball=volleyball", "golf=golf(?:ing)?", "hockey=hockey",
+        "bowling=bowling", "boxing=boxing", "martial arts=martial arts|karate|judo|taekwondo|kung fu",
+        "pilates=pilates", "scrapbooking=scrapbooking", "dj-ing=dj(?:ing)?");
+
+    private static final String SPECIES = "(cats?|kittens?|kitty|dogs?|pupp(?:y|ies)|pups?|turtles?|tortoises?|hamsters?"
+        + "|guinea\\s+pigs?|rabbits?|bunn(?:y|ies)|parrots?|budgies?|birds?|goldfish|snakes?|lizards?|geckos?|horses?"
+        + "|ponies|pony|ferrets?|chinchillas?|hedgehogs?)";
+    /** A species word that names something else here ("my horse painting"). */
+    private static final String NOT_A_PET = "(?!\\s+(?:painting|drawing|picture|photo|figurine|toy|food|shelter|show"
+        + "|sitter|walker|park|bed|treats?|lover|person|people)\\b)";
+    private static final Pattern PET_OWNED = Pattern.compile("\\b(?:my|our|his|her|their)\\s+(?:(?:new|little|two|three"
+        + "|old|sweet|other|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET
+        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,?\\s+(" + NAMES + ")\\b)?", FLAGS);
+    private static final Pattern PET_GOT = Pattern.compile("\\b(?:got|adopted|rescued|have|has|had|bought|getting"
+        + "|adopting|own|owns)\\s+(?:(?:a|an|another|two|three|some|new|little|pet)\\s+){0,3}" + SPECIES + "\\b" + NOT_A_PET
+        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,\\s+(" + NAMES + ")\\b)?", FLAGS);
+    private static final Pattern PET_NAMED = Pattern.compile("\\b" + SPECIES + "\\s+(?:named|called)\\s+(" + NAMES + ")",
+        FLAGS);
+
+    private static final Pattern INSTRUMENT = Pattern.compile("\\b(violin|viola|cello|guitar|bass guitar|piano|keyboard"
+        + "|clarinet|flute|saxophone|sax|trumpet|trombone|drums|ukulele|harp|banjo|harmonica|accordion|oboe|mandolin)\\b",
+        FLAGS);
+    private static final Pattern PLAYS = Pattern.compile("\\b(?:play|plays|played|playing|learn|learns|learned|learning"
+        + "|practi[cs]e|practi[cs]ing|lessons?|my|our)\\b", FLAGS);
+
+    private static final Pattern TITLE = Pattern.compile("[\"\u201C]([^\"\u201C\u201D]{2,60}?)[\"\u201D]");
+    private static final Pattern ABOUT_BOOKS = Pattern.compile("\\b(?:books?|novels?|read|reads|reading|author|memoir"
+        + "|series)\\b", FLAGS);
+
+    private static final Pattern VISITED = Pattern.compile("\\b(?:visit(?:ed|ing|s)?|trips?\\s+to|travel(?:l?ed|l?ing|s)?"
+        + "\\s+to|went\\s+(?:back\\s+)?to|been\\s+to|flew\\s+to|vacation(?:ed|ing)?\\s+in|holiday\\s+in|road\\s?trip\\s+to"
+        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured)\\s+(?:the\\s+)?(" + PLACE + ")", FLAGS);
+
+    private static final Pattern RELATIVE = Pattern.compile("\\b(?:my|our)\\s+(?:(?:little|big|younger|older|oldest"
+        + "|youngest|eldest|baby|twin|late|new|two|three|step)\\s+)?(husband|wife|partner|sons?|daughters?|kids|children"
+        + "|child|mom|mum|mother|dad|father|brothers?|sisters?|grandma|grandmother|grandpa|grandfather|grandparents"
+        + "|parents|aunt|uncle|cousins?|niece|nephew|fianc[eé]e?|boyfriend|girlfriend|twins|stepson|stepdaughter)\\b"
+        + "(?:,?\\s+(?:named\\s+|called\\s+)?(" + NAME + "))?", FLAGS);
+
+    private static final Pattern EVENT = Pattern.compile("\\b(?:a|an|the|this|that|my|our|another|some)\\s+((?:[\\p{L}+'-]+"
+        + "\\s+){0,2}(?:parade|conference|workshop|seminar|concert|festival|exhibit|exhibition|fair|meetup|rally|march"
+        + "|protest|fundraiser|support\\s+group|class|course|retreat|convention|competition|contest|tournament|race"
+        + "|gala|ceremony|lecture|webinar|recital|performance|museum|poetry\\s+reading|book\\s+club|camp))\\b", FLAGS);
+    private static final Pattern ATTENDED = Pattern.compile("\\b(?:went|go|goes|going|attend(?:s|ed|ing)?|joined|join"
+        + "|took\\s+part|participat(?:ed|ing)|signed\\s+up|been\\s+to|visited|volunteer(?:ed|ing)?|hosted|organi[sz]ed"
+        + "|performed|took)\\b", FLAGS);
+    private static final Set<String> NOT_MODIFIERS = Set.of("great", "awesome", "amazing", "big", "fun", "cool", "nice",
+        "new", "first", "recent", "huge", "little", "really", "super", "last", "next", "good", "wonderful", "incredible",
+        "whole", "local", "same", "other", "very", "such", "best", "special");
+
+    private TopicLists() {
+    }
+
+    /**
+     * The lists one embedding model's statements give (see the class comment).
+     *
+     * @param statements statements of ONE user and ONE embedding model, in any order (read by {@code createdAt}, then
+     *     id)
+     * @return the lists with at least {@value #MIN_VALUES} values, in {@link Topic} order
+     */
+    public static List<TopicList> lists(final Collection<Memory> statements) {
+        final List<Memory> ordered = new ArrayList<>(statements);
+        ordered.sort(Comparator.comparing(Memory::getCreatedAt).thenComparing(Memory::getMemoryId));
+        final List<TopicList> out = new ArrayList<>();
+        final List<Map<Topic, List<String>>> named = ordered.stream().map(TopicLists::values).toList();
+        for (final Topic topic : Topic.values()) {
+            final Map<String, String> listed = new LinkedHashMap<>();
+            final StringBuilder content = new StringBuilder(topic.heading()).append(':');
+            final List<Memory> members = new ArrayList<>();
+            for (int i = 0; i < ordered.size(); i++) {
+                boolean member = false;
+                for (final String value : named.get(i).getOrDefault(topic, List.of())) {
+                    final String key = value.toLowerCase(Locale.ROOT);
+                    if (listed.containsKey(key)) {
+                        member = true;
+                    } else if (content.length() + value.length() + 3 <= MAX_CHARS) {
+                        content.append(listed.isEmpty() ? " " : ", ").append(value);
+                        listed.put(key, value);
+                        member = true;
+                    }
+                }
+                if (member) {
+                    members.add(ordered.get(i));
+                }
+            }
+            if (listed.size() >= MIN_VALUES) {
+                out.add(new TopicList(topic, content.append('.').toString(), List.copyOf(listed.values()),
+                    List.copyOf(members)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param first a statement of the user (its tenant and user name the list's owner)
+     * @param model the embedding model of the list's statements
+     * @param topic the topic
+     * @return the id of the user's list of that topic and model
+     */
+    public static String idOf(final Memory first, final String model, final Topic topic) {
+        return MemoryIds.uuid("topic-list", first.getTenantId(), first.getUserId(), String.valueOf(model), topic.name());
+    }
+
+    /**
+     * @param statement a statement
+     * @return the values it names, per topic, each once (case-insensitive)
+     */
+    public static Map<Topic, List<String>> values(final Memory statement) {
+        final Map<Topic, Set<String>> out = new LinkedHashMap<>();
+        fromKey(statement, out);
+        final String words = MemoryText.ownWords(statement.getContent()).replace('[', ' ').replace(']', '.');
+        for (final String sentence : TurnHeuristics.sentences(words)) {
+            if (!Facts.isNegative(sentence)) {
+                values(sentence, out);
+            }
+        }
+        final Map<Topic, List<String>> lists = new LinkedHashMap<>();
+        out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
+        return lists;
+    }
+
+    /** A fact whose key names a topic ({@code hobby:pottery}, {@code pet:oliver}, …) gives its value. */
+    private static void fromKey(final Memory m, final Map<Topic, Set<String>> out) {
+        final String key = m.getKey();
+        final String value = m.getValue() == null ? null : m.getValue().strip();
+        if (key == null || value == null || value.isEmpty() || m.getDisplayName() == null) {
+            return;
+        }
+        final String display = m.getDisplayName().strip();
+        if (key.startsWith("hobby:")) {
+            add(out, Topic.ACTIVITIES, activity(value));
+        } else if (key.startsWith("visited:")) {
+            add(out, Topic.PLACES, value);
+        } else if (key.startsWith("pet:")) {
+            final String kind = display.replaceFirst("^Pet\\s*", "");
+            add(out, Topic.PETS, kind.isEmpty() || kind.equalsIgnoreCase(value) ? singular(value)
+                : singular(kind) + " " + name(value));
+        } else if (key.startsWith("family:")) {
+            final String relation = display.toLowerCase(Locale.ROOT);
+            add(out, Topic.FAMILY, relation.equalsIgnoreCase(value) ? value : relation + " " + name(value));
+        }
+    }
+
+    private static void values(final String sentence, final Map<Topic, Set<String>> out) {
+        ACTIVITIES.forEach((name, forms) -> {
+            if (forms.matcher(sentence).find()) {
+                add(out, Topic.ACTIVITIES, name);
+            }
+        });
+        for (final Pattern pet : List.of(PET_NAMED, PET_OWNED, PET_GOT)) {
+            final Matcher m = pet.matcher(sentence);
+            while (m.find()) {
+                final String name = m.groupCount() >= 3 && m.group(3) != null ? m.group(3) : m.group(2);
+                add(out, Topic.PETS, singular(m.group(1)) + (isName(name) ? " " + name(name) : ""));
+            }
+        }
+        if (PLAYS.matcher(sentence).find()) {
+            final Matcher m = INSTRUMENT.matcher(sentence);
+            while (m.find()) {
+                add(out, Topic.INSTRUMENTS, m.group(1).toLowerCase(Locale.ROOT));
+            }
+        }
+        if (ABOUT_BOOKS.matcher(sentence).find()) {
+            final Matcher m = TITLE.matcher(sentence);
+            while (m.find()) {
+                add(out, Topic.BOOKS, "\"" + m.group(1).strip() + "\"");
+            }
+        }
+        final Matcher place = VISITED.matcher(sentence);
+        while (place.find()) {
+            final String where = place.group(1).replaceFirst("[.'-]+$", "").replaceFirst("'s$", "");
+            if (isName(where.split("\\s+")[0])) {
+                add(out, Topic.PLACES, where);
+            }
+        }
+        final Matcher relative = RELATIVE.matcher(sentence);
+        while (relative.find()) {
+            final String name = relative.group(2);
+            add(out, Topic.FAMILY, relative.group(1).toLowerCase(Locale.ROOT) + (isName(name) ? " " + name(name) : ""));
+        }
+        if (ATTENDED.matcher(sentence).find()) {
+            final Matcher event = EVENT.matcher(sentence);
+            while (event.find()) {
+                final List<String> words = new ArrayList<>(List.of(event.group(1).strip().split("\\s+")));
+                while (words.size() > 1 && NOT_MODIFIERS.contains(words.get(0).toLowerCase(Locale.ROOT))) {
+                    words.remove(0);
+                }
+                add(out, Topic.EVENTS, String.join(" ", words));
+            }
+        }
+    }
+
+    /** @return a name without a possessive ending ("Sara's" → "Sara") */
+    private static String name(final String said) {
+        return said.replaceFirst("(?:'s|’s|')$", "");
+    }
+
+    /** @return an activity by its canonical name when the vocabulary knows it ("dance" → "dancing"), else as said */
+    private static String activity(final String said) {
+        for (final Map.Entry<String, Pattern> a : ACTIVITIES.entrySet()) {
+            if (a.getValue().matcher(said).matches()) {
+                return a.getKey();
+            }
+        }
+        return said;
+    }
+
+    private static boolean isName(final String word) {
+        return word != null && !NOT_NAMES.contains(word);
+    }
+
+    private static void add(final Map<Topic, Set<String>> out, final Topic topic, final String value) {
+        final String v = value.strip().replaceAll("\\s+", " ");
+        if (!v.isEmpty()) {
+            final Set<String> values = out.computeIfAbsent(topic, t -> new LinkedHashSet<>());
+            if (values.stream().noneMatch(x -> x.equalsIgnoreCase(v))) {
+                values.add(v);
+            }
+        }
+    }
+
+    /** @return a species word in the singular ("puppies" → "puppy", "cats" → "cat") */
+    static String singular(final String species) {
+        final String s = species.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        if (s.equals("pup") || s.equals("pups")) {
+            return "puppy";
+        }
+        if (s.endsWith("ies")) {
+            return s.substring(0, s.length() - 3) + "y";
+        }
+        return s.endsWith("s") && !s.endsWith("ss") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static Map<String, Pattern> activities(final String... entries) {
+        final Map<String, Pattern> out = new LinkedHashMap<>();
+        for (final String entry : entries) {
+            final int eq = entry.indexOf('=');
+            out.put(entry.substring(0, eq), Pattern.compile("\\b(?:" + entry.substring(eq + 1) + ")\\b", FLAGS));
+        }
+        return out;
+    }
+}

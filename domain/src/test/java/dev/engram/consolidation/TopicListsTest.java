@@ -1,0 +1,140 @@
+package dev.engram.consolidation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+import dev.engram.avro.FactCategory;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemorySource;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.SourceRef;
+import dev.engram.consolidation.TopicLists.Topic;
+import dev.engram.consolidation.TopicLists.TopicList;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TopicLists}: what values a statement names per topic, and the list a user's statements give (values in order
+ * of first mention, sources exactly the statements naming a listed value, a function of the statements).
+ */
+class TopicListsTest {
+
+    private static final Instant T0 = Instant.parse("2024-01-08T09:00:00Z");
+
+    @BeforeAll
+    static void trustRecords() {
+        dev.engram.serde.AvroSerdes.trustGeneratedRecords();
+    }
+
+    private static Memory said(final String id, final String content, final String conversation, final int hour) {
+        return statement(id, null, null, null, content, conversation, hour);
+    }
+
+    private static Memory statement(final String id, final String key, final String value, final String displayName,
+                                    final String content, final String conversation, final int hour) {
+        final Instant at = T0.plusSeconds(3600L * hour);
+        return Memory.newBuilder().setMemoryId(id).setTenantId("t1").setUserId("u1")
+            .setType(key == null ? MemoryType.EPISODIC : MemoryType.SEMANTIC)
+            .setCategory(key == null ? null : FactCategory.PERSONAL).setKey(key).setValue(value)
+            .setDisplayName(displayName).setContent(content).setImportance(0.5).setConfidence(0.9)
+            .setSource(MemorySource.EXPLICIT).setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setCreatedAt(at)
+            .setUpdatedAt(at).setLastAccessedAt(at).setLastConfirmedAt(at).setAccessCount(0).setReinforcementCount(1)
+            .setExpiresAt(null).setValidFrom(at).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
+            .setSources(List.of(SourceRef.newBuilder().setConversationId(conversation).setMessageIndexes(List.of(hour))
+                .setObservedAt(at).build()))
+            .setEmbedding(List.of()).setEmbeddingModel("m").build();
+    }
+
+    private static TopicList list(final List<Memory> statements, final Topic topic) {
+        return TopicLists.lists(statements).stream().filter(l -> l.topic() == topic).findFirst()
+            .orElseThrow(() -> new AssertionError("no " + topic + " list in " + TopicLists.lists(statements)));
+    }
+
+    @Test
+    void shouldReadTheValuesOfEachTopicFromWhatTheUserSaid() {
+        assertThat(TopicLists.values(said("a", "We got another cat named Bailey last week!", "c1", 0)))
+            .containsEntry(Topic.PETS, List.of("cat Bailey"));
+        assertThat(TopicLists.values(said("b", "I just signed up for a pottery class yesterday.", "c1", 1)))
+            .containsEntry(Topic.ACTIVITIES, List.of("pottery")).containsEntry(Topic.EVENTS, List.of("pottery class"));
+        assertThat(TopicLists.values(said("c", "We camped in the mountains and went hiking.", "c1", 2)))
+            .containsEntry(Topic.ACTIVITIES, List.of("camping", "hiking"));
+        assertThat(TopicLists.values(said("d", "Yeah, I play clarinet! Started when I was young.", "c1", 3)))
+            .containsEntry(Topic.INSTRUMENTS, List.of("clarinet"));
+        assertThat(TopicLists.values(said("e", "I loved reading \"Charlotte's Web\" as a kid.", "c1", 4)))
+            .containsEntry(Topic.BOOKS, List.of("\"Charlotte's Web\""));
+        assertThat(TopicLists.values(said("f", "Last summer we visited Rome and took a trip to Lisbon.", "c1", 5)))
+            .containsEntry(Topic.PLACES, List.of("Rome", "Lisbon"));
+        assertThat(TopicLists.values(said("g", "My sister Amy and my husband came along.", "c1", 6)))
+            .containsEntry(Topic.FAMILY, List.of("sister Amy", "husband"));
+        assertThat(TopicLists.values(said("h", "Here's my horse painting [image: a painting of a horse]", "c1", 7)))
+            .as("a painting of a horse is no pet").doesNotContainKey(Topic.PETS)
+            .containsEntry(Topic.ACTIVITIES, List.of("painting"));
+        assertThat(TopicLists.values(said("i", "I don't swim and I hate running.", "c1", 8)))
+            .as("a negated sentence names no value").isEmpty();
+        assertThat(TopicLists.values(statement("j", "pet:oliver", "Oliver", "Pet cat", "Has a cat named Oliver",
+            "c1", 9))).containsEntry(Topic.PETS, List.of("cat Oliver"));
+    }
+
+    @Test
+    void shouldListTheValuesOfSeveralConversationsAndCiteOnlyTheStatementsNamingOne() {
+        final Memory cat = said("s1", "We got another cat named Bailey, she is tiny.", "c-1", 0);
+        final Memory dog = statement("s2", "pet:max", "Max", "Pet dog", "Has a dog named Max", "c-2", 5);
+        final Memory unrelated = said("s3", "Work has been really busy this month.", "c-3", 7);
+        final Memory again = said("s4", "Bailey and my dog Max played all day in the yard.", "c-4", 9);
+        final Memory turtle = said("s5", "We adopted a turtle last week, the kids love it.", "c-5", 11);
+
+        final TopicList pets = list(List.of(cat, dog, unrelated, again, turtle), Topic.PETS);
+
+        assertThat(pets.content()).isEqualTo("Pets: cat Bailey, dog Max, turtle.");
+        assertThat(pets.statements()).extracting(Memory::getMemoryId).containsExactly("s1", "s2", "s4", "s5");
+        assertThat(pets.statements()).as("the work statement names no pet").doesNotContain(unrelated);
+    }
+
+    @Test
+    void shouldWriteNoListOfASingleValue() {
+        final List<Memory> once = List.of(said("s1", "My dog Max is asleep again.", "c-1", 0),
+            said("s2", "Max chased a ball all afternoon.", "c-2", 1));
+        assertThat(TopicLists.lists(once)).extracting(TopicList::topic).doesNotContain(Topic.PETS);
+    }
+
+    @Test
+    void shouldStopAtTheCharacterLimitAndCiteNoStatementOfAValueLeftOut() {
+        final List<Memory> statements = new ArrayList<>();
+        final String[] places = {"Amsterdam", "Barcelona", "Copenhagen", "Dubrovnik", "Edinburgh", "Florence", "Geneva",
+            "Helsinki", "Istanbul", "Jerusalem", "Kyoto", "Lisbon", "Marrakesh", "Naples", "Oslo", "Prague", "Quebec",
+            "Reykjavik", "Salzburg", "Tallinn", "Utrecht", "Valencia", "Warsaw", "Yerevan", "Zagreb", "Antwerp",
+            "Bruges", "Cordoba", "Dresden", "Esbjerg", "Funchal", "Granada", "Hamburg", "Innsbruck", "Krakow", "Leipzig",
+            "Madrid", "Nice", "Porto", "Riga", "Seville", "Toledo", "Vienna", "Zurich"};
+        for (int i = 0; i < 2 * places.length; i++) {
+            final String place = (i < places.length ? "" : "New ") + places[i % places.length];
+            statements.add(said("s" + i, "Last month we visited " + place + " for a week.", "c-" + i, i));
+        }
+        final TopicList visited = list(statements, Topic.PLACES);
+        assertThat(visited.content().length()).isLessThanOrEqualTo(TopicLists.MAX_CHARS);
+        assertThat(visited.values()).hasSizeLessThan(2 * places.length).startsWith("Amsterdam", "Barcelona");
+        assertThat(visited.statements()).hasSize(visited.values().size())
+            .allSatisfy(s -> assertThat(visited.values()).contains(s.getContent().replaceAll(".* visited (.+) for a week.", "$1")));
+    }
+
+    @Test
+    void shouldGiveTheSameListsWhateverOrderTheStatementsWereReadIn() {
+        final List<Memory> statements = new ArrayList<>(List.of(
+            said("s1", "I go swimming with the kids on Sundays.", "c-1", 0),
+            said("s2", "I signed up for a pottery class.", "c-2", 1),
+            said("s3", "We went camping at the beach.", "c-3", 2),
+            said("s4", "My son loves the dinosaur exhibit at the museum we went to.", "c-4", 3)));
+        final List<TopicList> first = TopicLists.lists(statements);
+        for (int seed = 0; seed < 5; seed++) {
+            final List<Memory> shuffled = new ArrayList<>(statements);
+            Collections.shuffle(shuffled, new Random(seed));
+            assertThat(TopicLists.lists(shuffled)).isEqualTo(first);
+        }
+        assertThat(first).extracting(TopicList::content).contains("Activities and hobbies: swimming, pottery, camping.");
+    }
+}

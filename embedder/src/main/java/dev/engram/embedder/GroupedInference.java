@@ -1,0 +1,206 @@
+package dev.engram.embedder;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.LongBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import dev.langchain4j.model.embedding.onnx.PoolingMode;
+
+/**
+ * Several texts through one ONNX Runtime inference: the texts are tokenized, padded to the longest of the group
+ * (pad id 0, attention mask 0), run as one {@code [texts × tokens]} tensor, pooled per text (CLS: the first token's
+ * state; MEAN: the mean over the text's own tokens, as the one-text path over all of its tokens) and L2-normalized.
+ *
+ * <p><b>Not the vectors of one text alone.</b> The built-in models are dynamically quantized: each
+ * {@code DynamicQuantizeLinear} computes its int8 scale and zero point over the whole input tensor, so a text's
+ * vector depends on what else is in its tensor (padding or not). The vector is a deterministic function of the
+ * group (ONNX Runtime on one intra-op thread), which is what {@link #plan} makes replay-stable: the grouping is a
+ * function of the set of texts only (sorted by token count, then by text; cut into runs of at most
+ * {@link #MAX_TEXTS} texts of similar length), never of their order, of the machine or of what else runs. Measured difference from
+ * the one-text vectors: BENCHMARKS.md, "Embedding in groups".
+ *
+ * <p>Thread-safe (ONNX Runtime sessions and the HuggingFace tokenizer are).
+ */
+final class GroupedInference {
+
+    /** Most texts in one inference: beyond it the attention's and the padding's cost outgrow the gain. */
+    static final int MAX_TEXTS = 4;
+    /** A group's longest text has at most this many percent more tokens than its shortest ({@link #plan}). */
+    static final int SPREAD_PERCENT = 25;
+    /** … or this many tokens more, whichever is more. */
+    static final int SPREAD_MIN_TOKENS = 4;
+    /** Tokens of a text the model takes in one window, [CLS] and [SEP] included; longer texts go one by one. */
+    static final int MAX_TOKENS = 512;
+
+    private final OrtEnvironment environment;
+    private final OrtSession session;
+    private final HuggingFaceTokenizer tokenizer;
+    private final PoolingMode pooling;
+    private final boolean typeIds;
+
+    /**
+     * @param environment the ONNX Runtime environment
+     * @param session the model's session (one intra-op thread)
+     * @param tokenizer the model's {@code tokenizer.json}
+     * @param pooling the model's pooling
+     */
+    GroupedInference(final OrtEnvironment environment, final OrtSession session, final InputStream tokenizer,
+                     final PoolingMode pooling) {
+        this.environment = environment;
+        this.session = session;
+        this.pooling = pooling;
+        try {
+            this.tokenizer = HuggingFaceTokenizer.newInstance(tokenizer, Map.of("padding", "false"));
+            this.typeIds = session.getInputNames().contains("token_type_ids");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the tokenizer", e);
+        }
+    }
+
+    /** A tokenized text. @param text the text @param ids its token ids, [CLS] and [SEP] included */
+    record Tokens(String text, long[] ids) {
+    }
+
+    /**
+     * @param text a passage
+     * @return its token ids as the model takes them
+     */
+    Tokens tokenize(final String text) {
+        final Encoding encoding = tokenizer.encode(text, true, false);
+        return new Tokens(text, encoding.getIds());
+    }
+
+    /**
+     * The replay-stable grouping: the texts that fit one window sorted by token count, then by text, and cut into
+     * runs of at most {@link #MAX_TEXTS} whose longest text has at most {@value #SPREAD_PERCENT} % (at least
+     * {@value #SPREAD_MIN_TOKENS}) more tokens than the shortest; a text of a whole window or more is a group of its
+     * own (embedded alone, as {@link OnnxEmbedder#embedAll}).
+     *
+     * @param texts distinct tokenized texts, any order
+     * @return the groups, each in that sorted order; the same groups for the same set of texts
+     */
+    static List<List<Tokens>> plan(final List<Tokens> texts) {
+        return plan(texts, MAX_TEXTS);
+    }
+
+    /**
+     * @param texts distinct tokenized texts, any order
+     * @param maxTexts most texts per group
+     * @return as {@link #plan(List)} with groups of at most {@code maxTexts}
+     */
+    static List<List<Tokens>> plan(final List<Tokens> texts, final int maxTexts) {
+        final List<Tokens> sorted = new ArrayList<>(texts);
+        sorted.sort(Comparator.<Tokens>comparingInt(t -> t.ids().length).thenComparing(Tokens::text));
+        final List<List<Tokens>> groups = new ArrayList<>();
+        List<Tokens> current = new ArrayList<>();
+        for (final Tokens t : sorted) {
+            if (t.ids().length >= MAX_TOKENS) { // the tokenizer cuts at the window: maybe longer, embedded alone
+                groups.add(List.of(t));
+                continue;
+            }
+            if (current.size() == maxTexts || !current.isEmpty() && t.ids().length > widest(current.get(0))) {
+                groups.add(current);
+                current = new ArrayList<>();
+            }
+            current.add(t);
+        }
+        if (!current.isEmpty()) {
+            groups.add(current);
+        }
+        return groups;
+    }
+
+    /**
+     * @param shortest the shortest text of a group
+     * @return the most tokens a text of its group may have: {@value #SPREAD_PERCENT} % more, at least
+     *     {@value #SPREAD_MIN_TOKENS} more (a short text padded far loses most of its int8 range to its mates)
+     */
+    private static int widest(final Tokens shortest) {
+        final int n = shortest.ids().length;
+        return n + Math.max(SPREAD_MIN_TOKENS, n * SPREAD_PERCENT / 100);
+    }
+
+    /**
+     * Runs one group of two or more texts, each of at most {@link #MAX_TOKENS} tokens, as one inference.
+     *
+     * @param group the texts
+     * @return text → L2-normalized vector
+     */
+    Map<String, float[]> run(final List<Tokens> group) {
+        int width = 0;
+        for (final Tokens t : group) {
+            width = Math.max(width, t.ids().length);
+        }
+        final int n = group.size();
+        final long[] ids = new long[n * width];
+        final long[] mask = new long[n * width];
+        for (int i = 0; i < n; i++) {
+            final long[] own = group.get(i).ids();
+            System.arraycopy(own, 0, ids, i * width, own.length);
+            Arrays.fill(mask, i * width, i * width + own.length, 1L);
+        }
+        final long[] shape = {n, width};
+        try (OnnxTensor idsTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape);
+             OnnxTensor maskTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape);
+             OnnxTensor typeTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[n * width]), shape)) {
+            final Map<String, OnnxTensor> inputs = new HashMap<>();
+            inputs.put("input_ids", idsTensor);
+            inputs.put("attention_mask", maskTensor);
+            if (typeIds) {
+                inputs.put("token_type_ids", typeTensor);
+            }
+            try (OrtSession.Result result = session.run(inputs)) {
+                final float[][][] states = (float[][][]) result.get(0).getValue();
+                final Map<String, float[]> out = new HashMap<>();
+                for (int i = 0; i < n; i++) {
+                    out.put(group.get(i).text(), normalized(pool(states[i], group.get(i).ids().length)));
+                }
+                return out;
+            }
+        } catch (OrtException e) {
+            throw new IllegalStateException("ONNX Runtime failed on a group of " + n + " texts", e);
+        }
+    }
+
+    private float[] pool(final float[][] states, final int tokens) {
+        if (pooling == PoolingMode.CLS) {
+            return states[0].clone();
+        }
+        final float[] mean = new float[states[0].length];
+        for (int t = 0; t < tokens; t++) {
+            for (int j = 0; j < mean.length; j++) {
+                mean[j] += states[t][j];
+            }
+        }
+        for (int j = 0; j < mean.length; j++) {
+            mean[j] /= tokens;
+        }
+        return mean;
+    }
+
+    private static float[] normalized(final float[] v) {
+        float sum = 0;
+        for (final float x : v) {
+            sum += x * x;
+        }
+        final float norm = (float) Math.sqrt(sum);
+        final float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i] / norm;
+        }
+        return out;
+    }
+}
