@@ -273,7 +273,8 @@ final class PhaseProbe implements AutoCloseable {
         return n;
     }
 
-    private static long jitMs() {
+    /** @return the JIT's accumulated compilation time so far, ms (0 where the JVM does not say) */
+    static long jitMs() {
         final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }

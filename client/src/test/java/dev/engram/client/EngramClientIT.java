@@ -53,6 +53,13 @@ class EngramClientIT {
             publisher.publish(ConversationPublisher.conversation("acme", "mira", "mira-2", List.of(
                 new ConversationPublisher.Turn("user", "I live in Berlin, so keep meeting suggestions in CET.",
                     t.plus(Duration.ofDays(14)))))).join();
+            // days before the run: the corrections are stamped with the wall clock, and the lifecycle pass they move
+            // to today would expire a 2025 employer fact (ROLE, 120 days) before its correction
+            final Instant recent = Instant.now().minus(Duration.ofDays(3)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+            publisher.publish(ConversationPublisher.conversation("acme", "sam", "sam-1", List.of(
+                new ConversationPublisher.Turn("user", "I live in Graz, it's a small city in Austria.", recent)))).join();
+            publisher.publish(ConversationPublisher.conversation("acme", "sam", "sam-2", List.of(
+                new ConversationPublisher.Turn("user", "I work at Initech.", recent.plus(Duration.ofDays(1)))))).join();
             publisher.publish(ConversationPublisher.conversation("acme", "leo", "leo-1", List.of(
                 new ConversationPublisher.Turn("user", "I live in Porto. These days I write almost everything in Rust.", t))))
                 .join();
@@ -120,6 +127,63 @@ class EngramClientIT {
                 return true;
             }
         });
+    }
+
+    /**
+     * Issue 26: a correction of the value alone (the JVM client's {@code correct(id, null, value)}, the MCP tool
+     * {@code correct_memory} with only {@code value}) rewrites the content, so the list, the profile, search, the
+     * context block and the export all say the new value and none states the old one as current.
+     */
+    @Test
+    void shouldAgreeEverywhereWhenOnlyTheValueIsCorrectedThroughTheClientOrTheMcpTool() throws Exception {
+        final EngramClient.User sam = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .user("acme", "sam");
+        final Views.MemoryView city = activeFact(sam, "city");
+        final Views.MemoryView employer = activeFact(sam, "employer");
+        assertThat(city.value()).isEqualTo("Graz");
+        assertThat(employer.value()).isEqualTo("Initech");
+
+        assertThat(sam.correct(city.memoryId(), null, "Linz").commandId()).isNotBlank();
+        final java.net.http.HttpResponse<String> mcp = java.net.http.HttpClient.newHttpClient().send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(stack.apps().retrieverUrl() + "/mcp"))
+                .header("Authorization", "Bearer " + ADMIN_KEY).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+                    + "\"tools/call\",\"params\":{\"name\":\"correct_memory\",\"arguments\":{\"tenantId\":\"acme\","
+                    + "\"userId\":\"sam\",\"memoryId\":\"" + employer.memoryId() + "\",\"value\":\"Hooli\"}}}"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(mcp.statusCode()).as(mcp.body()).isEqualTo(200);
+        assertThat(mcp.body()).as("the tool's answer").doesNotContain("\"isError\":true").contains("commandId");
+
+        await(() -> sam.list().memories().stream().anyMatch(m -> m.memoryId().equals(city.memoryId())
+                && "Linz".equals(m.value()))
+            && sam.list().memories().stream().anyMatch(m -> m.memoryId().equals(employer.memoryId())
+                && "Hooli".equals(m.value())));
+        assertCoherent(sam, city.memoryId(), "city", "Graz", "Linz", "Which city do I live in?");
+        assertCoherent(sam, employer.memoryId(), "employer", "Initech", "Hooli", "Where do I work?");
+    }
+
+    private static Views.MemoryView activeFact(final EngramClient.User user, final String key) {
+        return user.list().memories().stream().filter(m -> key.equals(m.key()) && "ACTIVE".equals(m.status()))
+            .findFirst().orElseThrow(() -> new AssertionError("no ACTIVE " + key + " in " + user.list().memories()));
+    }
+
+    /** List, profile, search, context and export all name the new value and state the old one nowhere as current. */
+    private static void assertCoherent(final EngramClient.User user, final String memoryId, final String key,
+                                       final String old, final String now, final String question) {
+        final Views.MemoryView corrected = user.list().memories().stream().filter(m -> m.memoryId().equals(memoryId))
+            .findFirst().orElseThrow();
+        assertThat(corrected.source()).isEqualTo("CORRECTED");
+        assertThat(corrected.content()).as("list").contains(now).doesNotContain(old);
+        assertThat(user.profile().facts().values().stream().flatMap(List::stream).filter(f -> key.equals(f.key())))
+            .as("profile").extracting(Views.Fact::value).containsExactly(now);
+        assertThat(user.search(question, 5).memories()).as("search").anyMatch(h -> h.content().contains(now))
+            .noneMatch(h -> h.content().contains(old));
+        final String context = user.context(question, 512).context();
+        final int past = context.indexOf("Earlier, no longer current");
+        assertThat(past < 0 ? context : context.substring(0, past)).as("context").contains(now).doesNotContain(old);
+        assertThat(user.export().memories()).as("export").filteredOn(m -> m.memoryId().equals(memoryId))
+            .singleElement().satisfies(m -> assertThat(m.content()).contains(now).doesNotContain(old));
     }
 
     @Test

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Takes access reports off the request thread and sends them per user and batch: {@link #report} only enqueues
  * (a bounded queue of {@value #CAPACITY} reports; when it is full the report is dropped and counted, as access
  * counts are a ranking signal, not a ledger), and one daemon thread collects what arrives within
- * {@link #DEFAULT_LINGER_MS} ms of the first queued report (at most {@value #BATCH} reports), then hands the
+ * {@code retriever.access.linger.ms} ({@link #DEFAULT_LINGER_MS} ms by default) of the first queued report (at most {@value #BATCH} reports), then hands the
  * delegate one report per user: the memory ids of that user's requests in order, an id once per request that
  * returned it (the consolidator raises a memory's access count by the number of times it is listed, so access
  * counts mean what they meant). One record and one consolidator write per user and batch instead of per request:
@@ -42,10 +42,20 @@ public final class BatchingAccessReporter implements AccessReporter {
     private final AccessReporter delegate;
     private final BackgroundBatches<Report> batches;
     private final AtomicLong dropped = new AtomicLong();
+    private final long lingerMs;
 
     /** @param delegate sends the grouped reports (owned: closed by {@link #close}) */
     public BatchingAccessReporter(final AccessReporter delegate) {
         this(delegate, DEFAULT_LINGER_MS);
+    }
+
+    /**
+     * @param config {@code retriever.access.linger.ms} ({@link RetrieverConfig#ACCESS_LINGER_MS})
+     * @param delegate sends the grouped reports (owned: closed by {@link #close})
+     * @return a reporter collecting for that long
+     */
+    public static BatchingAccessReporter from(final dev.engram.config.EngramConfig config, final AccessReporter delegate) {
+        return new BatchingAccessReporter(delegate, config.getLong(RetrieverConfig.ACCESS_LINGER_MS));
     }
 
     /**
@@ -54,6 +64,7 @@ public final class BatchingAccessReporter implements AccessReporter {
      */
     public BatchingAccessReporter(final AccessReporter delegate, final long lingerMs) {
         this.delegate = delegate;
+        this.lingerMs = lingerMs;
         this.batches = new BackgroundBatches<>("engram-access-reporter", "access reports (memory-access)", CAPACITY,
             BATCH, lingerMs, batch -> perUser(batch).forEach(delegate::report));
     }
@@ -66,6 +77,11 @@ public final class BatchingAccessReporter implements AccessReporter {
         if (!batches.offer(new Report(user, List.copyOf(memoryIds))) && dropped.incrementAndGet() % 1000 == 1) {
             LOG.warn("Access reports are dropped: the memory-access sender is behind ({} so far)", dropped.get());
         }
+    }
+
+    /** @return how long the sender collects after the first report of a batch, ms */
+    public long lingerMs() {
+        return lingerMs;
     }
 
     /** @return reports dropped because the queue was full */

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryType;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.text.MemoryText;
 
 /**
  * Builds the prompt block of {@code GET .../context}: the best memories for the message, grouped by
@@ -45,6 +47,8 @@ public final class ContextBlock {
     private static final String EPISODES = "Relevant past conversations:";
     /** Memories that state what stopped being true (ACTIVE with {@code validTo}): told as past, never as current. */
     static final String EARLIER = "Earlier, no longer current:";
+    /** An episode of fewer words than this keeps the question it answered in the block ({@link #said}). */
+    static final int SHORT_TURN_WORDS = 12;
 
     /**
      * The result.
@@ -107,7 +111,7 @@ public final class ContextBlock {
         String rendered = "";
         for (final Memory m : memories) {
             final String section = section(m);
-            final String key = normalized(m.getContent());
+            final String key = normalized(said(m));
             if (key.isEmpty() || seen.stream().anyMatch(k -> k.contains(key))) {
                 continue; // nothing new for the model: the block already says it
             }
@@ -144,8 +148,21 @@ public final class ContextBlock {
         };
     }
 
+    /**
+     * What the block says of a memory: an episode's own words without the {@code (re: "…")} question it answered
+     * ({@link MemoryText#ownWords}) unless they are fewer than {@value #SHORT_TURN_WORDS} words ("Luna and Oliver!"
+     * says little without "How are your pets?"); the question costs tokens a longer turn does not need.
+     */
+    static String said(final Memory m) {
+        if (m.getType() != MemoryType.EPISODIC) {
+            return m.getContent();
+        }
+        final String own = MemoryText.ownWords(m.getContent());
+        return own.split("\\s+").length < SHORT_TURN_WORDS ? m.getContent() : own;
+    }
+
     private static String line(final Memory m) {
-        final String text = "- " + m.getContent().strip().replace('\n', ' ');
+        final String text = "- " + said(m).strip().replace('\n', ' ');
         return m.getValidTo() == null ? text
             : text + " (" + m.getValidFrom().toString().substring(0, 10) + " until " + m.getValidTo().toString().substring(0, 10) + ")";
     }

@@ -187,7 +187,7 @@ public final class RetrieverApp implements Callable<Integer> {
     public static Handle start(final EngramConfig config, final Embedder embedder, final AccessReporter reporter,
                                final CommandPublisher commands, final AuditReporter auditSink) {
         // access reports leave the request thread: queued, sent by one background thread
-        final AccessReporter access = new BatchingAccessReporter(reporter);
+        final AccessReporter access = BatchingAccessReporter.from(config, reporter);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.RETRIEVER);
         final Optional<QdrantVectorIndex> dense;
         try {

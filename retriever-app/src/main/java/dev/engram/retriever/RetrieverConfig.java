@@ -8,7 +8,7 @@ import dev.engram.config.ConfigGroup;
 
 /**
  * The settings the retriever app owns ({@link ConfigGroup} {@code retriever-app}): its HTTP API's authentication and
- * MCP origins and how long a started retriever waits to catch up. Registered as a service, composed onto the core
+ * MCP origins, how long a started retriever waits to catch up, and how long it collects access reports. Registered as a service, composed onto the core
  * definition by {@code EngramConfig}; the keys are this class's constants.
  */
 public final class RetrieverConfig implements ConfigGroup {
@@ -22,6 +22,8 @@ public final class RetrieverConfig implements ConfigGroup {
     public static final String AUTH_KEYS_FILE = "retriever.auth.keys.file";
     /** Browser origins allowed to call the MCP endpoint besides loopback ones (DNS rebinding protection). */
     public static final String MCP_ALLOWED_ORIGINS = "retriever.mcp.allowed.origins";
+    /** How long the access reporter collects hits before it sends them ({@link BatchingAccessReporter}). */
+    public static final String ACCESS_LINGER_MS = "retriever.access.linger.ms";
 
     /** Called by the service loader ({@code META-INF/services/dev.engram.config.ConfigGroup}). */
     public RetrieverConfig() {
@@ -57,6 +59,13 @@ public final class RetrieverConfig implements ConfigGroup {
                 "Browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides loopback ones "
                     + "(localhost, 127.0.0.0/8, [::1], any port); a request from any other Origin is a 403 (DNS "
                     + "rebinding protection: the demo runs without API keys). * allows every origin. Requests without "
-                    + "an Origin header (every non-browser client) are not affected.");
+                    + "an Origin header (every non-browser client) are not affected.")
+            .define(ACCESS_LINGER_MS, Type.LONG, BatchingAccessReporter.DEFAULT_LINGER_MS, Range.between(0, 60_000),
+                Importance.LOW,
+                "How long (ms) the retriever collects the hits of query and context requests before it sends them on "
+                    + "memory-access, one record per user and batch; the consolidator and the retriever each fold a batch "
+                    + "in a transaction of their own. Longer: less CPU per request (fewer records and transactions) and "
+                    + "a hit counts that much later in ranking (access count, recency); 0: what is queued when the "
+                    + "first report arrives.");
     }
 }

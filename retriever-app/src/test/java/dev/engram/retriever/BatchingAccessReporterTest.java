@@ -55,6 +55,24 @@ class BatchingAccessReporterTest {
     }
 
     @Test
+    void shouldCollectForTheConfiguredLingerWhenBuiltFromTheConfig() {
+        final BatchingAccessReporter configured = BatchingAccessReporter.from(
+            new dev.engram.config.EngramConfig(Map.of(RetrieverConfig.ACCESS_LINGER_MS, "1000")), new Recording());
+        final BatchingAccessReporter byDefault = BatchingAccessReporter.from(dev.engram.config.EngramConfig.plain(), new Recording());
+        try {
+            assertThat(configured.lingerMs()).isEqualTo(1000);
+            assertThat(byDefault.lingerMs()).isEqualTo(BatchingAccessReporter.DEFAULT_LINGER_MS).isEqualTo(250);
+        } finally {
+            configured.close();
+            byDefault.close();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.engram.config.EngramConfig(
+                Map.of(RetrieverConfig.ACCESS_LINGER_MS, "-1")))
+            .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+            .hasMessageContaining(RetrieverConfig.ACCESS_LINGER_MS);
+    }
+
+    @Test
     void shouldSendWithinTheLingerWithoutWaitingForClose() throws InterruptedException {
         final Recording delegate = new Recording();
         final BatchingAccessReporter reporter = new BatchingAccessReporter(delegate, 50);

@@ -106,6 +106,18 @@ class ContextBlockTest {
     }
 
     @Test
+    void shouldLeaveOutTheQuestionALongTurnAnsweredButKeepItForAShortOne() {
+        final String long_ = "We went camping at the beach with the kids and roasted marshmallows by the fire";
+        final List<ScoredMemory> episodes = List.of(
+            hit(memory("t1", "u", "e1", long_ + " (re: \"What did you do last weekend with your family?\")", T0).build(), 0.9),
+            hit(memory("t1", "u", "e2", "Luna and Oliver! (re: \"How are your pets?\")", T0).build(), 0.8));
+        final ContextBlock.Result result = ContextBlock.build(episodes, 1000);
+        assertThat(result.text()).isEqualTo("Relevant past conversations:\n## 2025-04-01\n- " + long_
+            + "\n- Luna and Oliver! (re: \"How are your pets?\")\n");
+        assertThat(result.included()).containsExactly("e1", "e2");
+    }
+
+    @Test
     void shouldBeEmptyWhenNothingFits() {
         final ContextBlock.Result result = ContextBlock.build(hits, 1);
         assertThat(result.text()).isEmpty();
