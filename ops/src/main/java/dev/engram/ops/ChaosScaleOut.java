@@ -141,6 +141,8 @@ public final class ChaosScaleOut {
     /** Partitions per topic: one per instance of each app (two), so that every instance owns a share. */
     private static final int PARTITIONS = 2;
     private static final Duration IN_SYNC_TIMEOUT = Duration.ofSeconds(180);
+    /** Starts again of an instance that exits before its HTTP server answers, at the run's beginning. */
+    private static final int START_ATTEMPTS = 2;
     /**
      * Queries ask for users whose event was committed this long before: a broker kill pauses every consumer for a
      * leader election, so a retriever that has caught up may be this far behind for a moment.
@@ -197,7 +199,16 @@ public final class ChaosScaleOut {
             }
             for (final Chaos.App app : apps) {
                 for (int k = 0; k < settings.instances(); k++) {
-                    final double up = children.awaitHttp(running.get(app)[k], children.port(app.command(), k));
+                    double up = children.awaitHttp(running.get(app)[k], children.port(app.command(), k));
+                    // an instance that dies while starting is started again, as its pod would be (seen: a SIGSEGV in
+                    // the ONNX runtime creating the embedding session while ten JVMs start at load 100+)
+                    for (int attempt = 1; up < 0 && !running.get(app)[k].isAlive() && attempt <= START_ATTEMPTS; attempt++) {
+                        out.printf("chaos scale-out: %s-%d exited (%d) while starting; starting it again%n", app.command(), k,
+                            running.get(app)[k].exitValue());
+                        final int n = starts.merge(app, 1, Integer::sum) - 1;
+                        running.get(app)[k] = children.start(app.command(), k, app.command() + "-" + k + "-" + n);
+                        up = children.awaitHttp(running.get(app)[k], children.port(app.command(), k));
+                    }
                     out.printf("chaos scale-out: %s-%d HTTP up after %.1f s%n", app.command(), k, up);
                     if (up < 0) {
                         throw new IllegalStateException(app.command() + "-" + k + " did not start (log: " + work + ")");
