@@ -98,7 +98,7 @@ final class ConsistencyReplay implements Function<JsonNode, StubChatServer.Reply
         }
         extractions.incrementAndGet();
         final String answer = extraction(prompt);
-        final int promptTokens = LoCoMoReplay.promptTokens(request);
+        final int promptTokens = PromptTokens.of(request);
         final int completion = (answer.length() + 3) / 4;
         return new StubChatServer.Reply(200, Map.of(), StubChatServer.Reply.completionBody(answer, null, "stop",
             request.path("model").asText("replay"), promptTokens, completion), 0);

@@ -220,16 +220,16 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
             return new StubChatServer.Reply(400, Map.of(),
                 "{\"error\":{\"message\":\"replay: no recorded answer for this request\",\"type\":\"invalid_request_error\"}}", 0);
         }
-        final int prompt = promptTokens(request);
+        final int prompt = PromptTokens.of(request);
         final int maxTokens = request.path("max_tokens").asInt(Integer.MAX_VALUE);
         String content = answer;
         String finish = "stop";
-        if (tokens(content) > maxTokens) {
+        if (PromptTokens.of(content) > maxTokens) {
             content = content.substring(0, Math.max(0, maxTokens * 4));
             finish = "length";
             truncated.incrementAndGet();
         }
-        final int completion = tokens(content);
+        final int completion = PromptTokens.of(content);
         tally(kind, prompt, completion);
         return new StubChatServer.Reply(200, Map.of(), StubChatServer.Reply.completionBody(content, null, finish,
             request.path("model").asText("replay"), prompt, completion), 0);
@@ -243,23 +243,6 @@ public final class LoCoMoReplay implements Function<JsonNode, StubChatServer.Rep
             }
         }
         return out.toString();
-    }
-
-    /** @return the estimated prompt tokens of a request, as the class comment says */
-    static int promptTokens(final JsonNode request) {
-        int tokens = 3;
-        for (final JsonNode m : request.path("messages")) {
-            tokens += tokens(m.path("content").asText("")) + 4;
-        }
-        final JsonNode schema = request.path("response_format").path("json_schema");
-        if (!schema.isMissingNode()) {
-            tokens += tokens(schema.toString());
-        }
-        return tokens;
-    }
-
-    private static int tokens(final String text) {
-        return (text.length() + 3) / 4;
     }
 
     private void tally(final String kind, final int prompt, final int completion) {

@@ -1,11 +1,8 @@
 package dev.engram.bench;
 
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.engram.port.Embedder;
-import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
@@ -110,8 +106,6 @@ public final class RetrievalBenchmark implements Callable<Integer> {
      * (0.8–1.1 ms of compiler CPU per request, competing with the requests for the two cores).
      */
     static final double JIT_QUIET_SHARE = 0.05;
-    /** Distinct LoCoMo turn texts the synthetic users are made of (each embedded once). */
-    static final int SYNTHETIC_TEXTS = 1500;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
         description = "LoCoMo JSON (default: " + Inputs.LOCOMO_DEV + ").")
@@ -131,24 +125,14 @@ public final class RetrievalBenchmark implements Callable<Integer> {
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8", description = "Clients at saturation (default: ${DEFAULT-VALUE}).")
     int concurrency;
 
-    @Option(names = "--memories-per-user", paramLabel = "N[,N…]", split = ",", defaultValue = "100,1000,10000",
-        description = "Sizes of the synthetic users of the sweep (default: ${DEFAULT-VALUE}); 0 skips the sweep.")
-    List<Integer> sizes;
-
-    @Option(names = "--users-per-size", paramLabel = "N", defaultValue = "2", description = "Synthetic users per size (default: ${DEFAULT-VALUE}).")
-    int usersPerSize;
-
-    @Option(names = "--sweep-rate", paramLabel = "REQ/S", defaultValue = "50", description = "Fixed rate of the sweep (default: ${DEFAULT-VALUE}).")
-    int sweepRate;
-
-    @Option(names = "--sweep-seconds", paramLabel = "S", defaultValue = "15", description = "Length of each size's phase (default: ${DEFAULT-VALUE}).")
-    int sweepSeconds;
-
     @Option(names = "--query-cache-size", paramLabel = "N", defaultValue = "-1",
         description = "Entries of the retriever's query-vector LRU (retrieval.query.cache.size); 0 embeds every "
             + "request's query, so a repeated question in the benchmark's stream is not served from the cache "
             + "(default: the config's).")
     int queryCacheSize;
+
+    @Mixin
+    RetrievalSweep sweep = new RetrievalSweep();
 
     @Mixin
     SettingsOption settings = new SettingsOption();
@@ -185,7 +169,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             }
             stack.awaitSettled(Duration.ofMinutes(3));
             stack.apps().awaitRetrieverReady(Duration.ofSeconds(60));
-            final List<HttpRequest> requests = requests(stack.apps().retrieverUrl(), samples);
+            final List<HttpRequest> requests = RetrievalRequests.requests(stack.apps().retrieverUrl(), samples);
             out.printf("bench retrieval — %s ingested; %d distinct queries; %d s per phase%n", file, requests.size(), seconds);
 
             // The first reported hit of a user moves the event-time clock of the consolidator's task holding that user
@@ -194,7 +178,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             // a one-off of replaying old conversations, run for every user before the timed phases instead of inside
             // them (one request of one user left the other tasks' passes to the first phase: 603 memory-updated records
             // during the queries of the quiet run on 719909d).
-            final List<HttpRequest> firstOfEachUser = onePerUser(requests);
+            final List<HttpRequest> firstOfEachUser = RetrievalRequests.onePerUser(requests);
             LoadPhases.fixedRate(http, firstOfEachUser, firstOfEachUser.size(), 1, Latencies.histogram(), new AtomicLong());
             stack.awaitSettled(Duration.ofMinutes(5));
             // every answered query reports its hits on memory-access; what memory-updated gets meanwhile is what reads
@@ -229,12 +213,12 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             fixedProbe.close();
 
             final Embedder embedder = stack.apps().retrieverEmbedder();
-            final List<String> queries = distinctQueries(samples);
+            final List<String> queries = RetrievalRequests.distinctQueries(samples);
             // the fixed-rate phase's access reports are applied before the next phases, so they have the cores
             stack.awaitSettled(Duration.ofMinutes(3));
             // the same requests without their access reports (recordAccess=false): the access loop's share of the tail
             phase("fixed rate without access reports, " + rate + " req/s");
-            final List<HttpRequest> unreported = withoutAccess(requests);
+            final List<HttpRequest> unreported = RetrievalRequests.withoutAccess(requests);
             LoadPhases.fixedRate(http, unreported, rate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
             final Histogram quiet = Latencies.histogram();
             final AtomicLong quietErrors = new AtomicLong();
@@ -299,7 +283,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("cpuMsPerQueryEmbedding", BenchReport.round(cpuMsPerEmbedding, 2));
             figures.put("cpuMsPerRequest", BenchReport.round(cpuMsPerRequest, 2));
             figures.put("cpuRatioToQueryCeiling", BenchReport.round(cpuMsPerEmbedding / cpuMsPerRequest, 3));
-            figures.put("bySize", sweep(stack, http, samples, embedder));
+            figures.put("bySize", sweep.run(stack, http, samples, embedder, out));
             figures.put("loadAverage", BenchReport.round(
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
             settings.addTo(figures);
@@ -328,20 +312,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         out.printf("process CPU: %.2f ms per query embedding (ceiling), %.2f ms per request (saturation); "
                 + "cpuRatioToQueryCeiling %.3f%n", figures.get("cpuMsPerQueryEmbedding"), figures.get("cpuMsPerRequest"),
             figures.get("cpuRatioToQueryCeiling"));
-        final Map<?, ?> bySize = (Map<?, ?>) figures.get("bySize");
-        if (!bySize.isEmpty()) {
-            final List<List<String>> sweepRows = new ArrayList<>();
-            sweepRows.add(List.of("memories/user", "users", "requests", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms"));
-            bySize.forEach((size, value) -> {
-                final Map<?, ?> f = (Map<?, ?>) value;
-                sweepRows.add(List.of(String.valueOf(size), String.valueOf(f.get("users")), String.valueOf(f.get("count")),
-                    String.valueOf(f.get("errors")), String.valueOf(f.get("p50Ms")), String.valueOf(f.get("p95Ms")),
-                    String.valueOf(f.get("p99Ms")), String.valueOf(f.get("maxMs"))));
-            });
-            out.println();
-            out.println("sweep at " + sweepRate + " req/s (CO-corrected), synthetic users from LoCoMo texts:");
-            BenchReport.table(out, sweepRows);
-        }
+        RetrievalSweep.print((Map<?, ?>) figures.get("bySize"), sweep.sweepRate, out);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
     }
@@ -354,19 +325,6 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         }
         out.put("observations", stack.monitor().observationsWritten());
         return out;
-    }
-
-    /** @return the first request of each user (each path), in order */
-    static List<HttpRequest> onePerUser(final List<HttpRequest> requests) {
-        final Map<String, HttpRequest> byUser = new LinkedHashMap<>();
-        requests.forEach(r -> byUser.putIfAbsent(r.uri().getRawPath(), r));
-        return List.copyOf(byUser.values());
-    }
-
-    /** @return the same requests with {@code recordAccess=false}: answered alike, their hits not reported */
-    static List<HttpRequest> withoutAccess(final List<HttpRequest> requests) {
-        return requests.stream().map(r -> HttpRequest.newBuilder(URI.create(r.uri() + "&recordAccess=false"))
-            .timeout(Duration.ofSeconds(30)).GET().build()).toList();
     }
 
     /** @return {@code value}, added to {@code all} (the phases whose answered requests are counted) */
@@ -412,66 +370,6 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         sat.put("requestsPerSecond", BenchReport.round(throughput, 1));
         f.put("saturation", sat);
         return f;
-    }
-
-    /** @return the benchmark's questions, each once, in order */
-    static List<String> distinctQueries(final List<LoCoMoQa.Sample> samples) {
-        final java.util.Set<String> out = new java.util.LinkedHashSet<>();
-        samples.forEach(s -> s.questions().forEach(q -> out.add(q.question())));
-        return new ArrayList<>(out);
-    }
-
-    /** The sweep over synthetic user sizes; {@code size → figures} (empty when no size is given). */
-    private Map<String, Object> sweep(final EmbeddedStack stack, final HttpClient http,
-                                      final List<LoCoMoQa.Sample> samples, final Embedder embedder) throws InterruptedException {
-        final Map<String, Object> bySize = new LinkedHashMap<>();
-        final List<Integer> wanted = sizes.stream().filter(n -> n > 0).toList();
-        if (wanted.isEmpty()) {
-            return bySize;
-        }
-        final SyntheticUsers synthetic = SyntheticUsers.of(samples, SYNTHETIC_TEXTS, embedder);
-        final List<String> queries = distinctQueries(samples);
-        for (final int size : wanted) {
-            final List<dev.engram.core.UserKey> users = synthetic.publish(stack.bootstrapServers(), size, usersPerSize);
-            stack.awaitSettled(Duration.ofMinutes(3));
-            final List<HttpRequest> requests = new ArrayList<>();
-            for (int i = 0; i < queries.size(); i++) {
-                final dev.engram.core.UserKey user = users.get(i % users.size());
-                requests.add(HttpRequest.newBuilder(URI.create(stack.apps().retrieverUrl() + "/v1/tenants/"
-                        + user.tenantId() + "/users/" + user.userId() + "/memories?k=5&recordAccess=false&query="
-                        + URLEncoder.encode(queries.get(i), StandardCharsets.UTF_8)))
-                    .timeout(Duration.ofSeconds(30)).GET().build());
-            }
-            phase("sweep, " + size + " memories per user");
-            LoadPhases.fixedRate(http, requests, sweepRate, WARMUP_SECONDS, Latencies.histogram(), new AtomicLong());
-            final Histogram h = Latencies.histogram();
-            final AtomicLong errors = new AtomicLong();
-            LoadPhases.fixedRate(http, requests, sweepRate, sweepSeconds, h, errors);
-            final Map<String, Object> f = Latencies.figures(h, "");
-            f.put("errors", errors.get());
-            f.put("users", users.size());
-            f.put("rate", sweepRate);
-            bySize.put(String.valueOf(size), f);
-            out.printf("sweep %d memories/user: p50 %s ms, p99 %s ms%n", size, f.get("p50Ms"), f.get("p99Ms"));
-        }
-        return bySize;
-    }
-
-    /** One query request per scored question, asked as the user it names (the first speaker when none). */
-    static List<HttpRequest> requests(final String baseUrl, final List<LoCoMoQa.Sample> samples) {
-        final List<HttpRequest> out = new ArrayList<>();
-        for (final LoCoMoQa.Sample s : samples) {
-            for (final LoCoMoQa.Question q : s.questions()) {
-                final String user = URLEncoder.encode(s.userId(q.speakers().get(0)), StandardCharsets.UTF_8);
-                out.add(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/tenants/" + ConversationSources.LOCOMO_TENANT
-                    + "/users/" + user + "/memories?k=5&query=" + URLEncoder.encode(q.question(), StandardCharsets.UTF_8)))
-                    .timeout(Duration.ofSeconds(30)).GET().build());
-            }
-        }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("The input has no category 1-4 questions to ask");
-        }
-        return out;
     }
 
 }

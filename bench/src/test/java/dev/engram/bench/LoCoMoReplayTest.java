@@ -109,7 +109,7 @@ class LoCoMoReplayTest {
         final LoCoMoReplay.Tally tally = replay.stats().get("extraction");
         final var request = server.requests().get(0);
         assertThat(tally.calls()).isEqualTo(1);
-        assertThat(tally.promptTokens()).isEqualTo(LoCoMoReplay.promptTokens(request))
+        assertThat(tally.promptTokens()).isEqualTo(PromptTokens.of(request))
             .isGreaterThan(request.path("messages").path(1).path("content").asText().length() / 4);
         assertThat(tally.completionTokens()).isPositive();
         assertThat(registry.counter("engram.llm.tokens", "application", "test", "kind", "prompt").count())

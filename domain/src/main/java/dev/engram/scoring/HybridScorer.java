@@ -144,11 +144,10 @@ public final class HybridScorer {
     /**
      * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
      * hit that an observation ranked above it states word for word (its own words: without the {@code (re: "…")}
-     * question it answered, which an observation leaves out) is left out and the next one takes its place
-     * (the observation already says it; {@code Observations}), from a ranking of 2k; when
-     * nothing is left out, the hits are exactly the ranking for k. A
-     * context block ({@code GET …/context}) ranks without this: it leaves out text already in the block itself, and
-     * needs the statements when their observation does not fit the budget.
+     * question it answered, which an observation leaves out) is left out and the next one takes its place (the
+     * observation already says it; {@code Observations}), from a ranking of 2k; when nothing is left out, the hits are
+     * exactly the ranking for k. A context block ({@code GET …/context}) ranks without this: it leaves out text already
+     * in the block itself, and needs the statements when their observation does not fit the budget.
      *
      * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link dev.engram.port.KindPrior}) the list is the best
      * {@code overfetch·k} of the ranking re-scored with each hit's prior log-odds (an observation or a summary holds

@@ -2,15 +2,10 @@ package dev.engram.ops;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -18,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.avro.UpdateOperation;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicScan;
@@ -218,12 +212,12 @@ public final class Chaos {
                     queries.stop();
                 }
                 final List<MemoryUpdated> updates = readCommitted(broker.bootstrapServers());
-                final Count count;
+                final ChaosCounts.Count count;
                 if (app == App.RETRIEVER) {
-                    final Served served = countServed(feeder, updates, List.of(children.retrieverPort()));
-                    count = new Count(served.missing() + served.notServed(), served.duplicated());
+                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, List.of(children.retrieverPort()));
+                    count = new ChaosCounts.Count(served.missing() + served.notServed(), served.duplicated());
                 } else {
-                    count = countUpdates(feeder, updates);
+                    count = ChaosCounts.updates(feeder, updates);
                 }
                 return new Result(app.command(), settings.kills(), feeder.sent(), stalls, toProgress, count.lost(),
                     count.duplicated(), queries == null ? Map.of() : queries.answers(),
@@ -310,89 +304,6 @@ public final class Chaos {
             total += Math.abs(lag);
         }
         return total;
-    }
-
-    /** Lost and duplicated counts. */
-    record Count(long lost, long duplicated) {
-    }
-
-    /**
-     * Every published item's user must have its memories created once each and nothing else: one user per item, so
-     * any second event for a memory id (a REINFORCED from a re-delivered candidate, a CREATED twice) is a
-     * duplicate, and a user without any event is a lost item. Items never published ({@link ChaosFeeder#unsent()})
-     * are not counted.
-     */
-    static Count countUpdates(final ChaosFeeder feeder, final List<MemoryUpdated> updates) {
-        final Set<String> users = new java.util.HashSet<>();
-        final Set<String> memories = new java.util.HashSet<>();
-        long duplicated = 0;
-        for (final MemoryUpdated update : updates) {
-            users.add(update.getMemory().getUserId());
-            if (!memories.add(update.getMemoryId()) || update.getOperation() != UpdateOperation.CREATED) {
-                duplicated++;
-            }
-        }
-        long lost = 0;
-        for (long i = 0; i < feeder.sent(); i++) {
-            if (feeder.published(i) && !users.contains(ChaosFeeder.user(i))) {
-                lost++;
-            }
-        }
-        return new Count(lost, duplicated);
-    }
-
-    /**
-     * What the retrievers serve at the end.
-     *
-     * @param missing published items without any event on memory-updated (the pipeline's loss)
-     * @param notServed memories on memory-updated that the retriever asked did not list
-     * @param duplicated memory ids that reached one user twice on memory-updated
-     */
-    record Served(long missing, long notServed, long duplicated) {
-    }
-
-    /** The retrievers must serve every memory on memory-updated, each once; users are asked in turn of the ports. */
-    static Served countServed(final ChaosFeeder feeder, final List<MemoryUpdated> updates, final List<Integer> ports) {
-        final Map<String, Set<String>> logged = new HashMap<>();
-        long duplicated = 0;
-        for (final MemoryUpdated update : updates) {
-            if (!logged.computeIfAbsent(update.getMemory().getUserId(), u -> new java.util.HashSet<>())
-                .add(update.getMemoryId())) {
-                duplicated++;
-            }
-        }
-        final HttpClient http = HttpClient.newHttpClient();
-        long missing = 0;
-        long notServed = 0;
-        for (long i = 0; i < feeder.sent(); i++) {
-            if (!feeder.published(i)) {
-                continue;
-            }
-            final String user = ChaosFeeder.user(i);
-            final Set<String> ids = logged.getOrDefault(user, Set.of());
-            if (ids.isEmpty()) {
-                missing++; // never reached memory-updated: counted against the pipeline
-                continue;
-            }
-            final int port = ports.get((int) (i % ports.size()));
-            try {
-                final HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(
-                        "http://127.0.0.1:" + port + "/v1/tenants/" + TENANT + "/users/" + user + "/memories"))
-                    .header("Authorization", "Bearer " + API_KEY).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-                for (final String id : ids) {
-                    if (answer.statusCode() != 200 || !answer.body().contains(id)) {
-                        notServed++;
-                    }
-                }
-            } catch (IOException e) {
-                notServed += ids.size();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted", e);
-            }
-        }
-        return new Served(missing, notServed, duplicated);
     }
 
     static List<MemoryUpdated> readCommitted(final String bootstrap) {

@@ -283,8 +283,8 @@ public final class ChaosScaleOut {
                 final long lag = Chaos.awaitCaughtUp(offsets, apps, Duration.ofSeconds(240), out, "chaos scale-out");
                 queries.stop();
                 final List<MemoryUpdated> updates = Chaos.readCommitted(cluster.bootstrapServers());
-                final Chaos.Count count = Chaos.countUpdates(feeder, updates);
-                final Chaos.Served served = Chaos.countServed(feeder, updates, retrieverPorts);
+                final ChaosCounts.Count count = ChaosCounts.updates(feeder, updates);
+                final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, retrieverPorts);
                 final Map<String, Long> answeredBy = new LinkedHashMap<>();
                 queries.answeredBy().forEach((port, answers) ->
                     answeredBy.put("retriever-" + retrieverPorts.indexOf(port), answers));
