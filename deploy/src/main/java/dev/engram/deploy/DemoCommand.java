@@ -67,7 +67,7 @@ public final class DemoCommand implements Callable<Integer> {
     Path input;
 
     @Option(names = "--original-dates", description = "Ingest the shipped sample with its own dates (early 2025) instead of "
-        + "moved forward by whole days to end the day before the run; then the first read or write moves the "
+        + "moved forward by whole days so that the last conversation falls within the 24 hours before the run; then the first read or write moves the "
         + "consolidator's event-time clock to today and the lifecycle archives what months of disuse would.")
     boolean originalDates;
 
@@ -169,12 +169,12 @@ public final class DemoCommand implements Callable<Integer> {
         }
         final Duration sampleOffset = input == null && !originalDates ? SampleDates.offset(file, java.time.Instant.now())
             : Duration.ZERO;
+        final int retrieverPort = retrieverPort();
         final ReverseCloser resources = this.resources;
-        final Path dir = lockedRunDir(resources);
+        final Path dir = retrieverPort < 0 ? null : lockedRunDir(resources);
         if (dir == null) {
             return 1;
         }
-        final int retrieverPort = retrieverPort();
         final Thread hook = new Thread(this::stop, "engram-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -368,17 +368,20 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * --port when given; else {@code retriever.http.port} when the environment sets it
-     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken.
+     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken. -1 (said on standard
+     * error) when a port asked for is in use.
      */
     private int retrieverPort() {
-        if (port != null) {
-            return port;
+        final int wanted = port != null ? port
+            : EngramConfig.load(null, System.getenv(), Map.of()).getInt(PipelineConfig.RETRIEVER_HTTP_PORT);
+        if (port == null && wanted == DEFAULT_PORT) {
+            return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
         }
-        final int configured = EngramConfig.load(null, System.getenv(), Map.of()).getInt(PipelineConfig.RETRIEVER_HTTP_PORT);
-        if (configured != DEFAULT_PORT) {
-            return configured;
+        if (wanted != 0 && !isFree(wanted)) { // said before anything starts or the run directory is emptied
+            System.err.printf("engram demo: port %d is in use: stop what holds it, or pass --port 0 (any free port)%n", wanted);
+            return -1;
         }
-        return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
+        return wanted;
     }
 
     private static boolean isFree(final int candidate) {

@@ -88,6 +88,22 @@ class EngramCliTest {
         assertThat((System.nanoTime() - start) / 1e9).as("seconds: no cluster was asked").isLessThan(8);
     }
 
+    @Test
+    void shouldNameATakenPortAndExitOneBeforeTheRunDirectoryIsTouchedWhenDemoPortIsInUse(@TempDir final Path tmp)
+            throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            final long start = System.nanoTime();
+
+            final Run demo = run("demo", "--once", "--port", String.valueOf(taken.getLocalPort()),
+                "--run-dir", tmp.resolve("run").toString());
+
+            assertThat(demo.exit()).isEqualTo(1);
+            assertThat(demo.err()).contains("port " + taken.getLocalPort() + " is in use", "--port 0");
+            assertThat(tmp.resolve("run")).as("nothing started, no run directory").doesNotExist();
+            assertThat((System.nanoTime() - start) / 1e9).as("seconds: no broker was started").isLessThan(30);
+        }
+    }
+
     /**
      * An option value a command cannot use is one line naming the option and what it accepts, exit 2, before
      * anything starts: {@code --port 99999} exited 2 without naming the range's form, {@code --vector-index foo}

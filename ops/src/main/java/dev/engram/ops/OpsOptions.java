@@ -27,8 +27,8 @@ final class OpsOptions {
     Path stateDir;
 
     @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
-        description = "Seconds to wait for the cluster to answer before giving up, nothing done; topics also bounds "
-            + "each request by it (default: ${DEFAULT-VALUE}).")
+        description = "Seconds to wait for the cluster to answer before giving up, nothing done "
+            + "(default: ${DEFAULT-VALUE}).")
     int connectTimeoutSeconds = 15;
 
     /**

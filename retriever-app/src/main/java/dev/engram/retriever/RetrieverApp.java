@@ -76,7 +76,7 @@ public final class RetrieverApp implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetrieverApp.class);
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in docs/configuration.md).")
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file (keys as in docs/configuration.md); ENGRAM_* environment variables override it.")
     private Path configFile;
 
     /**
