@@ -231,7 +231,8 @@ public final class Chaos {
                 final ChaosCounts.Count count;
                 long notServed = 0;
                 if (app == App.RETRIEVER) {
-                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, List.of(children.retrieverPort()));
+                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates,
+                        List.of(children.retrieverPort()), out);
                     count = new ChaosCounts.Count(served.missing() + served.notServed(), served.duplicated());
                     notServed = served.notServed();
                 } else {
