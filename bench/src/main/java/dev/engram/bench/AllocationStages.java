@@ -1,0 +1,85 @@
+package dev.engram.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a phase's heap allocation went, by pipeline stage: every live thread's allocated bytes
+ * ({@link com.sun.management.ThreadMXBean#getThreadAllocatedBytes(long[])}, HotSpot's TLAB accounting) grouped by the
+ * thread's name as {@link CpuStages#stage} groups CPU time, between two {@link Snapshot}s of one run.
+ *
+ * <p>What a young collection costs is what survives it, but how often one runs is the allocation rate: at 200 req/s
+ * a request that allocates 500 KB fills a 100 MB eden every second. The split says which stage to put on a diet: the
+ * retriever's request threads (ranking, the answer's JSON, the query's embedding: ONNX Runtime's tensors are native,
+ * only the Java side's arrays count), its stream thread folding the access reports, the consolidator folding them, the
+ * broker, and the benchmark's own HTTP client ({@code benchClient}, counted apart: not the pipeline's). Threads that
+ * ended between the snapshots are not counted (the broker's and the apps' threads live for the whole run).
+ */
+final class AllocationStages {
+
+    /** The stages, in report order (the embedder's pool threads: {@code embeddingPool}). */
+    static final List<String> STAGES = List.of("retriever", "consolidator", "extractor", "embeddingPool", "broker",
+        "other", "benchClient");
+
+    private AllocationStages() {
+    }
+
+    /**
+     * One reading.
+     *
+     * @param threads thread id → (name, bytes allocated since the thread started)
+     */
+    record Snapshot(Map<Long, Map.Entry<String, Long>> threads) {
+    }
+
+    /** @return the bytes allocated so far by every live thread; empty where the JVM does not count them */
+    static Snapshot take() {
+        final Map<Long, Map.Entry<String, Long>> threads = new HashMap<>();
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean bean)
+            || !bean.isThreadAllocatedMemorySupported() || !bean.isThreadAllocatedMemoryEnabled()) {
+            return new Snapshot(threads);
+        }
+        final long[] ids = bean.getAllThreadIds();
+        final long[] bytes = bean.getThreadAllocatedBytes(ids);
+        final ThreadInfo[] infos = bean.getThreadInfo(ids);
+        for (int i = 0; i < ids.length; i++) {
+            if (infos[i] != null && bytes[i] >= 0) {
+                threads.put(ids[i], Map.entry(infos[i].getThreadName(), bytes[i]));
+            }
+        }
+        return new Snapshot(threads);
+    }
+
+    /**
+     * @param before the reading at the start
+     * @param after the reading at the end
+     * @param operations requests between them
+     * @return stage → KB allocated per operation, in {@link #STAGES} order, then {@code total} (every stage) and
+     *     {@code pipeline} (total without {@code benchClient} and {@code broker})
+     */
+    static Map<String, Object> kbPer(final Snapshot before, final Snapshot after, final long operations) {
+        final Map<String, Long> bytes = new HashMap<>();
+        long total = 0;
+        for (final Map.Entry<Long, Map.Entry<String, Long>> thread : after.threads().entrySet()) {
+            final Map.Entry<String, Long> earlier = before.threads().get(thread.getKey());
+            final long allocated = Math.max(0, thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue()));
+            bytes.merge(CpuStages.stage(thread.getValue().getKey()), allocated, Long::sum);
+            total += allocated;
+        }
+        final Map<String, Object> out = new LinkedHashMap<>();
+        for (final String stage : STAGES) {
+            out.put(stage, kb(bytes.getOrDefault(stage, 0L), operations));
+        }
+        out.put("total", kb(total, operations));
+        out.put("pipeline", kb(total - bytes.getOrDefault("benchClient", 0L) - bytes.getOrDefault("broker", 0L), operations));
+        return out;
+    }
+
+    private static double kb(final long bytes, final long operations) {
+        return BenchReport.round(operations == 0 ? 0 : bytes / 1024.0 / operations, 1);
+    }
+}
