@@ -304,6 +304,22 @@ final class PhaseProbe implements AutoCloseable {
         return n;
     }
 
+    /**
+     * @return the JVM the phases ran in: {@code collectors} (the pause beans' names, e.g. {@code Copy} and
+     *     {@code MarkSweepCompact} for the serial collector), {@code maxHeapMb}, {@code options} (the command line's
+     *     {@code -X…} options: heap and collector settings, {@code JAVA_OPTS} included), {@code cores}
+     */
+    static Map<String, Object> jvm() {
+        final Map<String, Object> f = new LinkedHashMap<>();
+        f.put("collectors", ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(GarbageCollectorMXBean::getName).toList());
+        f.put("maxHeapMb", Runtime.getRuntime().maxMemory() / 1048576);
+        f.put("options", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(a -> a.startsWith("-X")).toList());
+        f.put("cores", Runtime.getRuntime().availableProcessors());
+        return f;
+    }
+
     /** @return the JIT's accumulated compilation time so far, ms (0 where the JVM does not say) */
     static long jitMs() {
         final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

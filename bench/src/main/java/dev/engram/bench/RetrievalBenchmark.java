@@ -286,6 +286,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("bySize", sweep.run(stack, http, samples, embedder, out));
             figures.put("loadAverage", BenchReport.round(
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+            figures.put("jvm", PhaseProbe.jvm());
             settings.addTo(figures);
         }
         final List<List<String>> rows = new ArrayList<>();
@@ -314,6 +315,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         out.printf("process CPU: %.2f ms per query embedding (ceiling), %.2f ms per request (saturation); "
                 + "cpuRatioToQueryCeiling %.3f%n", figures.get("cpuMsPerQueryEmbedding"), figures.get("cpuMsPerRequest"),
             figures.get("cpuRatioToQueryCeiling"));
+        out.printf("JVM: %s%n", figures.get("jvm"));
         RetrievalSweep.print((Map<?, ?>) figures.get("bySize"), sweep.sweepRate, out);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;

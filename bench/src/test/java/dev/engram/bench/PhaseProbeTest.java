@@ -89,6 +89,16 @@ class PhaseProbeTest {
     }
 
     @Test
+    void shouldNameTheCollectorsAndTheHeapWhenDescribingTheJvm() {
+        final Map<String, Object> jvm = PhaseProbe.jvm();
+
+        assertThat((java.util.List<?>) jvm.get("collectors")).isNotEmpty();
+        assertThat((Long) jvm.get("maxHeapMb")).isPositive();
+        // the test JVM runs with -Xmx (test.argLine)
+        assertThat((java.util.List<?>) jvm.get("options")).anySatisfy(o -> assertThat(o.toString()).startsWith("-Xmx"));
+    }
+
+    @Test
     void shouldLeaveConcurrentCyclesOutWhenChoosingTheBeansOfPauses() {
         assertThat(PhaseProbe.isPauseBean("Copy")).isTrue();
         assertThat(PhaseProbe.isPauseBean("G1 Young Generation")).isTrue();
