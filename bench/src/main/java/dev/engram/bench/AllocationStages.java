@@ -79,6 +79,35 @@ final class AllocationStages {
         return out;
     }
 
+    /**
+     * @param before the reading at the start
+     * @param after the reading at the end
+     * @param operations requests between them
+     * @param top how many
+     * @return the threads that allocated most between the readings, grouped by name with ids and numbers masked
+     *     ({@code engram-retriever-<id>-StreamThread-N}, {@code JettyServerThreadPool-N}), name → KB per operation,
+     *     largest first: which loop of a stage allocates
+     */
+    static Map<String, Object> topThreads(final Snapshot before, final Snapshot after, final long operations,
+                                          final int top) {
+        final Map<String, Long> bytes = new HashMap<>();
+        for (final Map.Entry<Long, Map.Entry<String, Long>> thread : after.threads().entrySet()) {
+            final Map.Entry<String, Long> earlier = before.threads().get(thread.getKey());
+            bytes.merge(group(thread.getValue().getKey()),
+                Math.max(0, thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue())), Long::sum);
+        }
+        final Map<String, Object> out = new LinkedHashMap<>();
+        bytes.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+            .forEach(e -> out.put(e.getKey(), kb(e.getValue(), operations)));
+        return out;
+    }
+
+    /** @return a thread's name with application instance ids (UUIDs) and numbers masked */
+    static String group(final String threadName) {
+        return threadName.replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<id>")
+            .replaceAll("\\d+", "N");
+    }
+
     private static double kb(final long bytes, final long operations) {
         return BenchReport.round(operations == 0 ? 0 : bytes / 1024.0 / operations, 1);
     }

@@ -41,7 +41,8 @@ import org.HdrHistogram.Histogram;
  *       access reports, the broker, the benchmark's own client threads {@code bench-*} counted apart as
  *       {@code benchClient}, collections and compilation).</li>
  *   <li><b>Allocation by stage</b>: {@code allocatedKbPerRequestByStage}, {@link AllocationStages} likewise (what sets
- *       how often a young collection runs), and what the collections kept: {@code gcSurvivorMbMax} (the most a young
+ *       how often a young collection runs), and the threads that allocated most ({@code allocatedKbPerRequestByThread},
+ *       names grouped: which loop of a stage it is), and what the collections kept: {@code gcSurvivorMbMax} (the most a young
  *       collection left in the survivor spaces, i.e. copied there) and {@code gcPromotedMbTotal} (what the phase's
  *       collections moved to the old generation), from each collection's memory pools before and after.</li>
  * </ul>
@@ -160,6 +161,7 @@ final class PhaseProbe implements AutoCloseable {
         f.put("jitCompileMs", jitAfterMs - jitBeforeMs);
         f.put("cpuMsPerRequestByStage", CpuStages.msPer(cpuBefore, cpuAfter, operations));
         f.put("allocatedKbPerRequestByStage", AllocationStages.kbPer(allocatedBefore, allocatedAfter, operations));
+        f.put("allocatedKbPerRequestByThread", AllocationStages.topThreads(allocatedBefore, allocatedAfter, operations, 8));
         synchronized (this) {
             f.put("gcSurvivorMbMax", BenchReport.round(survivorMaxBytes / 1048576.0, 1));
             f.put("gcPromotedMbTotal", BenchReport.round(promotedBytes / 1048576.0, 1));

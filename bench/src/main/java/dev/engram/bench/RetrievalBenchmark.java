@@ -302,12 +302,12 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         for (final String phase : List.of("fixedRate", "fixedRateWithoutAccess", "fixedRateWarmUp", "saturation")) {
             final Map<?, ?> f = (Map<?, ?>) figures.get(phase);
             out.printf("%s: %s GC pauses, %s ms in all, longest %s ms%s; survivors up to %s MB, %s MB promoted; JIT %s ms; "
-                    + "CPU ms per request by stage %s; KB allocated per request by stage %s; load %s%n",
+                    + "CPU ms per request by stage %s; KB allocated per request by stage %s, by thread %s; load %s%n",
                 phase, f.get("gcPauses"), f.get("gcPauseMsTotal"), f.get("gcPauseMsMax"),
                 f.containsKey("requestsOverlappingGcPauses") ? "; " + f.get("requestsOverlappingGcPauses")
                     + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms)" : "",
                 f.get("gcSurvivorMbMax"), f.get("gcPromotedMbTotal"), f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"),
-                f.get("allocatedKbPerRequestByStage"), f.get("loadAverage"));
+                f.get("allocatedKbPerRequestByStage"), f.get("allocatedKbPerRequestByThread"), f.get("loadAverage"));
         }
         out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
                 + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),

@@ -52,4 +52,19 @@ class AllocationStagesTest {
         assertThat(perRequest.keySet()).containsExactly("retriever", "consolidator", "extractor", "embeddingPool", "broker",
             "other", "benchClient", "total", "pipeline");
     }
+
+    @Test
+    void shouldGroupTheThreadsOfOneLoopWhenNamingTheTopAllocators() {
+        final AllocationStages.Snapshot before = new AllocationStages.Snapshot(Map.of());
+        final AllocationStages.Snapshot after = new AllocationStages.Snapshot(Map.of(
+            1L, Map.entry("engram-retriever-3f2a9c1e-0b1d-4e2f-8a3b-9c8d7e6f5a4b-StreamThread-1", 8192L),
+            2L, Map.entry("JettyServerThreadPool-41", 2048L),
+            3L, Map.entry("JettyServerThreadPool-42", 2048L),
+            4L, Map.entry("bench-load-7", 1024L)));
+
+        final Map<String, Object> top = AllocationStages.topThreads(before, after, 1, 2);
+
+        assertThat(top.keySet()).containsExactly("engram-retriever-<id>-StreamThread-N", "JettyServerThreadPool-N");
+        assertThat(top).containsEntry("engram-retriever-<id>-StreamThread-N", 8.0).containsEntry("JettyServerThreadPool-N", 4.0);
+    }
 }
