@@ -62,21 +62,21 @@ final class AllocationStages {
      *     {@code pipeline} (total without {@code benchClient} and {@code broker})
      */
     static Map<String, Object> kbPer(final Snapshot before, final Snapshot after, final long operations) {
+        final Map<String, Long> bytes = allocated(before, after, CpuStages::stage);
+        final long total = bytes.values().stream().mapToLong(Long::longValue).sum();
+        return CpuStages.perStage(STAGES, bytes, total, b -> kb(b, operations));
+    }
+
+    /** @return the bytes each thread allocated between the readings, summed under {@code key} of its name */
+    private static Map<String, Long> allocated(final Snapshot before, final Snapshot after,
+                                               final java.util.function.Function<String, String> key) {
         final Map<String, Long> bytes = new HashMap<>();
-        long total = 0;
         for (final Map.Entry<Long, Map.Entry<String, Long>> thread : after.threads().entrySet()) {
             final Map.Entry<String, Long> earlier = before.threads().get(thread.getKey());
-            final long allocated = Math.max(0, thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue()));
-            bytes.merge(CpuStages.stage(thread.getValue().getKey()), allocated, Long::sum);
-            total += allocated;
+            bytes.merge(key.apply(thread.getValue().getKey()),
+                Math.max(0, thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue())), Long::sum);
         }
-        final Map<String, Object> out = new LinkedHashMap<>();
-        for (final String stage : STAGES) {
-            out.put(stage, kb(bytes.getOrDefault(stage, 0L), operations));
-        }
-        out.put("total", kb(total, operations));
-        out.put("pipeline", kb(total - bytes.getOrDefault("benchClient", 0L) - bytes.getOrDefault("broker", 0L), operations));
-        return out;
+        return bytes;
     }
 
     /**
@@ -90,14 +90,8 @@ final class AllocationStages {
      */
     static Map<String, Object> topThreads(final Snapshot before, final Snapshot after, final long operations,
                                           final int top) {
-        final Map<String, Long> bytes = new HashMap<>();
-        for (final Map.Entry<Long, Map.Entry<String, Long>> thread : after.threads().entrySet()) {
-            final Map.Entry<String, Long> earlier = before.threads().get(thread.getKey());
-            bytes.merge(group(thread.getValue().getKey()),
-                Math.max(0, thread.getValue().getValue() - (earlier == null ? 0 : earlier.getValue())), Long::sum);
-        }
         final Map<String, Object> out = new LinkedHashMap<>();
-        bytes.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+        allocated(before, after, AllocationStages::group).entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
             .forEach(e -> out.put(e.getKey(), kb(e.getValue(), operations)));
         return out;
     }
