@@ -155,12 +155,25 @@ final class CpuStages {
         nanos.put("gc", gc);
         nanos.put("jit", jit);
         nanos.put("exited", unlisted - gc - jit);
+        return perStage(STAGES, nanos, total, n -> ms(n, operations));
+    }
+
+    /**
+     * @param stages the stages, in report order
+     * @param amounts stage → amount (CPU ns, bytes)
+     * @param total the amount of every stage and what no stage holds
+     * @param per an amount in the report's unit per operation
+     * @return stage → per operation, in {@code stages} order, then {@code total} and {@code pipeline} (total without
+     *     {@code benchClient} and {@code broker})
+     */
+    static Map<String, Object> perStage(final List<String> stages, final Map<String, Long> amounts, final long total,
+                                        final java.util.function.LongFunction<Double> per) {
         final Map<String, Object> out = new LinkedHashMap<>();
-        for (final String stage : STAGES) {
-            out.put(stage, ms(nanos.getOrDefault(stage, 0L), operations));
+        for (final String stage : stages) {
+            out.put(stage, per.apply(amounts.getOrDefault(stage, 0L)));
         }
-        out.put("total", ms(total, operations));
-        out.put("pipeline", ms(total - nanos.getOrDefault("benchClient", 0L) - nanos.getOrDefault("broker", 0L), operations));
+        out.put("total", per.apply(total));
+        out.put("pipeline", per.apply(total - amounts.getOrDefault("benchClient", 0L) - amounts.getOrDefault("broker", 0L)));
         return out;
     }
 

@@ -40,6 +40,11 @@ import org.HdrHistogram.Histogram;
  *       request (the retriever's request threads and stream thread, its query embeddings, the consolidator folding the
  *       access reports, the broker, the benchmark's own client threads {@code bench-*} counted apart as
  *       {@code benchClient}, collections and compilation).</li>
+ *   <li><b>Allocation by stage</b>: {@code allocatedKbPerRequestByStage}, {@link AllocationStages} likewise (what sets
+ *       how often a young collection runs), and the threads that allocated most ({@code allocatedKbPerRequestByThread},
+ *       names grouped: which loop of a stage it is), and what the collections kept: {@code gcSurvivorMbMax} (the most a young
+ *       collection left in the survivor spaces, i.e. copied there) and {@code gcPromotedMbTotal} (what the phase's
+ *       collections moved to the old generation), from each collection's memory pools before and after.</li>
  * </ul>
  * {@link #request} is thread-safe; the figures are read after {@link #close}.
  */
@@ -66,11 +71,15 @@ final class PhaseProbe implements AutoCloseable {
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final NotificationListener listener = this::onNotification;
     private final List<Pause> pauses = new ArrayList<>();
+    private final AllocationStages.Snapshot allocatedBefore;
+    private long survivorMaxBytes;
+    private long promotedBytes;
     private long[] due = new long[4096];
     private long[] end = new long[4096];
     private int requests;
     private long endNanos;
     private CpuStages.Snapshot cpuAfter;
+    private AllocationStages.Snapshot allocatedAfter;
     private long jitAfterMs;
 
     private PhaseProbe() {
@@ -86,6 +95,7 @@ final class PhaseProbe implements AutoCloseable {
         this.collectionsBefore = collections();
         this.jitBeforeMs = jitMs();
         this.cpuBefore = CpuStages.take();
+        this.allocatedBefore = AllocationStages.take();
     }
 
     /** @return a probe listening from now on */
@@ -116,6 +126,7 @@ final class PhaseProbe implements AutoCloseable {
     public void close() {
         endNanos = System.nanoTime();
         cpuAfter = CpuStages.take();
+        allocatedAfter = AllocationStages.take();
         jitAfterMs = jitMs();
         final long expected = collections() - collectionsBefore;
         final long deadline = System.nanoTime() + NOTIFICATION_WAIT_NANOS;
@@ -149,6 +160,12 @@ final class PhaseProbe implements AutoCloseable {
         final Map<String, Object> f = new LinkedHashMap<>(split(startNanos, endNanos, dues, ends, during));
         f.put("jitCompileMs", jitAfterMs - jitBeforeMs);
         f.put("cpuMsPerRequestByStage", CpuStages.msPer(cpuBefore, cpuAfter, operations));
+        f.put("allocatedKbPerRequestByStage", AllocationStages.kbPer(allocatedBefore, allocatedAfter, operations));
+        f.put("allocatedKbPerRequestByThread", AllocationStages.topThreads(allocatedBefore, allocatedAfter, operations, 8));
+        synchronized (this) {
+            f.put("gcSurvivorMbMax", BenchReport.round(survivorMaxBytes / 1048576.0, 1));
+            f.put("gcPromotedMbTotal", BenchReport.round(promotedBytes / 1048576.0, 1));
+        }
         f.put("loadAverage", BenchReport.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
         return f;
     }
@@ -254,9 +271,25 @@ final class PhaseProbe implements AutoCloseable {
         // GcInfo's times are ms since the JVM started, as the uptime read at the probe's start
         final long start = startNanos + TimeUnit.MILLISECONDS.toNanos(info.getGcInfo().getStartTime() - uptimeAtStartMs);
         final long stop = startNanos + TimeUnit.MILLISECONDS.toNanos(info.getGcInfo().getEndTime() - uptimeAtStartMs);
+        final Map<String, java.lang.management.MemoryUsage> poolsBefore = info.getGcInfo().getMemoryUsageBeforeGc();
+        final Map<String, java.lang.management.MemoryUsage> poolsAfter = info.getGcInfo().getMemoryUsageAfterGc();
         synchronized (this) {
             pauses.add(new Pause(info.getGcName(), start, Math.max(start, stop)));
+            survivorMaxBytes = Math.max(survivorMaxBytes, used(poolsAfter, "Survivor"));
+            promotedBytes += Math.max(0, used(poolsAfter, "Old") + used(poolsAfter, "Tenured")
+                - used(poolsBefore, "Old") - used(poolsBefore, "Tenured"));
         }
+    }
+
+    /** @return bytes used in the memory pools whose name contains {@code part} (e.g. "Survivor", "Old", "Tenured") */
+    static long used(final Map<String, java.lang.management.MemoryUsage> pools, final String part) {
+        long bytes = 0;
+        for (final Map.Entry<String, java.lang.management.MemoryUsage> pool : pools.entrySet()) {
+            if (pool.getKey().contains(part) && pool.getValue() != null) {
+                bytes += pool.getValue().getUsed();
+            }
+        }
+        return bytes;
     }
 
     private synchronized int notified() {
@@ -271,6 +304,22 @@ final class PhaseProbe implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /**
+     * @return the JVM the phases ran in: {@code collectors} (the pause beans' names, e.g. {@code Copy} and
+     *     {@code MarkSweepCompact} for the serial collector), {@code maxHeapMb}, {@code options} (the command line's
+     *     {@code -X…} options: heap and collector settings, {@code JAVA_OPTS} included), {@code cores}
+     */
+    static Map<String, Object> jvm() {
+        final Map<String, Object> f = new LinkedHashMap<>();
+        f.put("collectors", ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(GarbageCollectorMXBean::getName).toList());
+        f.put("maxHeapMb", Runtime.getRuntime().maxMemory() / 1048576);
+        f.put("options", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(a -> a.startsWith("-X")).toList());
+        f.put("cores", Runtime.getRuntime().availableProcessors());
+        return f;
     }
 
     /** @return the JIT's accumulated compilation time so far, ms (0 where the JVM does not say) */

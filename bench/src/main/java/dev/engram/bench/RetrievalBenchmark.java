@@ -119,7 +119,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
 
     @Option(names = "--max-warmup-seconds", paramLabel = "S", defaultValue = "120",
         description = "Longest warm-up of the first phase: " + FIRST_WARMUP_SECONDS + " s, then " + WARMUP_SLICE_SECONDS
-            + " s more at a time until the JIT compiled for less than 5 % of one (default: ${DEFAULT-VALUE}).")
+            + " s more at a time until the JIT compiled for less than 5 %% of one (default: ${DEFAULT-VALUE}).")
     int maxWarmupSeconds;
 
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8", description = "Clients at saturation (default: ${DEFAULT-VALUE}).")
@@ -286,6 +286,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
             figures.put("bySize", sweep.run(stack, http, samples, embedder, out));
             figures.put("loadAverage", BenchReport.round(
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+            figures.put("jvm", PhaseProbe.jvm());
             settings.addTo(figures);
         }
         final List<List<String>> rows = new ArrayList<>();
@@ -300,11 +301,13 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         BenchReport.table(out, rows);
         for (final String phase : List.of("fixedRate", "fixedRateWithoutAccess", "fixedRateWarmUp", "saturation")) {
             final Map<?, ?> f = (Map<?, ?>) figures.get(phase);
-            out.printf("%s: %s GC pauses, %s ms in all, longest %s ms%s; JIT %s ms; CPU ms per request by stage %s; load %s%n",
+            out.printf("%s: %s GC pauses, %s ms in all, longest %s ms%s; survivors up to %s MB, %s MB promoted; JIT %s ms; "
+                    + "CPU ms per request by stage %s; KB allocated per request by stage %s, by thread %s; load %s%n",
                 phase, f.get("gcPauses"), f.get("gcPauseMsTotal"), f.get("gcPauseMsMax"),
                 f.containsKey("requestsOverlappingGcPauses") ? "; " + f.get("requestsOverlappingGcPauses")
                     + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms)" : "",
-                f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"), f.get("loadAverage"));
+                f.get("gcSurvivorMbMax"), f.get("gcPromotedMbTotal"), f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"),
+                f.get("allocatedKbPerRequestByStage"), f.get("allocatedKbPerRequestByThread"), f.get("loadAverage"));
         }
         out.printf("query-embedding ceiling %.1f queries/s (%d threads, the retriever's embedder alone); "
                 + "ratioToQueryCeiling %.3f; query cache hit rate %.3f%n", figures.get("queryEmbeddingCeiling"),
@@ -312,6 +315,7 @@ public final class RetrievalBenchmark implements Callable<Integer> {
         out.printf("process CPU: %.2f ms per query embedding (ceiling), %.2f ms per request (saturation); "
                 + "cpuRatioToQueryCeiling %.3f%n", figures.get("cpuMsPerQueryEmbedding"), figures.get("cpuMsPerRequest"),
             figures.get("cpuRatioToQueryCeiling"));
+        out.printf("JVM: %s%n", figures.get("jvm"));
         RetrievalSweep.print((Map<?, ?>) figures.get("bySize"), sweep.sweepRate, out);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;

@@ -71,7 +71,31 @@ class PhaseProbeTest {
 
         assertThat((Integer) f.get("gcPauses")).isGreaterThanOrEqualTo(1);
         assertThat((Double) f.get("gcPauseMsMax")).isGreaterThanOrEqualTo(0.0);
-        assertThat(f).containsKeys("jitCompileMs", "cpuMsPerRequestByStage", "loadAverage");
+        assertThat(f).containsKeys("jitCompileMs", "cpuMsPerRequestByStage", "allocatedKbPerRequestByStage",
+            "gcSurvivorMbMax", "gcPromotedMbTotal", "loadAverage");
+        assertThat((Double) f.get("gcPromotedMbTotal")).isGreaterThanOrEqualTo(0.0);
+    }
+
+    @Test
+    void shouldAddTheUsedBytesOfThePoolsNamedWhenAskedForSurvivorsOrTheOldGeneration() {
+        final Map<String, java.lang.management.MemoryUsage> pools = Map.of(
+            "Eden Space", new java.lang.management.MemoryUsage(0, 100, 200, 200),
+            "Survivor Space", new java.lang.management.MemoryUsage(0, 30, 40, 40),
+            "Tenured Gen", new java.lang.management.MemoryUsage(0, 500, 600, 600));
+
+        assertThat(PhaseProbe.used(pools, "Survivor")).isEqualTo(30);
+        assertThat(PhaseProbe.used(pools, "Tenured")).isEqualTo(500);
+        assertThat(PhaseProbe.used(pools, "Old")).isZero();
+    }
+
+    @Test
+    void shouldNameTheCollectorsAndTheHeapWhenDescribingTheJvm() {
+        final Map<String, Object> jvm = PhaseProbe.jvm();
+
+        assertThat((java.util.List<?>) jvm.get("collectors")).isNotEmpty();
+        assertThat((Long) jvm.get("maxHeapMb")).isPositive();
+        // the test JVM runs with -Xmx (test.argLine)
+        assertThat((java.util.List<?>) jvm.get("options")).anySatisfy(o -> assertThat(o.toString()).startsWith("-Xmx"));
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.Properties;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.llm.LlmConfig;
-import dev.engram.runtime.RuntimeConfig;
 import dev.engram.store.EmbeddedVectorIndexFactory;
 import dev.engram.rules.KeyValueContradictionJudge;
 import dev.engram.embedder.ActiveModelEmbedder;
@@ -136,7 +135,7 @@ public final class ConsolidatorApp extends StreamsApp {
                 indexFactory, registry),
             props, "consolidator", registry, RetryingVectorIndex::isIndexOutage);
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.CONSOLIDATOR_HTTP_PORT), registry,
-            runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
+            runner, app -> { }).configure(config).start();
         if (embedder != null) {
             embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         }

@@ -25,7 +25,6 @@ import dev.engram.llm.LlmWithOfflineEpisodes;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.runtime.AppHttpServer;
 import dev.engram.runtime.AppMetrics;
-import dev.engram.runtime.RuntimeConfig;
 import dev.engram.runtime.StreamsApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.streams.PipelineConfig;
@@ -149,7 +148,7 @@ public final class ExtractorApp extends StreamsApp {
         final StreamsRunner runner = new StreamsRunner(topology, props, "extractor", registry,
             failure -> false); // no vector index here: every uncaught failure stops the client
         final AppHttpServer http = AppHttpServer.forRunner(config.getInt(PipelineConfig.EXTRACTOR_HTTP_PORT), registry,
-            runner, app -> { }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
+            runner, app -> { }).configure(config).start();
         embedder.follow(config.kafkaProperties(), Topic.MEMORY_EMBEDDINGS_ACTIVE.name()); // starts with the active model, if reembed named one
         runner.start();
         return new ExtractorApp(registry, runner, http, pool, embedder, usage);

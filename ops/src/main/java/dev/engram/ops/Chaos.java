@@ -99,10 +99,21 @@ public final class Chaos {
      * @param elapsedSeconds wall time of the soak
      * @param failedSends the feeder's sends that failed and were sent again ({@link ChaosFeeder})
      * @param unsent items none of whose sends was acknowledged (not counted as lost)
+     * @param secondsToHttp per instance, seconds from its start to its HTTP server answering (-1: never)
+     * @param notServed retriever: memories on {@code memory-updated} the last instance did not list (part of
+     *     {@code lost}, which adds the memories with no event at all); 0 for the other apps
+     * @param timeouts retriever: requests to a running instance without an answer within 10 s (part of
+     *     {@code unreachable})
+     * @param p50Ms median retriever answer latency, ms (0 for the other apps)
+     * @param p99Ms 99th percentile retriever answer latency, ms
+     * @param maxMs slowest retriever answer, ms
+     * @param load the 1-minute load average during the soak
      */
     public record Result(String app, int kills, long items, int stalls, List<Double> secondsToProgress, long lost,
                          long duplicated, Map<Integer, Long> answers, long wrongAnswers, long unreachable,
-                         double elapsedSeconds, long failedSends, long unsent) {
+                         double elapsedSeconds, long failedSends, long unsent, List<Double> secondsToHttp,
+                         long notServed, long timeouts, double p50Ms, double p99Ms, double maxMs,
+                         ChaosScaleOut.Load load) {
         /**
          * @return true when nothing stalled, every item was published, nothing was lost or duplicated and every
          *     answer was 200 or 503
@@ -156,6 +167,7 @@ public final class Chaos {
         dev.engram.stack.ProjectPaths.deleteRecursively(work);
         Files.createDirectories(work);
         final long started = System.nanoTime();
+        final ChaosLoad load = new ChaosLoad();
         try (EmbeddedBroker broker = EmbeddedBroker.start(work.resolve("broker"));
              Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
             TopicSetup.createAll(admin, 2);
@@ -177,6 +189,7 @@ public final class Chaos {
                 }
                 final GroupOffsets offsets = new GroupOffsets(admin);
                 final List<Double> toProgress = new ArrayList<>();
+                final List<Double> toHttp = new ArrayList<>();
                 int stalls = 0;
                 Process victim = children.start(app.command(), app.command() + "-0");
                 if (queries != null) {
@@ -184,13 +197,16 @@ public final class Chaos {
                 }
                 for (int kill = 0; kill <= settings.kills(); kill++) {
                     final double up = children.awaitHttp(victim, children.lastPort());
+                    toHttp.add(up);
                     final double seconds = secondsToProgress(offsets, app, victim, settings.stallSeconds(), Set.of());
                     toProgress.add(seconds);
                     if (seconds < 0 || seconds > settings.stallSeconds()) {
                         stalls++;
                     }
-                    out.printf("chaos %s: instance %d: HTTP up after %.1f s, then first progress after %s%n", app.command(),
-                        kill, up, seconds < 0 ? "none (stall)" : String.format("%.1f s", seconds));
+                    out.printf("chaos %s: instance %d: HTTP up after %.1f s, then first progress after %s (load %.1f)"
+                        + "%n",
+                        app.command(), kill, up, seconds < 0 ? "none (stall)" : String.format("%.1f s", seconds),
+                        ChaosLoad.now());
                     if (kill == settings.kills()) {
                         break;
                     }
@@ -213,17 +229,25 @@ public final class Chaos {
                 }
                 final List<MemoryUpdated> updates = readCommitted(broker.bootstrapServers());
                 final ChaosCounts.Count count;
+                long notServed = 0;
                 if (app == App.RETRIEVER) {
-                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, List.of(children.retrieverPort()));
+                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates,
+                        List.of(children.retrieverPort()), out);
                     count = new ChaosCounts.Count(served.missing() + served.notServed(), served.duplicated());
+                    notServed = served.notServed();
                 } else {
                     count = ChaosCounts.updates(feeder, updates);
                 }
+                load.stop();
                 return new Result(app.command(), settings.kills(), feeder.sent(), stalls, toProgress, count.lost(),
                     count.duplicated(), queries == null ? Map.of() : queries.answers(),
                     queries == null ? 0 : queries.wrong(), queries == null ? 0 : queries.unreachable() + queries.timeouts(),
-                    (System.nanoTime() - started) / 1e9, feeder.failedSends(), feeder.unsent());
+                    (System.nanoTime() - started) / 1e9, feeder.failedSends(), feeder.unsent(), toHttp, notServed,
+                    queries == null ? 0 : queries.timeouts(), queries == null ? 0 : round1(queries.latencyMs(0.5)),
+                    queries == null ? 0 : round1(queries.latencyMs(0.99)),
+                    queries == null ? 0 : round1(queries.latencyMs(1.0)), load.result());
             } finally {
+                load.stop();
                 feeder.stop();
                 if (queries != null) {
                     queries.stop();
@@ -306,12 +330,25 @@ public final class Chaos {
         return total;
     }
 
+    /**
+     * @return the committed {@code memory-updated} events, read to the last stable offsets
+     * @throws IllegalStateException naming how many were read when the end is not reached within 5 minutes: a
+     *     partial read would be counted as lost memories
+     */
     static List<MemoryUpdated> readCommitted(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
         final List<MemoryUpdated> updates = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(120),
-            r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
+        final Duration timeout = Duration.ofMinutes(5);
+        if (!TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, timeout,
+            r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
+            throw new IllegalStateException("memory-updated not read to its end within " + timeout + " (" + updates.size()
+                + " events read): no counts, rather than a partial read counted as lost");
+        }
         return updates;
+    }
+
+    static double round1(final double value) {
+        return Math.round(value * 10) / 10.0;
     }
 
     static void sleep(final double seconds) {

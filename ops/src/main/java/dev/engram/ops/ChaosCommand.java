@@ -118,10 +118,26 @@ public final class ChaosCommand implements Callable<Integer> {
                 r.stalls(), r.lost(), r.duplicated(), r.answers(), r.wrongAnswers(), r.unreachable(), r.failedSends(),
                 r.unsent());
         }
+        for (final Chaos.Result r : results) {
+            System.out.printf("%s: not served %d, restarts: HTTP after %s s, first progress after %s s; latency p50 "
+                    + "%.1f ms, p99 %.1f ms, max %.1f ms; load average %.1f at the start, %.1f at most, %.1f at the end; "
+                    + "%.0f s%n",
+                r.app(), r.notServed(), spread(r.secondsToHttp()), spread(r.secondsToProgress()), r.p50Ms(), r.p99Ms(),
+                r.maxMs(), r.load().start(), r.load().max(), r.load().end(), r.elapsedSeconds());
+        }
         if (json != null) {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toAbsolutePath().toFile(), results);
         }
         return results.stream().allMatch(Chaos.Result::clean) ? 0 : 1;
+    }
+
+    /** @return "min–median–max" of recovery times (one decimal), "-" without any; -1 entries (never) are named */
+    private static String spread(final List<Double> seconds) {
+        final double[] done = seconds.stream().mapToDouble(Double::doubleValue).filter(s -> s >= 0).sorted().toArray();
+        final long never = seconds.size() - done.length;
+        final String range = done.length == 0 ? "-" : String.format(Locale.ROOT, "%.1f–%.1f–%.1f", done[0],
+            done[done.length / 2], done[done.length - 1]);
+        return never == 0 ? range : range + " (" + never + " never)";
     }
 
     /** The scale-out run ({@link ChaosScaleOut}): prints its counts, writes them as one JSON object. */

@@ -2,7 +2,6 @@ package dev.engram.ops;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -174,7 +173,7 @@ public final class ChaosScaleOut {
         dev.engram.stack.ProjectPaths.deleteRecursively(work);
         Files.createDirectories(work);
         final long started = System.nanoTime();
-        final LoadSampler load = new LoadSampler();
+        final ChaosLoad load = new ChaosLoad();
         final ChaosCluster cluster = new ChaosCluster(work, settings.brokers(), settings.brokerHeapMb());
         final ChaosChildren children = new ChaosChildren(work, cluster.bootstrapServers(), settings.childHeapMb(),
             cluster.ports());
@@ -271,20 +270,20 @@ public final class ChaosScaleOut {
                     if (synced < 0) {
                         notInSync++;
                     }
-                    final Round round = new Round(r, app.command(), instance, cluster.nodeId(broker), round1(http),
-                        round1(progress), round1(synced));
+                    final Round round = new Round(r, app.command(), instance, cluster.nodeId(broker),
+                        Chaos.round1(http), Chaos.round1(progress), Chaos.round1(synced));
                     rounds.add(round);
                     out.printf("chaos scale-out: round %d: killed %s-%d and broker %d; HTTP after %.1f s, own progress "
                             + "%s, replicas in sync after %s (load %.1f)%n", r, app.command(), instance, round.broker(),
                         http, progress < 0 ? "none (stall)" : String.format("after %.1f s", progress),
-                        synced < 0 ? "never" : String.format("%.1f s", synced), LoadSampler.now());
+                        synced < 0 ? "never" : String.format("%.1f s", synced), ChaosLoad.now());
                 }
                 feeder.stop();
                 final long lag = Chaos.awaitCaughtUp(offsets, apps, Duration.ofSeconds(240), out, "chaos scale-out");
                 queries.stop();
                 final List<MemoryUpdated> updates = Chaos.readCommitted(cluster.bootstrapServers());
                 final ChaosCounts.Count count = ChaosCounts.updates(feeder, updates);
-                final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, retrieverPorts);
+                final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, retrieverPorts, out);
                 final Map<String, Long> answeredBy = new LinkedHashMap<>();
                 queries.answeredBy().forEach((port, answers) ->
                     answeredBy.put("retriever-" + retrieverPorts.indexOf(port), answers));
@@ -293,8 +292,9 @@ public final class ChaosScaleOut {
                     settings.conversationsPerSecond(), feeder.sent(), feeder.failedSends(), feeder.unsent(), stalls,
                     notInSync, count.lost(), count.duplicated(), served.notServed(), lag, queries.answers(),
                     queries.wrong(), queries.unreachable(), queries.timeouts(), queries.servedBySurvivor(), answeredBy,
-                    round1(queries.latencyMs(0.5)), round1(queries.latencyMs(0.99)), round1(queries.latencyMs(1.0)),
-                    rounds, load.result(), round1((System.nanoTime() - started) / 1e9));
+                    Chaos.round1(queries.latencyMs(0.5)), Chaos.round1(queries.latencyMs(0.99)),
+                    Chaos.round1(queries.latencyMs(1.0)),
+                    rounds, load.result(), Chaos.round1((System.nanoTime() - started) / 1e9));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -331,50 +331,4 @@ public final class ChaosScaleOut {
         return Set.of();
     }
 
-    private static double round1(final double value) {
-        return Math.round(value * 10) / 10.0;
-    }
-
-    /** Samples {@code /proc/loadavg} (1-minute load) every 5 s on a daemon thread. */
-    private static final class LoadSampler {
-        private final double start = now();
-        private volatile double max = start;
-        private volatile double end = start;
-        private volatile boolean running = true;
-
-        LoadSampler() {
-            final Thread thread = new Thread(() -> {
-                while (running) {
-                    Chaos.sleep(5);
-                    final double load = now();
-                    max = Math.max(max, load);
-                    end = load;
-                }
-            }, "chaos-load");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void stop() {
-            if (running) {
-                running = false;
-                final double load = now();
-                max = Math.max(max, load);
-                end = load;
-            }
-        }
-
-        Load result() {
-            return new Load(round1(start), round1(max), round1(end));
-        }
-
-        /** @return the 1-minute load average, -1 where {@code /proc/loadavg} cannot be read */
-        static double now() {
-            try {
-                return Double.parseDouble(Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ")[0]);
-            } catch (IOException | RuntimeException e) {
-                return -1;
-            }
-        }
-    }
 }

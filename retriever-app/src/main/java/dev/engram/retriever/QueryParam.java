@@ -73,6 +73,19 @@ enum QueryParam {
     }
 
     /**
+     * @return every operation's parameters ({@code METHOD template} → wire names): what the server lets a request
+     *     name ({@code AppHttpServer#queryParameters}); any other parameter is a 400
+     */
+    static java.util.Map<String, java.util.Set<String>> byOperation() {
+        final java.util.Map<String, java.util.Set<String>> byOperation = new java.util.TreeMap<>();
+        for (final QueryParam param : values()) {
+            param.operations.forEach(op ->
+                byOperation.computeIfAbsent(op, o -> new java.util.TreeSet<>()).add(param.wireName));
+        }
+        return byOperation;
+    }
+
+    /**
      * @param ctx the request
      * @return the parameter's raw value, null when absent
      */

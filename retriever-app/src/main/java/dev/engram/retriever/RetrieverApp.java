@@ -256,7 +256,7 @@ public final class RetrieverApp implements Callable<Integer> {
                 new McpEndpoint(authEnabled, keys, RetrieverApp.class.getPackage().getImplementationVersion() == null
                     ? "dev" : RetrieverApp.class.getPackage().getImplementationVersion(),
                     config.getList(RetrieverConfig.MCP_ALLOWED_ORIGINS), registry).register(app);
-            }).bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS)).start();
+            }).configure(config).queryParameters(QueryParam.byOperation()).start();
         try {
             final EngramConfig bound = config.with(Map.of(PipelineConfig.RETRIEVER_HTTP_PORT, server.port()));
             self.set(new HostInfo(bound.getString(PipelineConfig.RETRIEVER_HTTP_HOST), server.port()));

@@ -250,6 +250,48 @@ class OpenApiContractIT {
     }
 
     @Test
+    void shouldRefuseAnUnknownQueryParameterOnEveryRouteNamingTheOnesItReads() {
+        final Map<String, Set<String>> reads = QueryParam.byOperation();
+        api.getPaths().forEach((template, item) -> item.readOperationsMap().forEach((method, op) -> {
+            final String operation = method + " " + template;
+            final String path = template.replace("{tenant}", "t1").replace("{user}", "u-ana").replace("{id}", "m-ana-kotlin");
+            final String body = method == io.swagger.v3.oas.models.PathItem.HttpMethod.PUT
+                || method == io.swagger.v3.oas.models.PathItem.HttpMethod.POST ? "{}" : null;
+            final HttpResponse<String> answer = fixture.send(method.name(), path + "?limit=3", TwoUserRetriever.ADMIN_KEY, body);
+            final String name = operation + " ?limit=3 -> " + answer.body();
+            assertThat(answer.statusCode()).as(name).isEqualTo(400);
+            assertThat(answer.headers().firstValue("Content-Type").orElse("")).as(name).startsWith("application/problem+json");
+            final Set<String> own = reads.getOrDefault(operation, Set.of());
+            assertThat(answer.body()).as(name).contains("Unknown query parameter 'limit' on " + operation)
+                .contains(own.isEmpty() ? "reads no query parameters" : "reads: " + String.join(", ", new TreeSet<>(own)));
+        }));
+    }
+
+    @Test
+    void shouldAnswerEveryDocumentedQueryParameterTogetherWhenEachIsValid() {
+        final String ana = "/v1/tenants/t1/users/u-ana";
+        final List<String> paths = List.of(
+            ana + "/memories?query=language&k=3&asOf=2030-01-01T00:00:00Z&recordAccess=false&minScore=0&agentId=travel",
+            ana + "/memories?type=SEMANTIC&status=ACTIVE&k=5&recordAccess=false&agentId=travel",
+            ana + "/context?message=Which%20language&budgetTokens=100&recordAccess=false&agentId=travel",
+            "/v1/tenants/t1/settings?asOf=2030-01-01T00:00:00Z", "/v1/tenants/t1/usage?days=7",
+            "/panel?tenant=t1&user=u-ana");
+        for (final String path : paths) {
+            final HttpResponse<String> answer = fixture.get(path, TwoUserRetriever.ADMIN_KEY);
+            assertThat(answer.statusCode()).as(path + " -> " + answer.body()).isEqualTo(200);
+        }
+        // every parameter of the document appears above
+        final Set<String> used = new TreeSet<>();
+        paths.forEach(p -> java.util.Arrays.stream(p.substring(p.indexOf('?') + 1).split("&"))
+            .forEach(kv -> used.add(kv.substring(0, kv.indexOf('=')))));
+        final Set<String> declared = new TreeSet<>();
+        for (final QueryParam param : QueryParam.values()) {
+            declared.add(param.wireName());
+        }
+        assertThat(used).isEqualTo(declared);
+    }
+
+    @Test
     void shouldDocumentTheLimitsTheServerEnforces() {
         final Operation memories = operation("GET", "/v1/tenants/{tenant}/users/{user}/memories");
         final Operation context = operation("GET", "/v1/tenants/{tenant}/users/{user}/context");

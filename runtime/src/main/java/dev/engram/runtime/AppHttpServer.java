@@ -1,8 +1,11 @@
 package dev.engram.runtime;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -36,6 +39,9 @@ import org.slf4j.LoggerFactory;
  *       it cannot parse (400) — through {@link ProblemErrorHandler}.</li>
  *   <li>HEAD answers like GET without a body on every GET route (the app's too); elsewhere 405 with
  *       {@code Allow}.</li>
+ *   <li>Query parameters are strict like bodies: a route reads the ones {@link #queryParameters declared} for it
+ *       (health and metrics none), any other is a 400 naming it and the ones the route reads. A body larger than
+ *       {@link #maxBodyBytes} ({@code http.max.body.bytes}), declared or chunked, is a 413 naming the limit.</li>
  *   <li>It listens on {@link #bindTo(String) one address}, loopback ({@value #LOOPBACK}) unless told
  *       otherwise: nothing is reachable from another machine by default.</li>
  * </ul>
@@ -57,6 +63,9 @@ public final class AppHttpServer implements AutoCloseable {
     private final int requestedPort;
     private volatile String host = LOOPBACK;
     private volatile long idleTimeoutMs = 30_000;
+    private volatile long maxBodyBytes = RuntimeConfig.DEFAULT_MAX_BODY_BYTES;
+    /** Query parameters per operation ({@code METHOD template}); an operation not named reads none. */
+    private volatile Map<String, Set<String>> queryParameters = Map.of();
     private volatile boolean started;
 
     /**
@@ -92,7 +101,12 @@ public final class AppHttpServer implements AutoCloseable {
             // a known path asked with another method is a 405 (with Allow), not a 404
             config.http.prefer405over404 = true;
             config.jetty.modifyServer(server -> server.setErrorHandler(jettyErrors));
-            config.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(jettyErrors));
+            config.jetty.modifyServletContextHandler(handler -> {
+                handler.setErrorHandler(jettyErrors);
+                // counts what a chunked body (no Content-Length to check up front) delivers against the limit
+                handler.addFilter(new org.eclipse.jetty.servlet.FilterHolder(new BodyLimitFilter(() -> maxBodyBytes)),
+                    "/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+            });
             // the one connector, on the address and port of start(): Jetty's, naming what is wrong with a bad target
             config.jetty.addConnector((server, http) -> {
                 final org.eclipse.jetty.server.ServerConnector connector =
@@ -104,7 +118,8 @@ public final class AppHttpServer implements AutoCloseable {
             });
         });
         app.before(AppHttpServer::rejectMalformedEncoding);
-        app.before(AppHttpServer::readWholeBody);
+        app.before(this::readWholeBody);
+        app.beforeMatched(this::rejectUnknownQueryParameters);
         app.get("/health/live", ctx -> health(ctx, live.get()));
         app.get("/health/ready", ctx -> health(ctx, ready.get()));
         app.get("/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
@@ -179,6 +194,54 @@ public final class AppHttpServer implements AutoCloseable {
         } catch (java.net.UnknownHostException e) {
             return false;
         }
+    }
+
+    /**
+     * The settings of {@link RuntimeConfig} (before {@link #start()}): the bind address ({@code http.bind.address})
+     * and the largest body ({@code http.max.body.bytes}).
+     *
+     * @param config the app's configuration
+     * @return this
+     */
+    public AppHttpServer configure(final dev.engram.config.EngramConfig config) {
+        return bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS))
+            .maxBodyBytes(config.getInt(RuntimeConfig.HTTP_MAX_BODY_BYTES));
+    }
+
+    /**
+     * Sets the largest request body read (before {@link #start()}); {@value RuntimeConfig#DEFAULT_MAX_BODY_BYTES}
+     * bytes unless told otherwise. A larger body is a 413 whose detail names the limit and {@code
+     * http.max.body.bytes}: at once when its {@code Content-Length} says so, once that many bytes have come when it
+     * is chunked.
+     *
+     * @param bytes the limit, positive
+     * @return this
+     */
+    public AppHttpServer maxBodyBytes(final long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("max body bytes must be positive: " + bytes);
+        }
+        this.maxBodyBytes = bytes;
+        // Javalin's own check (Content-Length only) then agrees; ours runs first and names the limit
+        app.unsafeConfig().http.maxRequestSize = bytes;
+        return this;
+    }
+
+    /**
+     * Declares the query parameters each route reads (before {@link #start()}); a request naming another one is a
+     * 400 whose detail names the unknown parameters and the ones the route reads, so that a misspelt {@code limit=}
+     * for {@code k=} is not answered as if it were absent. HEAD is checked as GET. Routes not named here (health,
+     * metrics, anything the app did not declare) read none.
+     *
+     * @param byOperation {@code METHOD path-template} as registered (e.g. {@code GET /v1/tenants/{tenant}/usage}) →
+     *     the parameter names
+     * @return this
+     */
+    public AppHttpServer queryParameters(final Map<String, ? extends Collection<String>> byOperation) {
+        final Map<String, Set<String>> copy = new LinkedHashMap<>();
+        byOperation.forEach((operation, names) -> copy.put(operation, Set.copyOf(names)));
+        this.queryParameters = Map.copyOf(copy);
+        return this;
     }
 
     /**
@@ -283,27 +346,66 @@ public final class AppHttpServer implements AutoCloseable {
      * is malformed (a size that is not hexadecimal, a chunk without its CRLF) or ends early, and a body shorter
      * than its {@code Content-Length}, are a 400; a body that stops coming for the {@link #idleTimeout idle
      * timeout} is a 408. Jetty reports both framing faults as an early end of the input (Javalin would answer
-     * them, and the timeout, with a bare 500), so the detail names the framing the request declared.
+     * them, and the timeout, with a bare 500), so the detail names the framing the request declared. A body over
+     * {@link #maxBodyBytes} is a 413 naming the limit and its key (Javalin's own 413 said "Content Too Large" and
+     * nothing else, and did not look at chunked bodies at all).
      */
-    private static void readWholeBody(final Context ctx) {
+    private void readWholeBody(final Context ctx) {
         final String transferEncoding = ctx.header("Transfer-Encoding");
         final boolean chunked = transferEncoding != null && transferEncoding.toLowerCase(java.util.Locale.ROOT).contains("chunked");
         final long declared = ctx.req().getContentLengthLong();
         if (!chunked && declared <= 0) {
             return;
         }
+        if (!chunked && declared > maxBodyBytes) {
+            throw tooLarge("of " + String.format(java.util.Locale.ROOT, "%,d", declared) + " bytes (Content-Length)");
+        }
         try {
             ctx.bodyAsBytes();
         } catch (HttpResponseException e) {
-            throw e; // e.g. Javalin's 413 for a body above its maximum request size
+            throw e;
         } catch (Exception e) { // Jetty's EofException or an IOException around a TimeoutException, thrown unchecked
             throw bodyProblem(e, chunked, declared);
         }
     }
 
+    /** @return the 413 for a body over the limit, {@code which} saying how it was found out */
+    private ApiProblem tooLarge(final String which) {
+        return new ApiProblem(413, "The request body " + which + " is larger than the "
+            + String.format(java.util.Locale.ROOT, "%,d", maxBodyBytes) + " bytes this server reads ("
+            + RuntimeConfig.HTTP_MAX_BODY_BYTES + ")");
+    }
+
+    /**
+     * A query parameter the matched route does not read ({@link #queryParameters}) is a 400 naming it and the
+     * route's own; an empty name ({@code ?k=3&}) is no parameter and passes.
+     */
+    private void rejectUnknownQueryParameters(final Context ctx) {
+        final String query = ctx.queryString();
+        if (query == null || query.isEmpty()) {
+            return;
+        }
+        final String method = ctx.method() == io.javalin.http.HandlerType.HEAD ? "GET" : ctx.method().name();
+        final String operation = method + " " + ctx.endpointHandlerPath();
+        final Set<String> reads = queryParameters.getOrDefault(operation, Set.of());
+        final Set<String> unknown = new TreeSet<>();
+        ctx.queryParamMap().keySet().stream().filter(name -> !name.isEmpty() && !reads.contains(name))
+            .forEach(unknown::add);
+        if (unknown.isEmpty()) {
+            return;
+        }
+        final String named = String.join(", ", unknown.stream().map(n -> "'" + n + "'").toList());
+        throw ApiProblem.badRequest("Unknown query parameter" + (unknown.size() == 1 ? " " : "s ") + named + " on "
+            + operation + "; " + (reads.isEmpty() ? "this route reads no query parameters"
+            : "this route reads: " + String.join(", ", new TreeSet<>(reads))));
+    }
+
     /** @return the problem for a body that could not be read (Javalin wraps the IOException it got, or not) */
-    private static ApiProblem bodyProblem(final Throwable failure, final boolean chunked, final long declared) {
+    private ApiProblem bodyProblem(final Throwable failure, final boolean chunked, final long declared) {
         for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c instanceof BodyLimitFilter.TooLarge) {
+                return tooLarge("(chunked)");
+            }
             if (c instanceof java.util.concurrent.TimeoutException) {
                 return new ApiProblem(408, "Request timeout: the request body stopped coming before it was complete"
                     + (chunked ? " (chunked)" : " (" + declared + " bytes declared by Content-Length)"));

@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Test;
  */
 class AppHttpServerFramingTest {
 
+    /** A small body limit, so that going over it takes a few kilobytes. */
+    private static final int LIMIT = 4096;
+
     private final ObjectMapper json = new ObjectMapper();
     private PrometheusMeterRegistry registry;
     private AppHttpServer server;
@@ -36,7 +39,7 @@ class AppHttpServerFramingTest {
             () -> new AppHttpServer.Health(true, "RUNNING"), app -> {
                 app.put("/echo", ctx -> ctx.result(ctx.bodyAsBytes()));
                 app.put("/ignores-body", ctx -> ctx.result("ok"));
-            }).idleTimeout(Duration.ofSeconds(2)).start();
+            }).idleTimeout(Duration.ofSeconds(2)).maxBodyBytes(LIMIT).start();
     }
 
     @AfterEach
@@ -95,6 +98,42 @@ class AppHttpServerFramingTest {
         final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", true);
         assertThat(status(answer)).as(answer).isEqualTo(400);
         detail(answer);
+    }
+
+    @Test
+    void shouldAnswer413NamingTheLimitAndItsKeyWhenTheContentLengthIsOverIt() throws Exception {
+        final String body = "x".repeat(LIMIT + 1);
+        final String answer = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
+            + "\r\nConnection: close\r\n\r\n" + body, true);
+
+        assertThat(status(answer)).as(answer).isEqualTo(413);
+        assertThat(detail(answer)).isEqualTo("The request body of 4,097 bytes (Content-Length) is larger than the "
+            + "4,096 bytes this server reads (http.max.body.bytes)");
+    }
+
+    @Test
+    void shouldAnswer413NamingTheLimitWhenAChunkedBodyGoesOverIt() throws Exception {
+        final String chunk = "y".repeat(1000);
+        final StringBuilder body = new StringBuilder();
+        for (int i = 0; i < 5; i++) { // 5,000 bytes in five chunks, no Content-Length to refuse up front
+            body.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+        }
+        final String answer = send(chunked("/ignores-body", body + "0\r\n\r\n"), true);
+
+        assertThat(status(answer)).as(answer).isEqualTo(413);
+        assertThat(detail(answer)).isEqualTo("The request body (chunked) is larger than the 4,096 bytes this server "
+            + "reads (http.max.body.bytes)");
+    }
+
+    @Test
+    void shouldEchoABodyOfExactlyTheLimitWhetherChunkedOrNot() throws Exception {
+        final String body = "z".repeat(LIMIT);
+        final String plain = send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + LIMIT
+            + "\r\nConnection: close\r\n\r\n" + body, true);
+        final String chunked = send(chunked("/echo", Integer.toHexString(LIMIT) + "\r\n" + body + "\r\n0\r\n\r\n"), true);
+
+        assertThat(plain).startsWith("HTTP/1.1 200").endsWith(body);
+        assertThat(chunked).startsWith("HTTP/1.1 200").endsWith(body);
     }
 
     private static String chunked(final String path, final String body) {

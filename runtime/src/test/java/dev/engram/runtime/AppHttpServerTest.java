@@ -48,7 +48,8 @@ class AppHttpServerTest {
                 app.get("/users/{user}", ctx -> {
                     throw ApiProblem.notFound("user " + ctx.pathParam("user") + " is unknown");
                 });
-            }).start();
+                app.get("/users/{user}/search", ctx -> ctx.result(String.valueOf(ctx.queryParam("query"))));
+            }).queryParameters(java.util.Map.of("GET /users/{user}/search", java.util.Set.of("query", "k"))).start();
     }
 
     @AfterEach
@@ -162,7 +163,35 @@ class AppHttpServerTest {
             .contains("percent-encoding").contains("query string");
         assertThat(raw("/health/live?query=abc%2")).startsWith("HTTP/1.1 400").contains("percent-encoding");
         assertThat(raw("/health/%zzlive")).startsWith("HTTP/1.1 400").contains(AppHttpServer.PROBLEM_JSON);
-        assertThat(raw("/health/live?query=a%20b")).startsWith("HTTP/1.1 200");
+        assertThat(raw("/users/ana/search?query=a%20b")).startsWith("HTTP/1.1 200").endsWith("a b");
+    }
+
+    @Test
+    void shouldAnswer400NamingTheUnknownQueryParameterAndTheRoutesOwnWhenARequestNamesAnother() throws Exception {
+        final JsonNode misspelt = assertProblem(get("/users/ana/search?query=kotlin&limit=3"), 400);
+        assertThat(misspelt.get("detail").asText()).isEqualTo("Unknown query parameter 'limit' on GET "
+            + "/users/{user}/search; this route reads: k, query");
+        final JsonNode two = assertProblem(get("/users/ana/search?zeta=1&alpha=2&k=3"), 400);
+        assertThat(two.get("detail").asText()).startsWith("Unknown query parameters 'alpha', 'zeta' on GET");
+        final JsonNode health = assertProblem(get("/health/live?verbose=true"), 400);
+        assertThat(health.get("detail").asText()).isEqualTo("Unknown query parameter 'verbose' on GET /health/live; "
+            + "this route reads no query parameters");
+        assertProblem(get("/metrics?name=x"), 400);
+        // HEAD is checked as its GET: the same status, no body
+        final HttpResponse<String> head = http.send(HttpRequest.newBuilder(uri("/users/ana/search?limit=3"))
+            .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(head.statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void shouldAnswerTheDeclaredQueryParametersAndIgnoreAnEmptyNameWhenNothingElseIsNamed() throws Exception {
+        final HttpResponse<String> both = get("/users/ana/search?query=kotlin&k=3&");
+
+        assertThat(both.statusCode()).as(both.body()).isEqualTo(200);
+        assertThat(both.body()).isEqualTo("kotlin");
+        assertThat(get("/health/live?").statusCode()).isEqualTo(200);
+        // no route: the 404 wins over the parameter
+        assertProblem(get("/nowhere?limit=3"), 404);
     }
 
     @Test
@@ -204,7 +233,8 @@ class AppHttpServerTest {
         assertThat(raw("/users/%ED%A0%80")).startsWith("HTTP/1.1 400").contains(AppHttpServer.PROBLEM_JSON);
         // valid UTF-8 still reaches the route: an emoji (a surrogate pair, four bytes) and an encoded slash
         assertThat(detail(raw("/users/%F0%9F%8C%9F"))).isEqualTo("user \uD83C\uDF1F is unknown");
-        assertThat(raw("/users/Zo%C3%AB?query=a%0Ab")).startsWith("HTTP/1.1 404");
+        assertThat(raw("/users/Zo%C3%AB")).startsWith("HTTP/1.1 404");
+        assertThat(raw("/users/Zo%C3%AB/search?query=a%0Ab")).startsWith("HTTP/1.1 200").endsWith("a\nb");
     }
 
     /** Jetty refuses these before any route with a bare "Bad Request"; the detail now says what is wrong. */
