@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class BenchReport {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper LINE = new ObjectMapper();
 
     private BenchReport() {
     }
@@ -47,6 +48,15 @@ public final class BenchReport {
     static String toJson(final Map<String, ?> figures) {
         try {
             return JSON.writeValueAsString(figures);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return the figures as one line of JSON (a JSON Lines record) */
+    static String toJsonLine(final Map<String, ?> figures) {
+        try {
+            return LINE.writeValueAsString(figures);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

@@ -46,6 +46,21 @@ final class LoCoMoRecall {
      */
     static Map<String, Object> evaluate(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
                                         final Embedder embedder, final EngramConfig config) {
+        return evaluate(samples, memories, embedder, config, miss -> { }, true);
+    }
+
+    /**
+     * As {@link #evaluate(List, Map, Embedder, EngramConfig)}, and hands every question whose evidence Engram's top 10
+     * does not all hold to {@code misses} ({@link #miss}): what {@code bench quality --misses FILE} writes.
+     *
+     * @param misses receives one map per missed question
+     * @param baselines whether to rank the raw-turn baselines too (else only {@code engram} is in the figures)
+     * @return the figures
+     */
+    static Map<String, Object> evaluate(final List<LoCoMoQa.Sample> samples, final Map<String, List<Memory>> memories,
+                                        final Embedder embedder, final EngramConfig config,
+                                        final java.util.function.Consumer<Map<String, Object>> misses,
+                                        final boolean baselines) {
         final HybridScorer scorer = new HybridScorer(embedder, config);
         final int maxK = config.getInt(DomainConfig.MAX_K);
         final RecallEvaluation engram = new RecallEvaluation();
@@ -54,15 +69,23 @@ final class LoCoMoRecall {
         final RecallEvaluation rrf = new RecallEvaluation();
         for (final LoCoMoQa.Sample sample : samples) {
             final List<String> texts = sample.turns().stream().map(LoCoMoQa.Turn::text).toList();
-            final List<float[]> vectors = embedder.embedAll(texts);
+            final List<float[]> vectors = baselines ? embedder.embedAll(texts) : List.of();
             final Map<List<String>, RawDocuments> pools = new HashMap<>();
             for (final LoCoMoQa.Question q : sample.questions()) {
                 final float[] qv = embedder.embedQuery(q.question());
                 final List<Memory> asked = new ArrayList<>();
                 q.speakers().forEach(speaker -> asked.addAll(memories.getOrDefault(sample.userId(speaker), List.of())));
-                engram.add(q.category(), q.evidence(), RecallEvaluation.engram(k -> merged(sample, q, qv, memories, scorer, k),
+                final RecallEvaluation.Answer answer = RecallEvaluation.engram(k -> merged(sample, q, qv, memories, scorer, k),
                     k -> merged(sample, q, qv, memories, scorer, k, false),
-                    maxK, m -> sources(sample, m), asked, evidence -> evidence));
+                    maxK, m -> sources(sample, m), asked, evidence -> evidence);
+                engram.add(q.category(), q.evidence(), answer);
+                final Set<String> atTen = answer.sourcesAtK().get(RecallEvaluation.KS.indexOf(10));
+                if (!atTen.containsAll(q.evidence())) {
+                    misses.accept(miss(sample, q, merged(sample, q, qv, memories, scorer, 10), atTen, asked));
+                }
+                if (!baselines) {
+                    continue;
+                }
                 final RawDocuments pool = pools.computeIfAbsent(q.speakers(), s -> pool(sample, s, vectors));
                 final List<Integer> denseOrder = pool.dense(qv);
                 final List<Integer> lexicalOrder = pool.lexical(q.question());
@@ -73,9 +96,11 @@ final class LoCoMoRecall {
         }
         final Map<String, Object> f = new LinkedHashMap<>();
         f.put("engram", engram.figures());
-        f.put("baselineRawTurns", dense.figures());
-        f.put("baselineBm25", bm25.figures());
-        f.put("baselineRrf", rrf.figures());
+        if (baselines) {
+            f.put("baselineRawTurns", dense.figures());
+            f.put("baselineBm25", bm25.figures());
+            f.put("baselineRrf", rrf.figures());
+        }
         return f;
     }
 
@@ -120,6 +145,44 @@ final class LoCoMoRecall {
             }
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * @return one missed question: {@code sample, category, question, evidence [{id, speaker, text, found, citedBy
+     *     [memory names of the ACTIVE memories citing it]}], top10 [{name, score, content, sources}]}
+     */
+    private static Map<String, Object> miss(final LoCoMoQa.Sample sample, final LoCoMoQa.Question q,
+                                            final List<ScoredMemory> top, final Set<String> found,
+                                            final List<Memory> asked) {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sample", sample.sampleId());
+        m.put("category", q.category());
+        m.put("question", q.question());
+        final List<Map<String, Object>> evidence = new ArrayList<>();
+        for (final String id : new java.util.TreeSet<>(q.evidence())) {
+            final Map<String, Object> e = new LinkedHashMap<>();
+            e.put("id", id);
+            sample.turns().stream().filter(t -> t.diaId().equals(id)).findFirst().ifPresent(t -> {
+                e.put("speaker", t.speaker());
+                e.put("text", t.text());
+            });
+            e.put("found", found.contains(id));
+            e.put("citedBy", asked.stream().filter(a -> a.getStatus() == dev.engram.avro.MemoryStatus.ACTIVE)
+                .filter(a -> sources(sample, a).contains(id)).map(a -> a.getDisplayName() + ": " + a.getContent()).toList());
+            evidence.add(e);
+        }
+        m.put("evidence", evidence);
+        final List<Map<String, Object>> hits = new ArrayList<>();
+        for (final ScoredMemory h : top) {
+            final Map<String, Object> hit = new LinkedHashMap<>();
+            hit.put("name", h.memory().getDisplayName());
+            hit.put("score", BenchReport.round(h.score(), 4));
+            hit.put("content", h.memory().getContent());
+            hit.put("sources", new java.util.TreeSet<>(sources(sample, h.memory())));
+            hits.add(hit);
+        }
+        m.put("top10", hits);
+        return m;
     }
 
     /** @return the dia_ids a memory cites */

@@ -4,12 +4,18 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.consolidation.Observations;
+import dev.engram.port.MemoryMerger;
 import dev.engram.avro.SourceRef;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
@@ -88,6 +94,22 @@ public final class QualityBenchmark implements Callable<Integer> {
             + "gives the read path, and rank with embedding.model=MODEL.")
     String reembed;
 
+    @Option(names = "--misses", paramLabel = "FILE",
+        description = "LoCoMo: write every question whose evidence Engram's top 10 misses to FILE (JSON Lines: the "
+            + "question, its evidence turns, found or not, the memories citing each, and the top 10), to see what the "
+            + "ranking fails to reach.")
+    Path missesFile;
+
+    @Option(names = "--regroup",
+        description = "With --memories: derive the observations and topic lists again from the saved statements with "
+            + "this build's observation pass (as the consolidator does: a function of the statements), to measure a "
+            + "change of that pass without re-ingesting.")
+    boolean regroup;
+
+    @Option(names = "--no-baselines",
+        description = "LoCoMo: rank Engram only, not the raw-turn baselines (dense, BM25, RRF): a quicker run.")
+    boolean noBaselines;
+
     @Option(names = "--calibrate",
         description = "Also fit the relevance calibration (retrieval.relevance.calibration) on this input's memories "
             + "and print it with its reliability table (JSON key relevanceCalibration).")
@@ -155,13 +177,23 @@ public final class QualityBenchmark implements Callable<Integer> {
                 SavedMemories.save(memories, memoriesFile);
             }
         } else {
-            memories = reembedded(ingest(file));
+            memories = regrouped(reembedded(ingest(file)));
         }
         out.printf("Ingested through the embedded stack in %.1f s: %d memories for %d users%n",
             (System.nanoTime() - start) / 1e9, memories.values().stream().mapToInt(List::size).sum(), memories.size());
         final EngramConfig config = EngramConfig.plain().with(overrides);
         final Embedder embedder = ScriptRoutedEmbedder.fromConfig(config);
-        final Map<String, Object> figures = LoCoMoRecall.evaluate(samples, memories, embedder, config);
+        final List<Map<String, Object>> misses = new ArrayList<>();
+        final Map<String, Object> figures = LoCoMoRecall.evaluate(samples, memories, embedder, config, misses::add,
+            !noBaselines);
+        if (missesFile != null) {
+            final StringBuilder lines = new StringBuilder();
+            for (final Map<String, Object> miss : misses) {
+                lines.append(BenchReport.toJsonLine(miss)).append('\n');
+            }
+            Files.writeString(missesFile, lines);
+            out.printf("%d questions with missed evidence at 10 written to %s%n", misses.size(), missesFile);
+        }
         if (!overrides.isEmpty()) {
             out.println("Engram ranked with " + overrides);
         }
@@ -214,6 +246,42 @@ public final class QualityBenchmark implements Callable<Integer> {
         }
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /**
+     * The memories with their observations and topic lists derived again by this build's observation pass
+     * ({@code --regroup}; unchanged without it): per user, {@link Observations#review} over every memory, its
+     * changes applied (a removal drops the memory). An observation is a function of the statements, so this gives
+     * what an ingest with this build's pass would end with for the same statements.
+     */
+    private Map<String, List<Memory>> regrouped(final Map<String, List<Memory>> memories) {
+        if (!regroup) {
+            return memories;
+        }
+        final long start = System.nanoTime();
+        final EngramConfig config = EngramConfig.plain().with(overrides);
+        final Observations pass = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), MemoryMerger.CONCATENATE,
+            ScriptRoutedEmbedder.fromConfig(config)).observations();
+        final Map<String, List<Memory>> next = new LinkedHashMap<>();
+        int changed = 0;
+        for (final Map.Entry<String, List<Memory>> user : memories.entrySet()) {
+            final Map<String, Memory> byId = new LinkedHashMap<>();
+            user.getValue().forEach(m -> byId.put(m.getMemoryId(), m));
+            final java.time.Instant now = user.getValue().stream().map(Memory::getUpdatedAt)
+                .max(java.util.Comparator.naturalOrder()).orElse(java.time.Instant.EPOCH);
+            for (final Consolidator.Change change : pass.review(user.getValue(), now, Observations.CAUSE_REGROUP)) {
+                changed++;
+                if (change.after().getStatus() == MemoryStatus.DELETED) {
+                    byId.remove(change.after().getMemoryId());
+                } else {
+                    byId.put(change.after().getMemoryId(), change.after());
+                }
+            }
+            next.put(user.getKey(), List.copyOf(byId.values()));
+        }
+        out.printf("Regrouped with this build's observation pass in %.1f s: %d observations written or removed%n",
+            (System.nanoTime() - start) / 1e9, changed);
+        return next;
     }
 
     /** The memories as {@code --reembed} leaves them (unchanged without it); the ranking then uses that model. */

@@ -36,10 +36,12 @@ import dev.engram.text.TurnHeuristics;
  * <p><b>Values</b>, per sentence of the statement's own words ({@link MemoryText#ownWords}; an image caption the user
  * shared counts): a fact's key names its topic ({@code hobby:…}, {@code pet:…}, {@code visited:…}, {@code family:…});
  * otherwise each topic's vocabulary: activities (hobbies, sports, crafts, as verb or noun: "camped" → camping), pets
- * (a species after a possessive, an adoption verb or before "named"; with the name when said), musical instruments
+ * (a species after a possessive, an adoption verb or before "named"; with the name when said, also as an appositive:
+ * "Toby, my puppy"), musical instruments
  * (with "play", "learn", "lessons" or a possessive), books (a quoted title in a sentence about books or reading),
  * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", …), family (a relative
- * after "my" or "our", with the name when said) and events (a determiner, up to two modifiers and an event noun
+ * after "my" or "our", with the name when said, but not the first of an enumeration: "my girlfriend, Toby and I" names
+ * no girlfriend Toby) and events (a determiner, up to two modifiers and an event noun
  * in a sentence with an attendance verb: "went to a pride parade").
  *
  * <p><b>The list</b> of a topic: its distinct values (case-insensitive) in order of first mention (statements by
@@ -143,6 +145,11 @@ public final class TopicLists {
         + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,\\s+(" + NAMES + ")\\b)?", FLAGS);
     private static final Pattern PET_NAMED = Pattern.compile("\\b" + SPECIES + "\\s+(?:named|called)\\s+(" + NAMES + ")",
         FLAGS);
+    /** A name and an appositive pet ("meet Toby, my puppy"): species first, then the name, as the other patterns give. */
+    private static final Pattern PET_APPOSITIVE = Pattern.compile("\\b(" + NAME + "),\\s+(?:my|our)\\s+(?:(?:new|little"
+        + "|sweet|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET, FLAGS);
+    /** What follows the first name of an enumeration ("Toby and I", "Toby, and I", "Toby, Max"): not an appositive. */
+    private static final Pattern ENUMERATION = Pattern.compile("\\s*,?\\s*(?:and|or|&)(?=\\s)|\\s*,\\s*" + NAME, FLAGS);
 
     private static final Pattern INSTRUMENT = Pattern.compile("\\b(violin|viola|cello|guitar|bass guitar|piano|keyboard"
         + "|clarinet|flute|saxophone|sax|trumpet|trombone|drums|ukulele|harp|banjo|harmonica|accordion|oboe|mandolin)\\b",
@@ -274,11 +281,21 @@ public final class TopicLists {
                 add(out, Topic.ACTIVITIES, name);
             }
         });
+        int named = -1; // where "<Name>, my <species>" ends: that pet is named, not a second, nameless one
+        final Matcher appositive = PET_APPOSITIVE.matcher(sentence);
+        while (appositive.find()) {
+            if (isName(appositive.group(1))) {
+                add(out, Topic.PETS, singular(appositive.group(2)) + " " + name(appositive.group(1)));
+                named = appositive.end();
+            }
+        }
         for (final Pattern pet : List.of(PET_NAMED, PET_OWNED, PET_GOT)) {
             final Matcher m = pet.matcher(sentence);
             while (m.find()) {
                 final String name = m.groupCount() >= 3 && m.group(3) != null ? m.group(3) : m.group(2);
-                add(out, Topic.PETS, singular(m.group(1)) + (isName(name) ? " " + name(name) : ""));
+                if (m.end(1) != named || isName(name)) {
+                    add(out, Topic.PETS, singular(m.group(1)) + (isName(name) ? " " + name(name) : ""));
+                }
             }
         }
         if (PLAYS.matcher(sentence).find()) {
@@ -302,7 +319,10 @@ public final class TopicLists {
         }
         final Matcher relative = RELATIVE.matcher(sentence);
         while (relative.find()) {
-            final String name = relative.group(2);
+            // "my girlfriend, Toby and I": after a bare comma, a name that an enumeration goes on from is not hers
+            final String name = relative.group(2) != null && relative.group(0).matches("(?s).*,\\s*" + Pattern.quote(relative.group(2)))
+                && ENUMERATION.matcher(sentence).region(relative.end(), sentence.length()).lookingAt() ? null
+                : relative.group(2);
             add(out, Topic.FAMILY, relative.group(1).toLowerCase(Locale.ROOT) + (isName(name) ? " " + name(name) : ""));
         }
         if (ATTENDED.matcher(sentence).find()) {

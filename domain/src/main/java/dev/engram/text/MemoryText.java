@@ -11,6 +11,14 @@ public final class MemoryText {
     /** The {@code (re: "…")} context an exchange episode carries at its end: the turn it answers. */
     private static final Pattern CONTEXT = Pattern.compile("\\s*\\(re: \".*\"\\)\\s*$", Pattern.DOTALL);
 
+    /**
+     * A yes or a no (or an agreement, a refusal) in a sentence that is otherwise small talk: "Yes!" answers the
+     * question before it and "Nope." says the opposite, so a rendering that leaves out small talk keeps them.
+     */
+    private static final Pattern ANSWER = Pattern.compile("\\b(?:yes|yeah|yep|yup|no|nope|nah|not|never|sure|true"
+        + "|right|exactly|indeed|definitely|absolutely|totally|agreed?|of\\s+course)\\b|是的|是啊|对|不|没|好的|好吧"
+        + "|はい|いいえ|うん|ううん|네|아니|oui|non|sí|ja|nein|sim|não", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+
     private MemoryText() {
     }
 
@@ -20,5 +28,35 @@ public final class MemoryText {
      */
     public static String ownWords(final String content) {
         return CONTEXT.matcher(content).replaceFirst("").strip();
+    }
+
+    /**
+     * @param content a statement's content
+     * @return the {@code (re: "…")} context at its end (as written, without the space before it), or "" when it has none
+     */
+    public static String context(final String content) {
+        final java.util.regex.Matcher m = CONTEXT.matcher(content);
+        return m.find() ? m.group().strip() : "";
+    }
+
+    /**
+     * The words of a turn that tell something: its sentences ({@link TurnHeuristics#sentences}) without the small
+     * talk ({@link TurnHeuristics#isSmallTalk}: greetings, thanks, reactions) unless it holds a yes or a no
+     * ({@link #ANSWER}), and without questions when asked to.
+     *
+     * @param text a turn, or one party's part of an exchange
+     * @param withoutQuestions also leave out question sentences ({@link TurnHeuristics#isQuestion})
+     * @return the sentences kept, joined by a space; the text stripped when none would be kept
+     */
+    public static String withoutSmallTalk(final String text, final boolean withoutQuestions) {
+        final StringBuilder out = new StringBuilder();
+        for (final String sentence : TurnHeuristics.sentences(text)) {
+            final boolean chat = TurnHeuristics.isSmallTalk(sentence)
+                && !ANSWER.matcher(TurnHeuristics.normalizeQuotes(sentence)).find();
+            if (!chat && !(withoutQuestions && TurnHeuristics.isQuestion(sentence))) {
+                out.append(out.length() == 0 ? "" : " ").append(sentence);
+            }
+        }
+        return out.length() == 0 ? text.strip() : out.toString();
     }
 }

@@ -82,6 +82,21 @@ class TopicListsTest {
     }
 
     @Test
+    void shouldNameAnAppositivePetAndNoRelativeByTheFirstNameOfAnEnumeration() {
+        assertThat(TopicLists.values(said("a", "So much has changed - meet Toby, my puppy. He's a bundle of joy.", "c1", 0)))
+            .as("the appositive names the puppy, and there is no second, nameless one")
+            .containsEntry(Topic.PETS, List.of("puppy Toby"));
+        assertThat(TopicLists.values(said("b", "My girlfriend, Toby and I are going camping this weekend.", "c1", 1)))
+            .as("Toby is one of the three going, not the girlfriend's name")
+            .containsEntry(Topic.FAMILY, List.of("girlfriend"));
+        assertThat(TopicLists.values(said("c", "My sister, Amy, came along with us.", "c1", 2)))
+            .as("an appositive name that no enumeration follows is still hers")
+            .containsEntry(Topic.FAMILY, List.of("sister Amy"));
+        assertThat(TopicLists.values(said("d", "Yes, my dog loves the park.", "c1", 3)))
+            .as("a word that is no name does not name the dog").containsEntry(Topic.PETS, List.of("dog"));
+    }
+
+    @Test
     void shouldListTheValuesOfSeveralConversationsAndCiteOnlyTheStatementsNamingOne() {
         final Memory cat = said("s1", "We got another cat named Bailey, she is tiny.", "c-1", 0);
         final Memory dog = statement("s2", "pet:max", "Max", "Pet dog", "Has a dog named Max", "c-2", 5);

@@ -231,7 +231,8 @@ public final class Chaos {
                 final ChaosCounts.Count count;
                 long notServed = 0;
                 if (app == App.RETRIEVER) {
-                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, List.of(children.retrieverPort()));
+                    final ChaosCounts.Served served = ChaosCounts.served(feeder, updates,
+                        List.of(children.retrieverPort()), out);
                     count = new ChaosCounts.Count(served.missing() + served.notServed(), served.duplicated());
                     notServed = served.notServed();
                 } else {
@@ -329,11 +330,20 @@ public final class Chaos {
         return total;
     }
 
+    /**
+     * @return the committed {@code memory-updated} events, read to the last stable offsets
+     * @throws IllegalStateException naming how many were read when the end is not reached within 5 minutes: a
+     *     partial read would be counted as lost memories
+     */
     static List<MemoryUpdated> readCommitted(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
         final List<MemoryUpdated> updates = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(120),
-            r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
+        final Duration timeout = Duration.ofMinutes(5);
+        if (!TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, timeout,
+            r -> updates.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
+            throw new IllegalStateException("memory-updated not read to its end within " + timeout + " (" + updates.size()
+                + " events read): no counts, rather than a partial read counted as lost");
+        }
         return updates;
     }
 

@@ -283,7 +283,7 @@ public final class ChaosScaleOut {
                 queries.stop();
                 final List<MemoryUpdated> updates = Chaos.readCommitted(cluster.bootstrapServers());
                 final ChaosCounts.Count count = ChaosCounts.updates(feeder, updates);
-                final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, retrieverPorts);
+                final ChaosCounts.Served served = ChaosCounts.served(feeder, updates, retrieverPorts, out);
                 final Map<String, Long> answeredBy = new LinkedHashMap<>();
                 queries.answeredBy().forEach((port, answers) ->
                     answeredBy.put("retriever-" + retrieverPorts.indexOf(port), answers));

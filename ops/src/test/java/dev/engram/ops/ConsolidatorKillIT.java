@@ -62,17 +62,22 @@ class ConsolidatorKillIT {
             + PipelineConfig.CRYPTO_ENABLED + "=false\n");
         final Process child = startConsolidator(props, "first");
         long atKill;
+        boolean aliveAtKill;
         try {
             final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
             do {
                 OpsTestSupport.poll();
                 atKill = OpsTestSupport.committedUpdates(kafka.bootstrapServers()).size();
             } while (atKill == 0 && System.nanoTime() < deadline && child.isAlive());
+            aliveAtKill = child.isAlive();
         } finally {
             child.destroyForcibly(); // SIGKILL: no close, no commit, an open transaction left behind
             child.waitFor(30, TimeUnit.SECONDS);
         }
-        assertThat(atKill).as("killed mid-stream: some but not all updates committed").isPositive().isLessThan(CANDIDATES);
+        assertThat(atKill).as("killed mid-stream: some but not all of %d updates committed (the first consolidator %s; its "
+                + "log: target/consolidator-kill-first.log)", CANDIDATES,
+                aliveAtKill ? "was alive" : "had exited before the kill")
+            .isPositive().isLessThan(CANDIDATES);
 
         // Restarted once on the same state directory (a pod restarted on its volume). Its static group
         // membership (group.instance.id kept in the state directory) puts it back in the killed member's

@@ -164,12 +164,20 @@ public final class OpsTestSupport {
         }
     }
 
-    /** @return committed (read_committed) {@code memory-updated} events, read to the last stable offsets */
+    /**
+     * @return committed (read_committed) {@code memory-updated} events, read to the last stable offsets
+     * @throws AssertionError naming how many were read when the end was not reached within 2 minutes (a partial
+     *     read would otherwise show up as "missing" updates that were never lost)
+     */
     static List<MemoryUpdated> committedUpdates(final String bootstrap) {
         final Deserializer<MemoryUpdated> decoder = AvroSerdes.serde(MemoryUpdated.class).deserializer();
         final List<MemoryUpdated> out = new ArrayList<>();
-        TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, Duration.ofSeconds(30),
-            r -> out.add(decoder.deserialize(r.topic(), r.headers(), r.value())));
+        final Duration timeout = Duration.ofMinutes(2);
+        if (!TopicScan.toEnd(TopicScan.client(bootstrap), Topic.MEMORY_UPDATED.name(), null, timeout,
+            r -> out.add(decoder.deserialize(r.topic(), r.headers(), r.value())))) {
+            throw new AssertionError("memory-updated not read to its end within " + timeout + ": " + out.size()
+                + " events read; the counts would be wrong");
+        }
         return out;
     }
 

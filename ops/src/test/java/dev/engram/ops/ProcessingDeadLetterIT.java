@@ -84,8 +84,9 @@ class ProcessingDeadLetterIT {
             RetryingVectorIndex::isIndexOutage)) {
             runner.start();
             final List<ConsumerRecord<String, String>> out = kafka.read(OUT, Serdes.String().deserializer(),
-                Serdes.String().deserializer(), 2, Duration.ofSeconds(60));
-            final List<ConsumerRecord<byte[], byte[]>> dead = kafka.readRaw(Topic.deadLetters(APP).name(), 1, Duration.ofSeconds(30));
+                // the wait includes the app's start (group join, transactions) at load 10+
+                Serdes.String().deserializer(), 2, Duration.ofMinutes(3));
+            final List<ConsumerRecord<byte[], byte[]>> dead = kafka.readRaw(Topic.deadLetters(APP).name(), 1, Duration.ofMinutes(1));
 
             assertThat(out).extracting(ConsumerRecord::value).containsExactly("FIRST", "THIRD");
             assertThat(dead).hasSize(1);

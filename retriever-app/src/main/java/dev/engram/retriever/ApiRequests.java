@@ -49,7 +49,7 @@ final class ApiRequests {
      *     instance has not caught up since its start ({@link RetrievalService#unknown})
      */
     static UserProfile requireKnown(final RetrievalService service, final UserKey user) {
-        return service.profile(user).orElseThrow(() -> service.unknown("No memories are known for user "
+        return service.profile(user).orElseThrow(() -> service.unknown(user, "No memories are known for user "
             + user.userId() + " of tenant " + user.tenantId()));
     }
 

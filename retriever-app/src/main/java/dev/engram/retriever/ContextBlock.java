@@ -7,6 +7,7 @@ import java.util.Map;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.text.MemoryText;
 
@@ -49,6 +50,10 @@ public final class ContextBlock {
     static final String EARLIER = "Earlier, no longer current:";
     /** An episode of fewer words than this keeps the question it answered in the block ({@link #said}). */
     static final int SHORT_TURN_WORDS = 12;
+    /** How an exchange episode names the user's part (the rule-based extractor's {@code Exchanges}). */
+    private static final String USER_PART = "User: ";
+    /** What separates an exchange episode's parts and names the assistant's. */
+    private static final String ASSISTANT_PART = " — Assistant: ";
 
     /**
      * The result.
@@ -100,19 +105,14 @@ public final class ContextBlock {
     }
 
     private static Result pack(final List<Memory> memories, final int budgetTokens) {
-        // section heading -> (sub-heading or "" -> lines)
-        final Map<String, Map<String, List<String>>> sections = new LinkedHashMap<>();
-        sections.put(FACTS, new LinkedHashMap<>());
-        sections.put(PROCEDURES, new LinkedHashMap<>());
-        sections.put(EPISODES, new LinkedHashMap<>());
-        sections.put(EARLIER, new LinkedHashMap<>());
+        Block block = new Block();
         final List<String> included = new ArrayList<>();
-        final List<String> seen = new ArrayList<>();
         String rendered = "";
         for (final Memory m : memories) {
             final String section = section(m);
-            final String key = normalized(said(m));
-            if (key.isEmpty() || seen.stream().anyMatch(k -> k.contains(key))) {
+            final String text = said(m);
+            final String key = normalized(text);
+            if (key.isEmpty() || block.says(key)) {
                 continue; // nothing new for the model: the block already says it
             }
             final String sub = section.equals(EARLIER) ? "" : switch (m.getType()) {
@@ -120,18 +120,12 @@ public final class ContextBlock {
                 case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
                 case PROCEDURAL -> "";
             };
-            final List<String> lines = sections.get(section).computeIfAbsent(sub, s -> new ArrayList<>());
-            lines.add(line(m));
-            final String attempt = render(sections);
-            if (estimateTokens(attempt) <= budgetTokens) {
-                rendered = attempt;
+            final Block attempt = block.with(section, sub, new Line(line(m, text), key));
+            final String next = attempt.render();
+            if (estimateTokens(next) <= budgetTokens) {
+                block = attempt;
+                rendered = next;
                 included.add(m.getMemoryId());
-                seen.add(key);
-            } else {
-                lines.remove(lines.size() - 1);
-                if (lines.isEmpty()) {
-                    sections.get(section).remove(sub);
-                }
             }
         }
         return new Result(rendered, estimateTokens(rendered), included);
@@ -149,20 +143,37 @@ public final class ContextBlock {
     }
 
     /**
-     * What the block says of a memory: an episode's own words without the {@code (re: "…")} question it answered
-     * ({@link MemoryText#ownWords}) unless they are fewer than {@value #SHORT_TURN_WORDS} words ("Luna and Oliver!"
-     * says little without "How are your pets?"); the question costs tokens a longer turn does not need.
+     * What the block says of a memory: its content, an episode's in fewer words.
+     * <ul>
+     *   <li>An episode's own words without the {@code (re: "…")} question it answered ({@link MemoryText#ownWords})
+     *       unless they are fewer than {@value #SHORT_TURN_WORDS} words ("Luna and Oliver!" says little without "How are
+     *       your pets?"); the question costs tokens a longer turn does not need.</li>
+     *   <li>Without its small talk ({@link MemoryText#withoutSmallTalk}: greetings, thanks, reactions; a yes or a no is
+     *       kept), and an exchange's reply without its questions too: the user's next turn carries the question it
+     *       answers, and a question of the assistant's states nothing about the user. Who said what stays:
+     *       {@code User: … — Assistant: …}.</li>
+     * </ul>
      */
     static String said(final Memory m) {
-        if (m.getType() != MemoryType.EPISODIC) {
+        if (m.getType() != MemoryType.EPISODIC || ExtractedMemory.isSummary(m.getType(), m.getDisplayName())) {
             return m.getContent();
         }
-        final String own = MemoryText.ownWords(m.getContent());
-        return own.split("\\s+").length < SHORT_TURN_WORDS ? m.getContent() : own;
+        if (ExtractedMemory.isExchange(m.getDisplayName())) {
+            final String content = m.getContent();
+            final int reply = content.indexOf(ASSISTANT_PART);
+            if (content.startsWith(USER_PART) && reply > 0) {
+                return USER_PART + MemoryText.withoutSmallTalk(content.substring(USER_PART.length(), reply), false)
+                    + ASSISTANT_PART + MemoryText.withoutSmallTalk(content.substring(reply + ASSISTANT_PART.length()), true);
+            }
+            return content;
+        }
+        final String own = MemoryText.withoutSmallTalk(MemoryText.ownWords(m.getContent()), false);
+        final String question = MemoryText.context(m.getContent());
+        return question.isEmpty() || own.split("\\s+").length >= SHORT_TURN_WORDS ? own : own + " " + question;
     }
 
-    private static String line(final Memory m) {
-        final String text = "- " + said(m).strip().replace('\n', ' ');
+    private static String line(final Memory m, final String said) {
+        final String text = "- " + said.strip().replace('\n', ' ');
         return m.getValidTo() == null ? text
             : text + " (" + m.getValidFrom().toString().substring(0, 10) + " until " + m.getValidTo().toString().substring(0, 10) + ")";
     }
@@ -173,20 +184,71 @@ public final class ContextBlock {
             .replaceAll("[\\p{P}\\p{S}\\s]+", " ").strip();
     }
 
-    private static String render(final Map<String, Map<String, List<String>>> sections) {
-        final StringBuilder out = new StringBuilder();
-        sections.forEach((heading, subs) -> {
-            if (subs.isEmpty()) {
-                return;
+    /** A line of the block: its text and the normalized text it says ({@link #normalized}). */
+    private record Line(String text, String key) {
+    }
+
+    /**
+     * The block's lines by section heading, then sub-heading ({@code ""} for none), in insertion order. Immutable:
+     * {@link #with} returns a new block, so a line that does not fit leaves the block as it was.
+     */
+    private record Block(Map<String, Map<String, List<Line>>> sections) {
+
+        Block() {
+            this(emptySections());
+        }
+
+        private static Map<String, Map<String, List<Line>>> emptySections() {
+            final Map<String, Map<String, List<Line>>> sections = new LinkedHashMap<>();
+            for (final String heading : List.of(FACTS, PROCEDURES, EPISODES, EARLIER)) {
+                sections.put(heading, new LinkedHashMap<>());
             }
-            out.append(heading).append('\n');
-            subs.forEach((sub, lines) -> {
-                if (!sub.isEmpty()) {
-                    out.append(sub).append('\n');
-                }
-                lines.forEach(l -> out.append(l).append('\n'));
+            return sections;
+        }
+
+        /** @return true when a line already says {@code key} (its key holds it) */
+        boolean says(final String key) {
+            return sections.values().stream().flatMap(subs -> subs.values().stream()).flatMap(List::stream)
+                .anyMatch(l -> l.key().contains(key));
+        }
+
+        /**
+         * @return this block with {@code line} added under its headings, and without the lines of the same section
+         *     that it says word for word (a turn that an exchange or an observation added later quotes): the block
+         *     says each thing once, and the memory of a line left out is still told, by the line that holds it
+         */
+        Block with(final String section, final String sub, final Line line) {
+            final Map<String, Map<String, List<Line>>> next = new LinkedHashMap<>();
+            sections.forEach((heading, subs) -> {
+                final Map<String, List<Line>> copy = new LinkedHashMap<>();
+                subs.forEach((s, lines) -> {
+                    final List<Line> kept = heading.equals(section)
+                        ? lines.stream().filter(l -> !line.key().contains(l.key())).toList() : lines;
+                    if (!kept.isEmpty()) {
+                        copy.put(s, new ArrayList<>(kept));
+                    }
+                });
+                next.put(heading, copy);
             });
-        });
-        return out.toString();
+            next.get(section).computeIfAbsent(sub, s -> new ArrayList<>()).add(line);
+            return new Block(next);
+        }
+
+        String render() {
+            final StringBuilder out = new StringBuilder();
+            sections.forEach((heading, subs) -> {
+                if (subs.isEmpty()) {
+                    return;
+                }
+                out.append(heading).append('\n');
+                subs.forEach((sub, lines) -> {
+                    if (!sub.isEmpty()) {
+                        out.append(sub).append('\n');
+                    }
+                    lines.forEach(l -> out.append(l.text()).append('\n'));
+                });
+            });
+            return out.toString();
+        }
     }
 }

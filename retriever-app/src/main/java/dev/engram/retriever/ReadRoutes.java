@@ -176,7 +176,7 @@ final class ReadRoutes {
         final List<ApiViews.Version> versions = service.history(user, memoryId).stream()
             .map(ApiViews.Version::of).toList();
         if (versions.isEmpty()) {
-            throw service.unknown("No memory " + memoryId + " for this user");
+            throw service.unknown(user, "No memory " + memoryId + " for this user");
         }
         ctx.json(new ApiViews.History(user.tenantId(), user.userId(), memoryId, versions));
     }

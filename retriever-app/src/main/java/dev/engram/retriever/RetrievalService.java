@@ -69,19 +69,42 @@ public final class RetrievalService {
     }
 
     /**
-     * The answer for a user or memory this instance does not hold: 404 once it has caught up; before that it
-     * cannot tell "unknown" from "not read yet", so 503 with Retry-After.
+     * The answer for a user or memory this instance does not hold: 404 once it has caught up and the user's
+     * partition is loaded here; otherwise it cannot tell "unknown" from "not read yet", so 503 with Retry-After.
+     * Two such windows: after the start, until the backlog of {@code memory-updated} is read ({@link CatchUp}); and
+     * while the user's partition is being restored (a rebalance, or a task Kafka Streams closed as corrupted under
+     * exactly-once and restores from its changelog while the client stays RUNNING): the stores then silently leave
+     * the partition out, so a store lookup finds nothing for a user it holds.
      *
+     * @param user the user the lookup was for
      * @param detail the 404's detail, e.g. {@code No memory m-1 for this user}
      * @return the problem to throw
      */
-    public ApiProblem unknown(final String detail) {
-        if (catchUp.caughtUp()) {
-            return ApiProblem.notFound(detail);
+    public ApiProblem unknown(final UserKey user, final String detail) {
+        if (!catchUp.caughtUp()) {
+            final long behind = catchUp.behind();
+            return ApiProblem.unavailable("This retriever instance is still reading memory-updated after its start"
+                + (behind > 0 ? " (" + behind + " events behind)" : "") + "; retry shortly.", RETRY_AFTER_SECONDS);
         }
-        final long behind = catchUp.behind();
-        return ApiProblem.unavailable("This retriever instance is still reading memory-updated after its start"
-            + (behind > 0 ? " (" + behind + " events behind)" : "") + "; retry shortly.", RETRY_AFTER_SECONDS);
+        if (!partitionLoaded(user)) {
+            return notReady();
+        }
+        return ApiProblem.notFound(detail);
+    }
+
+    /** @return whether the user's partition is owned and loaded here (its stores and search index complete) */
+    private boolean partitionLoaded(final UserKey user) {
+        final KafkaStreams client = streams.get();
+        if (client == null) {
+            return false;
+        }
+        final KeyQueryMetadata metadata;
+        try {
+            metadata = client.queryMetadataForKey(StoreNames.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
+        } catch (StreamsNotStartedException | IllegalStateException e) {
+            return false;
+        }
+        return metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) && indexes.isLoaded(metadata.partition());
     }
 
     /**

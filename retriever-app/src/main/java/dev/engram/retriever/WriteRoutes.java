@@ -141,7 +141,7 @@ final class WriteRoutes {
     private dev.engram.avro.Memory requireMemory(final UserKey user, final String memoryId) {
         requireKnown(service, user);
         return service.memory(user, memoryId)
-            .orElseThrow(() -> service.unknown("No memory " + memoryId + " for this user"));
+            .orElseThrow(() -> service.unknown(user, "No memory " + memoryId + " for this user"));
     }
 
     /** Replaces lone surrogates (from JSON escapes) by U+FFFD, adding their count to {@code replaced[0]}. */

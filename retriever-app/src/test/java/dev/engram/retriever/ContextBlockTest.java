@@ -10,6 +10,7 @@ import java.util.List;
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
+import dev.engram.port.ExtractedMemory;
 import dev.engram.scoring.ScoredMemory;
 import org.junit.jupiter.api.Test;
 
@@ -115,6 +116,56 @@ class ContextBlockTest {
         assertThat(result.text()).isEqualTo("Relevant past conversations:\n## 2025-04-01\n- " + long_
             + "\n- Luna and Oliver! (re: \"How are your pets?\")\n");
         assertThat(result.included()).containsExactly("e1", "e2");
+    }
+
+    @Test
+    void shouldReplaceALineWithTheLaterMemoryThatQuotesItAndTellBothWhenItFits() {
+        final List<ScoredMemory> episodes = List.of(
+            hit(memory("t1", "u", "e1", "We adopted a second cat, a tabby called Miso, from the shelter on Saturday", T0).build(), 0.9),
+            hit(memory("t1", "u", "e2", "Booked a pottery class", T0).build(), 0.8),
+            hit(memory("t1", "u", "x1", "User: We adopted a second cat, a tabby called Miso, from the shelter on Saturday"
+                + " — Assistant: Tabbies are playful; give Miso a separate bowl at first.", T0)
+                .setDisplayName(ExtractedMemory.EXCHANGE_REPLY).build(), 0.7));
+        final ContextBlock.Result result = ContextBlock.build(episodes, 1000);
+        assertThat(result.text()).isEqualTo("""
+            Relevant past conversations:
+            ## 2025-04-01
+            - Booked a pottery class
+            - User: We adopted a second cat, a tabby called Miso, from the shelter on Saturday — Assistant: Tabbies are \
+            playful; give Miso a separate bowl at first.
+            """);
+        assertThat(result.included()).containsExactly("e1", "e2", "x1");
+    }
+
+    @Test
+    void shouldKeepAnOutdatedMemoryUnderEarlierWhenACurrentLineLaterQuotesIt() {
+        final Memory old = memory("t1", "u", "o1", "I live in Lisbon and cycle to work every day along the river", T0)
+            .setValidTo(T0.plusSeconds(30 * 86_400)).build();
+        final Memory current = memory("t1", "u", "c1", "I live in Lisbon and cycle to work every day along the river,"
+            + " said before the move", T0).build();
+        final ContextBlock.Result result = ContextBlock.build(List.of(hit(old, 0.9), hit(current, 0.8)), 1000);
+        assertThat(result.text()).as("a value that stopped being true is never told as current only")
+            .contains("Earlier, no longer current:\n- I live in Lisbon and cycle to work every day along the river"
+                + " (2025-04-01 until 2025-05-01)");
+        assertThat(result.included()).containsExactly("o1", "c1");
+    }
+
+    @Test
+    void shouldLeaveOutSmallTalkAndTheAssistantsQuestionsButKeepAYesOrANo() {
+        final List<ScoredMemory> episodes = List.of(
+            hit(memory("t1", "u", "e1", "Hi Mel! Thanks so much. Nope. I never went back to the studio after the"
+                + " fire (re: \"Did you ever go back?\")", T0).build(), 0.9),
+            hit(memory("t1", "u", "x1", "User: Hey! I finished the marathon in Berlin in under four hours — Assistant:"
+                + " Wow, amazing! Berlin is flat and fast, a good course for a first race. How did your knees hold up?", T0)
+                .setDisplayName(ExtractedMemory.EXCHANGE_REPLY).build(), 0.8));
+        final ContextBlock.Result result = ContextBlock.build(episodes, 1000);
+        assertThat(result.text()).isEqualTo("""
+            Relevant past conversations:
+            ## 2025-04-01
+            - Nope. I never went back to the studio after the fire (re: "Did you ever go back?")
+            - User: I finished the marathon in Berlin in under four hours — Assistant: Berlin is flat and fast, a good \
+            course for a first race.
+            """);
     }
 
     @Test

@@ -12,13 +12,9 @@ import java.util.List;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
-import dev.engram.config.EngramConfig;
-import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
-import dev.engram.scoring.HybridScorer;
-import dev.engram.scoring.RankRequest;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,9 +73,7 @@ class ListQuestionsTest {
 
     /** The context block for a message within 512 tokens, as {@code GET .../context} packs the retriever's ranking. */
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
-        final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
-        return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(DomainConfig.MAX_K))
-            .memories(pipeline.retriever().memories(userKey))), 512).text();
+        return PipelineContext.of(embedder, pipeline, userKey, message, 512).text();
     }
 
     @Test

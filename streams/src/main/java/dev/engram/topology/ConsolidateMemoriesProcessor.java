@@ -81,6 +81,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private UserMemoryCache cache;
     private final Observations observations;
     private ObservationRegroups regroups;
+    private final LifecyclePassClock.Registry clocks;
+    private LifecyclePassClock clock;
 
     /**
      * @param shredKeys whether an ERASE also tombstones the user's data key ({@code crypto.enabled}: the
@@ -89,10 +91,13 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
      *     null = read every user's memories from the store each time
      * @param observations the observation rule ({@link ObservationRegroups}: regroups a user at once when a
      *     statement is taken back)
+     * @param clocks when each task's lifecycle pass runs: after every record this processor tells its task's clock,
+     *     which runs the task's {@link MemoryLifecycleProcessor} pass when due ({@link LifecyclePassClock})
      */
     ConsolidateMemoriesProcessor(final Consolidator consolidator, final VectorIndexFactory indexFactory,
                                  final Counters counters, final boolean shredKeys, final UserMemoryCache.Registry caches,
-                                 final Observations observations) {
+                                 final Observations observations, final LifecyclePassClock.Registry clocks) {
+        this.clocks = clocks;
         this.observations = observations;
         this.shredKeys = shredKeys;
         this.consolidator = consolidator;
@@ -116,6 +121,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         this.commands = new MemoryCommands(context, memories, profiles, erasures, index, cache, counters, shredKeys,
             regroups, access);
         this.idleCommit = new IdleCommit(context);
+        this.clock = clocks.of(context);
     }
 
     @Override
@@ -127,6 +133,16 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     @Override
     public void process(final Record<String, Object> record) {
+        try {
+            consolidate(record);
+        } finally {
+            // the lifecycle pass due at this record's stream time runs now, in every run (LifecyclePassClock)
+            clock.advanced(context.currentStreamTimeMs());
+        }
+    }
+
+    /** Applies one candidate or command. */
+    private void consolidate(final Record<String, Object> record) {
         // what this record writes is readable downstream at the commit: asked for once the input is quiet
         idleCommit.input();
         idleCommit.output();

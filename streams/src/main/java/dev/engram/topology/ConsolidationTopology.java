@@ -47,7 +47,8 @@ import dev.engram.topics.AppIds;
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
  *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
- *                                       observation-pending-store; STREAM_TIME punctuator every lifecycle.interval.ms;
+ *                                       observation-pending-store; the pass every lifecycle.interval.ms of stream
+ *                                       time, run by the record crossing it (either processor: LifecyclePassClock);
  *                                       WALL_CLOCK every lifecycle.observe.interval.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
@@ -210,18 +211,21 @@ public final class ConsolidationTopology {
             registry, AppIds.CONSOLIDATOR);
         final boolean shred = PersonalSerdes.keys(config, Topic.DATA_KEYS.name()).isPresent();
         final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
+        // the lifecycle pass runs at the record that crosses its interval, from either processor of the task; its
+        // changes go to UPDATED_SINK, ARCHIVED_SINK and PROFILES_SINK, children of both processors (below)
+        final LifecyclePassClock.Registry clocks = new LifecyclePassClock.Registry();
         final Topology topology = new Topology()
             .addSource(SOURCE, Topic.MEMORY_CANDIDATES.keyDeserializer(),
                 Topic.MEMORY_CANDIDATES.valueDeserializer(config), Topic.MEMORY_CANDIDATES.name())
             .addSource(COMMANDS_SOURCE, Topic.MEMORY_COMMANDS.keyDeserializer(),
                 Topic.MEMORY_COMMANDS.valueDeserializer(config), Topic.MEMORY_COMMANDS.name())
             .addProcessor(PROCESSOR, () -> new ConsolidateMemoriesProcessor(consolidator, guarded, counters, shred, caches,
-                lifecycle.observations()), SOURCE, COMMANDS_SOURCE)
+                lifecycle.observations(), clocks), SOURCE, COMMANDS_SOURCE)
             .addSource(ACCESS_SOURCE, Topic.MEMORY_ACCESS.keyDeserializer(), Topic.MEMORY_ACCESS.valueDeserializer(config),
                 Topic.MEMORY_ACCESS.name())
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
                 Duration.ofMillis(config.getLong(DomainConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
-                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS))), ACCESS_SOURCE)
+                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)), clocks), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)

@@ -144,9 +144,7 @@ final class UserMemoryCache {
          * @return the cache of its task incarnation
          */
         UserMemoryCache join(final ProcessorContext<?, ?> context) {
-            // taskId alone is not unique when one Topology runs in several drivers or clients of one JVM
-            final String key = context.taskId() + "@" + context.stateDir().getAbsolutePath();
-            return tasks.compute(key, (k, current) -> {
+            return tasks.compute(taskKey(context), (k, current) -> {
                 final Shared shared = current == null || current.joined >= PROCESSORS
                     ? new Shared(new UserMemoryCache(maxMemories)) : current;
                 shared.joined++;
@@ -159,8 +157,16 @@ final class UserMemoryCache {
          * @param cache the cache it joined
          */
         void leave(final ProcessorContext<?, ?> context, final UserMemoryCache cache) {
-            final String key = context.taskId() + "@" + context.stateDir().getAbsolutePath();
-            tasks.computeIfPresent(key, (k, shared) -> shared.cache == cache && ++shared.left >= PROCESSORS ? null : shared);
+            tasks.computeIfPresent(taskKey(context), (k, shared) -> shared.cache == cache && ++shared.left >= PROCESSORS ? null : shared);
+        }
+
+        /**
+         * @param context a processor's context
+         * @return its task incarnation's key: taskId alone is not unique when one Topology runs in several drivers or
+         *     clients of one JVM, so with the state directory
+         */
+        static String taskKey(final ProcessorContext<?, ?> context) {
+            return context.taskId() + "@" + context.stateDir().getAbsolutePath();
         }
 
         private static final class Shared {

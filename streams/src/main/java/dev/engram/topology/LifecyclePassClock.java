@@ -1,0 +1,88 @@
+package dev.engram.topology;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
+
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+
+/**
+ * When the consolidator's lifecycle pass runs: after the record that moves the task's stream time into a new
+ * {@code lifecycle.interval.ms} period (periods aligned to the epoch), with that stream time as the pass's time, and
+ * after the task's first record. That is where a Kafka Streams STREAM_TIME punctuator of the same interval is due, but
+ * Streams checks punctuators only between batches of records ({@code TaskExecutor#punctuate} after
+ * {@code process(numIterations)}), and passes the stream time of that moment: how many records a batch held, which
+ * depends on the fetch sizes and the load, decided which candidates the pass saw and the time it stamped on its
+ * changes. A live run and a replay ({@code bin/engram rebuild}) could therefore end with different memories: the
+ * loaded {@code bench rebuild} run that found one user's content differing (same counts) is what a pass at another
+ * stream time gives, as its changes carry its time. Here the pass is a function of the record sequence: it runs inside
+ * the processing of the crossing record, exactly where {@code TopologyTestDriver} (one record per batch) ran it.
+ *
+ * <p>Shared by the two processors of one task ({@code consolidate-memories} and {@code maintain-memory-lifecycle}),
+ * each telling it after every record ({@link #advanced}); the lifecycle processor gives it the pass ({@link #start}).
+ * A task incarnation starts from the stream time Kafka Streams restored from the committed offsets' metadata, so a
+ * restart adds no pass a replay does not run. Not thread-safe: a task runs on one thread.
+ */
+final class LifecyclePassClock {
+
+    private long interval = Long.MAX_VALUE;
+    private long streamTime = -1;
+    private LongConsumer pass;
+
+    /**
+     * Starts a task incarnation: the pass to run, its period, and the stream time so far.
+     *
+     * @param intervalMs the pass's period of stream time, ms, ≥ 1
+     * @param restoredStreamTime the task's stream time at initialization (-1 when it has none yet)
+     * @param lifecyclePass runs the pass at the given stream time, ms
+     * @throws IllegalArgumentException for an interval below 1 ms
+     */
+    void start(final long intervalMs, final long restoredStreamTime, final LongConsumer lifecyclePass) {
+        if (intervalMs < 1) {
+            throw new IllegalArgumentException("lifecycle pass interval must be at least 1 ms: " + intervalMs);
+        }
+        this.interval = intervalMs;
+        this.streamTime = restoredStreamTime;
+        this.pass = lifecyclePass;
+    }
+
+    /**
+     * Called after each record of the task was processed: runs the pass when this record moved stream time into a new
+     * period (or is the task's first).
+     *
+     * @param now the task's stream time after the record, ms (negative: none yet, nothing happens)
+     */
+    void advanced(final long now) {
+        if (now < 0 || now <= streamTime && streamTime >= 0) {
+            return; // no stream time yet, or a record behind stream time: it does not move
+        }
+        final boolean due = streamTime < 0 || Math.floorDiv(now, interval) > Math.floorDiv(streamTime, interval);
+        streamTime = now;
+        if (due && pass != null) {
+            pass.accept(now);
+        }
+    }
+
+    /** The clocks of one topology's tasks, one per task and state directory. */
+    static final class Registry {
+        private final Map<String, LifecyclePassClock> tasks = new ConcurrentHashMap<>();
+
+        /**
+         * @param context a processor's context
+         * @return its task's clock (the same for both processors of the task)
+         */
+        LifecyclePassClock of(final ProcessorContext<?, ?> context) {
+            return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context), k -> new LifecyclePassClock());
+        }
+
+        /**
+         * Drops the task's clock: the lifecycle processor closed (a next incarnation gets a new one).
+         *
+         * @param context the closing processor's context
+         * @param clock the clock it had
+         */
+        void leave(final ProcessorContext<?, ?> context, final LifecyclePassClock clock) {
+            tasks.remove(UserMemoryCache.Registry.taskKey(context), clock);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.engram.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class LifecyclePassClockTest {
+
+    private static final long DAY = Duration.ofDays(1).toMillis();
+    private static final long MAY_1 = Instant.parse("2023-05-01T00:00:00Z").toEpochMilli();
+
+    private final List<Long> passes = new ArrayList<>();
+
+    private LifecyclePassClock started(final long restored) {
+        final LifecyclePassClock clock = new LifecyclePassClock();
+        clock.start(DAY, restored, passes::add);
+        return clock;
+    }
+
+    @Test
+    void shouldRunThePassAtTheFirstRecordAndAtEachRecordThatCrossesADayWhenStreamTimeMoves() {
+        final LifecyclePassClock clock = started(-1);
+        clock.advanced(MAY_1 + 10 * 3_600_000L);           // first record of the task: a pass
+        clock.advanced(MAY_1 + 20 * 3_600_000L);           // same day
+        clock.advanced(MAY_1 + DAY + 60_000L);             // crosses May 2: a pass at this record's time
+        clock.advanced(MAY_1 + DAY + 120_000L);            // same day, a record of the same batch
+        clock.advanced(MAY_1 + 5 * DAY + 1L);              // days without records: one pass
+
+        assertThat(passes).containsExactly(MAY_1 + 10 * 3_600_000L, MAY_1 + DAY + 60_000L, MAY_1 + 5 * DAY + 1L);
+    }
+
+    @Test
+    void shouldNotRunThePassWhenARecordIsBehindStreamTime() {
+        final LifecyclePassClock clock = started(-1);
+        clock.advanced(MAY_1 + 2 * DAY);
+        clock.advanced(MAY_1 + 2 * DAY); // stream time does not move for an older record
+        clock.advanced(-1);              // nothing read yet on another partition
+
+        assertThat(passes).containsExactly(MAY_1 + 2 * DAY);
+    }
+
+    @Test
+    void shouldGiveTheSamePassesWhateverRecordsABatchHeldWhenTheRecordSequenceIsTheSame() {
+        // what a STREAM_TIME punctuator did not: its time was the stream time after the whole batch
+        final long[] sequence = {MAY_1 + 1_000, MAY_1 + DAY - 1, MAY_1 + DAY + 5, MAY_1 + DAY + 9, MAY_1 + 3 * DAY};
+        final LifecyclePassClock one = started(-1);
+        for (final long t : sequence) {
+            one.advanced(t);
+        }
+        final List<Long> first = List.copyOf(passes);
+        passes.clear();
+        final LifecyclePassClock other = started(-1);
+        for (final long t : sequence) {
+            other.advanced(t);
+        }
+
+        assertThat(passes).isEqualTo(first).containsExactly(MAY_1 + 1_000, MAY_1 + DAY + 5, MAY_1 + 3 * DAY);
+    }
+
+    @Test
+    void shouldResumeFromTheRestoredStreamTimeWhenATaskIncarnationStarts() {
+        final LifecyclePassClock clock = started(MAY_1 + 3_600_000L); // committed stream time of the last run
+        clock.advanced(MAY_1 + 7_200_000L);   // the same day: no extra pass for the restart
+        clock.advanced(MAY_1 + DAY + 1);      // the next day's pass, as in a run without the restart
+
+        assertThat(passes).containsExactly(MAY_1 + DAY + 1);
+    }
+
+    @Test
+    void shouldRefuseAnIntervalBelowOneMillisecondWhenStarted() {
+        assertThatThrownBy(() -> new LifecyclePassClock().start(0, -1, passes::add))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
+    }
+}
