@@ -305,7 +305,8 @@ public final class RetrievalBenchmark implements Callable<Integer> {
                     + "CPU ms per request by stage %s; KB allocated per request by stage %s, by thread %s; load %s%n",
                 phase, f.get("gcPauses"), f.get("gcPauseMsTotal"), f.get("gcPauseMsMax"),
                 f.containsKey("requestsOverlappingGcPauses") ? "; " + f.get("requestsOverlappingGcPauses")
-                    + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms)" : "",
+                    + " requests overlapped one (p99 of the others " + f.get("p99MsOutsideGcPauses") + " ms; of those due "
+                    + PhaseProbe.BACKLOG_MS + " ms or more after any pause " + f.get("p99MsAwayFromGcPauses") + " ms)" : "",
                 f.get("gcSurvivorMbMax"), f.get("gcPromotedMbTotal"), f.get("jitCompileMs"), f.get("cpuMsPerRequestByStage"),
                 f.get("allocatedKbPerRequestByStage"), f.get("allocatedKbPerRequestByThread"), f.get("loadAverage"));
         }

@@ -40,6 +40,30 @@ class PhaseProbeTest {
     }
 
     @Test
+    void shouldLeaveTheBacklogAPauseLeftOutOfTheRequestsAwayFromPausesWhenSplitting() {
+        // 2 s at 100 req/s answered in 2 ms; a 50-ms pause at 1.2 s; the ten requests due in the 100 ms after it
+        // ends wait 20 ms behind its backlog (they do not overlap the pause, so they count as outside)
+        final long start = 0;
+        final PhaseProbe.Pause pause = new PhaseProbe.Pause("Copy", 1_200 * MS, 1_250 * MS);
+        final long[] dues = new long[200];
+        final long[] ends = new long[200];
+        for (int i = 0; i < dues.length; i++) {
+            dues[i] = i * 10 * MS;
+            final boolean stalled = dues[i] >= pause.startNanos() && dues[i] < pause.endNanos();
+            final boolean backlog = dues[i] >= pause.endNanos() && dues[i] < pause.endNanos() + 100 * MS;
+            ends[i] = (stalled ? pause.endNanos() : dues[i]) + (backlog ? 20 * MS : 2 * MS);
+        }
+
+        final Map<String, Object> f = PhaseProbe.split(start, 2_000 * MS, dues, ends, List.of(pause));
+
+        // HdrHistogram keeps 3 significant digits: 20 ms reads back as 20.02
+        assertThat((Double) f.get("p99MsOutsideGcPauses")).isCloseTo(20.0, org.assertj.core.data.Offset.offset(0.05));
+        assertThat(f).containsEntry("requestsOverlappingGcPauses", 5)
+            .containsEntry("requestsAwayFromGcPauses", 185L)
+            .containsEntry("p99MsAwayFromGcPauses", 2.0);
+    }
+
+    @Test
     void shouldSplitAPauseAcrossTheSecondsItSpansWhenItCrossesOne() {
         final long start = 0;
         final PhaseProbe.Pause pause = new PhaseProbe.Pause("MarkSweepCompact", 900 * MS, 1_300 * MS);

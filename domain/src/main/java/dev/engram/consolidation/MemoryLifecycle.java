@@ -204,13 +204,17 @@ public final class MemoryLifecycle {
     }
 
     /**
-     * Runs one consolidation pass over one user's memories, regrouping the observations only when asked or when
-     * the pass's own rules took a statement back ({@link Observations#reorders}): a regrouping is a function of the
-     * statements, so the consolidator may leave the others to a later one.
+     * Runs one consolidation pass over one user's memories, regrouping the observations when asked, and when the
+     * pass's own rules took a statement back ({@link Observations#reorders}) without embedding: a regrouping is a
+     * function of the statements, so the consolidator may leave the rest to a later one.
      *
      * @param userMemories every memory of ONE user, every status
-     * @param now the event time of the pass (the stream time of the punctuation)
-     * @param observe whether to regroup the user's observations in any case
+     * @param now the event time of the pass (its stream time)
+     * @param observe whether to regroup the user's observations in any case, embedding what the regrouping rewrites;
+     *     false: only when the pass's rules took a statement back, and then only the removals and the rewrites that
+     *     keep their text (nothing embedded; the caller regroups the user later: the pass's staleness and merges
+     *     take statements back on most days of a LoCoMo backlog, and embedding each rewritten observation there
+     *     was about half the consolidator's embedding in {@code bench ingest})
      * @param access the user's retrieval hits, kept apart from the memories ({@link AccessCounts}): staleness counts
      *     them as uses and a merged memory's counters add them up; the changes carry the memories' own counters
      *     otherwise (a read never rewrites a memory)
@@ -249,7 +253,7 @@ public final class MemoryLifecycle {
             final Map<String, Memory> after = new LinkedHashMap<>();
             userMemories.forEach(m -> after.put(m.getMemoryId(), m));
             changes.forEach(c -> after.put(c.after().getMemoryId(), c.after()));
-            changes.addAll(observations.review(after.values(), now, CAUSE));
+            changes.addAll(observations.review(after.values(), now, CAUSE, observe ? Integer.MAX_VALUE : 0).changes());
         }
         return changes;
     }

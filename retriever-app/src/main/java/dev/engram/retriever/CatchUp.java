@@ -42,13 +42,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded: after {@code maxWait} (from construction) the latch opens anyway with a warning, so that a target the
  * group never commits up to (the backlog ends in aborted transactions only; the cluster unreachable) cannot keep the
- * instance unready forever. Later rebalances do not close it again: a partition moved here is restored from its
- * changelog before RUNNING, and what its old owner had not processed is ordinary freshness. Thread-safe.
+ * instance unready forever. Later rebalances do not close it again, but a partition moved here after the latch
+ * opened is gated the same way on its own ({@link #partitionCaughtUp}): it is restored from its changelog before
+ * RUNNING, but its old owner's last commit may be minutes behind the topic (the chaos scale-out: an owner that failed
+ * and a 45 s session timeout), and until this instance has processed up to where the topic ended when the partition
+ * arrived, a user of that backlog is not read yet rather than unknown (503, not 404). Each such gate is bounded by the
+ * same maximum wait, counted from the partition's arrival. Thread-safe.
  */
 final class CatchUp implements AutoCloseable {
 
     /** Milliseconds between two checks. */
     static final long CHECK_MS = 100;
+    /** Milliseconds between two checks for moved partitions once the latch is open. */
+    static final long MOVED_CHECK_MS = 500;
     private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
 
     private final Supplier<KafkaStreams> streams;
@@ -60,9 +66,18 @@ final class CatchUp implements AutoCloseable {
     /** Target per partition, fixed when first seen; checker thread only. */
     private final Map<TopicPartition, Long> targets = new HashMap<>();
     private volatile boolean open;
+    /**
+     * Partitions owned here and known to be caught up: those owned when the latch opened, and each that moved here
+     * later once processed up to its target. A partition not in it (just moved here, not checked yet) is not.
+     */
+    private final Set<Integer> caughtUpPartitions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Partitions moved here after the latch opened and not caught up yet, with when they were first seen. */
+    private final Map<Integer, Long> pending = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile long behind = -1;
     private volatile boolean closed;
     private Thread checker;
+    /** Whether the partitions owned when the latch opened have been taken as caught up (before: every one is). */
+    private volatile boolean seeded;
 
     /**
      * @param streams the Streams client (null until created)
@@ -81,7 +96,7 @@ final class CatchUp implements AutoCloseable {
         this.open = maxWait.isZero();
     }
 
-    /** Starts the checker thread (a no-op when the latch is already open). */
+    /** Starts the checker thread (a no-op when the latch is open from the start: no waiting configured). */
     void start() {
         if (open) {
             return;
@@ -96,6 +111,15 @@ final class CatchUp implements AutoCloseable {
         return open;
     }
 
+    /**
+     * @param partition a partition of the input topic
+     * @return true once the instance has caught up and, if the partition moved here since, has processed it up to
+     *     where it ended when it arrived (or that wait's bound passed)
+     */
+    boolean partitionCaughtUp(final int partition) {
+        return open && (!seeded || caughtUpPartitions.contains(partition));
+    }
+
     /** @return records of the input topic not yet committed as processed at the last check; -1 before one */
     long behind() {
         return behind;
@@ -107,18 +131,21 @@ final class CatchUp implements AutoCloseable {
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
         try (Admin admin = Admin.create(props)) {
             String lastFailure = null;
-            while (!closed && !open) {
-                if (System.nanoTime() - createdAt > maxWaitNanos) {
+            while (!closed) {
+                if (!open && System.nanoTime() - createdAt > maxWaitNanos) {
                     open = true;
                     LOG.warn("retriever: not caught up with {} after {} ms ({} records behind at the last check); "
                         + "answering 404 for users and memories not read yet from now on", topic,
                         TimeUnit.NANOSECONDS.toMillis(maxWaitNanos), behind);
-                    return;
                 }
                 final KafkaStreams client = streams.get();
                 if (client != null && client.state() == KafkaStreams.State.RUNNING) {
                     try {
-                        check(admin, client);
+                        if (open) {
+                            checkMoved(admin, client);
+                        } else {
+                            check(admin, client);
+                        }
                         lastFailure = null;
                     } catch (ExecutionException | TimeoutException | RuntimeException e) {
                         final String failure = e.toString();
@@ -131,9 +158,7 @@ final class CatchUp implements AutoCloseable {
                         return;
                     }
                 }
-                if (!open) {
-                    pause();
-                }
+                pause(open ? MOVED_CHECK_MS : CHECK_MS);
             }
         } catch (RuntimeException e) {
             // no admin client (bad settings): the wait bound cannot be kept, so do not wait at all
@@ -144,11 +169,7 @@ final class CatchUp implements AutoCloseable {
 
     private void check(final Admin admin, final KafkaStreams client)
         throws ExecutionException, InterruptedException, TimeoutException {
-        final Set<TopicPartition> owned = client.metadataForLocalThreads().stream()
-            .flatMap(thread -> thread.activeTasks().stream())
-            .flatMap(task -> task.topicPartitions().stream())
-            .filter(tp -> tp.topic().equals(topic))
-            .collect(Collectors.toSet());
+        final Set<TopicPartition> owned = owned(client);
         final Map<TopicPartition, OffsetSpec> unseen = owned.stream().filter(tp -> !targets.containsKey(tp))
             .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
         if (!unseen.isEmpty()) {
@@ -165,6 +186,7 @@ final class CatchUp implements AutoCloseable {
         }
         behind = lag;
         if (lag == 0) {
+            seed(owned); // before opening, so that no owned partition is ever taken as not caught up
             open = true;
             LOG.info("retriever: caught up with {} (partitions {}) {} ms after start", topic,
                 owned.stream().map(TopicPartition::partition).sorted().toList(),
@@ -172,9 +194,80 @@ final class CatchUp implements AutoCloseable {
         }
     }
 
-    private void pause() {
+    /**
+     * After the latch opened: a partition of the input topic now in an active task that was not at the last check has
+     * moved here; it is pending until the group's committed offset reaches the partition's last stable offset as of
+     * its arrival (or the maximum wait passed); a partition that left is forgotten, so that it is gated again if it
+     * comes back.
+     */
+    private void checkMoved(final Admin admin, final KafkaStreams client)
+        throws ExecutionException, InterruptedException, TimeoutException {
+        final Set<TopicPartition> owned = owned(client);
+        if (!seeded) {
+            seed(owned); // opened by the wait bound: what is owned now counts as caught up
+            return;
+        }
+        targets.keySet().retainAll(owned);
+        pending.keySet().removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
+        caughtUpPartitions.removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
+        final Map<TopicPartition, OffsetSpec> arrived = owned.stream().filter(tp -> !targets.containsKey(tp))
+            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+        if (!arrived.isEmpty()) {
+            admin.listOffsets(arrived, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(10, TimeUnit.SECONDS).forEach((tp, info) -> {
+                    targets.put(tp, info.offset());
+                    pending.put(tp.partition(), System.nanoTime());
+                });
+            LOG.info("retriever: partitions {} of {} moved here; answering 503 for their unknown users until "
+                + "processed up to {}", arrived.keySet().stream().map(TopicPartition::partition).sorted().toList(), topic,
+                arrived.keySet().stream().collect(Collectors.toMap(TopicPartition::partition, targets::get)));
+        }
+        if (pending.isEmpty()) {
+            return;
+        }
+        final Set<TopicPartition> waiting = pending.keySet().stream().map(p -> new TopicPartition(topic, p))
+            .collect(Collectors.toSet());
+        final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
+                Map.of(groupId, new ListConsumerGroupOffsetsSpec().topicPartitions(waiting)))
+            .partitionsToOffsetAndMetadata(groupId).get(10, TimeUnit.SECONDS);
+        for (final TopicPartition tp : waiting) {
+            final OffsetAndMetadata done = committed.get(tp);
+            final long since = pending.getOrDefault(tp.partition(), System.nanoTime());
+            if ((done == null ? 0 : done.offset()) >= targets.get(tp)) {
+                pending.remove(tp.partition());
+                caughtUpPartitions.add(tp.partition());
+                LOG.info("retriever: partition {} of {} caught up {} ms after it moved here", tp.partition(), topic,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+            } else if (System.nanoTime() - since > maxWaitNanos) {
+                pending.remove(tp.partition());
+                caughtUpPartitions.add(tp.partition());
+                LOG.warn("retriever: partition {} of {} not caught up {} ms after it moved here; answering 404 for "
+                    + "its unknown users from now on", tp.partition(), topic, TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
+            }
+        }
+    }
+
+    /** The partitions owned when the latch opened are caught up; later arrivals are gated by {@link #checkMoved}. */
+    private void seed(final Set<TopicPartition> owned) {
+        targets.clear();
+        owned.forEach(tp -> {
+            targets.put(tp, -1L);
+            caughtUpPartitions.add(tp.partition());
+        });
+        seeded = true;
+    }
+
+    private Set<TopicPartition> owned(final KafkaStreams client) {
+        return client.metadataForLocalThreads().stream()
+            .flatMap(thread -> thread.activeTasks().stream())
+            .flatMap(task -> task.topicPartitions().stream())
+            .filter(tp -> tp.topic().equals(topic))
+            .collect(Collectors.toSet());
+    }
+
+    private void pause(final long millis) {
         try {
-            Thread.sleep(CHECK_MS);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closed = true;

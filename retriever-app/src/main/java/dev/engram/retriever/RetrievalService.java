@@ -71,8 +71,9 @@ public final class RetrievalService {
     /**
      * The answer for a user or memory this instance does not hold: 404 once it has caught up and the user's
      * partition is loaded here; otherwise it cannot tell "unknown" from "not read yet", so 503 with Retry-After.
-     * Two such windows: after the start, until the backlog of {@code memory-updated} is read ({@link CatchUp}); and
-     * while the user's partition is being restored (a rebalance, or a task Kafka Streams closed as corrupted under
+     * Three such windows: after the start, until the backlog of {@code memory-updated} is read ({@link CatchUp});
+     * after the user's partition moved here, until what its old owner had not processed is read ({@link
+     * CatchUp#partitionCaughtUp}); and while the user's partition is being restored (a rebalance, or a task Kafka Streams closed as corrupted under
      * exactly-once and restores from its changelog while the client stays RUNNING): the stores then silently leave
      * the partition out, so a store lookup finds nothing for a user it holds.
      *
@@ -104,7 +105,8 @@ public final class RetrievalService {
         } catch (StreamsNotStartedException | IllegalStateException e) {
             return false;
         }
-        return metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) && indexes.isLoaded(metadata.partition());
+        return metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) && indexes.isLoaded(metadata.partition())
+            && catchUp.partitionCaughtUp(metadata.partition());
     }
 
     /**

@@ -33,7 +33,8 @@ import dev.engram.topics.Topic;
  * A retriever started on a backlog of {@code memory-updated} (as after a restart: it was down while the consolidator
  * kept writing) is RUNNING before it has read the backlog. Until it has caught up ({@link CatchUp}) it must not call a
  * user of the backlog unknown: 503 with Retry-After (problem+json) and not ready, never 404; once caught up, an
- * unknown user is a 404 again and the probe is ready.
+ * unknown user is a 404 again and the probe is ready. The same holds for a partition that moves to a running
+ * instance whose old owner stopped with a backlog behind it (the chaos scale-out's 404s).
  */
 class RetrieverCatchUpIT {
 
@@ -103,12 +104,95 @@ class RetrieverCatchUpIT {
         assertThat(first.statusCode()).as("the backlog's first user once caught up: %s", first.body()).isEqualTo(200);
     }
 
+    @Test
+    void shouldAnswer503NotUnknownForAMovedPartitionsBacklogAfterItsOwnerStops() throws Exception {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopics(2, Topic.allNames());
+        // a stopped instance is noticed after the session timeout (static membership: closing does not leave), which
+        // leaves the time to publish the whole backlog before the partition moves (what "moved with a backlog" means)
+        final int sessionTimeoutMs = 30_000;
+        final Map<String, Object> settings = Map.of(RetrieverConfig.AUTH_ENABLED, false, "kafka.session.timeout.ms",
+            sessionTimeoutMs);
+        final RetrieverApp.Handle first = RetrieverApp.start(kafka.engramConfig(settings));
+        retriever = RetrieverApp.start(kafka.engramConfig(settings));
+        try {
+            EmbeddedKafka.waitUntil(() -> get("/health/ready").statusCode() == 200 && ready(first)
+                && owned(first).size() == 1 && owned(retriever).size() == 1, Duration.ofMinutes(3),
+                "both instances ready, one partition each");
+            final int moving = owned(first).iterator().next();
+            first.close();
+            final long closedAt = System.nanoTime();
+            // the backlog the stopped owner leaves: its partition's users only, published while nobody reads them
+            final List<Integer> backlog = publishBacklog(moving);
+            final long publishedMs = (System.nanoTime() - closedAt) / 1_000_000;
+            assertThat(publishedMs).as("ms to publish the backlog (the partition moves after the %d ms session timeout; "
+                + "a backlog published later is freshness, not a backlog)", sessionTimeoutMs).isLessThan(sessionTimeoutMs);
+            assertThat(owned(retriever)).as("the partition has not moved while the backlog was published")
+                .doesNotContain(moving);
+            final List<String> last = backlog.subList(backlog.size() - 3, backlog.size()).stream()
+                .map(RetrieverCatchUpIT::user).toList();
+
+            final List<String> wrong = new ArrayList<>();
+            int notReadYet = 0;
+            final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+            boolean served = false;
+            while (!served && System.nanoTime() < deadline) {
+                served = true;
+                for (final String user : last) {
+                    final HttpResponse<String> answer = get("/v1/tenants/t1/users/" + user + "/profile");
+                    if (answer.statusCode() == 503) {
+                        assertThat(answer.headers().firstValue("Retry-After")).as(answer.body()).isPresent();
+                        notReadYet++;
+                    } else if (answer.statusCode() != 200) {
+                        wrong.add(answer.statusCode() + " for " + user + ": " + answer.body());
+                    }
+                    served &= answer.statusCode() == 200;
+                }
+                Thread.sleep(10);
+            }
+
+            assertThat(wrong).as("%d answers other than 200/503 for users of the moved partition %d, the first: %s",
+                wrong.size(), moving, wrong.stream().limit(3).toList()).isEmpty();
+            assertThat(served).as("%s served within 3 minutes (%d 503s)", last, notReadYet).isTrue();
+            assertThat(notReadYet).as("503s while the moved partition's backlog was read").isPositive();
+            assertThat(get("/v1/tenants/t1/users/u-nobody-" + moving + "/profile").statusCode()).isIn(404, 503);
+        } finally {
+            first.close();
+        }
+    }
+
+    private static boolean ready(final RetrieverApp.Handle handle) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(handle.baseUrl() + "/health/ready"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** @return the partitions of memory-updated in the instance's active tasks */
+    private static java.util.Set<Integer> owned(final RetrieverApp.Handle handle) {
+        return handle.runner().kafkaStreams().metadataForLocalThreads().stream()
+            .flatMap(thread -> thread.activeTasks().stream()).flatMap(task -> task.topicPartitions().stream())
+            .filter(tp -> tp.topic().equals(Topic.MEMORY_UPDATED.name())).map(tp -> tp.partition())
+            .collect(java.util.stream.Collectors.toSet());
+    }
+
     private static String user(final int i) {
         return "u-" + i;
     }
 
     /** One CREATED event per user, one embedding computed once (the embedding is not what is tested here). */
     private void publishBacklog() throws Exception {
+        publishBacklog(-1);
+    }
+
+    /**
+     * @param partition the partition of memory-updated (2 partitions) whose users are published, -1 for all
+     * @return the numbers of the users published, in order
+     */
+    private List<Integer> publishBacklog(final int partition) throws Exception {
+        final List<Integer> published = new ArrayList<>();
         final Memory base = memory("t1", "u-0", "m-0", "Keeps bees on the roof", T0).build();
         final Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -121,7 +205,13 @@ class RetrieverCatchUpIT {
         final Map<String, String> failed = new java.util.concurrent.ConcurrentSkipListMap<>();
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
-            for (int i = 0; i < USERS; i++) {
+            // one partition's backlog as long as the whole topic's in the restart test
+            for (int i = 0; i < (partition < 0 ? USERS : 2 * USERS); i++) {
+                if (partition >= 0 && org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils
+                    .murmur2(("t1/" + user(i)).getBytes(java.nio.charset.StandardCharsets.UTF_8))) % 2 != partition) {
+                    continue;
+                }
+                published.add(i);
                 final Instant at = T0.plusSeconds(i);
                 final Memory m = Memory.newBuilder(base).setUserId(user(i)).setMemoryId("m-" + i).setCreatedAt(at)
                     .setUpdatedAt(at).build();
@@ -138,6 +228,7 @@ class RetrieverCatchUpIT {
         }
         // a failed send would surface later as a 404 for a user of the backlog, which is what this test guards against
         assertThat(failed).as("failed sends of the backlog (key -> error)").isEmpty();
+        return published;
     }
 
     private HttpResponse<String> get(final String path) {

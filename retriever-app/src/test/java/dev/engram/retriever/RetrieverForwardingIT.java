@@ -88,10 +88,11 @@ class RetrieverForwardingIT {
 
     private static final String KEY = "t1-admin-key-forwarding-1";
 
+    /** A ranked query that records no access: a hit folded between two answers would change the second's score. */
     private static HttpResponse<String> get(final RetrieverApp.Handle handle, final String user) {
         try {
             return HTTP.send(HttpRequest.newBuilder(URI.create(handle.baseUrl() + "/v1/tenants/t1/users/" + user
-                + "/memories?query=locker%20code")).GET().header("Authorization", "Bearer " + KEY).build(),
+                + "/memories?query=locker%20code&recordAccess=false")).GET().header("Authorization", "Bearer " + KEY).build(),
                 HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On {@link #start()} it logs {@code topology.describe()}, sets the uncaught exception handler (log,
  * then {@code SHUTDOWN_CLIENT}: a bug stops this client, it does not spin on a poison record; a failure
- * the app declares transient, e.g. an outage of the vector index, instead replaces the thread), a state
+ * the app declares transient, e.g. an outage of the vector index, instead replaces the thread, and so does a
+ * transaction the broker refused while a broker restarted ({@link #isTransactionFailure}), at most
+ * {@value #MAX_TRANSACTION_REPLACEMENTS} times in 10 minutes), a state
  * listener that feeds the health probes, binds Micrometer's {@link KafkaStreamsMetrics} (closed on
  * {@link #close(Duration)}) and the gauges {@code engram.streams.live} / {@code engram.streams.ready} (0/1) and starts the client without blocking, so several apps can share one JVM
  * (the demo). {@link #runUntilShutdown()} is the one-app-per-JVM form: start, block until a terminal
@@ -55,6 +57,11 @@ public final class StreamsRunner implements AutoCloseable {
     private final List<KafkaStreams.StateListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<KafkaStreamsMetrics> metrics = new AtomicReference<>();
     private final Predicate<Throwable> transientFailure;
+    /** Most stream-thread replacements after a transaction failure within {@link #TRANSACTION_WINDOW}. */
+    static final int MAX_TRANSACTION_REPLACEMENTS = 5;
+    private static final Duration TRANSACTION_WINDOW = Duration.ofMinutes(10);
+    /** nanoTime of the recent replacements after a transaction failure. */
+    private final java.util.Deque<Long> transactionReplacements = new java.util.ArrayDeque<>();
 
     /**
      * Creates the client (not started).
@@ -242,9 +249,52 @@ public final class StreamsRunner implements AutoCloseable {
                 e.toString());
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         }
+        if (isTransactionFailure(e) && transactionReplacementAllowed()) {
+            // Seen in the chaos scale-out: a commit after a broker was SIGKILLed failed with InvalidTxnStateException
+            // and the retriever shut down for good. Under exactly_once_v2 the thread's open transaction is aborted and
+            // a new thread (a new producer, fencing the old one) processes its tasks again from the last commit.
+            LOG.warn("{}: a transaction failed at the broker ({}); replacing the stream thread, which processes again "
+                + "from the last commit", appName, e.toString());
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        }
         LOG.error("{}: uncaught exception in a stream thread, shutting the client down", appName, e);
         uncaught.compareAndSet(null, e);
         return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    }
+
+    /**
+     * A commit or send the broker refused because of the transaction's state on its side (a coordinator or leader that
+     * moved while a broker restarted), not because of the records: {@code InvalidTxnStateException} or {@code
+     * TransactionAbortableException} anywhere in the cause chain. Fencing ({@code ProducerFencedException}) is not
+     * one: Kafka Streams handles it itself as a task migration.
+     *
+     * @param e what ended a stream thread
+     * @return true when replacing the thread (processing again from the last commit) is the recovery
+     */
+    static boolean isTransactionFailure(final Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof org.apache.kafka.common.errors.InvalidTxnStateException
+                || c instanceof org.apache.kafka.common.errors.TransactionAbortableException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether another replacement after a transaction failure fits the budget (and counts it) */
+    private boolean transactionReplacementAllowed() {
+        synchronized (transactionReplacements) {
+            final long now = System.nanoTime();
+            while (!transactionReplacements.isEmpty()
+                && now - transactionReplacements.peekFirst() > TRANSACTION_WINDOW.toNanos()) {
+                transactionReplacements.pollFirst();
+            }
+            if (transactionReplacements.size() >= MAX_TRANSACTION_REPLACEMENTS) {
+                return false;
+            }
+            transactionReplacements.addLast(now);
+            return true;
+        }
     }
 
     private void onStateChange(final State newState, final State oldState) {

@@ -32,8 +32,8 @@ class StreamsRunnerIT {
     @BeforeAll
     static void startCluster() {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(1, List.of("runner-in", "runner-out", "boom-in", "boom-out",
-            "engram-runner-it-dlq", "engram-runner-boom-dlq"));
+        kafka.createTopics(1, List.of("runner-in", "runner-out", "boom-in", "boom-out", "txn-in", "txn-out",
+            "engram-runner-it-dlq", "engram-runner-boom-dlq", "engram-runner-txn-dlq"));
     }
 
     @AfterAll
@@ -104,6 +104,41 @@ class StreamsRunnerIT {
             assertThat(runner.failure()).isNotNull();
         } finally {
             runner.close(Duration.ofSeconds(30));
+            registry.close();
+        }
+    }
+
+    @Test
+    void shouldReplaceTheStreamThreadAndProcessTheRecordAgainWhenTheBrokerRefusesATransaction() throws Exception {
+        final PrometheusMeterRegistry registry = AppMetrics.registry("engram-runner-txn", "it");
+        final Properties props = kafka.streamsConfig("engram-runner-txn");
+        props.put(org.apache.kafka.streams.StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+            org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler.class);
+        // what a commit got in the chaos scale-out after a broker was killed, twice, then the broker is back
+        final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger(2);
+        final StreamsBuilder builder = new StreamsBuilder();
+        builder.stream("txn-in", Consumed.with(Serdes.String(), Serdes.String()).withName("read-txn-in"))
+            .mapValues(v -> {
+                if (refusals.getAndDecrement() > 0) {
+                    throw new org.apache.kafka.common.errors.InvalidTxnStateException(
+                        "The producer attempted a transactional operation in an invalid state.");
+                }
+                return v.toUpperCase(java.util.Locale.ROOT);
+            }, Named.as("upper-case"))
+            .to("txn-out", Produced.with(Serdes.String(), Serdes.String()).withName("write-txn-out"));
+        kafka.send("txn-in", new StringSerializer(), new StringSerializer(),
+            List.of(new EmbeddedKafka.Record<>("k", "v", Instant.parse("2025-01-01T00:00:00Z"))));
+        try (StreamsRunner runner = new StreamsRunner(builder.build(), props, "runner-txn", registry, failure -> false)) {
+            runner.start();
+            final List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> out = kafka.read("txn-out",
+                Serdes.String().deserializer(), Serdes.String().deserializer(), 1, Duration.ofMinutes(3));
+
+            assertThat(out).extracting(org.apache.kafka.clients.consumer.ConsumerRecord::value).containsExactly("V");
+            assertThat(refusals.get()).as("processed again after each refusal").isNegative();
+            assertThat(runner.state()).isIn(KafkaStreams.State.RUNNING, KafkaStreams.State.REBALANCING);
+            assertThat(runner.failure()).isNull();
+            assertThat(StreamsRunner.isTransactionFailure(new IllegalStateException("bug"))).isFalse();
+        } finally {
             registry.close();
         }
     }

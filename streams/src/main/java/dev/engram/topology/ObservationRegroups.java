@@ -29,12 +29,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       every {@code lifecycle.observe.interval.ms}, embedding at most {@value #MAX_EMBEDDED_PER_USER} observations
  *       per user and punctuation (the user stays pending for the rest): stream time need not advance (a partition
  *       that goes quiet still gets its observations), and the embedding work is spread over short transactions. The
- *       daily pass regroups a user at once when its own rules took a statement back (below), and gives a pending
- *       user the same bounded share.</li>
+ *       daily pass embeds nothing: it leaves pending users to this punctuator, and when its own rules (staleness,
+ *       TTL, merges) took a statement back it applies at once only what needs no embedding (removed observations,
+ *       rewrites that keep their text) and marks the user pending. A backlog crosses a day of stream time every few
+ *       records, and embedding there rewrote each observation of a changing group again and again.</li>
  *   <li><b>At once</b>, where the schedule would show: before a command or a retrieval hit of a pending user is
  *       applied (what the user deletes, corrects or was served is an observation of the statements as they are at
- *       that record, on any schedule), and after a change that takes a statement back or moves it in the grouping
- *       order ({@link Observations#reorders}: not served from an observation after that).</li>
+ *       that record, on any schedule), and after a candidate or command that takes a statement back or moves it in
+ *       the grouping order ({@link Observations#reorders}: not served from an observation after that).</li>
  * </ul>
  * A regrouping gives every observation field from the statements except the access counters, which the
  * observation of the same id keeps; the points where counters change (hits) and where an observation may leave
@@ -135,19 +137,6 @@ final class ObservationRegroups {
     void flush(final UserKey user, final Instant now) {
         if (pending(user)) {
             regroup(user, now);
-        }
-    }
-
-    /**
-     * Regroups the user if pending, embedding at most {@value #MAX_EMBEDDED_PER_USER} observations (the user stays
-     * pending for the rest).
-     *
-     * @param user the user
-     * @param now event time of the changes
-     */
-    void flushSome(final UserKey user, final Instant now) {
-        if (pending(user)) {
-            regroup(user, now, MAX_EMBEDDED_PER_USER);
         }
     }
 

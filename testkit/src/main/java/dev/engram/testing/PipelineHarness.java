@@ -24,6 +24,7 @@ import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.streams.PipelineConfig;
 import dev.engram.topology.StoreNames;
@@ -32,6 +33,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
@@ -60,6 +63,8 @@ public final class PipelineHarness implements AutoCloseable {
 
     private final Path stateDir;
     private final MeterRegistry consolidatorMeters = new SimpleMeterRegistry();
+    /** Wall-clock punctuations {@link #advanceTo} fires at most to regroup the pending users' observations. */
+    static final int MAX_REGROUP_ROUNDS = 100;
     private final EngramConfig config;
     private final PipelineHarnessBuilder parts;
     private final ConsolidationDriver consolidation;
@@ -253,14 +258,28 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     /**
-     * Advances the consolidator's stream time (and so fires due lifecycle punctuations) without changing
-     * any memory: an empty access report of an unrelated user at that time.
+     * Advances the consolidator's stream time (and so runs the lifecycle pass when a day is crossed) without changing
+     * any memory, an empty access report of an unrelated user at that time; then its wall clock by
+     * {@code lifecycle.observe.interval.ms} at a time, as a running consolidator's would pass meanwhile, until no
+     * user's observations are pending (at most {@value #MAX_REGROUP_ROUNDS} rounds: each regroups a bounded share).
+     * {@link #access} alone moves stream time only.
      *
      * @param at the new stream time
      * @return this harness
      */
     public PipelineHarness advanceTo(final Instant at) {
-        return access("t1/u-clock", at);
+        access("t1/u-clock", at);
+        final Duration interval = Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS));
+        final KeyValueStore<String, Long> pending = consolidation.driver().getKeyValueStore(StoreNames.OBSERVATION_PENDING);
+        for (int round = 0; round < MAX_REGROUP_ROUNDS; round++) {
+            advanceWallClock(interval);
+            try (KeyValueIterator<String, Long> left = pending.all()) {
+                if (!left.hasNext()) {
+                    break;
+                }
+            }
+        }
+        return this;
     }
 
     /**

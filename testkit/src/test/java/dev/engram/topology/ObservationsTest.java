@@ -18,6 +18,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
 import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -174,6 +175,32 @@ class ObservationsTest {
                 .extracting(MemoryUpdated::getOperation).doesNotContain(UpdateOperation.REINFORCED);
             assertThat(driver.updates()).filteredOn(u -> u.getOperation() == UpdateOperation.REINFORCED)
                 .allSatisfy(u -> assertThat(Observations.isObservation(u.getMemory())).isFalse());
+        }
+    }
+
+    @Test
+    void shouldRewriteTheObservationOnTheWallClockWithoutEmbeddingInThePassWhenThePassArchivesAStaleStatement() {
+        try (PipelineHarness driver = harness()) {
+            // two camping statements that stay, one unimportant remark that goes stale after 90 days unused
+            driver.pipe(episodic(MIRA, "c-0", hour(0), CAMPING.get(0)), episodic(MIRA, "c-1", hour(1), CAMPING.get(1)),
+                MemoryCandidate.newBuilder(episodic(MIRA, "c-2", hour(2), CAMPING.get(2))).setImportance(0.35).build());
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            final Memory before = observations(driver).get(0);
+            assertThat(before.getContent()).contains(CAMPING);
+
+            driver.access("t1/u-clock", T0.plus(Duration.ofDays(91))); // stream time only: the pass, no wall clock
+            assertThat(driver.consolidator().memories(MIRA)).filteredOn(m -> m.getContent().equals(CAMPING.get(2)))
+                .singleElement().extracting(Memory::getStatus).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(observations(driver)).as("the pass embeds nothing: the rewrite is left to the wall clock")
+                .containsExactly(before);
+
+            driver.advanceWallClock(Duration.ofMillis(EngramConfig.defaults().getLong(DomainConfig.OBSERVE_INTERVAL_MS)));
+            assertThat(observations(driver)).singleElement().satisfies(o -> {
+                assertThat(o.getMemoryId()).isEqualTo(before.getMemoryId());
+                assertThat(o.getContent()).contains(CAMPING.get(0), CAMPING.get(1)).doesNotContain(CAMPING.get(2));
+                assertThat(o.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-0", "c-1");
+                assertThat(o.getEmbedding()).hasSize(384).isNotEqualTo(before.getEmbedding());
+            });
         }
     }
 
