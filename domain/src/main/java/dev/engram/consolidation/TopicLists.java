@@ -37,9 +37,10 @@ import dev.engram.text.TurnHeuristics;
  * shared counts): a fact's key names its topic ({@code hobby:…}, {@code pet:…}, {@code visited:…}, {@code family:…});
  * otherwise each topic's vocabulary: activities (hobbies, sports, crafts, as verb or noun: "camped" → camping), pets
  * (a species after a possessive, an adoption verb or before "named"; with the name when said, also as an appositive:
- * "Toby, my puppy"), musical instruments
+ * "Toby, my puppy", or a name introduced with a photo of the animal: "this is Max! [image: a photo of a dog …]"),
+ * musical instruments
  * (with "play", "learn", "lessons" or a possessive), books (a quoted title in a sentence about books or reading),
- * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", …), family (a relative
+ * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", "was in", …), family (a relative
  * after "my" or "our", with the name when said, but not the first of an enumeration: "my girlfriend, Toby and I" names
  * no girlfriend Toby) and events (a determiner, up to two modifiers and an event noun
  * in a sentence with an attendance verb: "went to a pride parade").
@@ -148,6 +149,13 @@ public final class TopicLists {
     /** A name and an appositive pet ("meet Toby, my puppy"): species first, then the name, as the other patterns give. */
     private static final Pattern PET_APPOSITIVE = Pattern.compile("\\b(" + NAME + "),\\s+(?:my|our)\\s+(?:(?:new|little"
         + "|sweet|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET, FLAGS);
+    /** A shared photo whose subject is an animal ("[image: a photo of a dog laying on a couch]"): its species. */
+    private static final Pattern CAPTION_PET = Pattern.compile("\\[image:\\s*(?:a\\s+|an\\s+)?(?:photo(?:graph|graphy)?"
+        + "|picture|close\\s*up)\\s+of\\s+(?:a|an|the|my|two|three)\\s+(?:[\\p{L}-]+\\s+){0,2}?" + SPECIES + "\\b" + NOT_A_PET,
+        FLAGS);
+    /** A name the user introduces ("this is Max!", "meet Toby", "here's Luna"), the photo's subject. */
+    private static final Pattern INTRODUCED = Pattern.compile("\\b(?:this\\s+is|meet|say\\s+hi\\s+to|introducing|here's|here\\s+is)"
+        + "\\s+(" + NAME + ")\\b", FLAGS);
     /** What follows the first name of an enumeration ("Toby and I", "Toby, and I", "Toby, Max"): not an appositive. */
     private static final Pattern ENUMERATION = Pattern.compile("\\s*,?\\s*(?:and|or|&)(?=\\s)|\\s*,\\s*" + NAME, FLAGS);
 
@@ -163,7 +171,8 @@ public final class TopicLists {
 
     private static final Pattern VISITED = Pattern.compile("\\b(?:visit(?:ed|ing|s)?|trips?\\s+to|travel(?:l?ed|l?ing|s)?"
         + "\\s+to|went\\s+(?:back\\s+)?to|been\\s+to|flew\\s+to|vacation(?:ed|ing)?\\s+in|holiday\\s+in|road\\s?trip\\s+to"
-        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured)\\s+(?:the\\s+)?(" + PLACE + ")", FLAGS);
+        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured|(?:was|were|been|stayed)\\s+in)\\s+(?:the\\s+)?(" + PLACE + ")",
+        FLAGS);
 
     private static final Pattern RELATIVE = Pattern.compile("\\b(?:my|our)\\s+(?:(?:little|big|younger|older|oldest"
         + "|youngest|eldest|baby|twin|late|new|two|three|step)\\s+)?(husband|wife|partner|sons?|daughters?|kids|children"
@@ -242,10 +251,22 @@ public final class TopicLists {
     public static Map<Topic, List<String>> values(final Memory statement) {
         final Map<Topic, Set<String>> out = new LinkedHashMap<>();
         fromKey(statement, out);
-        final String words = MemoryText.ownWords(statement.getContent()).replace('[', ' ').replace(']', '.');
+        final String own = MemoryText.ownWords(statement.getContent());
+        final Matcher photo = CAPTION_PET.matcher(own);
+        final String pictured = photo.find() ? singular(photo.group(1)) : null;
+        final String words = own.replace('[', ' ').replace(']', '.');
         for (final String sentence : TurnHeuristics.sentences(words)) {
             if (!Facts.isNegative(sentence)) {
                 values(sentence, out);
+                if (pictured != null) {
+                    // "this is Max!" with a photo of a dog: the dog is Max
+                    final Matcher introduced = INTRODUCED.matcher(sentence);
+                    while (introduced.find()) {
+                        if (isName(introduced.group(1))) {
+                            add(out, Topic.PETS, pictured + " " + name(introduced.group(1)));
+                        }
+                    }
+                }
             }
         }
         final Map<Topic, List<String>> lists = new LinkedHashMap<>();

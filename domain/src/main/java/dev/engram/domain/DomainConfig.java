@@ -132,7 +132,9 @@ public final class DomainConfig implements ConfigGroup {
             .define(SKIP_OBSERVED, Type.BOOLEAN, true, Importance.LOW,
                 "In GET .../memories?query=: a hit that an observation ranked above it states word for word (an "
                     + "observation holds its statements' own words, without the (re: \"...\") question an answer carries) "
-                    + "is left out and the next one takes its place. The context block leaves out text already in it anyway.")
+                    + "is left out and the next one takes its place; an exchange episode whose user turn a statement above "
+                    + "it is word for word takes that statement's place (it says the same and the reply). The context "
+                    + "block leaves out text already in it anyway.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "

@@ -145,7 +145,9 @@ public final class HybridScorer {
      * The hits of a list of {@code k} memories ({@code GET …/memories?query=}): with {@code retrieval.skip.observed} a
      * hit that an observation ranked above it states word for word (its own words: without the {@code (re: "…")}
      * question it answered, which an observation leaves out) is left out and the next one takes its place (the
-     * observation already says it; {@code Observations}), from a ranking of 2k; when nothing is left out, the hits are
+     * observation already says it; {@code Observations}), and an exchange episode ({@code User: … — Assistant: …})
+     * whose user turn a statement above it is word for word takes that statement's place (it says the same and the
+     * reply; the next hit takes the slot it frees), from a ranking of 2k; when nothing is left out, the hits are
      * exactly the ranking for k. A context block ({@code GET …/context}) ranks without this: it leaves out text already
      * in the block itself, and needs the statements when their observation does not fit the budget.
      *
@@ -167,26 +169,46 @@ public final class HybridScorer {
             return skipObserved ? withoutObserved(ranked, k) : List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
         }
         final List<ScoredMemory> top = rank.apply(k);
-        if (!skipObserved || withoutObserved(top, k).size() == top.size()) {
+        if (!skipObserved || withoutObserved(top, k).equals(top)) {
             return top; // nothing to leave out: exactly the ranking for k
         }
         return withoutObserved(rank.apply(2 * k), k);
     }
 
-    /** The first k of {@code ranked} without the hits an observation above them states word for word. */
+    /**
+     * The first k of {@code ranked} without the hits an observation above them states word for word; an exchange
+     * episode whose user turn a statement above it is, word for word, takes that statement's place.
+     */
     private static List<ScoredMemory> withoutObserved(final List<ScoredMemory> ranked, final int k) {
         final List<ScoredMemory> out = new ArrayList<>(Math.min(k, ranked.size()));
         final List<String> observed = new ArrayList<>();
+        final List<String> stated = new ArrayList<>();
         for (final ScoredMemory hit : ranked) {
             if (out.size() == k) {
                 break;
             }
             final Memory m = hit.memory();
+            final String own = MemoryText.ownWords(m.getContent());
             if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
                 observed.add(m.getContent());
-            } else if (observed.stream().anyMatch(o -> o.contains(MemoryText.ownWords(m.getContent())))) {
+            } else if (observed.stream().anyMatch(o -> o.contains(own))) {
+                continue;
+            } else if (ExtractedMemory.isExchange(m.getDisplayName())) {
+                // the turn and its reply: it says all the statement of the turn above says, so it takes that place
+                final String turn = MemoryText.exchangeTurn(m.getContent());
+                final int at = turn == null ? -1 : stated.indexOf(turn);
+                if (at >= 0) {
+                    out.set(at, hit);
+                    stated.set(at, null);
+                    continue;
+                }
+            } else if (m.getType() == dev.engram.avro.MemoryType.EPISODIC
+                && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())) {
+                stated.add(own);
+                out.add(hit);
                 continue;
             }
+            stated.add(null);
             out.add(hit);
         }
         return out;

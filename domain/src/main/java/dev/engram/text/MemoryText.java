@@ -1,5 +1,6 @@
 package dev.engram.text;
 
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -18,6 +19,8 @@ public final class MemoryText {
     private static final Pattern ANSWER = Pattern.compile("\\b(?:yes|yeah|yep|yup|no|nope|nah|not|never|sure|true"
         + "|right|exactly|indeed|definitely|absolutely|totally|agreed?|of\\s+course)\\b|是的|是啊|对|不|没|好的|好吧"
         + "|はい|いいえ|うん|ううん|네|아니|oui|non|sí|ja|nein|sim|não", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    /** An exchange episode: the user's turn, then the assistant's reply ({@code Exchanges} in the rules module). */
+    private static final Pattern EXCHANGE = Pattern.compile("User: (.*?) \u2014 Assistant: .*", Pattern.DOTALL);
 
     private MemoryText() {
     }
@@ -58,5 +61,15 @@ public final class MemoryText {
             }
         }
         return out.length() == 0 ? text.strip() : out.toString();
+    }
+
+    /**
+     * @param content an exchange episode's content ({@code User: <turn> — Assistant: <reply>})
+     * @return the user's turn as a statement of it reads ({@link #ownWords}), or null when the content is not of
+     *     that shape
+     */
+    public static String exchangeTurn(final String content) {
+        final Matcher m = EXCHANGE.matcher(content);
+        return m.matches() ? ownWords(m.group(1)) : null;
     }
 }

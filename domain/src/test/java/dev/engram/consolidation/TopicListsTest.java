@@ -97,6 +97,21 @@ class TopicListsTest {
     }
 
     @Test
+    void shouldNameAPetIntroducedWithAPhotoOfItAndAPlaceTheUserWasIn() {
+        assertThat(TopicLists.values(said("a", "Way to go! I just got a new addition to the family, this is Max! "
+            + "[image: a photo of a dog laying on a couch in a living room]", "c1", 0)))
+            .containsEntry(Topic.PETS, List.of("dog Max"));
+        assertThat(TopicLists.values(said("b", "Say hi to Sarah! [image: a photo of a woman holding a small turtle]",
+            "c1", 1))).as("the photo's subject is a person: Sarah is no turtle").doesNotContainKey(Topic.PETS);
+        assertThat(TopicLists.values(said("c", "This is Max! [image: a photo of a sunset over the lake]", "c1", 2)))
+            .as("no animal in the photo, no pet").doesNotContainKey(Topic.PETS);
+        assertThat(TopicLists.values(said("d", "I was in Chicago last month, it was awesome!", "c1", 3)))
+            .containsEntry(Topic.PLACES, List.of("Chicago"));
+        assertThat(TopicLists.values(said("e", "It was in March, I think.", "c1", 4)))
+            .as("a month is no place").doesNotContainKey(Topic.PLACES);
+    }
+
+    @Test
     void shouldListTheValuesOfSeveralConversationsAndCiteOnlyTheStatementsNamingOne() {
         final Memory cat = said("s1", "We got another cat named Bailey, she is tiny.", "c-1", 0);
         final Memory dog = statement("s2", "pet:max", "Max", "Pet dog", "Has a dog named Max", "c-2", 5);

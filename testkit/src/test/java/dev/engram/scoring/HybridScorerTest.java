@@ -112,6 +112,32 @@ class HybridScorerTest {
     }
 
     @Test
+    void shouldPutAnExchangeInThePlaceOfTheStatementOfItsTurnWhenAListHoldsBoth() {
+        final String turn = "We roast marshmallows and tell stories around the campfire on our family camping trips.";
+        final Memory statement = withSources(m("st", turn + " (re: \"What do you do on camping trips?\")", T0), "c-1", 2);
+        final Memory exchange = withSources(m("ex", "User: " + turn + " — Assistant: That sounds like a lovely tradition!",
+            T0), "c-1", 2, 3);
+        exchange.setDisplayName(dev.engram.port.ExtractedMemory.EXCHANGE_REPLY);
+        final Memory other = withSources(m("other", "Last summer we went camping in the mountains near the lake.", T0),
+            "c-2", 0);
+        final List<Memory> memories = List.of(statement, exchange, other);
+        final String query = "what does the family do on camping trips";
+        final HybridScorer plain = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(DomainConfig.KIND_PRIOR, "")));
+        final List<String> ranked = plain.rank(RankRequest.of(query, 3).memories(memories)).stream()
+            .map(h -> h.memory().getMemoryId()).toList();
+        assertThat(ranked).as("the ranking itself keeps both: the exchange cites the reply too").contains("st", "ex");
+        assertThat(ranked.indexOf("st")).isLessThan(ranked.indexOf("ex"));
+
+        // in a list of 2 the exchange (the turn and its reply) takes the statement's place, the next memory the slot
+        assertThat(plain.forList(n -> plain.rank(RankRequest.of(query, n).memories(memories)), 2))
+            .extracting(h -> h.memory().getMemoryId()).containsExactly("ex", "other");
+        final HybridScorer keeping = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
+            DomainConfig.KIND_PRIOR, "", DomainConfig.SKIP_OBSERVED, false)));
+        assertThat(keeping.forList(n -> keeping.rank(RankRequest.of(query, n).memories(memories)), 2))
+            .extracting(h -> h.memory().getMemoryId()).containsExactly("st", "ex");
+    }
+
+    @Test
     void shouldTakeACalibrationPerModelAndRefuseAModelNamedTwice() {
         final HybridScorer configured = new HybridScorer(MINILM, EngramConfig.defaults().with(Map.of(
             DomainConfig.RELEVANCE_CALIBRATION, "all-minilm-l6-v2-q:-4,5,6,7;bge-small-zh-v15-q:-8,9,10,11")));
