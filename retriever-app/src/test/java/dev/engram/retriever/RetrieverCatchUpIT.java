@@ -65,37 +65,25 @@ class RetrieverCatchUpIT {
         retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_ENABLED, false)));
 
         final List<String> wrong = new ArrayList<>();
-        int catchingUp = 0;
-        int notReadyWhileCatchingUp = 0;
-        final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        boolean served = false;
-        while (!served && System.nanoTime() < deadline) {
-            served = true;
-            for (final String user : last) {
-                final HttpResponse<String> answer = get("/v1/tenants/t1/users/" + user + "/profile");
-                if (answer.statusCode() == 503) {
-                    assertThat(answer.headers().firstValue("Retry-After")).as(answer.body()).isPresent();
-                    assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
-                        t -> assertThat(t).startsWith("application/problem+json"));
-                    if (answer.body().contains("still reading memory-updated")) {
-                        catchingUp++;
-                        if (get("/health/ready").statusCode() == 503) {
-                            notReadyWhileCatchingUp++;
-                        }
-                    }
-                } else if (answer.statusCode() != 200) {
-                    wrong.add(answer.statusCode() + " for " + user + ": " + answer.body());
+        final int[] catchingUp = new int[1];
+        final int[] notReadyWhileCatchingUp = new int[1];
+        final boolean served = askUntilServed(last, Duration.ofSeconds(120), wrong, answer -> {
+            assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
+                t -> assertThat(t).startsWith("application/problem+json"));
+            if (answer.body().contains("still reading memory-updated")) {
+                catchingUp[0]++;
+                if (get("/health/ready").statusCode() == 503) {
+                    notReadyWhileCatchingUp[0]++;
                 }
-                served &= answer.statusCode() == 200;
             }
-            Thread.sleep(10);
-        }
+        });
 
         assertThat(wrong).as("%d answers other than 200/503 for users on memory-updated, the first: %s", wrong.size(),
             wrong.stream().limit(3).toList()).isEmpty();
-        assertThat(served).as("every user of %s served within 120 s (%d 503s while catching up)", last, catchingUp).isTrue();
-        assertThat(catchingUp).as("503s while the stores were queryable but the backlog not read").isPositive();
-        assertThat(notReadyWhileCatchingUp).as("/health/ready is 503 while catching up").isPositive();
+        assertThat(served).as("every user of %s served within 120 s (%d 503s while catching up)", last, catchingUp[0])
+            .isTrue();
+        assertThat(catchingUp[0]).as("503s while the stores were queryable but the backlog not read").isPositive();
+        assertThat(notReadyWhileCatchingUp[0]).as("/health/ready is 503 while catching up").isPositive();
         // caught up: unknown is an answer again, and the instance is ready
         EmbeddedKafka.waitUntil(() -> get("/v1/tenants/t1/users/u-nobody/profile").statusCode() == 404,
             Duration.ofSeconds(30), "an unknown user to be a 404 once caught up");
@@ -133,32 +121,44 @@ class RetrieverCatchUpIT {
                 .map(RetrieverCatchUpIT::user).toList();
 
             final List<String> wrong = new ArrayList<>();
-            int notReadYet = 0;
-            final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-            boolean served = false;
-            while (!served && System.nanoTime() < deadline) {
-                served = true;
-                for (final String user : last) {
-                    final HttpResponse<String> answer = get("/v1/tenants/t1/users/" + user + "/profile");
-                    if (answer.statusCode() == 503) {
-                        assertThat(answer.headers().firstValue("Retry-After")).as(answer.body()).isPresent();
-                        notReadYet++;
-                    } else if (answer.statusCode() != 200) {
-                        wrong.add(answer.statusCode() + " for " + user + ": " + answer.body());
-                    }
-                    served &= answer.statusCode() == 200;
-                }
-                Thread.sleep(10);
-            }
+            final int[] notReadYet = new int[1];
+            final boolean served = askUntilServed(last, Duration.ofMinutes(3), wrong, answer -> notReadYet[0]++);
 
             assertThat(wrong).as("%d answers other than 200/503 for users of the moved partition %d, the first: %s",
                 wrong.size(), moving, wrong.stream().limit(3).toList()).isEmpty();
-            assertThat(served).as("%s served within 3 minutes (%d 503s)", last, notReadYet).isTrue();
-            assertThat(notReadYet).as("503s while the moved partition's backlog was read").isPositive();
+            assertThat(served).as("%s served within 3 minutes (%d 503s)", last, notReadYet[0]).isTrue();
+            assertThat(notReadYet[0]).as("503s while the moved partition's backlog was read").isPositive();
             assertThat(get("/v1/tenants/t1/users/u-nobody-" + moving + "/profile").statusCode()).isIn(404, 503);
         } finally {
             first.close();
         }
+    }
+
+    /**
+     * Asks for each user's profile every 10 ms until all are 200 or the timeout passes; a 503 must carry Retry-After
+     * (then {@code on503} sees it), anything else but 200 is added to {@code wrong}.
+     *
+     * @return whether every user was served
+     */
+    private boolean askUntilServed(final List<String> users, final Duration timeout, final List<String> wrong,
+                                   final java.util.function.Consumer<HttpResponse<String>> on503) throws InterruptedException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        boolean served = false;
+        while (!served && System.nanoTime() < deadline) {
+            served = true;
+            for (final String user : users) {
+                final HttpResponse<String> answer = get("/v1/tenants/t1/users/" + user + "/profile");
+                if (answer.statusCode() == 503) {
+                    assertThat(answer.headers().firstValue("Retry-After")).as(answer.body()).isPresent();
+                    on503.accept(answer);
+                } else if (answer.statusCode() != 200) {
+                    wrong.add(answer.statusCode() + " for " + user + ": " + answer.body());
+                }
+                served &= answer.statusCode() == 200;
+            }
+            Thread.sleep(10);
+        }
+        return served;
     }
 
     private static boolean ready(final RetrieverApp.Handle handle) {
