@@ -304,8 +304,19 @@ final class PhaseProbe implements AutoCloseable {
         return bytes;
     }
 
+    /**
+     * @return the notified collections that ended since the phase started; one that ended just before it is not
+     *     counted, though its notification may arrive after the listener was added (it would end the wait in
+     *     {@link #close} before the phase's own collection is notified)
+     */
     private synchronized int notified() {
-        return pauses.size();
+        int n = 0;
+        for (final Pause p : pauses) {
+            if (p.endNanos() + CLOCK_SLACK_NANOS >= startNanos) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static long collections() {
