@@ -109,7 +109,14 @@ class ReembedIT {
                     ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
                 }
                 awaitProcessed(bootstrap);
-                final List<Memory> before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
+                // no lag can also mean "not consumed yet" right after the start (seen once in a clean-clone CI run):
+                // wait, bounded, until the sample's memories are on memory-updated
+                List<Memory> before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
+                final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+                while (before.isEmpty() && System.nanoTime() < deadline) {
+                    awaitProcessed(bootstrap);
+                    before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
+                }
                 assertThat(before).isNotEmpty().allSatisfy(m -> assertThat(m.getEmbeddingModel()).isEqualTo(OLD));
                 final Map<String, Double> semanticBefore = semantic(search(retriever));
 
