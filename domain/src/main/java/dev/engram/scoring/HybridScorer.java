@@ -16,9 +16,7 @@ import dev.engram.config.InvalidSettingException;
 import dev.engram.core.UserKey;
 import dev.engram.domain.DomainConfig;
 import dev.engram.port.Embedder;
-import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
-import dev.engram.text.MemoryText;
 
 /**
  * Ranks one user's memories for a query: relevance chooses the candidates, the priors re-rank them.
@@ -148,8 +146,9 @@ public final class HybridScorer {
      * observation already says it; {@code Observations}), and an exchange episode ({@code User: … — Assistant: …})
      * whose user turn a statement above it is word for word takes that statement's place (it says the same and the
      * reply; the next hit takes the slot it frees), from a ranking of 2k; when nothing is left out, the hits are
-     * exactly the ranking for k. A context block ({@code GET …/context}) ranks without this: it leaves out text already
-     * in the block itself, and needs the statements when their observation does not fit the budget.
+     * exactly the ranking for k (the rule: {@link ListHits}). A context block ({@code GET …/context}) ranks without
+     * this: it leaves out text already in the block itself, and needs the statements when their observation does not
+     * fit the budget.
      *
      * <p>With a kind prior ({@code retrieval.relevance.kind.prior}, {@link dev.engram.port.KindPrior}) the list is the best
      * {@code overfetch·k} of the ranking re-scored with each hit's prior log-odds (an observation or a summary holds
@@ -166,52 +165,13 @@ public final class HybridScorer {
         if (priors.hasKindPrior()) {
             // the kind prior re-orders the ranking's best overfetch·k: a list is judged memory by memory
             final List<ScoredMemory> ranked = priors.withKindPrior(rank.apply(Math.max(k, k * overfetch)));
-            return skipObserved ? withoutObserved(ranked, k) : List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
+            return skipObserved ? ListHits.withoutObserved(ranked, k) : List.copyOf(ranked.subList(0, Math.min(k, ranked.size())));
         }
         final List<ScoredMemory> top = rank.apply(k);
-        if (!skipObserved || withoutObserved(top, k).equals(top)) {
+        if (!skipObserved || ListHits.withoutObserved(top, k).equals(top)) {
             return top; // nothing to leave out: exactly the ranking for k
         }
-        return withoutObserved(rank.apply(2 * k), k);
-    }
-
-    /**
-     * The first k of {@code ranked} without the hits an observation above them states word for word; an exchange
-     * episode whose user turn a statement above it is, word for word, takes that statement's place.
-     */
-    private static List<ScoredMemory> withoutObserved(final List<ScoredMemory> ranked, final int k) {
-        final List<ScoredMemory> out = new ArrayList<>(Math.min(k, ranked.size()));
-        final List<String> observed = new ArrayList<>();
-        final List<String> stated = new ArrayList<>();
-        for (final ScoredMemory hit : ranked) {
-            if (out.size() == k) {
-                break;
-            }
-            final Memory m = hit.memory();
-            final String own = MemoryText.ownWords(m.getContent());
-            if (ExtractedMemory.isObservation(m.getType(), m.getDisplayName())) {
-                observed.add(m.getContent());
-            } else if (observed.stream().anyMatch(o -> o.contains(own))) {
-                continue;
-            } else if (ExtractedMemory.isExchange(m.getDisplayName())) {
-                // the turn and its reply: it says all the statement of the turn above says, so it takes that place
-                final String turn = MemoryText.exchangeTurn(m.getContent());
-                final int at = turn == null ? -1 : stated.indexOf(turn);
-                if (at >= 0) {
-                    out.set(at, hit);
-                    stated.set(at, null);
-                    continue;
-                }
-            } else if (m.getType() == dev.engram.avro.MemoryType.EPISODIC
-                && !ExtractedMemory.isSummary(m.getType(), m.getDisplayName())) {
-                stated.add(own);
-                out.add(hit);
-                continue;
-            }
-            stated.add(null);
-            out.add(hit);
-        }
-        return out;
+        return ListHits.withoutObserved(rank.apply(2 * k), k);
     }
 
     // ---------------------------------------------------------------- indexed (fast) path
