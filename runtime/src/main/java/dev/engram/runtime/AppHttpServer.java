@@ -4,8 +4,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -64,8 +62,7 @@ public final class AppHttpServer implements AutoCloseable {
     private volatile String host = LOOPBACK;
     private volatile long idleTimeoutMs = 30_000;
     private volatile long maxBodyBytes = RuntimeConfig.DEFAULT_MAX_BODY_BYTES;
-    /** Query parameters per operation ({@code METHOD template}); an operation not named reads none. */
-    private volatile Map<String, Set<String>> queryParameters = Map.of();
+    private final QueryParameterCheck queryParameterCheck = new QueryParameterCheck();
     private volatile boolean started;
 
     /**
@@ -118,8 +115,8 @@ public final class AppHttpServer implements AutoCloseable {
             });
         });
         app.before(AppHttpServer::rejectMalformedEncoding);
-        app.before(this::readWholeBody);
-        app.beforeMatched(this::rejectUnknownQueryParameters);
+        app.before(new WholeBodyReader(() -> maxBodyBytes)::read);
+        app.beforeMatched(queryParameterCheck::check);
         app.get("/health/live", ctx -> health(ctx, live.get()));
         app.get("/health/ready", ctx -> health(ctx, ready.get()));
         app.get("/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
@@ -212,7 +209,7 @@ public final class AppHttpServer implements AutoCloseable {
      * Sets the largest request body read (before {@link #start()}); {@value RuntimeConfig#DEFAULT_MAX_BODY_BYTES}
      * bytes unless told otherwise. A larger body is a 413 whose detail names the limit and {@code
      * http.max.body.bytes}: at once when its {@code Content-Length} says so, once that many bytes have come when it
-     * is chunked.
+     * is chunked ({@link WholeBodyReader}).
      *
      * @param bytes the limit, positive
      * @return this
@@ -229,8 +226,8 @@ public final class AppHttpServer implements AutoCloseable {
 
     /**
      * Declares the query parameters each route reads (before {@link #start()}); a request naming another one is a
-     * 400 whose detail names the unknown parameters and the ones the route reads, so that a misspelt {@code limit=}
-     * for {@code k=} is not answered as if it were absent. HEAD is checked as GET. Routes not named here (health,
+     * 400 whose detail names the unknown parameters and the ones the route reads ({@link QueryParameterCheck}), so
+     * that a misspelt {@code limit=} for {@code k=} is not answered as if it were absent. HEAD is checked as GET. Routes not named here (health,
      * metrics, anything the app did not declare) read none.
      *
      * @param byOperation {@code METHOD path-template} as registered (e.g. {@code GET /v1/tenants/{tenant}/usage}) →
@@ -238,16 +235,15 @@ public final class AppHttpServer implements AutoCloseable {
      * @return this
      */
     public AppHttpServer queryParameters(final Map<String, ? extends Collection<String>> byOperation) {
-        final Map<String, Set<String>> copy = new LinkedHashMap<>();
-        byOperation.forEach((operation, names) -> copy.put(operation, Set.copyOf(names)));
-        this.queryParameters = Map.copyOf(copy);
+        queryParameterCheck.declare(byOperation);
         return this;
     }
 
     /**
      * Sets how long a connection may stay silent (no byte received while a request or its body is awaited,
      * nothing sent while a response is written) before it is given up (before {@link #start()}); 30 s
-     * unless told otherwise, Javalin's default. A request whose body stops coming is answered 408.
+     * unless told otherwise, Javalin's default. A request whose body stops coming is answered 408
+     * ({@link WholeBodyReader}).
      *
      * @param timeout the idle timeout, positive
      * @return this
@@ -338,84 +334,6 @@ public final class AppHttpServer implements AutoCloseable {
         if (problem != null) {
             throw ApiProblem.badRequest(problem);
         }
-    }
-
-    /**
-     * Reads a request's body before any route runs (Javalin keeps it for the route's {@code bodyAsBytes()}), so
-     * that bad framing is one answer on every route, also on a route that ignores its body: a chunked body that
-     * is malformed (a size that is not hexadecimal, a chunk without its CRLF) or ends early, and a body shorter
-     * than its {@code Content-Length}, are a 400; a body that stops coming for the {@link #idleTimeout idle
-     * timeout} is a 408. Jetty reports both framing faults as an early end of the input (Javalin would answer
-     * them, and the timeout, with a bare 500), so the detail names the framing the request declared. A body over
-     * {@link #maxBodyBytes} is a 413 naming the limit and its key (Javalin's own 413 said "Content Too Large" and
-     * nothing else, and did not look at chunked bodies at all).
-     */
-    private void readWholeBody(final Context ctx) {
-        final String transferEncoding = ctx.header("Transfer-Encoding");
-        final boolean chunked = transferEncoding != null && transferEncoding.toLowerCase(java.util.Locale.ROOT).contains("chunked");
-        final long declared = ctx.req().getContentLengthLong();
-        if (!chunked && declared <= 0) {
-            return;
-        }
-        if (!chunked && declared > maxBodyBytes) {
-            throw tooLarge("of " + String.format(java.util.Locale.ROOT, "%,d", declared) + " bytes (Content-Length)");
-        }
-        try {
-            ctx.bodyAsBytes();
-        } catch (HttpResponseException e) {
-            throw e;
-        } catch (Exception e) { // Jetty's EofException or an IOException around a TimeoutException, thrown unchecked
-            throw bodyProblem(e, chunked, declared);
-        }
-    }
-
-    /** @return the 413 for a body over the limit, {@code which} saying how it was found out */
-    private ApiProblem tooLarge(final String which) {
-        return new ApiProblem(413, "The request body " + which + " is larger than the "
-            + String.format(java.util.Locale.ROOT, "%,d", maxBodyBytes) + " bytes this server reads ("
-            + RuntimeConfig.HTTP_MAX_BODY_BYTES + ")");
-    }
-
-    /**
-     * A query parameter the matched route does not read ({@link #queryParameters}) is a 400 naming it and the
-     * route's own; an empty name ({@code ?k=3&}) is no parameter and passes.
-     */
-    private void rejectUnknownQueryParameters(final Context ctx) {
-        final String query = ctx.queryString();
-        if (query == null || query.isEmpty()) {
-            return;
-        }
-        final String method = ctx.method() == io.javalin.http.HandlerType.HEAD ? "GET" : ctx.method().name();
-        final String operation = method + " " + ctx.endpointHandlerPath();
-        final Set<String> reads = queryParameters.getOrDefault(operation, Set.of());
-        final Set<String> unknown = new TreeSet<>();
-        ctx.queryParamMap().keySet().stream().filter(name -> !name.isEmpty() && !reads.contains(name))
-            .forEach(unknown::add);
-        if (unknown.isEmpty()) {
-            return;
-        }
-        final String named = String.join(", ", unknown.stream().map(n -> "'" + n + "'").toList());
-        throw ApiProblem.badRequest("Unknown query parameter" + (unknown.size() == 1 ? " " : "s ") + named + " on "
-            + operation + "; " + (reads.isEmpty() ? "this route reads no query parameters"
-            : "this route reads: " + String.join(", ", new TreeSet<>(reads))));
-    }
-
-    /** @return the problem for a body that could not be read (Javalin wraps the IOException it got, or not) */
-    private ApiProblem bodyProblem(final Throwable failure, final boolean chunked, final long declared) {
-        for (Throwable c = failure; c != null; c = c.getCause()) {
-            if (c instanceof BodyLimitFilter.TooLarge) {
-                return tooLarge("(chunked)");
-            }
-            if (c instanceof java.util.concurrent.TimeoutException) {
-                return new ApiProblem(408, "Request timeout: the request body stopped coming before it was complete"
-                    + (chunked ? " (chunked)" : " (" + declared + " bytes declared by Content-Length)"));
-            }
-        }
-        if (chunked) {
-            return ApiProblem.badRequest("Malformed chunked body: each chunk is its size in hexadecimal, CRLF, that"
-                + " many bytes, CRLF, and the body ends with a chunk of size 0 then CRLF");
-        }
-        return ApiProblem.badRequest("The body ended before its Content-Length of " + declared + " bytes");
     }
 
     private static boolean isProblem(final Context ctx) {

@@ -1,0 +1,60 @@
+package dev.engram.runtime;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+
+/**
+ * Strict query parameters ({@link AppHttpServer#queryParameters}): each route reads the parameters declared for its
+ * operation ({@code METHOD path-template}), and a request naming any other is a 400 problem naming the unknown ones
+ * and the ones the route reads, so that a misspelt {@code limit=} for {@code k=} is not answered as if it were absent.
+ * HEAD is checked as GET; an operation not declared (health, metrics) reads none; an empty name ({@code ?k=3&}) is
+ * no parameter and passes.
+ *
+ * <p>Runs as a Javalin {@code beforeMatched} handler (the matched route's template is known there). The declarations
+ * may be replaced before the server starts; reads are lock-free (a volatile immutable map).
+ */
+final class QueryParameterCheck {
+
+    /** Query parameters per operation ({@code METHOD template}); an operation not named reads none. */
+    private volatile Map<String, Set<String>> byOperation = Map.of();
+
+    /**
+     * @param declared {@code METHOD path-template} as registered (e.g. {@code GET /v1/tenants/{tenant}/usage}) →
+     *     the parameter names; replaces any earlier declaration (copied)
+     */
+    void declare(final Map<String, ? extends Collection<String>> declared) {
+        final Map<String, Set<String>> copy = new LinkedHashMap<>();
+        declared.forEach((operation, names) -> copy.put(operation, Set.copyOf(names)));
+        this.byOperation = Map.copyOf(copy);
+    }
+
+    /**
+     * @param ctx a request whose route has been matched
+     * @throws ApiProblem 400 when the query names a parameter the matched route does not read
+     */
+    void check(final Context ctx) {
+        final String query = ctx.queryString();
+        if (query == null || query.isEmpty()) {
+            return;
+        }
+        final String method = ctx.method() == HandlerType.HEAD ? "GET" : ctx.method().name();
+        final String operation = method + " " + ctx.endpointHandlerPath();
+        final Set<String> reads = byOperation.getOrDefault(operation, Set.of());
+        final Set<String> unknown = new TreeSet<>();
+        ctx.queryParamMap().keySet().stream().filter(name -> !name.isEmpty() && !reads.contains(name))
+            .forEach(unknown::add);
+        if (unknown.isEmpty()) {
+            return;
+        }
+        final String named = String.join(", ", unknown.stream().map(n -> "'" + n + "'").toList());
+        throw ApiProblem.badRequest("Unknown query parameter" + (unknown.size() == 1 ? " " : "s ") + named + " on "
+            + operation + "; " + (reads.isEmpty() ? "this route reads no query parameters"
+            : "this route reads: " + String.join(", ", new TreeSet<>(reads))));
+    }
+}
