@@ -21,6 +21,7 @@ import dev.engram.port.MemoryMerger;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import dev.engram.topology.ConsolidationTopology;
+import dev.engram.topology.StoreNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -29,6 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
@@ -37,6 +40,9 @@ import org.apache.kafka.streams.test.TestRecord;
  * {@code user-profiles} record is handed on to the next stages.
  */
 final class ConsolidationDriver implements AutoCloseable {
+
+    /** Wall-clock punctuations {@link #regroupPending} fires at most to regroup the pending users' observations. */
+    static final int MAX_REGROUP_ROUNDS = 100;
 
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, MemoryCandidate> candidatesIn;
@@ -108,6 +114,25 @@ final class ConsolidationDriver implements AutoCloseable {
     void access(final TestRecord<String, MemoryAccessed> record) {
         accessIn.pipeInput(record);
         flow();
+    }
+
+    /**
+     * Advances the driver's wall clock by {@code interval} at a time, as a running consolidator's would pass, until no
+     * user's observations are pending in {@code observation-pending-store} (at most {@value #MAX_REGROUP_ROUNDS}
+     * rounds: each punctuation regroups a bounded share); drains after each round.
+     *
+     * @param interval the regrouping punctuation's interval ({@code lifecycle.observe.interval.ms})
+     */
+    void regroupPending(final Duration interval) {
+        final KeyValueStore<String, Long> pending = driver.getKeyValueStore(StoreNames.OBSERVATION_PENDING);
+        for (int round = 0; round < MAX_REGROUP_ROUNDS; round++) {
+            advanceWallClock(interval);
+            try (KeyValueIterator<String, Long> left = pending.all()) {
+                if (!left.hasNext()) {
+                    break;
+                }
+            }
+        }
     }
 
     /** Advances the driver's wall clock (firing due WALL_CLOCK punctuations), then drains. */

@@ -1,13 +1,8 @@
 package dev.engram.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -33,8 +28,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
@@ -61,10 +54,8 @@ import org.apache.kafka.streams.test.TestRecord;
  */
 public final class PipelineHarness implements AutoCloseable {
 
-    private final Path stateDir;
+    private final StateDir stateDir;
     private final MeterRegistry consolidatorMeters = new SimpleMeterRegistry();
-    /** Wall-clock punctuations {@link #advanceTo} fires at most to regroup the pending users' observations. */
-    static final int MAX_REGROUP_ROUNDS = 100;
     private final EngramConfig config;
     private final PipelineHarnessBuilder parts;
     private final ConsolidationDriver consolidation;
@@ -90,12 +81,8 @@ public final class PipelineHarness implements AutoCloseable {
 
     /** The pipeline of a builder's parts ({@link PipelineHarnessBuilder#build()}). */
     PipelineHarness(final PipelineHarnessBuilder b) {
-        try {
-            stateDir = Files.createTempDirectory("engram-pipeline-test");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        config = EngramConfig.plain().with(b.overrides).with(Map.of(PipelineConfig.STATE_DIR, stateDir.toString()));
+        stateDir = new StateDir("engram-pipeline-test");
+        config = EngramConfig.plain().with(b.overrides).with(Map.of(PipelineConfig.STATE_DIR, stateDir.path().toString()));
         parts = b;
         retrieval = new RetrievalDriver(config);
         consolidation = new ConsolidationDriver(config, b, consolidatorMeters, retrieval::record, p -> {
@@ -261,7 +248,8 @@ public final class PipelineHarness implements AutoCloseable {
      * Advances the consolidator's stream time (and so runs the lifecycle pass when a day is crossed) without changing
      * any memory, an empty access report of an unrelated user at that time; then its wall clock by
      * {@code lifecycle.observe.interval.ms} at a time, as a running consolidator's would pass meanwhile, until no
-     * user's observations are pending (at most {@value #MAX_REGROUP_ROUNDS} rounds: each regroups a bounded share).
+     * user's observations are pending (at most {@value ConsolidationDriver#MAX_REGROUP_ROUNDS} rounds: each regroups a
+     * bounded share; {@link ConsolidationDriver#regroupPending}).
      * {@link #access} alone moves stream time only.
      *
      * @param at the new stream time
@@ -269,16 +257,7 @@ public final class PipelineHarness implements AutoCloseable {
      */
     public PipelineHarness advanceTo(final Instant at) {
         access("t1/u-clock", at);
-        final Duration interval = Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS));
-        final KeyValueStore<String, Long> pending = consolidation.driver().getKeyValueStore(StoreNames.OBSERVATION_PENDING);
-        for (int round = 0; round < MAX_REGROUP_ROUNDS; round++) {
-            advanceWallClock(interval);
-            try (KeyValueIterator<String, Long> left = pending.all()) {
-                if (!left.hasNext()) {
-                    break;
-                }
-            }
-        }
+        consolidation.regroupPending(Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)));
         return this;
     }
 
@@ -403,10 +382,6 @@ public final class PipelineHarness implements AutoCloseable {
         }
         consolidation.close();
         retrieval.close();
-        try (var files = Files.walk(stateDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: the directory is under the build's temp dir
-        }
+        stateDir.close();
     }
 }
