@@ -19,8 +19,10 @@ public final class MemoryText {
     private static final Pattern ANSWER = Pattern.compile("\\b(?:yes|yeah|yep|yup|no|nope|nah|not|never|sure|true"
         + "|right|exactly|indeed|definitely|absolutely|totally|agreed?|of\\s+course)\\b|是的|是啊|对|不|没|好的|好吧"
         + "|はい|いいえ|うん|ううん|네|아니|oui|non|sí|ja|nein|sim|não", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-    /** An exchange episode: the user's turn, then the assistant's reply ({@code Exchanges} in the rules module). */
-    private static final Pattern EXCHANGE = Pattern.compile("User: (.*?) \u2014 Assistant: .*", Pattern.DOTALL);
+    /** How an exchange episode begins: the label of the user's part. */
+    private static final String USER_PART = "User: ";
+    /** What separates an exchange episode's parts and labels the assistant's. */
+    private static final String ASSISTANT_PART = " \u2014 Assistant: ";
 
     private MemoryText() {
     }
@@ -38,7 +40,7 @@ public final class MemoryText {
      * @return the {@code (re: "…")} context at its end (as written, without the space before it), or "" when it has none
      */
     public static String context(final String content) {
-        final java.util.regex.Matcher m = CONTEXT.matcher(content);
+        final Matcher m = CONTEXT.matcher(content);
         return m.find() ? m.group().strip() : "";
     }
 
@@ -64,12 +66,37 @@ public final class MemoryText {
     }
 
     /**
+     * An exchange episode's two parts: the user's turn and the assistant's reply, as the content holds them.
+     *
+     * @param turn the user's message
+     * @param reply the assistant's reply
+     */
+    public record Exchange(String turn, String reply) {
+
+        /** @return the content of an exchange episode: {@code User: <turn> — Assistant: <reply>} */
+        public String content() {
+            return USER_PART + turn + ASSISTANT_PART + reply;
+        }
+
+        /**
+         * @param content a memory's content
+         * @return its parts when it is an exchange episode's content ({@link #content}), else null
+         */
+        public static Exchange parse(final String content) {
+            final int reply = content.indexOf(ASSISTANT_PART);
+            return content.startsWith(USER_PART) && reply >= USER_PART.length()
+                ? new Exchange(content.substring(USER_PART.length(), reply), content.substring(reply + ASSISTANT_PART.length()))
+                : null;
+        }
+    }
+
+    /**
      * @param content an exchange episode's content ({@code User: <turn> — Assistant: <reply>})
      * @return the user's turn as a statement of it reads ({@link #ownWords}), or null when the content is not of
      *     that shape
      */
     public static String exchangeTurn(final String content) {
-        final Matcher m = EXCHANGE.matcher(content);
-        return m.matches() ? ownWords(m.group(1)) : null;
+        final Exchange exchange = Exchange.parse(content);
+        return exchange == null ? null : ownWords(exchange.turn());
     }
 }

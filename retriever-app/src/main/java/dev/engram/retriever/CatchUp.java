@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -70,9 +71,9 @@ final class CatchUp implements AutoCloseable {
      * Partitions owned here and known to be caught up: those owned when the latch opened, and each that moved here
      * later once processed up to its target. A partition not in it (just moved here, not checked yet) is not.
      */
-    private final Set<Integer> caughtUpPartitions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Integer> caughtUpPartitions = ConcurrentHashMap.newKeySet();
     /** Partitions moved here after the latch opened and not caught up yet, with when they were first seen. */
-    private final Map<Integer, Long> pending = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, Long> pending = new ConcurrentHashMap<>();
     private volatile long behind = -1;
     private volatile boolean closed;
     private Thread checker;
@@ -170,19 +171,11 @@ final class CatchUp implements AutoCloseable {
     private void check(final Admin admin, final KafkaStreams client)
         throws ExecutionException, InterruptedException, TimeoutException {
         final Set<TopicPartition> owned = owned(client);
-        final Map<TopicPartition, OffsetSpec> unseen = owned.stream().filter(tp -> !targets.containsKey(tp))
-            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
-        if (!unseen.isEmpty()) {
-            admin.listOffsets(unseen, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                .get(10, TimeUnit.SECONDS).forEach((tp, info) -> targets.put(tp, info.offset()));
-        }
-        final Map<TopicPartition, OffsetAndMetadata> committed = owned.isEmpty() ? Map.of()
-            : admin.listConsumerGroupOffsets(Map.of(groupId, new ListConsumerGroupOffsetsSpec().topicPartitions(owned)))
-                .partitionsToOffsetAndMetadata(groupId).get(10, TimeUnit.SECONDS);
+        fixTargets(admin, owned);
+        final Map<TopicPartition, Long> committed = committed(admin, owned);
         long lag = 0;
         for (final TopicPartition tp : owned) {
-            final OffsetAndMetadata done = committed.get(tp);
-            lag += Math.max(0, targets.get(tp) - (done == null ? 0 : done.offset()));
+            lag += Math.max(0, targets.get(tp) - committed.get(tp));
         }
         behind = lag;
         if (lag == 0) {
@@ -210,30 +203,23 @@ final class CatchUp implements AutoCloseable {
         targets.keySet().retainAll(owned);
         pending.keySet().removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
         caughtUpPartitions.removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
-        final Map<TopicPartition, OffsetSpec> arrived = owned.stream().filter(tp -> !targets.containsKey(tp))
-            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+        final Set<TopicPartition> arrived = fixTargets(admin, owned);
         if (!arrived.isEmpty()) {
-            admin.listOffsets(arrived, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                .get(10, TimeUnit.SECONDS).forEach((tp, info) -> {
-                    targets.put(tp, info.offset());
-                    pending.put(tp.partition(), System.nanoTime());
-                });
+            final long now = System.nanoTime();
+            arrived.forEach(tp -> pending.put(tp.partition(), now));
             LOG.info("retriever: partitions {} of {} moved here; answering 503 for their unknown users until "
-                + "processed up to {}", arrived.keySet().stream().map(TopicPartition::partition).sorted().toList(), topic,
-                arrived.keySet().stream().collect(Collectors.toMap(TopicPartition::partition, targets::get)));
+                + "processed up to {}", arrived.stream().map(TopicPartition::partition).sorted().toList(), topic,
+                arrived.stream().collect(Collectors.toMap(TopicPartition::partition, targets::get)));
         }
         if (pending.isEmpty()) {
             return;
         }
         final Set<TopicPartition> waiting = pending.keySet().stream().map(p -> new TopicPartition(topic, p))
             .collect(Collectors.toSet());
-        final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
-                Map.of(groupId, new ListConsumerGroupOffsetsSpec().topicPartitions(waiting)))
-            .partitionsToOffsetAndMetadata(groupId).get(10, TimeUnit.SECONDS);
+        final Map<TopicPartition, Long> committed = committed(admin, waiting);
         for (final TopicPartition tp : waiting) {
-            final OffsetAndMetadata done = committed.get(tp);
             final long since = pending.getOrDefault(tp.partition(), System.nanoTime());
-            if ((done == null ? 0 : done.offset()) >= targets.get(tp)) {
+            if (committed.get(tp) >= targets.get(tp)) {
                 pending.remove(tp.partition());
                 caughtUpPartitions.add(tp.partition());
                 LOG.info("retriever: partition {} of {} caught up {} ms after it moved here", tp.partition(), topic,
@@ -245,6 +231,36 @@ final class CatchUp implements AutoCloseable {
                     + "its unknown users from now on", tp.partition(), topic, TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
             }
         }
+    }
+
+    /**
+     * Fixes the target of each partition not seen before: its read_committed end offset (last stable offset) now.
+     *
+     * @return the partitions whose target was fixed by this call
+     */
+    private Set<TopicPartition> fixTargets(final Admin admin, final Set<TopicPartition> owned)
+        throws ExecutionException, InterruptedException, TimeoutException {
+        final Map<TopicPartition, OffsetSpec> unseen = owned.stream().filter(tp -> !targets.containsKey(tp))
+            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+        if (!unseen.isEmpty()) {
+            admin.listOffsets(unseen, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(10, TimeUnit.SECONDS).forEach((tp, info) -> targets.put(tp, info.offset()));
+        }
+        return unseen.keySet();
+    }
+
+    /** @return the group's committed offset of each partition (0 where it has none yet) */
+    private Map<TopicPartition, Long> committed(final Admin admin, final Set<TopicPartition> partitions)
+        throws ExecutionException, InterruptedException, TimeoutException {
+        final Map<TopicPartition, OffsetAndMetadata> committed = partitions.isEmpty() ? Map.of()
+            : admin.listConsumerGroupOffsets(Map.of(groupId, new ListConsumerGroupOffsetsSpec().topicPartitions(partitions)))
+                .partitionsToOffsetAndMetadata(groupId).get(10, TimeUnit.SECONDS);
+        final Map<TopicPartition, Long> out = new HashMap<>();
+        partitions.forEach(tp -> {
+            final OffsetAndMetadata done = committed.get(tp);
+            out.put(tp, done == null ? 0L : done.offset());
+        });
+        return out;
     }
 
     /** The partitions owned when the latch opened are caught up; later arrivals are gated by {@link #checkMoved}. */

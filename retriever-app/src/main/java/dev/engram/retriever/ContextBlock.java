@@ -50,10 +50,6 @@ public final class ContextBlock {
     static final String EARLIER = "Earlier, no longer current:";
     /** An episode of fewer words than this keeps the question it answered in the block ({@link #said}). */
     static final int SHORT_TURN_WORDS = 12;
-    /** How an exchange episode names the user's part (the rule-based extractor's {@code Exchanges}). */
-    private static final String USER_PART = "User: ";
-    /** What separates an exchange episode's parts and names the assistant's. */
-    private static final String ASSISTANT_PART = " — Assistant: ";
 
     /**
      * The result.
@@ -159,13 +155,9 @@ public final class ContextBlock {
             return m.getContent();
         }
         if (ExtractedMemory.isExchange(m.getDisplayName())) {
-            final String content = m.getContent();
-            final int reply = content.indexOf(ASSISTANT_PART);
-            if (content.startsWith(USER_PART) && reply > 0) {
-                return USER_PART + MemoryText.withoutSmallTalk(content.substring(USER_PART.length(), reply), false)
-                    + ASSISTANT_PART + MemoryText.withoutSmallTalk(content.substring(reply + ASSISTANT_PART.length()), true);
-            }
-            return content;
+            final MemoryText.Exchange exchange = MemoryText.Exchange.parse(m.getContent());
+            return exchange == null ? m.getContent() : new MemoryText.Exchange(MemoryText.withoutSmallTalk(exchange.turn(), false),
+                MemoryText.withoutSmallTalk(exchange.reply(), true)).content();
         }
         final String own = MemoryText.withoutSmallTalk(MemoryText.ownWords(m.getContent()), false);
         final String question = MemoryText.context(m.getContent());

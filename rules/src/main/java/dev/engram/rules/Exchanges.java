@@ -30,12 +30,6 @@ final class Exchanges {
     static final int QUESTIONS = 2;
     /** Longest context, in words (a longer one keeps its last words). */
     static final int QUESTION_WORDS = 30;
-    /** Label of the user's part of an exchange. */
-    static final String USER_LABEL = "User: ";
-    /** Label of the assistant's part of an exchange. */
-    static final String ASSISTANT_LABEL = "Assistant: ";
-    /** Between the two parts. */
-    static final String SEPARATOR = " — ";
     /** Words a reply must add to the user's turn to be worth an exchange ("Noted, Kotlin it is." adds 1). */
     static final int MIN_NEW_WORDS = 3;
 

@@ -19,6 +19,7 @@ import dev.engram.port.ExtractedMemory;
 import dev.engram.port.Extraction;
 import dev.engram.port.MemoryExtractor;
 import dev.engram.port.TenantPolicy;
+import dev.engram.text.MemoryText;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -225,8 +226,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final Dated assistant = Dated.of(reply.getContent().strip(), turn.getTimestamp(), language);
         final List<String> dates = new ArrayList<>(user.dates());
         assistant.dates().stream().filter(d -> !dates.contains(d)).forEach(dates::add);
-        final String content = Exchanges.USER_LABEL + user.text() + Exchanges.SEPARATOR + Exchanges.ASSISTANT_LABEL
-            + assistant.text();
+        final String content = new MemoryText.Exchange(user.text(), assistant.text()).content();
         return List.of(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, Exchanges.displayName(said), content,
             false, TurnHeuristics.importance(substantive), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
             List.of(turn.getIndex(), reply.getIndex()), reply.getTimestamp(), language, dates));
