@@ -178,7 +178,7 @@ public final class DemoCommand implements Callable<Integer> {
         final Thread hook = new Thread(this::stop, "engram-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            out.printf("Engram demo — input %s, run directory %s%n", file, dir);
+            out.printf("Engram demo — input %s, run directory %s (emptied at each start: memories of an earlier demo run are gone)%n", file, dir);
             SampleDates.describe(sampleOffset, out);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
             final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));

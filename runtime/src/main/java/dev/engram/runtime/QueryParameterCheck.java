@@ -14,7 +14,7 @@ import io.javalin.http.HandlerType;
  * operation ({@code METHOD path-template}), and a request naming any other is a 400 problem naming the unknown ones
  * and the ones the route reads, so that a misspelt {@code limit=} for {@code k=} is not answered as if it were absent.
  * HEAD is checked as GET; an operation not declared (health, metrics) reads none; an empty name ({@code ?k=3&}) is
- * no parameter and passes.
+ * no parameter and passes. Every parameter is read as one value, so one given twice ({@code ?k=3&k=5}) is a 400 too.
  *
  * <p>Runs as a Javalin {@code beforeMatched} handler (the matched route's template is known there). The declarations
  * may be replaced before the server starts; reads are lock-free (a volatile immutable map).
@@ -36,7 +36,7 @@ final class QueryParameterCheck {
 
     /**
      * @param ctx a request whose route has been matched
-     * @throws ApiProblem 400 when the query names a parameter the matched route does not read
+     * @throws ApiProblem 400 when the query names a parameter the matched route does not read, or one more than once
      */
     void check(final Context ctx) {
         final String query = ctx.queryString();
@@ -50,6 +50,18 @@ final class QueryParameterCheck {
         ctx.queryParamMap().keySet().stream().filter(name -> !name.isEmpty() && !reads.contains(name))
             .forEach(unknown::add);
         if (unknown.isEmpty()) {
+            final Set<String> repeated = new TreeSet<>();
+            ctx.queryParamMap().forEach((name, values) -> {
+                if (!name.isEmpty() && values.size() > 1) {
+                    repeated.add(name);
+                }
+            });
+            if (!repeated.isEmpty()) {
+                // every parameter is read as one value: answering with the first of two would ignore the other
+                throw ApiProblem.badRequest("Query parameter" + (repeated.size() == 1 ? " " : "s ")
+                    + String.join(", ", repeated.stream().map(n -> "'" + n + "'").toList())
+                    + " given more than once on " + operation + "; give each once");
+            }
             return;
         }
         final String named = String.join(", ", unknown.stream().map(n -> "'" + n + "'").toList());

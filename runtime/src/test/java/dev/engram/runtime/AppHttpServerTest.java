@@ -184,6 +184,14 @@ class AppHttpServerTest {
     }
 
     @Test
+    void shouldAnswer400NamingTheParameterWhenAQueryGivesOneTwice() throws Exception {
+        final JsonNode twice = assertProblem(get("/users/ana/search?query=kotlin&k=3&k=5"), 400);
+
+        assertThat(twice.get("detail").asText()).isEqualTo("Query parameter 'k' given more than once on GET "
+            + "/users/{user}/search; give each once");
+    }
+
+    @Test
     void shouldAnswerTheDeclaredQueryParametersAndIgnoreAnEmptyNameWhenNothingElseIsNamed() throws Exception {
         final HttpResponse<String> both = get("/users/ana/search?query=kotlin&k=3&");
 
