@@ -93,7 +93,7 @@ class DemoIT {
                     final int exit = new CommandLine(new dev.engram.ops.VerifyErasureCommand(new PrintStream(check, true,
                         StandardCharsets.UTF_8))).execute("--bootstrap-servers", bootstrap, "--tenant", "acme", "--user", "mira");
                     return "exit " + exit + "\n" + check.toString(StandardCharsets.UTF_8);
-                }, printed -> printed.startsWith("exit 0\n"));
+                }, answer -> answer.startsWith("exit 0\n"));
                 System.out.println(report);
                 assertThat(report).contains("none (tombstoned or never created)");
                 final ByteArrayOutputStream other = new ByteArrayOutputStream();

@@ -211,6 +211,29 @@ public final class OpsTestSupport {
         awaitNoLag(bootstrap, dev.engram.topics.AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
         Waits.until("the extractor's pending conversations forwarded", timeout, pendingConversations::getAsLong,
             pending -> pending == 0);
+        // forwarded is not committed: the last candidates may sit in the extractor's open transaction, behind the last
+        // stable offset that the next stage's awaitNoLag takes as its target
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            Waits.until("memory-candidates without an open transaction (last stable offsets = high watermarks)", timeout,
+                () -> openTransactionRecords(admin, Topic.MEMORY_CANDIDATES.name()), open -> open == 0);
+        }
+    }
+
+    /** @return records of the topic beyond its last stable offsets (in transactions not committed or aborted yet) */
+    private static long openTransactionRecords(final Admin admin, final String topic) throws Exception {
+        final Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+        admin.describeTopics(Set.of(topic)).allTopicNames().get(30, java.util.concurrent.TimeUnit.SECONDS).get(topic)
+            .partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
+                org.apache.kafka.clients.admin.OffsetSpec.latest()));
+        long open = 0;
+        final var stable = admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+            org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        final var high = admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+            org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        for (final TopicPartition tp : latest.keySet()) {
+            open += high.get(tp).offset() - stable.get(tp).offset();
+        }
+        return open;
     }
 
     /**
