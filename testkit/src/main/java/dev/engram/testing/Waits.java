@@ -5,7 +5,7 @@ import java.util.function.Predicate;
 
 /**
  * Bounded condition waits for tests: poll a probe until its value satisfies a condition or a deadline passes, then fail
- * naming what was awaited, the deadline and the last value seen. Never a fixed delay: a test under load (CI at load
+ * naming what was awaited, the deadline and the last value seen (its last 500 characters: the end of a log). Never a fixed delay: a test under load (CI at load
  * 10+) waits as long as it has to, up to the deadline, and no longer than the condition takes on a quiet machine.
  * The probe may throw: an {@link AssertionError} or unchecked exception ends the wait at once (e.g. "the demo exited");
  * a checked one (an HTTP call interrupted) is rethrown as an {@link AssertionError} naming the wait.
@@ -86,7 +86,7 @@ public final class Waits {
             if (System.nanoTime() - deadline > 0) {
                 final String shown = String.valueOf(last);
                 throw new AssertionError("Timed out after " + timeout + " waiting for " + what + "; last seen: "
-                    + (shown.length() > 500 ? shown.substring(0, 500) + "…" : shown));
+                    + (shown.length() > 500 ? "…" + shown.substring(shown.length() - 500) : shown));
             }
             try {
                 Thread.sleep(poll.toMillis()); // the polling interval of a bounded wait, not a fixed delay
