@@ -89,7 +89,12 @@ class RebuildIT {
         assertThat(report.before().totalMemories()).isPositive();
         assertThat(report.observationVectorsReused()).as("observations are on by default: their texts come back")
             .isPositive();
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("verify: no differences", "vectors reused");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("verify: no differences", "vectors reused",
+            "wall time by phase");
+        assertThat(report.phaseSeconds()).containsOnlyKeys("snapshotBefore", "reset", "observationVectors",
+            "consolidator.start", "consolidator.catchUp", "consolidator.regroup", "snapshotAfter");
+        assertThat(report.phaseSeconds().values().stream().mapToDouble(Double::doubleValue).sum())
+            .as("the phases are where the wall time went").isBetween(0.0, report.seconds());
     }
 
     @Test
