@@ -207,6 +207,30 @@ class ObservationsTest {
     }
 
     @Test
+    void shouldRegroupOnceTheInputIsQuietWhenTheQuietTriggerIsSetAndEndWithTheSameObservations() {
+        final Map<String, Object> slow = Map.of(DomainConfig.OBSERVE_INTERVAL_MS, 60_000L);
+        final Map<String, Object> quietToo = Map.of(DomainConfig.OBSERVE_INTERVAL_MS, 60_000L,
+            DomainConfig.OBSERVE_QUIET_MS, 200L);
+        try (PipelineHarness onInterval = PipelineHarness.builder().config(slow)
+                 .observations(ScriptRoutedEmbedder.defaults()).build();
+             PipelineHarness onQuiet = PipelineHarness.builder().config(quietToo)
+                 .observations(ScriptRoutedEmbedder.defaults()).build()) {
+            for (final PipelineHarness driver : List.of(onInterval, onQuiet)) {
+                driver.pipe(said().toArray(MemoryCandidate[]::new));
+                driver.advanceWallClock(Duration.ofMillis(100));
+                assertThat(observations(driver)).as("input quiet for 100 ms: not yet").isEmpty();
+                driver.advanceWallClock(Duration.ofMillis(150));
+            }
+            assertThat(observations(onQuiet)).as("quiet for 250 ms ≥ lifecycle.observe.quiet.ms").hasSize(1);
+            assertThat(observations(onInterval)).as("only on the 60-s interval").isEmpty();
+
+            onInterval.advanceWallClock(Duration.ofSeconds(60));
+            assertThat(observations(onInterval)).as("the same observation on either schedule")
+                .isEqualTo(observations(onQuiet));
+        }
+    }
+
+    @Test
     void shouldNotWriteAnObservationTheUserDeletedAgain() {
         try (PipelineHarness driver = harness()) {
             driver.pipe(said().toArray(MemoryCandidate[]::new));
