@@ -51,7 +51,8 @@ import picocli.CommandLine.Parameters;
  * </ol>
  *
  * <p>Every rebuild's wall time is the command's (snapshots before and after, reset, reading the observation
- * vectors included); {@code reprocessSeconds} is the part from the app's start until it caught up.
+ * vectors included); {@code reprocessSeconds} is the part from the app's start until it caught up, and
+ * {@code phaseSeconds} where all of it went ({@link Rebuild.Report#phaseSeconds}).
  */
 @Command(name = "rebuild", mixinStandardHelpOptions = true,
     description = "bin/engram rebuild of ingested LoCoMo conversations: consolidator + retriever from memory-candidates vs the "
@@ -181,6 +182,9 @@ public final class RebuildBenchmark implements Callable<Integer> {
         report.reprocessSeconds().forEach((a, s) -> reprocess.put(a.name().toLowerCase(java.util.Locale.ROOT),
             BenchReport.round(s, 2)));
         f.put("reprocessSeconds", reprocess);
+        final Map<String, Object> phases = new LinkedHashMap<>();
+        report.phaseSeconds().forEach((phase, s) -> phases.put(phase, BenchReport.round(s, 2)));
+        f.put("phaseSeconds", phases);
         final Map<String, Object> processed = new LinkedHashMap<>();
         report.processed().forEach((a, n) -> processed.put(a.name().toLowerCase(java.util.Locale.ROOT), n));
         f.put("inputRecords", processed);

@@ -45,6 +45,7 @@ public final class DomainConfig implements ConfigGroup {
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
     public static final String SKIP_OBSERVED = "retrieval.skip.observed";
+    public static final String OBSERVATION_LIFT = "retrieval.observation.lift";
     public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
     public static final String KIND_PRIOR = "retrieval.relevance.kind.prior";
     public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
@@ -53,6 +54,7 @@ public final class DomainConfig implements ConfigGroup {
     public static final String MERGE_THRESHOLD = "lifecycle.merge.threshold";
     public static final String OBSERVE_THRESHOLD = "lifecycle.observe.threshold";
     public static final String OBSERVE_INTERVAL_MS = "lifecycle.observe.interval.ms";
+    public static final String OBSERVE_QUIET_MS = "lifecycle.observe.quiet.ms";
     public static final String OBSERVE_MAX_MEMBERS = "lifecycle.observe.max.members";
     public static final String STALE_DAYS = "lifecycle.stale.days";
     public static final String STALE_MAX_IMPORTANCE = "lifecycle.stale.max.importance";
@@ -135,6 +137,10 @@ public final class DomainConfig implements ConfigGroup {
                     + "is left out and the next one takes its place; an exchange episode whose user turn a statement above "
                     + "it is word for word takes that statement's place (it says the same and the reply). The context "
                     + "block leaves out text already in it anyway.")
+            .define(OBSERVATION_LIFT, Type.BOOLEAN, true, Importance.LOW,
+                "An observation (or topic list) takes the relevance of the best candidate statement it cites when that is "
+                    + "above its own: its one embedding averages up to lifecycle.observe.max.members statements, so it matches "
+                    + "a question one of them answers less well than that statement does.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "
@@ -170,6 +176,11 @@ public final class DomainConfig implements ConfigGroup {
                 "Wall-clock time (ms) between two regroupings of the observations of the users whose statements changed "
                     + "since their last one (at most 64 users and about 2 s each time), so observations follow within seconds without "
                     + "stream time advancing; the result depends on the statements only, not on when it runs.")
+            .define(OBSERVE_QUIET_MS, Type.LONG, 0L, Range.atLeast(0), Importance.LOW,
+                "Also regroup those users' observations as soon as the task's input has been quiet this long (wall clock, "
+                    + "ms), not only every lifecycle.observe.interval.ms; 0 (the default) = off: a live stream arriving in bursts "
+                    + "would regroup after every burst. bin/engram rebuild sets it (with a longer interval), so the replay "
+                    + "regroups once, when its input ends; the result is the same on any schedule.")
             .define(OBSERVE_MAX_MEMBERS, Type.INT, 16, Range.between(2, 64), Importance.LOW,
                 "Statements one observation states at most (its content is also capped at 2,000 characters).")
             .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,

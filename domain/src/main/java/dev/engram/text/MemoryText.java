@@ -11,6 +11,8 @@ public final class MemoryText {
 
     /** The {@code (re: "…")} context an exchange episode carries at its end: the turn it answers. */
     private static final Pattern CONTEXT = Pattern.compile("\\s*\\(re: \".*\"\\)\\s*$", Pattern.DOTALL);
+    /** What every match of {@link #CONTEXT} holds: a content without it has no context. */
+    private static final String CONTEXT_OPENING = "(re: \"";
 
     /**
      * A yes or a no (or an agreement, a refusal) in a sentence that is otherwise small talk: "Yes!" answers the
@@ -32,7 +34,9 @@ public final class MemoryText {
      * @return the statement without the {@code (re: "…")} context at its end: what an observation states of it
      */
     public static String ownWords(final String content) {
-        return CONTEXT.matcher(content).replaceFirst("").strip();
+        // most contents have no context: the regex scan and the copy of replaceFirst are for those that do (a list
+        // request reads the own words of every hit it ranks)
+        return !content.contains(CONTEXT_OPENING) ? content.strip() : CONTEXT.matcher(content).replaceFirst("").strip();
     }
 
     /**
@@ -40,6 +44,9 @@ public final class MemoryText {
      * @return the {@code (re: "…")} context at its end (as written, without the space before it), or "" when it has none
      */
     public static String context(final String content) {
+        if (!content.contains(CONTEXT_OPENING)) {
+            return "";
+        }
         final Matcher m = CONTEXT.matcher(content);
         return m.find() ? m.group().strip() : "";
     }

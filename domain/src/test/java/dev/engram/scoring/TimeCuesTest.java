@@ -91,6 +91,30 @@ class TimeCuesTest {
         assertThat(may3of2023.contains(said("2019-05-03T10:00:00Z", List.of()))).isFalse();
     }
 
+    @Test
+    void shouldMatchAnAnyYearDayExactlyWhenASpanHoldsItDayByDay() {
+        // spans of up to a year and a half starting every third day of 2019-2024 (leap years on both sides), against
+        // the definition: some day of the span has the named month and day; a span of 366 days or more holds every day
+        for (final MonthDay named : List.of(MonthDay.of(2, 29), MonthDay.of(2, 28), MonthDay.of(3, 1),
+            MonthDay.of(12, 31), MonthDay.of(1, 1), MonthDay.of(5, 3))) {
+            final TimeCues.Period period = TimeCues.Period.everyYear(named);
+            for (long start = LocalDate.of(2019, 1, 1).toEpochDay(); start <= LocalDate.of(2024, 12, 31).toEpochDay();
+                 start += 3) {
+                for (final int length : new int[] {0, 1, 30, 58, 59, 60, 364, 365, 366, 500}) {
+                    final long end = start + length;
+                    boolean holds = length >= 366;
+                    for (long d = start; d <= end && !holds; d++) {
+                        holds = MonthDay.from(LocalDate.ofEpochDay(d)).equals(named);
+                    }
+                    assertThat(period.overlaps(new long[] {start, end}))
+                        .as("%s in %s..%s", named, LocalDate.ofEpochDay(start), LocalDate.ofEpochDay(end))
+                        .isEqualTo(holds);
+                }
+            }
+            assertThat(period.overlaps(new long[] {10, 5})).isFalse();
+        }
+    }
+
     private static Memory said(final String validFrom, final List<String> eventDates) {
         return memory(eventDates, Instant.parse(validFrom));
     }

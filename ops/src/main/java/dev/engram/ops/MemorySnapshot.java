@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +26,17 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.stack.MemoryState;
 import dev.engram.topics.Topic;
+import dev.engram.topology.StoreNames;
 import dev.engram.config.EngramConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The memory state of every user, as a downstream consumer sees it: {@code memory-updated} folded
@@ -109,6 +117,31 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
                                            final Deserializer<MemoryUpdated> decoder) {
         final MemoryState state = MemoryState.read(clientProperties, fromOffsets, timeout, decoder);
         return of(state.events(), state.memories());
+    }
+
+    /**
+     * Reads a retriever's read model through interactive queries ({@code retriever-memories-store}; one instance holds
+     * every partition).
+     *
+     * @param retriever the retriever's running Streams client
+     * @return the snapshot (events 0)
+     */
+    static MemorySnapshot ofReadModel(final KafkaStreams retriever) {
+        final ReadOnlyKeyValueStore<String, Memory> store = retriever.store(StoreQueryParameters.fromNameAndType(
+            StoreNames.RETRIEVER_MEMORIES, QueryableStoreTypes.<String, Memory>keyValueStore()));
+        final Map<String, List<Memory>> byUser = new HashMap<>();
+        try (KeyValueIterator<String, Memory> it = store.all()) {
+            while (it.hasNext()) {
+                final KeyValue<String, Memory> entry = it.next();
+                if (entry.value == null) {
+                    continue; // its user's data key is erased
+                }
+                final int split = entry.key.indexOf('\0');
+                byUser.computeIfAbsent(split < 0 ? entry.key : entry.key.substring(0, split), u -> new ArrayList<>())
+                    .add(entry.value);
+            }
+        }
+        return of(0, byUser);
     }
 
     /**

@@ -5,31 +5,27 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
-import dev.engram.avro.Memory;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.KnownVectors;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
-import dev.engram.topology.StoreNames;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -47,18 +43,24 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *   <li>for the consolidator, reads the observation vectors on {@code memory-updated} ({@link ObservationVectors}) and
  *       runs the app with them ({@link KnownVectors}): candidates carry their vectors and observations find theirs,
  *       so a rebuild without {@code reExtract} embeds nothing the run being rebuilt embedded already;</li>
- *   <li>runs the app in this JVM until its consumer group has no lag on its inputs and, for the consolidator, no
- *       user's observations are still to be regrouped ({@link PendingObservations}: the wall-clock regrouping
- *       follows the input by seconds), printing progress;</li>
+ *   <li>runs the app in this JVM ({@link #replayConfig}: the consolidator regroups observations once its input is
+ *       quiet, not every few seconds of the replay) until its consumer group has no lag on its inputs and, for the
+ *       consolidator, no user's observations are still to be regrouped (its pending store asked in this JVM, then
+ *       {@link PendingObservations} on the changelog: committed; {@link ReprocessWatch}), printing
+ *       progress; with {@code reExtract} the extractor and the consolidator run at once (the consolidator consumes
+ *       candidates as they are written), the consolidator awaited after the extractor has extracted every
+ *       conversation;</li>
  *   <li>snapshots the state after and compares it with the state before ({@link MemorySnapshot#diff}).</li>
  * </ol>
+ *
+ * <p>The report says where the wall time went ({@link Report#phaseSeconds}).
  *
  * <p>Which state "after" means: for the consolidator, the fold of the {@code memory-updated} events the
  * rebuild itself wrote (from the remembered end on), so an empty or partial rebuild cannot pass; for
  * the retriever, its rebuilt read model read through interactive queries; for the extractor alone,
  * the whole topic again.
  *
- * <p>Extraction is re-run only with {@code reExtract} (the extractor is reset and run first, so its
+ * <p>Extraction is re-run only with {@code reExtract} (the extractor is reset and run too, so its
  * candidates reach the consolidator; candidate ids are deterministic, so a redelivered candidate
  * changes nothing). {@code fromTimestamp} applies to the extractor's {@code conversations-completed}
  * only: the consolidator's and retriever's state is a fold of their whole input, so they always restart
@@ -88,6 +90,11 @@ public final class Rebuild {
             return applicationId;
         }
 
+        /** @return its name in phase names, e.g. {@code consolidator} */
+        String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
         /** @return the topics the app reads */
         List<String> inputs() {
             return inputs;
@@ -108,13 +115,21 @@ public final class Rebuild {
      * @param observationVectorsReused observation texts the rebuilt consolidator took from the vectors on
      *     {@code memory-updated} instead of embedding them ({@link ObservationVectors})
      * @param observationTextsEmbedded observation texts it embedded (not found there)
+     * @param phaseSeconds where {@code seconds} went, in order ({@link RebuildPhases}): {@code snapshotBefore}, {@code reset},
+     *     {@code observationVectors}, per app {@code <app>.start} (from its start until RUNNING) and {@code <app>.catchUp}
+     *     (until caught up), {@code consolidator.regroup} (until no user's observations are pending),
+     *     {@code snapshotAfter}; with {@code reExtract} the consolidator starts with the extractor, so its start
+     *     overlaps the extractor's phases
      */
     public record Report(Map<App, Long> processed, long updatesWritten, MemorySnapshot before, MemorySnapshot after,
                          List<String> differences, double seconds, Map<App, Double> reprocessSeconds,
-                         long observationVectorsReused, long observationTextsEmbedded) {
+                         long observationVectorsReused, long observationTextsEmbedded, Map<String, Double> phaseSeconds) {
     }
 
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
+    /** {@code lifecycle.observe.quiet.ms} of the rebuilt consolidator ({@link #replayConfig}). */
+    static final long REGROUP_QUIET_MS = 200;
+    /** {@code lifecycle.observe.interval.ms} of the rebuilt consolidator at least ({@link #replayConfig}). */
+    static final long REGROUP_INTERVAL_MS = 60_000;
     private final EngramConfig config;
     private final App app;
     private final Instant fromTimestamp;
@@ -160,7 +175,7 @@ public final class Rebuild {
      *     does not finish within the timeout
      */
     public Report run() {
-        final long started = System.nanoTime();
+        final RebuildPhases phases = new RebuildPhases();
         final List<App> apps = new ArrayList<>();
         if (reExtract) {
             apps.add(App.EXTRACTOR);
@@ -189,71 +204,97 @@ public final class Rebuild {
             out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
                 workDir.resolve("before.json"));
             final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topic.MEMORY_UPDATED.name()));
+            phases.end("snapshotBefore");
 
             final Map<App, Set<String>> inputs = new HashMap<>();
             final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
             for (final App a : apps) {
                 inputs.put(a, reset.reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
                 resetAt.put(a, offsets.committed(a.applicationId));
+                reset.deleteLocalState(a);
             }
+            phases.end("reset");
             final Map<App, Long> processed = new HashMap<>();
             final Map<App, Double> reprocessSeconds = new HashMap<>();
             final List<AutoCloseable> running = new ArrayList<>();
+            final Map<App, StreamsRunner> runners = new EnumMap<>(App.class);
+            final Map<App, Long> appStarted = new EnumMap<>(App.class);
+            ExtractorApp extractor = null;
             RetrieverApp.Handle retriever = null;
             KnownVectors observations = null;
             try {
+                final Map<String, float[]> known = apps.contains(App.CONSOLIDATOR)
+                    ? ObservationVectors.read(client, updates(), timeout) : Map.of();
+                if (apps.contains(App.CONSOLIDATOR)) {
+                    out.printf("Observation vectors on %s: %,d (reused, not embedded again)%n",
+                        Topic.MEMORY_UPDATED.name(), known.size());
+                    phases.end("observationVectors");
+                }
+                // every app at once: the consolidator consumes the extractor's candidates as they are written
+                final EngramConfig replay = replayConfig(config);
                 for (final App a : apps) {
-                    reset.deleteLocalState(a);
-                    final Map<String, float[]> known = a == App.CONSOLIDATOR
-                        ? ObservationVectors.read(client, updates(), timeout) : Map.of();
-                    if (a == App.CONSOLIDATOR) {
-                        out.printf("Observation vectors on %s: %,d (reused, not embedded again)%n",
-                            Topic.MEMORY_UPDATED.name(), known.size());
-                    }
-                    final long appStarted = System.nanoTime();
-                    final StreamsRunner runner;
+                    appStarted.put(a, System.nanoTime());
                     switch (a) {
                         case EXTRACTOR -> {
-                            final ExtractorApp x = ExtractorApp.start(config);
-                            running.add(x);
-                            runner = x.runner();
+                            extractor = ExtractorApp.start(replay);
+                            running.add(extractor);
+                            runners.put(a, extractor.runner());
                         }
                         case CONSOLIDATOR -> {
                             final KnownVectors[] wrapped = new KnownVectors[1];
-                            final ConsolidatorApp c = ConsolidatorApp.start(config,
+                            final ConsolidatorApp c = ConsolidatorApp.start(replay,
                                 e -> wrapped[0] = new KnownVectors(e, known));
                             observations = wrapped[0];
                             running.add(c);
-                            runner = c.runner();
+                            runners.put(a, c.runner());
                         }
                         default -> {
-                            retriever = RetrieverApp.start(config);
+                            retriever = RetrieverApp.start(replay);
                             running.add(retriever);
-                            runner = retriever.runner();
+                            runners.put(a, retriever.runner());
                         }
                     }
+                }
+                final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
+                for (final App a : apps) {
+                    final StreamsRunner runner = runners.get(a);
                     out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
-                    processed.put(a, await(a, runner, offsets, inputs.get(a), resetAt.get(a), updatedEnd, started));
-                    if (a == App.CONSOLIDATOR && !PendingObservations.awaitNone(client, timeout)) {
-                        throw new IllegalStateException("engram-consolidator still had users' observations to regroup after "
-                            + timeout);
+                    watch.awaitRunning(a, runner);
+                    phases.end(a.key() + ".start");
+                    // with the consolidator beside it, the extractor is done once it has extracted every conversation
+                    // (the consolidator's profiles keep arriving on user-profiles until the consolidator is done)
+                    final Set<String> caughtUpOn = a == App.EXTRACTOR && apps.contains(App.CONSOLIDATOR)
+                        ? Set.of(Topic.CONVERSATIONS_COMPLETED.name()) : inputs.get(a);
+                    final ExtractorApp x = extractor;
+                    final BooleanSupplier idle = a == App.EXTRACTOR ? () -> x.pendingConversations() == 0 : () -> true;
+                    watch.awaitCaughtUp(a, runner, caughtUpOn, idle);
+                    phases.end(a.key() + ".catchUp");
+                    if (a == App.CONSOLIDATOR) {
+                        watch.awaitRegrouped(runner);
+                        phases.end("consolidator.regroup");
                     }
-                    reprocessSeconds.put(a, (System.nanoTime() - appStarted) / 1e9);
+                    processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId), resetAt.get(a),
+                        inputs.get(a)));
+                    reprocessSeconds.put(a, (System.nanoTime() - appStarted.get(a)) / 1e9);
+                    out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d%n",
+                        phases.total(), a.applicationId, processed.get(a), watch.updatesSince());
                 }
                 final MemorySnapshot after;
                 if (app == App.CONSOLIDATOR) {
                     after = MemorySnapshot.fromTopic(client, updatedEnd, timeout, updates());
                 } else if (app == App.RETRIEVER) {
-                    after = readModel(retriever);
+                    after = MemorySnapshot.ofReadModel(retriever.runner().kafkaStreams());
                 } else {
                     after = MemorySnapshot.fromTopic(client, null, timeout, updates());
                 }
                 after.write(workDir.resolve("after.json"));
                 final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
-                    : updatesSince(offsets, updatedEnd);
+                    : watch.updatesSince();
+                phases.end("snapshotAfter");
                 final Report report = new Report(Map.copyOf(processed), written, before, after, before.diff(after),
-                    (System.nanoTime() - started) / 1e9, Map.copyOf(reprocessSeconds),
-                    observations == null ? 0 : observations.reused(), observations == null ? 0 : observations.embedded());
+                    phases.total(), Map.copyOf(reprocessSeconds),
+                    observations == null ? 0 : observations.reused(), observations == null ? 0 : observations.embedded(),
+                    phases.seconds());
                 print(report);
                 return report;
             } finally {
@@ -268,78 +309,24 @@ public final class Rebuild {
         }
     }
 
-    /** Waits until the group has no lag twice in a row, printing progress; returns records processed. */
-    private long await(final App a, final StreamsRunner runner, final GroupOffsets offsets, final Set<String> topics,
-                       final Map<TopicPartition, Long> resetAt, final Map<TopicPartition, Long> updatedEnd,
-                       final long started) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        long lastPrint = 0;
-        int settled = 0;
-        while (true) {
-            if (!runner.isLive()) {
-                throw new IllegalStateException(a.applicationId + " stopped during the rebuild (state " + runner.state()
-                    + ")", runner.failure());
-            }
-            final long lag = offsets.lag(a.applicationId, topics);
-            final long processed = processed(offsets.committed(a.applicationId), resetAt, topics);
-            settled = lag == 0 && runner.isReady() ? settled + 1 : 0;
-            if (settled >= 2 || System.nanoTime() - lastPrint > PROGRESS_EVERY.toNanos()) {
-                lastPrint = System.nanoTime();
-                out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed, lag %,d · memory-updated offsets +%,d%n",
-                    (System.nanoTime() - started) / 1e9, a.applicationId, processed, lag,
-                    updatesSince(offsets, updatedEnd));
-            }
-            if (settled >= 2) {
-                return processed;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(a.applicationId + " did not catch up within " + timeout + " (lag " + lag + ")");
-            }
-            try {
-                Thread.sleep(500); // polling group offsets; there is nothing to block on
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted", e);
-            }
+    /**
+     * The config the rebuilt apps run with: the deployment's, with the consolidator's observations regrouped when the
+     * replayed input goes quiet ({@value #REGROUP_QUIET_MS} ms) rather than every few seconds of it (at least every
+     * {@value #REGROUP_INTERVAL_MS} ms): a regrouping is a function of the statements, so the schedule changes nothing
+     * the rebuild ends with, but each mid-replay regrouping reviews every pending user again and may embed texts the run
+     * being rebuilt never wrote. An explicit {@code lifecycle.observe.quiet.ms} is kept.
+     *
+     * @param config the deployment's config
+     * @return the rebuild's
+     */
+    static EngramConfig replayConfig(final EngramConfig config) {
+        final Map<String, Object> replay = new HashMap<>();
+        if (!config.originals().containsKey(DomainConfig.OBSERVE_QUIET_MS)) {
+            replay.put(DomainConfig.OBSERVE_QUIET_MS, REGROUP_QUIET_MS);
+            replay.put(DomainConfig.OBSERVE_INTERVAL_MS,
+                Math.max(REGROUP_INTERVAL_MS, config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)));
         }
-    }
-
-    private static long processed(final Map<TopicPartition, Long> committed, final Map<TopicPartition, Long> resetAt,
-                                  final Set<String> topics) {
-        long sum = 0;
-        for (final Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
-            if (topics.contains(e.getKey().topic())) {
-                sum += Math.max(0, e.getValue() - resetAt.getOrDefault(e.getKey(), 0L));
-            }
-        }
-        return sum;
-    }
-
-    private static long updatesSince(final GroupOffsets offsets, final Map<TopicPartition, Long> from) {
-        long sum = 0;
-        for (final Map.Entry<TopicPartition, Long> e : offsets.ends(Set.of(Topic.MEMORY_UPDATED.name())).entrySet()) {
-            sum += Math.max(0, e.getValue() - from.getOrDefault(e.getKey(), 0L));
-        }
-        return sum;
-    }
-
-    /** Reads the retriever's rebuilt read model through interactive queries (one instance: every partition). */
-    private MemorySnapshot readModel(final RetrieverApp.Handle retriever) {
-        final ReadOnlyKeyValueStore<String, Memory> store = retriever.runner().kafkaStreams().store(
-            StoreQueryParameters.fromNameAndType(StoreNames.RETRIEVER_MEMORIES, QueryableStoreTypes.<String, Memory>keyValueStore()));
-        final Map<String, List<Memory>> byUser = new HashMap<>();
-        try (KeyValueIterator<String, Memory> it = store.all()) {
-            while (it.hasNext()) {
-                final KeyValue<String, Memory> entry = it.next();
-                if (entry.value == null) {
-                    continue; // its user's data key is erased
-                }
-                final int split = entry.key.indexOf('\0');
-                byUser.computeIfAbsent(split < 0 ? entry.key : entry.key.substring(0, split), u -> new ArrayList<>())
-                    .add(entry.value);
-            }
-        }
-        return MemorySnapshot.of(0, byUser);
+        return config.with(replay);
     }
 
     private void print(final Report report) {
@@ -352,6 +339,10 @@ public final class Rebuild {
                 report.observationVectorsReused(), report.observationTextsEmbedded());
         }
         out.printf(Locale.ROOT, "  memory-updated records written: %,d%n", report.updatesWritten());
+        final StringBuilder where = new StringBuilder();
+        report.phaseSeconds().forEach((phase, seconds) -> where.append(where.length() == 0 ? "" : ", ")
+            .append(String.format(Locale.ROOT, "%s %.1f", phase, seconds)));
+        out.println("  wall time by phase (s): " + where);
         out.println("  before: " + report.before().summary());
         out.println("  after:  " + report.after().summary());
         printDiff(out, report.differences());

@@ -65,8 +65,7 @@ class RebuildIT {
             try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of())) {
                 ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
             }
-            OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR,
-                Set.of(Topic.CONVERSATIONS_COMPLETED.name()), TIMEOUT);
+            OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, TIMEOUT);
             OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
                 Set.of(Topic.MEMORY_CANDIDATES.name()), TIMEOUT);
             assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), TIMEOUT)).isTrue();
@@ -90,7 +89,12 @@ class RebuildIT {
         assertThat(report.before().totalMemories()).isPositive();
         assertThat(report.observationTextsEmbedded()).as("an observation's vector is its statements' centroid: "
             + "the rebuilt consolidator embeds nothing").isZero();
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("verify: no differences", "vectors reused");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("verify: no differences", "vectors reused",
+            "wall time by phase");
+        assertThat(report.phaseSeconds()).containsOnlyKeys("snapshotBefore", "reset", "observationVectors",
+            "consolidator.start", "consolidator.catchUp", "consolidator.regroup", "snapshotAfter");
+        assertThat(report.phaseSeconds().values().stream().mapToDouble(Double::doubleValue).sum())
+            .as("the phases are where the wall time went").isBetween(0.0, report.seconds());
     }
 
     @Test

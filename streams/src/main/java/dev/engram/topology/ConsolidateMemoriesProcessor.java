@@ -137,6 +137,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             consolidate(record);
         } finally {
             // the lifecycle pass due at this record's stream time runs now, in every run (LifecyclePassClock)
+            clock.received(context.currentSystemTimeMs());
             clock.advanced(context.currentStreamTimeMs());
         }
     }

@@ -49,7 +49,8 @@ import dev.engram.topics.AppIds;
  *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
  *                                       observation-pending-store; the pass every lifecycle.interval.ms of stream
  *                                       time, run by the record crossing it (either processor: LifecyclePassClock);
- *                                       WALL_CLOCK every lifecycle.observe.interval.ms (pending observations)]
+ *                                       WALL_CLOCK every lifecycle.observe.interval.ms, or once the input is
+ *                                       quiet for lifecycle.observe.quiet.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
@@ -225,7 +226,8 @@ public final class ConsolidationTopology {
                 Topic.MEMORY_ACCESS.name())
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
                 Duration.ofMillis(config.getLong(DomainConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
-                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)), clocks), ACCESS_SOURCE)
+                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)),
+                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_QUIET_MS)), clocks), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)

@@ -21,13 +21,16 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * <p>Shared by the two processors of one task ({@code consolidate-memories} and {@code maintain-memory-lifecycle}),
  * each telling it after every record ({@link #advanced}); the lifecycle processor gives it the pass ({@link #start}).
  * A task incarnation starts from the stream time Kafka Streams restored from the committed offsets' metadata, so a
- * restart adds no pass a replay does not run. Not thread-safe: a task runs on one thread.
+ * restart adds no pass a replay does not run. It also tells how long the task's input has been quiet ({@link #quietMs},
+ * wall clock: when the observation regrouping may run, never what it decides). Not thread-safe: a task runs on one
+ * thread.
  */
 final class LifecyclePassClock {
 
     private long interval = Long.MAX_VALUE;
     private long streamTime = -1;
     private LongConsumer pass;
+    private long lastRecordWallClockMs = Long.MIN_VALUE;
 
     /**
      * Starts a task incarnation: the pass to run, its period, and the stream time so far.
@@ -61,6 +64,23 @@ final class LifecyclePassClock {
         if (due && pass != null) {
             pass.accept(now);
         }
+    }
+
+    /**
+     * Called with each record of the task, whatever its time: the input is not quiet.
+     *
+     * @param wallClockMs the task's wall-clock time ({@code ProcessorContext#currentSystemTimeMs}), ms
+     */
+    void received(final long wallClockMs) {
+        lastRecordWallClockMs = wallClockMs;
+    }
+
+    /**
+     * @param wallClockMs the task's wall-clock time now, ms
+     * @return ms since the task's last record ({@link #received}); {@link Long#MAX_VALUE} before its first
+     */
+    long quietMs(final long wallClockMs) {
+        return lastRecordWallClockMs == Long.MIN_VALUE ? Long.MAX_VALUE : wallClockMs - lastRecordWallClockMs;
     }
 
     /** The clocks of one topology's tasks, one per task and state directory. */

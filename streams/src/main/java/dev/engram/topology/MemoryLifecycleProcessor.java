@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * lifecycle pass of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) every
  * {@code lifecycle.interval.ms} of stream time, after the record of either processor that crosses the interval
  * ({@link LifecyclePassClock}: not a STREAM_TIME punctuator, which Streams runs between batches), joining the hits with the memories; and regroups the observations of the users whose statements changed
- * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms} ({@link ObservationRegroups}: the result is
- * the same whenever it runs, so the wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS} with
+ * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms}, and with {@code lifecycle.observe.quiet.ms}
+ * also as soon as the task's input has been quiet that long ({@link ObservationRegroups}: the result is the same
+ * whenever it runs, so the wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS} with
  * {@code consolidate-memories} (which forgets the counts of deleted memories and erased users) and shares
  * {@link StoreNames#OBSERVATION_PENDING}.
  *
@@ -71,6 +72,8 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
     private final Duration observeInterval;
+    private final Duration observeQuiet;
+    private long lastRegroupMs;
     private ObservationRegroups regroups;
     private final VectorIndexFactory indexFactory;
     private final Counters counters;
@@ -90,13 +93,16 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
      *     (which must be told of this processor's writes); null when it keeps none
      * @param observeInterval wall-clock time between two regroupings of the pending users' observations
      *     ({@link ObservationRegroups})
+     * @param observeQuiet also regroup them once the task's input has been quiet this long (wall clock); zero = only
+     *     every {@code observeInterval}
      * @param clocks when each task's lifecycle pass runs, shared with the task's {@link ConsolidateMemoriesProcessor}
      */
     MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
                              final VectorIndexFactory indexFactory, final Counters counters,
                              final UserMemoryCache.Registry caches, final Duration observeInterval,
-                             final LifecyclePassClock.Registry clocks) {
+                             final Duration observeQuiet, final LifecyclePassClock.Registry clocks) {
         this.caches = caches;
+        this.observeQuiet = observeQuiet;
         this.clocks = clocks;
         this.observeInterval = observeInterval;
         this.lifecycle = lifecycle;
@@ -121,7 +127,18 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.clock = clocks.of(context);
         clock.start(interval.toMillis(), context.currentStreamTimeMs(), this::review);
         if (lifecycle.observations().enabled()) {
-            context.schedule(observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> regroupPending());
+            lastRegroupMs = context.currentSystemTimeMs();
+            final boolean quietToo = !observeQuiet.isZero() && observeQuiet.compareTo(observeInterval) < 0;
+            // with a quiet trigger, tick at its period and regroup when the input is quiet or the interval has passed
+            context.schedule(quietToo ? observeQuiet : observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> {
+                final boolean quiet = quietToo && clock.quietMs(wallClock) >= observeQuiet.toMillis();
+                if (!quietToo || quiet || wallClock - lastRegroupMs >= observeInterval.toMillis()) {
+                    lastRegroupMs = wallClock;
+                    if (regroupPending() > 0 && quiet) {
+                        context.commit(); // the input is quiet: readable now, not at the next commit interval
+                    }
+                }
+            });
         }
     }
 
@@ -138,6 +155,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         try {
             fold(record);
         } finally {
+            clock.received(context.currentSystemTimeMs());
             clock.advanced(context.currentStreamTimeMs());
         }
     }
@@ -162,15 +180,17 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     }
 
     /** The pending users' observations, regrouped (wall clock: stream time may not move for a long while). */
-    private void regroupPending() {
+    /** @return users regrouped */
+    private int regroupPending() {
         if (context.currentStreamTimeMs() < 0) {
-            return; // nothing read yet, nothing pending
+            return 0; // nothing read yet, nothing pending
         }
         final long started = System.nanoTime();
         final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, streamTime());
         if (users > 0) {
             LOG.debug("Regrouped the observations of {} users in {} ms", users, (System.nanoTime() - started) / 1_000_000);
         }
+        return users;
     }
 
     /** The task's stream time (the event time of changes made outside a record's processing). */

@@ -1,0 +1,33 @@
+package dev.engram.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.domain.DomainConfig;
+import org.junit.jupiter.api.Test;
+
+/** The settings {@link Rebuild} runs the rebuilt apps with ({@link Rebuild#replayConfig}). */
+class RebuildReplayConfigTest {
+
+    @Test
+    void shouldRegroupObservationsOnceTheReplayIsQuietWhenTheDeploymentSetsNoQuietTrigger() {
+        final EngramConfig replay = Rebuild.replayConfig(EngramConfig.defaults());
+
+        assertThat(replay.getLong(DomainConfig.OBSERVE_QUIET_MS)).isEqualTo(Rebuild.REGROUP_QUIET_MS);
+        assertThat(replay.getLong(DomainConfig.OBSERVE_INTERVAL_MS)).isEqualTo(Rebuild.REGROUP_INTERVAL_MS);
+        assertThat(EngramConfig.defaults().getLong(DomainConfig.OBSERVE_QUIET_MS)).as("off in a live deployment").isZero();
+    }
+
+    @Test
+    void shouldKeepTheDeploymentsScheduleWhenItSetsAQuietTriggerOrALongerInterval() {
+        final EngramConfig own = EngramConfig.defaults().with(Map.of(DomainConfig.OBSERVE_QUIET_MS, 50L));
+        assertThat(Rebuild.replayConfig(own).getLong(DomainConfig.OBSERVE_QUIET_MS)).isEqualTo(50L);
+        assertThat(Rebuild.replayConfig(own).getLong(DomainConfig.OBSERVE_INTERVAL_MS))
+            .isEqualTo(own.getLong(DomainConfig.OBSERVE_INTERVAL_MS));
+
+        final EngramConfig slow = EngramConfig.defaults().with(Map.of(DomainConfig.OBSERVE_INTERVAL_MS, 600_000L));
+        assertThat(Rebuild.replayConfig(slow).getLong(DomainConfig.OBSERVE_INTERVAL_MS)).isEqualTo(600_000L);
+    }
+}
