@@ -145,14 +145,10 @@ class RegistryConsumerIT {
             assertThat(((GenericRecord) r.get("memory")).get("content").toString()).contains("newer schema");
         });
         final HttpClient http = HttpClient.newHttpClient();
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String body = "";
-        while (!body.contains("newer schema") && System.nanoTime() < deadline) {
-            body = http.send(HttpRequest.newBuilder(URI.create(stack.apps().retrieverUrl() + "/v1/tenants/acme/users/leo/memories"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
-            Thread.sleep(200); // polling the read model: the record is applied asynchronously
-        }
-        assertThat(body).contains("newer schema");
+        // the record is applied to the read model asynchronously: a bounded wait until it is served
+        dev.engram.testing.Waits.until("the newer-schema memory served", Duration.ofSeconds(90), () -> http.send(
+            HttpRequest.newBuilder(URI.create(stack.apps().retrieverUrl() + "/v1/tenants/acme/users/leo/memories")).build(),
+            HttpResponse.BodyHandlers.ofString()).body(), body -> body.contains("newer schema"));
         stack.apps().requireAlive();
     }
 }

@@ -368,14 +368,20 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * --port when given; else {@code retriever.http.port} when the environment sets it
-     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken. -1 (said on standard
+     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken (said on standard output: a
+     * second demo, or a curl copied from the README, would otherwise reach whatever holds 8080). -1 (said on standard
      * error) when a port asked for is in use.
      */
-    private int retrieverPort() {
+    int retrieverPort() {
         final int wanted = port != null ? port
             : EngramConfig.load(null, System.getenv(), Map.of()).getInt(PipelineConfig.RETRIEVER_HTTP_PORT);
         if (port == null && wanted == DEFAULT_PORT) {
-            return isFree(DEFAULT_PORT) ? DEFAULT_PORT : 0;
+            if (isFree(DEFAULT_PORT)) {
+                return DEFAULT_PORT;
+            }
+            out.printf("Port %d is in use (another demo or service?): the retriever takes a free port instead, printed "
+                + "with the API below; --port N chooses one.%n", DEFAULT_PORT);
+            return 0;
         }
         if (wanted != 0 && !isFree(wanted)) { // said before anything starts or the run directory is emptied
             System.err.printf("engram demo: port %d is in use: stop what holds it, or pass --port 0 (any free port)%n", wanted);

@@ -34,6 +34,7 @@ import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.VerifyErasureCommand;
 import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
+import dev.engram.testing.Waits;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
@@ -139,7 +140,7 @@ class CryptoShreddingIT {
                         "2025-03-06T10:00:00Z")) + "\n");
                 ingest.publish(sam, n -> { });
             }
-            awaitProcessed();
+            awaitProcessed(apps);
             final JsonNode memories = awaitMemories(apps.retrieverUrl(), ERASED);
             memories.forEach(m -> erasedTexts.add(m.path("content").asText()));
             assertThat(erasedTexts).isNotEmpty();
@@ -172,7 +173,7 @@ class CryptoShreddingIT {
                 HttpResponse.BodyHandlers.ofString());
             assertThat(erase.statusCode()).isEqualTo(202);
             awaitGone(apps.retrieverUrl());
-            awaitProcessed();
+            awaitProcessed(apps);
 
             try (DataKeys fresh = freshKeys()) {
                 assertThat(fresh.hasKey(TENANT + "/" + ERASED)).isFalse();
@@ -241,39 +242,31 @@ class CryptoShreddingIT {
         return new DataKeys(Map.of("bootstrap.servers", broker.bootstrapServers()), Topic.DATA_KEYS.name(), Kek.aead(kek));
     }
 
-    private static void awaitProcessed() {
+    private static void awaitProcessed(final DemoApps apps) {
         final Duration timeout = Duration.ofSeconds(120);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitExtracted(broker.bootstrapServers(), () -> apps.extractorIdle() ? 0 : 1, timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
             Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }
 
-    private static JsonNode awaitMemories(final String base, final String user) throws Exception {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
+    private static JsonNode awaitMemories(final String base, final String user) {
+        return Waits.until("memories of " + user + " served", Duration.ofSeconds(120), () -> {
             final HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
                 URI.create(base + "/v1/tenants/" + TENANT + "/users/" + user + "/memories")).build(),
                 HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 200) {
-                final JsonNode body = JSON.readTree(r.body());
-                final JsonNode list = body.isArray() ? body : body.path("memories");
-                if (list.size() > 0) {
-                    return list;
-                }
+            if (r.statusCode() != 200) {
+                return JSON.createArrayNode();
             }
-            assertThat(System.nanoTime()).as("memories of " + user).isLessThan(deadline);
-            Thread.sleep(200);
-        }
+            final JsonNode body = JSON.readTree(r.body());
+            return body.isArray() ? body : body.path("memories");
+        }, list -> list.size() > 0);
     }
 
-    private static void awaitGone(final String base) throws Exception {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/tenants/" + TENANT + "/users/" + ERASED
-            + "/memories")).build(), HttpResponse.BodyHandlers.ofString()).statusCode() != 404) {
-            assertThat(System.nanoTime()).as("erasure applied").isLessThan(deadline);
-            Thread.sleep(200);
-        }
+    private static void awaitGone(final String base) {
+        Waits.until("the erasure applied (404 for " + ERASED + ")", Duration.ofSeconds(120), () -> HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + "/v1/tenants/" + TENANT + "/users/" + ERASED + "/memories")).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode(), status -> status == 404);
     }
 
     /** Every record of every Engram topic: raw bytes, and opened (decrypted) where a key allows. */

@@ -59,6 +59,29 @@ class DemoCommandTest {
         assertThat(run.resolve("marker")).exists();
     }
 
+    /** A second demo used to take a free port silently: its user then read the first demo's answers on 8080. */
+    @Test
+    void shouldSayOnStandardOutputWhenPort8080IsTakenAndAFreePortIsUsed() throws Exception {
+        final java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        final DemoCommand demo = new DemoCommand(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        new CommandLine(demo).parseArgs("--once");
+        java.net.ServerSocket holder = null;
+        try {
+            try {
+                holder = new java.net.ServerSocket(DemoCommand.DEFAULT_PORT); // else something already holds it
+            } catch (java.io.IOException alreadyTaken) {
+                holder = null;
+            }
+            assertThat(demo.retrieverPort()).isZero();
+        } finally {
+            if (holder != null) {
+                holder.close();
+            }
+        }
+        assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8))
+            .contains("Port 8080 is in use", "takes a free port instead", "--port N");
+    }
+
     /**
      * A second demo on a run directory another process holds must leave it alone: emptying it deleted the
      * running demo's broker logs and killed it (fresh-user trial). The holder is a second JVM, as a second

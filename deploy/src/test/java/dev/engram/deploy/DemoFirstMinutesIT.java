@@ -138,12 +138,7 @@ class DemoFirstMinutesIT {
         }
     }
 
-    private static void waitFor(final BooleanSupplier condition, final int minutes, final String what)
-        throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
-            Thread.sleep(200); // polling a bounded wait
-        }
+    private static void waitFor(final BooleanSupplier condition, final int minutes, final String what) {
+        dev.engram.testing.Waits.until(what, java.time.Duration.ofMinutes(minutes), condition::getAsBoolean);
     }
 }

@@ -112,7 +112,7 @@ class OpsStackIT {
 
     private static void awaitProcessed() {
         final Duration timeout = Duration.ofSeconds(90);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }

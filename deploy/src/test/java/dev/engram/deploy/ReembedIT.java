@@ -44,6 +44,7 @@ import dev.engram.embedder.OnnxEmbedder;
 import dev.engram.embedder.OnnxModel;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.extractor.ExtractorApp;
+import dev.engram.testing.Waits;
 import dev.engram.ops.Embedders;
 import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.Reembed;
@@ -108,15 +109,11 @@ class ReembedIT {
                 try (Ingest ingest = new Ingest(bootstrap, Map.of())) {
                     ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
                 }
-                awaitProcessed(bootstrap);
-                // no lag can also mean "not consumed yet" right after the start (seen once in a clean-clone CI run):
-                // wait, bounded, until the sample's memories are on memory-updated
-                List<Memory> before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
-                final long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-                while (before.isEmpty() && System.nanoTime() < deadline) {
-                    awaitProcessed(bootstrap);
-                    before = mira(MemoryState.read(client, Duration.ofSeconds(30)));
-                }
+                awaitProcessed(bootstrap, extractor);
+                // "no lag" once held before the extractor had forwarded anything (a clean-clone CI run): awaitProcessed
+                // now waits for the extractor's pending conversations too; the memories must then be there
+                final List<Memory> before = Waits.until("the sample's memories of mira on memory-updated",
+                    Duration.ofMinutes(2), () -> mira(MemoryState.read(client, Duration.ofSeconds(30))), ms -> !ms.isEmpty());
                 assertThat(before).isNotEmpty().allSatisfy(m -> assertThat(m.getEmbeddingModel()).isEqualTo(OLD));
                 final Map<String, Double> semanticBefore = semantic(search(retriever));
 
@@ -164,7 +161,7 @@ class ReembedIT {
                     assertThat(Vectors.cosine(Vectors.toArray(after.get(i).getEmbedding()), expected.get(i)))
                         .as(after.get(i).getContent()).isGreaterThan(0.999);
                 }
-                awaitProcessed(bootstrap);
+                awaitProcessed(bootstrap, extractor);
                 // the retriever ranks the re-embedded memories with a bge-small query vector: its semantic
                 // components are those of a ranking that embeds the query by bge-small, not of one without it
                 final JsonNode hits = search(retriever);
@@ -189,7 +186,7 @@ class ReembedIT {
                 }
                 final List<MemoryUpdated> events = await(() -> updatesCiting(bootstrap, "mira-1-new-model"),
                     e -> !e.isEmpty());
-                awaitProcessed(bootstrap);
+                awaitProcessed(bootstrap, extractor);
                 assertThat(updatesCiting(bootstrap, "mira-1-new-model")).hasSameSizeAs(events);
                 assertThat(events).allSatisfy(e -> assertThat(e.getOperation()).isEqualTo(UpdateOperation.REINFORCED));
                 assertThat(deadLetters(bootstrap)).hasSize((int) deadBefore);
@@ -206,7 +203,7 @@ class ReembedIT {
                 assertThat(again.caughtUp()).as(log.toString(StandardCharsets.UTF_8)).isTrue();
                 assertThat(again.commands()).as("nothing left to re-embed").isZero();
                 assertThat(again.redriven()).isEqualTo(reasons.size() - deadBefore);
-                awaitProcessed(bootstrap);
+                awaitProcessed(bootstrap, extractor);
                 assertThat(updatesCiting(bootstrap, straggler.getConversationId())).isNotEmpty()
                     .allSatisfy(e -> assertThat(e.getMemory().getEmbeddingModel()).isEqualTo(NEW));
                 assertThat(deadLetters(bootstrap)).as("re-driven, not dead-lettered again").hasSameSizeAs(reasons);
@@ -267,32 +264,18 @@ class ReembedIT {
         return state.memories().getOrDefault("acme/mira", List.of());
     }
 
-    private static List<Memory> awaitMemories(final Map<String, Object> client, final Predicate<List<Memory>> done)
-        throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (true) {
+    private static List<Memory> awaitMemories(final Map<String, Object> client, final Predicate<List<Memory>> done) {
+        Waits.until("every memory re-embedded", Duration.ofMinutes(2), () -> {
             final List<Memory> memories = new ArrayList<>();
             MemoryState.read(client, Duration.ofSeconds(30)).memories().values().forEach(memories::addAll);
-            if (done.test(memories) || System.nanoTime() > deadline) {
-                assertThat(done.test(memories)).as("every memory re-embedded within 2 minutes").isTrue();
-                return mira(MemoryState.read(client, Duration.ofSeconds(30)));
-            }
-            Thread.sleep(500);
-        }
+            return memories;
+        }, done);
+        return mira(MemoryState.read(client, Duration.ofSeconds(30)));
     }
 
-    /** Polls (every 500 ms, at most 2 minutes) until the value satisfies the condition; fails if it never does. */
-    private static <T> T await(final java.util.function.Supplier<T> value, final Predicate<T> done)
-        throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (true) {
-            final T v = value.get();
-            if (done.test(v)) {
-                return v;
-            }
-            assertThat(System.nanoTime()).as("condition not met within 2 minutes: " + v).isLessThan(deadline);
-            Thread.sleep(500);
-        }
+    /** Polls (bounded: 2 minutes) until the value satisfies the condition; fails naming the last value if it never does. */
+    private static <T> T await(final Waits.Probe<T> value, final Predicate<T> done) {
+        return Waits.until("the condition", Duration.ofMinutes(2), value, done);
     }
 
     private static JsonNode search(final RetrieverApp.Handle retriever) throws Exception {
@@ -344,9 +327,9 @@ class ReembedIT {
         return events;
     }
 
-    private static void awaitProcessed(final String bootstrap) {
+    private static void awaitProcessed(final String bootstrap, final ExtractorApp extractor) {
         final Duration timeout = Duration.ofSeconds(120);
-        OpsTestSupport.awaitNoLag(bootstrap, AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        OpsTestSupport.awaitExtracted(bootstrap, extractor::pendingConversations, timeout);
         OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
             timeout);
         OpsTestSupport.awaitNoLag(bootstrap, AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);

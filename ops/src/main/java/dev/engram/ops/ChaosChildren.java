@@ -70,9 +70,21 @@ final class ChaosChildren implements AutoCloseable {
      * @return seconds waited, or -1 if the process died or 180 s passed
      */
     double awaitHttp(final Process process, final int port) {
+        return awaitHttp(process, port, 180);
+    }
+
+    /**
+     * Waits until the child's {@code /health/live} answers.
+     *
+     * @param process the child
+     * @param port its HTTP port
+     * @param maxSeconds bound of the wait (the scale-out's first start of six JVMs at once at load 85+ took over 180 s)
+     * @return seconds waited, or -1 if the process died or the bound passed
+     */
+    double awaitHttp(final Process process, final int port, final int maxSeconds) {
         final long start = System.nanoTime();
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        while (process.isAlive() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(180)) {
+        while (process.isAlive() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(maxSeconds)) {
             try {
                 http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/live"))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());

@@ -140,6 +140,8 @@ public final class ChaosScaleOut {
     /** Partitions per topic: one per instance of each app (two), so that every instance owns a share. */
     private static final int PARTITIONS = 2;
     private static final Duration IN_SYNC_TIMEOUT = Duration.ofSeconds(180);
+    /** Bound of the wait for an app instance's HTTP at the run's first start, seconds (restarts in a round: 180). */
+    static final int FIRST_START_SECONDS = 600;
     /** Starts again of an instance that exits before its HTTP server answers, at the run's beginning. */
     private static final int START_ATTEMPTS = 2;
     /**
@@ -198,7 +200,9 @@ public final class ChaosScaleOut {
             }
             for (final Chaos.App app : apps) {
                 for (int k = 0; k < settings.instances(); k++) {
-                    double up = children.awaitHttp(running.get(app)[k], children.port(app.command(), k));
+                    // the first start of every JVM at once is the slowest (over 180 s for an extractor at load 85+): a
+                    // live instance is given FIRST_START_SECONDS
+                    double up = children.awaitHttp(running.get(app)[k], children.port(app.command(), k), FIRST_START_SECONDS);
                     // an instance that dies while starting is started again, as its pod would be (seen: a SIGSEGV in
                     // the ONNX runtime creating the embedding session while ten JVMs start at load 100+)
                     for (int attempt = 1; up < 0 && !running.get(app)[k].isAlive() && attempt <= START_ATTEMPTS; attempt++) {

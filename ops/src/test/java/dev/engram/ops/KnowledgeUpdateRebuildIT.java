@@ -35,6 +35,7 @@ import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.testing.EmbeddedKafka;
+import dev.engram.testing.Waits;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.junit.jupiter.api.AfterAll;
@@ -90,19 +91,19 @@ class KnowledgeUpdateRebuildIT {
                     assistant("As you told me, you work at Initech and live in Braga.", at(t0, 20, 30))),
                 conversation(TENANT, USER, "c-4",
                     user("I no longer use Jira, we switched to Linear and it's much faster.", at(t0, 30))));
-            settle(bootstrap);
+            settle(bootstrap, extractor);
             final Memory employer = activeFact(bootstrap, config, "employer");
             assertThat(employer.getValue()).isEqualTo("Initech");
             final HttpResponse<String> put = putUntilServed(retriever.baseUrl() + "/v1/tenants/" + TENANT + "/users/"
                 + USER + "/memories/" + employer.getMemoryId(), "{\"value\":\"Hooli\"}");
             assertThat(put.statusCode()).as(put.body()).isEqualTo(202);
-            settle(bootstrap);
+            settle(bootstrap, extractor);
             publish(config, conversation(TENANT, USER, "c-5",
                 // after the correction in event time too: a replay orders the two topics by timestamp, and a
                 // time truncated to the second could fall before the correction's own (wall-clock) stamp
                 user("Busy week at Hooli, we shipped the new search page.", Instant.now().truncatedTo(ChronoUnit.SECONDS)
                     .plusSeconds(1).toString())));
-            settle(bootstrap);
+            settle(bootstrap, extractor);
             assertThat(PendingObservations.awaitNone(TopicScan.client(bootstrap), WAIT)).isTrue();
             before = state(bootstrap, config);
         }
@@ -153,8 +154,8 @@ class KnowledgeUpdateRebuildIT {
     }
 
     /** Waits until the extractor, then the consolidator, has no lag on its inputs. */
-    private static void settle(final String bootstrap) {
-        OpsTestSupport.awaitNoLag(bootstrap, AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), WAIT);
+    private static void settle(final String bootstrap, final ExtractorApp extractor) {
+        OpsTestSupport.awaitExtracted(bootstrap, extractor::pendingConversations, WAIT);
         OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR,
             Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), WAIT);
     }
@@ -173,15 +174,9 @@ class KnowledgeUpdateRebuildIT {
     /** PUT, asked again while the retriever answers 503 (it has not caught up with memory-updated yet). */
     private static HttpResponse<String> putUntilServed(final String url, final String body) throws Exception {
         final HttpClient http = HttpClient.newHttpClient();
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 503 && r.statusCode() != 404 || System.nanoTime() > deadline) {
-                return r;
-            }
-            Thread.sleep(250); // polling the retriever's catch-up: there is nothing to block on
-        }
+        return Waits.until("PUT " + url + " served (not 503/404)", WAIT, () -> http.send(HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()),
+            r -> r.statusCode() != 503 && r.statusCode() != 404);
     }
 }

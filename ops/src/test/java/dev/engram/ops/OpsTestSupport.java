@@ -15,6 +15,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.core.MemoryIds;
 import dev.engram.serde.AvroSerdes;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -22,6 +23,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import dev.engram.testing.Waits;
 import dev.engram.topics.Topic;
 
 /**
@@ -143,25 +145,95 @@ public final class OpsTestSupport {
         return shown + (items.size() > shown.size() ? " and " + (items.size() - shown.size()) + " more" : "");
     }
 
-    /** Waits until the group has committed everything on its input topics. */
+    /**
+     * Waits until the group has consumed its input as it stood when the wait began: the read_committed end offset of
+     * every partition of the topics, read once at the start, must be reached by the group's committed offset. A
+     * partition with records and no committed offset is not consumed (a group that has not started, or has not
+     * committed yet, is not "without lag"); records that arrive during the wait are not waited for (a stream still being
+     * fed cannot hold the wait forever). Consumed is not forwarded: the extractor commits a conversation with its
+     * pending store before its candidates are out ({@link #awaitExtracted}).
+     *
+     * @param bootstrap the cluster
+     * @param groupId the app's group ({@code application.id})
+     * @param topics its input topics
+     * @param timeout bound of the wait (the end offsets are asked again until the cluster answers)
+     * @throws AssertionError naming the partitions behind, with their committed and target offsets
+     */
     public static void awaitNoLag(final String bootstrap, final String groupId, final Set<String> topics, final Duration timeout) {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             final GroupOffsets offsets = new GroupOffsets(admin);
             final long deadline = System.nanoTime() + timeout.toNanos();
-            long lag = -1;
+            Map<TopicPartition, Long> targets = null;
+            Map<TopicPartition, String> behind = Map.of();
+            String failure = "the end offsets were never read";
             while (System.nanoTime() < deadline) {
                 try {
-                    lag = offsets.lag(groupId, topics);
-                    if (lag == 0) {
+                    if (targets == null) {
+                        targets = offsets.ends(topics);
+                    }
+                    behind = behind(targets, offsets.committed(groupId));
+                    if (behind.isEmpty()) {
                         return;
                     }
+                    failure = null;
                 } catch (IllegalStateException brokerNotBackYet) {
-                    lag = -1;
+                    failure = brokerNotBackYet.getMessage();
                 }
                 poll();
             }
-            throw new AssertionError(groupId + " still lags by " + lag + " after " + timeout);
+            throw new AssertionError(groupId + " has not consumed " + topics + " up to where it ended when the wait began, "
+                + "after " + timeout + ": " + (failure != null ? failure : "partition=committed/target " + behind));
         }
+    }
+
+    /** @return each partition with records whose committed offset has not reached its target, as "committed/target" */
+    static Map<TopicPartition, String> behind(final Map<TopicPartition, Long> targets, final Map<TopicPartition, Long> committed) {
+        final Map<TopicPartition, String> out = new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+        targets.forEach((tp, target) -> {
+            final Long at = committed.get(tp);
+            if (target > 0 && (at == null || at < target)) {
+                out.put(tp, (at == null ? "none" : at.toString()) + "/" + target);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Waits until the extractor has consumed {@code conversations-completed} as it stood when the wait began
+     * ({@link #awaitNoLag}) and forwarded the candidates of everything it consumed (its pending count is 0).
+     *
+     * @param bootstrap the cluster
+     * @param pendingConversations the extractor's {@code ExtractorApp#pendingConversations}
+     * @param timeout bound of each of the two waits
+     */
+    public static void awaitExtracted(final String bootstrap, final java.util.function.LongSupplier pendingConversations,
+                                      final Duration timeout) {
+        awaitNoLag(bootstrap, dev.engram.topics.AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        Waits.until("the extractor's pending conversations forwarded", timeout, pendingConversations::getAsLong,
+            pending -> pending == 0);
+        // forwarded is not committed: the last candidates may sit in the extractor's open transaction, behind the last
+        // stable offset that the next stage's awaitNoLag takes as its target
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            Waits.until("memory-candidates without an open transaction (last stable offsets = high watermarks)", timeout,
+                () -> openTransactionRecords(admin, Topic.MEMORY_CANDIDATES.name()), open -> open == 0);
+        }
+    }
+
+    /** @return records of the topic beyond its last stable offsets (in transactions not committed or aborted yet) */
+    private static long openTransactionRecords(final Admin admin, final String topic) throws Exception {
+        final Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+        admin.describeTopics(Set.of(topic)).allTopicNames().get(30, java.util.concurrent.TimeUnit.SECONDS).get(topic)
+            .partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
+                org.apache.kafka.clients.admin.OffsetSpec.latest()));
+        long open = 0;
+        final var stable = admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+            org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        final var high = admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+            org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        for (final TopicPartition tp : latest.keySet()) {
+            open += high.get(tp).offset() - stable.get(tp).offset();
+        }
+        return open;
     }
 
     /**

@@ -65,8 +65,7 @@ class RebuildIT {
             try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of())) {
                 ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
             }
-            OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.EXTRACTOR,
-                Set.of(Topic.CONVERSATIONS_COMPLETED.name()), TIMEOUT);
+            OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, TIMEOUT);
             OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
                 Set.of(Topic.MEMORY_CANDIDATES.name()), TIMEOUT);
             assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), TIMEOUT)).isTrue();

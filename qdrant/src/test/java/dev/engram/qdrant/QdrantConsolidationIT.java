@@ -91,7 +91,7 @@ class QdrantConsolidationIT {
                 send(hike);
                 send(kotlin);
                 // One rewind per spent budget, each a thread replacement: two = it came back to the same record.
-                EmbeddedKafka.waitUntil(() -> rewinds(registry) >= 2, Duration.ofSeconds(60), "two rewinds");
+                EmbeddedKafka.waitUntil(() -> rewinds(registry) >= 2, Duration.ofSeconds(120), "two rewinds");
                 assertThat(streams.state()).isIn(KafkaStreams.State.RUNNING, KafkaStreams.State.REBALANCING);
                 assertThat(updated(2, Duration.ofSeconds(2))).hasSize(1);
                 final OffsetAndMetadata committed = kafka.admin().listConsumerGroupOffsets(AppIds.CONSOLIDATOR)
@@ -105,7 +105,7 @@ class QdrantConsolidationIT {
                 assertThat(after).extracting(r -> r.value().getMemoryId())
                     .containsExactly(lyon.getCandidateId(), hike.getCandidateId(), kotlin.getCandidateId());
                 assertThat(factory.index().count(USER)).isEqualTo(3);
-                EmbeddedKafka.waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING, Duration.ofSeconds(30),
+                EmbeddedKafka.waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING, Duration.ofSeconds(120),
                     "RUNNING");
             } finally {
                 runner.close(Duration.ofSeconds(30));

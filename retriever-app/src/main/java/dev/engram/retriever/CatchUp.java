@@ -48,14 +48,23 @@ import org.slf4j.LoggerFactory;
  * RUNNING, but its old owner's last commit may be minutes behind the topic (the chaos scale-out: an owner that failed
  * and a 45 s session timeout), and until this instance has processed up to where the topic ended when the partition
  * arrived, a user of that backlog is not read yet rather than unknown (503, not 404). Each such gate is bounded by the
- * same maximum wait, counted from the partition's arrival. Thread-safe.
+ * same maximum wait, counted from the partition's arrival. And every owned partition must have been processed up to
+ * its end at most {@value #MAX_STALENESS_MS} ms ago ({@link PartitionFreshness}, sampled at each check): an instance
+ * that fell behind its input (a killed broker at load) cannot tell a user it has not read yet from an unknown one
+ * either. Thread-safe.
  */
 final class CatchUp implements AutoCloseable {
 
     /** Milliseconds between two checks. */
     static final long CHECK_MS = 100;
-    /** Milliseconds between two checks for moved partitions once the latch is open. */
+    /** Milliseconds between two checks for moved partitions (and of every owned one's freshness) once the latch is open. */
     static final long MOVED_CHECK_MS = 500;
+    /**
+     * Longest time since an owned partition was processed up to its end for "unknown" to be an answer about its users
+     * ({@link PartitionFreshness}): well under the 10 s and 30 s after which the chaos soaks count a 404 as wrong, and
+     * ten checks long, so that one slow check at load does not turn 404s into 503s.
+     */
+    static final long MAX_STALENESS_MS = 5_000;
     private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
 
     private final Supplier<KafkaStreams> streams;
@@ -79,6 +88,7 @@ final class CatchUp implements AutoCloseable {
     private Thread checker;
     /** Whether the partitions owned when the latch opened have been taken as caught up (before: every one is). */
     private volatile boolean seeded;
+    private final PartitionFreshness freshness = new PartitionFreshness(TimeUnit.MILLISECONDS.toNanos(MAX_STALENESS_MS));
 
     /**
      * @param streams the Streams client (null until created)
@@ -115,10 +125,11 @@ final class CatchUp implements AutoCloseable {
     /**
      * @param partition a partition of the input topic
      * @return true once the instance has caught up and, if the partition moved here since, has processed it up to
-     *     where it ended when it arrived (or that wait's bound passed)
+     *     where it ended when it arrived (or that wait's bound passed), and has processed it up to where it ended at
+     *     most {@value #MAX_STALENESS_MS} ms ago
      */
     boolean partitionCaughtUp(final int partition) {
-        return open && (!seeded || caughtUpPartitions.contains(partition));
+        return open && (!seeded || caughtUpPartitions.contains(partition) && freshness.current(partition, System.nanoTime()));
     }
 
     /** @return records of the input topic not yet committed as processed at the last check; -1 before one */
@@ -202,7 +213,13 @@ final class CatchUp implements AutoCloseable {
         }
         targets.keySet().retainAll(owned);
         pending.keySet().removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
-        caughtUpPartitions.removeIf(p -> !owned.contains(new TopicPartition(topic, p)));
+        caughtUpPartitions.removeIf(p -> {
+            final boolean left = !owned.contains(new TopicPartition(topic, p));
+            if (left) {
+                freshness.forget(p);
+            }
+            return left;
+        });
         final Set<TopicPartition> arrived = fixTargets(admin, owned);
         if (!arrived.isEmpty()) {
             final long now = System.nanoTime();
@@ -211,6 +228,7 @@ final class CatchUp implements AutoCloseable {
                 + "processed up to {}", arrived.stream().map(TopicPartition::partition).sorted().toList(), topic,
                 arrived.stream().collect(Collectors.toMap(TopicPartition::partition, targets::get)));
         }
+        sampleFreshness(admin, owned);
         if (pending.isEmpty()) {
             return;
         }
@@ -231,6 +249,22 @@ final class CatchUp implements AutoCloseable {
                     + "its unknown users from now on", tp.partition(), topic, TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
             }
         }
+    }
+
+    /** Samples the end and then the committed offset of every owned caught-up partition ({@link PartitionFreshness}). */
+    private void sampleFreshness(final Admin admin, final Set<TopicPartition> owned)
+        throws ExecutionException, InterruptedException, TimeoutException {
+        final Map<TopicPartition, OffsetSpec> current = owned.stream()
+            .filter(tp -> caughtUpPartitions.contains(tp.partition()))
+            .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+        if (current.isEmpty()) {
+            return;
+        }
+        final long askedAt = System.nanoTime();
+        admin.listOffsets(current, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(10, TimeUnit.SECONDS)
+            .forEach((tp, info) -> freshness.sampled(tp.partition(), askedAt, info.offset()));
+        final long now = System.nanoTime();
+        committed(admin, current.keySet()).forEach((tp, offset) -> freshness.committed(tp.partition(), offset, now));
     }
 
     /**

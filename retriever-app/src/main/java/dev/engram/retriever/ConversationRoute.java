@@ -17,6 +17,7 @@ import dev.engram.avro.Message;
 import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.runtime.JsonBodies;
 import dev.engram.validation.ConversationValidator;
 import io.javalin.http.Context;
 
@@ -108,8 +109,11 @@ final class ConversationRoute {
         samePath(body, "tenantId", user.tenantId());
         samePath(body, "userId", user.userId());
         final JsonNode id = body.get("conversationId");
-        if (id == null || !id.isTextual() || id.asText().isBlank()) {
+        if (id == null || id.isNull()) {
             throw ApiProblem.badRequest("conversationId (a non-blank string) is required");
+        }
+        if (!id.isTextual() || id.asText().isBlank()) {
+            throw ApiProblem.badRequest("conversationId must be a non-blank string, not " + JsonBodies.describe(id));
         }
         final JsonNode list = body.get("messages");
         if (list == null || !list.isArray() || list.isEmpty()) {

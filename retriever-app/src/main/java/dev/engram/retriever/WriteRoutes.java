@@ -56,7 +56,10 @@ final class WriteRoutes {
     }
 
     /**
-     * {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped); new
+     * {@code PUT .../memories/{id}}: CORRECT, with personal identifiers redacted (422 when dropped); an ARCHIVED
+     * memory (superseded, merged, stale, expired or negated: history, no longer what Engram answers with) is a 409
+     * naming its status, reason and the memory that replaced it, since a correction there would change nothing the
+     * user is told (DELETE still removes it); new
      * {@code content} for a keyed fact without a new {@code value} is a 400 naming {@code value}; a new {@code value}
      * alone rewrites the content, or is a 400 naming {@code content} ({@link Corrections}).
      */
@@ -77,7 +80,11 @@ final class WriteRoutes {
         if (owner.forwarded(ctx, user)) {
             return;
         }
-        final Corrections.Correction correction = Corrections.resolve(requireMemory(user, memoryId), content, value);
+        final dev.engram.avro.Memory memory = requireMemory(user, memoryId);
+        if (memory.getStatus() == dev.engram.avro.MemoryStatus.ARCHIVED) {
+            throw new ApiProblem(409, archived(memory));
+        }
+        final Corrections.Correction correction = Corrections.resolve(memory, content, value);
         final String correctedContent = correction.content();
         final String correctedValue = correction.value();
         final String cleanContent = correctedContent == null ? null : privacy.pii().filterText(correctedContent);
@@ -136,6 +143,28 @@ final class WriteRoutes {
         body.put("kind", command.getKind().name());
         body.put("status", "ACCEPTED");
         ctx.status(202).json(body);
+    }
+
+    /**
+     * @param memory an ARCHIVED memory
+     * @return the 409 detail: its status, archive reason and successor, and what to do instead
+     */
+    static String archived(final dev.engram.avro.Memory memory) {
+        final StringBuilder detail = new StringBuilder("memory ").append(memory.getMemoryId()).append(" is ARCHIVED");
+        final String successor = memory.getSupersededBy();
+        if (memory.getArchiveReason() != null || successor != null) {
+            detail.append(" (");
+            if (memory.getArchiveReason() != null) {
+                detail.append(memory.getArchiveReason().name()).append(successor != null ? " " : "");
+            }
+            if (successor != null) {
+                detail.append(memory.getArchiveReason() == null ? "superseded " : "").append("by ").append(successor);
+            }
+            detail.append(')');
+        }
+        detail.append(" and is not corrected: it is history, no longer what Engram answers with; ");
+        return detail.append(successor != null ? "correct the current memory " + successor + " instead"
+            : "correct the current memory instead").append(", or DELETE this one").toString();
     }
 
     private dev.engram.avro.Memory requireMemory(final UserKey user, final String memoryId) {

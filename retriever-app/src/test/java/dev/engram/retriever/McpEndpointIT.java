@@ -222,7 +222,7 @@ class McpEndpointIT {
         final java.util.regex.Pattern wanted = java.util.regex.Pattern.compile(pattern);
         final String[] last = {""};
         dev.engram.testing.EmbeddedKafka.waitUntil(() -> wanted.matcher(last[0] = fixture.get("/metrics", null).body()).find(),
-            Duration.ofSeconds(15), "/metrics to show " + pattern);
+            Duration.ofSeconds(60), "/metrics to show " + pattern);
         return last[0];
     }
 

@@ -318,7 +318,7 @@ class RetrieverApiIT {
             accesses.clear();
             accesses.addAll(kafka.read(Topic.MEMORY_ACCESS.name(), new StringDeserializer(),
                 AvroSerdes.serde(MemoryAccessed.class).deserializer(), 1, Duration.ofSeconds(5)));
-            // Reports are batched per user (250 ms): a record may also list the hits of another request for
+            // Reports are batched per user (1 s): a record may also list the hits of another request for
             // the same user that fell into the same batch, so it must contain every returned id.
             return accesses.stream().anyMatch(r -> r.value().getMemoryIds().containsAll(returned));
         }, TIMEOUT, "a memory-access record with the returned ids");
@@ -566,6 +566,10 @@ class RetrieverApiIT {
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
         assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN,
             "{\"content\": \"x\"}"), 404);
+        // an ARCHIVED memory is history: correcting it would change nothing Engram answers with (409, nothing published)
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ana/memories/m-ana-porto", T1_ADMIN, "{\"value\": \"Braga\"}"),
+            409)).contains("memory m-ana-porto is ARCHIVED (superseded by m-ana-lisbon)",
+                "correct the current memory m-ana-lisbon instead");
         // new content for a keyed fact without its new value would leave content and value disagreeing
         final HttpResponse<String> contentOnly = send("PUT", "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin", T1_ADMIN,
             "{\"content\": \"These days I write Scala\"}");
@@ -626,7 +630,8 @@ class RetrieverApiIT {
             assertThat(a.value().getActor()).isEqualTo("anonymous");
             assertThat(a.value().getAction()).isEqualTo("user.export");
         });
-        assertThat(audits).allSatisfy(a -> assertThat(a.value().toString())
-            .doesNotContain("Saturdays", "4111", "locker", "4417", T1_ADMIN, BEN_KEY));
+        // the random auditId left out: a UUID can hold "4417" (seen once: "…-a4417c56905b")
+        assertThat(audits).allSatisfy(a -> assertThat(dev.engram.avro.AuditRecord.newBuilder(a.value()).setAuditId("-")
+            .build().toString()).doesNotContain("Saturdays", "4111", "locker", "4417", T1_ADMIN, BEN_KEY));
     }
 }

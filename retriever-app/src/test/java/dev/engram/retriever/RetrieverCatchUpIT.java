@@ -86,7 +86,7 @@ class RetrieverCatchUpIT {
         assertThat(notReadyWhileCatchingUp[0]).as("/health/ready is 503 while catching up").isPositive();
         // caught up: unknown is an answer again, and the instance is ready
         EmbeddedKafka.waitUntil(() -> get("/v1/tenants/t1/users/u-nobody/profile").statusCode() == 404,
-            Duration.ofSeconds(30), "an unknown user to be a 404 once caught up");
+            Duration.ofSeconds(120), "an unknown user to be a 404 once caught up");
         assertThat(get("/health/ready").statusCode()).isEqualTo(200);
         final HttpResponse<String> first = get("/v1/tenants/t1/users/" + user(0) + "/memories");
         assertThat(first.statusCode()).as("the backlog's first user once caught up: %s", first.body()).isEqualTo(200);

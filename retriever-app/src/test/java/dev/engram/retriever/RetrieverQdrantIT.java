@@ -129,7 +129,7 @@ class RetrieverQdrantIT {
 
         qdrant.startServer();
         EmbeddedKafka.waitUntil(() -> get("/v1/tenants/t1/users/u-ana/memories?query=" + q("locker code"))
-            .statusCode() == 200, Duration.ofSeconds(30), "searches to work again");
+            .statusCode() == 200, Duration.ofSeconds(120), "searches to work again");
     }
 
     private static String keyword(final Condition c) {

@@ -151,7 +151,7 @@ class TenantSettingsApiIT {
             } catch (Exception e) {
                 return false;
             }
-        }, Duration.ofSeconds(60), "the retriever to read llm-usage");
+        }, Duration.ofSeconds(120), "the retriever to read llm-usage");
         final JsonNode health = JSON.readTree(send("GET", "/v1/tenants/health/usage?days=7", HEALTH_ADMIN, null).body());
 
         assertThat(health.get("days")).hasSize(1);
@@ -197,7 +197,7 @@ class TenantSettingsApiIT {
             } catch (Exception e) {
                 return false;
             }
-        }, Duration.ofSeconds(60), "the retriever to hold the three memories");
+        }, Duration.ofSeconds(120), "the retriever to hold the three memories");
 
         final String billing = "How is the billing service rewrite with Kotlin coroutines going?";
         final JsonNode coding = JSON.readTree(send("GET", user + "/memories?agentId=coding", HEALTH_ADMIN, null).body());

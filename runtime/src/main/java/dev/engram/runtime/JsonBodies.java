@@ -15,6 +15,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,6 +34,9 @@ public final class JsonBodies {
     private static final ObjectMapper STRICT = new ObjectMapper()
         .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** Deepest nesting of arrays and objects a body may have (the parser's default, {@code StreamReadConstraints}). */
+    static final int NESTING_LIMIT = STRICT.getFactory().streamReadConstraints().getMaxNestingDepth();
 
     private JsonBodies() {
     }
@@ -133,10 +137,34 @@ public final class JsonBodies {
         return out.toString();
     }
 
+    /**
+     * @param value a JSON value of the wrong type or a blank string
+     * @return what it is, for a 400 detail: {@code a number (42)}, {@code an empty string}, {@code an object}
+     */
+    public static String describe(final JsonNode value) {
+        if (value.isTextual()) {
+            return value.asText().isEmpty() ? "an empty string" : "a blank string";
+        }
+        if (value.isNumber()) {
+            return "a number (" + value.asText() + ")";
+        }
+        if (value.isBoolean()) {
+            return "a boolean (" + value.asText() + ")";
+        }
+        return value.isArray() ? "an array" : value.isObject() ? "an object" : "null";
+    }
+
     private static String syntax(final JsonProcessingException e) {
         final JsonLocation at = e.getLocation();
         final String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
         final String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        if (e instanceof StreamConstraintsException && message.contains("nesting depth")) {
+            return String.format(java.util.Locale.ROOT, "the body nests arrays and objects deeper than the %,d levels "
+                + "the JSON parser allows%s; send a flatter document", NESTING_LIMIT, where);
+        }
+        if (e instanceof StreamConstraintsException) {
+            return "the body exceeds a limit of the JSON parser" + where + ": " + firstLine(message);
+        }
         if (message.startsWith("Duplicate field")) {
             return "duplicate field in the body" + where + ": " + message.substring("Duplicate field ".length())
                 + " (each field at most once)";

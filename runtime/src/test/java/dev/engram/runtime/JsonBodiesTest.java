@@ -50,6 +50,16 @@ class JsonBodiesTest {
     }
 
     @Test
+    void shouldNameTheNestingLimitWhenTheBodyNestsTooDeep() {
+        final String deep = "{\"value\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+        assertThat(problem(deep)).isEqualTo("the body nests arrays and objects deeper than the 1,000 levels the JSON "
+            + "parser allows; send a flatter document");
+        assertThatThrownBy(() -> JsonBodies.value(bytes("[".repeat(1_001) + "]".repeat(1_001))))
+            .hasMessageContaining("deeper than the 1,000 levels");
+        assertThat(JsonBodies.value(bytes("[".repeat(999) + "]".repeat(999))).isArray()).isTrue();
+    }
+
+    @Test
     void shouldParseAnyOneValueStrictlyWhenTheCallerChecksItsShape() {
         assertThat(JsonBodies.value(bytes("[1, {\"a\": 2}]")).get(1).get("a").asInt()).isEqualTo(2);
         for (final String body : new String[] {"{\"a\":1}{\"a\":2}", "{\"a\":1,\"a\":2}", "", "nope"}) {

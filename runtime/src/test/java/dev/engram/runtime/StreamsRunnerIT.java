@@ -66,10 +66,10 @@ class StreamsRunnerIT {
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(60))).isTrue();
             assertThat(runner.isLive()).isTrue();
-            EmbeddedKafka.waitUntil(runner::isReady, Duration.ofSeconds(30), "RUNNING");
+            EmbeddedKafka.waitUntil(runner::isReady, Duration.ofSeconds(120), "RUNNING");
             assertThat(get(http, server, "/health/ready").statusCode()).isEqualTo(200);
             assertThat(get(http, server, "/health/live").statusCode()).isEqualTo(200);
-            EmbeddedKafka.waitUntil(() -> scrape(http, server).contains("kafka_stream"), Duration.ofSeconds(30),
+            EmbeddedKafka.waitUntil(() -> scrape(http, server).contains("kafka_stream"), Duration.ofSeconds(120),
                 "kafka_stream metrics in /metrics");
             assertThat(scrape(http, server)).contains("application=\"engram-runner-it\"");
 

@@ -164,13 +164,13 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
               memory candidates    %,d
               memories created     %,d
               memories reinforced  %,d
-              memories superseded  %,d
+              memories superseded  %,d (ARCHIVED: a newer value replaced them)
               memories merged      %,d
-              memories archived    %,d (of which expired: %,d)
+              memories archived    %,d = superseded %,d + by the lifecycle %,d (stale, expired %,d, merged, negated)
               contradictions       %,d
               dead letters         %,d
               elapsed              %.1f s""".indent(2).stripTrailing(), conversations, candidates, memoriesCreated, memoriesReinforced,
-            memoriesSuperseded, memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters,
-            elapsedSeconds);
+            memoriesSuperseded, memoriesMerged, memoriesSuperseded + memoriesArchived, memoriesSuperseded, memoriesArchived,
+            memoriesExpired, contradictions, deadLetters, elapsedSeconds);
     }
 }

@@ -48,4 +48,13 @@ class DemoSummaryTest {
         assertThat(outcomes.get("nothingToRememberReasons").get("no_words").asLong()).isEqualTo(1);
         assertThat(DemoSummary.read(file)).isEqualTo(summary);
     }
+
+    @Test
+    void shouldCountSupersededMemoriesAmongTheArchivedWhenPrintingTheSummary() {
+        // 4 superseded (ARCHIVED, reason SUPERSEDED) and 7 archived by the lifecycle, 2 of them expired
+        final DemoSummary summary = new DemoSummary(25, 60, 40, 3, 4, 1, 7, 2, 1, 0, 9.5);
+
+        assertThat(summary.toText()).contains("memories superseded  4 (ARCHIVED: a newer value replaced them)")
+            .contains("memories archived    11 = superseded 4 + by the lifecycle 7 (stale, expired 2, merged, negated)");
+    }
 }

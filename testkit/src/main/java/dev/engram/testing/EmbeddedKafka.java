@@ -259,7 +259,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Waits until a condition holds, polling every 100 ms.
+     * Waits until a condition holds, polling every 100 ms ({@link Waits}).
      *
      * @param condition the condition
      * @param timeout bound of the wait
@@ -267,18 +267,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @throws AssertionError if the condition does not hold in time
      */
     public static void waitUntil(final BooleanSupplier condition, final Duration timeout, final String what) {
-        final Instant deadline = Instant.now().plus(timeout);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for " + what);
-            }
-            try {
-                Thread.sleep(100); // polling interval of a bounded wait, not a fixed delay
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("Interrupted waiting for " + what, e);
-            }
-        }
+        Waits.until(what, timeout, condition::getAsBoolean);
     }
 
     @Override

@@ -33,7 +33,7 @@ import dev.engram.topics.Topic;
  */
 class ExtractionDeadLetterIT {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static EmbeddedKafka kafka;
 
     @BeforeAll

@@ -36,7 +36,7 @@ import dev.engram.topics.AppIds;
  */
 class ExtractionPendingRestoreIT {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static EmbeddedKafka kafka;
 
     @BeforeAll

@@ -1,0 +1,37 @@
+package dev.engram.retriever;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.engram.core.UserKey;
+import dev.engram.runtime.ApiProblem;
+import org.junit.jupiter.api.Test;
+
+class ConversationRouteTest {
+
+    private static final UserKey USER = new UserKey("acme", "mira");
+    private static final String MESSAGES = "\"messages\": [{\"role\": \"user\", \"content\": \"I live in Delft\"}]";
+
+    @Test
+    void shouldNameTheTypeGivenWhenConversationIdIsNotAString() {
+        assertThatThrownBy(() -> parse("{\"conversationId\": 42, " + MESSAGES + "}")).isInstanceOf(ApiProblem.class)
+            .hasMessage("conversationId must be a non-blank string, not a number (42)");
+        assertThatThrownBy(() -> parse("{\"conversationId\": {\"id\": \"c-1\"}, " + MESSAGES + "}"))
+            .hasMessage("conversationId must be a non-blank string, not an object");
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"  \", " + MESSAGES + "}"))
+            .hasMessage("conversationId must be a non-blank string, not a blank string");
+    }
+
+    @Test
+    void shouldSayItIsRequiredWhenConversationIdIsMissingOrNull() {
+        assertThatThrownBy(() -> parse("{" + MESSAGES + "}")).hasMessage("conversationId (a non-blank string) is required");
+        assertThatThrownBy(() -> parse("{\"conversationId\": null, " + MESSAGES + "}"))
+            .hasMessage("conversationId (a non-blank string) is required");
+    }
+
+    private static void parse(final String body) throws Exception {
+        ConversationRoute.parse(USER, new ObjectMapper().readTree(body), new int[1], Instant.parse("2026-01-01T00:00:00Z"));
+    }
+}
