@@ -35,7 +35,9 @@ import dev.engram.port.VectorIndex;
  *   <li><b>Candidates</b>: the memories with semantic ≥ {@code retrieval.min.relevance}, the best
  *       {@code overfetch·k} by semantic (ties by memory id). A memory below the threshold is never
  *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
- *       is (the user never said anything about it), so an unrelated question gets nothing.</li>
+ *       is (the user never said anything about it), so an unrelated question gets nothing. With
+ *       {@code retrieval.observation.lift} an observation then takes the relevance of the best candidate statement it
+ *       cites when that is higher than its own ({@link ObservationLift}).</li>
  *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
  *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
  *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
@@ -68,6 +70,7 @@ public final class HybridScorer {
     private final QueryVectors queryVectors;
     private final ExhaustiveRanking exhaustive;
     private final boolean skipObserved;
+    private final boolean lift;
 
     /**
      * @param embedder embeds the query with the model of the memories it is compared with
@@ -99,7 +102,8 @@ public final class HybridScorer {
         this.relevance = relevanceByModel.get(embedder.modelName());
         this.queryVectors = new QueryVectors(embedder, config.getInt(DomainConfig.QUERY_CACHE_SIZE),
             config.getInt(CoreConfig.EMBEDDING_THREADS));
-        this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors);
+        this.lift = config.getBoolean(DomainConfig.OBSERVATION_LIFT);
+        this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors, lift);
         this.skipObserved = config.getBoolean(DomainConfig.SKIP_OBSERVED);
     }
 
@@ -271,6 +275,7 @@ public final class HybridScorer {
         final long firstDay = period == null ? 0 : period.from().toEpochDay();
         final long lastDay = period == null ? 0 : period.to().toEpochDay();
         final CandidateHeap heap;
+        final List<Candidate> observations = new ArrayList<>();
         try {
             final double idfMass = scratch.lexical(view, terms);
             heap = scratch.heap(fetch);
@@ -297,18 +302,24 @@ public final class HybridScorer {
                 if (logit >= minLogit && !heap.rejects(logit)) {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
+                if (lift && view.observation(s)) {
+                    observations.add(candidate(view, s, logit));
+                }
             }
         } finally {
             scratch.clear();
         }
         final List<Candidate> out = new ArrayList<>(heap.size);
         for (int i = 0; i < heap.size; i++) {
-            final int s = heap.slots[i];
-            out.add(new Candidate(view.memory(s), heap.logits[i], view.importance(s), view.lastAccessed(s),
-                view.accessCount(s), view.cited(s)));
+            out.add(candidate(view, heap.slots[i], heap.logits[i]));
         }
         out.sort(Candidate.BY_RELEVANCE);
-        return out;
+        return ObservationLift.lift(out, observations, fetch);
+    }
+
+    private static Candidate candidate(final UserMemoryIndex.View view, final int s, final double logit) {
+        return new Candidate(view.memory(s), logit, view.importance(s), view.lastAccessed(s), view.accessCount(s),
+            view.cited(s));
     }
 
     // ---------------------------------------------------------------- exhaustive path
