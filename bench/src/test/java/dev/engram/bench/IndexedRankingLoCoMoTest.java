@@ -10,6 +10,7 @@ import java.util.Optional;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.scoring.HybridScorer;
@@ -43,14 +44,17 @@ class IndexedRankingLoCoMoTest {
             // its first sessions (both speakers'): ~100 memories per user, to keep the default test run short
             .sorted(java.util.Comparator.comparing(ConversationCompleted::getCompletedAt)).limit(SESSIONS * 2L).toList();
         final HybridScorer scorer = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
-        try (PipelineHarness pipeline = new PipelineHarness()) {
+        // with observations: a list lifts an observation to its best candidate statement (ObservationLift), both paths
+        try (PipelineHarness pipeline = PipelineHarness.builder().observations(ScriptRoutedEmbedder.defaults()).build()) {
             pipeline.publish(conversations.toArray(ConversationCompleted[]::new));
+            pipeline.advanceTo(conversations.get(conversations.size() - 1).getCompletedAt().plusSeconds(86_400));
             int compared = 0;
             for (int round = 0; round < 2; round++) {
                 for (final String speaker : sample.speakers()) {
                     final String user = new UserKey(ConversationSources.LOCOMO_TENANT, sample.userId(speaker)).wire();
                     final List<Memory> memories = pipeline.retriever().memories(user);
                     assertThat(memories.size()).as("memories of %s", user).isGreaterThan(20);
+                    assertThat(memories).as("observations of %s", user).anyMatch(Observations::isObservation);
                     final UserMemoryIndex index = new UserMemoryIndex();
                     memories.forEach(index::put);
                     // each question as the speaker it names (as bench retrieval asks it); after the access reports

@@ -45,6 +45,7 @@ public final class DomainConfig implements ConfigGroup {
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
     public static final String SKIP_OBSERVED = "retrieval.skip.observed";
+    public static final String OBSERVATION_LIFT = "retrieval.observation.lift";
     public static final String RELEVANCE_CALIBRATION = "retrieval.relevance.calibration";
     public static final String KIND_PRIOR = "retrieval.relevance.kind.prior";
     public static final String QUERY_CACHE_SIZE = "retrieval.query.cache.size";
@@ -136,6 +137,10 @@ public final class DomainConfig implements ConfigGroup {
                     + "is left out and the next one takes its place; an exchange episode whose user turn a statement above "
                     + "it is word for word takes that statement's place (it says the same and the reply). The context "
                     + "block leaves out text already in it anyway.")
+            .define(OBSERVATION_LIFT, Type.BOOLEAN, true, Importance.LOW,
+                "An observation (or topic list) takes the relevance of the best candidate statement it cites when that is "
+                    + "above its own: its one embedding averages up to lifecycle.observe.max.members statements, so it matches "
+                    + "a question one of them answers less well than that statement does.")
             .define(RELEVANCE_CALIBRATION, Type.STRING, "", Importance.LOW,
                 "Coefficients b0,b_dense,b_lexical[,b_period] of semantic = sigmoid(b0 + b_dense*cosine + b_lexical*BM25/idf mass "
                     + "+ b_period*[the memory lies in the period the question names]) for embedding.model; empty = the fit for the "

@@ -24,15 +24,18 @@ final class ExhaustiveRanking {
     private final double minLogit;
     private final int overfetch;
     private final Priors priors;
+    private final boolean lift;
 
     /**
      * @param relevance a memory's embedding model → its calibration
      * @param minLogit candidates below this logit are dropped
      * @param overfetch candidates kept = overfetch·k
      * @param priors the second stage
+     * @param lift whether observations take their best candidate statement's relevance ({@link ObservationLift})
      */
     ExhaustiveRanking(final Function<String, RelevanceModel> relevance, final double minLogit, final int overfetch,
-                      final Priors priors) {
+                      final Priors priors, final boolean lift) {
+        this.lift = lift;
         this.relevance = relevance;
         this.minLogit = minLogit;
         this.overfetch = overfetch;
@@ -73,19 +76,25 @@ final class ExhaustiveRanking {
         }
         final double[][] features = features(query, queryByModel, docs, vectors, dense);
         final List<Candidate> candidates = new ArrayList<>();
+        final List<Candidate> observations = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
             final Memory m = docs.get(i);
             final double logit = relevance.apply(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
                 features[i][2] > 0);
+            final Candidate c = new Candidate(m, logit, m.getImportance(),
+                m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
+                m.getAccessCount(), null);
             if (logit >= minLogit) {
-                candidates.add(new Candidate(m, logit, m.getImportance(),
-                    m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                    m.getAccessCount(), null));
+                candidates.add(c);
+            }
+            if (lift && ObservationLift.lifts(m)) {
+                observations.add(c);
             }
         }
         candidates.sort(Candidate.BY_RELEVANCE);
         final int fetch = Math.max(k, k * overfetch);
-        return priors.finish(candidates.subList(0, Math.min(fetch, candidates.size())), reference, k, minScore);
+        final List<Candidate> top = candidates.subList(0, Math.min(fetch, candidates.size()));
+        return priors.finish(ObservationLift.lift(top, observations, fetch), reference, k, minScore);
     }
 
     /**

@@ -24,6 +24,8 @@ final class SlotRecords {
     double[] importance = new double[0];
     long[] lastAccessed = new long[0];
     int[] accessCount = new int[0];
+    /** Whether the slot holds an observation or topic list ({@link ObservationLift#lifts}). */
+    boolean[] observation = new boolean[0];
     /** The memory as stored (without its embedding): what its hits are joined with. */
     private Memory[] stored = new Memory[0];
     /** The memory as served: {@link #stored} joined with its hits. */
@@ -58,6 +60,7 @@ final class SlotRecords {
             importance = Arrays.copyOf(importance, capacity);
             lastAccessed = Arrays.copyOf(lastAccessed, capacity);
             accessCount = Arrays.copyOf(accessCount, capacity);
+            observation = Arrays.copyOf(observation, capacity);
             memories = Arrays.copyOf(memories, capacity);
             stored = Arrays.copyOf(stored, capacity);
             cited = Arrays.copyOf(cited, capacity);
@@ -74,6 +77,7 @@ final class SlotRecords {
      */
     void put(final int s, final Memory memory, final Map<String, AccessCounts> hits) {
         importance[s] = memory.getImportance();
+        observation[s] = ObservationLift.lifts(memory);
         stored[s] = MemoryCopies.withoutEmbedding(memory);
         join(s, hits);
         cited[s] = memory.getType() == MemoryType.EPISODIC ? Set.copyOf(MemoryIds.citedMessages(memory)) : null;
@@ -96,6 +100,7 @@ final class SlotRecords {
         memories[slot] = null;
         stored[slot] = null;
         cited[slot] = null;
+        observation[slot] = false;
         if (freeCount == free.length) {
             free = Arrays.copyOf(free, freeCount * 2);
         }

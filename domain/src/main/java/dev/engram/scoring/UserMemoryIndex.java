@@ -250,6 +250,14 @@ public final class UserMemoryIndex {
 
         /**
          * @param slot a slot (not free)
+         * @return whether it holds an observation or topic list ({@link ObservationLift#lifts})
+         */
+        boolean observation(final int slot) {
+            return records.observation[slot];
+        }
+
+        /**
+         * @param slot a slot (not free)
          * @return its event dates and validFrom day as epoch-day spans ({@link TimeCues#days})
          */
         public long[] days(final int slot) {

@@ -57,11 +57,11 @@ class BatchingAccessReporterTest {
     @Test
     void shouldCollectForTheConfiguredLingerWhenBuiltFromTheConfig() {
         final BatchingAccessReporter configured = BatchingAccessReporter.from(
-            new dev.engram.config.EngramConfig(Map.of(RetrieverConfig.ACCESS_LINGER_MS, "1000")), new Recording());
+            new dev.engram.config.EngramConfig(Map.of(RetrieverConfig.ACCESS_LINGER_MS, "2000")), new Recording());
         final BatchingAccessReporter byDefault = BatchingAccessReporter.from(dev.engram.config.EngramConfig.plain(), new Recording());
         try {
-            assertThat(configured.lingerMs()).isEqualTo(1000);
-            assertThat(byDefault.lingerMs()).isEqualTo(BatchingAccessReporter.DEFAULT_LINGER_MS).isEqualTo(250);
+            assertThat(configured.lingerMs()).isEqualTo(2000);
+            assertThat(byDefault.lingerMs()).isEqualTo(BatchingAccessReporter.DEFAULT_LINGER_MS).isEqualTo(1000);
         } finally {
             configured.close();
             byDefault.close();

@@ -318,7 +318,7 @@ class RetrieverApiIT {
             accesses.clear();
             accesses.addAll(kafka.read(Topic.MEMORY_ACCESS.name(), new StringDeserializer(),
                 AvroSerdes.serde(MemoryAccessed.class).deserializer(), 1, Duration.ofSeconds(5)));
-            // Reports are batched per user (250 ms): a record may also list the hits of another request for
+            // Reports are batched per user (1 s): a record may also list the hits of another request for
             // the same user that fell into the same batch, so it must contain every returned id.
             return accesses.stream().anyMatch(r -> r.value().getMemoryIds().containsAll(returned));
         }, TIMEOUT, "a memory-access record with the returned ids");

@@ -23,6 +23,8 @@ import dev.engram.consolidation.Observations;
 import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.scoring.HybridScorer;
+import dev.engram.scoring.RankRequest;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
@@ -266,6 +268,48 @@ class ObservationsTest {
             final int keptAt = indexOfObservation(kept);
             assertThat(kept.subList(keptAt + 1, kept.size())).extracting(h -> h.memory().getContent())
                 .as("with retrieval.skip.observed=false its statements follow it").anyMatch(stated::contains);
+        }
+    }
+
+    @Test
+    void shouldRankAnObservationAsItsBestMatchingStatementWhenItsAverageVectorMatchesTheQuestionLess() {
+        final List<String> camping = List.of(
+            "Mira went camping at the beach with her kids.",
+            "Mira camped in the mountains with her family last summer.",
+            "Mira loves camping in the forest and sleeping in a tent.",
+            "Mira and her kids roasted marshmallows over the campfire while camping.",
+            "Mira bought a new four-person tent for camping trips.");
+        final String question = "What size of tent did Mira buy?";
+        try (PipelineHarness driver = harness()) {
+            for (int i = 0; i < camping.size(); i++) {
+                driver.pipe(episodic(MIRA, "c-" + i, hour(i), camping.get(i)));
+            }
+            for (int i = 0; i < UNRELATED.size(); i++) {
+                driver.pipe(episodic(MIRA, "c-" + (camping.size() + i), hour(camping.size() + i), UNRELATED.get(i)));
+            }
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            assertThat(observations(driver)).singleElement().satisfies(o -> assertThat(o.getContent()).contains(camping));
+            final List<Memory> memories = driver.retriever().memories(MIRA);
+            final HybridScorer lifting = new HybridScorer(ScriptRoutedEmbedder.defaults(), EngramConfig.defaults());
+            final HybridScorer averaging = new HybridScorer(ScriptRoutedEmbedder.defaults(),
+                EngramConfig.defaults().with(Map.of(DomainConfig.OBSERVATION_LIFT, false)));
+
+            final List<ScoredMemory> hits = lifting.rank(RankRequest.of(question, 10).memories(memories));
+            final List<ScoredMemory> plain = averaging.rank(RankRequest.of(question, 10).memories(memories));
+
+            final ScoredMemory statement = plain.stream().filter(h -> h.memory().getContent().equals(camping.get(4)))
+                .findFirst().orElseThrow();
+            final int at = indexOfObservation(hits);
+            assertThat(at).as("the observation is a hit").isNotNegative();
+            assertThat(hits.get(at).semantic()).as("its best statement's relevance").isEqualTo(statement.semantic());
+            final int plainAt = indexOfObservation(plain);
+            assertThat(plainAt).as("a hit without the lift too").isNotNegative();
+            assertThat(plain.get(plainAt).semantic()).as("its own averaged vector matches the question less")
+                .isLessThan(statement.semantic());
+            assertThat(hits.get(at).score()).as("lifted, it scores higher").isGreaterThan(plain.get(plainAt).score());
+            final List<ScoredMemory> context = lifting.rank(RankRequest.of(question, 10).memories(memories).forContext());
+            assertThat(context.get(indexOfObservation(context)).semantic()).as("a context block ranks it as it is")
+                .isEqualTo(plain.get(plainAt).semantic());
         }
     }
 
