@@ -3,12 +3,15 @@ package dev.engram.stack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import dev.engram.testing.Waits;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -17,6 +20,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,8 +65,11 @@ class EmbeddedBrokerClusterIT {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 assertThat(admin.describeCluster().nodes().get(60, TimeUnit.SECONDS)).hasSize(3);
                 admin.createTopics(List.of(new NewTopic("cluster-it", 2, (short) 3))).all().get(60, TimeUnit.SECONDS);
-                final TopicDescription topic = admin.describeTopics(List.of("cluster-it")).allTopicNames()
-                    .get(60, TimeUnit.SECONDS).get("cluster-it");
+                // a new topic reaches each node's metadata asynchronously: under load the node asked may not host it
+                // yet (UnknownTopicOrPartition) or may not have all replicas in sync; wait until it does
+                final TopicDescription topic = Waits.until("cluster-it described with 3 in-sync replicas per partition",
+                    Duration.ofSeconds(120), () -> describe(admin, "cluster-it"),
+                    t -> t != null && t.partitions().stream().allMatch(p -> p.isr().size() == 3));
                 assertThat(topic.partitions()).allSatisfy(p -> assertThat(p.replicas()).hasSize(3));
 
                 final EmbeddedBroker third = nodes.remove(2);
@@ -85,6 +92,18 @@ class EmbeddedBrokerClusterIT {
                     node.join().close();
                 }
             }
+        }
+    }
+
+    /** The topic's description, or null while the node asked does not know it yet. */
+    private static TopicDescription describe(final Admin admin, final String name) throws Exception {
+        try {
+            return admin.describeTopics(List.of(name)).allTopicNames().get(60, TimeUnit.SECONDS).get(name);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return null;
+            }
+            throw e;
         }
     }
 }

@@ -368,6 +368,9 @@ class ObservationsTest {
             assertThat(plain.get(plainAt).semantic()).as("its own averaged vector matches the question less")
                 .isLessThan(statement.semantic());
             assertThat(hits.get(at).score()).as("lifted, it scores higher").isGreaterThan(plain.get(plainAt).score());
+            final List<ScoredMemory> context = lifting.rank(RankRequest.of(question, 10).memories(memories).forContext());
+            assertThat(context.get(indexOfObservation(context)).semantic()).as("a context block ranks it as it is")
+                .isEqualTo(plain.get(plainAt).semantic());
         }
     }
 
