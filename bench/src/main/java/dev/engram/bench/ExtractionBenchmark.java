@@ -46,9 +46,12 @@ import picocli.CommandLine.Option;
  * the real {@link ExtractorApp} starts with {@code llm.base.url} pointing at it ({@code exactly_once_v2},
  * the default embedder's (bge-small-en) embeddings of every candidate, {@code llm.max.concurrency = --concurrency}).
  *
- * <p>Measured: from the moment the Streams client is RUNNING until the extractor's committed offsets on
- * {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
- * committed, exactly-once work counts. {@code conversationsPerSecond} = conversations / that time.
+ * <p>Measured: from the moment the Streams client is RUNNING (with {@code --warmup N}: the moment its committed
+ * offsets cover N conversations, so the JIT has compiled the extraction path as in a long-running extractor; the
+ * conversations committed by then are {@code warmupConversations}, not timed) until the extractor's committed offsets
+ * on {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
+ * committed, exactly-once work counts. {@code conversationsPerSecond} = timed conversations / that time; with a
+ * warm-up, {@code candidates} is the timed conversations' share of the run's candidates.
  * The model load is done before the clock starts. Bounded: gives up after 5 minutes. In the same window the
  * JVM's CPU time ({@code cpuMillisPerConversation}) and that of the embedder pool's threads
  * ({@code embedderCpuMillisPerConversation}, {@code embedderShareOfCpu}): cores ÷ the embedder's CPU per
@@ -83,6 +86,12 @@ public final class ExtractionBenchmark implements Callable<Integer> {
 
     @Option(names = "--input", paramLabel = "FILE", description = "LoCoMo JSON or JSON Lines (default: the LoCoMo dev file).")
     Path input;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "0",
+        description = "Conversations extracted before the clock starts (the first N of the input, besides the "
+            + "--conversations timed after them), so the timed window runs compiled code; 0 = a cold JVM "
+            + "(default: ${DEFAULT-VALUE}).")
+    int warmup;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -119,6 +128,33 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         }
     }
 
+    /**
+     * Waits until the extractor has committed at least {@code warm} conversations (none: returns at once).
+     *
+     * @return the conversations committed when it returned: the clock starts there
+     * @throws IllegalStateException if the extractor fails or does not get there within the benchmark's limit
+     */
+    private static long awaitConsumed(final PipelineMonitor monitor, final ExtractorApp app, final int warm,
+                                      final int published) throws InterruptedException {
+        if (warm == 0) {
+            return 0;
+        }
+        final long deadline = System.nanoTime() + LIMIT.toNanos();
+        long consumed;
+        while ((consumed = monitor.extractorConsumed()) < warm) {
+            if (System.nanoTime() > deadline || app.runner().failure() != null) {
+                throw new IllegalStateException("extractor stopped at " + consumed + "/" + warm
+                    + " warm-up conversations", app.runner().failure());
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        if (consumed >= published) {
+            throw new IllegalStateException("the warm-up took every conversation: give --conversations more than "
+                + "the warm-up leaves");
+        }
+        return consumed;
+    }
+
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
             .getOperatingSystemMXBean()).getProcessCpuTime();
@@ -129,12 +165,13 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         final Path file = input != null ? input : ProjectPaths.existing(LOCOMO).orElseThrow(() ->
             new IllegalStateException("LoCoMo data not found at " + LOCOMO + "; give --input FILE"));
         List<ConversationCompleted> conversations = ConversationSources.readAll(file).getKey();
-        if (limit > 0 && conversations.size() > limit) {
-            conversations = conversations.subList(0, limit);
+        final int warm = Math.max(0, Math.min(warmup, conversations.size() - 1));
+        if (limit > 0 && conversations.size() > warm + limit) {
+            conversations = conversations.subList(0, warm + limit);
         }
-        final int n = conversations.size();
-        out.printf("bench extraction — %d conversations from %s, LLM latency %d ms, concurrency %d, %d partitions%n",
-            n, file.getFileName(), latencyMs, concurrency, partitions);
+        final int published = conversations.size();
+        out.printf("bench extraction — %d conversations from %s (%d of them to warm up), LLM latency %d ms, "
+            + "concurrency %d, %d partitions%n", published, file.getFileName(), warm, latencyMs, concurrency, partitions);
         ScriptRoutedEmbedder.fromConfig(EngramConfig.plain()).embed("warm up the embedding model before the clock starts");
         final Path runDir = Files.createTempDirectory("engram-bench-extraction");
         final Map<String, Object> figures = new LinkedHashMap<>();
@@ -151,8 +188,8 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1))) {
                 conversations.forEach(ingest::send);
                 ingest.flush();
-                if (ingest.acknowledged() != n) {
-                    throw new IllegalStateException("published " + ingest.acknowledged() + " of " + n
+                if (ingest.acknowledged() != published) {
+                    throw new IllegalStateException("published " + ingest.acknowledged() + " of " + published
                         + " conversations: " + ingest.errors());
                 }
             }
@@ -168,6 +205,8 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 if (!app.runner().awaitRunning(Duration.ofSeconds(120))) {
                     throw new IllegalStateException("extractor did not reach RUNNING: " + app.runner().state());
                 }
+                final long warmedAt = awaitConsumed(monitor, app, warm, published);
+                final int n = (int) (published - warmedAt);
                 final long start = System.nanoTime();
                 final long cpuStart = processCpuNanos();
                 final long embedderStart = LoadPhases.embedderCpuNanos();
@@ -177,13 +216,13 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 final long deadline = start + LIMIT.toNanos();
                 long consumed = 0;
                 long lastPrint = start;
-                while ((consumed = monitor.extractorConsumed()) < n) {
+                while ((consumed = monitor.extractorConsumed()) < published) {
                     if (System.nanoTime() > deadline || app.runner().failure() != null) {
-                        throw new IllegalStateException("extractor stopped at " + consumed + "/" + n + " conversations",
+                        throw new IllegalStateException("extractor stopped at " + consumed + "/" + published + " conversations",
                             app.runner().failure());
                     }
                     if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(5)) {
-                        out.printf("  %d/%d conversations committed%n", consumed, n);
+                        out.printf("  %d/%d conversations committed%n", consumed, published);
                         lastPrint = System.nanoTime();
                     }
                     TimeUnit.MILLISECONDS.sleep(50);
@@ -203,13 +242,16 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                     still = seen == monitor.count(Topic.MEMORY_CANDIDATES.name()) ? still + 1 : 0;
                 }
                 figures.put("conversations", n);
+                figures.put("warmupConversations", warmedAt);
                 figures.put("llmLatencyMs", latencyMs);
                 figures.put("concurrency", concurrency);
                 figures.put("partitions", partitions);
                 figures.put("seconds", Math.round(seconds * 100) / 100.0);
                 figures.put("conversationsPerSecond", Math.round(n / seconds * 10) / 10.0);
                 figures.put("llmCalls", llm.requestCount());
-                figures.put("candidates", monitor.count(Topic.MEMORY_CANDIDATES.name()));
+                // with a warm-up, the timed window's share of the candidates (the run's candidates per conversation)
+                final long candidates = Math.round(monitor.count(Topic.MEMORY_CANDIDATES.name()) * (double) n / published);
+                figures.put("candidates", candidates);
                 figures.put("deadLetters", monitor.deadLetters());
                 figures.put("cores", Runtime.getRuntime().availableProcessors());
                 // The whole JVM (broker, stub LLM, extractor, embedding): CPU per conversation, and the rate
@@ -222,7 +264,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("embedderCpuMillisPerConversation", Math.round(embedderSeconds * 1000 / n));
                 figures.put("embedderShareOfCpu", Math.round(embedderSeconds / cpuSeconds * 1000) / 1000.0);
                 figures.put("embedderCpuMillisPerCandidate", Math.round(embedderSeconds * 1e4
-                    / Math.max(1, monitor.count(Topic.MEMORY_CANDIDATES.name()))) / 10.0);
+                    / Math.max(1, candidates)) / 10.0);
                 figures.put("embeddingBoundConversationsPerSecond",
                     Math.round(Runtime.getRuntime().availableProcessors() * n / embedderSeconds * 10) / 10.0);
                 // what was embedded: distinct texts per conversation, and the inferences they took (grouped: fewer)
