@@ -130,8 +130,11 @@ final class LoCoMoRecall {
             // as the API does: the asked user's own name is not a search term (OwnNames)
             final List<Memory> own = memories.getOrDefault(sample.userId(speaker), List.of());
             final String text = OwnNames.strip(q.question(), new UserKey("locomo", sample.userId(speaker)), null);
-            hits.addAll(text.equals(q.question()) ? as.apply(n -> scorer.rank(RankRequest.of(q.question(), n).memories(own).queryVector(qv))).apply(k)
-                : as.apply(n -> scorer.rank(RankRequest.of(text, n).memories(own))).apply(k));
+            // a context block ranks without the observation lift (RankRequest#forContext)
+            final java.util.function.UnaryOperator<RankRequest> mode = list ? r -> r : RankRequest::forContext;
+            hits.addAll(text.equals(q.question())
+                ? as.apply(n -> scorer.rank(mode.apply(RankRequest.of(q.question(), n).memories(own).queryVector(qv)))).apply(k)
+                : as.apply(n -> scorer.rank(mode.apply(RankRequest.of(text, n).memories(own)))).apply(k));
         }
         hits.sort(Comparator.comparingDouble((ScoredMemory h) -> -h.score()).thenComparing(h -> h.memory().getMemoryId()));
         final Set<String> shown = new HashSet<>();

@@ -206,7 +206,7 @@ final class MemoryBankQuality {
             final float[] pairQuery = embedder.embedQuery(text, embedder.modelFor(text));
             final List<Memory> own = memories.getOrDefault(q.user(), List.of());
             engram.add(q.category(), evidence, RecallEvaluation.engram(k -> scorer.forList(n -> scorer.rank(RankRequest.of(text, n).memories(own).queryVector(qv)), k),
-                k -> scorer.rank(RankRequest.of(text, k).memories(own).queryVector(qv)), maxK,
+                k -> scorer.rank(RankRequest.of(text, k).memories(own).queryVector(qv).forContext()), maxK,
                 MemoryBankQuality::sources, own, messages -> found(q, messages)));
             final RawDocuments pool = pools.computeIfAbsent(q.user(), u -> pool(pairs.getOrDefault(u, List.of()), embedder));
             final List<Integer> denseOrder = pool.dense(pairQuery);

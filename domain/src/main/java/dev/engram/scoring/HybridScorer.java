@@ -37,7 +37,8 @@ import dev.engram.port.VectorIndex;
  *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
  *       is (the user never said anything about it), so an unrelated question gets nothing. With
  *       {@code retrieval.observation.lift} an observation then takes the relevance of the best candidate statement it
- *       cites when that is higher than its own ({@link ObservationLift}).</li>
+ *       cites when that is higher than its own ({@link ObservationLift}), except when ranking for a context block
+ *       ({@link RankRequest#forContext}).</li>
  *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
  *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
  *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
@@ -69,6 +70,8 @@ public final class HybridScorer {
     private final Map<String, RelevanceModel> relevanceByModel;
     private final QueryVectors queryVectors;
     private final ExhaustiveRanking exhaustive;
+    /** As {@link #exhaustive} without {@link ObservationLift}: for a context block, or with the lift off. */
+    private final ExhaustiveRanking unlifted;
     private final boolean skipObserved;
     private final boolean lift;
 
@@ -104,6 +107,7 @@ public final class HybridScorer {
             config.getInt(CoreConfig.EMBEDDING_THREADS));
         this.lift = config.getBoolean(DomainConfig.OBSERVATION_LIFT);
         this.exhaustive = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors, lift);
+        this.unlifted = new ExhaustiveRanking(this::relevance, minLogit, overfetch, priors, false);
         this.skipObserved = config.getBoolean(DomainConfig.SKIP_OBSERVED);
     }
 
@@ -192,21 +196,23 @@ public final class HybridScorer {
     public List<ScoredMemory> rank(final RankRequest request) {
         final String query = request.query();
         final int k = request.k();
+        final boolean lifted = lift && !request.context();
+        final ExhaustiveRanking ranking = lifted ? exhaustive : unlifted;
         if (request.index() != null) {
-            return request.asOf() != null ? rankAsOf(request.index(), query, k, request.asOf())
-                : rankIndexed(request.user(), request.index(), query, k, request.minScore());
+            return request.asOf() != null ? rankAsOf(ranking, request.index(), query, k, request.asOf())
+                : rankIndexed(request.user(), request.index(), query, k, request.minScore(), lifted);
         }
         if (request.memories() == null) {
             throw new IllegalArgumentException("nothing to rank: give the request an index or memories");
         }
         if (request.asOf() != null) {
-            return exhaustive.rank(query, model -> queryVector(query, model), request.memories(),
+            return ranking.rank(query, model -> queryVector(query, model), request.memories(),
                 m -> MemoryTime.validAt(m, request.asOf()), k, null, request.minScore());
         }
         if (request.queryVector() != null) {
-            return rankWithVector(query, request.queryVector(), request.memories(), k, request.minScore());
+            return rankWithVector(ranking, query, request.queryVector(), request.memories(), k, request.minScore());
         }
-        return rankExhaustive(request.user(), query, request.memories(), k, request.minScore());
+        return rankExhaustive(ranking, request.user(), query, request.memories(), k, request.minScore());
     }
 
     /**
@@ -217,11 +223,12 @@ public final class HybridScorer {
      * @param query the query text
      * @param k how many hits at most, ≥ 1
      * @param minScore hits with a total below this are dropped (0 keeps all)
+     * @param lifted whether observations take their best candidate statement's relevance ({@link ObservationLift})
      * @return at most k hits, best first
      * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
      */
     private List<ScoredMemory> rankIndexed(final UserKey user, final UserMemoryIndex index, final String query,
-                                           final int k, final double minScore) {
+                                           final int k, final double minScore, final boolean lifted) {
         // embed outside the index's lock: one vector per model the user's memories were embedded with
         final List<String> models = index.models();
         final float[][] vectors = new float[models.size()][];
@@ -233,7 +240,7 @@ public final class HybridScorer {
         final int fetch = Math.max(k, k * overfetch);
         final Map<String, Double> dense = denseIndex == null ? null
             : DenseHits.of(denseIndex, user, models, model -> queryVector(query, model), fetch);
-        return index.read(view -> priors.finish(topByRelevance(view, models, vectors, terms, period, fetch, dense),
+        return index.read(view -> priors.finish(topByRelevance(view, models, vectors, terms, period, fetch, dense, lifted),
             view.referenceTime(), k, minScore));
     }
 
@@ -247,12 +254,12 @@ public final class HybridScorer {
      * @param asOf the point in event time
      * @return at most k hits, best first
      */
-    private List<ScoredMemory> rankAsOf(final UserMemoryIndex index, final String query, final int k,
+    private List<ScoredMemory> rankAsOf(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query, final int k,
                                         final Instant asOf) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
             final Map<Memory, float[]> docs = view.copy(m -> MemoryTime.validAt(m, asOf));
-            return exhaustive.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
+            return ranking.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
                 view.referenceTime(), k, null, 0);
         });
     }
@@ -260,7 +267,7 @@ public final class HybridScorer {
     private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
                                            final float[][] queryByModel, final List<String> terms,
                                            final TimeCues.Period period, final int fetch,
-                                           final Map<String, Double> dense) {
+                                           final Map<String, Double> dense, final boolean lifted) {
         final int slots = view.slots();
         final IndexScratch scratch = IndexScratch.get(slots);
         final double[] bm25 = scratch.bm25;
@@ -302,7 +309,7 @@ public final class HybridScorer {
                 if (logit >= minLogit && !heap.rejects(logit)) {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
-                if (lift && view.observation(s)) {
+                if (lifted && view.observation(s)) {
                     observations.add(candidate(view, s, logit));
                 }
             }
@@ -329,6 +336,7 @@ public final class HybridScorer {
      * {@code overfetch·k} ACTIVE hits for this user per embedding model of the user's memories (the user
      * scope inside the index query).
      *
+     * @param ranking with or without the observation lift
      * @param user whose memories these are, or null to score every memory's own vector
      * @param query the query text
      * @param userMemories all memories of that user (any status)
@@ -337,12 +345,12 @@ public final class HybridScorer {
      * @return at most k hits, best first
      * @throws dev.engram.port.VectorIndexUnavailableException when the index cannot answer now
      */
-    private List<ScoredMemory> rankExhaustive(final UserKey user, final String query,
+    private List<ScoredMemory> rankExhaustive(final ExhaustiveRanking ranking, final UserKey user, final String query,
                                               final Collection<Memory> userMemories, final int k, final double minScore) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         final Map<String, Double> dense = denseIndex == null || user == null ? null
             : DenseHits.of(denseIndex, user, DenseHits.modelsOf(embedder, userMemories), vectors, Math.max(k, k * overfetch));
-        return exhaustive.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, minScore);
+        return ranking.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, minScore);
     }
 
     /**
@@ -355,10 +363,10 @@ public final class HybridScorer {
      * @param minScore hits with a total below this are dropped
      * @return at most k hits, best first
      */
-    private List<ScoredMemory> rankWithVector(final String query, final float[] queryVector,
+    private List<ScoredMemory> rankWithVector(final ExhaustiveRanking ranking, final String query, final float[] queryVector,
                                               final Collection<Memory> userMemories, final int k, final double minScore) {
         final float[] normalized = Vectors.normalized(queryVector);
-        return exhaustive.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+        return ranking.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
             userMemories, HybridScorer::isActive, k, null, minScore);
     }
 

@@ -17,7 +17,9 @@ import dev.engram.core.UserKey;
  *       exhaustive over that set);</li>
  *   <li>{@link #user}: the user scope of the dense vector index, when the scorer has one (over a collection);</li>
  *   <li>{@link #queryVector}: the query's embedding by the default model, computed by the caller (over a
- *       collection; other models' vectors are embedded on demand).</li>
+ *       collection; other models' vectors are embedded on demand);</li>
+ *   <li>{@link #forContext}: rank for a token-budgeted context block: an observation keeps its own relevance (no
+ *       {@link ObservationLift}: it costs all its statements' tokens, and the block is judged per token).</li>
  * </ul>
  * Immutable: every method returns a new request.
  *
@@ -29,9 +31,10 @@ import dev.engram.core.UserKey;
  * @param queryVector the query embedded by the default model, or null
  * @param minScore the score floor, in [0, 1]
  * @param asOf the point in event time, or null for the ACTIVE memories now
+ * @param context whether the hits fill a context block ({@link #forContext})
  */
 public record RankRequest(String query, int k, UserKey user, UserMemoryIndex index, Collection<Memory> memories,
-                          float[] queryVector, double minScore, Instant asOf) {
+                          float[] queryVector, double minScore, Instant asOf, boolean context) {
 
     /**
      * @throws IllegalArgumentException when k is below 1, or both or neither of index and memories are given
@@ -52,7 +55,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return a request with nothing to rank yet: add {@link #index} or {@link #memories}
      */
     public static RankRequest of(final String query, final int k) {
-        return new RankRequest(query, k, null, null, null, null, 0, null);
+        return new RankRequest(query, k, null, null, null, null, 0, null, false);
     }
 
     /**
@@ -61,7 +64,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return this request over a kept index
      */
     public RankRequest index(final UserKey owner, final UserMemoryIndex kept) {
-        return new RankRequest(query, k, owner, Objects.requireNonNull(kept, "index"), null, queryVector, minScore, asOf);
+        return new RankRequest(query, k, owner, Objects.requireNonNull(kept, "index"), null, queryVector, minScore, asOf, context);
     }
 
     /**
@@ -70,7 +73,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      */
     public RankRequest memories(final Collection<Memory> userMemories) {
         return new RankRequest(query, k, user, null, Objects.requireNonNull(userMemories, "memories"), queryVector,
-            minScore, asOf);
+            minScore, asOf, context);
     }
 
     /**
@@ -78,7 +81,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return this request with a user
      */
     public RankRequest user(final UserKey owner) {
-        return new RankRequest(query, k, owner, index, memories, queryVector, minScore, asOf);
+        return new RankRequest(query, k, owner, index, memories, queryVector, minScore, asOf, context);
     }
 
     /**
@@ -86,7 +89,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return this request with a precomputed query vector
      */
     public RankRequest queryVector(final float[] vector) {
-        return new RankRequest(query, k, user, index, memories, vector, minScore, asOf);
+        return new RankRequest(query, k, user, index, memories, vector, minScore, asOf, context);
     }
 
     /**
@@ -94,7 +97,7 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return this request with a score floor
      */
     public RankRequest minScore(final double floor) {
-        return new RankRequest(query, k, user, index, memories, queryVector, floor, asOf);
+        return new RankRequest(query, k, user, index, memories, queryVector, floor, asOf, context);
     }
 
     /**
@@ -102,6 +105,14 @@ public record RankRequest(String query, int k, UserKey user, UserMemoryIndex ind
      * @return this request over the memories valid then
      */
     public RankRequest asOf(final Instant when) {
-        return new RankRequest(query, k, user, index, memories, queryVector, minScore, when);
+        return new RankRequest(query, k, user, index, memories, queryVector, minScore, when, context);
+    }
+
+    /**
+     * @return this request ranking for a context block: observations are not lifted to their best statement
+     *     ({@link ObservationLift})
+     */
+    public RankRequest forContext() {
+        return new RankRequest(query, k, user, index, memories, queryVector, minScore, asOf, true);
     }
 }

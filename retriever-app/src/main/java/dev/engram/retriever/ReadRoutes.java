@@ -116,7 +116,7 @@ final class ReadRoutes {
             // minScore applies to the score the answer reports: after the list's kind prior, which re-scores the hits
             final int others = othersOf(user, agent);
             final List<ScoredMemory> hits = !profile.getMemoryEnabled() ? List.<ScoredMemory>of()
-                : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0), agent, n), k)
+                : (asOf == null ? scorer.forList(n -> visible(rank(user, profile, query, n + others, 0, false), agent, n), k)
                 : visible(service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(OwnNames.strip(query, user, profile), k + others).index(null, index).asOf(asOf))).orElse(List.<ScoredMemory>of()), agent, k)).stream()
                     .filter(hit -> hit.score() >= minScore).toList();
             ctx.attribute(ApiAccess.DETAIL, "hits=" + hits.size());
@@ -196,7 +196,7 @@ final class ReadRoutes {
         }
         final UserProfile profile = requireKnown(service, user);
         final List<ScoredMemory> hits = profile.getMemoryEnabled()
-            ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0), agent, maxK) : List.of();
+            ? visible(rank(user, profile, message, maxK + othersOf(user, agent), 0, true), agent, maxK) : List.of();
         final List<Memory> pinned = profile.getMemoryEnabled() && SafetyFacts.concerns(message)
             ? safetyFacts(user).stream().filter(m -> visibleTo(m, agent)).toList() : List.of();
         final ContextBlock.Result block = ContextBlock.build(pinned, hits, budget);
@@ -276,12 +276,16 @@ final class ReadRoutes {
      * with Retry-After.
      *
      * @param profile the user's profile, read once per request
+     * @param context whether the hits fill a context block ({@link RankRequest#forContext})
      */
     private List<ScoredMemory> rank(final UserKey user, final UserProfile profile, final String query, final int k,
-                                    final double minScore) {
+                                    final double minScore, final boolean context) {
         final String text = OwnNames.strip(query, user, profile);
         try {
-            return service.searchIndex(user).map(index -> scorer.rank(RankRequest.of(text, k).index(user, index).minScore(minScore))).orElse(List.of());
+            return service.searchIndex(user).map(index -> {
+                final RankRequest request = RankRequest.of(text, k).index(user, index).minScore(minScore);
+                return scorer.rank(context ? request.forContext() : request);
+            }).orElse(List.of());
         } catch (VectorIndexUnavailableException e) {
             throw ApiProblem.unavailable("The vector index is unavailable, so memories cannot be searched right now; "
                 + "retry shortly. Profile and memory views are still served.", indexRetryAfterSeconds);
