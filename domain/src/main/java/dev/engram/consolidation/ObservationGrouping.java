@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -92,22 +91,59 @@ final class ObservationGrouping {
 
     /**
      * The observation of a group as its statements give it, with the access counters of {@code before}; its
-     * embedding is {@code before}'s when the content and model are the same, else empty (to be embedded).
+     * vector is the {@link #centroid} of the statements its text voices.
      */
     static Memory observation(final String id, final List<Memory> group, final Memory before) {
-        return derived(id, group, before, Observations.text(group), ExtractedMemory.OBSERVATION_DISPLAY_NAME, true);
+        final Observations.Voiced voiced = Observations.voiced(group);
+        return derived(id, group, before, voiced.text(), centroid(voiced.statements()),
+            ExtractedMemory.OBSERVATION_DISPLAY_NAME, true);
     }
 
     /**
-     * The topic list's memory, as {@link #observation} with the list's content and statements, display name
+     * The topic list's memory, as {@link #observation} with the list's content and statements (its vector the
+     * {@link #centroid} of the statements naming a listed value), display name
      * {@link ExtractedMemory#TOPIC_LIST_DISPLAY_NAME} and no event dates (a list states none).
      */
     static Memory topicList(final String id, final TopicLists.TopicList list, final Memory before) {
-        return derived(id, list.statements(), before, list.content(), ExtractedMemory.TOPIC_LIST_DISPLAY_NAME, false);
+        return derived(id, list.statements(), before, list.content(), centroid(list.statements()),
+            ExtractedMemory.TOPIC_LIST_DISPLAY_NAME, false);
+    }
+
+    /**
+     * The vector of an observation without a model call: the direction of the sum of its statements' normalised
+     * vectors (the centroid the grouping compares with), normalised, summed in double precision in the statements'
+     * order, so the same statements give the same floats on every run. A statement whose vector has another size
+     * than the first's is left out.
+     *
+     * @param statements statements of ONE embedding model, with vectors, in order; at least one
+     * @return the unit vector, as an Avro float list
+     */
+    static List<Float> centroid(final List<Memory> statements) {
+        final int dimensions = statements.get(0).getEmbedding().size();
+        final double[] sum = new double[dimensions];
+        for (final Memory m : statements) {
+            if (m.getEmbedding().size() != dimensions) {
+                continue;
+            }
+            final float[] v = Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+            for (int i = 0; i < dimensions; i++) {
+                sum[i] += v[i];
+            }
+        }
+        double norm = 0;
+        for (final double x : sum) {
+            norm += x * x;
+        }
+        norm = Math.sqrt(norm);
+        final float[] out = new float[dimensions];
+        for (int i = 0; i < dimensions && norm > 0; i++) {
+            out[i] = (float) (sum[i] / norm);
+        }
+        return Vectors.toList(out);
     }
 
     private static Memory derived(final String id, final List<Memory> group, final Memory before, final String content,
-                                  final String displayName, final boolean withDates) {
+                                  final List<Float> vector, final String displayName, final boolean withDates) {
         final Memory first = group.get(0);
         Instant newest = first.getCreatedAt();
         double importance = 0;
@@ -122,8 +158,6 @@ final class ObservationGrouping {
             }
         }
         final boolean hit = before != null && before.getAccessCount() > 0;
-        final boolean sameText = before != null && content.equals(before.getContent())
-            && Objects.equals(before.getEmbeddingModel(), first.getEmbeddingModel());
         return Memory.newBuilder(first).setMemoryId(id).setType(MemoryType.SEMANTIC).setCategory(null).setKey(null)
             .setValue(null).setDisplayName(displayName).setContent(content)
             .setImportance(importance).setConfidence(confidence).setSource(MemorySource.INFERRED)
@@ -133,7 +167,7 @@ final class ObservationGrouping {
             .setAccessCount(hit ? before.getAccessCount() : 0).setReinforcementCount(group.size())
             .setExpiresAt(null).setValidFrom(newest).setValidTo(null).setSupersededBy(null).setSupersedes(List.of())
             .setSources(new ArrayList<>(sources(group)))
-            .setEmbedding(sameText ? before.getEmbedding() : new ArrayList<>())
+            .setEmbedding(vector)
             .setEmbeddingModel(first.getEmbeddingModel()).setEventDates(new ArrayList<>(dates)).build();
     }
 

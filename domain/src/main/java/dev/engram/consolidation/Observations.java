@@ -22,11 +22,8 @@ import dev.engram.port.ExtractedMemory;
 import dev.engram.port.MemoryMerger;
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.TextAnalysis;
-import dev.engram.scoring.Vectors;
 import dev.engram.text.MemoryText;
 import dev.engram.text.TurnHeuristics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Observations: memories that state a user's statements on one topic together ("Melanie camped at the beach.
@@ -52,9 +49,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The observation</b>: id = name-based UUID of {@code "observation"} and the first statement's id;
  * SEMANTIC, source INFERRED, display name {@link ExtractedMemory#OBSERVATION_DISPLAY_NAME}; content = the
- * statements in order as sentences, each once, up to {@link MemoryMerger#MAX_CHARS}; its own embedding of that content (so
- * the consolidator needs an {@link Embedder}; a group whose model the embedder does not hold now, e.g. during
- * {@code reembed}, gets no observation until it does); importance and confidence = the statements' maximum;
+ * statements in order as sentences, each once, up to {@link MemoryMerger#MAX_CHARS}; its vector = the normalised sum
+ * of the normalised vectors of the statements its text voices (their centroid direction, the vector the grouping
+ * compares with; no model call: the consolidator embeds nothing, and the vector is a function of the statements'
+ * vectors, so a replay gives the same floats), of their model; importance and confidence = the statements' maximum;
  * sources = each statement's first source (the conversation that first said it: a restatement elsewhere stays the
  * statement's evidence, not the observation's, so it does not rewrite the observation); event dates = the union of
  * theirs; created and valid from = the newest statement's {@code createdAt}. An observation its group still gives is left as it is; one whose group changed
@@ -64,12 +62,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>A function of the statements, whenever it runs.</b> Every field of an observation but its access counters
  * is derived from its group: content, sources, event dates, importance, confidence, {@code createdAt} (the newest
  * statement's), {@code updatedAt} (the same: the observation changes when its group does, not when a statement is
- * restated; never the time of the regrouping), and the embedding of that content; the access counters are those of
+ * restated; never the time of the regrouping), and the vector of its statements; the access counters are those of
  * the observation of the same id already stored (its base counters: hits are kept apart, {@code AccessCounts}). So a regrouping at any point after the last change of the statements gives the same
  * observations, and the consolidator can run it late (marked pending, regrouped within seconds) without a replay
  * differing from the live run: see {@code ObservationRegroups} in the topology. An observation is rewritten only
- * when what its group gives differs from what is stored (one the user corrected only when its sources changed);
- * the embedding is reused while the content is the same.
+ * when what its group gives differs from what is stored (one the user corrected only when its sources changed).
  *
  * <p><b>Text.</b> Each statement's own words, as a sentence (a period added when it ends without terminal
  * punctuation), in order: without the {@code (re: "…")} context the offline extractor appends to an answer (the
@@ -95,8 +92,6 @@ public final class Observations {
     /** Ends a sentence, before closing quotes and brackets (a caption's {@code ]} is not one: it ends a phrase). */
     private static final String TERMINAL = ".!?\u2026\u3002\uFF01\uFF1F";
     private static final String CLOSING = "\"'\u201D\u2019)\u300D";
-
-    private static final Logger LOG = LoggerFactory.getLogger(Observations.class);
 
     private final double threshold;
     private final Embedder embedder;
@@ -161,24 +156,27 @@ public final class Observations {
      * What one regrouping writes, and whether it is all of it.
      *
      * @param changes the changes to apply
-     * @param complete false when observations to embed were left for a next call
+     * @param complete false when observations whose text is new were left for a next call
      */
     public record Review(List<Consolidator.Change> changes, boolean complete) {
     }
 
     /**
-     * As {@link #review(Collection, Instant, String)}, embedding at most {@code maxEmbedded} observations (the
-     * first by id); the others stay as they are until a next call, which continues (the result of the calls
-     * together is the same). Removals and rewrites that keep their text are all in the first call.
+     * As {@link #review(Collection, Instant, String)}, writing at most {@code maxRetexted} observations whose text
+     * is new (the first by id); the others stay as they are until a next call, which continues (the result of the
+     * calls together is the same). Removals and rewrites that keep their text are all in the first call. Nothing is
+     * embedded either way (the vectors are the statements', see the class comment): the bound spreads the rewrites
+     * of a growing group, which the daily pass leaves to the wall-clock regrouping (0) so a backlog that crosses a
+     * day of stream time every few records does not rewrite each observation again and again.
      *
      * @param userMemories every memory of ONE user (any status)
      * @param now the event time of the changes
      * @param cause the cause of the events
-     * @param maxEmbedded observations embedded at most
+     * @param maxRetexted observations whose text is new (or whose model changed) written at most
      * @return the changes, and whether nothing was left
      */
     public Review review(final Collection<Memory> userMemories, final Instant now, final String cause,
-                         final int maxEmbedded) {
+                         final int maxRetexted) {
         if (!enabled() || userMemories.isEmpty()) {
             return new Review(List.of(), true);
         }
@@ -213,7 +211,7 @@ public final class Observations {
                 changes.add(removal(before, now, cause));
             }
         }
-        final List<Memory> toEmbed = new ArrayList<>();
+        final List<Memory> retexted = new ArrayList<>();
         final List<Memory> written = new ArrayList<>();
         for (final Map.Entry<String, List<Memory>> group : groups.entrySet()) {
             if (deleted.contains(group.getKey())) {
@@ -227,15 +225,17 @@ public final class Observations {
                 || before.getSource() == MemorySource.CORRECTED && before.getSources().equals(derived.getSources()))) {
                 continue; // as its group gives it, or as the user corrected it
             }
-            (derived.getEmbedding().isEmpty() ? toEmbed : written).add(derived);
+            final boolean sameText = before != null && derived.getContent().equals(before.getContent())
+                && Objects.equals(derived.getEmbeddingModel(), before.getEmbeddingModel());
+            (sameText ? written : retexted).add(derived);
         }
-        toEmbed.sort(Comparator.comparing(Memory::getMemoryId));
-        written.addAll(embedded(toEmbed.subList(0, Math.min(maxEmbedded, toEmbed.size()))));
+        retexted.sort(Comparator.comparing(Memory::getMemoryId));
+        written.addAll(retexted.subList(0, Math.min(maxRetexted, retexted.size())));
         written.sort(Comparator.comparing(Memory::getMemoryId));
         for (final Memory after : written) {
             changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
         }
-        return new Review(changes, toEmbed.size() <= maxEmbedded);
+        return new Review(changes, retexted.size() <= maxRetexted);
     }
 
     /**
@@ -289,7 +289,26 @@ public final class Observations {
      *     {@link MemoryMerger#MAX_CHARS}
      */
     public static String text(final List<Memory> statements) {
+        return voiced(statements).text();
+    }
+
+    /**
+     * An observation's text and the statements it voices.
+     *
+     * @param text each voiced statement's own words as a sentence, in order
+     * @param statements the statements whose sentence the text holds (a statement whose sentence is empty, already
+     *     in the text or beyond {@link MemoryMerger#MAX_CHARS} is not voiced)
+     */
+    record Voiced(String text, List<Memory> statements) {
+    }
+
+    /**
+     * @param statements the statements of a group, in order
+     * @return the text of {@link #text} and the statements it voices, in order
+     */
+    static Voiced voiced(final List<Memory> statements) {
         final StringBuilder text = new StringBuilder();
+        final List<Memory> voiced = new ArrayList<>(statements.size());
         for (final Memory m : statements) {
             final String sentence = sentence(MemoryText.ownWords(m.getContent()));
             if (sentence.isEmpty() || text.indexOf(sentence) >= 0
@@ -297,8 +316,9 @@ public final class Observations {
                 continue;
             }
             text.append(text.length() == 0 ? "" : " ").append(sentence);
+            voiced.add(m);
         }
-        return text.toString();
+        return new Voiced(text.toString(), voiced);
     }
 
     /** The words with a period at the end unless they end with terminal punctuation (before closing quotes). */
@@ -316,31 +336,6 @@ public final class Observations {
      */
     public static String idOf(final Memory first) {
         return MemoryIds.uuid("observation", first.getTenantId(), first.getUserId(), first.getMemoryId());
-    }
-
-    /**
-     * The observations given their embeddings, in one batch; one whose model the embedder does not embed with now
-     * (e.g. during {@code reembed}) is left out until it does.
-     */
-    private List<Memory> embedded(final List<Memory> observations) {
-        if (observations.isEmpty()) {
-            return List.of();
-        }
-        final Embedder batch = embedder.current();
-        final List<float[]> vectors = batch.embedAll(observations.stream().map(Memory::getContent).toList());
-        final List<Memory> out = new ArrayList<>(observations.size());
-        for (int i = 0; i < observations.size(); i++) {
-            final Memory o = observations.get(i);
-            final String model = batch.modelFor(o.getContent());
-            if (!o.getEmbeddingModel().equals(model)) {
-                LOG.debug("No observation of {} statements of model {}: the embedder embeds it with {}",
-                    o.getReinforcementCount(), o.getEmbeddingModel(), model);
-                continue;
-            }
-            o.setEmbedding(Vectors.toList(vectors.get(i)));
-            out.add(o);
-        }
-        return out;
     }
 
     private static Consolidator.Change removal(final Memory observation, final Instant now, final String cause) {

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * {@code bin/engram rebuild} of the consolidator on the sample conversations (real extractor, real embedding model,
- * in-process broker): from {@code memory-candidates} alone the observations take their vectors from
- * {@code memory-updated} ({@link ObservationVectors}); with {@code --re-extract} the extractor embeds every
+ * in-process broker): from {@code memory-candidates} alone (an observation's vector is derived from its
+ * statements', so nothing is embedded again); with {@code --re-extract} the extractor embeds every
  * conversation's texts again in the same groups ({@code Embedder#embedGroup}), so the new candidates carry the very
  * vectors of the first run; both end with verify finding no difference.
  */
@@ -80,15 +80,15 @@ class RebuildIT {
 
     @Test
     @Order(1)
-    void shouldRebuildTheConsolidatorWithTheObservationVectorsOnTheTopicWhenCandidatesAreReplayed() {
+    void shouldRebuildTheConsolidatorWithoutEmbeddingAnObservationWhenCandidatesAreReplayed() {
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();
         final Rebuild.Report report = new Rebuild(config, Rebuild.App.CONSOLIDATOR, null, false, true,
             dir.resolve("rebuild"), TIMEOUT, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
 
         assertThat(report.differences()).as(printed.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(report.before().totalMemories()).isPositive();
-        assertThat(report.observationVectorsReused()).as("observations are on by default: their texts come back")
-            .isPositive();
+        assertThat(report.observationTextsEmbedded()).as("an observation's vector is its statements' centroid: "
+            + "the rebuilt consolidator embeds nothing").isZero();
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("verify: no differences", "vectors reused",
             "wall time by phase");
         assertThat(report.phaseSeconds()).containsOnlyKeys("snapshotBefore", "reset", "observationVectors",

@@ -225,11 +225,11 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         }
         final long started = System.nanoTime();
         for (final KeyValue<UserKey, List<Memory>> user : users) {
-            // after its own rules took a statement back the pass regrouped the user's observations without embedding
-            // (removals and rewrites that keep their text); what is to be embedded, for these users and the pending
-            // ones, is left to the wall clock (ObservationRegroups): a backlog crosses a day of stream time every few
-            // records, and embedding in the pass rewrote each observation of a changing group again and again (bench
-            // ingest, 140 LoCoMo conversations: 69 % of the characters the consolidator embedded).
+            // after its own rules took a statement back the pass regrouped the user's observations, applying only
+            // removals and rewrites that keep their text; observations with a new text, for these users and the pending
+            // ones, are left to the wall clock (ObservationRegroups): a backlog crosses a day of stream time every few
+            // records, and rewriting there rewrote each observation of a changing group again and again (bench
+            // ingest, 140 LoCoMo conversations: 69 % of the observation writes' characters, when each was embedded).
             // staleness and merge count the hits, kept apart from the memories: joined here
             final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false, access.of(user.key));
             apply(user.key, changes);

@@ -26,13 +26,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       a restart or an aborted transaction keeps the marks as committed).</li>
  *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
  *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation and for about {@value #MAX_PUNCTUATION_MS} ms,
- *       every {@code lifecycle.observe.interval.ms}, embedding at most {@value #MAX_EMBEDDED_PER_USER} observations
- *       per user and punctuation (the user stays pending for the rest): stream time need not advance (a partition
- *       that goes quiet still gets its observations), and the embedding work is spread over short transactions. The
- *       daily pass embeds nothing: it leaves pending users to this punctuator, and when its own rules (staleness,
- *       TTL, merges) took a statement back it applies at once only what needs no embedding (removed observations,
- *       rewrites that keep their text) and marks the user pending. A backlog crosses a day of stream time every few
- *       records, and embedding there rewrote each observation of a changing group again and again.</li>
+ *       every {@code lifecycle.observe.interval.ms}, writing at most {@value #MAX_RETEXTED_PER_USER} observations
+ *       with a new text per user and punctuation (the user stays pending for the rest): stream time need not advance
+ *       (a partition that goes quiet still gets its observations), and the writes are spread over short
+ *       transactions. The daily pass writes no new text: it leaves pending users to this punctuator, and when its
+ *       own rules (staleness, TTL, merges) took a statement back it applies at once only removed observations and
+ *       rewrites that keep their text, and marks the user pending. A backlog crosses a day of stream time every few
+ *       records, and rewriting there rewrote each observation of a changing group again and again.</li>
  *   <li><b>At once</b>, where the schedule would show: before a command or a retrieval hit of a pending user is
  *       applied (what the user deletes, corrects or was served is an observation of the statements as they are at
  *       that record, on any schedule), and after a candidate or command that takes a statement back or moves it in
@@ -48,15 +48,15 @@ final class ObservationRegroups {
     /** Pending users regrouped per wall-clock punctuation at most, so a punctuation stays short. */
     static final int MAX_USERS_PER_PUNCTUATION = 64;
     /**
-     * Wall-clock time after which a punctuation regroups no further user (ms; the one it is at finishes): a
-     * regrouping embeds the observations it rewrites, and the punctuation runs inside the task's transaction.
+     * Wall-clock time after which a punctuation regroups no further user (ms; the one it is at finishes): the
+     * punctuation runs inside the task's transaction.
      */
     static final long MAX_PUNCTUATION_MS = 2_000;
     /**
-     * Observations a wall-clock regrouping of one user embeds at most; the user stays pending for the rest (a user's
-     * first regrouping after a backlog may rewrite dozens, each an embedding of up to 2,000 characters).
+     * Observations with a new text a wall-clock regrouping of one user writes at most; the user stays pending for the
+     * rest (a user's first regrouping after a backlog may rewrite dozens, each up to 2,000 characters).
      */
-    static final int MAX_EMBEDDED_PER_USER = 8;
+    static final int MAX_RETEXTED_PER_USER = 8;
 
     private final Observations observations;
     private final KeyValueStore<String, Memory> memories;
@@ -107,13 +107,16 @@ final class ObservationRegroups {
         regroup(user, now, Integer.MAX_VALUE);
     }
 
-    /** Regroups the user, embedding at most {@code maxEmbedded} observations; the user stays pending if more are due. */
-    private void regroup(final UserKey user, final Instant now, final int maxEmbedded) {
+    /**
+     * Regroups the user, writing at most {@code maxRetexted} observations with a new text; the user stays pending if
+     * more are due.
+     */
+    private void regroup(final UserKey user, final Instant now, final int maxRetexted) {
         if (!observations.enabled()) {
             return;
         }
         final Observations.Review review = observations.review(userMemories(memories, cache, user), now,
-            Observations.CAUSE_REGROUP, maxEmbedded);
+            Observations.CAUSE_REGROUP, maxRetexted);
         writer.apply(user, review.changes(), now.toEpochMilli());
         if (review.complete()) {
             pending.delete(user.wire());
@@ -178,7 +181,7 @@ final class ObservationRegroups {
             if (done > 0 && System.nanoTime() - started > MAX_PUNCTUATION_MS * 1_000_000) {
                 break;
             }
-            regroup(UserKey.parse(user), now, MAX_EMBEDDED_PER_USER);
+            regroup(UserKey.parse(user), now, MAX_RETEXTED_PER_USER);
             done++;
         }
         return done;

@@ -22,10 +22,12 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
 import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.scoring.HybridScorer;
 import dev.engram.scoring.RankRequest;
 import dev.engram.scoring.ScoredMemory;
+import dev.engram.scoring.Vectors;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
 
@@ -112,6 +114,65 @@ class ObservationsTest {
             assertThat(driver.retriever().memories(MIRA)).filteredOn(ObservationsTest::grouped).hasSize(1);
             final List<ScoredMemory> hits = driver.retrieve(MIRA, "Where has Mira camped?", 3);
             assertThat(hits).extracting(h -> h.memory().getDisplayName()).contains(ExtractedMemory.OBSERVATION_DISPLAY_NAME);
+        }
+    }
+
+    @Test
+    void shouldGiveAnObservationTheCentroidOfItsStatementsVectorsWithoutEmbeddingItsTextWhenRegrouped() {
+        final Embedder model = ScriptRoutedEmbedder.defaults();
+        final List<String> embedded = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final Embedder recording = new Embedder() {
+            @Override
+            public String modelName() {
+                return model.modelName();
+            }
+
+            @Override
+            public int dimensions() {
+                return model.dimensions();
+            }
+
+            @Override
+            public List<String> models() {
+                return model.models();
+            }
+
+            @Override
+            public String modelFor(final String text) {
+                return model.modelFor(text);
+            }
+
+            @Override
+            public List<float[]> embedAll(final List<String> texts) {
+                embedded.addAll(texts);
+                return model.embedAll(texts);
+            }
+        };
+        try (PipelineHarness driver = PipelineHarness.builder().observations(recording).build()) {
+            driver.pipe(said().toArray(MemoryCandidate[]::new));
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+
+            final Memory observation = observations(driver).get(0);
+            final double[] sum = new double[model.dimensions()];
+            for (final Memory m : driver.consolidator().active(MIRA)) {
+                if (CAMPING.contains(m.getContent())) {
+                    final float[] v = Vectors.normalized(Vectors.toArray(m.getEmbedding()));
+                    for (int i = 0; i < sum.length; i++) {
+                        sum[i] += v[i];
+                    }
+                }
+            }
+            final float[] expected = new float[sum.length];
+            for (int i = 0; i < sum.length; i++) {
+                expected[i] = (float) sum[i];
+            }
+            final float[] actual = Vectors.toArray(observation.getEmbedding());
+            assertThat(Vectors.cosine(actual, expected)).as("the direction of the statements' centroid")
+                .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-6));
+            assertThat(Vectors.dot(actual, actual)).as("a unit vector").isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-5));
+            assertThat(Vectors.cosine(actual, model.embed(observation.getContent()))).as("not the model's vector of the text")
+                .isLessThan(0.9999);
+            assertThat(embedded).as("the consolidator embeds no observation text").doesNotContain(observation.getContent());
         }
     }
 
