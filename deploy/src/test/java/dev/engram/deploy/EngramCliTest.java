@@ -12,6 +12,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 class EngramCliTest {
 
+    /**
+     * Below this, a command on an unreachable cluster kept its {@code --connect-timeout}: without the bound it waits for
+     * the Kafka clients' 60 s {@code default.api.timeout.ms} (35-68 s before the fix). Not tighter: at load 60 a CI run
+     * took 19.9 s for a 2 s timeout (class loading and the admin client's threads, not the wait).
+     */
+    private static final double UNBOUNDED_SECONDS = 45;
+
     /** What {@link EngramCli#run} printed on stderr, and its exit code. */
     private record Run(int exit, String err) {
     }
@@ -153,7 +160,7 @@ class EngramCliTest {
         assertThat(topics.exit()).as(topics.err()).isEqualTo(1);
         assertThat(topics.err()).contains("Creating Engram's topics on 127.0.0.1:1",
             "cannot reach the Kafka cluster at 127.0.0.1:1 within 2 s (--connect-timeout); no topic was created");
-        assertThat((System.nanoTime() - start) / 1e9).as("seconds").isLessThan(10);
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds").isLessThan(UNBOUNDED_SECONDS);
     }
 
     /**
@@ -174,7 +181,7 @@ class EngramCliTest {
             assertThat(r.exit()).as(r.err()).isEqualTo(1);
             assertThat(r.err()).as(command[0]).contains("engram " + command[0] + ": ",
                 "cannot reach the Kafka cluster at 127.0.0.1:1 within 2 s (--connect-timeout)");
-            assertThat((System.nanoTime() - start) / 1e9).as(command[0] + " seconds").isLessThan(10);
+            assertThat((System.nanoTime() - start) / 1e9).as(command[0] + " seconds").isLessThan(UNBOUNDED_SECONDS);
         }
     }
 }
