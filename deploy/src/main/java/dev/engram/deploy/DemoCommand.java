@@ -55,7 +55,7 @@ import picocli.CommandLine.Spec;
 public final class DemoCommand implements Callable<Integer> {
 
     /** Preferred retriever port when none is given; a free port is used if it is taken. */
-    static final int DEFAULT_PORT = 8080;
+    static final int DEFAULT_PORT = DemoPort.DEFAULT_PORT;
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
     /** How often lag is checked; also the gap between the two checks that declare the run settled. */
     private static final Duration SETTLE_CHECK = Duration.ofMillis(500);
@@ -366,37 +366,9 @@ public final class DemoCommand implements Callable<Integer> {
         return dir;
     }
 
-    /**
-     * --port when given; else {@code retriever.http.port} when the environment sets it
-     * ({@code ENGRAM_RETRIEVER_HTTP_PORT}); else 8080, or a free port when 8080 is taken (said on standard output: a
-     * second demo, or a curl copied from the README, would otherwise reach whatever holds 8080). -1 (said on standard
-     * error) when a port asked for is in use.
-     */
+    /** @return the retriever's port, as {@link DemoPort#choose} decides it for {@code --port} */
     int retrieverPort() {
-        final int wanted = port != null ? port
-            : EngramConfig.load(null, System.getenv(), Map.of()).getInt(PipelineConfig.RETRIEVER_HTTP_PORT);
-        if (port == null && wanted == DEFAULT_PORT) {
-            if (isFree(DEFAULT_PORT)) {
-                return DEFAULT_PORT;
-            }
-            out.printf("Port %d is in use (another demo or service?): the retriever takes a free port instead, printed "
-                + "with the API below; --port N chooses one.%n", DEFAULT_PORT);
-            return 0;
-        }
-        if (wanted != 0 && !isFree(wanted)) { // said before anything starts or the run directory is emptied
-            System.err.printf("engram demo: port %d is in use: stop what holds it, or pass --port 0 (any free port)%n", wanted);
-            return -1;
-        }
-        return wanted;
-    }
-
-    private static boolean isFree(final int candidate) {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(candidate)) {
-            socket.setReuseAddress(true);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return DemoPort.choose(port, out);
     }
 
     private static double seconds(final long since) {

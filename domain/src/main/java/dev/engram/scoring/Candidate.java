@@ -21,4 +21,23 @@ record Candidate(Memory memory, double logit, double importance, long lastAccess
     /** Best relevance first, ties by memory id. */
     static final Comparator<Candidate> BY_RELEVANCE = Comparator.comparingDouble((Candidate c) -> -c.logit())
         .thenComparing(c -> c.memory().getMemoryId());
+
+    /**
+     * @param view a read view of the user's kept index
+     * @param slot a slot of it
+     * @param logit the memory's relevance logit
+     * @return the candidate of that slot
+     */
+    static Candidate of(final UserMemoryIndex.View view, final int slot, final double logit) {
+        return new Candidate(view.memory(slot), logit, view.importance(slot), view.lastAccessed(slot),
+            view.accessCount(slot), view.cited(slot));
+    }
+
+    /**
+     * @param lifted another relevance logit
+     * @return this candidate with that logit
+     */
+    Candidate withLogit(final double lifted) {
+        return new Candidate(memory, lifted, importance, lastAccessed, accessCount, cited);
+    }
 }

@@ -310,7 +310,7 @@ public final class HybridScorer {
                     heap.offer(logit, s, view.memory(s).getMemoryId());
                 }
                 if (lifted && view.observation(s)) {
-                    observations.add(candidate(view, s, logit));
+                    observations.add(Candidate.of(view, s, logit));
                 }
             }
         } finally {
@@ -318,15 +318,10 @@ public final class HybridScorer {
         }
         final List<Candidate> out = new ArrayList<>(heap.size);
         for (int i = 0; i < heap.size; i++) {
-            out.add(candidate(view, heap.slots[i], heap.logits[i]));
+            out.add(Candidate.of(view, heap.slots[i], heap.logits[i]));
         }
         out.sort(Candidate.BY_RELEVANCE);
         return ObservationLift.lift(out, observations, fetch);
-    }
-
-    private static Candidate candidate(final UserMemoryIndex.View view, final int s, final double logit) {
-        return new Candidate(view.memory(s), logit, view.importance(s), view.lastAccessed(s), view.accessCount(s),
-            view.cited(s));
     }
 
     // ---------------------------------------------------------------- exhaustive path

@@ -78,8 +78,7 @@ final class ObservationLift {
             final double current = held != null ? held.logit() : o.logit();
             if (best > current) {
                 final Candidate c = held != null ? held : o;
-                byId.put(c.memory().getMemoryId(),
-                    new Candidate(c.memory(), best, c.importance(), c.lastAccessed(), c.accessCount(), c.cited()));
+                byId.put(c.memory().getMemoryId(), c.withLogit(best));
                 changed = true;
             }
         }
