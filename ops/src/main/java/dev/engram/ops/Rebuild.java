@@ -40,9 +40,9 @@ import org.apache.kafka.common.TopicPartition;
  *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
  *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
  *       {@code KafkaStreams#cleanUp()} would;</li>
- *   <li>for the consolidator, reads the observation vectors on {@code memory-updated} ({@link ObservationVectors}) and
- *       runs the app with them ({@link KnownVectors}): candidates carry their vectors and observations find theirs,
- *       so a rebuild without {@code reExtract} embeds nothing the run being rebuilt embedded already;</li>
+ *   <li>for the consolidator, runs the app with its embedder counted ({@link KnownVectors}, no vector known):
+ *       candidates carry their vectors and an observation's is its statements' centroid, so a rebuild without
+ *       {@code reExtract} embeds nothing, and the report says so;</li>
  *   <li>runs the app in this JVM ({@link #replayConfig}: the consolidator regroups observations once its input is
  *       quiet, not every few seconds of the replay) until its consumer group has no lag on its inputs and, for the
  *       consolidator, no user's observations are still to be regrouped (its pending store asked in this JVM, then
@@ -111,9 +111,9 @@ public final class Rebuild {
      * @param differences {@link MemorySnapshot#diff}, empty when identical
      * @param seconds wall time
      * @param reprocessSeconds app → wall time from its start until it had caught up (the rest of {@code seconds}:
-     *     snapshots, reset, reading the observation vectors)
-     * @param observationVectorsReused observation texts the rebuilt consolidator took from the vectors on
-     *     {@code memory-updated} instead of embedding them ({@link ObservationVectors})
+     *     snapshots, reset)
+     * @param observationVectorsReused observation texts the rebuilt consolidator took from known vectors instead of
+     *     embedding them: 0 since an observation's vector is its statements' centroid (kept for the report's readers)
      * @param observationTextsEmbedded observation texts it embedded (not found there)
      * @param phaseSeconds where {@code seconds} went, in order ({@link RebuildPhases}): {@code snapshotBefore}, {@code reset},
      *     {@code observationVectors}, per app {@code <app>.start} (from its start until RUNNING) and {@code <app>.catchUp}
@@ -223,11 +223,10 @@ public final class Rebuild {
             RetrieverApp.Handle retriever = null;
             KnownVectors observations = null;
             try {
-                final Map<String, float[]> known = apps.contains(App.CONSOLIDATOR)
-                    ? ObservationVectors.read(client, updates(), timeout) : Map.of();
+                // an observation's vector is its statements' centroid (the consolidator embeds nothing): no vector to
+                // read back from memory-updated; the phase stays in the report (0 s) for its readers
+                final Map<String, float[]> known = Map.of();
                 if (apps.contains(App.CONSOLIDATOR)) {
-                    out.printf("Observation vectors on %s: %,d (reused, not embedded again)%n",
-                        Topic.MEMORY_UPDATED.name(), known.size());
                     phases.end("observationVectors");
                 }
                 // every app at once: the consolidator consumes the extractor's candidates as they are written
