@@ -16,11 +16,13 @@ import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.KnownVectors;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.topology.StreamsSettings;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -126,6 +128,8 @@ public final class Rebuild {
     static final long REGROUP_QUIET_MS = 200;
     /** {@code lifecycle.observe.interval.ms} of the rebuilt consolidator at least ({@link #replayConfig}). */
     static final long REGROUP_INTERVAL_MS = 60_000;
+    /** {@code kafka.commit.interval.ms} of the rebuilt apps unless the deployment sets it ({@link #replayConfig}). */
+    static final int REPLAY_COMMIT_INTERVAL_MS = 1_000;
     private final EngramConfig config;
     private final App app;
     private final Instant fromTimestamp;
@@ -307,11 +311,18 @@ public final class Rebuild {
     }
 
     /**
-     * The config the rebuilt apps run with: the deployment's, with the consolidator's observations regrouped when the
-     * replayed input goes quiet ({@value #REGROUP_QUIET_MS} ms) rather than every few seconds of it (at least every
-     * {@value #REGROUP_INTERVAL_MS} ms): a regrouping is a function of the statements, so the schedule changes nothing
-     * the rebuild ends with, but each mid-replay regrouping reviews every pending user again and may embed texts the run
-     * being rebuilt never wrote. An explicit {@code lifecycle.observe.quiet.ms} is kept.
+     * The config the rebuilt apps run with: the deployment's, with
+     * <ul>
+     *   <li>the consolidator's observations regrouped when the replayed input goes quiet ({@value #REGROUP_QUIET_MS} ms)
+     *       rather than every few seconds of it (at least every {@value #REGROUP_INTERVAL_MS} ms): a regrouping is a
+     *       function of the statements, so the schedule changes nothing the rebuild ends with, but each mid-replay
+     *       regrouping reviews every pending user again. An explicit {@code lifecycle.observe.quiet.ms} is kept;</li>
+     *   <li>a transaction every {@value #REPLAY_COMMIT_INTERVAL_MS} ms ({@code kafka.commit.interval.ms}, unless set)
+     *       instead of every {@value StreamsSettings#COMMIT_INTERVAL_MS} ms: a replay's output is read when it is done,
+     *       not record by record, so the interval that bounds a live memory's freshness only multiplies transactions
+     *       here (markers on every output and changelog partition, the offsets); a commit never decides memory state
+     *       (the lifecycle pass runs at the record crossing its period, {@code LifecyclePassClock}).</li>
+     * </ul>
      *
      * @param config the deployment's config
      * @return the rebuild's
@@ -322,6 +333,9 @@ public final class Rebuild {
             replay.put(DomainConfig.OBSERVE_QUIET_MS, REGROUP_QUIET_MS);
             replay.put(DomainConfig.OBSERVE_INTERVAL_MS,
                 Math.max(REGROUP_INTERVAL_MS, config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)));
+        }
+        if (!config.kafkaProperties().containsKey(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)) {
+            replay.put(CoreConfig.KAFKA_PREFIX + StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, REPLAY_COMMIT_INTERVAL_MS);
         }
         return config.with(replay);
     }
