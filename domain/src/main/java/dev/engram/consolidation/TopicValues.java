@@ -1,6 +1,7 @@
 package dev.engram.consolidation;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.regex.Pattern;
 import dev.engram.avro.Memory;
 import dev.engram.consolidation.TopicLists.Topic;
 import dev.engram.text.MemoryText;
+import dev.engram.text.TextMemo;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -29,6 +31,8 @@ import dev.engram.text.TurnHeuristics;
  */
 final class TopicValues {
 
+    /** Distinct contents whose values are held ({@link TextMemo}): a few hundred statements per user. */
+    static final int MEMO_CAPACITY = 16_384;
     private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
     /** A capitalised name (case-sensitive inside a case-insensitive pattern). */
     private static final String NAME = "(?-i:[A-Z][\\p{L}'-]+)";
@@ -119,6 +123,13 @@ final class TopicValues {
         "new", "first", "recent", "huge", "little", "really", "super", "last", "next", "good", "wonderful", "incredible",
         "whole", "local", "same", "other", "very", "such", "best", "special");
 
+    /**
+     * {@link #ofContent} per content: every regrouping of a user reads all of the user's statements again, and these
+     * patterns over each were about a quarter of the consolidator's CPU in {@code bench ingest} (JFR).
+     */
+    private static final TextMemo<Map<Topic, List<String>>> BY_CONTENT = new TextMemo<>(MEMO_CAPACITY,
+        TopicValues::ofContent);
+
     private TopicValues() {
     }
 
@@ -129,7 +140,20 @@ final class TopicValues {
     static Map<Topic, List<String>> of(final Memory statement) {
         final Map<Topic, Set<String>> out = new LinkedHashMap<>();
         fromKey(statement, out);
-        final String own = MemoryText.ownWords(statement.getContent());
+        // the content's values after the key's, each once: the same as reading both into one map in that order
+        BY_CONTENT.get(statement.getContent()).forEach((topic, values) -> values.forEach(v -> add(out, topic, v)));
+        final Map<Topic, List<String>> lists = new LinkedHashMap<>();
+        out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
+        return lists;
+    }
+
+    /**
+     * The values a statement's content names (what {@link #of} adds to its key's), per topic in order of first value,
+     * unmodifiable: a function of the content alone, so it is read once per content ({@link #BY_CONTENT}).
+     */
+    private static Map<Topic, List<String>> ofContent(final String content) {
+        final Map<Topic, Set<String>> out = new LinkedHashMap<>();
+        final String own = MemoryText.ownWords(content);
         final Matcher photo = CAPTION_PET.matcher(own);
         final String pictured = photo.find() ? singular(photo.group(1)) : null;
         final String words = own.replace('[', ' ').replace(']', '.');
@@ -149,9 +173,8 @@ final class TopicValues {
         }
         final Map<Topic, List<String>> lists = new LinkedHashMap<>();
         out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
-        return lists;
+        return Collections.unmodifiableMap(lists);
     }
-
 
     /** A fact whose key names a topic ({@code hobby:pottery}, {@code pet:oliver}, …) gives its value. */
     private static void fromKey(final Memory m, final Map<Topic, Set<String>> out) {

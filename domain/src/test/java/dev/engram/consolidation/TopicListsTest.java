@@ -82,6 +82,21 @@ class TopicListsTest {
     }
 
     @Test
+    void shouldGiveTheKeysValueFirstWhenTheSameContentWasReadWithoutAKeyBefore() {
+        // the content's values are read once per content and added after the key's: the order must not depend on
+        // which statement with that content came first
+        final String content = "We got a dog named Max and my cat Oliver sleeps all day.";
+        assertThat(TopicLists.values(said("a", content, "c1", 0)))
+            .containsEntry(Topic.PETS, List.of("dog Max", "cat Oliver"));
+        assertThat(TopicLists.values(statement("b", "pet:oliver", "Oliver", "Pet cat", content, "c1", 1)))
+            .as("the key's value first, the content's after it, each once")
+            .containsEntry(Topic.PETS, List.of("cat Oliver", "dog Max"));
+        assertThat(TopicLists.values(said("c", content, "c2", 2)))
+            .as("the keyed statement changed nothing for the next one without a key")
+            .containsEntry(Topic.PETS, List.of("dog Max", "cat Oliver"));
+    }
+
+    @Test
     void shouldNameAnAppositivePetAndNoRelativeByTheFirstNameOfAnEnumeration() {
         assertThat(TopicLists.values(said("a", "So much has changed - meet Toby, my puppy. He's a bundle of joy.", "c1", 0)))
             .as("the appositive names the puppy, and there is no second, nameless one")
