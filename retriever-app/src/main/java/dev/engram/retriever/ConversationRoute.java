@@ -162,8 +162,13 @@ final class ConversationRoute {
             }
         }
         final JsonNode index = turn.get("index");
+        if (index != null && !index.isIntegralNumber()) {
+            // a fraction was truncated by canConvertToInt, a string or object refused as "not an integer" unnamed
+            throw ApiProblem.badRequest(where + ".index must be a whole number (the message's position), not "
+                + JsonBodies.describe(index));
+        }
         if (index != null && !index.canConvertToInt()) {
-            throw ApiProblem.badRequest(where + ".index must be an integer");
+            throw ApiProblem.badRequest(where + ".index must be at most " + Integer.MAX_VALUE + ", was " + index);
         }
         final Instant at = instant(turn.get("timestamp"), where + ".timestamp");
         return Message.newBuilder().setIndex(index != null ? index.intValue() : position)
