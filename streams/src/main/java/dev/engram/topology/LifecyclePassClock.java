@@ -2,6 +2,7 @@ package dev.engram.topology;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -21,16 +22,29 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * <p>Shared by the two processors of one task ({@code consolidate-memories} and {@code maintain-memory-lifecycle}),
  * each telling it after every record ({@link #advanced}); the lifecycle processor gives it the pass ({@link #start}).
  * A task incarnation starts from the stream time Kafka Streams restored from the committed offsets' metadata, so a
- * restart adds no pass a replay does not run. It also tells how long the task's input has been quiet ({@link #quietMs},
- * wall clock: when the observation regrouping may run, never what it decides). Not thread-safe: a task runs on one
- * thread.
+ * restart adds no pass a replay does not run. It also tells how long the input of every task of its {@link Registry} (the
+ * app instance) has been quiet ({@link #quietMs}, wall clock: when the observation regrouping may run, never what it
+ * decides): not the task's own input, since a task waits whenever its stream thread works for another (a pass, a
+ * regrouping), and a replay ({@code bin/engram rebuild}) whose tasks each counted such a wait as quiet regrouped ~5
+ * times per user instead of once, each regrouping making the other tasks "quiet" in turn. Not thread-safe but for
+ * that shared instant: a task runs on one thread.
  */
 final class LifecyclePassClock {
 
     private long interval = Long.MAX_VALUE;
     private long streamTime = -1;
     private LongConsumer pass;
-    private long lastRecordWallClockMs = Long.MIN_VALUE;
+    private final AtomicLong appLastRecordWallClockMs;
+
+    /** A clock of its own (no other task's records count for its quiet). */
+    LifecyclePassClock() {
+        this(new AtomicLong(Long.MIN_VALUE));
+    }
+
+    /** @param appLastRecordWallClockMs the wall-clock time of the latest record of any task sharing it */
+    private LifecyclePassClock(final AtomicLong appLastRecordWallClockMs) {
+        this.appLastRecordWallClockMs = appLastRecordWallClockMs;
+    }
 
     /**
      * Starts a task incarnation: the pass to run, its period, and the stream time so far.
@@ -72,27 +86,34 @@ final class LifecyclePassClock {
      * @param wallClockMs the task's wall-clock time ({@code ProcessorContext#currentSystemTimeMs}), ms
      */
     void received(final long wallClockMs) {
-        lastRecordWallClockMs = wallClockMs;
+        appLastRecordWallClockMs.accumulateAndGet(wallClockMs, Math::max);
     }
 
     /**
      * @param wallClockMs the task's wall-clock time now, ms
-     * @return ms since the task's last record ({@link #received}); {@link Long#MAX_VALUE} before its first
+     * @return ms since the last record of any task sharing this clock's {@link Registry} ({@link #received});
+     *     {@link Long#MAX_VALUE} before the first
      */
     long quietMs(final long wallClockMs) {
-        return lastRecordWallClockMs == Long.MIN_VALUE ? Long.MAX_VALUE : wallClockMs - lastRecordWallClockMs;
+        final long last = appLastRecordWallClockMs.get();
+        return last == Long.MIN_VALUE ? Long.MAX_VALUE : wallClockMs - last;
     }
 
-    /** The clocks of one topology's tasks, one per task and state directory. */
+    /**
+     * The clocks of one topology's tasks, one per task and state directory, sharing the time of the latest record of any
+     * of them ({@link #quietMs}).
+     */
     static final class Registry {
         private final Map<String, LifecyclePassClock> tasks = new ConcurrentHashMap<>();
+        private final AtomicLong lastRecordWallClockMs = new AtomicLong(Long.MIN_VALUE);
 
         /**
          * @param context a processor's context
          * @return its task's clock (the same for both processors of the task)
          */
         LifecyclePassClock of(final ProcessorContext<?, ?> context) {
-            return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context), k -> new LifecyclePassClock());
+            return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context),
+                k -> new LifecyclePassClock(lastRecordWallClockMs));
         }
 
         /**
