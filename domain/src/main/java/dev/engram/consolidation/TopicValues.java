@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
 import dev.engram.consolidation.TopicLists.Topic;
 import dev.engram.text.MemoryText;
-import dev.engram.text.TextMemo;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -31,8 +31,6 @@ import dev.engram.text.TurnHeuristics;
  */
 final class TopicValues {
 
-    /** Distinct contents whose values are held ({@link TextMemo}): a few hundred statements per user. */
-    static final int MEMO_CAPACITY = 16_384;
     private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
     /** A capitalised name (case-sensitive inside a case-insensitive pattern). */
     private static final String NAME = "(?-i:[A-Z][\\p{L}'-]+)";
@@ -123,13 +121,6 @@ final class TopicValues {
         "new", "first", "recent", "huge", "little", "really", "super", "last", "next", "good", "wonderful", "incredible",
         "whole", "local", "same", "other", "very", "such", "best", "special");
 
-    /**
-     * {@link #ofContent} per content: every regrouping of a user reads all of the user's statements again, and these
-     * patterns over each were about a quarter of the consolidator's CPU in {@code bench ingest} (JFR).
-     */
-    private static final TextMemo<Map<Topic, List<String>>> BY_CONTENT = new TextMemo<>(MEMO_CAPACITY,
-        TopicValues::ofContent);
-
     private TopicValues() {
     }
 
@@ -138,10 +129,22 @@ final class TopicValues {
      * @return the values it names, per topic ({@link Topic} keys in order of first value), each once (case-insensitive)
      */
     static Map<Topic, List<String>> of(final Memory statement) {
+        return of(statement, TopicValues::ofContent);
+    }
+
+    /**
+     * {@link #of(Memory)} with the content's values read by {@code ofContent} (e.g. a memo of {@link #ofContent}: a
+     * regrouping reads every statement of the user again each time one of them changes).
+     *
+     * @param statement a statement
+     * @param ofContent {@link #ofContent} or a function giving the same values
+     * @return as {@link #of(Memory)}
+     */
+    static Map<Topic, List<String>> of(final Memory statement, final Function<String, Map<Topic, List<String>>> ofContent) {
         final Map<Topic, Set<String>> out = new LinkedHashMap<>();
         fromKey(statement, out);
         // the content's values after the key's, each once: the same as reading both into one map in that order
-        BY_CONTENT.get(statement.getContent()).forEach((topic, values) -> values.forEach(v -> add(out, topic, v)));
+        ofContent.apply(statement.getContent()).forEach((topic, values) -> values.forEach(v -> add(out, topic, v)));
         final Map<Topic, List<String>> lists = new LinkedHashMap<>();
         out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
         return lists;
@@ -149,9 +152,12 @@ final class TopicValues {
 
     /**
      * The values a statement's content names (what {@link #of} adds to its key's), per topic in order of first value,
-     * unmodifiable: a function of the content alone, so it is read once per content ({@link #BY_CONTENT}).
+     * unmodifiable: a function of the content alone, so a caller may keep it per content.
+     *
+     * @param content a statement's content
+     * @return the values, per topic
      */
-    private static Map<Topic, List<String>> ofContent(final String content) {
+    static Map<Topic, List<String>> ofContent(final String content) {
         final Map<Topic, Set<String>> out = new LinkedHashMap<>();
         final String own = MemoryText.ownWords(content);
         final Matcher photo = CAPTION_PET.matcher(own);

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import dev.engram.avro.FactCategory;
@@ -16,6 +17,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.consolidation.TopicLists.Topic;
 import dev.engram.consolidation.TopicLists.TopicList;
+import dev.engram.text.TextMemo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,18 +84,24 @@ class TopicListsTest {
     }
 
     @Test
-    void shouldGiveTheKeysValueFirstWhenTheSameContentWasReadWithoutAKeyBefore() {
-        // the content's values are read once per content and added after the key's: the order must not depend on
-        // which statement with that content came first
+    void shouldGiveTheSameValuesThroughAMemoOfTheContentsWhateverWasReadBefore() {
+        // a regrouping keeps each content's values (Observations): the key's value must still come first, and a
+        // statement without the key must not get it from the memo
+        final TextMemo<Map<Topic, List<String>>> memo = new TextMemo<>(8, TopicValues::ofContent);
         final String content = "We got a dog named Max and my cat Oliver sleeps all day.";
-        assertThat(TopicLists.values(said("a", content, "c1", 0)))
+        final Memory plain = said("a", content, "c1", 0);
+        final Memory keyed = statement("b", "pet:oliver", "Oliver", "Pet cat", content, "c1", 1);
+        final Memory again = said("c", content, "c2", 2);
+        assertThat(TopicValues.of(plain, memo::get)).isEqualTo(TopicLists.values(plain))
             .containsEntry(Topic.PETS, List.of("dog Max", "cat Oliver"));
-        assertThat(TopicLists.values(statement("b", "pet:oliver", "Oliver", "Pet cat", content, "c1", 1)))
+        assertThat(TopicValues.of(keyed, memo::get)).isEqualTo(TopicLists.values(keyed))
             .as("the key's value first, the content's after it, each once")
             .containsEntry(Topic.PETS, List.of("cat Oliver", "dog Max"));
-        assertThat(TopicLists.values(said("c", content, "c2", 2)))
-            .as("the keyed statement changed nothing for the next one without a key")
-            .containsEntry(Topic.PETS, List.of("dog Max", "cat Oliver"));
+        assertThat(TopicValues.of(again, memo::get)).isEqualTo(TopicLists.values(again));
+        assertThat(memo.size()).as("one content, read once").isEqualTo(1);
+        final List<Memory> statements = List.of(plain, keyed, again,
+            said("d", "We visited Rome, then Lisbon, and I went hiking.", "c3", 3));
+        assertThat(TopicLists.lists(statements, s -> TopicValues.of(s, memo::get))).isEqualTo(TopicLists.lists(statements));
     }
 
     @Test
