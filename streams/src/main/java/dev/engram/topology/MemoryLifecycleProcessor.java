@@ -131,7 +131,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
             final boolean quietToo = !observeQuiet.isZero() && observeQuiet.compareTo(observeInterval) < 0;
             // with a quiet trigger, tick at its period and regroup when the input is quiet or the interval has passed
             context.schedule(quietToo ? observeQuiet : observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> {
-                final boolean quiet = quietToo && clock.quietMs(wallClock) >= observeQuiet.toMillis();
+                final boolean quiet = quietToo && clock.quiet(wallClock, observeQuiet.toMillis());
                 if (!quietToo || quiet || wallClock - lastRegroupMs >= observeInterval.toMillis()) {
                     lastRegroupMs = wallClock;
                     if (regroupPending() > 0 && quiet) {

@@ -92,6 +92,21 @@ class LifecyclePassClockTest {
         assertThat(new LifecyclePassClock().quietMs(1_400)).as("a clock outside the registry").isEqualTo(Long.MAX_VALUE);
     }
 
+    @Test
+    void shouldFindTheInputQuietOnlyWhenNoRecordCameSinceTheLookBeforeWhenTheStampedTimeIsStale() {
+        final LifecyclePassClock.Registry registry = new LifecyclePassClock.Registry();
+        final LifecyclePassClock a = registry.of(task(0));
+        final LifecyclePassClock b = registry.of(task(1));
+        b.received(1_000); // stamped with its batch's start time: the batch ran on for 300 ms
+        assertThat(a.quiet(1_300, 200)).as("a record came since a's look before (none)").isFalse();
+        assertThat(a.quiet(1_500, 200)).as("none since, and 500 ms without one").isTrue();
+        b.received(1_500);
+        assertThat(a.quiet(1_800, 200)).isFalse();
+        assertThat(b.quiet(1_800, 200)).as("each task's look is its own").isFalse();
+        assertThat(a.quiet(1_900, 500)).as("none since, but not quiet long enough").isFalse();
+        assertThat(a.quiet(2_000, 500)).isTrue();
+    }
+
     private static MockProcessorContext<Object, Object> task(final int partition) {
         return new MockProcessorContext<>(new java.util.Properties(), new TaskId(0, partition),
             new java.io.File(System.getProperty("java.io.tmpdir"), "lifecycle-pass-clock-test"));
