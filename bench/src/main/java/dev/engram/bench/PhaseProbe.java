@@ -129,12 +129,22 @@ final class PhaseProbe implements AutoCloseable {
     /** Ends the phase: stops listening once the collections that ended so far are all notified (2 s at most). */
     @Override
     public void close() {
+        close(NOTIFICATION_WAIT_NANOS);
+    }
+
+    /**
+     * Ends the phase, waiting at most {@code notificationWaitNanos} for the notifications of the collections that
+     * ended so far (the JVM delivers them on its own thread, late on a loaded machine).
+     *
+     * @param notificationWaitNanos the longest wait, ns
+     */
+    void close(final long notificationWaitNanos) {
         endNanos = System.nanoTime();
         cpuAfter = CpuStages.take();
         allocatedAfter = AllocationStages.take();
         jitAfterMs = jitMs();
         final long expected = collections() - collectionsBefore;
-        final long deadline = System.nanoTime() + NOTIFICATION_WAIT_NANOS;
+        final long deadline = System.nanoTime() + notificationWaitNanos;
         while (notified() < expected && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }

@@ -22,6 +22,35 @@ class CpuStagesTest {
     }
 
     @Test
+    void shouldTellTheJitsAndTheCollectorsThreadsByTheirKernelNames() {
+        assertThat(CpuStages.isJit("C2 CompilerThre")).isTrue();
+        assertThat(CpuStages.isJit("C1 CompilerThre")).isTrue();
+        assertThat(CpuStages.isGc("GC Thread#1")).isTrue();
+        assertThat(CpuStages.isGc("G1 Conc#0")).isTrue();
+        assertThat(CpuStages.isGc("VM Thread")).isTrue();
+        assertThat(CpuStages.isJit("engram-extract-")).isFalse();
+        assertThat(CpuStages.isGc("engram-consolid")).isFalse();
+    }
+
+    @Test
+    void shouldReadTheCompilerThreadsCpuWhenTheJitCompilesOnLinux() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")),
+            "Linux only");
+        final long[] before = CpuStages.vmThreadsCpu();
+        assertThat(before).isNotNull().hasSize(2);
+        // a loop this test runs for the first time: the JIT compiles it (on-stack replacement) as it gets hot
+        long sink = 0;
+        for (int round = 0; round < 20 && CpuStages.vmThreadsCpu()[0] == before[0]; round++) {
+            for (int i = 0; i < 200_000; i++) {
+                sink += Integer.toHexString(i * 31 + round).hashCode() ^ Long.toString(sink).length();
+            }
+        }
+        final long[] after = CpuStages.vmThreadsCpu();
+        assertThat(after[0]).as("the compiler threads' CPU time (sink %d)", sink).isGreaterThan(before[0]);
+        assertThat(after[1]).isGreaterThanOrEqualTo(before[1]);
+    }
+
+    @Test
     void shouldMoveEmbeddingsToTheStageThatAskedAndKeepTheRestWhereItRanWhenSplit() {
         final CpuStages.Snapshot before = new CpuStages.Snapshot(Map.of(
             1L, Map.entry("engram-extractor-a-StreamThread-1", 1_000_000L),

@@ -23,7 +23,7 @@ import dev.engram.avro.TenantSettings;
  * <p>Limits ({@link #problems}): at most {@value #MAX_CATEGORIES} categories, names snake_case of at most 40
  * characters and never a built-in category's name, a description of at most {@value #MAX_TEXT} characters, at most
  * {@value #MAX_KEYWORDS} keywords of at most 60 characters each, instructions of at most {@value #MAX_INSTRUCTIONS}
- * characters, TTL and retention 0..36500 days, a budget ≥ 0 tokens.
+ * characters, TTL and retention 0..{@value #MAX_DAYS} days, a budget of 0..{@value #MAX_DAILY_TOKEN_BUDGET} tokens.
  *
  * @param tenantId the tenant
  * @param version when this version came into force (event time), null for {@link #none}
@@ -45,7 +45,13 @@ public record TenantPolicy(String tenantId, Instant version, List<Category> cate
     public static final int MAX_TEXT = 500;
     /** Longest instructions, in characters. */
     public static final int MAX_INSTRUCTIONS = 2000;
-    private static final int MAX_DAYS = 36_500;
+    /** Longest TTL or retention, in days (100 years); 0 is permanent. */
+    public static final int MAX_DAYS = 36_500;
+    /**
+     * Largest daily token budget: 10^12 tokens per UTC day, far above any real tenant's spend and far below where the
+     * ledger's per-day sums (longs) could overflow; a larger number is a typo, not a budget.
+     */
+    public static final long MAX_DAILY_TOKEN_BUDGET = 1_000_000_000_000L;
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,39}");
 
     /**
@@ -140,6 +146,8 @@ public record TenantPolicy(String tenantId, Instant version, List<Category> cate
         days(out, "retentionDays", settings.getRetentionDays());
         if (settings.getDailyTokenBudget() != null && settings.getDailyTokenBudget() < 0) {
             out.add("dailyTokenBudget must be at least 0");
+        } else if (settings.getDailyTokenBudget() != null && settings.getDailyTokenBudget() > MAX_DAILY_TOKEN_BUDGET) {
+            out.add("dailyTokenBudget must be at most " + MAX_DAILY_TOKEN_BUDGET + " (tokens per UTC day)");
         }
         return out;
     }

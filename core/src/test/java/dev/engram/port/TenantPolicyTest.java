@@ -71,6 +71,10 @@ class TenantPolicyTest {
             .anyMatch(p -> p.startsWith("disabledCategories: \"hobbies\" is not a built-in category"))
             .contains("dailyTokenBudget must be at least 0").hasSize(6);
         assertThat(TenantPolicy.problems(settings().build())).isEmpty();
+        assertThat(TenantPolicy.problems(settings().setDailyTokenBudget(TenantPolicy.MAX_DAILY_TOKEN_BUDGET).build()))
+            .isEmpty();
+        assertThat(TenantPolicy.problems(settings().setDailyTokenBudget(TenantPolicy.MAX_DAILY_TOKEN_BUDGET + 1).build()))
+            .containsExactly("dailyTokenBudget must be at most 1000000000000 (tokens per UTC day)");
         assertThat(TenantPolicy.builtIn(" Personal ")).contains(FactCategory.PERSONAL);
     }
 }

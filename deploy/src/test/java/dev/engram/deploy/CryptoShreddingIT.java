@@ -209,6 +209,32 @@ class CryptoShreddingIT {
             assertThat(kept.out()).containsPattern("HOLDS +consolidator memories store +[1-9][0-9]* readable entries")
                 .containsPattern("HOLDS +retriever memories store +[1-9]").containsPattern("HOLDS +profile topic +1 readable")
                 .containsPattern("HOLDS +data key \\(engram-data-keys\\) +live key");
+
+            // a conversation dated before the erasure, sent after it: the consolidator drops it (nothing is
+            // remembered), but its candidates are sealed with a new data key, so the check is not clean and says why
+            try (Ingest ingest = new Ingest(broker.bootstrapServers(), Map.of())) {
+                final Path late = dir.resolve("erin-late.jsonl");
+                Files.writeString(late, conversation("erin-4", "I restore antique clocks in a workshop in Split.",
+                    "2025-03-04T10:00:00Z") + "\n");
+                ingest.publish(late, n -> { });
+            }
+            awaitProcessed(apps);
+            final JsonNode lateApi = Waits.until("a new data key of " + ERASED + " on /erasure", Duration.ofSeconds(120),
+                () -> JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(apps.retrieverUrl() + "/v1/tenants/"
+                    + TENANT + "/users/" + ERASED + "/erasure")).build(), HttpResponse.BodyHandlers.ofString()).body()),
+                api -> "live".equals(api.path("places").path("dataKey").asText()));
+            assertThat(lateApi.path("clean").asBoolean()).as(lateApi.toString()).isFalse();
+            assertThat(lateApi.path("note").asText()).as(lateApi.toString())
+                .contains("a new data key was made after the erasure", "memory-candidates");
+            lateApi.path("places").fields().forEachRemaining(place -> {
+                if (!"dataKey".equals(place.getKey())) {
+                    assertThat(place.getValue().asLong()).as(place.getKey() + " in " + lateApi).isZero();
+                }
+            });
+            assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(apps.retrieverUrl() + "/v1/tenants/" + TENANT
+                + "/users/" + ERASED + "/memories")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .as("nothing of the late conversation is remembered").isEqualTo(404);
+            assertThat(keptApi.has("note")).as("no note for a user never erased").isFalse();
         }
 
         final Map<TopicPartition, Long> updatedEnd = new HashMap<>();

@@ -23,6 +23,7 @@ import dev.engram.port.MemoryMerger;
 import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.TextAnalysis;
 import dev.engram.text.MemoryText;
+import dev.engram.text.TextMemo;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -93,9 +94,22 @@ public final class Observations {
     private static final String TERMINAL = ".!?\u2026\u3002\uFF01\uFF1F";
     private static final String CLOSING = "\"'\u201D\u2019)\u300D";
 
+    /** Distinct statement contents whose derived values a pass keeps ({@link TextMemo}): a few hundred per user. */
+    static final int MEMO_CAPACITY = 16_384;
+
     private final double threshold;
     private final Embedder embedder;
     private final ObservationGrouping grouping;
+    /**
+     * Per content, what a regrouping reads of each statement: whether it says something ({@link #hasSubstance}) and
+     * the topic values its content names ({@link TopicValues#ofContent}). Every regrouping reads all of a user's
+     * statements again; these patterns over each were over half of the consolidator stream thread's CPU in
+     * {@code bench ingest} (JFR). Kept per instance (one per topology), so a second pipeline in the same JVM (the
+     * benchmark's timed one after its warm-up) reads its statements itself.
+     */
+    private final TextMemo<Boolean> substance = new TextMemo<>(MEMO_CAPACITY, Observations::hasSubstance);
+    private final TextMemo<Map<TopicLists.Topic, List<String>>> contentValues = new TextMemo<>(MEMO_CAPACITY,
+        TopicValues::ofContent);
 
     /**
      * @param threshold similarity ({@code scale}) from which a statement joins a group; 1 or more disables observations
@@ -188,7 +202,7 @@ public final class Observations {
                 deleted.add(m.getMemoryId()); // a DELETE command's marker (it keeps the id only)
             } else if (isObservation(m)) {
                 existing.put(m.getMemoryId(), m);
-            } else if (isStatement(m) && !m.getEmbedding().isEmpty() && saysSomething(m)) {
+            } else if (isStatement(m) && !m.getEmbedding().isEmpty() && substance.get(m.getContent())) {
                 statementsByModel.computeIfAbsent(m.getEmbeddingModel(), k -> new ArrayList<>()).add(m);
             }
         }
@@ -196,7 +210,8 @@ public final class Observations {
         statementsByModel.values().forEach(statements -> grouping.group(statements, groups));
         final Map<String, TopicLists.TopicList> lists = new HashMap<>();
         statementsByModel.forEach((model, statements) -> {
-            for (final TopicLists.TopicList list : TopicLists.lists(statements)) {
+            for (final TopicLists.TopicList list : TopicLists.lists(statements,
+                    statement -> TopicValues.of(statement, contentValues::get))) {
                 if (!model.equals(embedder.current().modelFor(list.content()))) {
                     continue; // its content would be embedded by another model (Han values under an English heading)
                 }
@@ -279,7 +294,11 @@ public final class Observations {
      *     {@value #MIN_CONTENT_TERMS} distinct content terms in its own words
      */
     public static boolean saysSomething(final Memory statement) {
-        final String substance = TurnHeuristics.substance(MemoryText.ownWords(statement.getContent()));
+        return hasSubstance(statement.getContent());
+    }
+
+    private static boolean hasSubstance(final String content) {
+        final String substance = TurnHeuristics.substance(MemoryText.ownWords(content));
         return new HashSet<>(TextAnalysis.terms(substance)).size() >= MIN_CONTENT_TERMS;
     }
 

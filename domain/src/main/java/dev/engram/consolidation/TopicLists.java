@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.engram.avro.Memory;
 import dev.engram.core.MemoryIds;
@@ -107,10 +108,22 @@ public final class TopicLists {
      * @return the lists with at least {@value #MIN_VALUES} values, in {@link Topic} order
      */
     public static List<TopicList> lists(final Collection<Memory> statements) {
+        return lists(statements, TopicValues::of);
+    }
+
+    /**
+     * {@link #lists(Collection)} with each statement's values read by {@code valuesOf}.
+     *
+     * @param statements as {@link #lists(Collection)}
+     * @param valuesOf {@link #values} or a function giving the same values (a memo of their content's)
+     * @return as {@link #lists(Collection)}
+     */
+    static List<TopicList> lists(final Collection<Memory> statements,
+                                 final Function<Memory, Map<Topic, List<String>>> valuesOf) {
         final List<Memory> ordered = new ArrayList<>(statements);
         ordered.sort(Comparator.comparing(Memory::getCreatedAt).thenComparing(Memory::getMemoryId));
         final List<TopicList> out = new ArrayList<>();
-        final List<Map<Topic, List<String>>> named = ordered.stream().map(TopicValues::of).toList();
+        final List<Map<Topic, List<String>>> named = ordered.stream().map(valuesOf).toList();
         for (final Topic topic : Topic.values()) {
             final Map<String, String> listed = new LinkedHashMap<>();
             final StringBuilder content = new StringBuilder(topic.heading()).append(':');

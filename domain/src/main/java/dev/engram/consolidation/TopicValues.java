@@ -1,12 +1,14 @@
 package dev.engram.consolidation;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -127,9 +129,37 @@ final class TopicValues {
      * @return the values it names, per topic ({@link Topic} keys in order of first value), each once (case-insensitive)
      */
     static Map<Topic, List<String>> of(final Memory statement) {
+        return of(statement, TopicValues::ofContent);
+    }
+
+    /**
+     * {@link #of(Memory)} with the content's values read by {@code ofContent} (e.g. a memo of {@link #ofContent}: a
+     * regrouping reads every statement of the user again each time one of them changes).
+     *
+     * @param statement a statement
+     * @param ofContent {@link #ofContent} or a function giving the same values
+     * @return as {@link #of(Memory)}
+     */
+    static Map<Topic, List<String>> of(final Memory statement, final Function<String, Map<Topic, List<String>>> ofContent) {
         final Map<Topic, Set<String>> out = new LinkedHashMap<>();
         fromKey(statement, out);
-        final String own = MemoryText.ownWords(statement.getContent());
+        // the content's values after the key's, each once: the same as reading both into one map in that order
+        ofContent.apply(statement.getContent()).forEach((topic, values) -> values.forEach(v -> add(out, topic, v)));
+        final Map<Topic, List<String>> lists = new LinkedHashMap<>();
+        out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
+        return lists;
+    }
+
+    /**
+     * The values a statement's content names (what {@link #of} adds to its key's), per topic in order of first value,
+     * unmodifiable: a function of the content alone, so a caller may keep it per content.
+     *
+     * @param content a statement's content
+     * @return the values, per topic
+     */
+    static Map<Topic, List<String>> ofContent(final String content) {
+        final Map<Topic, Set<String>> out = new LinkedHashMap<>();
+        final String own = MemoryText.ownWords(content);
         final Matcher photo = CAPTION_PET.matcher(own);
         final String pictured = photo.find() ? singular(photo.group(1)) : null;
         final String words = own.replace('[', ' ').replace(']', '.');
@@ -149,9 +179,8 @@ final class TopicValues {
         }
         final Map<Topic, List<String>> lists = new LinkedHashMap<>();
         out.forEach((topic, values) -> lists.put(topic, List.copyOf(values)));
-        return lists;
+        return Collections.unmodifiableMap(lists);
     }
-
 
     /** A fact whose key names a topic ({@code hobby:pottery}, {@code pet:oliver}, …) gives its value. */
     private static void fromKey(final Memory m, final Map<Topic, Set<String>> out) {

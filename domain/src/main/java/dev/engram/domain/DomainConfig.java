@@ -177,10 +177,11 @@ public final class DomainConfig implements ConfigGroup {
                     + "since their last one (at most 64 users and about 2 s each time), so observations follow within seconds without "
                     + "stream time advancing; the result depends on the statements only, not on when it runs.")
             .define(OBSERVE_QUIET_MS, Type.LONG, 0L, Range.atLeast(0), Importance.LOW,
-                "Also regroup those users' observations as soon as the task's input has been quiet this long (wall clock, "
-                    + "ms), not only every lifecycle.observe.interval.ms; 0 (the default) = off: a live stream arriving in bursts "
-                    + "would regroup after every burst. bin/engram rebuild sets it (with a longer interval), so the replay "
-                    + "regroups once, when its input ends; the result is the same on any schedule.")
+                "Also regroup those users' observations once no record of any task of the app instance has come for this long "
+                    + "and since the look before (looks every this many ms, wall clock), not only every "
+                    + "lifecycle.observe.interval.ms; 0 (the default) = off: a live stream arriving in bursts would regroup "
+                    + "after every burst. bin/engram rebuild sets it (with a longer interval), so the replay regroups once, "
+                    + "when its input ends; the result is the same on any schedule.")
             .define(OBSERVE_MAX_MEMBERS, Type.INT, 16, Range.between(2, 64), Importance.LOW,
                 "Statements one observation states at most (its content is also capped at 2,000 characters).")
             .define(STALE_DAYS, Type.INT, 90, Range.atLeast(1), Importance.LOW,

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import dev.engram.avro.FactCategory;
@@ -16,6 +17,7 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.consolidation.TopicLists.Topic;
 import dev.engram.consolidation.TopicLists.TopicList;
+import dev.engram.text.TextMemo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +81,27 @@ class TopicListsTest {
             .as("a negated sentence names no value").isEmpty();
         assertThat(TopicLists.values(statement("j", "pet:oliver", "Oliver", "Pet cat", "Has a cat named Oliver",
             "c1", 9))).containsEntry(Topic.PETS, List.of("cat Oliver"));
+    }
+
+    @Test
+    void shouldGiveTheSameValuesThroughAMemoOfTheContentsWhateverWasReadBefore() {
+        // a regrouping keeps each content's values (Observations): the key's value must still come first, and a
+        // statement without the key must not get it from the memo
+        final TextMemo<Map<Topic, List<String>>> memo = new TextMemo<>(8, TopicValues::ofContent);
+        final String content = "We got a dog named Max and my cat Oliver sleeps all day.";
+        final Memory plain = said("a", content, "c1", 0);
+        final Memory keyed = statement("b", "pet:oliver", "Oliver", "Pet cat", content, "c1", 1);
+        final Memory again = said("c", content, "c2", 2);
+        assertThat(TopicValues.of(plain, memo::get)).isEqualTo(TopicLists.values(plain))
+            .containsEntry(Topic.PETS, List.of("dog Max", "cat Oliver"));
+        assertThat(TopicValues.of(keyed, memo::get)).isEqualTo(TopicLists.values(keyed))
+            .as("the key's value first, the content's after it, each once")
+            .containsEntry(Topic.PETS, List.of("cat Oliver", "dog Max"));
+        assertThat(TopicValues.of(again, memo::get)).isEqualTo(TopicLists.values(again));
+        assertThat(memo.size()).as("one content, read once").isEqualTo(1);
+        final List<Memory> statements = List.of(plain, keyed, again,
+            said("d", "We visited Rome, then Lisbon, and I went hiking.", "c3", 3));
+        assertThat(TopicLists.lists(statements, s -> TopicValues.of(s, memo::get))).isEqualTo(TopicLists.lists(statements));
     }
 
     @Test

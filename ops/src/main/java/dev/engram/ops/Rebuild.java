@@ -5,27 +5,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
-import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.KnownVectors;
-import dev.engram.extractor.ExtractorApp;
-import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.topology.StreamsSettings;
 import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Rebuilds one Streams app's state from its input topics, the supported way:
@@ -49,7 +46,8 @@ import org.apache.kafka.common.TopicPartition;
  *       {@link PendingObservations} on the changelog: committed; {@link ReprocessWatch}), printing
  *       progress; with {@code reExtract} the extractor and the consolidator run at once (the consolidator consumes
  *       candidates as they are written), the consolidator awaited after the extractor has extracted every
- *       conversation;</li>
+ *       conversation; with {@code withRetriever} the retriever runs at once too (it re-reads {@code memory-updated}
+ *       while the consolidator appends the rebuilt events), awaited after the consolidator ({@link RebuiltApps});</li>
  *   <li>snapshots the state after and compares it with the state before ({@link MemorySnapshot#diff}).</li>
  * </ol>
  *
@@ -57,8 +55,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>Which state "after" means: for the consolidator, the fold of the {@code memory-updated} events the
  * rebuild itself wrote (from the remembered end on), so an empty or partial rebuild cannot pass; for
- * the retriever, its rebuilt read model read through interactive queries; for the extractor alone,
- * the whole topic again.
+ * the retriever, its rebuilt read model read through interactive queries (with {@code withRetriever}, both); for the
+ * extractor alone, the whole topic again.
  *
  * <p>Extraction is re-run only with {@code reExtract} (the extractor is reset and run too, so its
  * candidates reach the consolidator; candidate ids are deterministic, so a redelivered candidate
@@ -130,16 +128,21 @@ public final class Rebuild {
     static final long REGROUP_QUIET_MS = 200;
     /** {@code lifecycle.observe.interval.ms} of the rebuilt consolidator at least ({@link #replayConfig}). */
     static final long REGROUP_INTERVAL_MS = 60_000;
+    /** {@code kafka.commit.interval.ms} of the rebuilt apps unless the deployment sets it ({@link #replayConfig}). */
+    static final int REPLAY_COMMIT_INTERVAL_MS = 1_000;
     private final EngramConfig config;
     private final App app;
     private final Instant fromTimestamp;
     private final boolean reExtract;
+    private final boolean withRetriever;
     private final boolean force;
     private final Path workDir;
     private final Duration timeout;
     private final PrintStream out;
 
     /**
+     * A rebuild of one app (with {@code reExtract}, of the extractor too).
+     *
      * @param config the apps' config (bootstrap servers, state.dir, thresholds); HTTP ports should be 0
      * @param app the app to rebuild
      * @param fromTimestamp re-extract conversations from this event time on (with {@code reExtract}); null = all
@@ -152,10 +155,28 @@ public final class Rebuild {
      */
     public Rebuild(final EngramConfig config, final App app, final Instant fromTimestamp, final boolean reExtract,
                    final boolean force, final Path workDir, final Duration timeout, final PrintStream out) {
+        this(config, app, fromTimestamp, reExtract, false, force, workDir, timeout, out);
+    }
+
+    /**
+     * A rebuild of the consolidator and, at once, of the retriever ({@code withRetriever}): the retriever is reset with
+     * it and re-reads {@code memory-updated} while the consolidator appends the rebuilt events to it, so the two take
+     * about the consolidator's time instead of the sum of two rebuilds; both are verified against the state before
+     * (the retriever's read model too: its differences are prefixed {@code retriever:}).
+     *
+     * @param withRetriever also reset and re-run the retriever at once (only with {@code app} consolidator)
+     * @throws IllegalArgumentException for {@code withRetriever} with another app, or {@code fromTimestamp} without
+     *     re-extraction
+     * @see #Rebuild(EngramConfig, App, Instant, boolean, boolean, Path, Duration, PrintStream) the other parameters
+     */
+    public Rebuild(final EngramConfig config, final App app, final Instant fromTimestamp, final boolean reExtract,
+                   final boolean withRetriever, final boolean force, final Path workDir, final Duration timeout,
+                   final PrintStream out) {
         this.config = config;
         this.app = app;
         this.fromTimestamp = fromTimestamp;
         this.reExtract = reExtract || app == App.EXTRACTOR;
+        this.withRetriever = withRetriever;
         this.force = force;
         this.workDir = workDir;
         this.timeout = timeout;
@@ -164,6 +185,10 @@ public final class Rebuild {
             throw new IllegalArgumentException("--from-timestamp re-extracts conversations from that time on: "
                 + "it needs --re-extract (the " + app.name().toLowerCase(Locale.ROOT)
                 + "'s state is a fold of its whole input and is always rebuilt from the start)");
+        }
+        if (withRetriever && app != App.CONSOLIDATOR) {
+            throw new IllegalArgumentException("--with-retriever rebuilds the retriever at once with the consolidator: "
+                + "it needs --app consolidator (not " + app.name().toLowerCase(Locale.ROOT) + ")");
         }
     }
 
@@ -175,6 +200,18 @@ public final class Rebuild {
      *     does not finish within the timeout
      */
     public Report run() {
+        return run(() -> { });
+    }
+
+    /**
+     * Runs the rebuild, with a hook while the rebuilt apps still run.
+     *
+     * @param beforeStop runs once the state after is read and the report made, before the rebuilt apps are stopped (a
+     *     benchmark reads their threads' CPU time there: a stopped thread's is gone)
+     * @return the report
+     * @throws IllegalStateException as {@link #run()}
+     */
+    public Report run(final Runnable beforeStop) {
         final RebuildPhases phases = new RebuildPhases();
         final List<App> apps = new ArrayList<>();
         if (reExtract) {
@@ -182,6 +219,9 @@ public final class Rebuild {
         }
         if (app != App.EXTRACTOR) {
             apps.add(app);
+        }
+        if (withRetriever) {
+            apps.add(App.RETRIEVER);
         }
         final Map<String, Object> client = clientProperties();
         final AppReset reset = new AppReset(config, fromTimestamp, force, out);
@@ -216,47 +256,17 @@ public final class Rebuild {
             phases.end("reset");
             final Map<App, Long> processed = new HashMap<>();
             final Map<App, Double> reprocessSeconds = new HashMap<>();
-            final List<AutoCloseable> running = new ArrayList<>();
-            final Map<App, StreamsRunner> runners = new EnumMap<>(App.class);
-            final Map<App, Long> appStarted = new EnumMap<>(App.class);
-            ExtractorApp extractor = null;
-            RetrieverApp.Handle retriever = null;
-            KnownVectors observations = null;
-            try {
+            try (RebuiltApps running = new RebuiltApps(out)) {
                 // an observation's vector is its statements' centroid (the consolidator embeds nothing): no vector to
                 // read back from memory-updated; the phase stays in the report (0 s) for its readers
-                final Map<String, float[]> known = Map.of();
                 if (apps.contains(App.CONSOLIDATOR)) {
                     phases.end("observationVectors");
                 }
-                // every app at once: the consolidator consumes the extractor's candidates as they are written
-                final EngramConfig replay = replayConfig(config);
-                for (final App a : apps) {
-                    appStarted.put(a, System.nanoTime());
-                    switch (a) {
-                        case EXTRACTOR -> {
-                            extractor = ExtractorApp.start(replay);
-                            running.add(extractor);
-                            runners.put(a, extractor.runner());
-                        }
-                        case CONSOLIDATOR -> {
-                            final KnownVectors[] wrapped = new KnownVectors[1];
-                            final ConsolidatorApp c = ConsolidatorApp.start(replay,
-                                e -> wrapped[0] = new KnownVectors(e, known));
-                            observations = wrapped[0];
-                            running.add(c);
-                            runners.put(a, c.runner());
-                        }
-                        default -> {
-                            retriever = RetrieverApp.start(replay);
-                            running.add(retriever);
-                            runners.put(a, retriever.runner());
-                        }
-                    }
-                }
+                // every app at once: each consumes what the one before writes as it is written
+                running.start(apps, replayConfig(config));
                 final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
                 for (final App a : apps) {
-                    final StreamsRunner runner = runners.get(a);
+                    final StreamsRunner runner = running.runner(a);
                     out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
                     watch.awaitRunning(a, runner);
                     phases.end(a.key() + ".start");
@@ -264,9 +274,7 @@ public final class Rebuild {
                     // (the consolidator's profiles keep arriving on user-profiles until the consolidator is done)
                     final Set<String> caughtUpOn = a == App.EXTRACTOR && apps.contains(App.CONSOLIDATOR)
                         ? Set.of(Topic.CONVERSATIONS_COMPLETED.name()) : inputs.get(a);
-                    final ExtractorApp x = extractor;
-                    final BooleanSupplier idle = a == App.EXTRACTOR ? () -> x.pendingConversations() == 0 : () -> true;
-                    watch.awaitCaughtUp(a, runner, caughtUpOn, idle);
+                    watch.awaitCaughtUp(a, runner, caughtUpOn, running.idle(a));
                     phases.end(a.key() + ".catchUp");
                     if (a == App.CONSOLIDATOR) {
                         watch.awaitRegrouped(runner);
@@ -274,46 +282,47 @@ public final class Rebuild {
                     }
                     processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId), resetAt.get(a),
                         inputs.get(a)));
-                    reprocessSeconds.put(a, (System.nanoTime() - appStarted.get(a)) / 1e9);
-                    out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d%n",
-                        phases.total(), a.applicationId, processed.get(a), watch.updatesSince());
+                    reprocessSeconds.put(a, running.secondsSinceStart(a));
+                    out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d"
+                        + " · %,.0f commits%n", phases.total(), a.applicationId, processed.get(a), watch.updatesSince(),
+                        ReprocessWatch.commits(runner));
                 }
-                final MemorySnapshot after;
-                if (app == App.CONSOLIDATOR) {
-                    after = MemorySnapshot.fromTopic(client, updatedEnd, timeout, updates());
-                } else if (app == App.RETRIEVER) {
-                    after = MemorySnapshot.ofReadModel(retriever.runner().kafkaStreams());
-                } else {
-                    after = MemorySnapshot.fromTopic(client, null, timeout, updates());
-                }
+                final MemorySnapshot after = app == App.RETRIEVER
+                    ? MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams())
+                    : MemorySnapshot.fromTopic(client, app == App.CONSOLIDATOR ? updatedEnd : null, timeout, updates());
                 after.write(workDir.resolve("after.json"));
+                final List<String> differences = new ArrayList<>(before.diff(after));
+                if (withRetriever) {
+                    final MemorySnapshot readModel = MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams());
+                    readModel.write(workDir.resolve("after-retriever.json"));
+                    before.diff(readModel).forEach(d -> differences.add("retriever: " + d));
+                }
                 final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
                     : watch.updatesSince();
                 phases.end("snapshotAfter");
-                final Report report = new Report(Map.copyOf(processed), written, before, after, before.diff(after),
-                    phases.total(), Map.copyOf(reprocessSeconds),
-                    observations == null ? 0 : observations.reused(), observations == null ? 0 : observations.embedded(),
-                    phases.seconds());
+                final Report report = new Report(Map.copyOf(processed), written, before, after, List.copyOf(differences),
+                    phases.total(), Map.copyOf(reprocessSeconds), running.observationVectorsReused(),
+                    running.observationTextsEmbedded(), phases.seconds());
                 print(report);
+                beforeStop.run();
                 return report;
-            } finally {
-                for (int i = running.size() - 1; i >= 0; i--) {
-                    try {
-                        running.get(i).close();
-                    } catch (Exception e) {
-                        out.println("Error while stopping " + running.get(i).getClass().getSimpleName() + ": " + e);
-                    }
-                }
             }
         }
     }
 
     /**
-     * The config the rebuilt apps run with: the deployment's, with the consolidator's observations regrouped when the
-     * replayed input goes quiet ({@value #REGROUP_QUIET_MS} ms) rather than every few seconds of it (at least every
-     * {@value #REGROUP_INTERVAL_MS} ms): a regrouping is a function of the statements, so the schedule changes nothing
-     * the rebuild ends with, but each mid-replay regrouping reviews every pending user again and may embed texts the run
-     * being rebuilt never wrote. An explicit {@code lifecycle.observe.quiet.ms} is kept.
+     * The config the rebuilt apps run with: the deployment's, with
+     * <ul>
+     *   <li>the consolidator's observations regrouped when the replayed input goes quiet ({@value #REGROUP_QUIET_MS} ms)
+     *       rather than every few seconds of it (at least every {@value #REGROUP_INTERVAL_MS} ms): a regrouping is a
+     *       function of the statements, so the schedule changes nothing the rebuild ends with, but each mid-replay
+     *       regrouping reviews every pending user again. An explicit {@code lifecycle.observe.quiet.ms} is kept;</li>
+     *   <li>a transaction every {@value #REPLAY_COMMIT_INTERVAL_MS} ms ({@code kafka.commit.interval.ms}, unless set)
+     *       instead of every {@value StreamsSettings#COMMIT_INTERVAL_MS} ms: a replay's output is read when it is done,
+     *       not record by record, so the interval that bounds a live memory's freshness only multiplies transactions
+     *       here (markers on every output and changelog partition, the offsets); a commit never decides memory state
+     *       (the lifecycle pass runs at the record crossing its period, {@code LifecyclePassClock}).</li>
+     * </ul>
      *
      * @param config the deployment's config
      * @return the rebuild's
@@ -324,6 +333,9 @@ public final class Rebuild {
             replay.put(DomainConfig.OBSERVE_QUIET_MS, REGROUP_QUIET_MS);
             replay.put(DomainConfig.OBSERVE_INTERVAL_MS,
                 Math.max(REGROUP_INTERVAL_MS, config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)));
+        }
+        if (!config.kafkaProperties().containsKey(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)) {
+            replay.put(CoreConfig.KAFKA_PREFIX + StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, REPLAY_COMMIT_INTERVAL_MS);
         }
         return config.with(replay);
     }

@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/engram rebuild [--app consolidator|retriever|extractor] [--from-timestamp T] [--re-extract]}:
+ * {@code bin/engram rebuild [--app consolidator|retriever|extractor] [--from-timestamp T] [--re-extract]
+ * [--with-retriever]}:
  * see {@link Rebuild}. Exit code 0 when the state after equals the state before, 1 when they differ or
  * the rebuild failed, 2 on bad usage.
  */
@@ -38,6 +39,10 @@ public final class RebuildCommand implements Callable<Integer> {
 
     @Option(names = "--re-extract", description = "Also reset and re-run the extractor (LLM cost with an LLM extractor).")
     boolean reExtract;
+
+    @Option(names = "--with-retriever", description = "With --app consolidator: also reset and re-run the retriever, at "
+        + "once (it re-reads memory-updated as the consolidator rewrites it); both verified. Stop its instances too.")
+    boolean withRetriever;
 
     @Option(names = "--force", description = "Remove members left in the app's group by instances already stopped "
         + "(as kafka-streams-application-reset --force) instead of waiting for their session timeout. Never while one runs.")
@@ -74,7 +79,8 @@ public final class RebuildCommand implements Callable<Integer> {
             : Path.of("run", "rebuild-" + System.currentTimeMillis()).toAbsolutePath();
         try {
             // usage first (exit 2), then whether the cluster answers
-            final Rebuild rebuild = new Rebuild(options.load(), which, fromTimestamp, reExtract, force, dir, timeout, out);
+            final Rebuild rebuild = new Rebuild(options.load(), which, fromTimestamp, reExtract, withRetriever, force, dir,
+                timeout, out);
             options.reachable("nothing was reset");
             final Rebuild.Report report = rebuild.run();
             return report.differences().isEmpty() ? 0 : 1;

@@ -144,6 +144,23 @@ final class ReprocessWatch {
         return sum;
     }
 
+    /**
+     * @param runner a running app
+     * @return the commits its stream threads made so far (Kafka Streams' {@code commit-total}; under exactly-once, each a
+     *     transaction of every task the thread runs)
+     */
+    static double commits(final StreamsRunner runner) {
+        double sum = 0;
+        for (final Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> m
+            : runner.kafkaStreams().metrics().entrySet()) {
+            if (m.getKey().name().equals("commit-total") && m.getKey().group().equals("stream-thread-metrics")
+                && m.getValue().metricValue() instanceof Number n) {
+                sum += n.doubleValue();
+            }
+        }
+        return sum;
+    }
+
     /** @return whether the running consolidator's pending-observations store holds a user (true while not queryable) */
     private static boolean pendingInStore(final StreamsRunner runner) {
         try {

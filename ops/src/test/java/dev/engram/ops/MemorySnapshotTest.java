@@ -70,6 +70,22 @@ class MemorySnapshotTest {
     }
 
     @Test
+    void shouldRefuseWithRetrieverWhenTheAppIsNotTheConsolidator() {
+        final java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        final java.io.PrintStream was = System.err;
+        final int exit;
+        try {
+            System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            exit = new CommandLine(new RebuildCommand()).execute("--app", "retriever", "--with-retriever",
+                "--bootstrap-servers", "localhost:1");
+        } finally {
+            System.setErr(was);
+        }
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("--with-retriever", "--app consolidator");
+    }
+
+    @Test
     void shouldOfferTheBuiltInAndTheServiceLoadedModelsWhenListed() {
         assertThat(Embedders.available()).containsKeys(Embedders.DEFAULT_MODEL, HashEmbedderProvider.MODEL);
         assertThat(Reembed.topicFor("text-embedding-3-small")).isEqualTo("memory-embeddings-text-embedding-3-small");

@@ -99,6 +99,25 @@ class RebuildIT {
 
     @Test
     @Order(2)
+    void shouldRebuildTheRetrieverAtOnceAndVerifyBothWhenWithRetriever() {
+        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        final Rebuild.Report report = new Rebuild(config, Rebuild.App.CONSOLIDATOR, null, false, true, true,
+            dir.resolve("rebuild-with-retriever"), TIMEOUT, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+
+        final String log = printed.toString(StandardCharsets.UTF_8);
+        assertThat(report.differences()).as(log).isEmpty();
+        assertThat(report.processed()).as("both apps re-processed their input")
+            .containsOnlyKeys(Rebuild.App.CONSOLIDATOR, Rebuild.App.RETRIEVER);
+        assertThat(report.processed().get(Rebuild.App.RETRIEVER)).as("the retriever read the rewritten memory-updated too")
+            .isGreaterThan(report.before().events());
+        assertThat(report.phaseSeconds()).containsKeys("consolidator.catchUp", "consolidator.regroup", "retriever.start",
+            "retriever.catchUp");
+        assertThat(dir.resolve("rebuild-with-retriever").resolve("after-retriever.json")).as("the read model's snapshot")
+            .isRegularFile();
+    }
+
+    @Test
+    @Order(3)
     void shouldGiveTheCandidatesTheirFirstVectorsAndVerifyEqualWhenReExtracting() {
         final Map<String, List<List<Float>>> first = allVectors();
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();

@@ -3,9 +3,13 @@ package dev.engram.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.Properties;
 
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
+import dev.engram.topics.AppIds;
+import dev.engram.topology.StreamsSettings;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 /** The settings {@link Rebuild} runs the rebuilt apps with ({@link Rebuild#replayConfig}). */
@@ -18,6 +22,19 @@ class RebuildReplayConfigTest {
         assertThat(replay.getLong(DomainConfig.OBSERVE_QUIET_MS)).isEqualTo(Rebuild.REGROUP_QUIET_MS);
         assertThat(replay.getLong(DomainConfig.OBSERVE_INTERVAL_MS)).isEqualTo(Rebuild.REGROUP_INTERVAL_MS);
         assertThat(EngramConfig.defaults().getLong(DomainConfig.OBSERVE_QUIET_MS)).as("off in a live deployment").isZero();
+    }
+
+    @Test
+    void shouldCommitLessOftenWhenReplayingUnlessTheDeploymentSetsTheCommitInterval() {
+        final EngramConfig replay = Rebuild.replayConfig(EngramConfig.defaults());
+        final Properties rebuilt = StreamsSettings.forApp(replay, AppIds.CONSOLIDATOR);
+        assertThat(rebuilt.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(Rebuild.REPLAY_COMMIT_INTERVAL_MS);
+        assertThat(StreamsSettings.forApp(EngramConfig.defaults(), AppIds.CONSOLIDATOR).get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG))
+            .as("live").isEqualTo(StreamsSettings.COMMIT_INTERVAL_MS);
+
+        final EngramConfig own = EngramConfig.defaults().with(Map.of("kafka.commit.interval.ms", 250));
+        assertThat(StreamsSettings.forApp(Rebuild.replayConfig(own), AppIds.CONSOLIDATOR)
+            .get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).as("the deployment's own").isEqualTo(250);
     }
 
     @Test

@@ -16,6 +16,11 @@ import io.javalin.http.Context;
  */
 final class ApiRequests {
 
+    /** A time then a space then an offset's digits: the space was a {@code +} the query string's decoding turned. */
+    private static final java.util.regex.Pattern SPACED_OFFSET =
+        java.util.regex.Pattern.compile("(T[0-9:.,]+) ([0-9]{2}(?::?[0-9]{2}){0,2})$");
+    private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile("[+-]?[0-9]+");
+
     private ApiRequests() {
     }
 
@@ -67,17 +72,25 @@ final class ApiRequests {
         };
     }
 
-    /** @return the ISO-8601 instant query parameter, null when absent; a malformed one is a 400 */
+    /**
+     * @return the ISO-8601 instant query parameter ({@code 2025-03-01T00:00:00Z}, or with an offset:
+     *     {@code 2025-03-01T02:00:00+02:00}), null when absent; a malformed one is a 400 echoing the value as received.
+     *     A {@code +} offset sent unencoded arrives as a space (form decoding of the query string), and a space is never
+     *     part of an instant, so a space right before the offset is read as the {@code +} it was: the instant is the
+     *     one the client wrote, whether it sent {@code +} or {@code %2B}
+     */
     static Instant instantParam(final Context ctx, final QueryParam param) {
         final String name = param.wireName();
         final String raw = param.raw(ctx);
         if (raw == null) {
             return null;
         }
+        final String text = SPACED_OFFSET.matcher(raw.strip()).replaceFirst("$1+$2");
         try {
-            return Instant.parse(raw.strip());
+            return Instant.parse(text);
         } catch (DateTimeParseException e) {
-            throw ApiProblem.badRequest(name + " must be an ISO-8601 instant such as 2025-03-01T00:00:00Z: " + raw);
+            throw ApiProblem.badRequest(name + " must be an ISO-8601 instant such as 2025-03-01T00:00:00Z or "
+                + "2025-03-01T02:00:00+02:00 (send + as %2B): " + raw);
         }
     }
 
@@ -104,6 +117,11 @@ final class ApiRequests {
         try {
             value = parse.applyAsDouble(raw.strip());
         } catch (NumberFormatException e) {
+            if (WHOLE.matcher(raw.strip()).matches()) {
+                // a whole number too large for an int is out of range, not "not an integer"
+                throw ApiProblem.badRequest(name + " must be between " + fmt(min) + " and " + fmt(max) + ", was "
+                    + raw.strip());
+            }
             throw ApiProblem.badRequest(name + " must be " + kind + " between " + fmt(min) + " and " + fmt(max));
         }
         if (!(value >= min && value <= max)) {

@@ -2,7 +2,9 @@ package dev.engram.retriever;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -130,6 +132,29 @@ final class CatchUp implements AutoCloseable {
      */
     boolean partitionCaughtUp(final int partition) {
         return open && (!seeded || caughtUpPartitions.contains(partition) && freshness.current(partition, System.nanoTime()));
+    }
+
+    /**
+     * Why a partition owned here is not caught up, for the 503's detail (a client and an operator see how far behind
+     * the instance is, not only "not ready").
+     *
+     * @param partition a partition of the input topic
+     * @return empty when {@link #partitionCaughtUp} holds or nothing more specific than "not ready" is known; else e.g.
+     *     {@code partition 3 of memory-updated was last read to its end 12.4 s ago (about 57 records behind)}
+     */
+    Optional<String> lagOf(final int partition) {
+        if (!open || !seeded || partitionCaughtUp(partition)) {
+            return Optional.empty();
+        }
+        final Long movedAt = pending.get(partition);
+        if (movedAt != null) {
+            return Optional.of(String.format(Locale.ROOT, "partition %d of %s moved to this instance %.1f s ago and is "
+                + "being read up to where it ended then", partition, topic, (System.nanoTime() - movedAt) / 1e9));
+        }
+        if (!caughtUpPartitions.contains(partition)) {
+            return Optional.empty();
+        }
+        return Optional.of(freshness.describe(partition, topic, System.nanoTime()));
     }
 
     /** @return records of the input topic not yet committed as processed at the last check; -1 before one */

@@ -38,10 +38,10 @@ import io.javalin.http.Context;
  * over {@code input.max.record.bytes} a 413.
  *
  * <p><b>Answer</b>: 202 {@code {"conversationId", "status": "ACCEPTED", "messages"}} once the broker has acknowledged
- * the record (a 503 with Retry-After when it could not be published). <b>Idempotent by conversation id</b>: the
+ * the record (a 503 with Retry-After when it could not be published). <b>Idempotent for the same content</b>: the
  * pipeline derives candidate and memory ids from tenant, user, conversation id and content, so posting the same
  * conversation again (a retry after a timeout) changes no memory; posting it again with more turns adds what the new
- * turns say.
+ * turns say; the same id with other turns adds their memories beside the first post's (it replaces nothing).
  */
 final class ConversationRoute {
 
@@ -162,8 +162,13 @@ final class ConversationRoute {
             }
         }
         final JsonNode index = turn.get("index");
+        if (index != null && !index.isIntegralNumber()) {
+            // a fraction was truncated by canConvertToInt, a string or object refused as "not an integer" unnamed
+            throw ApiProblem.badRequest(where + ".index must be a whole number (the message's position), not "
+                + JsonBodies.describe(index));
+        }
         if (index != null && !index.canConvertToInt()) {
-            throw ApiProblem.badRequest(where + ".index must be an integer");
+            throw ApiProblem.badRequest(where + ".index must be at most " + Integer.MAX_VALUE + ", was " + index);
         }
         final Instant at = instant(turn.get("timestamp"), where + ".timestamp");
         return Message.newBuilder().setIndex(index != null ? index.intValue() : position)

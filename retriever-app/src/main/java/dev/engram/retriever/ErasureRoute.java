@@ -15,7 +15,9 @@ import io.javalin.http.Context;
  * user — entries in its memories and history stores, its profile, the erasure ledger's time, the user's
  * data key on {@code engram-data-keys} — and {@code clean} when none is left. The topics and the
  * consolidator's stores are checked by {@code bin/engram verify-erasure}. Answered by the user's owner
- * instance (forwarded like the reads).
+ * instance (forwarded like the reads). After an erasure, a record written about the user (a conversation dated before
+ * the erasure, which the consolidator drops) makes a new data key: {@code clean} is then false with every store
+ * empty, and a {@code note} says why (the erased records stay unreadable: their key is never revived).
  */
 final class ErasureRoute {
 
@@ -69,6 +71,14 @@ final class ErasureRoute {
         body.put("erasedAt", held.containsKey("erasedAt") ? Instant.ofEpochMilli(held.get("erasedAt")) : null);
         body.put("places", places);
         body.put("clean", total == 0 && !"live".equals(dataKey));
+        if (total == 0 && "live".equals(dataKey) && held.containsKey("erasedAt")) {
+            // the erasure's key is gone (a key is never revived): this one was made for a record written since
+            body.put("note", "Nothing of the user is held here and what was erased stays unreadable, but a new data key "
+                + "was made after the erasure for a record written about the user since (e.g. a conversation dated "
+                + "before the erasure: the consolidator drops it, so nothing is remembered, but its candidates stay on "
+                + "memory-candidates, readable, until that topic's retention). bin/engram verify-erasure names the "
+                + "topics holding such records.");
+        }
         ctx.attribute(ApiAccess.DETAIL, "held=" + total + " dataKey=" + dataKey);
         ctx.json(body);
     }

@@ -29,6 +29,8 @@ final class PartitionFreshness {
     private final Map<Integer, Deque<long[]>> samples = new ConcurrentHashMap<>();
     /** Per partition: the time (ns) of the newest sample its committed offset has reached. */
     private final Map<Integer, Long> currentAt = new ConcurrentHashMap<>();
+    /** Per partition: the newest sampled end offset and the newest committed offset, for {@link #behind}. */
+    private final Map<Integer, long[]> offsets = new ConcurrentHashMap<>();
 
     /** @param maxStalenessNanos the longest time since a partition was processed up to its end for "unknown" to hold */
     PartitionFreshness(final long maxStalenessNanos) {
@@ -43,6 +45,7 @@ final class PartitionFreshness {
     void sampled(final int partition, final long askedAt, final long end) {
         final Deque<long[]> list = samples.computeIfAbsent(partition, p -> new ArrayDeque<>());
         list.addLast(new long[] {askedAt, end});
+        offsets.compute(partition, (p, o) -> o == null ? new long[] {end, -1} : new long[] {end, o[1]});
         currentAt.putIfAbsent(partition, askedAt); // current as of its arrival: it was gated then
     }
 
@@ -56,6 +59,7 @@ final class PartitionFreshness {
         if (list == null) {
             return;
         }
+        offsets.computeIfPresent(partition, (p, o) -> new long[] {o[0], committed});
         while (!list.isEmpty() && list.peekFirst()[1] <= committed) {
             currentAt.merge(partition, list.pollFirst()[0], Math::max);
         }
@@ -68,6 +72,7 @@ final class PartitionFreshness {
     void forget(final int partition) {
         samples.remove(partition);
         currentAt.remove(partition);
+        offsets.remove(partition);
     }
 
     /**
@@ -88,5 +93,28 @@ final class PartitionFreshness {
     long staleMillis(final int partition, final long now) {
         final Long at = currentAt.get(partition);
         return at == null ? 0 : (now - at) / 1_000_000;
+    }
+
+    /**
+     * @param partition a partition of the input topic
+     * @return offsets between the group's newest committed offset and the newest sampled end (records, and the
+     *     transaction markers among them: an estimate of how far behind it is); -1 when not known yet
+     */
+    long behind(final int partition) {
+        final long[] o = offsets.get(partition);
+        return o == null || o[1] < 0 ? -1 : Math.max(0, o[0] - o[1]);
+    }
+
+    /**
+     * @param partition a partition of the input topic
+     * @param topic the input topic's name
+     * @param now the time now (ns)
+     * @return how far behind the partition is, for a 503's detail, e.g. {@code partition 3 of memory-updated was last
+     *     read to its end 12.4 s ago (about 57 records behind)}
+     */
+    String describe(final int partition, final String topic, final long now) {
+        final long records = behind(partition);
+        return String.format(java.util.Locale.ROOT, "partition %d of %s was last read to its end %.1f s ago%s", partition,
+            topic, staleMillis(partition, now) / 1e3, records >= 0 ? " (about " + records + " records behind)" : "");
     }
 }

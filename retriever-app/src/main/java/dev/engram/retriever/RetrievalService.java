@@ -87,26 +87,32 @@ public final class RetrievalService {
             return ApiProblem.unavailable("This retriever instance is still reading memory-updated after its start"
                 + (behind > 0 ? " (" + behind + " events behind)" : "") + "; retry shortly.", RETRY_AFTER_SECONDS);
         }
-        if (!partitionLoaded(user)) {
+        final int partition = loadedPartition(user);
+        if (partition < 0) {
             return notReady();
+        }
+        if (!catchUp.partitionCaughtUp(partition)) {
+            return catchUp.lagOf(partition).map(lag -> ApiProblem.unavailable("This retriever instance is behind on "
+                + "memory-updated for this user: " + lag + "; it cannot tell an unknown user from one not read yet; "
+                + "retry shortly.", RETRY_AFTER_SECONDS)).orElseGet(RetrievalService::notReady);
         }
         return ApiProblem.notFound(detail);
     }
 
-    /** @return whether the user's partition is owned and loaded here (its stores and search index complete) */
-    private boolean partitionLoaded(final UserKey user) {
+    /** @return the user's partition when it is owned and loaded here (its stores and search index complete), else -1 */
+    private int loadedPartition(final UserKey user) {
         final KafkaStreams client = streams.get();
         if (client == null) {
-            return false;
+            return -1;
         }
         final KeyQueryMetadata metadata;
         try {
             metadata = client.queryMetadataForKey(StoreNames.RETRIEVER_MEMORIES, user.wire(), Serdes.String().serializer());
         } catch (StreamsNotStartedException | IllegalStateException e) {
-            return false;
+            return -1;
         }
-        return metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata) && indexes.isLoaded(metadata.partition())
-            && catchUp.partitionCaughtUp(metadata.partition());
+        return metadata != null && !KeyQueryMetadata.NOT_AVAILABLE.equals(metadata)
+            && indexes.isLoaded(metadata.partition()) ? metadata.partition() : -1;
     }
 
     /**

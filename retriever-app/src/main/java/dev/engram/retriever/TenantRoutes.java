@@ -66,8 +66,8 @@ final class TenantRoutes {
             .setCategories(categories(body.get("categories")))
             .setInstructions(optionalText(body, "instructions"))
             .setDisabledCategories(strings(body.get("disabledCategories"), "disabledCategories"))
-            .setRetentionDays(optionalInt(body, "retentionDays"))
-            .setDailyTokenBudget(optionalLong(body, "dailyTokenBudget"))
+            .setRetentionDays(optionalInt(body, "retentionDays", "retentionDays"))
+            .setDailyTokenBudget(optionalLong(body, "dailyTokenBudget", TenantPolicy.MAX_DAILY_TOKEN_BUDGET))
             .setUpdatedBy(ApiAccess.actor(ctx)).setUpdatedAt(now).build();
         final List<String> problems = new ArrayList<>(TenantPolicy.problems(settings));
         if (version.toEpochMilli() < 0) {
@@ -139,7 +139,8 @@ final class TenantRoutes {
             unknownFields(c, CATEGORY_FIELDS, "categories[].");
             out.add(CustomCategory.newBuilder().setName(requiredText(c, "name"))
                 .setDescription(requiredText(c, "description"))
-                .setKeywords(strings(c.get("keywords"), "keywords")).setTtlDays(optionalInt(c, "ttlDays")).build());
+                .setKeywords(strings(c.get("keywords"), "keywords"))
+                .setTtlDays(optionalInt(c, "ttlDays", "categories[].ttlDays")).build());
         }
         return out;
     }
@@ -180,23 +181,42 @@ final class TenantRoutes {
         return value.asText().isBlank() ? null : value.asText().strip();
     }
 
-    private static Integer optionalInt(final JsonNode node, final String field) {
-        final Long value = optionalLong(node, field);
-        if (value != null && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
-            throw ApiProblem.badRequest(field + " must be an integer");
+    private static Integer optionalInt(final JsonNode node, final String field, final String label) {
+        final java.math.BigInteger value = wholeNumber(node, field, label, TenantPolicy.MAX_DAYS);
+        if (value != null && value.bitLength() >= Integer.SIZE) {
+            throw outOfRange(label, TenantPolicy.MAX_DAYS, value);
         }
         return value == null ? null : value.intValue();
     }
 
-    private static Long optionalLong(final JsonNode node, final String field) {
+    private static Long optionalLong(final JsonNode node, final String field, final long max) {
+        final java.math.BigInteger value = wholeNumber(node, field, field, max);
+        if (value != null && value.bitLength() >= Long.SIZE) {
+            throw outOfRange(field, max, value);
+        }
+        return value == null ? null : value.longValue();
+    }
+
+    /**
+     * @return the field's whole number (any size: one too large for the Avro field is named with its range by the
+     *     caller, and one within it is checked by {@link TenantPolicy#problems} with every other problem), null when
+     *     absent or null
+     * @throws ApiProblem 400 naming the field and its range when the value is not a whole number
+     */
+    private static java.math.BigInteger wholeNumber(final JsonNode node, final String field, final String label,
+                                                    final long max) {
         final JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
             return null;
         }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            throw ApiProblem.badRequest(field + " must be an integer");
+        if (!value.isIntegralNumber()) {
+            throw ApiProblem.badRequest(label + " must be a whole number within 0.." + max + ", was " + value);
         }
-        return value.longValue();
+        return value.bigIntegerValue();
+    }
+
+    private static ApiProblem outOfRange(final String label, final long max, final java.math.BigInteger value) {
+        return ApiProblem.badRequest(label + " must be within 0.." + max + ", was " + value);
     }
 
     private static Instant instant(final JsonNode node) {

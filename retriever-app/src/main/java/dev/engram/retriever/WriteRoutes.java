@@ -122,8 +122,12 @@ final class WriteRoutes {
     void settings(final Context ctx) {
         final UserKey user = auth.user(ctx);
         final JsonNode enabled = JsonBodies.object(ctx.bodyAsBytes(), SETTINGS_FIELDS).get("memoryEnabled");
-        if (enabled == null || !enabled.isBoolean()) {
+        if (enabled == null || enabled.isNull()) {
             throw ApiProblem.badRequest("memoryEnabled (true or false) is required");
+        }
+        if (!enabled.isBoolean()) {
+            throw ApiProblem.badRequest("memoryEnabled must be true or false (a JSON boolean), not "
+                + JsonBodies.describe(enabled));
         }
         accept(ctx, newCommand(ctx, user, CommandKind.SET_MEMORY_ENABLED).setMemoryEnabled(enabled.booleanValue()).build());
     }

@@ -168,6 +168,42 @@ class ContextBlockTest {
             """);
     }
 
+    /** A long line (an observation of many statements) ranked just above three short ones. */
+    private static List<ScoredMemory> longAboveShort(final double longScore, final double shortScore) {
+        final String statements = String.join(" ", java.util.Collections.nCopies(12,
+            "Went camping in the forest with the kids and slept in the new green tent."));
+        return List.of(
+            hit(memory("t1", "u", "o1", statements, T0).setType(MemoryType.SEMANTIC)
+                .setDisplayName(ExtractedMemory.OBSERVATION_DISPLAY_NAME).build(), longScore),
+            hit(fact("t1", "u", "f1", FactCategory.PERSONAL, "city", "Lisbon", "Lives in Lisbon", T0), shortScore),
+            hit(fact("t1", "u", "f2", FactCategory.PERSONAL, "pet:dog", "Max", "Has a dog named Max", T0), shortScore),
+            hit(fact("t1", "u", "f3", FactCategory.ROLE, "job", "nurse", "Works as a nurse", T0), shortScore));
+    }
+
+    @Test
+    void shouldPackSeveralShortLinesInsteadOfALongOneJustAboveThemWhenTheyDoNotAllFit() {
+        final List<ScoredMemory> ranked = longAboveShort(0.50, 0.45);
+        final int all = ContextBlock.build(ranked, 10_000).estimatedTokens();
+        final int longAlone = ContextBlock.build(ranked.subList(0, 1), 10_000).estimatedTokens();
+
+        final ContextBlock.Result tight = ContextBlock.build(ranked, all - 1);
+
+        assertThat(longAlone).as("the long line alone fits the budget").isLessThan(all - 1);
+        assertThat(tight.included()).as("three short lines hold more per token than the long one ranked just above")
+            .containsExactly("f1", "f2", "f3");
+        assertThat(tight.text()).startsWith("Known facts about the user:\n## PERSONAL\n- Lives in Lisbon\n- Has a dog named Max\n");
+        assertThat(ContextBlock.build(ranked, all).included()).as("room for all: all, in rank order")
+            .containsExactly("o1", "f1", "f2", "f3");
+    }
+
+    @Test
+    void shouldKeepALongLineBeforeShortOnesWhenItIsMuchMoreRelevant() {
+        final List<ScoredMemory> ranked = longAboveShort(0.90, 0.20);
+        final int longAlone = ContextBlock.build(ranked.subList(0, 1), 10_000).estimatedTokens();
+
+        assertThat(ContextBlock.build(ranked, longAlone).included()).as("relevance still leads").containsExactly("o1");
+    }
+
     @Test
     void shouldBeEmptyWhenNothingFits() {
         final ContextBlock.Result result = ContextBlock.build(hits, 1);

@@ -31,6 +31,18 @@ class ConversationRouteTest {
             .hasMessage("conversationId (a non-blank string) is required");
     }
 
+    @Test
+    void shouldNameTheValueWhenAMessageIndexIsAFractionAStringOrTooLarge() {
+        final String conversation = "{\"conversationId\": \"c-1\", \"messages\": [{\"role\": \"user\", "
+            + "\"content\": \"I live in Delft\", \"index\": %s}]}";
+        assertThatThrownBy(() -> parse(conversation.formatted("1.5")))
+            .hasMessage("messages[0].index must be a whole number (the message's position), not a number (1.5)");
+        assertThatThrownBy(() -> parse(conversation.formatted("\"3\"")))
+            .hasMessage("messages[0].index must be a whole number (the message's position), not a string (\"3\")");
+        assertThatThrownBy(() -> parse(conversation.formatted("99999999999")))
+            .hasMessage("messages[0].index must be at most 2147483647, was 99999999999");
+    }
+
     private static void parse(final String body) throws Exception {
         ConversationRoute.parse(USER, new ObjectMapper().readTree(body), new int[1], Instant.parse("2026-01-01T00:00:00Z"));
     }

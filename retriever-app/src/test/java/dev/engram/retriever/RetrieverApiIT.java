@@ -300,10 +300,28 @@ class RetrieverApiIT {
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=0"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=-3"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=101"), 400);
+        // a whole number too large for an int is out of the range, not "not an integer"
+        assertThat(detail(get("/v1/tenants/t1/users/u-ana/memories?query=code&k=99999999999"), 400))
+            .isEqualTo("k must be between 1 and 100, was 99999999999");
         assertProblem(get("/v1/tenants/t1/users/u-ana/memories?query=%20"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/context?message=code&budgetTokens=lots"), 400);
         assertProblem(get("/v1/tenants/t1/users/u-ana/context"), 400);
         assertThat(body("/v1/tenants/t1/users/u-ana/memories?query=code&k=1").get("memories")).hasSize(1);
+    }
+
+    @Test
+    void shouldReadAnUnencodedPlusOffsetInAsOfAsTheInstantTheClientWroteWhenTheQueryStringTurnedItIntoASpace()
+        throws Exception {
+        final String query = "/v1/tenants/t1/users/u-ana/memories?query=code&k=3&recordAccess=false&asOf=";
+        final JsonNode utc = body(query + "2030-01-01T00:00:00Z").get("memories");
+        assertThat(utc).isNotEmpty();
+        // '+' unencoded arrives as a space (form decoding), %2B as '+': both are the instant written, 02:00 ahead of UTC
+        assertThat(body(query + "2030-01-01T02:00:00+02:00").get("memories")).isEqualTo(utc);
+        assertThat(body(query + "2030-01-01T02:00:00%2B02:00").get("memories")).isEqualTo(utc);
+        // before every memory: nothing was known then, so the offset was not dropped
+        assertThat(body(query + "2000-01-01T02:00:00+02:00").get("memories")).isEmpty();
+        assertThat(detail(get(query + "2030-01-01T02:00:00+2h"), 400))
+            .contains("ISO-8601 instant", "send + as %2B", "2030-01-01T02:00:00 2h");
     }
 
     @Test
@@ -539,7 +557,10 @@ class RetrieverApiIT {
             "{\"memoryEnabled\": false}");
         assertThat(settings.statusCode()).as(settings.body()).isEqualTo(202);
         final String commandId = JSON.readTree(settings.body()).get("commandId").asText();
-        assertProblem(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": \"no\"}"), 400);
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": \"no\"}"), 400))
+            .isEqualTo("memoryEnabled must be true or false (a JSON boolean), not a string (\"no\")");
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": null}"), 400))
+            .isEqualTo("memoryEnabled (true or false) is required");
         // write bodies are parsed strictly: one JSON value, each field once, only known fields, UTF-8
         final String city = "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin";
         assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\"}{\"value\":\"Gouda\"}"), 400))

@@ -122,12 +122,21 @@ class RetrieverCatchUpIT {
 
             final List<String> wrong = new ArrayList<>();
             final int[] notReadYet = new int[1];
-            final boolean served = askUntilServed(last, Duration.ofMinutes(3), wrong, answer -> notReadYet[0]++);
+            final List<String> movedDetails = new ArrayList<>();
+            final boolean served = askUntilServed(last, Duration.ofMinutes(3), wrong, answer -> {
+                notReadYet[0]++;
+                if (answer.body().contains("moved to this instance")) {
+                    movedDetails.add(answer.body());
+                }
+            });
 
             assertThat(wrong).as("%d answers other than 200/503 for users of the moved partition %d, the first: %s",
                 wrong.size(), moving, wrong.stream().limit(3).toList()).isEmpty();
             assertThat(served).as("%s served within 3 minutes (%d 503s)", last, notReadYet[0]).isTrue();
             assertThat(notReadYet[0]).as("503s while the moved partition's backlog was read").isPositive();
+            // while it is read, the 503 says which partition and since when, not only "not ready"
+            assertThat(movedDetails).as("503s naming the moved partition").isNotEmpty().first().asString()
+                .contains("partition " + moving + " of memory-updated moved to this instance");
             assertThat(get("/v1/tenants/t1/users/u-nobody-" + moving + "/profile").statusCode()).isIn(404, 503);
         } finally {
             first.close();

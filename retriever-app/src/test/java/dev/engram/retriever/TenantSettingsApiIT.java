@@ -129,8 +129,24 @@ class TenantSettingsApiIT {
         assertThat(JSON.readTree(builtIn.body()).get("detail").asText()).contains("\"personal\" is a built-in category");
         assertThat(JSON.readTree(unknown.body()).get("detail").asText()).contains("unknown field retention");
         assertThat(JSON.readTree(disabled.body()).get("detail").asText()).contains("HOBBIES");
+        // a whole number beyond the field's range names the range, whatever its size
+        assertThat(detail("{\"retentionDays\": 99999999999}")).isEqualTo("retentionDays must be within 0..36500, was 99999999999");
+        assertThat(detail("{\"retentionDays\": 40000}")).isEqualTo("retentionDays must be within 0..36500");
+        assertThat(detail("{\"retentionDays\": 1.5}")).isEqualTo("retentionDays must be a whole number within 0..36500, was 1.5");
+        assertThat(detail("{\"categories\": [{\"name\": \"meds\", \"description\": \"x\", \"ttlDays\": 2.5}]}"))
+            .isEqualTo("categories[].ttlDays must be a whole number within 0..36500, was 2.5");
+        assertThat(detail("{\"dailyTokenBudget\": 100000000000000000000000}"))
+            .isEqualTo("dailyTokenBudget must be within 0..1000000000000, was 100000000000000000000000");
+        assertThat(detail("{\"dailyTokenBudget\": 1000000000001}"))
+            .isEqualTo("dailyTokenBudget must be at most 1000000000000 (tokens per UTC day)");
         assertThat(JSON.readTree(send("GET", "/v1/tenants/shop/settings", SHOP_ADMIN, null).body()).get("versions")
             .asInt()).isZero();
+    }
+
+    private static String detail(final String settings) throws Exception {
+        final HttpResponse<String> response = send("PUT", "/v1/tenants/shop/settings", SHOP_ADMIN, settings);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        return JSON.readTree(response.body()).get("detail").asText();
     }
 
     @Test

@@ -139,11 +139,14 @@ public final class JsonBodies {
 
     /**
      * @param value a JSON value of the wrong type or a blank string
-     * @return what it is, for a 400 detail: {@code a number (42)}, {@code an empty string}, {@code an object}
+     * @return what it is, for a 400 detail: {@code a number (42)}, {@code an empty string}, {@code a string ("yes")}
+     *     (its first 40 characters), {@code an object}
      */
     public static String describe(final JsonNode value) {
         if (value.isTextual()) {
-            return value.asText().isEmpty() ? "an empty string" : "a blank string";
+            final String text = value.asText();
+            return text.isEmpty() ? "an empty string" : text.isBlank() ? "a blank string"
+                : "a string (\"" + (text.length() > 40 ? text.substring(0, 40) + "…" : text) + "\")";
         }
         if (value.isNumber()) {
             return "a number (" + value.asText() + ")";

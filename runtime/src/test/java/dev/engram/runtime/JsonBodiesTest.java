@@ -50,6 +50,18 @@ class JsonBodiesTest {
     }
 
     @Test
+    void shouldSayWhatAValueIsWhenItHasTheWrongType() throws Exception {
+        final com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        assertThat(JsonBodies.describe(json.readTree("\"no\""))).isEqualTo("a string (\"no\")");
+        assertThat(JsonBodies.describe(json.readTree("\"" + "x".repeat(50) + "\"")))
+            .isEqualTo("a string (\"" + "x".repeat(40) + "…\")");
+        assertThat(JsonBodies.describe(json.readTree("\" \""))).isEqualTo("a blank string");
+        assertThat(JsonBodies.describe(json.readTree("\"\""))).isEqualTo("an empty string");
+        assertThat(JsonBodies.describe(json.readTree("1"))).isEqualTo("a number (1)");
+        assertThat(JsonBodies.describe(json.readTree("[true]"))).isEqualTo("an array");
+    }
+
+    @Test
     void shouldNameTheNestingLimitWhenTheBodyNestsTooDeep() {
         final String deep = "{\"value\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}";
         assertThat(problem(deep)).isEqualTo("the body nests arrays and objects deeper than the 1,000 levels the JSON "

@@ -72,6 +72,7 @@ public final class StoreVectorIndex implements VectorIndex {
      */
     public static List<Hit> search(final List<Memory> userMemories, final Query query) {
         final List<Hit> hits = new ArrayList<>(userMemories.size());
+        final double queryNorm = Math.sqrt(Vectors.dot(query.vector(), query.vector()));
         for (final Memory memory : userMemories) {
             if (memory != null && query.model() != null && query.model().equals(memory.getEmbeddingModel())
                 && !memory.getEmbedding().isEmpty() && memory.getEmbedding().size() != query.vector().length) {
@@ -86,7 +87,7 @@ public final class StoreVectorIndex implements VectorIndex {
                 || !memory.getTenantId().equals(query.user().tenantId()) || !memory.getUserId().equals(query.user().userId())) {
                 continue;
             }
-            hits.add(new Hit(memory, Vectors.cosine(query.vector(), Vectors.toArray(memory.getEmbedding()))));
+            hits.add(new Hit(memory, Vectors.cosine(query.vector(), queryNorm, memory.getEmbedding())));
         }
         hits.sort(ORDER);
         return hits.size() > query.limit() ? List.copyOf(hits.subList(0, query.limit())) : List.copyOf(hits);

@@ -139,6 +139,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
             // the lifecycle pass due at this record's stream time runs now, in every run (LifecyclePassClock)
             clock.received(context.currentSystemTimeMs());
             clock.advanced(context.currentStreamTimeMs());
+            idleCommit.processed(); // a long record (the pass) is no quiet input
         }
     }
 

@@ -148,6 +148,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             inFlight.peekFirst().outcome().exceptionally(e -> null).join();
             drain();
         }
+        idleCommit.processed(); // the wait for a free slot is no quiet input: a backlog commits at the interval
     }
 
     @Override

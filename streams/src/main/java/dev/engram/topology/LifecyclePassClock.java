@@ -2,6 +2,7 @@ package dev.engram.topology;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -21,16 +22,39 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * <p>Shared by the two processors of one task ({@code consolidate-memories} and {@code maintain-memory-lifecycle}),
  * each telling it after every record ({@link #advanced}); the lifecycle processor gives it the pass ({@link #start}).
  * A task incarnation starts from the stream time Kafka Streams restored from the committed offsets' metadata, so a
- * restart adds no pass a replay does not run. It also tells how long the task's input has been quiet ({@link #quietMs},
- * wall clock: when the observation regrouping may run, never what it decides). Not thread-safe: a task runs on one
- * thread.
+ * restart adds no pass a replay does not run.
+ *
+ * <p>It also tells whether the app instance's input is quiet ({@link #quiet}, wall clock: when the observation
+ * regrouping may run, never what it decides): no record of any task of its {@link Registry} for the quiet time, and none
+ * since this task's previous look. Not the task's own input, since a task waits whenever its stream thread works for
+ * another; and not the time alone, since the time a record is stamped with ({@code ProcessorContext#currentSystemTimeMs})
+ * is read once before each batch of a task's records ({@code StreamTask#process(wallClockTime)}): a batch longer than the
+ * quiet time (a lifecycle pass, a regrouping, a loaded machine) looked quiet at the punctuation right after it. A replay
+ * ({@code bin/engram rebuild}) regrouped each of its 6 users' observations 5 to 8 times instead of once (120 LoCoMo
+ * conversations, loaded). Not thread-safe but for what the tasks share: a task runs on one thread.
  */
 final class LifecyclePassClock {
 
     private long interval = Long.MAX_VALUE;
     private long streamTime = -1;
     private LongConsumer pass;
-    private long lastRecordWallClockMs = Long.MIN_VALUE;
+    private final AtomicLong appLastRecordWallClockMs;
+    private final AtomicLong appRecords;
+    private long appRecordsAtLastLook = -1;
+
+    /** A clock of its own (no other task's records count for its quiet). */
+    LifecyclePassClock() {
+        this(new AtomicLong(Long.MIN_VALUE), new AtomicLong());
+    }
+
+    /**
+     * @param appLastRecordWallClockMs the wall-clock time of the latest record of any task sharing it
+     * @param appRecords the records of every task sharing it, so far
+     */
+    private LifecyclePassClock(final AtomicLong appLastRecordWallClockMs, final AtomicLong appRecords) {
+        this.appLastRecordWallClockMs = appLastRecordWallClockMs;
+        this.appRecords = appRecords;
+    }
 
     /**
      * Starts a task incarnation: the pass to run, its period, and the stream time so far.
@@ -72,27 +96,52 @@ final class LifecyclePassClock {
      * @param wallClockMs the task's wall-clock time ({@code ProcessorContext#currentSystemTimeMs}), ms
      */
     void received(final long wallClockMs) {
-        lastRecordWallClockMs = wallClockMs;
+        appLastRecordWallClockMs.accumulateAndGet(wallClockMs, Math::max);
+        appRecords.incrementAndGet();
+    }
+
+    /**
+     * Whether the app's input is quiet: no record of any task sharing this clock's {@link Registry} for
+     * {@code quietMs} ({@link #quietMs}) and none since this clock's previous look (so the first look after a record is
+     * never quiet: called every {@code quietMs}, the input is quiet between one and two periods after its last record).
+     *
+     * @param wallClockMs the task's wall-clock time now (a punctuation's), ms
+     * @param quietMs how long the input must have been quiet, ms
+     * @return whether it is quiet
+     */
+    boolean quiet(final long wallClockMs, final long quietMs) {
+        final long seen = appRecords.get();
+        final boolean none = seen == appRecordsAtLastLook;
+        appRecordsAtLastLook = seen;
+        return none && quietMs(wallClockMs) >= quietMs;
     }
 
     /**
      * @param wallClockMs the task's wall-clock time now, ms
-     * @return ms since the task's last record ({@link #received}); {@link Long#MAX_VALUE} before its first
+     * @return ms since the last record of any task sharing this clock's {@link Registry} ({@link #received});
+     *     {@link Long#MAX_VALUE} before the first
      */
     long quietMs(final long wallClockMs) {
-        return lastRecordWallClockMs == Long.MIN_VALUE ? Long.MAX_VALUE : wallClockMs - lastRecordWallClockMs;
+        final long last = appLastRecordWallClockMs.get();
+        return last == Long.MIN_VALUE ? Long.MAX_VALUE : wallClockMs - last;
     }
 
-    /** The clocks of one topology's tasks, one per task and state directory. */
+    /**
+     * The clocks of one topology's tasks, one per task and state directory, sharing the time of the latest record of any
+     * of them and their count ({@link #quiet}).
+     */
     static final class Registry {
         private final Map<String, LifecyclePassClock> tasks = new ConcurrentHashMap<>();
+        private final AtomicLong lastRecordWallClockMs = new AtomicLong(Long.MIN_VALUE);
+        private final AtomicLong records = new AtomicLong();
 
         /**
          * @param context a processor's context
          * @return its task's clock (the same for both processors of the task)
          */
         LifecyclePassClock of(final ProcessorContext<?, ?> context) {
-            return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context), k -> new LifecyclePassClock());
+            return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context),
+                k -> new LifecyclePassClock(lastRecordWallClockMs, records));
         }
 
         /**

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@code lifecycle.interval.ms} of stream time, after the record of either processor that crosses the interval
  * ({@link LifecyclePassClock}: not a STREAM_TIME punctuator, which Streams runs between batches), joining the hits with the memories; and regroups the observations of the users whose statements changed
  * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms}, and with {@code lifecycle.observe.quiet.ms}
- * also as soon as the task's input has been quiet that long ({@link ObservationRegroups}: the result is the same
+ * also as soon as the input of every task of the app has been quiet that long ({@link ObservationRegroups}: the result is the same
  * whenever it runs, so the wall clock does not make a replay differ). It owns {@link StoreNames#ACCESS} with
  * {@code consolidate-memories} (which forgets the counts of deleted memories and erased users) and shares
  * {@link StoreNames#OBSERVATION_PENDING}.
@@ -93,7 +93,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
      *     (which must be told of this processor's writes); null when it keeps none
      * @param observeInterval wall-clock time between two regroupings of the pending users' observations
      *     ({@link ObservationRegroups})
-     * @param observeQuiet also regroup them once the task's input has been quiet this long (wall clock); zero = only
+     * @param observeQuiet also regroup them once every task's input has been quiet this long (wall clock); zero = only
      *     every {@code observeInterval}
      * @param clocks when each task's lifecycle pass runs, shared with the task's {@link ConsolidateMemoriesProcessor}
      */
@@ -131,7 +131,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
             final boolean quietToo = !observeQuiet.isZero() && observeQuiet.compareTo(observeInterval) < 0;
             // with a quiet trigger, tick at its period and regroup when the input is quiet or the interval has passed
             context.schedule(quietToo ? observeQuiet : observeInterval, PunctuationType.WALL_CLOCK_TIME, wallClock -> {
-                final boolean quiet = quietToo && clock.quietMs(wallClock) >= observeQuiet.toMillis();
+                final boolean quiet = quietToo && clock.quiet(wallClock, observeQuiet.toMillis());
                 if (!quietToo || quiet || wallClock - lastRegroupMs >= observeInterval.toMillis()) {
                     lastRegroupMs = wallClock;
                     if (regroupPending() > 0 && quiet) {

@@ -8,6 +8,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.junit.jupiter.api.Test;
 
 class LifecyclePassClockTest {
@@ -70,6 +72,44 @@ class LifecyclePassClockTest {
         clock.advanced(MAY_1 + DAY + 1);      // the next day's pass, as in a run without the restart
 
         assertThat(passes).containsExactly(MAY_1 + DAY + 1);
+    }
+
+    @Test
+    void shouldCountEveryTasksRecordsAsInputWhenTellingHowLongTheAppHasBeenQuiet() {
+        final LifecyclePassClock.Registry registry = new LifecyclePassClock.Registry();
+        final LifecyclePassClock a = registry.of(task(0));
+        final LifecyclePassClock b = registry.of(task(1));
+        assertThat(registry.of(task(0))).as("one clock per task").isSameAs(a);
+        assertThat(a.quietMs(1_000)).as("before any record").isEqualTo(Long.MAX_VALUE);
+
+        a.received(1_000);
+        b.received(1_150); // task a gets nothing while its thread works for task b: the app is not quiet
+
+        assertThat(a.quietMs(1_200)).isEqualTo(50);
+        assertThat(b.quietMs(1_200)).isEqualTo(50);
+        b.received(1_100); // a task's wall clock a little behind another's keeps the latest
+        assertThat(a.quietMs(1_400)).isEqualTo(250);
+        assertThat(new LifecyclePassClock().quietMs(1_400)).as("a clock outside the registry").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void shouldFindTheInputQuietOnlyWhenNoRecordCameSinceTheLookBeforeWhenTheStampedTimeIsStale() {
+        final LifecyclePassClock.Registry registry = new LifecyclePassClock.Registry();
+        final LifecyclePassClock a = registry.of(task(0));
+        final LifecyclePassClock b = registry.of(task(1));
+        b.received(1_000); // stamped with its batch's start time: the batch ran on for 300 ms
+        assertThat(a.quiet(1_300, 200)).as("a record came since a's look before (none)").isFalse();
+        assertThat(a.quiet(1_500, 200)).as("none since, and 500 ms without one").isTrue();
+        b.received(1_500);
+        assertThat(a.quiet(1_800, 200)).isFalse();
+        assertThat(b.quiet(1_800, 200)).as("each task's look is its own").isFalse();
+        assertThat(a.quiet(1_900, 500)).as("none since, but not quiet long enough").isFalse();
+        assertThat(a.quiet(2_000, 500)).isTrue();
+    }
+
+    private static MockProcessorContext<Object, Object> task(final int partition) {
+        return new MockProcessorContext<>(new java.util.Properties(), new TaskId(0, partition),
+            new java.io.File(System.getProperty("java.io.tmpdir"), "lifecycle-pass-clock-test"));
     }
 
     @Test

@@ -281,8 +281,12 @@ class ObservationsTest {
                 driver.advanceWallClock(Duration.ofMillis(100));
                 assertThat(observations(driver)).as("input quiet for 100 ms: not yet").isEmpty();
                 driver.advanceWallClock(Duration.ofMillis(150));
+                assertThat(observations(driver)).as("the first look after the last record (200 ms) never finds it quiet")
+                    .isEmpty();
+                driver.advanceWallClock(Duration.ofMillis(200));
             }
-            assertThat(observations(onQuiet)).as("quiet for 250 ms ≥ lifecycle.observe.quiet.ms").hasSize(1);
+            assertThat(observations(onQuiet)).as("no record since the look before and quiet for 400 ms ≥ "
+                + "lifecycle.observe.quiet.ms").hasSize(1);
             assertThat(observations(onInterval)).as("only on the 60-s interval").isEmpty();
 
             onInterval.advanceWallClock(Duration.ofSeconds(60));

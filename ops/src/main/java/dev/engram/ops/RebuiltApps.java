@@ -1,0 +1,113 @@
+package dev.engram.ops;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import dev.engram.config.EngramConfig;
+import dev.engram.consolidator.ConsolidatorApp;
+import dev.engram.embedder.KnownVectors;
+import dev.engram.extractor.ExtractorApp;
+import dev.engram.retriever.RetrieverApp;
+import dev.engram.runtime.StreamsRunner;
+
+/**
+ * The apps a {@link Rebuild} runs in this JVM, all started at once (each consumes what the one before writes as it is
+ * written: the consolidator the extractor's candidates, the retriever the consolidator's {@code memory-updated}) and
+ * closed in reverse order. The consolidator runs with its embedder counted ({@link KnownVectors}, no vector known): a
+ * rebuild without re-extraction embeds nothing, and the report says so. Not thread-safe.
+ */
+final class RebuiltApps implements AutoCloseable {
+
+    private final List<AutoCloseable> running = new ArrayList<>();
+    private final Map<Rebuild.App, StreamsRunner> runners = new EnumMap<>(Rebuild.App.class);
+    private final Map<Rebuild.App, Long> started = new EnumMap<>(Rebuild.App.class);
+    private final PrintStream out;
+    private ExtractorApp extractor;
+    private RetrieverApp.Handle retriever;
+    private KnownVectors observations;
+
+    /** @param out where a failure to stop an app is told */
+    RebuiltApps(final PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * Starts the apps, in order; returns once each was asked to start (not when RUNNING).
+     *
+     * @param apps the apps, in flow order (extractor, consolidator, retriever)
+     * @param config their config ({@link Rebuild#replayConfig})
+     */
+    void start(final List<Rebuild.App> apps, final EngramConfig config) {
+        for (final Rebuild.App a : apps) {
+            started.put(a, System.nanoTime());
+            switch (a) {
+                case EXTRACTOR -> {
+                    extractor = ExtractorApp.start(config);
+                    running.add(extractor);
+                    runners.put(a, extractor.runner());
+                }
+                case CONSOLIDATOR -> {
+                    final KnownVectors[] wrapped = new KnownVectors[1];
+                    final ConsolidatorApp c = ConsolidatorApp.start(config, e -> wrapped[0] = new KnownVectors(e, Map.of()));
+                    observations = wrapped[0];
+                    running.add(c);
+                    runners.put(a, c.runner());
+                }
+                default -> {
+                    retriever = RetrieverApp.start(config);
+                    running.add(retriever);
+                    runners.put(a, retriever.runner());
+                }
+            }
+        }
+    }
+
+    /** @return the app's Streams runner */
+    StreamsRunner runner(final Rebuild.App a) {
+        return runners.get(a);
+    }
+
+    /** @return wall time since the app was started, seconds */
+    double secondsSinceStart(final Rebuild.App a) {
+        return (System.nanoTime() - started.get(a)) / 1e9;
+    }
+
+    /**
+     * @return for the extractor, whether it holds no consumed conversation whose candidates are not written yet;
+     *     for the others always true
+     */
+    BooleanSupplier idle(final Rebuild.App a) {
+        final ExtractorApp x = extractor;
+        return a == Rebuild.App.EXTRACTOR ? () -> x.pendingConversations() == 0 : () -> true;
+    }
+
+    /** @return the rebuilt retriever (its read model), or null when it is not rebuilt */
+    RetrieverApp.Handle retriever() {
+        return retriever;
+    }
+
+    /** @return observation texts the rebuilt consolidator took from known vectors (0 without a consolidator) */
+    long observationVectorsReused() {
+        return observations == null ? 0 : observations.reused();
+    }
+
+    /** @return observation texts the rebuilt consolidator embedded (0 without a consolidator) */
+    long observationTextsEmbedded() {
+        return observations == null ? 0 : observations.embedded();
+    }
+
+    @Override
+    public void close() {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            try {
+                running.get(i).close();
+            } catch (Exception e) {
+                out.println("Error while stopping " + running.get(i).getClass().getSimpleName() + ": " + e);
+            }
+        }
+    }
+}
