@@ -10,7 +10,9 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
 import dev.engram.config.ConfigValues;
 import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
@@ -36,7 +38,12 @@ import dev.engram.scoring.Vectors;
  *       value already lists this exact statement (conversation, message indexes, event time) among
  *       its sources → {@link Outcome#DUPLICATE}. Reinforcing a memory that already lists the
  *       candidate's conversation never counts as one more confirmation (a redelivery is not evidence):
- *       it only adds the messages the candidate cites, and is a duplicate when it cites none new.</li>
+ *       it only adds the messages the candidate cites, and is a duplicate when it cites none new.
+ *       <b>Two readings of one turn</b> are not one statement: an episode of the user's turn (unkeyed, not a
+ *       summary or an exchange) is never a duplicate of, nor folded into (rules 2 and 5), a memory with other words
+ *       citing the same message — the LLM's fact beside the offline episodes ({@code llm.extraction.episodes}) keeps
+ *       what the model chose of the turn ("Melanie's family has been supportive"), the turn as said keeps the rest
+ *       ("… we enjoyed camping in the forest"), which list questions ask for.</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
  *       same key and value (reason NEGATED, {@code validTo} = the candidate's event time) when it
  *       was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
@@ -251,13 +258,14 @@ public final class Consolidator {
         if (candidate.getImportance() < settings.minImportance() || candidate.getConfidence() < settings.minConfidence()) {
             return Decision.nothing(Outcome.BELOW_THRESHOLD);
         }
-        if (UserFacts.alreadySeen(candidate, userMemories)) {
+        final float[] candidateVector = Vectors.toArray(candidate.getEmbedding());
+        if (UserFacts.alreadySeen(candidate, userMemories, m -> otherReadingOfTurn(candidate, candidateVector, m))) {
             return Decision.nothing(Outcome.DUPLICATE);
         }
         if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
             return MemoryWrites.create(candidate);
         }
-        final float[] vector = Vectors.toArray(candidate.getEmbedding());
+        final float[] vector = candidateVector;
         if (candidate.getKey() != null && candidate.getNegated()) {
             return retract(candidate, userMemories, vector);
         }
@@ -283,6 +291,9 @@ public final class Consolidator {
             }
             if (candidate.getKey() != null && existing.getKey() != null && !candidate.getKey().equals(existing.getKey())) {
                 continue; // another fact slot: never merged, never superseded
+            }
+            if (otherReadingOfTurn(candidate, vector, existing)) {
+                continue; // the turn as said beside another extractor's reading of it: never folded into that reading
             }
             final boolean factOntoUnkeyed = candidate.getKey() != null && existing.getKey() == null;
             final double similarity = settings.scale().similarity(candidate.getEmbeddingModel(), hit.similarity());
@@ -323,6 +334,32 @@ public final class Consolidator {
             break; // hits come by descending similarity: nothing further is close enough
         }
         return createOrRevive(candidate, userMemories, vector);
+    }
+
+    /**
+     * @param candidate a candidate
+     * @param vector its embedding
+     * @param existing a memory of the user
+     * @return whether the candidate is an episode of the user's turn (unkeyed, EPISODIC, not a summary or an exchange)
+     *     and the memory cites that same message in other words (not above {@code dedup.reinforce.threshold}: a
+     *     restatement that close is the same reading): the same message read by another extractor (an LLM's fact
+     *     beside the offline episodes, {@code llm.extraction.episodes}), whose paraphrase keeps what it chose of the
+     *     turn; folding the turn into it would drop what the paraphrase left out
+     */
+    private boolean otherReadingOfTurn(final MemoryCandidate candidate, final float[] vector, final Memory existing) {
+        if (candidate.getType() != MemoryType.EPISODIC || candidate.getKey() != null
+            || ExtractedMemory.isExchange(candidate.getDisplayName())
+            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())
+            || candidate.getContent().equals(existing.getContent())) {
+            return false;
+        }
+        for (final SourceRef ref : existing.getSources()) {
+            if (ref.getConversationId().equals(candidate.getConversationId())
+                && ref.getMessageIndexes().stream().anyMatch(candidate.getSourceMessageIndexes()::contains)) {
+                return similarity(candidate, vector, existing) <= settings.reinforceThreshold();
+            }
+        }
+        return false;
     }
 
     /** The archived memory the candidate restates back to ACTIVE (rule 6), else a new memory. */

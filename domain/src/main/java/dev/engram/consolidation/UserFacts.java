@@ -21,10 +21,14 @@ final class UserFacts {
     }
 
     /**
+     * @param candidate a candidate
+     * @param userMemories the user's memories
+     * @param otherReading memories that read the candidate's message otherwise (never its duplicate)
      * @return true when the candidate's id is a memory, or a memory of the same key and value lists
-     *     this exact statement among its sources
+     *     this exact statement among its sources (not one of {@code otherReading}: another reading of the same message)
      */
-    static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories) {
+    static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories,
+                               final java.util.function.Predicate<Memory> otherReading) {
         final String value = MemoryIds.normalize(candidate.getValue());
         for (final Memory memory : userMemories) {
             if (memory.getMemoryId().equals(candidate.getCandidateId())) {
@@ -33,6 +37,9 @@ final class UserFacts {
             if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)
                 || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
                 continue; // an observation cites its statements' messages: another statement of one is not a duplicate
+            }
+            if (otherReading.test(memory)) {
+                continue; // the turn as said is not the other extractor's reading of the same message
             }
             for (final SourceRef source : memory.getSources()) {
                 if (source.getConversationId().equals(candidate.getConversationId())
