@@ -55,7 +55,6 @@ final class PhaseProbe implements AutoCloseable {
 
     /** How long {@link #close} waits for the notifications of collections that ended before it. */
     private static final long NOTIFICATION_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
-    private static final long CLOCK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How long after a pause a due request still counts as queued behind its backlog (p99MsAwayFromGcPauses). */
     static final long BACKLOG_MS = 100;
 
@@ -75,7 +74,10 @@ final class PhaseProbe implements AutoCloseable {
     private final long collectionsBefore;
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final NotificationListener listener = this::onNotification;
+    /** The collections that ended after the probe started (by their sequence number, not their mapped time). */
     private final List<Pause> pauses = new ArrayList<>();
+    /** Per collector, how many collections it had run when the probe started; a later GcInfo id is this phase's. */
+    private final Map<String, Long> collectionsBeforeByCollector = new java.util.concurrent.ConcurrentHashMap<>();
     private final AllocationStages.Snapshot allocatedBefore;
     private long survivorMaxBytes;
     private long promotedBytes;
@@ -93,6 +95,7 @@ final class PhaseProbe implements AutoCloseable {
         this.startNanos = System.nanoTime();
         for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (isPauseBean(gc.getName()) && gc instanceof NotificationEmitter emitter) {
+                collectionsBeforeByCollector.put(gc.getName(), Math.max(0, gc.getCollectionCount()));
                 emitter.addNotificationListener(listener, null, null);
                 emitters.add(emitter);
             }
@@ -166,8 +169,8 @@ final class PhaseProbe implements AutoCloseable {
         final long[] dues;
         final long[] ends;
         synchronized (this) {
-            // GcInfo's times are whole ms: a pause may map up to 1 ms before it really was
-            during = pauses.stream().filter(p -> p.endNanos() + CLOCK_SLACK_NANOS >= startNanos && p.startNanos() <= endNanos)
+            // every pause kept began after the start (its id); one notified after close may still arrive
+            during = pauses.stream().filter(p -> p.startNanos() <= endNanos)
                 .toList();
             dues = java.util.Arrays.copyOf(due, requests);
             ends = java.util.Arrays.copyOf(end, requests);
@@ -295,6 +298,12 @@ final class PhaseProbe implements AutoCloseable {
         final long stop = startNanos + TimeUnit.MILLISECONDS.toNanos(info.getGcInfo().getEndTime() - uptimeAtStartMs);
         final Map<String, java.lang.management.MemoryUsage> poolsBefore = info.getGcInfo().getMemoryUsageBeforeGc();
         final Map<String, java.lang.management.MemoryUsage> poolsAfter = info.getGcInfo().getMemoryUsageAfterGc();
+        // whether it ran in the phase is decided by its sequence number: GcInfo's times count from a JVM-internal
+        // stamp taken after the uptime's origin, so on a JVM started under load they map early (by up to its
+        // start-up time) and a collection of the phase could look as if it ended before the probe started
+        if (info.getGcInfo().getId() <= collectionsBeforeByCollector.getOrDefault(info.getGcName(), 0L)) {
+            return;
+        }
         synchronized (this) {
             pauses.add(new Pause(info.getGcName(), start, Math.max(start, stop)));
             survivorMaxBytes = Math.max(survivorMaxBytes, used(poolsAfter, "Survivor"));
@@ -315,18 +324,12 @@ final class PhaseProbe implements AutoCloseable {
     }
 
     /**
-     * @return the notified collections that ended since the phase started; one that ended just before it is not
+     * @return the notified collections that ran since the phase started; one that ended just before it is not
      *     counted, though its notification may arrive after the listener was added (it would end the wait in
      *     {@link #close} before the phase's own collection is notified)
      */
     private synchronized int notified() {
-        int n = 0;
-        for (final Pause p : pauses) {
-            if (p.endNanos() + CLOCK_SLACK_NANOS >= startNanos) {
-                n++;
-            }
-        }
-        return n;
+        return pauses.size();
     }
 
     private static long collections() {
