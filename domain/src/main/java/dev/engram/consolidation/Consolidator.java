@@ -10,9 +10,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
-import dev.engram.avro.MemoryType;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.avro.SourceRef;
 import dev.engram.config.ConfigValues;
 import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
@@ -336,30 +334,9 @@ public final class Consolidator {
         return createOrRevive(candidate, userMemories, vector);
     }
 
-    /**
-     * @param candidate a candidate
-     * @param vector its embedding
-     * @param existing a memory of the user
-     * @return whether the candidate is an episode of the user's turn (unkeyed, EPISODIC, not a summary or an exchange)
-     *     and the memory cites that same message in other words (not above {@code dedup.reinforce.threshold}: a
-     *     restatement that close is the same reading): the same message read by another extractor (an LLM's fact
-     *     beside the offline episodes, {@code llm.extraction.episodes}), whose paraphrase keeps what it chose of the
-     *     turn; folding the turn into it would drop what the paraphrase left out
-     */
+    /** {@link UserFacts#otherReadingOfTurn} with this consolidator's similarity and reinforce threshold. */
     private boolean otherReadingOfTurn(final MemoryCandidate candidate, final float[] vector, final Memory existing) {
-        if (candidate.getType() != MemoryType.EPISODIC || candidate.getKey() != null
-            || ExtractedMemory.isExchange(candidate.getDisplayName())
-            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())
-            || candidate.getContent().equals(existing.getContent())) {
-            return false;
-        }
-        for (final SourceRef ref : existing.getSources()) {
-            if (ref.getConversationId().equals(candidate.getConversationId())
-                && ref.getMessageIndexes().stream().anyMatch(candidate.getSourceMessageIndexes()::contains)) {
-                return similarity(candidate, vector, existing) <= settings.reinforceThreshold();
-            }
-        }
-        return false;
+        return UserFacts.otherReadingOfTurn(candidate, existing, m -> similarity(candidate, vector, m), settings.reinforceThreshold());
     }
 
     /** The archived memory the candidate restates back to ACTIVE (rule 6), else a new memory. */

@@ -6,6 +6,7 @@ import java.util.Objects;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
@@ -68,5 +69,35 @@ final class UserFacts {
             }
         }
         return current;
+    }
+
+    /**
+     * Two readings of one turn (the Consolidator's rule 1): the same message read by another extractor (an LLM's
+     * fact beside the offline episodes, {@code llm.extraction.episodes}) keeps what its paraphrase chose of the turn;
+     * folding the turn as said into it would drop what the paraphrase left out.
+     *
+     * @param candidate a candidate
+     * @param existing a memory of the user
+     * @param similarity the candidate's calibrated similarity to a memory (0 across embedding models)
+     * @param reinforceThreshold {@code dedup.reinforce.threshold}: a restatement above it is the same reading
+     * @return whether the candidate is an episode of the user's turn (unkeyed, EPISODIC, not a summary or an exchange)
+     *     and the memory cites that same message in other words (similarity not above {@code reinforceThreshold})
+     */
+    static boolean otherReadingOfTurn(final MemoryCandidate candidate, final Memory existing,
+                                      final java.util.function.ToDoubleFunction<Memory> similarity,
+                                      final double reinforceThreshold) {
+        if (candidate.getType() != MemoryType.EPISODIC || candidate.getKey() != null
+            || ExtractedMemory.isExchange(candidate.getDisplayName())
+            || ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())
+            || candidate.getContent().equals(existing.getContent())) {
+            return false;
+        }
+        for (final SourceRef ref : existing.getSources()) {
+            if (ref.getConversationId().equals(candidate.getConversationId())
+                && ref.getMessageIndexes().stream().anyMatch(candidate.getSourceMessageIndexes()::contains)) {
+                return similarity.applyAsDouble(existing) <= reinforceThreshold;
+            }
+        }
+        return false;
     }
 }
