@@ -66,7 +66,7 @@ final class TenantRoutes {
             .setCategories(categories(body.get("categories")))
             .setInstructions(optionalText(body, "instructions"))
             .setDisabledCategories(strings(body.get("disabledCategories"), "disabledCategories"))
-            .setRetentionDays(optionalInt(body, "retentionDays", "retentionDays"))
+            .setRetentionDays(optionalDays(body, "retentionDays", "retentionDays"))
             .setDailyTokenBudget(optionalLong(body, "dailyTokenBudget", TenantPolicy.MAX_DAILY_TOKEN_BUDGET))
             .setUpdatedBy(ApiAccess.actor(ctx)).setUpdatedAt(now).build();
         final List<String> problems = new ArrayList<>(TenantPolicy.problems(settings));
@@ -140,7 +140,7 @@ final class TenantRoutes {
             out.add(CustomCategory.newBuilder().setName(requiredText(c, "name"))
                 .setDescription(requiredText(c, "description"))
                 .setKeywords(strings(c.get("keywords"), "keywords"))
-                .setTtlDays(optionalInt(c, "ttlDays", "categories[].ttlDays")).build());
+                .setTtlDays(optionalDays(c, "ttlDays", "categories[].ttlDays")).build());
         }
         return out;
     }
@@ -181,7 +181,12 @@ final class TenantRoutes {
         return value.asText().isBlank() ? null : value.asText().strip();
     }
 
-    private static Integer optionalInt(final JsonNode node, final String field, final String label) {
+    /**
+     * @return the field, a number of days (its range 0..{@link TenantPolicy#MAX_DAYS} checked by
+     *     {@link TenantPolicy#problems}), null when absent or null
+     * @throws ApiProblem 400 naming that range when it is not a whole number or does not fit an int
+     */
+    private static Integer optionalDays(final JsonNode node, final String field, final String label) {
         final java.math.BigInteger value = wholeNumber(node, field, label, TenantPolicy.MAX_DAYS);
         if (value != null && value.bitLength() >= Integer.SIZE) {
             throw outOfRange(label, TenantPolicy.MAX_DAYS, value);

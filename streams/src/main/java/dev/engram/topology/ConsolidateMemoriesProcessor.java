@@ -146,7 +146,6 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     /** Applies one candidate or command. */
     private void consolidate(final Record<String, Object> record) {
         // what this record writes is readable downstream at the commit: asked for once the input is quiet
-        idleCommit.input();
         idleCommit.output();
         if (record.value() instanceof MemoryCommand command) {
             commands.apply(record.key(), command);

@@ -128,7 +128,15 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
 
     @Override
     public void process(final Record<String, byte[]> record) {
-        idleCommit.input();
+        try {
+            extract(record);
+        } finally {
+            idleCommit.processed(); // the wait for a free slot is no quiet input: a backlog commits at the interval
+        }
+    }
+
+    /** Submits one conversation, forwarding what finished; waits while {@code maxPending} are in flight. */
+    private void extract(final Record<String, byte[]> record) {
         final Optional<RecordMetadata> source = context.recordMetadata();
         final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
@@ -148,7 +156,6 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             inFlight.peekFirst().outcome().exceptionally(e -> null).join();
             drain();
         }
-        idleCommit.processed(); // the wait for a free slot is no quiet input: a backlog commits at the interval
     }
 
     @Override

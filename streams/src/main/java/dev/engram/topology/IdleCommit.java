@@ -43,13 +43,9 @@ final class IdleCommit {
         context.schedule(Duration.ofMillis(QUIET_MS), PunctuationType.WALL_CLOCK_TIME, now -> check());
     }
 
-    /** A record arrived (the input is not quiet). */
-    void input() {
-        lastInput = nanoTime.getAsLong();
-    }
-
     /**
-     * The task is done with a record: the quiet time counts from here, not from the record's arrival. A record whose
+     * The task is done with a record (call it after every record, however it ended): the quiet time counts from here,
+     * not from the record's arrival (the punctuation cannot run while a record is processed). A record whose
      * processing takes longer than {@value #QUIET_MS} ms (the extractor waiting for a free slot with
      * {@code extractor.max.in.flight} conversations in flight, a consolidator record running the lifecycle pass) is
      * not a quiet input: counted from the arrival, a backlog committed after nearly every such record instead of

@@ -26,7 +26,6 @@ class IdleCommitTest {
 
     @Test
     void shouldAskForACommitWhenTheInputHasBeenQuietAfterOutput() {
-        idle.input();
         idle.output();
         idle.processed();
         now.addAndGet(2 * MS);
@@ -41,14 +40,12 @@ class IdleCommitTest {
     void shouldNotCountALongRecordAsQuietInputWhenItsProcessingEndsWithTheNextRecordWaiting() {
         // the extractor waiting 200 ms for a free slot (or the consolidator running its lifecycle pass) inside one
         // record: the quiet time starts when the record is done, and the backlog's next record comes at once
-        idle.input();
         idle.output();
         now.addAndGet(200 * MS);
         idle.processed();
         punctuate();
         assertThat(context.committed()).as("a backlog commits at commit.interval.ms, not after every long record")
             .isFalse();
-        idle.input();
         idle.processed();
         now.addAndGet(IdleCommit.QUIET_MS * MS);
         punctuate();
@@ -57,7 +54,6 @@ class IdleCommitTest {
 
     @Test
     void shouldNotCommitWithoutOutputWhenTheInputIsQuiet() {
-        idle.input();
         idle.processed();
         now.addAndGet(50 * MS);
         punctuate();
