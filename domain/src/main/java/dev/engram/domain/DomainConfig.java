@@ -131,10 +131,13 @@ public final class DomainConfig implements ConfigGroup {
                 "Messages longer than this many characters send the conversation to the dead-letter topic.")
             .define(MAX_FUTURE_MS, Type.LONG, DEFAULT_MAX_FUTURE_MS, Range.between(0, 100L * 365 * DAY_MS), Importance.LOW,
                 "How far after the receiver's wall clock an event time may lie, ms (default 1 h, the tolerance Kafka 4 "
-                    + "gives a record's timestamp by default, message.timestamp.after.max.ms). The consolidator's "
-                    + "lifecycle time (when its daily pass runs and the time it ages memories to) ignores a record dated "
-                    + "more than this after its wall clock, so one bad date (9999, a typo, a client's wrong clock) never "
-                    + "ages the other users of its partition; the record itself is still consolidated.")
+                    + "gives a record's timestamp by default, message.timestamp.after.max.ms). A conversation whose "
+                    + "completedAt or a message's timestamp lies later is refused: POST .../conversations answers 400, the "
+                    + "MCP tool save_conversation an error, bin/engram ingest refuses the line, and the extractor "
+                    + "dead-letters one written to conversations-completed directly (a replay runs later, so it accepts "
+                    + "what the live run accepted). The consolidator's lifecycle time (when its daily pass runs and the "
+                    + "time it ages memories to) ignores a record dated more than this after its own clock, so one bad "
+                    + "date (9999, a typo, a client's wrong clock) never ages the other users of its partition.")
             .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
                 "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
                     + "the estimated probability that it answers the query) is at least this; below it is never "

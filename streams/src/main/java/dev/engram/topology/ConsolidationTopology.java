@@ -217,7 +217,11 @@ public final class ConsolidationTopology {
         final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
         // the lifecycle pass runs at the record that crosses its interval, from either processor of the task; its
         // changes go to UPDATED_SINK, ARCHIVED_SINK and PROFILES_SINK, children of both processors (below)
-        final LifecyclePassClock.Registry clocks = new LifecyclePassClock.Registry();
+        final io.micrometer.core.instrument.Counter ahead = io.micrometer.core.instrument.Counter
+            .builder("engram.records.ahead").description("Records dated more than input.max.future.ms after the"
+                + " consolidator's clock: consolidated, but moving no lifecycle time").tag("application", AppIds.CONSOLIDATOR)
+            .register(registry);
+        final LifecyclePassClock.Registry clocks = new LifecyclePassClock.Registry(ahead::increment);
         final Topology topology = new Topology()
             .addSource(SOURCE, Topic.MEMORY_CANDIDATES.keyDeserializer(),
                 Topic.MEMORY_CANDIDATES.valueDeserializer(config), Topic.MEMORY_CANDIDATES.name())

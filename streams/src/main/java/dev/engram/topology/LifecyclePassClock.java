@@ -32,10 +32,14 @@ import org.slf4j.LoggerFactory;
  * memory of the partition to that date (STALE, EXPIRED, superseded ones hard-deleted by the retention rule), and as
  * no later record moves a stream time of 9999, the partition never ran another pass. Here such a record does not move
  * the lifecycle time ({@link #arrived}: a warning names the user key and the time, at most once a minute per task);
- * the record itself is still consolidated (its own user's memories carry its time). A stream time restored from the
+ * the record itself is still consolidated (its own user's memories carry its time), and counted
+ * ({@code engram.records.ahead}). A stream time restored from the
  * committed offsets beyond the bound is not taken either: the task starts as if it had none, and its next record
  * within the bound runs a pass. The bound is the one the edges (HTTP, MCP, ingest, the extractor) refuse event times
- * beyond, so what reaches the consolidator through them never meets it.
+ * beyond, so what reaches the consolidator through them never meets it. The other inputs carry times no client sets:
+ * a command's {@code issuedAt} and an access report's {@code accessedAt} are the retriever's clock when it took the
+ * request, a re-embedding command's the memory's own latest time; a retriever with a clock far ahead is bounded here
+ * like any other producer.
  *
  * <p><b>Replay determinism.</b> For records within the bound (every record the edges let through: an event time at
  * most the bound after the wall clock of the edge that accepted it, which is earlier than the consolidator's), the
@@ -77,19 +81,23 @@ final class LifecyclePassClock {
     private final AtomicLong appLastRecordWallClockMs;
     private final AtomicLong appRecords;
     private long appRecordsAtLastLook = -1;
+    private final Runnable onAhead;
 
     /** A clock of its own (no other task's records count for its quiet). */
     LifecyclePassClock() {
-        this(new AtomicLong(Long.MIN_VALUE), new AtomicLong());
+        this(new AtomicLong(Long.MIN_VALUE), new AtomicLong(), () -> { });
     }
 
     /**
      * @param appLastRecordWallClockMs the wall-clock time of the latest record of any task sharing it
      * @param appRecords the records of every task sharing it, so far
+     * @param onAhead told of each record beyond the bound (a counter)
      */
-    private LifecyclePassClock(final AtomicLong appLastRecordWallClockMs, final AtomicLong appRecords) {
+    private LifecyclePassClock(final AtomicLong appLastRecordWallClockMs, final AtomicLong appRecords,
+                               final Runnable onAhead) {
         this.appLastRecordWallClockMs = appLastRecordWallClockMs;
         this.appRecords = appRecords;
+        this.onAhead = onAhead;
     }
 
     /**
@@ -146,6 +154,7 @@ final class LifecyclePassClock {
         if (beyond(timestamp, wallClockMs)) {
             ignored++;
             ignoredSinceWarning++;
+            onAhead.run();
             if (!warned || wallClockMs - lastWarningWallClockMs >= WARN_INTERVAL_MS) {
                 LOG.warn("Task {}: a record of {} at {} lies more than input.max.future.ms={} ms after the wall clock ({});"
                     + " it is consolidated but does not move the lifecycle time ({}), so it ages no memory of its"
@@ -233,6 +242,20 @@ final class LifecyclePassClock {
         private final Map<String, LifecyclePassClock> tasks = new ConcurrentHashMap<>();
         private final AtomicLong lastRecordWallClockMs = new AtomicLong(Long.MIN_VALUE);
         private final AtomicLong records = new AtomicLong();
+        private final Runnable onAhead;
+
+        /** Clocks that count records beyond the bound nowhere but in their warnings. */
+        Registry() {
+            this(() -> { });
+        }
+
+        /**
+         * @param onAhead told of each record of any task whose timestamp lies beyond the bound (the counter
+         *     {@code engram.records.ahead})
+         */
+        Registry(final Runnable onAhead) {
+            this.onAhead = onAhead;
+        }
 
         /**
          * @param context a processor's context
@@ -240,7 +263,7 @@ final class LifecyclePassClock {
          */
         LifecyclePassClock of(final ProcessorContext<?, ?> context) {
             return tasks.computeIfAbsent(UserMemoryCache.Registry.taskKey(context),
-                k -> new LifecyclePassClock(lastRecordWallClockMs, records));
+                k -> new LifecyclePassClock(lastRecordWallClockMs, records, onAhead));
         }
 
         /**

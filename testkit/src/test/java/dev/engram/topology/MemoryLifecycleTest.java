@@ -89,6 +89,7 @@ class MemoryLifecycleTest {
             assertThat(driver.consolidator().memory("evil/u-zed", fact("evil/u-zed", "c-9", "9999-12-31T00:00:00Z",
                 "city", "Paris", "Lives in Paris").getCandidateId()).getStatus()).as("its own memory is kept")
                 .isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidatorMeters().get("engram.records.ahead").counter().count()).isEqualTo(1.0);
 
             driver.advanceTo(day(121)); // the passes go on at the legitimate records' times
             assertThat(driver.consolidator().memory(ann, employer.getCandidateId()).getArchiveReason())
