@@ -19,7 +19,7 @@ import dev.engram.port.KindPrior;
 /**
  * The settings the memory domain owns ({@link ConfigGroup} {@code domain}): what the domain decides with: the storage
  * floors ({@code memory.*}), dedup and contradiction thresholds ({@code dedup.*}), ranking ({@code retrieval.*}), the
- * input limits ({@code input.max.messages}, {@code input.max.message.chars}), the lifecycle pass ({@code lifecycle.*}),
+ * input limits ({@code input.max.messages}, {@code input.max.message.chars}, {@code input.max.future.ms}), the lifecycle pass ({@code lifecycle.*}),
  * the similarity scale ({@code embedding.similarity.floors}) and PII handling ({@code privacy.pii.action}). Registered
  * as a service, composed onto the core definition; the keys are this class's constants.
  */
@@ -41,6 +41,16 @@ public final class DomainConfig implements ConfigGroup {
     public static final String CONTEXT_BUDGET_TOKENS = "retrieval.context.budget.tokens";
     public static final String MAX_MESSAGES = "input.max.messages";
     public static final String MAX_MESSAGE_CHARS = "input.max.message.chars";
+    /** How far after the receiver's wall clock an event time may lie, ms ({@link #DEFAULT_MAX_FUTURE_MS}). */
+    public static final String MAX_FUTURE_MS = "input.max.future.ms";
+    /**
+     * The default of {@link #MAX_FUTURE_MS}: 1 h, the tolerance Kafka 4 gives a record's timestamp by default: the
+     * topic setting {@code message.timestamp.after.max.ms}, whose broker default is
+     * {@code ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT} = 3,600,000 ms (kafka-server-common 4.3.1;
+     * {@code Long.MAX_VALUE} before Kafka 4.0). Engram's topics lift the broker's limit ({@code TopicSetup}), so old data
+     * replays; this setting is where the pipeline applies Kafka's tolerance instead.
+     */
+    public static final long DEFAULT_MAX_FUTURE_MS = 3_600_000L;
     public static final String MIN_RELEVANCE = "retrieval.min.relevance";
     public static final String MIN_TOP_RELEVANCE = "retrieval.min.top.relevance";
     public static final String SKIP_COVERED_EPISODES = "retrieval.skip.covered.episodes";
@@ -119,6 +129,15 @@ public final class DomainConfig implements ConfigGroup {
                 "Conversations with more messages are sent to the dead-letter topic.")
             .define(MAX_MESSAGE_CHARS, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                 "Messages longer than this many characters send the conversation to the dead-letter topic.")
+            .define(MAX_FUTURE_MS, Type.LONG, DEFAULT_MAX_FUTURE_MS, Range.between(0, 100L * 365 * DAY_MS), Importance.LOW,
+                "How far after the receiver's wall clock an event time may lie, ms (default 1 h, the tolerance Kafka 4 "
+                    + "gives a record's timestamp by default, message.timestamp.after.max.ms). A conversation whose "
+                    + "completedAt or a message's timestamp lies later is refused: POST .../conversations answers 400, the "
+                    + "MCP tool save_conversation an error, bin/engram ingest refuses the line, and the extractor "
+                    + "dead-letters one written to conversations-completed directly (a replay runs later, so it accepts "
+                    + "what the live run accepted). The consolidator's lifecycle time (when its daily pass runs and the "
+                    + "time it ages memories to) ignores a record dated more than this after its own clock, so one bad "
+                    + "date (9999, a typo, a client's wrong clock) never ages the other users of its partition.")
             .define(MIN_RELEVANCE, Type.DOUBLE, 0.002, Range.between(0.0, 1.0), Importance.LOW,
                 "A memory is a retrieval candidate only if its calibrated relevance (the semantic component, 0..1: "
                     + "the estimated probability that it answers the query) is at least this; below it is never "

@@ -1,5 +1,6 @@
 package dev.engram.validation;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,6 +30,14 @@ import dev.engram.domain.DomainConfig;
  * which is accepted and counted ({@link #replacements}); a lone surrogate still in a decoded string is
  * counted the same way.
  *
+ * <p>Event times ahead of the receiver ({@link #futureProblem}): a {@code completedAt} or message timestamp more than
+ * {@code input.max.future.ms} after the wall clock of whoever checks it (the HTTP route, ingest, the extractor) is
+ * refused. The record's event time is the consolidator's clock for every user of its partition, so one conversation
+ * dated 9999 (a typo of 2062 for 2026, a client's wrong clock) would age all of them; the consolidator bounds its
+ * lifecycle time the same way for what reaches it anyway. This is the one check that reads a wall clock, so it is
+ * apart from {@link #problem}: a replay runs later than the live run, so what the live run accepted is accepted again;
+ * only a conversation the live run refused can be accepted by a replay run after its date has passed.
+ *
  * <p>Reasons name the field and the limit, never the text itself (the dead-letter headers must not
  * leak conversation content).
  */
@@ -45,6 +54,7 @@ public final class ConversationValidator {
     private final int maxMessages;
     private final int maxMessageChars;
     private final int maxRecordBytes;
+    private final long maxFutureMs;
 
     /**
      * @param maxMessages most messages a conversation may have, ≥ 1
@@ -60,18 +70,78 @@ public final class ConversationValidator {
      * @param maxRecordBytes largest serialized record, bytes ({@code input.max.record.bytes}: what ingest sends)
      */
     public ConversationValidator(final int maxMessages, final int maxMessageChars, final int maxRecordBytes) {
-        this.maxMessages = maxMessages;
-        this.maxMessageChars = maxMessageChars;
-        this.maxRecordBytes = maxRecordBytes;
+        this(maxMessages, maxMessageChars, maxRecordBytes, DomainConfig.DEFAULT_MAX_FUTURE_MS);
     }
 
     /**
-     * @param config reads {@code input.max.messages}, {@code input.max.message.chars} and {@code input.max.record.bytes}
+     * @param maxMessages most messages a conversation may have, ≥ 1
+     * @param maxMessageChars most characters one message may have, ≥ 1
+     * @param maxRecordBytes largest serialized record, bytes ({@code input.max.record.bytes}: what ingest sends)
+     * @param maxFutureMs how far after the receiver's wall clock an event time may lie, ms ({@code input.max.future.ms})
+     */
+    public ConversationValidator(final int maxMessages, final int maxMessageChars, final int maxRecordBytes,
+                                 final long maxFutureMs) {
+        this.maxMessages = maxMessages;
+        this.maxMessageChars = maxMessageChars;
+        this.maxRecordBytes = maxRecordBytes;
+        this.maxFutureMs = maxFutureMs;
+    }
+
+    /**
+     * @param config reads {@code input.max.messages}, {@code input.max.message.chars}, {@code input.max.record.bytes}
+     *     and {@code input.max.future.ms}
      * @return a validator with the configured limits
      */
     public static ConversationValidator from(final ConfigValues config) {
         return new ConversationValidator(config.getInt(DomainConfig.MAX_MESSAGES),
-            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(CoreConfig.MAX_RECORD_BYTES));
+            config.getInt(DomainConfig.MAX_MESSAGE_CHARS), config.getInt(CoreConfig.MAX_RECORD_BYTES),
+            config.getLong(DomainConfig.MAX_FUTURE_MS));
+    }
+
+    /**
+     * Whether an event time of the conversation lies more than {@code input.max.future.ms} after the receiver's wall
+     * clock: {@code completedAt} first (a message without a timestamp of its own takes it), then each message's
+     * timestamp (each becomes the event time of the memories drawn from it).
+     *
+     * @param conversation a decoded conversation (missing times are {@link #problem}'s to report)
+     * @param wallClockMs the receiver's wall-clock time now, ms since the epoch
+     * @return why it is refused (the field, its value, the latest time accepted, the setting), or empty
+     */
+    public Optional<String> futureProblem(final ConversationCompleted conversation, final long wallClockMs) {
+        return futureProblem(conversation, wallClockMs, maxFutureMs);
+    }
+
+    /**
+     * {@link #futureProblem(ConversationCompleted, long)} with the bound given.
+     *
+     * @param conversation a decoded conversation
+     * @param wallClockMs the receiver's wall-clock time now, ms since the epoch
+     * @param maxFutureMs how far after it an event time may lie, ms ({@code input.max.future.ms})
+     * @return why it is refused, or empty
+     */
+    public static Optional<String> futureProblem(final ConversationCompleted conversation, final long wallClockMs,
+                                                 final long maxFutureMs) {
+        final long latest = wallClockMs + maxFutureMs;
+        if (conversation.getCompletedAt() != null && conversation.getCompletedAt().toEpochMilli() > latest) {
+            return Optional.of(ahead("completedAt", conversation.getCompletedAt(), wallClockMs, maxFutureMs));
+        }
+        if (conversation.getMessages() != null) {
+            for (int i = 0; i < conversation.getMessages().size(); i++) {
+                final Message message = conversation.getMessages().get(i);
+                if (message != null && message.getTimestamp() != null && message.getTimestamp().toEpochMilli() > latest) {
+                    return Optional.of(ahead("messages[" + i + "].timestamp", message.getTimestamp(), wallClockMs,
+                        maxFutureMs));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String ahead(final String field, final Instant at, final long wallClockMs, final long maxFutureMs) {
+        return field + " " + at + " lies ahead of this receiver's clock (" + Instant.ofEpochMilli(wallClockMs)
+            + ") by more than " + DomainConfig.MAX_FUTURE_MS + "=" + maxFutureMs + " ms: the latest event time accepted"
+            + " now is " + Instant.ofEpochMilli(wallClockMs + maxFutureMs) + " (an event time is when the conversation"
+            + " happened; a date ahead would age the memories of every user of its partition)";
     }
 
     /**

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
  * Exit 0 on success.
  */
 @Command(name = "topics", mixinStandardHelpOptions = true,
-    description = "Create Engram's topics (topics.partitions partitions each) on a running cluster; existing ones keep their settings except the timestamp limits (event times 1970 … 9999).")
+    description = "Create Engram's topics (topics.partitions partitions each) on a running cluster; existing ones keep their settings except the timestamp limits (a topic takes any record timestamp; the pipeline bounds event times, input.max.future.ms).")
 public final class TopicsCommand implements Callable<Integer> {
 
     @Mixin
@@ -40,7 +40,8 @@ public final class TopicsCommand implements Callable<Integer> {
             final List<String> aligned = TopicSetup.alignTimestampLimits(admin);
             if (!aligned.isEmpty()) {
                 System.out.println("Set message.timestamp.after.max.ms and message.timestamp.before.max.ms to their"
-                    + " maximum (event times 1970 … 9999) on " + aligned.size() + " existing topic(s): " + aligned);
+                    + " maximum (the topic takes any record timestamp; the pipeline bounds event times, input.max.future.ms)"
+                    + " on " + aligned.size() + " existing topic(s): " + aligned);
             }
             return 0;
         }

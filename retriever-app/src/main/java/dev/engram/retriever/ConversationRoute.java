@@ -34,8 +34,10 @@ import io.javalin.http.Context;
  * time the request was received (written into the record, so a replay sees the same time). {@code tenantId} and
  * {@code userId} may be repeated in the body only with the path's values. Unlike ingest, which lets an invalid
  * conversation reach the extractor's dead-letter topic, this route refuses it at once: a field that is not
- * understood, a wrong type or anything {@link ConversationValidator} refuses is a 400 naming the field; a record
- * over {@code input.max.record.bytes} a 413.
+ * understood, a wrong type or anything {@link ConversationValidator} refuses is a 400 naming the field, among them an
+ * event time ({@code completedAt}, a message's {@code timestamp}) more than {@code input.max.future.ms} (1 h) after the
+ * retriever's clock ({@link ConversationValidator#futureProblem}: one date ahead would age every user of its
+ * partition); a record over {@code input.max.record.bytes} a 413.
  *
  * <p><b>Answer</b>: 202 {@code {"conversationId", "status": "ACCEPTED", "messages"}} once the broker has acknowledged
  * the record (a 503 with Retry-After when it could not be published). <b>Idempotent for the same content</b>: the
@@ -48,7 +50,10 @@ final class ConversationRoute {
     private static final Set<String> FIELDS = Set.of("tenantId", "userId", "conversationId", "messages", "completedAt",
         "metadata", "agentId");
     private static final Set<String> MESSAGE_FIELDS = Set.of("index", "role", "content", "timestamp");
-    /** Latest event time accepted, as ingest: the last instant of year 9999. */
+    /**
+     * Latest event time that can be read, as ingest: the last instant of year 9999. What is accepted is bounded far
+     * tighter, by {@code input.max.future.ms} after the receive time ({@link ConversationValidator#futureProblem}).
+     */
     private static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private final ApiAccess auth;
@@ -75,7 +80,7 @@ final class ConversationRoute {
         final UserKey user = auth.user(ctx);
         final int[] replaced = {0};
         final ConversationCompleted conversation = parse(user, WriteRoutes.body(ctx, replaced), replaced, clock.instant());
-        validator.problem(conversation).ifPresent(problem -> {
+        validator.problem(conversation).or(() -> validator.futureProblem(conversation, clock.millis())).ifPresent(problem -> {
             throw ApiProblem.badRequest(problem);
         });
         if (replaced[0] > 0) {

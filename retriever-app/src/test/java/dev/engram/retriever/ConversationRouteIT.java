@@ -97,4 +97,38 @@ class ConversationRouteIT {
             assertThat(answer.body()).as(body).contains(named);
         });
     }
+
+    @Test
+    void shouldRefuseAnEventTimeMoreThanAnHourAheadWithA400NamingTheValueTheLimitAndTheSetting() {
+        final Instant inTwoHours = Instant.now().plus(Duration.ofHours(2)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        final Map<String, String> refusals = Map.of(
+            "{\"conversationId\": \"c-9999\", \"completedAt\": \"9999-12-31T00:00:00Z\", \"messages\": ["
+                + "{\"role\": \"user\", \"content\": \"I will retire in Lisbon.\"}]}",
+            "completedAt 9999-12-31T00:00:00Z",
+            "{\"conversationId\": \"c-ahead\", \"completedAt\": \"2025-05-02T10:00:00Z\", \"messages\": ["
+                + "{\"role\": \"user\", \"content\": \"hi\", \"timestamp\": \"2025-05-02T09:59:00Z\"},"
+                + "{\"role\": \"user\", \"content\": \"again\", \"timestamp\": \"" + inTwoHours + "\"}]}",
+            "messages[1].timestamp " + inTwoHours);
+        refusals.forEach((body, named) -> {
+            final HttpResponse<String> answer = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY, body);
+            assertThat(answer.statusCode()).as(body + " -> " + answer.body()).isEqualTo(400);
+            assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(answer.body()).as(body).contains(named, "input.max.future.ms=3600000",
+                "the latest event time accepted now is");
+        });
+        // a client clock a few minutes fast is within the hour
+        final Instant soon = Instant.now().plus(Duration.ofMinutes(5));
+        final HttpResponse<String> accepted = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY,
+            "{\"conversationId\": \"c-soon\", \"completedAt\": " + soon.toEpochMilli() + ", \"messages\": ["
+                + "{\"role\": \"user\", \"content\": \"I like tea.\"}]}");
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        final List<String> ids = new java.util.ArrayList<>();
+        dev.engram.testing.EmbeddedKafka.waitUntil(() -> {
+            ids.clear();
+            published(1).forEach(r -> ids.add(r.value().getConversationId()));
+            return ids.contains("c-soon");
+        }, Duration.ofSeconds(60), "c-soon on " + Topic.CONVERSATIONS_COMPLETED.name());
+        assertThat(ids).doesNotContain("c-9999", "c-ahead");
+    }
 }

@@ -253,6 +253,19 @@ class McpEndpointIT {
     }
 
     @Test
+    void shouldAnswerAToolErrorNamingTheSettingWhenAConversationIsDatedInYear9999() {
+        try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
+            final McpSchema.CallToolResult future = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-9999", "completedAt", "9999-12-31T00:00:00Z", "messages",
+                    List.of(Map.of("role", "user", "content", "I will retire in Lisbon.")))));
+
+            assertThat(future.isError()).as(text(future)).isTrue();
+            assertThat(text(future)).startsWith("400").contains("completedAt 9999-12-31T00:00:00Z",
+                "input.max.future.ms=3600000", "the latest event time accepted now is");
+        }
+    }
+
+    @Test
     void shouldRefuseAClientWithoutAValidKey() {
         assertThatThrownBy(() -> client(null)).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");
         assertThatThrownBy(() -> client("not-a-key")).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");

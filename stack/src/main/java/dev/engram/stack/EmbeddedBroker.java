@@ -190,7 +190,8 @@ public final class EmbeddedBroker implements AutoCloseable {
         // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention
         // would delete a replayable log by the age of the conversation, not of the write.
         p.put("log.retention.ms", "-1");
-        // ... and may lie far in the future (ingest accepts up to 9999): Kafka 4 refuses more than 1 h ahead by default
+        // ... and topics take any timestamp (old data replays; the pipeline bounds event times itself with
+        // input.max.future.ms): Kafka 4 refuses more than 1 h ahead by default
         p.put("log.message.timestamp.after.max.ms", String.valueOf(Long.MAX_VALUE));
         // The one size limit (input.max.record.bytes + headroom), also for topics created without it.
         p.put("message.max.bytes", String.valueOf(dev.engram.config.EngramConfig.defaults().maxMessageBytes()));

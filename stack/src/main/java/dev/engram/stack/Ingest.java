@@ -14,10 +14,12 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
+import dev.engram.domain.DomainConfig;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.serde.RecordSerdes;
 import dev.engram.topics.Topic;
 import dev.engram.topics.TopicSerdes;
+import dev.engram.validation.ConversationValidator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -41,6 +43,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@code max.request.size}) and the topics Engram creates allow that limit plus headroom, so an
  * accepted record is never refused further on. One conversation is one record: nothing is half-sent.
  *
+ * <p>Time: a conversation whose {@code completedAt} or a message's timestamp lies more than {@code input.max.future.ms}
+ * (1 h by default) after this machine's clock is refused the same way, with the time and the setting named
+ * ({@link ConversationValidator#futureProblem}): the record's time would be the consolidator's clock for every user of
+ * its partition. The topics still take any timestamp (old data replays).
+ *
  * <p>Thread-safe as KafkaProducer is; send failures are counted and the first ones kept for the
  * report (with the input line), they do not stop the ingest.
  */
@@ -52,6 +59,7 @@ public final class Ingest implements AutoCloseable {
     private final org.apache.kafka.common.serialization.Serializer<ConversationCompleted> serializer;
     private final int maxRecordBytes;
     private final String limitName;
+    private final long maxFutureMs;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -86,9 +94,24 @@ public final class Ingest implements AutoCloseable {
      */
     public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final int maxRecordBytes,
                   final String limitName, final RecordSerdes serdes) {
+        this(bootstrapServers, overrides, maxRecordBytes, limitName, serdes,
+            EngramConfig.defaults().getLong(DomainConfig.MAX_FUTURE_MS));
+    }
+
+    /**
+     * @param bootstrapServers the cluster
+     * @param overrides extra producer settings (win over the defaults)
+     * @param maxRecordBytes largest serialized record sent, bytes
+     * @param limitName what the limit is called in refusals, e.g. {@code input.max.record.bytes}
+     * @param serdes the value format of the pipeline ({@code serde.format})
+     * @param maxFutureMs how far after this machine's clock an event time may lie, ms ({@code input.max.future.ms})
+     */
+    public Ingest(final String bootstrapServers, final Map<String, Object> overrides, final int maxRecordBytes,
+                  final String limitName, final RecordSerdes serdes, final long maxFutureMs) {
         this.serializer = serdes.serde(ConversationCompleted.class).serializer();
         this.maxRecordBytes = maxRecordBytes;
         this.limitName = limitName;
+        this.maxFutureMs = maxFutureMs;
         final Map<String, Object> props = new java.util.HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -113,7 +136,7 @@ public final class Ingest implements AutoCloseable {
     /**
      * An ingest that writes as the pipeline is configured: values in {@code serde.format} (the schema registry's wire
      * format under subject {@code conversations-completed-value} with {@code registry}), compressed with
-     * {@code ingest.compression.type}.
+     * {@code ingest.compression.type}, event times up to {@code input.max.future.ms} after this machine's clock.
      *
      * @param bootstrapServers the cluster
      * @param config the pipeline's config
@@ -125,7 +148,8 @@ public final class Ingest implements AutoCloseable {
     public static Ingest of(final String bootstrapServers, final EngramConfig config, final int maxRecordBytes,
                             final String limitName) {
         return new Ingest(bootstrapServers, Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG,
-            config.getString(StackConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config));
+            config.getString(StackConfig.INGEST_COMPRESSION)), maxRecordBytes, limitName, TopicSerdes.of(config),
+            config.getLong(DomainConfig.MAX_FUTURE_MS));
     }
 
     /**
@@ -147,7 +171,8 @@ public final class Ingest implements AutoCloseable {
      * Sends one conversation (asynchronously).
      *
      * @param conversation the record
-     * @throws ConversationSources.Refused if its serialized size is over the limit (nothing is sent)
+     * @throws ConversationSources.Refused if its serialized size is over the limit or an event time lies too far ahead
+     *     (nothing is sent)
      */
     public void send(final ConversationCompleted conversation) {
         send(conversation.getConversationId(), conversation);
@@ -158,10 +183,13 @@ public final class Ingest implements AutoCloseable {
      *
      * @param location where it came from, e.g. {@code line 7}
      * @param conversation the record
-     * @throws ConversationSources.Refused if its serialized size is over the limit, or it cannot be
-     *     serialized (nothing is sent)
+     * @throws ConversationSources.Refused if its serialized size is over the limit, an event time lies more than
+     *     {@code input.max.future.ms} after this machine's clock, or it cannot be serialized (nothing is sent)
      */
     public void send(final String location, final ConversationCompleted conversation) {
+        ConversationValidator.futureProblem(conversation, System.currentTimeMillis(), maxFutureMs).ifPresent(problem -> {
+            throw new ConversationSources.Refused(problem);
+        });
         final byte[] value;
         try {
             value = serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), conversation);

@@ -298,7 +298,10 @@ final class JsonLinesFile {
 
     /** Earliest event time: Kafka record timestamps cannot be negative. */
     static final Instant MIN_TIME = Instant.EPOCH;
-    /** Latest event time accepted: the last instant of year 9999. */
+    /**
+     * Latest event time that is read: the last instant of year 9999. A line beyond it cannot become a record; what
+     * ingest publishes is bounded far tighter, by {@code input.max.future.ms} after the clock ({@link Ingest#send}).
+     */
     static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
 
     /**

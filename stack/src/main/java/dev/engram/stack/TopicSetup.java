@@ -23,8 +23,11 @@ import dev.engram.topics.Topic;
  * (record timestamps are event time, so time retention would delete old conversations on arrival) and
  * {@code max.message.bytes} from {@code input.max.record.bytes}, and {@code message.timestamp.after.max.ms} and
  * {@code message.timestamp.before.max.ms} at their maximum ({@link #TIMESTAMP_LIMITS}): record timestamps are
- * event time, which ingest and the extractor accept from 1970 to 9999, and Kafka 4's default refuses a timestamp
- * more than one hour ahead of the broker's clock (ingest's "send failed" for a conversation dated next year).
+ * event time, and a topic takes any of them, so old data replays whatever its date and whatever a producer wrote;
+ * what the pipeline accepts is bounded by {@code input.max.future.ms} (1 h after the receiver's clock) at its edges
+ * (HTTP, MCP, ingest, the extractor's dead letters) and in the consolidator's lifecycle time. Kafka 4's default
+ * refuses a timestamp more than one hour ahead of the broker's clock, which would fail a replay or a task on a record
+ * written before.
  * {@code memory-updated} keeps
  * {@code cleanup.policy=delete} for now; it
  * could become compacted once every consumer tolerates seeing only the latest event per key;
@@ -33,8 +36,8 @@ import dev.engram.topics.Topic;
 public final class TopicSetup {
 
     /**
-     * The topic configs that let a topic take any event time Engram accepts (1970 … 9999): no limit on how far a
-     * record's timestamp may be ahead of or behind the broker's clock.
+     * The topic configs that let a topic take any record timestamp: no limit on how far it may be ahead of or behind
+     * the broker's clock (the pipeline bounds event times itself, {@code input.max.future.ms}).
      */
     public static final java.util.Map<String, String> TIMESTAMP_LIMITS = java.util.Map.of(
         TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, String.valueOf(Long.MAX_VALUE),

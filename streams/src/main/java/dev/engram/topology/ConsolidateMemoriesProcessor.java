@@ -133,12 +133,14 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
 
     @Override
     public void process(final Record<String, Object> record) {
+        // a record dated beyond input.max.future.ms is consolidated, but does not move the task's lifecycle time
+        clock.arrived(record.key(), record.timestamp(), context.currentSystemTimeMs());
         try {
             consolidate(record);
         } finally {
-            // the lifecycle pass due at this record's stream time runs now, in every run (LifecyclePassClock)
+            // the lifecycle pass due at this record's lifecycle time runs now, in every run (LifecyclePassClock)
             clock.received(context.currentSystemTimeMs());
-            clock.advanced(context.currentStreamTimeMs());
+            clock.advanced();
             idleCommit.processed(); // a long record (the pass) is no quiet input
         }
     }

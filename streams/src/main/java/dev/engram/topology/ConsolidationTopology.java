@@ -47,16 +47,19 @@ import dev.engram.topics.AppIds;
  * memory-access (String user key, MemoryAccessed)
  *   └─ read-memory-access
  *        └─ maintain-memory-lifecycle  [memories-by-user-store, profiles-store, erasures-store, memory-access-store,
- *                                       observation-pending-store; the pass every lifecycle.interval.ms of stream
- *                                       time, run by the record crossing it (either processor: LifecyclePassClock);
+ *                                       observation-pending-store; the pass every lifecycle.interval.ms of
+ *                                       lifecycle time (stream time without records dated beyond
+ *                                       input.max.future.ms), run by the record crossing it (either processor:
+ *                                       LifecyclePassClock);
  *                                       WALL_CLOCK every lifecycle.observe.interval.ms, or once the input is
  *                                       quiet for lifecycle.observe.quiet.ms (pending observations)]
  *             └─ write-memory-updated, write-memory-archived, write-user-profiles
  * </pre>
  *
  * <p>{@code maintain-memory-lifecycle} ({@link MemoryLifecycleProcessor}) applies retrieval hits and
- * runs the lifecycle rules of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on stream
- * time; both processors share the stores, so one task owns all of a user's state.
+ * runs the lifecycle rules of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete) on lifecycle
+ * time (the stream time without records dated more than {@code input.max.future.ms} after the wall clock); both
+ * processors share the stores, so one task owns all of a user's state.
  *
  * <p>Stores (persistent RocksDB, changelogged as {@code engram-consolidator-<store>-changelog}):
  * {@link StoreNames#MEMORIES} ({@code <user key>\0<memory id>} → Memory, every status) and
@@ -214,7 +217,11 @@ public final class ConsolidationTopology {
         final UserMemoryCache.Registry caches = new UserMemoryCache.Registry(UserMemoryCache.MAX_MEMORIES);
         // the lifecycle pass runs at the record that crosses its interval, from either processor of the task; its
         // changes go to UPDATED_SINK, ARCHIVED_SINK and PROFILES_SINK, children of both processors (below)
-        final LifecyclePassClock.Registry clocks = new LifecyclePassClock.Registry();
+        final io.micrometer.core.instrument.Counter ahead = io.micrometer.core.instrument.Counter
+            .builder("engram.records.ahead").description("Records dated more than input.max.future.ms after the"
+                + " consolidator's clock: consolidated, but moving no lifecycle time").tag("application", AppIds.CONSOLIDATOR)
+            .register(registry);
+        final LifecyclePassClock.Registry clocks = new LifecyclePassClock.Registry(ahead::increment);
         final Topology topology = new Topology()
             .addSource(SOURCE, Topic.MEMORY_CANDIDATES.keyDeserializer(),
                 Topic.MEMORY_CANDIDATES.valueDeserializer(config), Topic.MEMORY_CANDIDATES.name())
@@ -227,7 +234,8 @@ public final class ConsolidationTopology {
             .addProcessor(LIFECYCLE_PROCESSOR, () -> new MemoryLifecycleProcessor(lifecycle,
                 Duration.ofMillis(config.getLong(DomainConfig.LIFECYCLE_INTERVAL_MS)), guarded, lifecycleCounters, caches,
                 Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_INTERVAL_MS)),
-                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_QUIET_MS)), clocks), ACCESS_SOURCE)
+                Duration.ofMillis(config.getLong(DomainConfig.OBSERVE_QUIET_MS)), clocks,
+                config.getLong(DomainConfig.MAX_FUTURE_MS)), ACCESS_SOURCE)
             .addStateStore(memories, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(profiles, PROCESSOR, LIFECYCLE_PROCESSOR)
             .addStateStore(erasures, PROCESSOR, LIFECYCLE_PROCESSOR)

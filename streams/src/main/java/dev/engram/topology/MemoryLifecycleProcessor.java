@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * The {@code maintain-memory-lifecycle} processor of the consolidation topology: folds retrieval hits from
  * {@code memory-access} into {@link StoreNames#ACCESS} (access count, last accessed at: {@link AccessStore}) and runs the
  * lifecycle pass of {@link MemoryLifecycle} (TTL, staleness, merge, hard delete, observations) every
- * {@code lifecycle.interval.ms} of stream time, after the record of either processor that crosses the interval
+ * {@code lifecycle.interval.ms} of lifecycle time (the stream time without records dated beyond
+ * {@code input.max.future.ms}), after the record of either processor that crosses the interval
  * ({@link LifecyclePassClock}: not a STREAM_TIME punctuator, which Streams runs between batches), joining the hits with the memories; and regroups the observations of the users whose statements changed
  * on a WALL_CLOCK punctuator every {@code lifecycle.observe.interval.ms}, and with {@code lifecycle.observe.quiet.ms}
  * also as soon as the input of every task of the app has been quiet that long ({@link ObservationRegroups}: the result is the same
@@ -44,9 +45,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It shares {@link StoreNames#MEMORIES} and {@link StoreNames#PROFILES} with {@code consolidate-memories},
  * so it runs in the same task as the user's candidates (all inputs are keyed by user and
- * co-partitioned) and sees their writes. Stream time is the largest record timestamp the task has
- * seen (conversation and access event times), never the wall clock, so a replay of the same topics
- * runs the same passes at the same times with the same result.
+ * co-partitioned) and sees their writes. The lifecycle time is the largest record timestamp the task has
+ * seen (conversation, command and access event times) that was at most {@code input.max.future.ms} after the wall clock
+ * when it came ({@link LifecyclePassClock}: one record dated 9999 must not age the other users of the partition), never
+ * the wall clock itself, so a replay of the same topics runs the same passes at the same times with the same result.
  *
  * <p><b>A read never rewrites a memory.</b> A hit is a small record in {@link StoreNames#ACCESS} (12 bytes, changelogged
  * through the store's cache, so a commit interval's hits of one memory reach the changelog once), not a change of the
@@ -55,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * returned by a query came back as an ACCESSED change carrying the whole memory (one per memory and 30 s of stream
  * time). The lifecycle pass reads the counts where it needs them: staleness counts the hits as uses, a merge adds its
  * members' hits to the merged memory's counters ({@link AccessCounts}). A hit is folded at once (counts add, the
- * access time is the latest: the same state in any order), so the pass sees every hit up to its stream time. A user
+ * access time is the latest: the same state in any order), so the pass sees every hit up to its lifecycle time. A user
  * whose observations are pending is regrouped before a hit is folded, so an observation that its statements no longer
  * give loses its counts before, not after, a later hit in every run ({@link ObservationRegroups}).
  *
@@ -71,6 +73,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     private final MemoryLifecycle lifecycle;
     private final Duration interval;
+    private final long maxFutureMs;
     private final Duration observeInterval;
     private final Duration observeQuiet;
     private long lastRegroupMs;
@@ -96,11 +99,15 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
      * @param observeQuiet also regroup them once every task's input has been quiet this long (wall clock); zero = only
      *     every {@code observeInterval}
      * @param clocks when each task's lifecycle pass runs, shared with the task's {@link ConsolidateMemoriesProcessor}
+     * @param maxFutureMs how far after the task's wall clock a record's timestamp may lie and still move the task's
+     *     lifecycle time, ms ({@code input.max.future.ms}, {@link LifecyclePassClock})
      */
     MemoryLifecycleProcessor(final MemoryLifecycle lifecycle, final Duration interval,
                              final VectorIndexFactory indexFactory, final Counters counters,
                              final UserMemoryCache.Registry caches, final Duration observeInterval,
-                             final Duration observeQuiet, final LifecyclePassClock.Registry clocks) {
+                             final Duration observeQuiet, final LifecyclePassClock.Registry clocks,
+                             final long maxFutureMs) {
+        this.maxFutureMs = maxFutureMs;
         this.caches = caches;
         this.observeQuiet = observeQuiet;
         this.clocks = clocks;
@@ -122,10 +129,11 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         this.writer = new MemoryChangeWriter(context, memories, profiles, indexFactory.open(memories), cache,
             ObservationRegroups.pendingStore(context, lifecycle.observations()), access);
         this.regroups = new ObservationRegroups(context, lifecycle.observations(), writer, cache);
-        // the pass runs after the record that moves stream time into a new interval, not on a STREAM_TIME
+        // the pass runs after the record that moves the lifecycle time into a new interval, not on a STREAM_TIME
         // punctuator (which Streams checks only between batches of records: LifecyclePassClock)
         this.clock = clocks.of(context);
-        clock.start(interval.toMillis(), context.currentStreamTimeMs(), this::review);
+        clock.start(interval.toMillis(), maxFutureMs, context.currentStreamTimeMs(), context.currentSystemTimeMs(),
+            context.taskId().toString(), this::review);
         if (lifecycle.observations().enabled()) {
             lastRegroupMs = context.currentSystemTimeMs();
             final boolean quietToo = !observeQuiet.isZero() && observeQuiet.compareTo(observeInterval) < 0;
@@ -152,11 +160,12 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
 
     @Override
     public void process(final Record<String, MemoryAccessed> record) {
+        clock.arrived(record.key(), record.timestamp(), context.currentSystemTimeMs());
         try {
             fold(record);
         } finally {
             clock.received(context.currentSystemTimeMs());
-            clock.advanced(context.currentStreamTimeMs());
+            clock.advanced();
         }
     }
 
@@ -172,33 +181,40 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
             return;
         }
         // what was served is an observation of the statements as they are at this record, on any schedule
-        regroups.flush(user, streamTime());
+        regroups.flush(user, lifecycleTime());
         final int folded = access.fold(user, hits, erasedAt).size();
         if (folded > 0) {
             counters.accessed(hits.getMemoryIds().size());
         }
     }
 
-    /** The pending users' observations, regrouped (wall clock: stream time may not move for a long while). */
-    /** @return users regrouped */
+    /**
+     * The pending users' observations, regrouped (wall clock: the lifecycle time may not move for a long while).
+     *
+     * @return users regrouped
+     */
     private int regroupPending() {
-        if (context.currentStreamTimeMs() < 0) {
-            return 0; // nothing read yet, nothing pending
+        if (clock.time() < 0) {
+            return 0; // nothing read yet (within input.max.future.ms), nothing pending
         }
         final long started = System.nanoTime();
-        final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, streamTime());
+        final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, lifecycleTime());
         if (users > 0) {
             LOG.debug("Regrouped the observations of {} users in {} ms", users, (System.nanoTime() - started) / 1_000_000);
         }
         return users;
     }
 
-    /** The task's stream time (the event time of changes made outside a record's processing). */
-    private Instant streamTime() {
-        return Instant.ofEpochMilli(Math.max(0, context.currentStreamTimeMs()));
+    /**
+     * The task's lifecycle time (the event time of changes made outside a candidate's processing): its stream time
+     * without the records dated beyond {@code input.max.future.ms} ({@link LifecyclePassClock}), so a far-future
+     * record of one user does not date another user's regrouped observations.
+     */
+    private Instant lifecycleTime() {
+        return Instant.ofEpochMilli(Math.max(0, clock.time()));
     }
 
-    /** The lifecycle pass over every user of this task, at stream time {@code now} (ms). */
+    /** The lifecycle pass over every user of this task, at lifecycle time {@code now} (ms, {@link LifecyclePassClock}). */
     private void review(final long now) {
         final Instant at = Instant.ofEpochMilli(now);
         String current = null;
@@ -240,9 +256,9 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         final long millis = (System.nanoTime() - started) / 1_000_000;
         // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort
         if (millis >= SLOW_PASS_MS) {
-            LOG.warn("Consolidation pass at stream time {} over {} users took {} ms", at, users.size(), millis);
+            LOG.warn("Consolidation pass at lifecycle time {} over {} users took {} ms", at, users.size(), millis);
         } else {
-            LOG.debug("Consolidation pass at stream time {} over {} users took {} ms", at, users.size(), millis);
+            LOG.debug("Consolidation pass at lifecycle time {} over {} users took {} ms", at, users.size(), millis);
         }
     }
 

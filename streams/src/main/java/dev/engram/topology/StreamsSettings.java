@@ -99,8 +99,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), config.maxMessageBytes());
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), config.maxMessageBytes());
         props.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), String.valueOf(config.maxMessageBytes()));
-        // changelogs and repartition topics carry the input's event time (1970 … 9999): Kafka 4 would refuse one more
-        // than an hour ahead of the broker's clock, failing the task on a conversation dated next year
+        // changelogs and repartition topics carry the input's event time, which the topics take whatever it is (old
+        // data replays): Kafka 4 would refuse one more than an hour ahead of the broker's clock, failing the task
         props.put(StreamsConfig.topicPrefix(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG), String.valueOf(Long.MAX_VALUE));
         final Map<String, Object> overrides = config.kafkaProperties();
         if (!overrides.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)

@@ -271,7 +271,18 @@ class ExtractionTopologyTest {
                 new Message(0, " ", "I use IntelliJ.", t))), "message 0 has a missing or blank role"),
             Arguments.of("a timestamp before 1970", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(
                 List.of(new Message(0, "user", "I use IntelliJ.", Instant.ofEpochMilli(-5)))),
-                "message 0 has a timestamp missing or before 1970"));
+                "message 0 has a timestamp missing or before 1970"),
+            // a time ahead of the wall clock would be the consolidator's clock for every user of the partition
+            Arguments.of("completedAt in year 9999", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setCompletedAt(
+                Instant.parse("9999-12-31T00:00:00Z")), "completedAt 9999-12-31T00:00:00Z lies ahead of this receiver's"
+                + " clock"),
+            Arguments.of("a message two hours ahead", (UnaryOperator<ConversationCompleted.Builder>) b -> b.setMessages(
+                List.of(new Message(0, "user", "I use IntelliJ.", t), new Message(1, "user", "I use Vim.",
+                    Instant.now().plus(java.time.Duration.ofHours(2))))),
+                "messages[1].timestamp "),
+            Arguments.of("completedAt 400 days ahead", (UnaryOperator<ConversationCompleted.Builder>) b -> b
+                .setCompletedAt(Instant.now().plus(java.time.Duration.ofDays(400))), "by more than input.max.future.ms="
+                + DomainConfig.DEFAULT_MAX_FUTURE_MS + " ms: the latest event time accepted now is"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -300,6 +311,9 @@ class ExtractionTopologyTest {
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(candidates.readValuesToList()).extracting(MemoryCandidate::getConversationId).containsExactly("c-101");
         assertThat(count(DeadLetters.METER)).isEqualTo(1.0);
+        // conversations in = remembered + nothing to remember + dead-lettered
+        assertThat(outcome(ExtractionTopology.OUTCOME_DEAD_LETTERED, DeadLetters.STAGE_VALIDATION)).isEqualTo(1.0);
+        assertThat(outcome(ExtractionTopology.OUTCOME_REMEMBERED, "")).isEqualTo(1.0);
     }
 
     @Test

@@ -345,7 +345,7 @@ class ConsolidationTopologyTest {
             "I write Kotlin.");
         try (PipelineHarness driver = new PipelineHarness()) {
             // Arrival (record) time differs from event time on purpose.
-            driver.pipe(MIRA, candidate, Instant.parse("2030-01-01T00:00:00Z"));
+            driver.pipe(MIRA, candidate, Instant.parse("2026-01-01T00:00:00Z"));
             assertThat(driver.updated()).singleElement().satisfies(r -> {
                 assertThat(r.key()).isEqualTo(MIRA);
                 assertThat(r.timestamp()).isEqualTo(candidate.getEventTime().toEpochMilli());

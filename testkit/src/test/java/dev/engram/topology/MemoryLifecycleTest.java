@@ -61,6 +61,45 @@ class MemoryLifecycleTest {
         return builder.build();
     }
 
+    /**
+     * The defect of the README trial: one candidate dated 9999 of a user of another tenant on the same partition (the
+     * driver has one task: every user is co-partitioned) moved the task's stream time to 9999, and the pass at that time
+     * expired, staled and hard-deleted the memories of every user of the partition; no later record moved stream time
+     * again, so no pass ever ran after it. The lifecycle time ignores a record dated beyond input.max.future.ms.
+     */
+    @Test
+    void shouldKeepAnotherTenantsMemoriesAndRunLaterPassesWhenACoPartitionedCandidateIsDatedInYear9999() {
+        final String ann = "acme/u-ann";
+        try (PipelineHarness driver = new PipelineHarness(Map.of(DomainConfig.MIN_IMPORTANCE, 0.1))) {
+            final MemoryCandidate employer = fact(ann, "c-1", at(0), "employer", "Ferrovia Labs", "Works at Ferrovia Labs");
+            final MemoryCandidate bees = with(episodic(ann, "c-2", at(0), "Watched a documentary about bees."),
+                b -> b.setImportance(0.2));
+            final MemoryCandidate lyon = fact(ann, "c-3", at(0), "city", "Lyon", "Lives in Lyon");
+            driver.pipe(employer, bees, lyon, fact(ann, "c-4", at(1), "city", "Nantes", "Moved to Nantes"));
+            assertThat(driver.consolidator().memory(ann, lyon.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+
+            driver.pipe(fact("evil/u-zed", "c-9", "9999-12-31T00:00:00Z", "city", "Paris", "Lives in Paris"));
+            driver.advanceTo(day(10)); // a later legitimate record of the partition
+
+            assertThat(driver.consolidator().memory(ann, employer.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(ann, bees.getCandidateId()).getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidator().memory(ann, lyon.getCandidateId()).getStatus())
+                .as("superseded, not hard-deleted by the retention rule").isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(driver.archived()).extracting(r -> r.value().getReason()).containsOnly(ArchiveReason.SUPERSEDED);
+            assertThat(driver.consolidator().memory("evil/u-zed", fact("evil/u-zed", "c-9", "9999-12-31T00:00:00Z",
+                "city", "Paris", "Lives in Paris").getCandidateId()).getStatus()).as("its own memory is kept")
+                .isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(driver.consolidatorMeters().get("engram.records.ahead").counter().count()).isEqualTo(1.0);
+
+            driver.advanceTo(day(121)); // the passes go on at the legitimate records' times
+            assertThat(driver.consolidator().memory(ann, employer.getCandidateId()).getArchiveReason())
+                .isEqualTo(ArchiveReason.EXPIRED);
+            assertThat(driver.consolidator().memory(ann, bees.getCandidateId()).getArchiveReason())
+                .isEqualTo(ArchiveReason.STALE);
+            assertThat(driver.archived()).allSatisfy(r -> assertThat(r.timestamp()).isLessThanOrEqualTo(day(121).toEpochMilli()));
+        }
+    }
+
     @Test
     void shouldExpireARoleFactAfter120DaysAndRestartTheClockWhenItIsRestated() {
         try (PipelineHarness driver = new PipelineHarness()) {
