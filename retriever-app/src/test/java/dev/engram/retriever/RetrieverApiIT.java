@@ -609,7 +609,8 @@ class RetrieverApiIT {
             "{\"content\": \"These days I write Scala\"}");
         assertProblem(contentOnly, 400);
         assertThat(JSON.readTree(contentOnly.body()).get("detail").asText()).contains("\"value\"")
-            .contains("preferred_language");
+            .contains("preferred_language").as("an example of the fact's kind").contains("Main programming language is")
+            .doesNotContain("Lives in");
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);
