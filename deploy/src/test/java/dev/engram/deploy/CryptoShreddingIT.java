@@ -271,7 +271,7 @@ class CryptoShreddingIT {
     private static void awaitProcessed(final DemoApps apps) {
         final Duration timeout = Duration.ofSeconds(120);
         OpsTestSupport.awaitExtracted(broker.bootstrapServers(), () -> apps.extractorIdle() ? 0 : 1, timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
+        OpsTestSupport.awaitConsolidated(broker.bootstrapServers(),
             Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }

@@ -113,7 +113,7 @@ class OpsStackIT {
     private static void awaitProcessed() {
         final Duration timeout = Duration.ofSeconds(90);
         OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), timeout);
+        OpsTestSupport.awaitConsolidated(broker.bootstrapServers(), Set.of(Topic.MEMORY_CANDIDATES.name()), timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }
 
@@ -195,7 +195,7 @@ class OpsStackIT {
     @Order(2)
     void shouldRebuildTheConsolidatorAndVerifyNoDifferencesWhenRunOnTheDemoStack() {
         // the retrieval in startStack reported its hits on memory-access: let the consolidator fold them first
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
+        OpsTestSupport.awaitConsolidated(broker.bootstrapServers(),
             Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name()), Duration.ofSeconds(60));
         // and its observations regrouped (on its wall clock, seconds after the input): the state a replay ends with
         assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), Duration.ofSeconds(60)))

@@ -330,7 +330,7 @@ class ReembedIT {
     private static void awaitProcessed(final String bootstrap, final ExtractorApp extractor) {
         final Duration timeout = Duration.ofSeconds(120);
         OpsTestSupport.awaitExtracted(bootstrap, extractor::pendingConversations, timeout);
-        OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
+        OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
             timeout);
         OpsTestSupport.awaitNoLag(bootstrap, AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
     }

@@ -199,7 +199,8 @@ public final class DomainConfig implements ConfigGroup {
                 "Also regroup those users' observations once no record of any task of the app instance has come for this long "
                     + "and since the look before (looks every this many ms, wall clock), not only every "
                     + "lifecycle.observe.interval.ms; 0 (the default) = off: a live stream arriving in bursts would regroup "
-                    + "after every burst. bin/engram rebuild sets it (with a longer interval), so the replay regroups once, "
+                    + "after every burst. A quiet regrouping rewrites each user's observations completely at once (an interval's "
+                    + "at most 8 per user). bin/engram rebuild sets it (with a longer interval), so the replay regroups once, "
                     + "when its input ends; the result is the same on any schedule.")
             .define(OBSERVE_MAX_MEMBERS, Type.INT, 16, Range.between(2, 64), Importance.LOW,
                 "Statements one observation states at most (its content is also capped at 2,000 characters).")

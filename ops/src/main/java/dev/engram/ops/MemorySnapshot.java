@@ -1,6 +1,7 @@
 package dev.engram.ops;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,7 +116,24 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
     public static MemorySnapshot fromTopic(final Map<String, Object> clientProperties,
                                            final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
                                            final Deserializer<MemoryUpdated> decoder) {
-        final MemoryState state = MemoryState.read(clientProperties, fromOffsets, timeout, decoder);
+        return between(clientProperties, fromOffsets, null, timeout, decoder);
+    }
+
+    /**
+     * As {@link #fromTopic(Map, Map, Duration, Deserializer)}, up to the given end offsets: the state as it was when
+     * they were taken, so the snapshot may be read while more is appended (a rebuild's before, beside the rebuilt apps).
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param fromOffsets where to start per partition, or null
+     * @param untilOffsets where to stop per partition (exclusive), or null (the last stable offsets at the call)
+     * @param timeout how long reading may take at most
+     * @param decoder the MemoryUpdated deserializer
+     * @return the snapshot
+     */
+    static MemorySnapshot between(final Map<String, Object> clientProperties, final Map<TopicPartition, Long> fromOffsets,
+                                  final Map<TopicPartition, Long> untilOffsets, final Duration timeout,
+                                  final Deserializer<MemoryUpdated> decoder) {
+        final MemoryState state = MemoryState.read(clientProperties, fromOffsets, untilOffsets, timeout, decoder);
         return of(state.events(), state.memories());
     }
 
@@ -237,6 +255,21 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /**
+     * Prints the verify verdict.
+     *
+     * @param out where
+     * @param differences {@link #diff}
+     */
+    static void printDiff(final PrintStream out, final List<String> differences) {
+        if (differences.isEmpty()) {
+            out.println("verify: no differences");
+        } else {
+            out.printf("verify: %d user(s) differ%n", differences.size());
+            differences.forEach(d -> out.println("  " + d));
         }
     }
 }

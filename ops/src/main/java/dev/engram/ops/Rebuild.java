@@ -31,8 +31,8 @@ import org.apache.kafka.streams.StreamsConfig;
  *   <li>waits (up to 60 s) until the app's consumer group has no members, and refuses if it still has:
  *       Kafka's reset tool must only run against a stopped application ({@code force} removes the
  *       members of instances already stopped, as the reset tool's {@code --force});</li>
- *   <li>snapshots the memory state before ({@link MemorySnapshot} of {@code memory-updated}) and
- *       remembers where {@code memory-updated} ends;</li>
+ *   <li>remembers where {@code memory-updated} ends and reads the memory state before up to there
+ *       ({@link MemorySnapshot} of {@code memory-updated}) beside the next steps ({@link RebuildSnapshots});</li>
  *   <li>runs Kafka's {@code StreamsResetter} (what {@code kafka-streams-application-reset.sh} runs; {@link AppReset}):
  *       input topics back to the earliest offset, the app's internal topics (changelogs) deleted;</li>
  *   <li>deletes the app's local state directory ({@code <state.dir>/<application.id>}), as
@@ -117,7 +117,8 @@ public final class Rebuild {
      *     {@code observationVectors}, per app {@code <app>.start} (from its start until RUNNING) and {@code <app>.catchUp}
      *     (until caught up), {@code consolidator.regroup} (until no user's observations are pending),
      *     {@code snapshotAfter}; with {@code reExtract} the consolidator starts with the extractor, so its start
-     *     overlaps the extractor's phases
+     *     overlaps the extractor's phases; {@code snapshotBefore} is the wait for the state before, read beside the
+     *     other phases (its end offsets taken, then what was left to read once the apps had caught up)
      */
     public record Report(Map<App, Long> processed, long updatesWritten, MemorySnapshot before, MemorySnapshot after,
                          List<String> differences, double seconds, Map<App, Double> reprocessSeconds,
@@ -239,11 +240,12 @@ public final class Rebuild {
                         + "rebuild regroups them, so verify shows those users%n", pending);
                 }
             }
-            final MemorySnapshot before = MemorySnapshot.fromTopic(client, null, timeout, updates());
-            before.write(workDir.resolve("before.json"));
-            out.printf("Before: %s (%,d memory-updated events); written to %s%n", before.summary(), before.events(),
-                workDir.resolve("before.json"));
+            // the state before is memory-updated up to where it ends now, read beside the reset and the rebuilt apps
+            // (which only append after that end): its second or two no longer delay them
             final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topic.MEMORY_UPDATED.name()));
+            // the consolidator's state after is what it appends from there on, folded as it is written
+            final RebuildSnapshots snapshots = RebuildSnapshots.start(client, updatedEnd, timeout, this::updates,
+                workDir.resolve("before.json"), app == App.CONSOLIDATOR);
             phases.end("snapshotBefore");
 
             final Map<App, Set<String>> inputs = new HashMap<>();
@@ -256,14 +258,14 @@ public final class Rebuild {
             phases.end("reset");
             final Map<App, Long> processed = new HashMap<>();
             final Map<App, Double> reprocessSeconds = new HashMap<>();
-            try (RebuiltApps running = new RebuiltApps(out)) {
+            try (snapshots; RebuiltApps running = new RebuiltApps(out)) {
                 // an observation's vector is its statements' centroid (the consolidator embeds nothing): no vector to
                 // read back from memory-updated; the phase stays in the report (0 s) for its readers
                 if (apps.contains(App.CONSOLIDATOR)) {
                     phases.end("observationVectors");
                 }
                 // every app at once: each consumes what the one before writes as it is written
-                running.start(apps, replayConfig(config));
+                running.start(apps, replayConfig(config), updatedEnd.size());
                 final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
                 for (final App a : apps) {
                     final StreamsRunner runner = running.runner(a);
@@ -287,9 +289,12 @@ public final class Rebuild {
                         + " · %,.0f commits%n", phases.total(), a.applicationId, processed.get(a), watch.updatesSince(),
                         ReprocessWatch.commits(runner));
                 }
+                final MemorySnapshot before = snapshots.before(out);
+                phases.end("snapshotBefore");
                 final MemorySnapshot after = app == App.RETRIEVER
                     ? MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams())
-                    : MemorySnapshot.fromTopic(client, app == App.CONSOLIDATOR ? updatedEnd : null, timeout, updates());
+                    : app == App.CONSOLIDATOR ? snapshots.appended(offsets.ends(Set.of(Topic.MEMORY_UPDATED.name())))
+                    : MemorySnapshot.fromTopic(client, null, timeout, updates());
                 after.write(workDir.resolve("after.json"));
                 final List<String> differences = new ArrayList<>(before.diff(after));
                 if (withRetriever) {
@@ -356,25 +361,10 @@ public final class Rebuild {
         out.println("  wall time by phase (s): " + where);
         out.println("  before: " + report.before().summary());
         out.println("  after:  " + report.after().summary());
-        printDiff(out, report.differences());
+        MemorySnapshot.printDiff(out, report.differences());
         out.println("  snapshots: " + workDir.resolve("before.json") + ", " + workDir.resolve("after.json"));
         out.println("Restart the app's instances with an empty state directory (KafkaStreams#cleanUp, or delete "
             + "<state.dir>/" + app.applicationId + ") before they rejoin.");
-    }
-
-    /**
-     * Prints the verify verdict.
-     *
-     * @param out where
-     * @param differences {@link MemorySnapshot#diff}
-     */
-    static void printDiff(final PrintStream out, final List<String> differences) {
-        if (differences.isEmpty()) {
-            out.println("verify: no differences");
-        } else {
-            out.printf("verify: %d user(s) differ%n", differences.size());
-            differences.forEach(d -> out.println("  " + d));
-        }
     }
 
     private String bootstrapServers() {

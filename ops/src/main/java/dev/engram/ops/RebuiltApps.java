@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.embedder.KnownVectors;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The apps a {@link Rebuild} runs in this JVM, all started at once (each consumes what the one before writes as it is
@@ -40,30 +42,53 @@ final class RebuiltApps implements AutoCloseable {
      *
      * @param apps the apps, in flow order (extractor, consolidator, retriever)
      * @param config their config ({@link Rebuild#replayConfig})
+     * @param partitions the partition count of their topics (more stream threads than tasks would idle)
      */
-    void start(final List<Rebuild.App> apps, final EngramConfig config) {
+    void start(final List<Rebuild.App> apps, final EngramConfig config, final int partitions) {
+        final EngramConfig threaded = withStreamThreads(config, Runtime.getRuntime().availableProcessors(), partitions);
         for (final Rebuild.App a : apps) {
             started.put(a, System.nanoTime());
             switch (a) {
                 case EXTRACTOR -> {
+                    // its conversations are extracted and embedded on pools of their own already
                     extractor = ExtractorApp.start(config);
                     running.add(extractor);
                     runners.put(a, extractor.runner());
                 }
                 case CONSOLIDATOR -> {
                     final KnownVectors[] wrapped = new KnownVectors[1];
-                    final ConsolidatorApp c = ConsolidatorApp.start(config, e -> wrapped[0] = new KnownVectors(e, Map.of()));
+                    final ConsolidatorApp c = ConsolidatorApp.start(threaded, e -> wrapped[0] = new KnownVectors(e, Map.of()));
                     observations = wrapped[0];
                     running.add(c);
                     runners.put(a, c.runner());
                 }
                 default -> {
-                    retriever = RetrieverApp.start(config);
+                    retriever = RetrieverApp.start(threaded);
                     running.add(retriever);
                     runners.put(a, retriever.runner());
                 }
             }
         }
+    }
+
+    /**
+     * The rebuilt consolidator's and retriever's config: one stream thread per core, up to one per task
+     * ({@code kafka.num.stream.threads}, unless the deployment sets it). A live app runs one thread, its instances
+     * spread over machines; a rebuild replays every partition in one process, and one thread left the second core to
+     * the broker alone (the consolidator's catch-up is its thread's CPU). Each task still runs on one thread, in
+     * order, and its state is its own (users are partitioned), so the rebuilt state does not depend on the threads.
+     *
+     * @param config the replay config
+     * @param cores available processors
+     * @param partitions tasks per app (the topics' partition count)
+     * @return the config with the thread count
+     */
+    static EngramConfig withStreamThreads(final EngramConfig config, final int cores, final int partitions) {
+        final String key = CoreConfig.KAFKA_PREFIX + StreamsConfig.NUM_STREAM_THREADS_CONFIG;
+        if (config.kafkaProperties().containsKey(StreamsConfig.NUM_STREAM_THREADS_CONFIG)) {
+            return config;
+        }
+        return config.with(Map.of(key, Math.max(1, Math.min(cores, partitions))));
     }
 
     /** @return the app's Streams runner */

@@ -67,7 +67,7 @@ public final class VerifyCommand implements Callable<Integer> {
         out.println("before: " + then.summary());
         out.println("after:  " + now.summary());
         final List<String> differences = then.diff(now);
-        Rebuild.printDiff(out, differences);
+        MemorySnapshot.printDiff(out, differences);
         return differences.isEmpty() ? 0 : 1;
     }
 }

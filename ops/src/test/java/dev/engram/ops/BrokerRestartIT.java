@@ -15,7 +15,6 @@ import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.TopicSetup;
 import dev.engram.streams.PipelineConfig;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
@@ -54,7 +53,7 @@ class BrokerRestartIT {
             "kafka.reconnect.backoff.max.ms", 500));
         try (ConsolidatorApp app = ConsolidatorApp.start(config)) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
-            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), RECOVERY_DEADLINE);
+            OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name()), RECOVERY_DEADLINE);
 
             broker.close();
             final long stoppedAt = System.nanoTime();
@@ -63,7 +62,7 @@ class BrokerRestartIT {
 
             OpsTestSupport.sendCandidates(bootstrap, PER_PHASE, 2 * PER_PHASE);
             final double sent = (System.nanoTime() - stoppedAt) / 1e9;
-            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), RECOVERY_DEADLINE);
+            OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name()), RECOVERY_DEADLINE);
             final double caughtUp = (System.nanoTime() - stoppedAt) / 1e9;
             System.out.printf("BrokerRestartIT: broker back %.1f s after its stop, %d candidates sent at %.1f s, "
                 + "consolidator caught up (no lag) at %.1f s (load average %.1f)%n", brokerBack, PER_PHASE, sent, caughtUp,

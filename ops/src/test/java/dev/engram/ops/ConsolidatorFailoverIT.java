@@ -63,7 +63,7 @@ class ConsolidatorFailoverIT {
         try (ConsolidatorApp b = ConsolidatorApp.start(kafka.engramConfig(fastFailover));
              RetrieverApp.Handle retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, KEY + "=t:admin")))) {
             OpsTestSupport.sendCandidates(bootstrap, 0, PER_PHASE);
-            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofMinutes(3));
+            OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofMinutes(3));
             OpsTestSupport.awaitNoLag(bootstrap, AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), Duration.ofMinutes(3));
             final String expectedId = OpsTestSupport.candidate(7).getCandidateId();
             final URI uri = URI.create(retriever.baseUrl() + "/v1/tenants/t/users/u-7/memories");
@@ -88,7 +88,7 @@ class ConsolidatorFailoverIT {
 
             a.close();
             OpsTestSupport.sendCandidates(bootstrap, PER_PHASE, 2 * PER_PHASE);
-            OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofMinutes(3));
+            OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name()), Duration.ofMinutes(3));
             // at least one answer while the survivor runs alone (at load 10+ the first may take a while)
             EmbeddedKafka.waitUntil(() -> answered.get() > 0 || !wrong.isEmpty(), Duration.ofMinutes(2),
                 "an answer from the retriever after the failover (requests time out after 30 s; a timeout is not an answer)");

@@ -15,7 +15,6 @@ import dev.engram.config.CoreConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.streams.PipelineConfig;
 import dev.engram.testing.EmbeddedKafka;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -85,7 +84,7 @@ class ConsolidatorKillIT {
         final long restartedAt = System.nanoTime();
         final Process restarted = startConsolidator(props, "restarted");
         try {
-            OpsTestSupport.awaitNoLag(kafka.bootstrapServers(), AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name()),
+            OpsTestSupport.awaitConsolidated(kafka.bootstrapServers(), Set.of(Topic.MEMORY_CANDIDATES.name()),
                 Duration.ofMinutes(5));
             final double seconds = (System.nanoTime() - restartedAt) / 1e9;
             System.out.printf("ConsolidatorKillIT: the restarted consolidator caught up %.1f s after its start%n", seconds);

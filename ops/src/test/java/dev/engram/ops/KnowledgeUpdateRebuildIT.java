@@ -36,7 +36,6 @@ import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.testing.EmbeddedKafka;
 import dev.engram.testing.Waits;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,11 +152,11 @@ class KnowledgeUpdateRebuildIT {
                 .toList());
     }
 
-    /** Waits until the extractor, then the consolidator, has no lag on its inputs. */
+    /** Waits until the extractor's candidates, then the consolidator's output, are committed and readable. */
     private static void settle(final String bootstrap, final ExtractorApp extractor) {
         OpsTestSupport.awaitExtracted(bootstrap, extractor::pendingConversations, WAIT);
-        OpsTestSupport.awaitNoLag(bootstrap, AppIds.CONSOLIDATOR,
-            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), WAIT);
+        OpsTestSupport.awaitConsolidated(bootstrap, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()),
+            WAIT);
     }
 
     private static Map<String, List<Memory>> state(final String bootstrap, final EngramConfig config) {

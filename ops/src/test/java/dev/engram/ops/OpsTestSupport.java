@@ -199,23 +199,85 @@ public final class OpsTestSupport {
     }
 
     /**
-     * Waits until the extractor has consumed {@code conversations-completed} as it stood when the wait began
-     * ({@link #awaitNoLag}) and forwarded the candidates of everything it consumed (its pending count is 0).
+     * Waits until the extractor's candidates for everything it consumed are committed on {@code memory-candidates}, so
+     * that the next stage's {@link #awaitNoLag} (whose targets are the read_committed end offsets at its start) waits
+     * for them. In order:
+     * <ol>
+     *   <li>{@code conversations-completed}, then the repartition topic that a conversation read from another
+     *       partition than its user key's crosses, consumed as they stood ({@link #awaitNoLag});</li>
+     *   <li>the extractor's pending count is 0 (a quick first look: the gauge drops when a conversation's candidates
+     *       are handed to the producer, before they are even sent, let alone committed);</li>
+     *   <li>the extractor's {@code extraction-pending-store}, read from its changelog with a read_committed consumer,
+     *       holds no conversation. A conversation consumed before its candidates were forwarded is committed in that
+     *       store with its input offset, and its tombstone is written in the transaction of its candidates: an empty
+     *       committed store means every consumed conversation's candidates are committed. (A conversation forwarded
+     *       before the commit of its input offset had its candidates in that same transaction.)</li>
+     * </ol>
+     * Waiting for "no open transaction on memory-candidates" after the count reached 0 was not enough: the candidates
+     * may still sit in the producer's buffer (Kafka Streams' {@code linger.ms} 100 under exactly-once, sent at the next
+     * commit), so nothing was open yet and the wait returned before they existed on the broker
+     * ({@code KnowledgeUpdateRebuildIT}'s "no ACTIVE employer" under load).
      *
      * @param bootstrap the cluster
      * @param pendingConversations the extractor's {@code ExtractorApp#pendingConversations}
-     * @param timeout bound of each of the two waits
+     * @param timeout bound of each wait
+     * @throws AssertionError naming what was not reached
      */
     public static void awaitExtracted(final String bootstrap, final java.util.function.LongSupplier pendingConversations,
                                       final Duration timeout) {
         awaitNoLag(bootstrap, dev.engram.topics.AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), timeout);
+        awaitNoLag(bootstrap, dev.engram.topics.AppIds.EXTRACTOR,
+            Set.of(dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC), timeout);
         Waits.until("the extractor's pending conversations forwarded", timeout, pendingConversations::getAsLong,
             pending -> pending == 0);
-        // forwarded is not committed: the last candidates may sit in the extractor's open transaction, behind the last
-        // stable offset that the next stage's awaitNoLag takes as its target
+        Waits.until("no conversation in the extractor's committed " + EXTRACTION_PENDING_CHANGELOG + " (its candidates"
+            + " committed)", timeout, () -> committedPendingConversations(bootstrap, timeout), pending -> pending == 0);
+    }
+
+    /** The changelog of the extractor's {@code extraction-pending-store}. */
+    static final String EXTRACTION_PENDING_CHANGELOG = dev.engram.topics.AppIds.EXTRACTOR + "-"
+        + dev.engram.topology.StoreNames.EXTRACTION_PENDING + "-changelog";
+
+    /**
+     * @return conversations in the extractor's pending store as committed on its changelog (per partition, the latest
+     *     record of each sequence number that is not a tombstone)
+     * @throws IllegalStateException if the changelog is not read to its end within the timeout
+     */
+    static int committedPendingConversations(final String bootstrap, final Duration timeout) {
+        final Set<String> pending = new java.util.HashSet<>();
+        final boolean complete = TopicScan.toEnd(TopicScan.client(bootstrap), EXTRACTION_PENDING_CHANGELOG, null, timeout,
+            r -> {
+                final String entry = r.partition() + "/" + java.util.HexFormat.of().formatHex(r.key());
+                if (r.value() == null) {
+                    pending.remove(entry);
+                } else {
+                    pending.add(entry);
+                }
+            });
+        if (!complete) {
+            throw new IllegalStateException(EXTRACTION_PENDING_CHANGELOG + " not read to its end within " + timeout);
+        }
+        return pending.size();
+    }
+
+    /**
+     * Waits until the consolidator has consumed its inputs as they stood ({@link #awaitNoLag}) and its output on
+     * {@code memory-updated} is readable: no record there beyond the last stable offsets. The group's offsets and its
+     * output are committed in one transaction, but the broker writes the commit markers of the transaction's
+     * partitions one by one (those of {@code __consumer_offsets} through the group coordinator, the others through the
+     * log), so the offsets can be visible a moment before the output is; a read_committed reader that takes its end
+     * offsets in that moment stops short of the output.
+     *
+     * @param bootstrap the cluster
+     * @param inputs the consolidator's input topics to wait for
+     * @param timeout bound of each wait
+     * @throws AssertionError naming what was not reached
+     */
+    public static void awaitConsolidated(final String bootstrap, final Set<String> inputs, final Duration timeout) {
+        awaitNoLag(bootstrap, dev.engram.topics.AppIds.CONSOLIDATOR, inputs, timeout);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            Waits.until("memory-candidates without an open transaction (last stable offsets = high watermarks)", timeout,
-                () -> openTransactionRecords(admin, Topic.MEMORY_CANDIDATES.name()), open -> open == 0);
+            Waits.until("memory-updated without an open transaction (last stable offsets = high watermarks)", timeout,
+                () -> openTransactionRecords(admin, Topic.MEMORY_UPDATED.name()), open -> open == 0);
         }
     }
 

@@ -25,7 +25,6 @@ import dev.engram.stack.ProjectPaths;
 import dev.engram.stack.TopicScan;
 import dev.engram.stack.TopicSetup;
 import dev.engram.streams.PipelineConfig;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -66,8 +65,7 @@ class RebuildIT {
                 ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
             }
             OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, TIMEOUT);
-            OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.CONSOLIDATOR,
-                Set.of(Topic.MEMORY_CANDIDATES.name()), TIMEOUT);
+            OpsTestSupport.awaitConsolidated(broker.bootstrapServers(), Set.of(Topic.MEMORY_CANDIDATES.name()), TIMEOUT);
             assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), TIMEOUT)).isTrue();
         }
     }

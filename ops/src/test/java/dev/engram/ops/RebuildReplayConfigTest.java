@@ -12,7 +12,7 @@ import dev.engram.topology.StreamsSettings;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
-/** The settings {@link Rebuild} runs the rebuilt apps with ({@link Rebuild#replayConfig}). */
+/** The settings {@link Rebuild} runs the rebuilt apps with ({@link Rebuild#replayConfig}, {@link RebuiltApps#withStreamThreads}). */
 class RebuildReplayConfigTest {
 
     @Test
@@ -46,5 +46,20 @@ class RebuildReplayConfigTest {
 
         final EngramConfig slow = EngramConfig.defaults().with(Map.of(DomainConfig.OBSERVE_INTERVAL_MS, 600_000L));
         assertThat(Rebuild.replayConfig(slow).getLong(DomainConfig.OBSERVE_INTERVAL_MS)).isEqualTo(600_000L);
+    }
+
+    @Test
+    void shouldRunAStreamThreadPerCoreUpToOnePerPartitionWhenTheDeploymentSetsNoThreadCount() {
+        final EngramConfig replay = Rebuild.replayConfig(EngramConfig.defaults());
+        assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(replay, 2, 4), AppIds.CONSOLIDATOR)
+            .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).isEqualTo(2);
+        assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(replay, 16, 4), AppIds.CONSOLIDATOR)
+            .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).as("no thread without a task").isEqualTo(4);
+        assertThat(StreamsSettings.forApp(replay, AppIds.CONSOLIDATOR).get(StreamsConfig.NUM_STREAM_THREADS_CONFIG))
+            .as("live, and the rebuilt extractor").isEqualTo(1);
+
+        final EngramConfig own = EngramConfig.defaults().with(Map.of("kafka.num.stream.threads", 3));
+        assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(own, 2, 4), AppIds.CONSOLIDATOR)
+            .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).as("the deployment's own").isEqualTo(3);
     }
 }

@@ -194,7 +194,9 @@ public final class McpEndpoint {
 
     /**
      * Adds {@code POST /mcp}, its CORS preflight {@code OPTIONS /mcp}, and their filters (Origin and
-     * {@code MCP-Protocol-Version}: {@link McpHttpRules}; then the 401; the request metric) to the server.
+     * {@code MCP-Protocol-Version}: {@link McpHttpRules}; then the 401; the request metric) to the server. A POST's
+     * body is checked first ({@link McpMessages#invalidEnvelope}), then its {@code Accept}
+     * ({@link McpHttpRules#unacceptable}), then the tool and its arguments, before the SDK sees it.
      *
      * @param app the retriever's server
      */
@@ -214,6 +216,13 @@ public final class McpEndpoint {
             if (invalid.isPresent()) {
                 // answered here: the SDK's transport would serialize its exception, stack trace included
                 ctx.status(400).contentType("application/json").result(invalid.get());
+                return;
+            }
+            final Optional<McpHttpRules.Refusal> unacceptable = McpHttpRules.unacceptable(ctx.header("Accept"));
+            if (unacceptable.isPresent()) {
+                // answered here: the SDK's transport says -32601, "Method not found"
+                ctx.status(unacceptable.get().status()).contentType("application/json")
+                    .result(McpMessages.rpcError(-32600, unacceptable.get().message()));
                 return;
             }
             final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames)

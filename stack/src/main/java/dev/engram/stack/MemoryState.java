@@ -16,6 +16,7 @@ import dev.engram.core.UserKey;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.topics.Topic;
 import dev.engram.config.EngramConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 
@@ -65,14 +66,27 @@ public record MemoryState(long events, Map<String, List<Memory>> memories) {
     public static MemoryState read(final Map<String, Object> clientProperties,
                                    final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
                                    final Deserializer<MemoryUpdated> decoder) {
+        return read(clientProperties, fromOffsets, null, timeout, decoder);
+    }
+
+    /**
+     * Reads {@code memory-updated} from the given offsets (or the beginning) up to the given end offsets and folds it:
+     * the state as it was when those ends were taken, while more is appended ({@link TopicScan#between}).
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param fromOffsets where to start per partition, or null (the beginning)
+     * @param untilOffsets where to stop per partition (exclusive), or null (the last stable offsets at the call)
+     * @param timeout how long reading may take at most
+     * @param decoder the MemoryUpdated deserializer
+     * @return the state
+     * @throws IllegalStateException if the ends are not reached within the timeout
+     */
+    public static MemoryState read(final Map<String, Object> clientProperties,
+                                   final Map<TopicPartition, Long> fromOffsets, final Map<TopicPartition, Long> untilOffsets,
+                                   final Duration timeout, final Deserializer<MemoryUpdated> decoder) {
         final Fold fold = new Fold();
-        final boolean complete = TopicScan.toEnd(clientProperties, Topic.MEMORY_UPDATED.name(), fromOffsets, timeout, record -> {
-            try {
-                fold.add(decoder.deserialize(record.topic(), record.headers(), record.value()));
-            } catch (ErasedDataException e) {
-                // an erased user's record: unreadable by design, and gone from the fold
-            }
-        });
+        final boolean complete = TopicScan.between(clientProperties, Topic.MEMORY_UPDATED.name(), fromOffsets, untilOffsets,
+            timeout, record -> fold.add(decoder, record));
         if (!complete) {
             throw new IllegalStateException("memory-updated not read to its end within " + timeout);
         }
@@ -116,10 +130,19 @@ public record MemoryState(long events, Map<String, List<Memory>> memories) {
         return memories.values().stream().mapToLong(List::size).sum();
     }
 
-    /** The fold: per user, memory id → latest state, in order of first appearance. */
-    private static final class Fold {
+    /** The fold: per user, memory id → latest state, in order of first appearance. Not thread-safe. */
+    static final class Fold {
         private final Map<String, Map<String, Memory>> byUser = new LinkedHashMap<>();
         private long events;
+
+        /** Decodes and folds one record; an erased user's record (unreadable by design) is gone from the fold. */
+        void add(final Deserializer<MemoryUpdated> decoder, final ConsumerRecord<byte[], byte[]> record) {
+            try {
+                add(decoder.deserialize(record.topic(), record.headers(), record.value()));
+            } catch (ErasedDataException e) {
+                // skipped, as the retriever's read model skips it
+            }
+        }
 
         void add(final MemoryUpdated event) {
             if (event == null) {

@@ -59,28 +59,70 @@ public final class TopicScan {
     public static boolean toEnd(final Map<String, Object> clientProperties, final String topic,
                                 final Map<TopicPartition, Long> fromOffsets, final Duration timeout,
                                 final Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        return between(clientProperties, topic, fromOffsets, null, timeout, each);
+    }
+
+    /**
+     * Hands every committed record of {@code topic} between the start offsets and the given end offsets (exclusive) to
+     * {@code each}, in partition order: a scan of the topic as it was when those ends were taken, however much is
+     * written to it meanwhile (so it may run while a producer appends, e.g. beside a rebuild).
+     *
+     * @param clientProperties consumer properties with at least {@code bootstrap.servers}
+     * @param topic the topic
+     * @param fromOffsets where to start per partition; partitions not in it start at the beginning;
+     *     null = every partition from the beginning
+     * @param untilOffsets where to stop per partition (exclusive), e.g. last stable offsets taken earlier; a partition
+     *     not in it is read to its end offset at the call; null = every partition to its end offset at the call
+     * @param timeout how long reading may take at most (the metadata and end offsets wait up to 30 s more)
+     * @param each called per record
+     * @return whether the ends were reached within the timeout (false: what was read so far was handed over)
+     */
+    public static boolean between(final Map<String, Object> clientProperties, final String topic,
+                                  final Map<TopicPartition, Long> fromOffsets, final Map<TopicPartition, Long> untilOffsets,
+                                  final Duration timeout, final Consumer<ConsumerRecord<byte[], byte[]>> each) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(clientProperties)) {
-            final List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(partitions);
-            for (final TopicPartition tp : partitions) {
-                final Long from = fromOffsets == null ? null : fromOffsets.get(tp);
-                if (from == null) {
-                    consumer.seekToBeginning(List.of(tp));
-                } else {
-                    consumer.seek(tp, from);
-                }
+            final List<TopicPartition> partitions = assignFrom(consumer, topic, fromOffsets);
+            final Map<TopicPartition, Long> ends = new HashMap<>(consumer.endOffsets(partitions, Duration.ofSeconds(30)));
+            if (untilOffsets != null) {
+                untilOffsets.forEach((tp, end) -> ends.computeIfPresent(tp, (k, v) -> end));
             }
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             final long deadline = System.nanoTime() + timeout.toNanos();
             while (!reached(consumer, ends)) {
                 if (System.nanoTime() > deadline) {
                     return false;
                 }
-                consumer.poll(Duration.ofMillis(200)).forEach(each);
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                        each.accept(r);
+                    }
+                }
             }
             return true;
         }
+    }
+
+    /**
+     * Assigns every partition of the topic to the consumer, each at its start offset.
+     *
+     * @param consumer a consumer without a group
+     * @param topic the topic
+     * @param fromOffsets where to start per partition; partitions not in it start at the beginning; null = all
+     * @return the partitions
+     */
+    static List<TopicPartition> assignFrom(final KafkaConsumer<?, ?> consumer, final String topic,
+                                           final Map<TopicPartition, Long> fromOffsets) {
+        final List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+            .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        consumer.assign(partitions);
+        for (final TopicPartition tp : partitions) {
+            final Long from = fromOffsets == null ? null : fromOffsets.get(tp);
+            if (from == null) {
+                consumer.seekToBeginning(List.of(tp));
+            } else {
+                consumer.seek(tp, from);
+            }
+        }
+        return partitions;
     }
 
     private static boolean reached(final KafkaConsumer<?, ?> consumer, final Map<TopicPartition, Long> ends) {

@@ -142,7 +142,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
                 final boolean quiet = quietToo && clock.quiet(wallClock, observeQuiet.toMillis());
                 if (!quietToo || quiet || wallClock - lastRegroupMs >= observeInterval.toMillis()) {
                     lastRegroupMs = wallClock;
-                    if (regroupPending() > 0 && quiet) {
+                    if (regroupPending(quiet) > 0 && quiet) {
                         context.commit(); // the input is quiet: readable now, not at the next commit interval
                     }
                 }
@@ -189,16 +189,20 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     }
 
     /**
-     * The pending users' observations, regrouped (wall clock: the lifecycle time may not move for a long while).
+     * The pending users' observations, regrouped (wall clock: the lifecycle time may not move for a long while): each
+     * user completely when the input is quiet (no transaction of a record stream to keep short), else in rounds of
+     * {@value ObservationRegroups#MAX_RETEXTED_PER_USER} rewritten texts. Either way the observations end the same.
      *
+     * @param quiet whether the app's input is quiet ({@code lifecycle.observe.quiet.ms})
      * @return users regrouped
      */
-    private int regroupPending() {
+    private int regroupPending(final boolean quiet) {
         if (clock.time() < 0) {
             return 0; // nothing read yet (within input.max.future.ms), nothing pending
         }
         final long started = System.nanoTime();
-        final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, lifecycleTime());
+        final int users = regroups.flushPending(ObservationRegroups.MAX_USERS_PER_PUNCTUATION, lifecycleTime(),
+            quiet ? Integer.MAX_VALUE : ObservationRegroups.MAX_RETEXTED_PER_USER);
         if (users > 0) {
             LOG.debug("Regrouped the observations of {} users in {} ms", users, (System.nanoTime() - started) / 1_000_000);
         }

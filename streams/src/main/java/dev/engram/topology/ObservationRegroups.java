@@ -27,7 +27,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *   <li><b>Soon after.</b> A WALL_CLOCK punctuator of {@link MemoryLifecycleProcessor} regroups pending users,
  *       at most {@value #MAX_USERS_PER_PUNCTUATION} per punctuation and for about {@value #MAX_PUNCTUATION_MS} ms,
  *       every {@code lifecycle.observe.interval.ms}, writing at most {@value #MAX_RETEXTED_PER_USER} observations
- *       with a new text per user and punctuation (the user stays pending for the rest): stream time need not advance
+ *       with a new text per user and punctuation (the user stays pending for the rest; every one once the app's input
+ *       is quiet, {@code lifecycle.observe.quiet.ms}): stream time need not advance
  *       (a partition that goes quiet still gets its observations), and the writes are spread over short
  *       transactions. The daily pass writes no new text: it leaves pending users to this punctuator, and when its
  *       own rules (staleness, TTL, merges) took a statement back it applies at once only removed observations and
@@ -156,13 +157,18 @@ final class ObservationRegroups {
 
     /**
      * Regroups up to {@code max} pending users, in key order, until {@value #MAX_PUNCTUATION_MS} ms have passed;
-     * the others stay pending for the next punctuation.
+     * the others stay pending for the next punctuation. Each user writes at most {@code maxRetexted} observations with
+     * a new text and stays pending for the rest: {@value #MAX_RETEXTED_PER_USER} while records stream in,
+     * {@link Integer#MAX_VALUE} (each user completely at once) when the input is quiet, where there is no record stream
+     * whose transactions the rewrites would lengthen; a replay's users, whose every observation is new, were regrouped
+     * in rounds of 8 a quiet period apart (16 regroupings for 6 users, {@code bench rebuild}).
      *
      * @param max users at most
      * @param now event time of the changes
+     * @param maxRetexted observations with a new text per user at most
      * @return users regrouped
      */
-    int flushPending(final int max, final Instant now) {
+    int flushPending(final int max, final Instant now, final int maxRetexted) {
         if (!observations.enabled()) {
             return 0;
         }
@@ -181,7 +187,7 @@ final class ObservationRegroups {
             if (done > 0 && System.nanoTime() - started > MAX_PUNCTUATION_MS * 1_000_000) {
                 break;
             }
-            regroup(UserKey.parse(user), now, MAX_RETEXTED_PER_USER);
+            regroup(UserKey.parse(user), now, maxRetexted);
             done++;
         }
         return done;

@@ -295,6 +295,79 @@ class ObservationsTest {
         }
     }
 
+    /** Ten topics, three statements each: more groups than one capped regrouping rewrites. */
+    private static final List<List<String>> TOPICS = List.of(
+        List.of("Mira plays the piano every evening.", "Mira practices the piano every evening after dinner.",
+            "Mira loves playing the piano in the evening."),
+        List.of("Mira has a golden retriever named Max.", "Mira walks her golden retriever Max every morning.",
+            "Mira's golden retriever Max loves the park."),
+        List.of("Mira bakes sourdough bread on Sundays.", "Mira baked a loaf of sourdough bread this Sunday.",
+            "Mira keeps a sourdough starter to bake bread on Sundays."),
+        List.of("Mira is training for the Boston marathon.", "Mira ran twenty miles to train for the Boston marathon.",
+            "Mira hopes to finish the Boston marathon in under four hours."),
+        List.of("Mira paints watercolor landscapes.", "Mira painted a watercolor landscape of the lake.",
+            "Mira sells her watercolor landscape paintings at the market."),
+        List.of("Mira grows tomatoes in her vegetable garden.", "Mira harvested tomatoes from her vegetable garden.",
+            "Mira waters the tomatoes in her vegetable garden daily."),
+        List.of("Mira is learning Spanish with an online tutor.", "Mira takes Spanish lessons with her online tutor.",
+            "Mira practiced Spanish conversation with her tutor online."),
+        List.of("Mira reads mystery novels before bed.", "Mira finished another mystery novel before bed.",
+            "Mira loves reading Agatha Christie mystery novels at night."),
+        List.of("Mira cycles to work on her road bike.", "Mira rode her road bike to work in the rain.",
+            "Mira commutes to work by road bike every day."),
+        List.of("Mira collects vintage vinyl records.", "Mira bought a vintage vinyl record of Miles Davis.",
+            "Mira's vintage vinyl record collection fills a shelf."));
+
+    /** The TOPICS' statements, each in a conversation of its own, an hour apart. */
+    private static MemoryCandidate[] manyTopics() {
+        final List<MemoryCandidate> out = new java.util.ArrayList<>();
+        for (int t = 0; t < TOPICS.size(); t++) {
+            for (int i = 0; i < TOPICS.get(t).size(); i++) {
+                final int n = t * TOPICS.get(t).size() + i;
+                out.add(episodic(MIRA, "c-" + n, hour(n), TOPICS.get(t).get(i)));
+            }
+        }
+        return out.toArray(MemoryCandidate[]::new);
+    }
+
+    private static boolean pending(final PipelineHarness driver) {
+        return driver.consolidationDriver().<String, Long>getKeyValueStore(StoreNames.OBSERVATION_PENDING).get(MIRA) != null;
+    }
+
+    @Test
+    void shouldRegroupAUserCompletelyInOneQuietPunctuationWhenMoreObservationsChangeThanOnePunctuationRewritesOtherwise() {
+        final Map<String, Object> quietToo = Map.of(DomainConfig.OBSERVE_INTERVAL_MS, 60_000L,
+            DomainConfig.OBSERVE_QUIET_MS, 200L);
+        final Duration interval = Duration.ofMillis(EngramConfig.defaults().getLong(DomainConfig.OBSERVE_INTERVAL_MS));
+        try (PipelineHarness onInterval = harness();
+             PipelineHarness onQuiet = PipelineHarness.builder().config(quietToo)
+                 .observations(ScriptRoutedEmbedder.defaults()).build()) {
+            onInterval.pipe(manyTopics());
+            onInterval.advanceWallClock(interval);
+            final int firstRound = observations(onInterval).size();
+            assertThat(pending(onInterval)).as("while records may still stream in, a punctuation rewrites at most "
+                + ObservationRegroups.MAX_RETEXTED_PER_USER + " observations of a user and leaves the rest").isTrue();
+
+            onQuiet.pipe(manyTopics());
+            onQuiet.advanceWallClock(Duration.ofMillis(250)); // the first look after the last record is never quiet
+            onQuiet.advanceWallClock(Duration.ofMillis(200));
+            assertThat(pending(onQuiet)).as("quiet input: the user regrouped completely at once").isFalse();
+            assertThat(observations(onQuiet).size()).isGreaterThan(firstRound);
+            final long quietWrites = observationEvents(onQuiet).size();
+
+            int rounds = 1;
+            while (pending(onInterval) && rounds < 20) {
+                onInterval.advanceWallClock(interval);
+                rounds++;
+            }
+            assertThat(rounds).as("punctuations the capped schedule took").isGreaterThan(1);
+            assertThat(observations(onInterval)).as("the same observations on either schedule")
+                .isEqualTo(observations(onQuiet));
+            assertThat(quietWrites).as("one write per observation, not one per round")
+                .isEqualTo(observations(onQuiet).size());
+        }
+    }
+
     @Test
     void shouldNotWriteAnObservationTheUserDeletedAgain() {
         try (PipelineHarness driver = harness()) {
