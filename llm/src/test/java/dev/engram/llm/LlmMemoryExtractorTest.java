@@ -231,7 +231,7 @@ class LlmMemoryExtractorTest {
     @Test
     void shouldChunkALongConversationByTheTokenBudgetAndSummarizeIt() {
         final LlmMemoryExtractor small = extractor(LlmSettings.of(server.baseUrl(), "stub-model").withContextTokens(200)
-            .withResilience(Duration.ofSeconds(2), 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
+            .withResilience(TIMEOUT, 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
         final String[] texts = new String[8];
         for (int i = 0; i < texts.length; i++) {
             texts[i] = "Message number " + i + " says something about hiking trips and camping gear. ".repeat(4);
