@@ -22,6 +22,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * every Engram topic is partitioned by, so a user's conversations are processed in order), value the Avro
  * {@link ConversationCompleted} in the format the pipeline is configured for ({@link RecordSerdes}: single-object
  * by default, or the schema registry wire format), record timestamp = {@code completedAt} (event time).
+ * Event times ({@code completedAt}, each message's timestamp) may lie at most {@code input.max.future.ms} (1 h by
+ * default) after the extractor's clock: a later one is dead-lettered ({@code engram-extractor-dlq}), since it would age
+ * every user of its partition.
  * The producer is idempotent with {@code acks=all}, so a retry neither duplicates nor reorders a user's
  * conversations. Thread-safe as {@link KafkaProducer} is.
  */

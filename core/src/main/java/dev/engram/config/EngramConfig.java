@@ -70,7 +70,8 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
      * @param overrides settings that win over everything, e.g. from command-line flags
      * @return the config
      * @throws UncheckedIOException if the file cannot be read
-     * @throws org.apache.kafka.common.config.ConfigException if a value is invalid
+     * @throws org.apache.kafka.common.config.ConfigException if a value is invalid, or an {@code ENGRAM_} variable is a
+     *     misspelt setting ({@link EnvironmentSettings})
      */
     public static EngramConfig load(final Path file, final Map<String, String> environment,
                                     final Map<String, ?> overrides) {
@@ -84,11 +85,7 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
             }
             props.forEach((k, v) -> merged.put(k.toString(), v.toString().strip()));
         }
-        environment.forEach((name, value) -> {
-            if (name.startsWith("ENGRAM_")) {
-                merged.put(fromEnvironmentName(name.substring("ENGRAM_".length())), value);
-            }
-        });
+        merged.putAll(EnvironmentSettings.read(environment, DEFINITION.names()));
         merged.putAll(overrides);
         return new EngramConfig(merged);
     }
@@ -100,8 +97,7 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
      * @return e.g. {@code retriever.http.port}
      */
     static String fromEnvironmentName(final String name) {
-        return name.replace("___", "\u0001").replace("__", "\u0002").replace('_', '.')
-            .replace('\u0001', '-').replace('\u0002', '_').toLowerCase(java.util.Locale.ROOT);
+        return EnvironmentSettings.key(name);
     }
 
     /**

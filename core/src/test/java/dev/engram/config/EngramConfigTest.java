@@ -49,6 +49,40 @@ class EngramConfigTest {
     }
 
     @Test
+    void shouldRefuseAMisspeltSettingNamingItAndTheSettingItMeansWhenLoadingTheEnvironment() {
+        assertThatThrownBy(() -> EngramConfig.load(null, Map.of("ENGRAM_SAMPLE_SIEZ", "6"), Map.of()))
+            .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+            .hasMessageContaining("ENGRAM_SAMPLE_SIEZ (sample.siez) is no setting")
+            .hasMessageContaining("did you mean ENGRAM_SAMPLE_SIZE (sample.size)?");
+        assertThatThrownBy(() -> EngramConfig.load(null, Map.of("ENGRAM_KAFKA_BOOTSTRAP_SERVER", "broker:9093"), Map.of()))
+            .as("a kafka.* key passes through, but not a misspelling of a declared one")
+            .hasMessageContaining("did you mean ENGRAM_KAFKA_BOOTSTRAP_SERVERS (kafka.bootstrap.servers)?");
+    }
+
+    @Test
+    void shouldKeepLoadingWhenAnEngramVariableIsFarFromEverySettingOrIsNoSettingByDesign() {
+        // Kubernetes injects these into every pod of a namespace with a Service named engram-retriever
+        final EngramConfig config = EngramConfig.load(null, Map.of("ENGRAM_RETRIEVER_SERVICE_HOST", "10.0.0.7",
+            "ENGRAM_RETRIEVER_PORT", "tcp://10.0.0.7:8080", "ENGRAM_LOG_LEVEL", "INFO", "ENGRAM_API_KEY", "k",
+            "ENGRAM_SAMPLE_SIZE", "6", "ENGRAM_KAFKA_ACKS", "all"), Map.of());
+
+        assertThat(config.getInt(SampleGroup.SIZE)).isEqualTo(6);
+        assertThat(config.kafkaProperties()).containsEntry("acks", "all");
+        assertThat(config.originals()).as("the variables Engram reads elsewhere are no settings")
+            .doesNotContainKeys("log.level", "api.key");
+    }
+
+    @Test
+    void shouldNameEachSettingsVariableAsTheInverseOfTheMapping() {
+        for (final String key : EngramConfig.DEFINITION.names()) {
+            assertThat(EngramConfig.fromEnvironmentName(EnvironmentSettings.variable(key))).isEqualTo(key);
+        }
+        assertThat(EnvironmentSettings.variable("kafka.sasl_jaas-config")).isEqualTo("ENGRAM_KAFKA_SASL__JAAS___CONFIG");
+        assertThat(EnvironmentSettings.distance("retriever.http.prot", "retriever.http.port")).as("a swap").isEqualTo(1);
+        assertThat(EnvironmentSettings.distance("retriever.port", "retriever.http.port")).isEqualTo(5);
+    }
+
+    @Test
     void shouldHandKafkaItsPrefixedSettingsWithTheBootstrapServersWhenAsked() {
         final EngramConfig config = new EngramConfig(Map.of("kafka.bootstrap.servers", "a:1,b:2",
             "kafka.security.protocol", "SSL", "sample.size", 3));

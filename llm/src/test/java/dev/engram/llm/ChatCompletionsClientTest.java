@@ -45,7 +45,7 @@ class ChatCompletionsClientTest {
         final LlmSettings settings = LlmSettings.from(EngramConfig.defaults().with(Map.of(
                 LlmConfig.LLM_BASE_URL, server.baseUrl(), LlmConfig.LLM_MODEL, "m",
                 LlmConfig.LLM_RESPONSE_FORMAT, responseFormat))).orElseThrow()
-            .withResilience(Duration.ofSeconds(2), 2, Duration.ofMillis(5), Duration.ofSeconds(1));
+            .withResilience(Duration.ofSeconds(15), 2, Duration.ofMillis(5), Duration.ofSeconds(1));
         return new ChatCompletionsClient(settings, registry, "test");
     }
 

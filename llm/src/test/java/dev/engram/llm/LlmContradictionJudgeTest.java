@@ -32,7 +32,7 @@ class LlmContradictionJudgeTest {
         server = StubChatServer.start(4);
         registry = new SimpleMeterRegistry();
         judge = new LlmContradictionJudge(new ChatCompletionsClient(LlmSettings.of(server.baseUrl(), "m")
-            .withResilience(Duration.ofSeconds(1), 1, Duration.ofMillis(1), Duration.ofSeconds(1)), registry, "test"),
+            .withResilience(Duration.ofSeconds(15), 1, Duration.ofMillis(1), Duration.ofSeconds(1)), registry, "test"),
             new KeyValueContradictionJudge(), registry, "test");
     }
 

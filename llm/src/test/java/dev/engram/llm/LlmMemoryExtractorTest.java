@@ -29,6 +29,11 @@ class LlmMemoryExtractorTest {
         + "{\"type\":\"SEMANTIC\",\"category\":\"CONTEXT\",\"key\":\"office_city\",\"value\":\"Berlin\","
         + "\"content\":\"Works from the Berlin office\",\"importance\":0.7,\"confidence\":0.9,\"source\":\"EXPLICIT\",\"evidence\":[0]}]}";
 
+    /** The client's timeout in every test but the one about timeouts. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(15);
+    /** The timeout of the test about timeouts, and the delay that exceeds it. */
+    private static final Duration SHORT_TIMEOUT = Duration.ofSeconds(2);
+
     private StubChatServer server;
     private SimpleMeterRegistry registry;
     private LlmMemoryExtractor extractor;
@@ -37,8 +42,10 @@ class LlmMemoryExtractorTest {
     void start() throws Exception {
         server = StubChatServer.start(8);
         registry = new SimpleMeterRegistry();
+        // a timeout far above any loaded machine's local round trip: at 500 ms a stub reply slowed by load (CI at load 47)
+        // timed out, its scripted answer was spent on the abandoned attempt and the retry got the default responder's
         extractor = extractor(LlmSettings.of(server.baseUrl(), "stub-model")
-            .withResilience(Duration.ofMillis(500), 3, Duration.ofMillis(5), Duration.ofSeconds(1)));
+            .withResilience(TIMEOUT, 3, Duration.ofMillis(5), Duration.ofSeconds(1)));
     }
 
     private LlmMemoryExtractor extractor(final LlmSettings settings) {
@@ -166,10 +173,12 @@ class LlmMemoryExtractorTest {
 
     @Test
     void shouldRetryWhenTheServerAnswers500OrTimesOut() {
+        final LlmMemoryExtractor hasty = extractor(LlmSettings.of(server.baseUrl(), "stub-model")
+            .withResilience(SHORT_TIMEOUT, 3, Duration.ofMillis(5), Duration.ofSeconds(1)));
         server.script(StubChatServer.Reply.error(500, null),
-            StubChatServer.Reply.content(FACTS).delayed(1500), StubChatServer.Reply.content(FACTS));
+            StubChatServer.Reply.content(FACTS).delayed(SHORT_TIMEOUT.toMillis() * 4), StubChatServer.Reply.content(FACTS));
 
-        assertThat(facts(extractor.extract(case06(), null))).hasSize(2);
+        assertThat(facts(hasty.extract(case06(), null))).hasSize(2);
         assertThat(registry.counter("engram.llm.calls", "application", "test", "outcome", "server_error").count())
             .isEqualTo(1);
         assertThat(registry.counter("engram.llm.calls", "application", "test", "outcome", "timeout").count())
@@ -179,7 +188,7 @@ class LlmMemoryExtractorTest {
     @Test
     void shouldFailWithTheReasonWhenEveryAttemptIsA500AndTheBreakerStaysClosed() {
         final LlmMemoryExtractor patient = extractor(LlmSettings.of(server.baseUrl(), "stub-model")
-            .withResilience(Duration.ofMillis(500), 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
+            .withResilience(TIMEOUT, 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
         server.script(StubChatServer.Reply.error(500, null), StubChatServer.Reply.error(500, null),
             StubChatServer.Reply.error(500, null), StubChatServer.Reply.error(500, null));
 
@@ -222,7 +231,7 @@ class LlmMemoryExtractorTest {
     @Test
     void shouldChunkALongConversationByTheTokenBudgetAndSummarizeIt() {
         final LlmMemoryExtractor small = extractor(LlmSettings.of(server.baseUrl(), "stub-model").withContextTokens(200)
-            .withResilience(Duration.ofSeconds(2), 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
+            .withResilience(TIMEOUT, 2, Duration.ofMillis(1), Duration.ofSeconds(1)));
         final String[] texts = new String[8];
         for (int i = 0; i < texts.length; i++) {
             texts[i] = "Message number " + i + " says something about hiking trips and camping gear. ".repeat(4);

@@ -145,7 +145,7 @@ class ExtractionConcurrencyTest {
             server.script(emptyFence, emptyFence, emptyFence);
             final LlmMemoryExtractor extractor = new LlmMemoryExtractor(new ChatCompletionsClient(
                 LlmSettings.of(server.baseUrl(), "stub-model")
-                    .withResilience(Duration.ofSeconds(2), 3, Duration.ofMillis(1), Duration.ofSeconds(1)),
+                    .withResilience(Duration.ofSeconds(15), 3, Duration.ofMillis(1), Duration.ofSeconds(1)),
                 registry, "test"), registry, "test");
             start(extractor, 1);
 
@@ -187,7 +187,7 @@ class ExtractionConcurrencyTest {
                 server.script(down);
             }
             final LlmSettings settings = LlmSettings.of(server.baseUrl(), "stub-model")
-                .withResilience(Duration.ofSeconds(2), 3, Duration.ofMillis(1), Duration.ofMillis(200));
+                .withResilience(Duration.ofSeconds(15), 3, Duration.ofMillis(1), Duration.ofMillis(200));
             final LlmMemoryExtractor extractor = new LlmMemoryExtractor(
                 new ChatCompletionsClient(settings, registry, "test"), registry, "test");
             start(extractor, 4);

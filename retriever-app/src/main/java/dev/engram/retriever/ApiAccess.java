@@ -65,10 +65,14 @@ final class ApiAccess {
     }
 
     /**
-     * Refuses (415) a write whose declared {@code Content-Type} is not JSON. The three types a browser may send
+     * Refuses (415) a write whose declared {@code Content-Type} is not JSON as this API reads it: {@code application/json}
+     * with no charset or {@code charset=utf-8} (any case, quoted or not). The three types a browser may send
      * cross-site without a CORS preflight ({@code text/plain}, {@code application/x-www-form-urlencoded},
      * {@code multipart/form-data}; Fetch standard, "CORS-safelisted request-header") would otherwise let any web
-     * page the user visits post conversations to a loopback API with authentication off. A body without a
+     * page the user visits post conversations to a loopback API with authentication off. Another charset is refused
+     * rather than read as UTF-8 (JSON is UTF-8, RFC 8259 section 8.1: {@code charset=ISO-8859-1} would have its
+     * non-ASCII text decoded wrongly or refused as invalid UTF-8 with a misleading detail), and so is another JSON
+     * type ({@code application/merge-patch+json}: no route applies a merge patch; a PUT is whole). A body without a
      * {@code Content-Type} is read as JSON, as before.
      *
      * @param ctx a {@code /v1} request; only POST, PUT and PATCH are checked
@@ -83,10 +87,21 @@ final class ApiAccess {
         if (declared == null || declared.isBlank()) {
             return;
         }
-        final String type = declared.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!"application/json".equals(type) && !(type.startsWith("application/") && type.endsWith("+json"))) {
-            throw new ApiProblem(415, "Content-Type \"" + type + "\" is not accepted: send the body as "
-                + "application/json (Content-Type: application/json).");
+        final String[] parts = declared.split(";");
+        final String type = parts[0].trim().toLowerCase(Locale.ROOT);
+        final String accepted = "send the body as application/json, in UTF-8 (Content-Type: application/json, "
+            + "optionally with charset=utf-8).";
+        if (!"application/json".equals(type)) {
+            throw new ApiProblem(415, "Content-Type \"" + type + "\" is not accepted: " + accepted);
+        }
+        for (int i = 1; i < parts.length; i++) {
+            final String[] parameter = parts[i].split("=", 2);
+            if ("charset".equalsIgnoreCase(parameter[0].trim())) {
+                final String charset = parameter.length < 2 ? "" : parameter[1].trim().replace("\"", "");
+                if (!"utf-8".equalsIgnoreCase(charset)) {
+                    throw new ApiProblem(415, "Content-Type charset \"" + charset + "\" is not accepted: " + accepted);
+                }
+            }
         }
     }
 

@@ -36,14 +36,13 @@ public final class Corrections {
      */
     public static Correction resolve(final Memory current, final String content, final String value) {
         if (content == null && value == null) {
-            throw ApiProblem.badRequest("give the corrected content and/or value, e.g. {\"content\": \"Lives in Braga\"}");
+            throw ApiProblem.badRequest("give the corrected content and/or value, e.g. " + example(current.getKey()));
         }
         if (content != null && value == null && current.getKey() != null && !current.getKey().isBlank()) {
             // a keyed fact's content and value change together: the profile and supersession read the value,
             // so new content with the old value would leave the memory saying two things
             throw ApiProblem.badRequest("memory " + current.getMemoryId() + " is the fact \"" + current.getKey()
-                + "\": a correction of its content must give the new \"value\" too, e.g. "
-                + "{\"content\": \"Lives in Braga\", \"value\": \"Braga\"}");
+                + "\": a correction of its content must give the new \"value\" too, e.g. " + example(current.getKey()));
         }
         final boolean keyed = current.getKey() != null && !current.getKey().isBlank();
         if (content == null && !keyed) {
@@ -56,10 +55,46 @@ public final class Corrections {
             if (rewritten == null) {
                 throw ApiProblem.badRequest("memory " + current.getMemoryId() + " says \"" + current.getContent()
                     + "\", which does not name its value \"" + current.getValue() + "\": give the corrected \"content\" "
-                    + "with the \"value\", e.g. {\"content\": \"Lives in Braga\", \"value\": \"Braga\"}");
+                    + "with the \"value\", e.g. " + example(current.getKey()));
             }
             return new Correction(rewritten, value);
         }
         return new Correction(content, value);
+    }
+
+    /**
+     * A correction body that fits the fact: the content as the offline extractor words a fact of that key, with a value
+     * of the key's kind ({@code preferred_language} a programming language, {@code city} a city, …); an episode (no
+     * key) its content alone; a key of no built-in kind (a custom category's, an LLM's) content and value in words.
+     *
+     * @param key the memory's key, or null
+     * @return the JSON example
+     */
+    static String example(final String key) {
+        if (key == null || key.isBlank()) {
+            return "{\"content\": \"Went hiking in the Alps in May\"}";
+        }
+        final String slot = key.contains(":") ? key.substring(0, key.indexOf(':')) : key;
+        final String[] contentAndValue = switch (slot) {
+            case "city" -> new String[] {"Lives in Braga", "Braga"};
+            case "employer" -> new String[] {"Works at Hooli", "Hooli"};
+            case "role" -> new String[] {"Works as a data engineer", "data engineer"};
+            case "preferred_language" -> new String[] {"Main programming language is Kotlin", "Kotlin"};
+            case "ide" -> new String[] {"Uses IntelliJ IDEA as IDE", "IntelliJ IDEA"};
+            case "cloud_provider" -> new String[] {"Uses Azure as cloud provider", "Azure"};
+            case "uses" -> new String[] {"Uses Linear", "Linear"};
+            case "diet" -> new String[] {"Is vegetarian", "vegetarian"};
+            case "name" -> new String[] {"Name is Mira", "Mira"};
+            case "preference" -> new String[] {"Dislikes " + subject(key), "dislike"};
+            case "response_style" -> new String[] {"Prefers step-by-step answers", "step-by-step"};
+            default -> new String[] {"the corrected statement", "the corrected value"};
+        };
+        return "{\"content\": \"" + contentAndValue[0] + "\", \"value\": \"" + contentAndValue[1] + "\"}";
+    }
+
+    /** @return a preference key's subject in words ({@code preference:hiking_trips} → "hiking trips"), else "jazz" */
+    private static String subject(final String key) {
+        final String slug = key.substring(key.indexOf(':') + 1);
+        return slug.matches("[a-z0-9_]{1,40}") ? slug.replace('_', ' ') : "jazz";
     }
 }

@@ -179,7 +179,8 @@ public final class McpEndpoint {
                 Map.of("conversationId", string("the conversation's id"),
                     "messages", Map.of("type", "array", "description", "the turns, oldest first",
                         "items", docs.schema("Message")),
-                    "completedAt", string("event time, ISO-8601 with an offset (default: the last turn's)"),
+                    "completedAt", string("event time, ISO-8601 with an offset (default: the last turn's); at most an hour"
+                        + " from now (input.max.future.ms)"),
                     "metadata", Map.of("type", "object", "additionalProperties", Map.of("type", "string")),
                     "agentId", string("the agent the conversation was with (mem0's agent_id); absent: none")),
                 List.of("conversationId", "messages"), false, docs.schema("ConversationAccepted")),
@@ -193,7 +194,9 @@ public final class McpEndpoint {
 
     /**
      * Adds {@code POST /mcp}, its CORS preflight {@code OPTIONS /mcp}, and their filters (Origin and
-     * {@code MCP-Protocol-Version}: {@link McpHttpRules}; then the 401; the request metric) to the server.
+     * {@code MCP-Protocol-Version}: {@link McpHttpRules}; then the 401; the request metric) to the server. A POST's
+     * body is checked first ({@link McpMessages#invalidEnvelope}), then its {@code Accept}
+     * ({@link McpHttpRules#unacceptable}), then the tool and its arguments, before the SDK sees it.
      *
      * @param app the retriever's server
      */
@@ -213,6 +216,13 @@ public final class McpEndpoint {
             if (invalid.isPresent()) {
                 // answered here: the SDK's transport would serialize its exception, stack trace included
                 ctx.status(400).contentType("application/json").result(invalid.get());
+                return;
+            }
+            final Optional<McpHttpRules.Refusal> unacceptable = McpHttpRules.unacceptable(ctx.header("Accept"));
+            if (unacceptable.isPresent()) {
+                // answered here: the SDK's transport says -32601, "Method not found"
+                ctx.status(unacceptable.get().status()).contentType("application/json")
+                    .result(McpMessages.rpcError(-32600, unacceptable.get().message()));
                 return;
             }
             final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames)

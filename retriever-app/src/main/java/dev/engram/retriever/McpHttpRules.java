@@ -21,6 +21,12 @@ import io.javalin.http.Context;
  *       client) passes; a browser's is allowed when its host is loopback ({@code localhost}, {@code 127.0.0.0/8},
  *       {@code [::1]}, any port) or it is one of {@code retriever.mcp.allowed.origins}; any other is a 403. The
  *       request's {@code Host} is not consulted: a rebinding page makes it agree with its origin.</li>
+ *   <li><b>Accept</b> ("Sending Messages to the Server": the client MUST list both {@code application/json} and
+ *       {@code text/event-stream}). A POST without the header is a 400, one whose header lacks either type a 406 (Not
+ *       Acceptable), each with an Invalid Request (−32600) naming the header and what it must list. The SDK's own check
+ *       answered both with a 400 and −32601, "Method not found", which sent a client looking for a wrong method name.
+ *       A wildcard ({@code *}{@code /*}) or another case does not list them: the check is the SDK's, made first to
+ *       answer it right.</li>
  *   <li><b>CORS</b> for an allowed browser origin: the answer names the origin in
  *       {@code Access-Control-Allow-Origin} (never {@code *}: requests carry credentials), and a preflight
  *       ({@code OPTIONS /mcp}) lists the method and the headers an MCP client sends.</li>
@@ -75,6 +81,29 @@ final class McpHttpRules {
      */
     static boolean validVersion(final String version) {
         return version == null || VERSIONS.contains(version.strip());
+    }
+
+    /** Why a POST is refused for its {@code Accept} header: the HTTP status and the JSON-RPC error's message. */
+    record Refusal(int status, String message) {
+    }
+
+    /**
+     * @param accept the {@code Accept} header of a POST, or null
+     * @return the refusal when it is absent (400) or does not list both {@code application/json} and
+     *     {@code text/event-stream} (406); empty when it lists both
+     */
+    static java.util.Optional<Refusal> unacceptable(final String accept) {
+        final String both = "an MCP client lists both application/json and text/event-stream in Accept (Streamable HTTP "
+            + "transport, \"Sending Messages to the Server\"); this server answers application/json";
+        if (accept == null || accept.isBlank()) {
+            return java.util.Optional.of(new Refusal(400, "Bad Request: no Accept header: " + both));
+        }
+        // as the SDK's transport checks it after this (literally, case included), so nothing passes here that it refuses
+        if (accept.contains("application/json") && accept.contains("text/event-stream")) {
+            return java.util.Optional.empty();
+        }
+        final String shown = accept.length() > 80 ? accept.substring(0, 80) + "…" : accept;
+        return java.util.Optional.of(new Refusal(406, "Not Acceptable: Accept \"" + shown + "\": " + both));
     }
 
     /**

@@ -110,6 +110,13 @@ final class McpMessages {
         if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
             return Optional.of(rpcError(-32600, "Invalid Request: an id is a string, a number or null"));
         }
+        if (id != null && id.isNumber() && !(id.isIntegralNumber() && id.canConvertToLong())) {
+            // a number id beyond 64 bits (the README trial's 26 digits) failed inside the SDK, logged as an ERROR with
+            // its stack; a fraction is what JSON-RPC says an id should not have (section 4)
+            return Optional.of(rpcError(-32600, "Invalid Request: a number id is a whole number from "
+                + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ", was " + abbreviated(id.asText())
+                + " (a longer id can be sent as a string)"));
+        }
         final List<String> unknown = unknownNames(node, ENVELOPE);
         if (!unknown.isEmpty()) {
             return Optional.of(rpcError(id, -32600, "Invalid Request: unknown member" + (unknown.size() > 1 ? "s " : " ")
@@ -208,6 +215,11 @@ final class McpMessages {
             return rpcError(error.get("code").asInt(), error.get("message").asText());
         }
         return status >= 500 ? rpcError(-32603, "Internal error") : rpcError(-32600, "Invalid Request");
+    }
+
+    /** @return the text, cut to 40 characters with an ellipsis (an id echoed in a message stays short) */
+    private static String abbreviated(final String text) {
+        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
     }
 
     /**

@@ -303,11 +303,13 @@ class McpEndpointIT {
         assertThat(notRpc.statusCode()).isEqualTo(400);
         assertThat(notRpc.body()).contains("\"code\":-32600").doesNotContain("stackTrace");
         // well-formed envelopes the SDK would have answered with its exception (a 500 and a stack trace, or a 4xx
-        // with one): invalid params, an id that is an object, and a client that does not accept JSON and SSE
+        // with one): invalid params, an id that is an object or a number of 26 digits, and a client that does not
+        // accept JSON and SSE
         for (final String message : List.of(
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":\"x\"}",
             "{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"tools/list\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":12345678901234567890123456,\"method\":\"tools/list\"}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")) {
             final HttpResponse<String> answer = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ADMIN_KEY, message);
             assertThat(answer.statusCode()).as(message).isBetween(400, 499);
@@ -316,5 +318,24 @@ class McpEndpointIT {
             assertThat(answer.headers().firstValue("Content-Type")).as(message).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/json"));
         }
+    }
+
+    @Test
+    void shouldAnswer400WithoutAcceptAnd406WithAnAcceptLackingEventStreamNamingTheHeaderNotAMethod() {
+        final String list = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}";
+        final HttpResponse<String> none = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, list);
+        final HttpResponse<String> jsonOnly = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, list,
+            Map.of("Accept", "application/json"));
+
+        assertThat(none.statusCode()).as(none.body()).isEqualTo(400);
+        assertThat(jsonOnly.statusCode()).as(jsonOnly.body()).isEqualTo(406);
+        for (final HttpResponse<String> answer : List.of(none, jsonOnly)) {
+            assertThat(json(answer).path("error").path("code").asInt()).as("Invalid Request, not Method not found")
+                .isEqualTo(-32600);
+            assertThat(json(answer).path("error").path("message").asText()).contains("Accept", "application/json",
+                "text/event-stream");
+            assertThat(json(answer).path("id").isNull()).isTrue();
+        }
+        assertThat(post(list, Map.of()).statusCode()).as("both listed").isEqualTo(200);
     }
 }

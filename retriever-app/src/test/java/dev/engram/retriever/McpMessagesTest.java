@@ -47,6 +47,38 @@ class McpMessagesTest {
     }
 
     @Test
+    void shouldAnswerAnInvalidRequestWithoutIdWhenANumberIdIsNotAWholeNumberOfSixtyFourBits() throws Exception {
+        final JsonNode answer = JSON.readTree(envelope("{\"jsonrpc\":\"2.0\",\"id\":12345678901234567890123456,"
+            + "\"method\":\"tools/list\"}").orElseThrow());
+        assertThat(answer.path("id").isNull()).as("an id that cannot be read is null (JSON-RPC 2.0, section 5)").isTrue();
+        assertThat(answer.path("error").path("code").asInt()).isEqualTo(-32600);
+        assertThat(answer.path("error").path("message").asText()).isEqualTo("Invalid Request: a number id is a whole "
+            + "number from -9223372036854775808 to 9223372036854775807, was 12345678901234567890123456 (a longer id can be "
+            + "sent as a string)");
+        assertThat(error(envelope("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"tools/list\"}")).path("message").asText())
+            .contains("was 1.5");
+        assertThat(envelope("{\"jsonrpc\":\"2.0\",\"id\":9223372036854775807,\"method\":\"tools/list\"}")).isEmpty();
+        assertThat(envelope("{\"jsonrpc\":\"2.0\",\"id\":\"12345678901234567890123456\",\"method\":\"tools/list\"}"))
+            .as("as a string").isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAPostWithout400AndWithAnAcceptLackingEitherTypeWith406WhenItNamesTheHeader() {
+        assertThat(McpHttpRules.unacceptable(null)).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.message()).startsWith("Bad Request: no Accept header: an MCP client lists both "
+                + "application/json and text/event-stream in Accept");
+        });
+        assertThat(McpHttpRules.unacceptable("application/json")).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(406);
+            assertThat(r.message()).startsWith("Not Acceptable: Accept \"application/json\": ");
+        });
+        assertThat(McpHttpRules.unacceptable("*/*")).get().extracting(McpHttpRules.Refusal::status).isEqualTo(406);
+        assertThat(McpHttpRules.unacceptable("application/json, text/event-stream")).isEmpty();
+        assertThat(McpHttpRules.unacceptable("text/event-stream;q=0.9, application/json")).isEmpty();
+    }
+
+    @Test
     void shouldNameUnknownArgumentsAndTheAcceptedOnesWhenAToolIsCalledWithThem() throws Exception {
         final JsonNode answer = JSON.readTree(McpMessages.invalidArguments(JSON.readTree("{\"jsonrpc\":\"2.0\",\"id\":9,"
             + "\"method\":\"tools/call\",\"params\":{\"name\":\"search_memories\",\"arguments\":{\"query\":\"x\",\"top\":3}}}"),

@@ -167,6 +167,13 @@ class RetrieverApiIT {
         }
     }
 
+    /** @return the answer to a PUT by t1's admin of the body declared as {@code type} */
+    private static HttpResponse<String> typed(final String path, final String type, final String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + path))
+            .header("Authorization", "Bearer " + T1_ADMIN).header("Content-Type", type)
+            .method("PUT", HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** @return the detail of a problem answer with the status */
     private static String detail(final HttpResponse<String> response, final int status) throws Exception {
         assertProblem(response, status);
@@ -576,12 +583,18 @@ class RetrieverApiIT {
                 "{\"value\":\"Delft\u00FF\"}", StandardCharsets.ISO_8859_1)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(detail(latin1, 400)).contains("not valid UTF-8", "0xFF", "offset 15");
         // a type a browser may post cross-site without a preflight is refused: no web page writes memories
-        for (final String type : List.of("text/plain;charset=UTF-8", "application/x-www-form-urlencoded")) {
-            final HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + city))
-                .header("Authorization", "Bearer " + T1_ADMIN).header("Content-Type", type)
-                .method("PUT", HttpRequest.BodyPublishers.ofString("{\"value\":\"Delft\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
-            assertThat(detail(form, 415)).as(type).contains(type.split(";")[0], "application/json");
+        for (final String type : List.of("text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+            "application/merge-patch+json")) {
+            assertThat(detail(typed(city, type, "{\"value\":\"Delft\"}"), 415)).as(type)
+                .contains("\"" + type.split(";")[0] + "\" is not accepted", "application/json", "UTF-8");
+        }
+        // JSON is UTF-8: another charset is refused, not read as UTF-8
+        assertThat(detail(typed(city, "application/json; charset=ISO-8859-1", "{\"value\":\"Delft\"}"), 415))
+            .contains("charset \"ISO-8859-1\" is not accepted", "application/json", "charset=utf-8");
+        for (final String type : List.of("application/json; charset=utf-8", "application/json;charset=\"UTF-8\"",
+            "Application/JSON")) {
+            // accepted: the body is read, and its misspelt field is what is refused
+            assertThat(detail(typed(city, type, "{\"valeu\":\"Delft\"}"), 400)).as(type).contains("unknown field");
         }
         // a memory of another user is not found through this user
         assertProblem(send("DELETE", "/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin", T1_ADMIN, null), 404);
@@ -596,7 +609,8 @@ class RetrieverApiIT {
             "{\"content\": \"These days I write Scala\"}");
         assertProblem(contentOnly, 400);
         assertThat(JSON.readTree(contentOnly.body()).get("detail").asText()).contains("\"value\"")
-            .contains("preferred_language");
+            .contains("preferred_language").as("an example of the fact's kind").contains("Main programming language is")
+            .doesNotContain("Lives in");
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);

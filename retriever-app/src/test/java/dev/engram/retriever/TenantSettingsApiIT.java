@@ -39,6 +39,7 @@ class TenantSettingsApiIT {
     private static final String HEALTH_ADMIN = "health-admin-key-0000001";
     private static final String SHOP_ADMIN = "shop-admin-key-000000002";
     private static final String HEALTH_USER = "health-user-key-00000003";
+    private static final String CLINIC_ADMIN = "clinic-admin-key-0000004";
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MEDICATIONS = """
@@ -55,7 +56,8 @@ class TenantSettingsApiIT {
         kafka = EmbeddedKafka.start();
         kafka.createTopics(2, Topic.allNames());
         retriever = RetrieverApp.start(kafka.engramConfig(Map.of(RetrieverConfig.AUTH_KEYS, HEALTH_ADMIN
-            + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1")));
+            + "=health:admin," + SHOP_ADMIN + "=shop:admin," + HEALTH_USER + "=health:user:u1," + CLINIC_ADMIN
+            + "=clinic:admin")));
     }
 
     @AfterAll
@@ -101,6 +103,25 @@ class TenantSettingsApiIT {
             assertThat(r.value().getCategories().get(0).getTtlDays()).isEqualTo(365);
             assertThat(r.value().getDailyTokenBudget()).isEqualTo(50_000L);
         });
+    }
+
+    @Test
+    void shouldClearEverySettingInANewVersionWhenATenantAdminPutsAnEmptyObject() throws Exception {
+        assertThat(send("PUT", "/v1/tenants/clinic/settings", CLINIC_ADMIN, MEDICATIONS).statusCode()).isEqualTo(202);
+
+        // a PUT is the whole settings (docs/tenants.md): {} is every field empty, the way back to the defaults
+        final HttpResponse<String> cleared = send("PUT", "/v1/tenants/clinic/settings", CLINIC_ADMIN, "{}");
+
+        assertThat(cleared.statusCode()).as(cleared.body()).isEqualTo(202);
+        final JsonNode now = JSON.readTree(send("GET", "/v1/tenants/clinic/settings", CLINIC_ADMIN, null).body());
+        assertThat(now.get("versions").asInt()).isEqualTo(2);
+        assertThat(now.get("categories")).isEmpty();
+        assertThat(now.get("disabledCategories")).isEmpty();
+        assertThat(now.path("dailyTokenBudget").isNull()).isTrue();
+        final JsonNode before = JSON.readTree(send("GET", "/v1/tenants/clinic/settings?asOf=2025-06-01T00:00:00Z",
+            CLINIC_ADMIN, null).body());
+        assertThat(before.get("categories").get(0).get("name").asText()).as("the earlier version stays for replays")
+            .isEqualTo("medications");
     }
 
     @Test

@@ -192,12 +192,24 @@ class AppHttpServerTest {
     }
 
     @Test
+    void shouldAnswer400NamingTheSegmentWhenAQueryGivesAValueWithoutAName() throws Exception {
+        final JsonNode nameless = assertProblem(get("/users/ana/search?=x"), 400);
+        assertThat(nameless.get("detail").asText()).isEqualTo("Query parameter without a name ('=x') on GET "
+            + "/users/{user}/search; this route reads: k, query");
+        assertThat(assertProblem(get("/users/ana/search?query=kotlin&=3"), 400).get("detail").asText())
+            .startsWith("Query parameter without a name ('=3')");
+        assertThat(assertProblem(get("/health/live?="), 400).get("detail").asText())
+            .isEqualTo("Query parameter without a name ('=') on GET /health/live; this route reads no query parameters");
+    }
+
+    @Test
     void shouldAnswerTheDeclaredQueryParametersAndIgnoreAnEmptyNameWhenNothingElseIsNamed() throws Exception {
         final HttpResponse<String> both = get("/users/ana/search?query=kotlin&k=3&");
 
         assertThat(both.statusCode()).as(both.body()).isEqualTo(200);
         assertThat(both.body()).isEqualTo("kotlin");
         assertThat(get("/health/live?").statusCode()).isEqualTo(200);
+        assertThat(get("/users/ana/search?&query=kotlin&&k=3").statusCode()).as("empty segments").isEqualTo(200);
         // no route: the 404 wins over the parameter
         assertProblem(get("/nowhere?limit=3"), 404);
     }

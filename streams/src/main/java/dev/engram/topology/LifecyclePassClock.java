@@ -42,11 +42,13 @@ import org.slf4j.LoggerFactory;
  * like any other producer.
  *
  * <p><b>Replay determinism.</b> For records within the bound (every record the edges let through: an event time at
- * most the bound after the wall clock of the edge that accepted it, which is earlier than the consolidator's), the
- * lifecycle time is exactly the stream time Streams keeps: the same passes at the same times as before the bound
- * existed, so {@code bench rebuild} and {@code verify} compare equal. A replay runs later than the live run, so its wall
- * clock is later and whatever the live run took, the replay takes too; only a record the live run ignored (beyond the
- * bound then) can be taken by a replay run after its date has passed.
+ * most the bound after the wall clock of the edge that accepted it, which is earlier than the consolidator's when it
+ * reads the record, the machines' clocks agreeing to within that delay), the lifecycle time is exactly the stream time
+ * Streams keeps: the same passes at the same times as before the bound existed, so {@code bench rebuild} and
+ * {@code verify} compare equal. A replay runs later than the live run, so its wall clock is later and whatever the
+ * live run took, the replay takes too; only a record the live run ignored (beyond the bound then) can be taken by a
+ * replay run after its date has passed, and a partition whose restored stream time lies beyond the bound (moved there
+ * before the bound existed) gets one pass at its next record that a replay does not run.
  *
  * <p>Shared by the two processors of one task ({@code consolidate-memories} and {@code maintain-memory-lifecycle}),
  * each telling it of every record before it is processed ({@link #arrived}) and after ({@link #advanced}); the

@@ -1,0 +1,141 @@
+package dev.engram.config;
+
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The settings given as environment variables ({@link EngramConfig#load}): {@code ENGRAM_} followed by a key mapped as
+ * Kafka's docker images map theirs ({@code _}→{@code .}, {@code __}→{@code _}, {@code ___}→{@code -}, lower-cased),
+ * and what becomes of a variable that names no setting. Such a variable was ignored silently, so a misspelt
+ * {@code ENGRAM_RETRIEVER_HTTP_PROT=9000} left the retriever on its default port without a word. Now:
+ * <ul>
+ *   <li>a variable whose key is within {@value #TYPO_DISTANCE} edits (insertions, deletions, substitutions, swaps of
+ *       two neighbours: the optimal string alignment distance) of a declared key is a misspelling: loading fails with
+ *       a {@link ConfigException} naming the variable and the setting it most likely means, with that setting's own
+ *       variable;</li>
+ *   <li>any other variable that names no setting is logged once per JVM at WARN, with the closest setting. It is not
+ *       refused: the {@code ENGRAM_} prefix is shared with variables Engram does not own — Kubernetes injects
+ *       {@code ENGRAM_RETRIEVER_PORT}, {@code ENGRAM_RETRIEVER_SERVICE_HOST}, … into every pod of a namespace with a
+ *       Service named {@code engram-retriever} ({@code deploy/k8s/retriever.yaml}), and a shell may hold the compose
+ *       file's {@code ENGRAM_API_KEY};</li>
+ *   <li>{@code kafka.*} keys pass through to the Kafka clients ({@link EngramConfig#kafkaProperties}); only a
+ *       misspelling of a declared one ({@code ENGRAM_KAFKA_BOOTSTRAP_SERVER}) is refused;</li>
+ *   <li>the variables Engram reads that are not settings ({@link #NOT_SETTINGS}) pass silently.</li>
+ * </ul>
+ */
+public final class EnvironmentSettings {
+
+    /** The prefix of every setting's variable. */
+    public static final String PREFIX = "ENGRAM_";
+    /** A key this close to a declared key (optimal string alignment distance) is a misspelling of it. */
+    static final int TYPO_DISTANCE = 2;
+    /**
+     * {@code ENGRAM_} variables that are not settings: the log level (log4j2.xml), the stack trace of a failed command
+     * ({@code EngramCli}), the compose file's shell variables (admin key and tenant), the client's example key and the
+     * CI's report stamp.
+     */
+    public static final Set<String> NOT_SETTINGS = Set.of("ENGRAM_LOG_LEVEL", "ENGRAM_DEBUG", "ENGRAM_API_KEY",
+        "ENGRAM_TENANT", "ENGRAM_KEY", "ENGRAM_REPORT_SINCE");
+
+    private static final Logger LOG = LoggerFactory.getLogger(EnvironmentSettings.class);
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+
+    private EnvironmentSettings() {
+    }
+
+    /**
+     * The settings the environment gives, each variable checked as the class comment says.
+     *
+     * @param environment variable name → value (usually {@code System.getenv()})
+     * @param declared the declared keys ({@link EngramConfig#DEFINITION}'s)
+     * @return key → value of every {@code ENGRAM_} variable but {@link #NOT_SETTINGS}, in name order
+     * @throws ConfigException naming every misspelt variable and the setting it most likely means
+     */
+    static Map<String, String> read(final Map<String, String> environment, final Set<String> declared) {
+        final Map<String, String> settings = new LinkedHashMap<>();
+        final List<String> misspelt = new java.util.ArrayList<>();
+        new TreeMap<>(environment).forEach((name, value) -> {
+            if (!name.startsWith(PREFIX) || NOT_SETTINGS.contains(name)) {
+                return;
+            }
+            final String key = key(name);
+            settings.put(key, value);
+            if (declared.contains(key)) {
+                return;
+            }
+            final Optional<String> closest = closest(key, declared);
+            final boolean typo = closest.filter(c -> distance(key, c) <= TYPO_DISTANCE).isPresent();
+            if (typo) {
+                misspelt.add(name + " (" + key + ") is no setting; did you mean " + variable(closest.get()) + " ("
+                    + closest.get() + ")?");
+            } else if (!key.startsWith(CoreConfig.KAFKA_PREFIX) && WARNED.add(name)) {
+                LOG.warn("Environment variable {} ({}) names no Engram setting and is ignored{}", name, key,
+                    closest.map(c -> "; the closest setting is " + variable(c) + " (" + c + ")").orElse(""));
+            }
+        });
+        if (!misspelt.isEmpty()) {
+            throw new ConfigException(String.join("; ", misspelt) + " (the settings and their variables: "
+                + "docs/configuration.md)");
+        }
+        return settings;
+    }
+
+    /**
+     * Maps an environment variable name to a key as Kafka's docker images do.
+     *
+     * @param name e.g. {@code ENGRAM_RETRIEVER_HTTP_PORT} (with or without the prefix)
+     * @return e.g. {@code retriever.http.port}
+     */
+    static String key(final String name) {
+        final String bare = name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name;
+        return bare.replace("___", "\u0001").replace("__", "\u0002").replace('_', '.')
+            .replace('\u0001', '-').replace('\u0002', '_').toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @param key a setting's key, e.g. {@code kafka.sasl_jaas-config}
+     * @return its variable, e.g. {@code ENGRAM_KAFKA_SASL__JAAS___CONFIG} (the inverse of {@link #key})
+     */
+    public static String variable(final String key) {
+        return PREFIX + key.replace("_", "__").replace("-", "___").replace('.', '_').toUpperCase(Locale.ROOT);
+    }
+
+    private static Optional<String> closest(final String key, final Set<String> declared) {
+        return declared.stream().min(Comparator.<String>comparingInt(d -> distance(key, d)).thenComparing(d -> d));
+    }
+
+    /**
+     * @return the optimal string alignment distance of the two strings: insertions, deletions, substitutions and swaps
+     *     of two neighbouring characters, each one edit
+     */
+    static int distance(final String a, final String b) {
+        final int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                final int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+}
