@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
@@ -76,6 +79,45 @@ final class AppReset {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("Interrupted", e);
             }
+        }
+    }
+
+    /**
+     * Runs {@code step} for each app at once, each on a thread of its own (a reset is a few round trips to the broker
+     * per app: group members, offsets, internal topics deleted, each waited for), and waits for all.
+     *
+     * @param apps the apps
+     * @param step what to do for one app
+     * @throws IllegalStateException the first app's failure (the others are waited for first)
+     */
+    void forEach(final List<Rebuild.App> apps, final Consumer<Rebuild.App> step) {
+        final List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (final Rebuild.App a : apps) {
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            final Thread t = new Thread(() -> {
+                try {
+                    step.accept(a);
+                    done.complete(null);
+                } catch (RuntimeException | Error e) {
+                    done.completeExceptionally(e);
+                }
+            }, "engram-reset-" + a.name().toLowerCase(Locale.ROOT));
+            t.setDaemon(true);
+            t.start();
+            running.add(done);
+        }
+        RuntimeException first = null;
+        for (final CompletableFuture<Void> done : running) {
+            try {
+                done.join();
+            } catch (CompletionException e) {
+                if (first == null) {
+                    first = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
@@ -233,85 +234,93 @@ public final class Rebuild {
                     reset.awaitNoMembers(offsets, a);
                 }
             }
-            if (apps.contains(App.CONSOLIDATOR)) {
-                final int pending = PendingObservations.count(client, timeout);
-                if (pending > 0) {
-                    out.printf("Note: the consolidator was stopped with %,d users' observations not regrouped yet; the "
-                        + "rebuild regroups them, so verify shows those users%n", pending);
-                }
-            }
             // the state before is memory-updated up to where it ends now, read beside the reset and the rebuilt apps
             // (which only append after that end): its second or two no longer delay them
             final Map<TopicPartition, Long> updatedEnd = offsets.ends(Set.of(Topic.MEMORY_UPDATED.name()));
             // the consolidator's state after is what it appends from there on, folded as it is written
-            final RebuildSnapshots snapshots = RebuildSnapshots.start(client, updatedEnd, timeout, this::updates,
-                workDir.resolve("before.json"), app == App.CONSOLIDATOR);
-            phases.end("snapshotBefore");
-
-            final Map<App, Set<String>> inputs = new HashMap<>();
-            final Map<App, Map<TopicPartition, Long>> resetAt = new HashMap<>();
-            for (final App a : apps) {
-                inputs.put(a, reset.reset(a, offsets, GroupOffsets.get(admin.listTopics().names())));
-                resetAt.put(a, offsets.committed(a.applicationId));
-                reset.deleteLocalState(a);
-            }
-            phases.end("reset");
-            final Map<App, Long> processed = new HashMap<>();
-            final Map<App, Double> reprocessSeconds = new HashMap<>();
-            try (snapshots; RebuiltApps running = new RebuiltApps(out)) {
-                // an observation's vector is its statements' centroid (the consolidator embeds nothing): no vector to
-                // read back from memory-updated; the phase stays in the report (0 s) for its readers
-                if (apps.contains(App.CONSOLIDATOR)) {
-                    phases.end("observationVectors");
-                }
-                // every app at once: each consumes what the one before writes as it is written
-                running.start(apps, replayConfig(config), updatedEnd.size());
-                final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
-                for (final App a : apps) {
-                    final StreamsRunner runner = running.runner(a);
-                    out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
-                    watch.awaitRunning(a, runner);
-                    phases.end(a.key() + ".start");
-                    // with the consolidator beside it, the extractor is done once it has extracted every conversation
-                    // (the consolidator's profiles keep arriving on user-profiles until the consolidator is done)
-                    final Set<String> caughtUpOn = a == App.EXTRACTOR && apps.contains(App.CONSOLIDATOR)
-                        ? Set.of(Topic.CONVERSATIONS_COMPLETED.name()) : inputs.get(a);
-                    watch.awaitCaughtUp(a, runner, caughtUpOn, running.idle(a));
-                    phases.end(a.key() + ".catchUp");
-                    if (a == App.CONSOLIDATOR) {
-                        watch.awaitRegrouped(runner);
-                        phases.end("consolidator.regroup");
-                    }
-                    processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId), resetAt.get(a),
-                        inputs.get(a)));
-                    reprocessSeconds.put(a, running.secondsSinceStart(a));
-                    out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d"
-                        + " · %,.0f commits%n", phases.total(), a.applicationId, processed.get(a), watch.updatesSince(),
-                        ReprocessWatch.commits(runner));
-                }
-                final MemorySnapshot before = snapshots.before(out);
+            try (RebuildSnapshots snapshots = RebuildSnapshots.start(client, updatedEnd, timeout, this::updates,
+                    workDir.resolve("before.json"), app == App.CONSOLIDATOR)) {
                 phases.end("snapshotBefore");
-                final MemorySnapshot after = app == App.RETRIEVER
-                    ? MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams())
-                    : app == App.CONSOLIDATOR ? snapshots.appended(offsets.ends(Set.of(Topic.MEMORY_UPDATED.name())))
-                    : MemorySnapshot.fromTopic(client, null, timeout, updates());
-                after.write(workDir.resolve("after.json"));
-                final List<String> differences = new ArrayList<>(before.diff(after));
-                if (withRetriever) {
-                    final MemorySnapshot readModel = MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams());
-                    readModel.write(workDir.resolve("after-retriever.json"));
-                    before.diff(readModel).forEach(d -> differences.add("retriever: " + d));
+
+                final Map<App, Set<String>> inputs = new ConcurrentHashMap<>();
+                final Map<App, Map<TopicPartition, Long>> resetAt = new ConcurrentHashMap<>();
+                final Set<String> existing = GroupOffsets.get(admin.listTopics().names());
+                // the apps' groups and internal topics are their own: reset at once, each on a thread of its own
+                reset.forEach(apps, a -> {
+                    if (a == App.CONSOLIDATOR) {
+                        notePending(client); // before its reset deletes the pending changelog
+                    }
+                    inputs.put(a, reset.reset(a, offsets, existing));
+                    resetAt.put(a, offsets.committed(a.applicationId));
+                    reset.deleteLocalState(a);
+                });
+                phases.end("reset");
+                final Map<App, Long> processed = new HashMap<>();
+                final Map<App, Double> reprocessSeconds = new HashMap<>();
+                try (RebuiltApps running = new RebuiltApps(out)) {
+                    // an observation's vector is its statements' centroid (the consolidator embeds nothing): no vector to
+                    // read back from memory-updated; the phase stays in the report (0 s) for its readers
+                    if (apps.contains(App.CONSOLIDATOR)) {
+                        phases.end("observationVectors");
+                    }
+                    // every app at once: each consumes what the one before writes as it is written
+                    running.start(apps, replayConfig(config), updatedEnd.size());
+                    final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
+                    for (final App a : apps) {
+                        final StreamsRunner runner = running.runner(a);
+                        out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
+                        watch.awaitRunning(a, runner);
+                        phases.end(a.key() + ".start");
+                        // with the consolidator beside it, the extractor is done once it has extracted every conversation
+                        // (the consolidator's profiles keep arriving on user-profiles until the consolidator is done)
+                        final Set<String> caughtUpOn = a == App.EXTRACTOR && apps.contains(App.CONSOLIDATOR)
+                            ? Set.of(Topic.CONVERSATIONS_COMPLETED.name()) : inputs.get(a);
+                        watch.awaitCaughtUp(a, runner, caughtUpOn, running.idle(a));
+                        phases.end(a.key() + ".catchUp");
+                        if (a == App.CONSOLIDATOR) {
+                            watch.awaitRegrouped(runner);
+                            phases.end("consolidator.regroup");
+                        }
+                        processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId), resetAt.get(a),
+                            inputs.get(a)));
+                        reprocessSeconds.put(a, running.secondsSinceStart(a));
+                        out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d"
+                            + " · %,.0f commits%n", phases.total(), a.applicationId, processed.get(a), watch.updatesSince(),
+                            ReprocessWatch.commits(runner));
+                    }
+                    final MemorySnapshot before = snapshots.before(out);
+                    phases.end("snapshotBefore");
+                    final MemorySnapshot after = app == App.RETRIEVER
+                        ? MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams())
+                        : app == App.CONSOLIDATOR ? snapshots.appended(offsets.ends(Set.of(Topic.MEMORY_UPDATED.name())))
+                        : MemorySnapshot.fromTopic(client, null, timeout, updates());
+                    after.write(workDir.resolve("after.json"));
+                    final List<String> differences = new ArrayList<>(before.diff(after));
+                    if (withRetriever) {
+                        final MemorySnapshot readModel = MemorySnapshot.ofReadModel(running.retriever().runner().kafkaStreams());
+                        readModel.write(workDir.resolve("after-retriever.json"));
+                        before.diff(readModel).forEach(d -> differences.add("retriever: " + d));
+                    }
+                    final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
+                        : watch.updatesSince();
+                    phases.end("snapshotAfter");
+                    final Report report = new Report(Map.copyOf(processed), written, before, after, List.copyOf(differences),
+                        phases.total(), Map.copyOf(reprocessSeconds), running.observationVectorsReused(),
+                        running.observationTextsEmbedded(), phases.seconds());
+                    print(report);
+                    beforeStop.run();
+                    return report;
                 }
-                final long written = after.events() > 0 && app == App.CONSOLIDATOR ? after.events()
-                    : watch.updatesSince();
-                phases.end("snapshotAfter");
-                final Report report = new Report(Map.copyOf(processed), written, before, after, List.copyOf(differences),
-                    phases.total(), Map.copyOf(reprocessSeconds), running.observationVectorsReused(),
-                    running.observationTextsEmbedded(), phases.seconds());
-                print(report);
-                beforeStop.run();
-                return report;
             }
+        }
+    }
+
+    /** Tells of users the stopped consolidator left to regroup (their observations will differ in verify). */
+    private void notePending(final Map<String, Object> client) {
+        final int pending = PendingObservations.count(client, timeout);
+        if (pending > 0) {
+            out.printf("Note: the consolidator was stopped with %,d users' observations not regrouped yet; the "
+                + "rebuild regroups them, so verify shows those users%n", pending);
         }
     }
 

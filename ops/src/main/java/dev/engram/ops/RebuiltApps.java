@@ -45,7 +45,11 @@ final class RebuiltApps implements AutoCloseable {
      * @param partitions the partition count of their topics (more stream threads than tasks would idle)
      */
     void start(final List<Rebuild.App> apps, final EngramConfig config, final int partitions) {
-        final EngramConfig threaded = withStreamThreads(config, Runtime.getRuntime().availableProcessors(), partitions);
+        // the cores shared among the apps rebuilt at once: with the extractor (its embedding takes every core) or the
+        // consolidator and the retriever together, a second thread each only added transactions (bench rebuild, 150
+        // conversations, one and two threads side by side: broker and JIT CPU up, wall time not down)
+        final EngramConfig threaded = withStreamThreads(config,
+            Runtime.getRuntime().availableProcessors() / apps.size(), partitions);
         for (final Rebuild.App a : apps) {
             started.put(a, System.nanoTime());
             switch (a) {
@@ -72,14 +76,15 @@ final class RebuiltApps implements AutoCloseable {
     }
 
     /**
-     * The rebuilt consolidator's and retriever's config: one stream thread per core, up to one per task
-     * ({@code kafka.num.stream.threads}, unless the deployment sets it). A live app runs one thread, its instances
-     * spread over machines; a rebuild replays every partition in one process, and one thread left the second core to
-     * the broker alone (the consolidator's catch-up is its thread's CPU). Each task still runs on one thread, in
-     * order, and its state is its own (users are partitioned), so the rebuilt state does not depend on the threads.
+     * The rebuilt consolidator's and retriever's config: one stream thread per core it has to itself, up to one per
+     * task, at least one ({@code kafka.num.stream.threads}, unless the deployment sets it). A live app runs one thread,
+     * its instances spread over machines; a consolidator or retriever rebuilt alone replays every partition in one
+     * process, and one thread left the second core to the broker alone (the consolidator's catch-up is its thread's
+     * CPU). Each task still runs on one thread, in order, and its state is its own (users are partitioned), so the
+     * rebuilt state does not depend on the threads.
      *
      * @param config the replay config
-     * @param cores available processors
+     * @param cores available processors per app rebuilt at once
      * @param partitions tasks per app (the topics' partition count)
      * @return the config with the thread count
      */

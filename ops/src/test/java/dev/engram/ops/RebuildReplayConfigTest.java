@@ -49,12 +49,14 @@ class RebuildReplayConfigTest {
     }
 
     @Test
-    void shouldRunAStreamThreadPerCoreUpToOnePerPartitionWhenTheDeploymentSetsNoThreadCount() {
+    void shouldRunAStreamThreadPerCoreOfItsOwnUpToOnePerPartitionWhenTheDeploymentSetsNoThreadCount() {
         final EngramConfig replay = Rebuild.replayConfig(EngramConfig.defaults());
         assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(replay, 2, 4), AppIds.CONSOLIDATOR)
             .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).isEqualTo(2);
         assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(replay, 16, 4), AppIds.CONSOLIDATOR)
             .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).as("no thread without a task").isEqualTo(4);
+        assertThat(StreamsSettings.forApp(RebuiltApps.withStreamThreads(replay, 2 / 3, 4), AppIds.CONSOLIDATOR)
+            .get(StreamsConfig.NUM_STREAM_THREADS_CONFIG)).as("two cores shared by three apps").isEqualTo(1);
         assertThat(StreamsSettings.forApp(replay, AppIds.CONSOLIDATOR).get(StreamsConfig.NUM_STREAM_THREADS_CONFIG))
             .as("live, and the rebuilt extractor").isEqualTo(1);
 

@@ -24,7 +24,9 @@ public final class MemoryStateTail implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(50);
 
     private final MemoryState.Fold fold = new MemoryState.Fold();
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Map<String, Object> clientProperties;
+    private final Map<TopicPartition, Long> fromOffsets;
+    private KafkaConsumer<byte[], byte[]> consumer;
     private final Deserializer<MemoryUpdated> decoder;
     private final Thread reader;
     private final CountDownLatch done = new CountDownLatch(1);
@@ -35,8 +37,8 @@ public final class MemoryStateTail implements AutoCloseable {
     private MemoryStateTail(final Map<String, Object> clientProperties, final Map<TopicPartition, Long> fromOffsets,
                             final Deserializer<MemoryUpdated> decoder, final String threadName) {
         this.decoder = decoder;
-        this.consumer = TopicScan.consumer(clientProperties);
-        TopicScan.assignFrom(consumer, Topic.MEMORY_UPDATED.name(), fromOffsets);
+        this.clientProperties = clientProperties;
+        this.fromOffsets = fromOffsets == null ? null : Map.copyOf(fromOffsets);
         this.reader = new Thread(this::follow, threadName);
         reader.setDaemon(true);
     }
@@ -89,6 +91,9 @@ public final class MemoryStateTail implements AutoCloseable {
     /** The reader thread: polls and folds until the target is reached or the tail is closed. */
     private void follow() {
         try {
+            // made here, not in the caller: the consumer's metadata round trips are not the caller's to wait for
+            consumer = TopicScan.consumer(clientProperties);
+            TopicScan.assignFrom(consumer, Topic.MEMORY_UPDATED.name(), fromOffsets);
             while (!closed && !reached(target)) {
                 for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                     // a poll returns only what was stable when fetched, below any end taken after it; the check keeps
@@ -102,7 +107,9 @@ public final class MemoryStateTail implements AutoCloseable {
         } catch (RuntimeException e) {
             failure = e;
         } finally {
-            consumer.close();
+            if (consumer != null) {
+                consumer.close();
+            }
             done.countDown();
         }
     }
