@@ -153,23 +153,28 @@ public final class Outdated {
     }
 
     /**
-     * The content of a fact rewritten for a new value: every place it {@link #states} the old value now says the new
-     * one ("Lives in Graz" → "Lives in Linz").
+     * The content of a fact rewritten for a new value: every place it names the old value as a word now says the new
+     * one ("Lives in Graz" → "Lives in Linz", "Main programming language is Go" → "… is Rust"). Unlike {@link #states},
+     * a value shorter than {@value #MIN_VALUE_CHARS} characters counts: that floor keeps short values from marking
+     * other statements outdated, while here the user corrects the fact's own content, which the value was read from
+     * (README trial: a correction of "Go" to "Rust" was refused as naming no value).
      *
      * @param content the fact's content
      * @param oldValue its value
      * @param newValue the corrected value
-     * @return the rewritten content, or null when the content does not state the old value (nothing to rewrite)
+     * @return the rewritten content, or null when the content does not name the old value (nothing to rewrite) or the
+     *     value is a polarity ("like", "dislike") rather than a thing named
      */
     public static String withValue(final String content, final String oldValue, final String newValue) {
-        if (content == null || newValue == null || !states(content, oldValue)) {
+        final String v = oldValue == null ? "" : oldValue.strip();
+        if (content == null || newValue == null || v.isEmpty() || isPolarity(v)) {
             return null;
         }
-        final String v = oldValue.strip();
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
-            return content.replace(v, newValue.strip());
+            return content.contains(v) ? content.replace(v, newValue.strip()) : null;
         }
-        return word(v).matcher(content).replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip()));
+        final java.util.regex.Matcher named = word(v).matcher(content);
+        return named.find() ? named.replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip())) : null;
     }
 
     /** @return whether the memory cites a message of {@code source} (same conversation, a shared message index) */

@@ -1,6 +1,7 @@
 package dev.engram.validation;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -123,7 +124,8 @@ public final class ConversationValidator {
                                                  final long maxFutureMs) {
         final long latest = wallClockMs + maxFutureMs;
         if (conversation.getCompletedAt() != null && conversation.getCompletedAt().toEpochMilli() > latest) {
-            return Optional.of(ahead("completedAt", conversation.getCompletedAt(), wallClockMs, maxFutureMs));
+            return Optional.of(ahead("completedAt", conversation.getCompletedAt(), wallClockMs, maxFutureMs)
+                + sameTimeAs(conversation));
         }
         if (conversation.getMessages() != null) {
             for (int i = 0; i < conversation.getMessages().size(); i++) {
@@ -135,6 +137,24 @@ public final class ConversationValidator {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Which message has {@code completedAt}'s time, when one has: a route fills a missing {@code completedAt} from the
+     * last message's timestamp and a missing message timestamp from {@code completedAt}, so the sender may have set
+     * only that message's (README trial: a message a day ahead without {@code completedAt} was reported as
+     * {@code completedAt} alone).
+     */
+    private static String sameTimeAs(final ConversationCompleted conversation) {
+        final List<Message> messages = conversation.getMessages() == null ? List.of() : conversation.getMessages();
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            final Message message = messages.get(i);
+            if (message != null && conversation.getCompletedAt().equals(message.getTimestamp())) {
+                return "; messages[" + i + "].timestamp has the same time (a message without a timestamp takes"
+                    + " completedAt, and a conversation without completedAt takes its last message's timestamp)";
+            }
+        }
+        return "";
     }
 
     private static String ahead(final String field, final Instant at, final long wallClockMs, final long maxFutureMs) {

@@ -86,6 +86,10 @@ class OutdatedTest {
         assertThat(Outdated.withValue("住在北京", "北京", "上海")).isEqualTo("住在上海");
         assertThat(Outdated.withValue("Home town", "Graz", "Linz")).isNull();
         assertThat(Outdated.withValue("Lives in Grazer Strasse", "Graz", "Linz")).as("a word, not a part").isNull();
+        assertThat(Outdated.withValue("Main programming language is Go", "Go", "Rust"))
+            .as("a short value is a word too").isEqualTo("Main programming language is Rust");
+        assertThat(Outdated.withValue("Goes to Gothenburg", "Go", "Rust")).as("not a part of a word").isNull();
+        assertThat(Outdated.withValue("Works in IT", "IT", "HR")).isEqualTo("Works in HR");
     }
 
     @Test

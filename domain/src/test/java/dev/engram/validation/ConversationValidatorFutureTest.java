@@ -60,6 +60,19 @@ class ConversationValidatorFutureTest {
     }
 
     @Test
+    void shouldSayWhichMessageHasTheTimeWhenCompletedAtWasTakenFromTheLastMessage() {
+        final Instant dayAhead = NOW.plusSeconds(86_400);
+
+        // a route fills a missing completedAt from the last message's timestamp: the sender set only the message's
+        assertThat(VALIDATOR.futureProblem(conversation(dayAhead, NOW, dayAhead), NOW.toEpochMilli()))
+            .hasValueSatisfying(reason -> assertThat(reason).startsWith("completedAt " + dayAhead)
+                .endsWith("; messages[1].timestamp has the same time (a message without a timestamp takes completedAt,"
+                    + " and a conversation without completedAt takes its last message's timestamp)"));
+        assertThat(VALIDATOR.futureProblem(conversation(dayAhead, NOW, NOW), NOW.toEpochMilli()))
+            .hasValueSatisfying(reason -> assertThat(reason).doesNotContain("messages["));
+    }
+
+    @Test
     void shouldApplyTheConfiguredBoundWhenTheDeploymentSetsOne() {
         final ConversationValidator strict = ConversationValidator.from(
             EngramConfig.defaults().with(Map.of(DomainConfig.MAX_FUTURE_MS, 0L)));

@@ -16,6 +16,7 @@ import dev.engram.avro.CustomCategory;
 import dev.engram.avro.TenantSettings;
 import dev.engram.port.TenantPolicy;
 import dev.engram.runtime.ApiProblem;
+import dev.engram.topology.TenantSettingsTable;
 import io.javalin.http.Context;
 
 /**
@@ -70,8 +71,11 @@ final class TenantRoutes {
             .setDailyTokenBudget(optionalLong(body, "dailyTokenBudget", TenantPolicy.MAX_DAILY_TOKEN_BUDGET))
             .setUpdatedBy(ApiAccess.actor(ctx)).setUpdatedAt(now).build();
         final List<String> problems = new ArrayList<>(TenantPolicy.problems(settings));
-        if (version.toEpochMilli() < 0) {
+        if (version.isBefore(Instant.EPOCH)) {
             problems.add("effectiveFrom must not be before 1970-01-01T00:00:00Z");
+        } else if (version.isAfter(TenantSettingsTable.LATEST_VERSION)) {
+            // a version is keyed by its 13-digit epoch ms: a later one was a 500 (README trial, effectiveFrom 9999)
+            problems.add("effectiveFrom must not be after " + TenantSettingsTable.LATEST_VERSION + ", was " + version);
         }
         if (!problems.isEmpty()) {
             throw ApiProblem.badRequest(String.join("; ", problems));

@@ -74,9 +74,7 @@ final class WriteRoutes {
             // a lone surrogate (a JSON escape: the bytes are valid UTF-8) becomes U+FFFD, as in ingest; the count is told
             ctx.header(REPLACED_HEADER, Integer.toString(replaced[0]));
         }
-        if (content == null && value == null) {
-            throw ApiProblem.badRequest("give the corrected content and/or value, e.g. {\"content\": \"Lives in Braga\"}");
-        }
+        // an empty correction is refused once the memory is read (Corrections#resolve), with an example fitting its key
         if (owner.forwarded(ctx, user)) {
             return;
         }

@@ -160,6 +160,13 @@ class TenantSettingsApiIT {
             .isEqualTo("dailyTokenBudget must be within 0..1000000000000, was 100000000000000000000000");
         assertThat(detail("{\"dailyTokenBudget\": 1000000000001}"))
             .isEqualTo("dailyTokenBudget must be at most 1000000000000 (tokens per UTC day)");
+        // a version is keyed by its 13-digit epoch ms: beyond it was a 500 with a stack trace (README trial)
+        assertThat(detail("{\"effectiveFrom\": \"9999-01-01T00:00:00Z\"}"))
+            .isEqualTo("effectiveFrom must not be after 2286-11-20T17:46:39.999Z, was 9999-01-01T00:00:00Z");
+        assertThat(detail("{\"effectiveFrom\": \"+1000000000-12-31T23:59:59Z\"}"))
+            .startsWith("effectiveFrom must not be after 2286-11-20T17:46:39.999Z");
+        assertThat(detail("{\"effectiveFrom\": \"-1000000000-01-01T00:00:00Z\"}"))
+            .isEqualTo("effectiveFrom must not be before 1970-01-01T00:00:00Z");
         assertThat(JSON.readTree(send("GET", "/v1/tenants/shop/settings", SHOP_ADMIN, null).body()).get("versions")
             .asInt()).isZero();
     }

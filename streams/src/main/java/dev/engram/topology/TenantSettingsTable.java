@@ -23,6 +23,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class TenantSettingsTable {
 
     private static final String VERSION_FORMAT = "%013d";
+    /** The latest version a key can hold: the largest epoch ms of {@value #VERSION_FORMAT}'s 13 digits (2286-11-20). */
+    public static final Instant LATEST_VERSION = Instant.ofEpochMilli(9_999_999_999_999L);
 
     private TenantSettingsTable() {
     }
@@ -35,7 +37,7 @@ public final class TenantSettingsTable {
      */
     public static String key(final String tenantId, final Instant version) {
         final long ms = version.toEpochMilli();
-        if (ms < 0 || ms > 9_999_999_999_999L) {
+        if (ms < 0 || version.isAfter(LATEST_VERSION)) {
             throw new IllegalArgumentException("a settings version must be within 1970-01-01 .. 2286-11-20: " + version);
         }
         return tenantId + "/" + String.format(Locale.ROOT, VERSION_FORMAT, ms);
