@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *       two neighbours: the optimal string alignment distance) of a declared key is a misspelling: loading fails with
  *       a {@link ConfigException} naming the variable and the setting it most likely means, with that setting's own
  *       variable;</li>
- *   <li>any other variable that names no setting is logged once per JVM at WARN, with the closest setting. It is not
+ *   <li>any other variable that names no setting is logged once per JVM at WARN, with the closest setting when it
+ *       is within a third of the name's length (ENGRAM_FOO has none worth naming). It is not
  *       refused: the {@code ENGRAM_} prefix is shared with variables Engram does not own — Kubernetes injects
  *       {@code ENGRAM_RETRIEVER_PORT}, {@code ENGRAM_RETRIEVER_SERVICE_HOST}, … into every pod of a namespace with a
  *       Service named {@code engram-retriever} ({@code deploy/k8s/retriever.yaml}), and a shell may hold the compose
@@ -81,7 +82,7 @@ public final class EnvironmentSettings {
                     + closest.get() + ")?");
             } else if (!key.startsWith(CoreConfig.KAFKA_PREFIX) && WARNED.add(name)) {
                 LOG.warn("Environment variable {} ({}) names no Engram setting and is ignored{}", name, key,
-                    closest.map(c -> "; the closest setting is " + variable(c) + " (" + c + ")").orElse(""));
+                    hint(key, closest));
             }
         });
         if (!misspelt.isEmpty()) {
@@ -89,6 +90,21 @@ public final class EnvironmentSettings {
                 + "docs/configuration.md)");
         }
         return settings;
+    }
+
+    /**
+     * What the warning of an ignored variable suggests: the closest setting when it is within a third of the key's length
+     * (at least {@code TYPO_DISTANCE + 1} edits), else where the settings are listed — {@code ENGRAM_FOO} is no
+     * near miss of {@code llm.model}, and naming it sent the README trial's user looking for a link between them.
+     *
+     * @param key the variable's key
+     * @param closest the declared key nearest to it, if any
+     * @return the warning's tail, starting with "; "
+     */
+    static String hint(final String key, final Optional<String> closest) {
+        return closest.filter(c -> distance(key, c) <= Math.max(TYPO_DISTANCE + 1, key.length() / 3))
+            .map(c -> "; the closest setting is " + variable(c) + " (" + c + ")")
+            .orElse("; the settings are listed in docs/configuration.md");
     }
 
     /**

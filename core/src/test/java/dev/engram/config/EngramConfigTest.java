@@ -119,4 +119,14 @@ class EngramConfigTest {
         assertThat(EngramConfig.plain().originals()).containsOnly(Map.entry("crypto.enabled", false));
         assertThat(EngramConfig.defaults().originals()).isEmpty();
     }
+
+    @Test
+    void shouldNameTheClosestSettingOnlyWhenItIsANearMissWhenAVariableIsIgnored() {
+        assertThat(EnvironmentSettings.hint("foo", java.util.Optional.of("llm.model")))
+            .isEqualTo("; the settings are listed in docs/configuration.md");
+        assertThat(EnvironmentSettings.hint("retriever.http.prtt", java.util.Optional.of("retriever.http.port")))
+            .isEqualTo("; the closest setting is ENGRAM_RETRIEVER_HTTP_PORT (retriever.http.port)");
+        assertThat(EnvironmentSettings.hint("foo", java.util.Optional.empty()))
+            .isEqualTo("; the settings are listed in docs/configuration.md");
+    }
 }

@@ -262,7 +262,10 @@ public final class McpEndpoint {
         ctx.skipRemainingHandlers();
     }
 
-    /** Records {@value #REQUESTS_METRIC}: JSON-RPC method, tool (a served one, {@code unknown} or {@code none}), status. */
+    /**
+     * Records {@value #REQUESTS_METRIC}: JSON-RPC method (the HTTP method for a request answered before it was read),
+     * tool (a served one, {@code unknown} or {@code none}), status.
+     */
     private void measure(final Context ctx) {
         final Long start = ctx.attribute(START);
         if (start == null) {

@@ -175,7 +175,19 @@ public final class JsonBodies {
         if (message.contains("Trailing token")) {
             return "the body holds more than one JSON value" + where + ": send exactly one object";
         }
-        return "the body is not valid JSON" + where + (e instanceof JsonParseException ? ": " + firstLine(message) : "");
+        return "the body is not valid JSON" + where + (e instanceof JsonParseException ? ": " + plain(firstLine(message)) : "");
+    }
+
+    /**
+     * A parser message without the parser's switches: Jackson tells how to turn on a non-standard reading ("enable
+     * `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow", "Feature 'ALLOW_COMMENTS' not enabled for parser"), which
+     * a client of this API cannot do (README trial): said as what JSON does not have.
+     */
+    static String plain(final String message) {
+        return message
+            .replaceAll(": enable `[A-Za-z_.]+` to allow$", " (JSON has no NaN or Infinity: send a number or null)")
+            .replaceAll(" \\(not recognized as one since Feature '[A-Z_]+' not enabled for parser\\)$",
+                " (JSON has no comments)");
     }
 
     private static String firstLine(final String message) {

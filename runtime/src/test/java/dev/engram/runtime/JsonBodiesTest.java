@@ -25,6 +25,18 @@ class JsonBodiesTest {
     }
 
     @Test
+    void shouldSayWhatIsWrongWithoutTheParsersInternalsWhenTheBodyUsesNonStandardJson() {
+        for (final String body : new String[] {"{\"value\": NaN}", "{\"value\": 1 /* c */}", "{'value': 1}",
+            "{\"value\": 01}", "{\"value\": Infinity}", "{\"value\": tru}", "{\"value\": \"x}"}) {
+            assertThat(problem(body)).as(body).startsWith("the body is not valid JSON at line 1, column")
+                .doesNotContain("Feature", "REDACTED", "`", "enable", "for parser");
+        }
+        assertThat(problem("{\"value\": NaN}")).endsWith("Non-standard token 'NaN' (JSON has no NaN or Infinity: send a"
+            + " number or null)");
+        assertThat(problem("{\"value\": 1 /* c */}")).endsWith("maybe a (non-standard) comment? (JSON has no comments)");
+    }
+
+    @Test
     void shouldNameTheFieldWhenAKeyIsDuplicated() {
         assertThat(problem("{\"value\":\"Delft\",\"value\":\"Gouda\"}")).contains("duplicate field", "value");
     }
