@@ -4,6 +4,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 
 import dev.engram.avro.AuditRecord;
@@ -83,26 +84,40 @@ final class ApiAccess {
         if (!"POST".equals(method) && !"PUT".equals(method) && !"PATCH".equals(method)) {
             return;
         }
-        final String declared = ctx.header("Content-Type");
+        final Optional<String> refused = nonJson(ctx.header("Content-Type"));
+        if (refused.isPresent()) {
+            throw new ApiProblem(415, refused.get());
+        }
+    }
+
+    /**
+     * Why a declared {@code Content-Type} is not JSON as Engram reads it ({@link #rejectNonJsonBody}; also the MCP
+     * endpoint's rule, so {@code /mcp} and {@code /v1} take the same bodies).
+     *
+     * @param declared the request's {@code Content-Type}, or null
+     * @return the reason, naming the type or charset received and what is accepted; empty when it is JSON or absent
+     */
+    static Optional<String> nonJson(final String declared) {
         if (declared == null || declared.isBlank()) {
-            return;
+            return Optional.empty();
         }
         final String[] parts = declared.split(";");
         final String type = parts[0].trim().toLowerCase(Locale.ROOT);
         final String accepted = "send the body as application/json, in UTF-8 (Content-Type: application/json, "
             + "optionally with charset=utf-8).";
         if (!"application/json".equals(type)) {
-            throw new ApiProblem(415, "Content-Type \"" + type + "\" is not accepted: " + accepted);
+            return Optional.of("Content-Type \"" + type + "\" is not accepted: " + accepted);
         }
         for (int i = 1; i < parts.length; i++) {
             final String[] parameter = parts[i].split("=", 2);
             if ("charset".equalsIgnoreCase(parameter[0].trim())) {
                 final String charset = parameter.length < 2 ? "" : parameter[1].trim().replace("\"", "");
                 if (!"utf-8".equalsIgnoreCase(charset)) {
-                    throw new ApiProblem(415, "Content-Type charset \"" + charset + "\" is not accepted: " + accepted);
+                    return Optional.of("Content-Type charset \"" + charset + "\" is not accepted: " + accepted);
                 }
             }
         }
+        return Optional.empty();
     }
 
     /** Authenticates every /v1 request (401 without a known key); authorization is in {@link #user}. */

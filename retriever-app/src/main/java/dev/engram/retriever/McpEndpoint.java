@@ -225,6 +225,12 @@ public final class McpEndpoint {
                     .result(McpMessages.rpcError(-32600, unacceptable.get().message()));
                 return;
             }
+            final Optional<String> nonJson = ApiAccess.nonJson(ctx.header("Content-Type"));
+            if (nonJson.isPresent()) {
+                // the /v1 rule: a Latin-1 body was read as UTF-8 here while /v1 refused it (README trial)
+                ctx.status(415).contentType("application/json").result(McpMessages.rpcError(-32600, nonJson.get()));
+                return;
+            }
             final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames)
                 .or(() -> McpMessages.invalidArguments(m, toolArguments)));
             if (unknown.isPresent()) {

@@ -338,4 +338,18 @@ class McpEndpointIT {
         }
         assertThat(post(list, Map.of()).statusCode()).as("both listed").isEqualTo(200);
     }
+
+    @Test
+    void shouldRefuseAsTheV1RoutesDoWhenTheBodyIsDeclaredInAnotherCharsetOrType() {
+        final String list = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\"}";
+        final HttpResponse<String> latin1 = post(list, Map.of("Content-Type", "application/json; charset=ISO-8859-1"));
+        final HttpResponse<String> text = post(list, Map.of("Content-Type", "text/plain"));
+
+        for (final HttpResponse<String> answer : List.of(latin1, text)) {
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(415);
+            assertThat(json(answer).path("error").path("code").asInt()).isEqualTo(-32600);
+        }
+        assertThat(json(latin1).path("error").path("message").asText()).startsWith("Content-Type charset \"ISO-8859-1\"");
+        assertThat(post(list, Map.of("Content-Type", "application/json; charset=UTF-8")).statusCode()).isEqualTo(200);
+    }
 }

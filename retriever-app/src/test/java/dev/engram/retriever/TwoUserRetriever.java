@@ -102,7 +102,7 @@ final class TwoUserRetriever implements AutoCloseable {
         return sendBytes(method, path, key, body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers);
     }
 
-    /** Sends a body of raw bytes (e.g. invalid UTF-8) as application/json. */
+    /** Sends a body of raw bytes (e.g. invalid UTF-8) as application/json, unless the headers give a Content-Type. */
     HttpResponse<String> sendBytes(final String method, final String path, final String key, final byte[] body,
                               final Map<String, String> headers) {
         try {
@@ -111,7 +111,7 @@ final class TwoUserRetriever implements AutoCloseable {
             if (key != null) {
                 request.header("Authorization", "Bearer " + key);
             }
-            if (body != null) {
+            if (body != null && headers.keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
                 request.header("Content-Type", "application/json");
             }
             headers.forEach(request::header);
