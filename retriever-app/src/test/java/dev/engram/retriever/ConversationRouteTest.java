@@ -41,6 +41,20 @@ class ConversationRouteTest {
             .hasMessage("messages[0].index must be a whole number (the message's position), not a string (\"3\")");
         assertThatThrownBy(() -> parse(conversation.formatted("99999999999")))
             .hasMessage("messages[0].index must be at most 2147483647, was 99999999999");
+        assertThatThrownBy(() -> parse(conversation.formatted("-1")))
+            .hasMessage("messages[0].index must not be negative (the message's position, from 0), was -1");
+    }
+
+    @Test
+    void shouldNameBothMessagesWhenTwoGiveTheSameIndex() throws Exception {
+        final String turn = "{\"role\": \"user\", \"content\": \"I live in Delft\"%s}";
+        // the second takes its position (1), which the third gives explicitly
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"c-1\", \"messages\": [" + turn.formatted(", \"index\": 0")
+            + ", " + turn.formatted("") + ", " + turn.formatted(", \"index\": 1") + "]}"))
+            .hasMessage("messages[2].index 1 is also messages[1]'s: each message needs its own index (or leave index out:"
+                + " its position is taken)");
+        parse("{\"conversationId\": \"c-1\", \"messages\": [" + turn.formatted(", \"index\": 4") + ", "
+            + turn.formatted(", \"index\": 2") + "]}"); // any order, any gaps
     }
 
     private static void parse(final String body) throws Exception {
