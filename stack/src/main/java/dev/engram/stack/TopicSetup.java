@@ -35,6 +35,9 @@ import dev.engram.topics.Topic;
  */
 public final class TopicSetup {
 
+    /** How long {@link #alignTimestampLimits} waits for the brokers to apply the limits it altered. */
+    static final java.time.Duration APPLIED_WAIT = java.time.Duration.ofSeconds(30);
+
     /**
      * The topic configs that let a topic take any record timestamp: no limit on how far it may be ahead of or behind
      * the broker's clock (the pipeline bounds event times itself, {@code input.max.future.ms}).
@@ -79,6 +82,7 @@ public final class TopicSetup {
             });
             if (!changes.isEmpty()) {
                 admin.incrementalAlterConfigs(changes).all().get();
+                awaitApplied(admin, changes.keySet());
             }
             return changes.keySet().stream().map(org.apache.kafka.common.config.ConfigResource::name).sorted().toList();
         } catch (InterruptedException e) {
@@ -86,6 +90,29 @@ public final class TopicSetup {
             throw new IllegalStateException("Interrupted while aligning the topics' timestamp limits", e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("Cannot align the topics' timestamp limits: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /**
+     * Waits until the cluster describes {@link #TIMESTAMP_LIMITS} on the topics: the alteration's future completes once
+     * the controller has the change, and a broker applies it from its metadata a moment later, so a record produced at
+     * once could still meet the old limit (seen under load in a test that produced right after). Bounded by
+     * {@link #APPLIED_WAIT}; past it the alteration stands and is not waited for further.
+     */
+    private static void awaitApplied(final Admin admin,
+                                     final Set<org.apache.kafka.common.config.ConfigResource> resources)
+        throws InterruptedException, ExecutionException {
+        final long deadline = System.nanoTime() + APPLIED_WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            final boolean applied = admin.describeConfigs(resources).all().get().values().stream()
+                .allMatch(config -> TIMESTAMP_LIMITS.entrySet().stream().allMatch(limit -> {
+                    final org.apache.kafka.clients.admin.ConfigEntry entry = config.get(limit.getKey());
+                    return entry != null && limit.getValue().equals(entry.value());
+                }));
+            if (applied) {
+                return;
+            }
+            Thread.sleep(50);
         }
     }
 

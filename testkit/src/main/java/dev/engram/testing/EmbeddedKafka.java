@@ -110,9 +110,22 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param topics names
      */
     public void createTopics(final int partitions, final Collection<String> topics) {
+        createTopics(partitions, topics, Map.of());
+    }
+
+    /**
+     * Creates topics with the given partition count and topic configs, waiting for completion. Configs given at
+     * creation are in force for the first record; altered afterwards ({@code incrementalAlterConfigs}), a produce
+     * right after may still meet the old value while the broker applies the change (LifecycleRestartIT under load).
+     *
+     * @param partitions partitions per topic
+     * @param topics names
+     * @param configs topic configs of every topic (e.g. {@code message.timestamp.after.max.ms})
+     */
+    public void createTopics(final int partitions, final Collection<String> topics, final Map<String, String> configs) {
         final List<NewTopic> newTopics = new ArrayList<>();
         for (final String topic : topics) {
-            newTopics.add(new NewTopic(topic, partitions, (short) 1));
+            newTopics.add(new NewTopic(topic, partitions, (short) 1).configs(configs));
         }
         try {
             admin.createTopics(newTopics).all().get(60, TimeUnit.SECONDS);

@@ -45,18 +45,10 @@ class LifecycleRestartIT {
     @BeforeEach
     void startCluster() throws Exception {
         kafka = EmbeddedKafka.start();
-        kafka.createTopics(1, Topic.allNames());
-        // as TopicSetup creates them: a topic takes any record timestamp (Kafka 4 refuses one over an hour ahead)
-        final Map<org.apache.kafka.common.config.ConfigResource, java.util.Collection<org.apache.kafka.clients.admin.AlterConfigOp>>
-            unbounded = new java.util.HashMap<>();
-        for (final String topic : Topic.allNames()) {
-            unbounded.put(new org.apache.kafka.common.config.ConfigResource(
-                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic), List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
-                    new org.apache.kafka.clients.admin.ConfigEntry(
-                        org.apache.kafka.common.config.TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
-                        String.valueOf(Long.MAX_VALUE)), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)));
-        }
-        kafka.admin().incrementalAlterConfigs(unbounded).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        // as TopicSetup creates them: a topic takes any record timestamp (Kafka 4 refuses one over an hour ahead); given
+        // at creation, not altered after it: a send right after an alteration met the old limit under load (CI, load 12)
+        kafka.createTopics(1, Topic.allNames(), Map.of(
+            org.apache.kafka.common.config.TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, String.valueOf(Long.MAX_VALUE)));
     }
 
     @AfterEach
