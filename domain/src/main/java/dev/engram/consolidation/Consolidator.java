@@ -377,7 +377,7 @@ public final class Consolidator {
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
         final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
-        if (current == null || candidate.getEventTime().isBefore(current.getValidFrom())
+        if (current == null || candidate.getEventTime().isBefore(MemoryWrites.lastStated(current))
             || !MemoryIds.normalize(current.getValue()).equals(MemoryIds.normalize(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }

@@ -94,12 +94,20 @@ final class MemoryWrites {
     /**
      * Contradiction between {@code existing} and the candidate: the later statement stays ACTIVE. When the candidate
      * wins, the user's memories stating the old value are marked as outdated ({@link Outdated}).
+     *
+     * <p>The candidate is the later statement when its event time is after {@code existing}'s {@code validFrom}
+     * (equal times: the larger id, so the order two candidates arrive in does not matter) and not before
+     * {@link #lastStated existing's last statement}: a conversation that arrives late, dated between the fact's
+     * first statement and a restatement or a correction of it, was said before the value that stays. It is stored
+     * ARCHIVED / SUPERSEDED, valid from its own time to that restatement or correction (the one interval a memory
+     * holds; the value's earlier interval stays on {@code existing}).
      */
     static Decision supersede(final Memory existing, final MemoryCandidate candidate, final double similarity,
                                final String reason, final List<Memory> userMemories) {
         final Instant at = candidate.getEventTime();
         final int order = at.compareTo(existing.getValidFrom());
-        final boolean candidateWins = order > 0 || order == 0 && candidate.getCandidateId().compareTo(existing.getMemoryId()) > 0;
+        final boolean candidateWins = !at.isBefore(lastStated(existing))
+            && (order > 0 || order == 0 && candidate.getCandidateId().compareTo(existing.getMemoryId()) > 0);
         if (candidateWins) {
             final Memory created = newMemory(candidate, MemoryStatus.ACTIVE)
                 .setSupersedes(List.of(existing.getMemoryId())).build();
@@ -117,13 +125,25 @@ final class MemoryWrites {
         }
         final Memory late = newMemory(candidate, MemoryStatus.ARCHIVED)
             .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(existing.getMemoryId())
-            .setValidTo(existing.getValidFrom()).build();
+            .setValidTo(order < 0 ? existing.getValidFrom() : lastStated(existing)).build();
         return new Decision(Outcome.STORED_AS_SUPERSEDED,
             List.of(change(null, late, UpdateOperation.SUPERSEDED, candidate)),
             List.of(contradiction(late, existing, similarity, reason, at)),
             List.of(archivedEvent(late, ArchiveReason.SUPERSEDED, existing.getMemoryId(), at)));
     }
 
+
+    /**
+     * When the user last stated {@code fact}'s value: its {@code lastConfirmedAt}, which a restatement
+     * ({@link #reinforce}) and a correction (a {@code memory-commands} CORRECT, at its {@code issuedAt}) move forward;
+     * never before {@code validFrom}. A contradicting or negating statement dated before it does not take the fact back.
+     *
+     * @param fact an ACTIVE memory stating a value
+     * @return the later of its {@code lastConfirmedAt} and {@code validFrom} (event time)
+     */
+    static Instant lastStated(final Memory fact) {
+        return later(fact.getValidFrom(), fact.getLastConfirmedAt());
+    }
 
     /**
      * A negated fact archives {@code current}, the ACTIVE memory stating the candidate's key and value

@@ -252,6 +252,40 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * README trial, session 8: a correction was undone by a conversation that reached Engram after it but was dated
+     * between the fact's first statement and the correction ("I live in Lodz" at 10:05, corrected to Lublin days
+     * later, then the 10:05 conversation arrives): the old value came back ACTIVE and into the profile.
+     */
+    @Test
+    void shouldKeepTheCorrectedValueWhenAConversationDatedBeforeTheCorrectionArrivesAfterIt() {
+        final String u = T + "/u-lodz";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-lodz", "c-1", user("I live in Lodz.", day(0))));
+            final Memory city = fact(pipeline, u, "city");
+            pipeline.command(correction(city, null, "Lublin", T0.plus(Duration.ofDays(4))));
+
+            pipeline.publish(conversation(T, "u-lodz", "c-late", user("My home is in Lodz, I live in Lodz.", day(0, 300))));
+
+            assertThat(fact(pipeline, u, "city").getMemoryId()).as("the corrected fact stays the current one")
+                .isEqualTo(city.getMemoryId());
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Lublin");
+            assertThat(current(context(pipeline, u, "Which city do I live in?"))).contains("Lublin").doesNotContain("Lodz");
+            final List<Memory> late = pipeline.retriever().memories(u).stream()
+                .filter(m -> "city".equals(m.getKey()) && !m.getMemoryId().equals(city.getMemoryId())).toList();
+            assertThat(late).as("the late statement is kept as history: said at 10:05, no longer true since the correction")
+                .isNotEmpty().allSatisfy(m -> {
+                    assertThat(m.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+                    assertThat(m.getSupersededBy()).isEqualTo(city.getMemoryId());
+                    assertThat(m.getValidTo()).isEqualTo(T0.plus(Duration.ofDays(4)));
+                });
+
+            pipeline.publish(conversation(T, "u-lodz", "c-moved", user("I moved, I live in Gdansk now.", day(5))));
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue())
+                .as("a statement after the correction still supersedes it").isEqualTo("Gdansk");
+        }
+    }
+
     @Test
     void shouldWriteOneUpdatePerRestatementWhenATurnMakesBothAFactAndAnEpisode() {
         final String u = T + "/u-olaf";

@@ -326,6 +326,28 @@ class ConsolidationTopologyTest {
     }
 
     @Test
+    void shouldKeepTheRestatedValueWhenAContradictionOrNegationSaidBeforeTheRestatementArrivesLate() {
+        final MemoryCandidate lyon = fact(MIRA, "c-1", "2025-01-01T09:00:00Z", "city", "Lyon", "I live in Lyon.");
+        final MemoryCandidate again = fact(MIRA, "c-3", "2025-01-03T09:00:00Z", "city", "Lyon", "I still live in Lyon.");
+        final MemoryCandidate nantes = fact(MIRA, "c-2", "2025-01-02T09:00:00Z", "city", "Nantes", "I live in Nantes.");
+        final MemoryCandidate notLyon = MemoryCandidate.newBuilder(
+            fact(MIRA, "c-2b", "2025-01-02T10:00:00Z", "city", "Lyon", "I don't live in Lyon.")).setNegated(true).build();
+        try (PipelineHarness driver = new PipelineHarness()) {
+            driver.pipe(lyon, again, nantes, notLyon);
+            assertThat(driver.consolidator().active(MIRA)).singleElement().satisfies(m -> {
+                assertThat(m.getMemoryId()).as("said last on the 3rd").isEqualTo(lyon.getCandidateId());
+                assertThat(m.getValue()).isEqualTo("Lyon");
+            });
+            final Memory late = driver.consolidator().memory(MIRA, nantes.getCandidateId());
+            assertThat(late.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(late.getSupersededBy()).isEqualTo(lyon.getCandidateId());
+            assertThat(late.getValidFrom()).isEqualTo(nantes.getEventTime());
+            assertThat(late.getValidTo()).as("until Lyon was said again").isEqualTo(again.getEventTime());
+            assertThat(driver.consolidator().profile(MIRA).getFacts().get("city").getValue()).isEqualTo("Lyon");
+        }
+    }
+
+    @Test
     void shouldCountCreatedReinforcedSupersededAndContradictionsWithApplicationTag() {
         try (PipelineHarness driver = new PipelineHarness()) {
             driver.pipe(
