@@ -39,7 +39,10 @@ import dev.engram.topics.Topic;
  *       broker, Kafka Streams, Avro and the apps (JFR put the JIT threads at ~20 % of the JVM's CPU in that phase,
  *       BENCHMARKS.md "Ingest"), a start-up cost that a long-running deployment pays once. No state is
  *       shared with the timed stack (its own run directory, broker and stores). {@code --warmup 0} measures the
- *       cold pipeline, as runs before 2026-12-02 did.</li>
+ *       cold pipeline, as runs before 2026-12-02 did. An N beyond the set's size runs the set again, each pass
+ *       through a fresh discarded stack (the same conversations twice in one stack would be duplicates), until N
+ *       conversations went through: on two cores the one C2 compiler thread is still compiling for the first time
+ *       after one pass over the whole set (BENCHMARKS.md "Ingest", "Where the JIT goes").</li>
  *   <li>Pipeline: the embedded stack ({@link EmbeddedStack}: broker, extractor, consolidator,
  *       retriever); once the retriever is ready, every conversation is published ({@link Ingest}) and
  *       the clock runs until the three apps have processed everything ({@link EmbeddedStack#awaitSettled}).
@@ -75,7 +78,8 @@ public final class IngestBenchmark implements Callable<Integer> {
 
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "" + DEFAULT_WARMUP,
         description = "Conversations through a discarded stack before the timed one, so the pipeline is timed with "
-            + "compiled code as the ceiling is; 0 = a cold pipeline (default: ${DEFAULT-VALUE}).")
+            + "compiled code as the ceiling is; beyond the set's size the set again, through a fresh discarded stack "
+            + "per pass (e.g. twice the size = two passes); 0 = a cold pipeline (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Mixin
@@ -115,9 +119,9 @@ public final class IngestBenchmark implements Callable<Integer> {
         out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
         final Map<String, Object> stackSettings = settings.over(Map.of());
-        final int warmed = Math.min(Math.max(0, warmup), conversations.size());
-        if (warmed > 0) {
-            warmUp(conversations.subList(0, warmed), stackSettings);
+        final int warmed = Math.max(0, warmup);
+        for (final int pass : warmupPasses(warmed, conversations.size())) {
+            warmUp(conversations.subList(0, pass), stackSettings);
         }
 
         final Map<String, Object> figures;
@@ -173,6 +177,23 @@ public final class IngestBenchmark implements Callable<Integer> {
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /**
+     * Splits a warm-up into passes over the set: each pass a fresh discarded stack (the same conversation twice in one
+     * stack would be a duplicate, not more of the workload).
+     *
+     * @param warmup conversations to run before the timed stack (0 or less: none)
+     * @param size conversations in the set
+     * @return the conversations of each pass, from the start of the set: {@code size} for every full pass, the rest in
+     *     a last pass (e.g. 800 of 374 → 374, 374, 52); empty for no warm-up or an empty set
+     */
+    static List<Integer> warmupPasses(final int warmup, final int size) {
+        final List<Integer> passes = new ArrayList<>();
+        for (int done = 0; size > 0 && done < warmup; done += size) {
+            passes.add(Math.min(size, warmup - done));
+        }
+        return passes;
     }
 
     /**

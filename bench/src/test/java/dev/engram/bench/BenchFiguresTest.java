@@ -40,6 +40,16 @@ class BenchFiguresTest {
     }
 
     @Test
+    void shouldRunTheSetAgainThroughFreshStacksWhenTheWarmupExceedsIt() {
+        assertThat(IngestBenchmark.warmupPasses(100, 374)).containsExactly(100);
+        assertThat(IngestBenchmark.warmupPasses(374, 374)).containsExactly(374);
+        assertThat(IngestBenchmark.warmupPasses(800, 374)).containsExactly(374, 374, 52);
+        assertThat(IngestBenchmark.warmupPasses(0, 374)).isEmpty();
+        assertThat(IngestBenchmark.warmupPasses(-5, 374)).isEmpty();
+        assertThat(IngestBenchmark.warmupPasses(10, 0)).isEmpty();
+    }
+
+    @Test
     void shouldCarryFreshnessPercentilesWhenFiguresAreBuilt() throws Exception {
         final Histogram h = Latencies.histogram();
         for (int i = 1; i <= 100; i++) {

@@ -76,6 +76,8 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
     public static EngramConfig load(final Path file, final Map<String, String> environment,
                                     final Map<String, ?> overrides) {
         final Map<String, Object> merged = new HashMap<>();
+        // where each value that reaches the configuration came from, for a refusal to name (overrides: the caller's)
+        final Map<String, String> sources = new HashMap<>();
         if (file != null) {
             final Properties props = new Properties();
             try (InputStream in = Files.newInputStream(file)) {
@@ -83,11 +85,46 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot read config file " + file, e);
             }
-            props.forEach((k, v) -> merged.put(k.toString(), v.toString().strip()));
+            props.forEach((k, v) -> {
+                merged.put(k.toString(), v.toString().strip());
+                sources.put(k.toString(), "set in " + file);
+            });
         }
-        merged.putAll(EnvironmentSettings.read(environment, DEFINITION.names()));
+        final Map<String, String> fromEnvironment = EnvironmentSettings.read(environment, DEFINITION.names());
+        merged.putAll(fromEnvironment);
+        EnvironmentSettings.variables(environment).forEach((key, variable) -> sources.put(key, "set by the environment "
+            + "variable " + variable));
         merged.putAll(overrides);
+        overrides.keySet().forEach(sources::remove);
+        requireValid(merged, sources);
         return new EngramConfig(merged);
+    }
+
+    /**
+     * Checks each value whose source is known as the definition would ({@link ConfigDef#parseType} and the key's
+     * validator, Kafka's own code), so that a refusal names where the value was set: the key alone does not tell a
+     * user which {@code ENGRAM_} variable (or file line) to fix.
+     *
+     * @param values the merged settings
+     * @param sources key → where its value was set ({@code set by the environment variable ENGRAM_…})
+     * @throws ConfigException Kafka's message ({@code Invalid value abc for configuration retriever.http.port: …})
+     *     followed by the source, e.g. {@code (set by the environment variable ENGRAM_RETRIEVER_HTTP_PORT)}
+     */
+    private static void requireValid(final Map<String, Object> values, final Map<String, String> sources) {
+        new TreeMap<>(sources).forEach((key, source) -> {
+            final ConfigDef.ConfigKey declared = DEFINITION.configKeys().get(key);
+            if (declared == null) {
+                return;
+            }
+            try {
+                final Object parsed = ConfigDef.parseType(key, values.get(key), declared.type);
+                if (declared.validator != null) {
+                    declared.validator.ensureValid(key, parsed);
+                }
+            } catch (ConfigException e) {
+                throw new ConfigException(e.getMessage() + " (" + source + ")");
+            }
+        });
     }
 
     /**

@@ -108,6 +108,19 @@ public final class EnvironmentSettings {
     }
 
     /**
+     * @param environment the environment
+     * @return key → the {@code ENGRAM_} variable that sets it (the last by name where two map to one key, as
+     *     {@link #read} takes them), for a refusal to name what the user set
+     */
+    static Map<String, String> variables(final Map<String, String> environment) {
+        final Map<String, String> variables = new LinkedHashMap<>();
+        new TreeMap<>(environment).keySet().stream()
+            .filter(name -> name.startsWith(PREFIX) && !NOT_SETTINGS.contains(name))
+            .forEach(name -> variables.put(key(name), name));
+        return variables;
+    }
+
+    /**
      * Maps an environment variable name to a key as Kafka's docker images do.
      *
      * @param name e.g. {@code ENGRAM_RETRIEVER_HTTP_PORT} (with or without the prefix)

@@ -33,6 +33,26 @@ class EngramConfigTest {
     }
 
     @Test
+    void shouldNameTheVariableOrFileThatSetABadValueBesideItsKeyWhenLoading(@TempDir final Path dir) throws IOException {
+        final Path file = dir.resolve("engram.properties");
+        Files.writeString(file, "sample.limit=2\n");
+
+        assertThatThrownBy(() -> EngramConfig.load(null, Map.of("ENGRAM_SAMPLE_SIZE", "abc"), Map.of()))
+            .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+            .hasMessage("Invalid value abc for configuration sample.size: Not a number of type INT "
+                + "(set by the environment variable ENGRAM_SAMPLE_SIZE)");
+        assertThatThrownBy(() -> EngramConfig.load(null, Map.of("ENGRAM_SAMPLE_SIZE", "0"), Map.of()))
+            .hasMessageContaining("sample.size").hasMessageEndingWith("(set by the environment variable ENGRAM_SAMPLE_SIZE)");
+        assertThatThrownBy(() -> EngramConfig.load(file, Map.of(), Map.of()))
+            .hasMessageContaining("sample.limit").hasMessageEndingWith("(set in " + file + ")");
+        assertThatThrownBy(() -> EngramConfig.load(null, Map.of(), Map.of(SampleGroup.SIZE, "abc")))
+            .as("an override (a command-line flag) is named by its key alone, as before")
+            .hasMessage("Invalid value abc for configuration sample.size: Not a number of type INT");
+        assertThat(EngramConfig.load(file, Map.of("ENGRAM_SAMPLE_LIMIT", "0.5"), Map.of()).getDouble(SampleGroup.LIMIT))
+            .as("a bad file value the environment replaces is not refused").isEqualTo(0.5);
+    }
+
+    @Test
     void shouldFailNamingTheFileWhenItCannotBeRead(@TempDir final Path dir) {
         final Path missing = dir.resolve("absent.properties");
 

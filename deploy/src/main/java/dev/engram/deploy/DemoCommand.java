@@ -277,7 +277,9 @@ public final class DemoCommand implements Callable<Integer> {
     /**
      * Polls and prints progress (every {@link #PROGRESS_EVERY}) until everything ingested is processed;
      * fails on a dead app or a stall. Settled = ingest done, no group lag, the counting consumer caught
-     * up — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
+     * up, the extractor's candidates committed ({@link DemoApps#extractorIdle}: after the first check's "extractor
+     * without lag", its committed pending store empty; the second check's lag then counts those candidates for the
+     * consolidator) — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
      * reads are not atomic.
      */
     private void awaitProcessed(final PipelineMonitor monitor, final DemoIngestThread ingest, final DemoApps apps,

@@ -132,15 +132,28 @@ class IngestIT {
         assertThat(run.exit()).as(run.out()).isEqualTo(2);
         assertThat(run.out()).contains("line 1: completedAt 9999-12-31T23:59:59Z lies ahead of this receiver's clock",
             "input.max.future.ms=3600000", "(not published)").contains("1 records published (1 acknowledged, 0 failed)");
-        final List<String> published = new java.util.ArrayList<>();
-        EmbeddedKafka.waitUntil(() -> {
-            published.clear();
-            kafka.read(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().deserializer(),
-                AvroSerdes.serde(ConversationCompleted.class).deserializer(), 1, Duration.ofSeconds(30))
-                .forEach(r -> published.add(r.value().getConversationId()));
-            return published.contains("past-1");
-        }, Duration.ofSeconds(60), "past-1 on " + Topic.CONVERSATIONS_COMPLETED.name());
-        assertThat(published).doesNotContain("future-1");
+        assertThat(awaitPublished("past-1")).doesNotContain("future-1");
+    }
+
+    @Test
+    void shouldRefuseALineWithANegativeOrSharedMessageIndexAsPostConversationsDoesAndPublishTheOthers() throws Exception {
+        final String turn = "{\"role\":\"user\",\"content\":\"I live in Delft.\",\"timestamp\":\"2025-01-01T10:00:00Z\"%s}";
+        final String head = "{\"tenantId\":\"t1\",\"userId\":\"u-index\",\"conversationId\":\"";
+        final Path file = dir.resolve("indexes.jsonl");
+        Files.writeString(file, String.join("\n",
+            head + "neg-1\",\"messages\":[" + turn.formatted(",\"index\":-1") + "]}",
+            head + "dup-1\",\"messages\":[" + turn.formatted(",\"index\":0") + "," + turn.formatted("") + ","
+                + turn.formatted(",\"index\":1") + "]}",
+            head + "gaps-1\",\"messages\":[" + turn.formatted(",\"index\":4") + "," + turn.formatted(",\"index\":2")
+                + "]}") + "\n", StandardCharsets.UTF_8);
+
+        final Run run = ingest(file);
+
+        assertThat(run.exit()).as(run.out()).isEqualTo(2);
+        assertThat(run.out()).contains("line 1: messages[0].index must not be negative (the message's position, from 0), "
+            + "was -1", "line 2: messages[2].index 1 is also messages[1]'s", "(not published)")
+            .contains("1 records published (1 acknowledged, 0 failed)");
+        assertThat(awaitPublished("gaps-1")).doesNotContain("neg-1", "dup-1");
     }
 
     @Test
@@ -201,6 +214,19 @@ class IngestIT {
         final String out = buffer.toString(StandardCharsets.UTF_8);
         original.print(out);
         return new Run(exit, out);
+    }
+
+    /** @return the conversation ids on conversations-completed once {@code expected} is among them (bounded wait) */
+    private static List<String> awaitPublished(final String expected) {
+        final List<String> published = new java.util.ArrayList<>();
+        EmbeddedKafka.waitUntil(() -> {
+            published.clear();
+            kafka.read(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().deserializer(),
+                AvroSerdes.serde(ConversationCompleted.class).deserializer(), 1, Duration.ofSeconds(30))
+                .forEach(r -> published.add(r.value().getConversationId()));
+            return published.contains(expected);
+        }, Duration.ofSeconds(60), expected + " on " + Topic.CONVERSATIONS_COMPLETED.name());
+        return published;
     }
 
     private static String line(final String id, final String content) {

@@ -180,6 +180,40 @@ public final class ConversationValidator {
     }
 
     /**
+     * Whether a message index is negative or two messages share one: a memory's evidence names its messages by index,
+     * so either would make it name the wrong message or two. Checked where a conversation comes in (the HTTP route and
+     * MCP through it, {@code bin/engram ingest}), not by the extractor: records already on the topic replay as they were
+     * taken (an index is never repaired, and what the extractor remembers does not change), so this is apart from
+     * {@link #problem}.
+     *
+     * @param messages a conversation's messages, in order (null entries are {@link #problem}'s to report)
+     * @return why they are refused, naming the positions ({@code messages[2].index 1 is also messages[1]'s: …}), or
+     *     empty
+     */
+    public static Optional<String> indexProblem(final List<Message> messages) {
+        if (messages == null) {
+            return Optional.empty();
+        }
+        final Map<Integer, Integer> positions = new java.util.HashMap<>();
+        for (int i = 0; i < messages.size(); i++) {
+            final Message message = messages.get(i);
+            if (message == null) {
+                continue;
+            }
+            if (message.getIndex() < 0) {
+                return Optional.of("messages[" + i + "].index must not be negative (the message's position, from 0), was "
+                    + message.getIndex());
+            }
+            final Integer other = positions.putIfAbsent(message.getIndex(), i);
+            if (other != null) {
+                return Optional.of("messages[" + i + "].index " + message.getIndex() + " is also messages[" + other
+                    + "]'s: each message needs its own index (or leave index out: its position is taken)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * @param conversation a decoded conversation
      * @return why it is invalid, or empty when it is valid
      */

@@ -273,9 +273,12 @@ public final class Rebuild {
                         phases.end(a.key() + ".start");
                         // with the consolidator beside it, the extractor is done once it has extracted every conversation
                         // (the consolidator's profiles keep arriving on user-profiles until the consolidator is done)
+                        // (and the repartition topic: a conversation re-routed to its user's partition is in no store
+                        // until the extractor consumes it again)
                         final Set<String> caughtUpOn = a == App.EXTRACTOR && apps.contains(App.CONSOLIDATOR)
-                            ? Set.of(Topic.CONVERSATIONS_COMPLETED.name()) : inputs.get(a);
-                        watch.awaitCaughtUp(a, runner, caughtUpOn, running.idle(a));
+                            ? Set.of(Topic.CONVERSATIONS_COMPLETED.name(), dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC)
+                            : inputs.get(a);
+                        watch.awaitCaughtUp(a, runner, caughtUpOn, running.idle(a, client));
                         phases.end(a.key() + ".catchUp");
                         if (a == App.CONSOLIDATOR) {
                             watch.awaitRegrouped(runner);

@@ -14,6 +14,7 @@ import dev.engram.embedder.KnownVectors;
 import dev.engram.extractor.ExtractorApp;
 import dev.engram.retriever.RetrieverApp;
 import dev.engram.runtime.StreamsRunner;
+import dev.engram.stack.PendingExtractions;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -107,12 +108,32 @@ final class RebuiltApps implements AutoCloseable {
     }
 
     /**
-     * @return for the extractor, whether it holds no consumed conversation whose candidates are not written yet;
-     *     for the others always true
+     * For the extractor: whether every conversation it consumed has its candidates committed — its pending gauge is 0
+     * (a quick first look; it drops before the candidates are committed), its {@code extraction-pending-store} as
+     * committed on its changelog is empty and no transaction is open on {@code memory-candidates}
+     * ({@link PendingExtractions#settled}, read after the reset that deleted the changelog; closed with the apps). A changelog not read to its end in 30 s is "not yet". For the others always true.
+     *
+     * @param a the app
+     * @param client consumer properties with at least {@code bootstrap.servers}
+     * @return the condition, asked after the app's lag is 0
      */
-    BooleanSupplier idle(final Rebuild.App a) {
+    BooleanSupplier idle(final Rebuild.App a, final Map<String, Object> client) {
+        if (a != Rebuild.App.EXTRACTOR) {
+            return () -> true;
+        }
         final ExtractorApp x = extractor;
-        return a == Rebuild.App.EXTRACTOR ? () -> x.pendingConversations() == 0 : () -> true;
+        final PendingExtractions committed = new PendingExtractions(client);
+        running.add(committed);
+        return () -> {
+            if (x.pendingConversations() != 0) {
+                return false;
+            }
+            try {
+                return committed.settled(java.time.Duration.ofSeconds(30));
+            } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
+                return false;
+            }
+        };
     }
 
     /** @return the rebuilt retriever (its read model), or null when it is not rebuilt */

@@ -212,6 +212,9 @@ public final class OpsTestSupport {
      *       store with its input offset, and its tombstone is written in the transaction of its candidates: an empty
      *       committed store means every consumed conversation's candidates are committed. (A conversation forwarded
      *       before the commit of its input offset had its candidates in that same transaction.)</li>
+     *   <li>then no open transaction on {@code memory-candidates}: the broker writes a transaction's markers partition
+     *       by partition, so the tombstone may be readable a moment before the candidates are
+     *       ({@code PendingExtractions#settled}, which the demo, the benchmarks and the rebuild share).</li>
      * </ol>
      * Waiting for "no open transaction on memory-candidates" after the count reached 0 was not enough: the candidates
      * may still sit in the producer's buffer (Kafka Streams' {@code linger.ms} 100 under exactly-once, sent at the next
@@ -230,34 +233,11 @@ public final class OpsTestSupport {
             Set.of(dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC), timeout);
         Waits.until("the extractor's pending conversations forwarded", timeout, pendingConversations::getAsLong,
             pending -> pending == 0);
-        Waits.until("no conversation in the extractor's committed " + EXTRACTION_PENDING_CHANGELOG + " (its candidates"
-            + " committed)", timeout, () -> committedPendingConversations(bootstrap, timeout), pending -> pending == 0);
-    }
-
-    /** The changelog of the extractor's {@code extraction-pending-store}. */
-    static final String EXTRACTION_PENDING_CHANGELOG = dev.engram.topics.AppIds.EXTRACTOR + "-"
-        + dev.engram.topology.StoreNames.EXTRACTION_PENDING + "-changelog";
-
-    /**
-     * @return conversations in the extractor's pending store as committed on its changelog (per partition, the latest
-     *     record of each sequence number that is not a tombstone)
-     * @throws IllegalStateException if the changelog is not read to its end within the timeout
-     */
-    static int committedPendingConversations(final String bootstrap, final Duration timeout) {
-        final Set<String> pending = new java.util.HashSet<>();
-        final boolean complete = TopicScan.toEnd(TopicScan.client(bootstrap), EXTRACTION_PENDING_CHANGELOG, null, timeout,
-            r -> {
-                final String entry = r.partition() + "/" + java.util.HexFormat.of().formatHex(r.key());
-                if (r.value() == null) {
-                    pending.remove(entry);
-                } else {
-                    pending.add(entry);
-                }
-            });
-        if (!complete) {
-            throw new IllegalStateException(EXTRACTION_PENDING_CHANGELOG + " not read to its end within " + timeout);
+        try (dev.engram.stack.PendingExtractions committed = new dev.engram.stack.PendingExtractions(TopicScan.client(bootstrap))) {
+            Waits.until("no conversation in the extractor's committed " + dev.engram.stack.PendingExtractions.CHANGELOG
+                + " (its candidates committed), then no open transaction on memory-candidates", timeout,
+                () -> committed.settled(timeout), settled -> settled);
         }
-        return pending.size();
     }
 
     /**

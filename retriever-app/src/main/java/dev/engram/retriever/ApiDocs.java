@@ -68,6 +68,22 @@ public final class ApiDocs {
         }
     }
 
+    /**
+     * @param schema a schema's name under {@code components.schemas}
+     * @param name one of its properties
+     * @return that property's schema, references inlined: what an MCP tool's argument of the same meaning declares,
+     *     so that both edges take the same forms
+     * @throws IllegalArgumentException when the schema or the property is not there
+     */
+    Map<String, Object> property(final String schema, final String name) {
+        final Object properties = schema(schema).get("properties");
+        if (!(properties instanceof Map<?, ?> map) || !(map.get(name) instanceof Map<?, ?> property)) {
+            throw new IllegalArgumentException("no property " + name + " in schema " + schema + " of " + OPENAPI_PATH);
+        }
+        @SuppressWarnings("unchecked") final Map<String, Object> typed = (Map<String, Object>) property;
+        return typed;
+    }
+
     private static JsonNode inline(final JsonNode node, final JsonNode schemas) {
         if (node.isObject() && node.has("$ref")) {
             final String ref = node.get("$ref").asText();

@@ -134,17 +134,14 @@ final class ConversationRoute {
         }
         final Instant completedAt = completed != null ? completed : last != null ? last : received;
         final List<Message> messages = new ArrayList<>(turns.size());
-        final java.util.Map<Integer, Integer> positions = new java.util.HashMap<>();
         for (int i = 0; i < turns.size(); i++) {
-            final Message message = message(turns.get(i), i, completedAt, replaced);
-            final Integer other = positions.putIfAbsent(message.getIndex(), i);
-            if (other != null) {
-                // a memory's evidence names messages by index: two messages of one index make it name either
-                throw ApiProblem.badRequest("messages[" + i + "].index " + message.getIndex() + " is also messages["
-                    + other + "]'s: each message needs its own index (or leave index out: its position is taken)");
-            }
-            messages.add(message);
+            messages.add(message(turns.get(i), i, completedAt, replaced));
         }
+        // a memory's evidence names messages by index: a negative one or two messages of one index make it name the
+        // wrong message or either; the rule ingest applies too
+        ConversationValidator.indexProblem(messages).ifPresent(problem -> {
+            throw ApiProblem.badRequest(problem);
+        });
         return ConversationCompleted.newBuilder().setTenantId(user.tenantId()).setUserId(user.userId())
             .setConversationId(id.asText()).setMessages(messages).setCompletedAt(completedAt)
             .setMetadata(metadata(body.get("metadata"), replaced)).setAgentId(agent(body.get("agentId"))).build();
@@ -182,10 +179,6 @@ final class ConversationRoute {
         }
         if (index != null && !index.canConvertToInt()) {
             throw ApiProblem.badRequest(where + ".index must be at most " + Integer.MAX_VALUE + ", was " + index);
-        }
-        if (index != null && index.intValue() < 0) {
-            throw ApiProblem.badRequest(where + ".index must not be negative (the message's position, from 0), was "
-                + index);
         }
         final Instant at = instant(turn.get("timestamp"), where + ".timestamp");
         return Message.newBuilder().setIndex(index != null ? index.intValue() : position)

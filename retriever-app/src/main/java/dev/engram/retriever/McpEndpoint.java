@@ -179,8 +179,8 @@ public final class McpEndpoint {
                 Map.of("conversationId", string("the conversation's id"),
                     "messages", Map.of("type", "array", "description", "the turns, oldest first",
                         "items", docs.schema("Message")),
-                    "completedAt", string("event time, ISO-8601 with an offset (default: the last turn's); at most an hour"
-                        + " from now (input.max.future.ms)"),
+                    // POST …/conversations' own definition (ISO-8601 with an offset or epoch milliseconds): one form set
+                    "completedAt", docs.property("Conversation", "completedAt"),
                     "metadata", Map.of("type", "object", "additionalProperties", Map.of("type", "string")),
                     "agentId", string("the agent the conversation was with (mem0's agent_id); absent: none")),
                 List.of("conversationId", "messages"), false, docs.schema("ConversationAccepted")),

@@ -90,7 +90,7 @@ final class McpHttpRules {
     /**
      * @param accept the {@code Accept} header of a POST, or null
      * @return the refusal when it is absent (400) or does not list both {@code application/json} and
-     *     {@code text/event-stream} (406); empty when it lists both
+     *     {@code text/event-stream} with a quality above 0 (406); empty when it lists both
      */
     static java.util.Optional<Refusal> unacceptable(final String accept) {
         final String both = "an MCP client lists both application/json and text/event-stream in Accept (Streamable HTTP "
@@ -98,12 +98,31 @@ final class McpHttpRules {
         if (accept == null || accept.isBlank()) {
             return java.util.Optional.of(new Refusal(400, "Bad Request: no Accept header: " + both));
         }
-        // as the SDK's transport checks it after this (literally, case included), so nothing passes here that it refuses
-        if (accept.contains("application/json") && accept.contains("text/event-stream")) {
+        // as the SDK's transport checks it after this (literally, case included), so nothing passes here that it refuses;
+        // and each listed with a quality above 0 (RFC 9110 §12.4.2: q=0 is "not acceptable")
+        if (accept.contains("application/json") && accept.contains("text/event-stream")
+            && acceptedTypes(accept).containsAll(java.util.List.of("application/json", "text/event-stream"))) {
             return java.util.Optional.empty();
         }
         final String shown = accept.length() > 80 ? accept.substring(0, 80) + "…" : accept;
         return java.util.Optional.of(new Refusal(406, "Not Acceptable: Accept \"" + shown + "\": " + both));
+    }
+
+    /**
+     * @param accept an {@code Accept} header
+     * @return the media types it accepts, lower case without parameters: those of quality above 0, as Jetty's
+     *     {@link org.eclipse.jetty.http.QuotedQualityCSV} parses the header (quoted strings, {@code q} weights; a value
+     *     of {@code q=0} is left out)
+     */
+    static java.util.Set<String> acceptedTypes(final String accept) {
+        final org.eclipse.jetty.http.QuotedQualityCSV values = new org.eclipse.jetty.http.QuotedQualityCSV();
+        values.addValue(accept);
+        final java.util.Set<String> types = new java.util.HashSet<>();
+        for (final String value : values.getValues()) {
+            final int parameters = value.indexOf(';');
+            types.add((parameters < 0 ? value : value.substring(0, parameters)).strip().toLowerCase(java.util.Locale.ROOT));
+        }
+        return types;
     }
 
     /**

@@ -92,7 +92,10 @@ final class ReadRoutes {
         ctx.json(ApiViews.Profile.of(requireKnown(service, user)));
     }
 
-    /** {@code GET .../memories}: with {@code query} the top-k ranked memories, without it the list. */
+    /**
+     * {@code GET .../memories}: with {@code query} the top-k ranked memories, without it the list (newest change first;
+     * with {@code k} its first k).
+     */
     void memories(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
         final String query = QueryParam.QUERY.raw(ctx);
@@ -105,6 +108,9 @@ final class ReadRoutes {
         final String agent = agentParam(ctx);
         if (query != null && !hasWords(query)) {
             throw ApiProblem.badRequest("query must contain a letter or digit; omit it to list all memories");
+        }
+        if (query == null) {
+            requireListParameters(ctx);
         }
         if (owner.forwarded(ctx, user)) {
             return;
@@ -137,9 +143,24 @@ final class ReadRoutes {
             .filter(m -> type == null || m.getType() == type)
             .filter(m -> status == null || m.getStatus() == status)
             .sorted(Comparator.comparing(Memory::getUpdatedAt).reversed().thenComparing(Memory::getMemoryId))
+            // k given: the first k of the list; absent: every memory (its default is a query's, not a list's)
+            .limit(QueryParam.K.raw(ctx) == null ? Long.MAX_VALUE : k)
             .map(ApiViews.MemoryView::of).toList();
         ctx.attribute(ApiAccess.DETAIL, "count=" + views.size());
         ctx.json(new ApiViews.MemoryList(user.tenantId(), user.userId(), views.size(), views));
+    }
+
+    /**
+     * A list (no {@code query}) has no scores and answers for now: {@code minScore} and {@code asOf}, a query's, are a
+     * 400 naming the parameter and what applies, instead of being ignored.
+     */
+    private static void requireListParameters(final Context ctx) {
+        for (final QueryParam param : List.of(QueryParam.MIN_SCORE, QueryParam.AS_OF)) {
+            if (param.raw(ctx) != null) {
+                throw ApiProblem.badRequest(param.wireName() + " applies to a query (query=…); a list of the memories "
+                    + "(no query) takes type, status, agentId and k (the first k, newest change first)");
+            }
+        }
     }
 
     /** {@code GET .../export}: the profile and every memory held for the user (GDPR Art. 15 and 20). */

@@ -266,6 +266,35 @@ class McpEndpointIT {
     }
 
     @Test
+    void shouldTakeCompletedAtAsEpochMillisecondsAsPostConversationsDoesAndNameTheFormsOtherwise() {
+        final long at = java.time.Instant.parse("2025-01-02T03:04:05Z").toEpochMilli();
+        try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
+            final McpSchema.CallToolResult millis = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-epoch", "completedAt", at, "messages",
+                    List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
+            final McpSchema.CallToolResult bool = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-bool", "completedAt", true, "messages",
+                    List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
+            final McpSchema.CallToolResult words = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-words", "completedAt", "yesterday", "messages",
+                    List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
+
+            assertThat(millis.isError()).as(text(millis)).isFalse();
+            assertThat(fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
+                1, Duration.ofSeconds(30))).filteredOn(r -> r.value().getConversationId().equals("c-mcp-epoch")).singleElement()
+                .satisfies(r -> assertThat(r.value().getCompletedAt()).isEqualTo(java.time.Instant.ofEpochMilli(at)));
+            assertThat(bool.isError()).as(text(bool)).isTrue();
+            assertThat(text(bool)).as("the input schema's check: the JSON types taken").contains("completedAt",
+                "[string, integer] expected");
+            assertThat(words.isError()).as(text(words)).isTrue();
+            assertThat(text(words)).startsWith("400").contains("completedAt must be an ISO-8601 timestamp with an offset",
+                "or epoch milliseconds");
+        }
+    }
+
+    @Test
     void shouldRefuseAClientWithoutAValidKey() {
         assertThatThrownBy(() -> client(null)).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");
         assertThatThrownBy(() -> client("not-a-key")).hasStackTraceContaining("McpHttpClientTransportAuthorizationException");
@@ -337,6 +366,27 @@ class McpEndpointIT {
             assertThat(json(answer).path("id").isNull()).isTrue();
         }
         assertThat(post(list, Map.of()).statusCode()).as("both listed").isEqualTo(200);
+    }
+
+    @Test
+    void shouldAnswer406WhenAnAcceptListsBothTypesButOneOrBothWithQualityZero() {
+        final String list = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}";
+        for (final String accept : List.of("application/json;q=0, text/event-stream;q=0",
+            "application/json, text/event-stream;q=0", "application/json;q=0.0, text/event-stream",
+            "application/json;charset=utf-8;q=0, text/event-stream")) {
+            final HttpResponse<String> answer = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, list,
+                Map.of("Accept", accept));
+
+            assertThat(answer.statusCode()).as(accept + ": " + answer.body()).isEqualTo(406);
+            assertThat(json(answer).path("error").path("code").asInt()).isEqualTo(-32600);
+            assertThat(json(answer).path("error").path("message").asText()).contains("Accept", accept);
+        }
+        for (final String accept : List.of("application/json;q=0.5, text/event-stream;q=0.001",
+            "text/event-stream, application/json; charset=utf-8")) {
+            final HttpResponse<String> answer = fixture.send("POST", McpEndpoint.PATH, TwoUserRetriever.ANA_KEY, list,
+                Map.of("Accept", accept));
+            assertThat(answer.statusCode()).as(accept + ": " + answer.body()).isEqualTo(200);
+        }
     }
 
     @Test

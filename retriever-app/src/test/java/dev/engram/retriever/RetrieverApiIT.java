@@ -289,6 +289,24 @@ class RetrieverApiIT {
     }
 
     @Test
+    void shouldListTheFirstKWhenKIsGivenWithoutAQueryAndRefuseAQuerysOnlyParameters() throws Exception {
+        final JsonNode all = body("/v1/tenants/t1/users/u-ana/memories");
+        assertThat(all.get("count").asInt()).as("enough memories to cut: " + all).isGreaterThan(1);
+        final JsonNode first = body("/v1/tenants/t1/users/u-ana/memories?k=1");
+
+        assertThat(first.get("count").asInt()).isEqualTo(1);
+        assertThat(first.get("memories")).extracting(m -> m.get("memoryId").asText())
+            .containsExactly(all.get("memories").get(0).get("memoryId").asText());
+        assertThat(body("/v1/tenants/t1/users/u-ana/memories?k=100").get("count").asInt()).isEqualTo(all.get("count").asInt());
+        for (final String parameter : List.of("minScore=0.1", "asOf=2030-01-01T00:00:00Z")) {
+            final HttpResponse<String> refused = get("/v1/tenants/t1/users/u-ana/memories?" + parameter);
+            assertProblem(refused, 400);
+            assertThat(refused.body()).contains(parameter.substring(0, parameter.indexOf('=')) + " applies to a query");
+        }
+        assertProblem(get("/v1/tenants/t1/users/u-ana/memories?k=0"), 400);
+    }
+
+    @Test
     void shouldAnswer404WhenTheUserIsUnknown() throws Exception {
         assertProblem(get("/v1/tenants/t1/users/u-nobody/memories?query=" + q("locker code")), 404);
         assertProblem(get("/v1/tenants/t1/users/u-nobody/profile"), 404);

@@ -60,7 +60,7 @@ public final class AppHttpServer implements AutoCloseable {
     private final ObjectMapper json;
     private final int requestedPort;
     private volatile String host = LOOPBACK;
-    private volatile long idleTimeoutMs = 30_000;
+    private volatile long idleTimeoutMs = RuntimeConfig.DEFAULT_IDLE_TIMEOUT_MS;
     private volatile long maxBodyBytes = RuntimeConfig.DEFAULT_MAX_BODY_BYTES;
     private final QueryParameterCheck queryParameterCheck = new QueryParameterCheck();
     private volatile boolean started;
@@ -115,7 +115,7 @@ public final class AppHttpServer implements AutoCloseable {
             });
         });
         app.before(AppHttpServer::rejectMalformedEncoding);
-        app.before(new WholeBodyReader(() -> maxBodyBytes)::read);
+        app.before(new WholeBodyReader(() -> maxBodyBytes, () -> idleTimeoutMs)::read);
         app.beforeMatched(queryParameterCheck::check);
         app.get("/health/live", ctx -> health(ctx, live.get()));
         app.get("/health/ready", ctx -> health(ctx, ready.get()));
@@ -194,15 +194,16 @@ public final class AppHttpServer implements AutoCloseable {
     }
 
     /**
-     * The settings of {@link RuntimeConfig} (before {@link #start()}): the bind address ({@code http.bind.address})
-     * and the largest body ({@code http.max.body.bytes}).
+     * The settings of {@link RuntimeConfig} (before {@link #start()}): the bind address ({@code http.bind.address}),
+     * the largest body ({@code http.max.body.bytes}) and the idle timeout ({@code http.idle.timeout.ms}).
      *
      * @param config the app's configuration
      * @return this
      */
     public AppHttpServer configure(final dev.engram.config.EngramConfig config) {
         return bindTo(config.getString(RuntimeConfig.HTTP_BIND_ADDRESS))
-            .maxBodyBytes(config.getInt(RuntimeConfig.HTTP_MAX_BODY_BYTES));
+            .maxBodyBytes(config.getInt(RuntimeConfig.HTTP_MAX_BODY_BYTES))
+            .idleTimeout(java.time.Duration.ofMillis(config.getInt(RuntimeConfig.HTTP_IDLE_TIMEOUT_MS)));
     }
 
     /**
@@ -242,8 +243,11 @@ public final class AppHttpServer implements AutoCloseable {
     /**
      * Sets how long a connection may stay silent (no byte received while a request or its body is awaited,
      * nothing sent while a response is written) before it is given up (before {@link #start()}); 30 s
-     * unless told otherwise, Javalin's default. A request whose body stops coming is answered 408
-     * ({@link WholeBodyReader}).
+     * unless told otherwise ({@code http.idle.timeout.ms}), Javalin's default. A request whose body stops coming (fewer
+     * bytes than its {@code Content-Length} or a chunk's size declared, the connection left open) is answered 408
+     * naming the wait and the setting, and its route never runs ({@link WholeBodyReader}): until then the server
+     * cannot tell a slow client from a truncated body. A connection closed or half-closed inside the body gets its
+     * 400 at once (closed: nobody to answer); either way nothing of the body reaches a route.
      *
      * @param timeout the idle timeout, positive
      * @return this

@@ -19,6 +19,10 @@ public final class RuntimeConfig implements ConfigGroup {
     public static final String HTTP_MAX_BODY_BYTES = "http.max.body.bytes";
     /** Javalin's own default, so that a deployment that never sets the key sees the limit it always had. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1_000_000;
+    /** How long an HTTP connection may stay silent before it is given up, ms. */
+    public static final String HTTP_IDLE_TIMEOUT_MS = "http.idle.timeout.ms";
+    /** Default of {@link #HTTP_IDLE_TIMEOUT_MS}: Javalin's (Jetty's) own, 30 s. */
+    public static final int DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
     /** Called by the service loader ({@code META-INF/services/dev.engram.config.ConfigGroup}). */
     public RuntimeConfig() {
@@ -41,6 +45,13 @@ public final class RuntimeConfig implements ConfigGroup {
                 "Largest request body (bytes, as sent: chunked or with a Content-Length) the HTTP servers read; a larger "
                     + "one is answered 413 naming this limit, before any route runs. Every body is held in memory while "
                     + "it is handled. A conversation POSTed to the retriever is also bounded by input.max.record.bytes "
-                    + "(its Avro record), which a body under this limit rarely reaches.");
+                    + "(its Avro record), which a body under this limit rarely reaches.")
+            .define(HTTP_IDLE_TIMEOUT_MS, Type.INT, DEFAULT_IDLE_TIMEOUT_MS, Range.between(1_000, 3_600_000),
+                Importance.LOW,
+                "How long (ms) an HTTP connection may stay silent (no byte of an awaited request or body received, "
+                    + "nothing of a response sent) before it is given up. A body that stops coming — fewer bytes than "
+                    + "its Content-Length or its chunk size declared, the connection left open — is answered 408 "
+                    + "naming this setting once it has passed: the server cannot tell a slow client from a truncated "
+                    + "body until then (a connection the client closes, or half-closes, gets its 400 at once).");
     }
 }

@@ -14,7 +14,9 @@ import io.javalin.http.HttpResponseException;
  *   <li>a chunked body that is malformed (a size that is not hexadecimal, a chunk without its CRLF) or ends early, and
  *       a body shorter than its {@code Content-Length}: 400. Jetty reports both framing faults as an early end of the
  *       input (Javalin would answer them with a bare 500), so the detail names the framing the request declared;</li>
- *   <li>a body that stops coming for the server's idle timeout ({@link AppHttpServer#idleTimeout}): 408;</li>
+ *   <li>a body that stops coming for the server's idle timeout ({@link AppHttpServer#idleTimeout},
+ *       {@code http.idle.timeout.ms}), e.g. a chunk shorter than its declared size on a connection left open: 408 naming
+ *       the wait and the setting;</li>
  *   <li>a body over the limit ({@code http.max.body.bytes}, bytes): 413 naming the limit and its key, at once when its
  *       {@code Content-Length} says so, once that many bytes have come when it is chunked ({@link BodyLimitFilter}).
  *       Javalin's own 413 said "Content Too Large" and nothing else, and did not look at chunked bodies at all.</li>
@@ -24,10 +26,15 @@ import io.javalin.http.HttpResponseException;
 final class WholeBodyReader {
 
     private final LongSupplier maxBodyBytes;
+    private final LongSupplier idleTimeoutMs;
 
-    /** @param maxBodyBytes the largest body, bytes, read per request (the server's setting, which may change before start) */
-    WholeBodyReader(final LongSupplier maxBodyBytes) {
+    /**
+     * @param maxBodyBytes the largest body, bytes, read per request (the server's setting, which may change before start)
+     * @param idleTimeoutMs the connector's idle timeout, ms, named by a 408
+     */
+    WholeBodyReader(final LongSupplier maxBodyBytes, final LongSupplier idleTimeoutMs) {
         this.maxBodyBytes = maxBodyBytes;
+        this.idleTimeoutMs = idleTimeoutMs;
     }
 
     /**
@@ -68,7 +75,10 @@ final class WholeBodyReader {
             }
             if (c instanceof TimeoutException) {
                 return new ApiProblem(408, "Request timeout: the request body stopped coming before it was complete"
-                    + (chunked ? " (chunked)" : " (" + declared + " bytes declared by Content-Length)"));
+                    + (chunked ? " (chunked: a chunk shorter than its size, or no last chunk of size 0)"
+                        : " (" + declared + " bytes declared by Content-Length)")
+                    + "; nothing came for " + String.format(Locale.ROOT, "%,d", idleTimeoutMs.getAsLong()) + " ms ("
+                    + RuntimeConfig.HTTP_IDLE_TIMEOUT_MS + ")");
             }
         }
         if (chunked) {

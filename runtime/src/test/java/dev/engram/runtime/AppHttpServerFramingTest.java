@@ -29,6 +29,7 @@ class AppHttpServerFramingTest {
     private static final int LIMIT = 4096;
 
     private final ObjectMapper json = new ObjectMapper();
+    private final java.util.concurrent.atomic.AtomicInteger routeRuns = new java.util.concurrent.atomic.AtomicInteger();
     private PrometheusMeterRegistry registry;
     private AppHttpServer server;
 
@@ -38,6 +39,10 @@ class AppHttpServerFramingTest {
         server = new AppHttpServer(0, registry, () -> new AppHttpServer.Health(true, "RUNNING"),
             () -> new AppHttpServer.Health(true, "RUNNING"), app -> {
                 app.put("/echo", ctx -> ctx.result(ctx.bodyAsBytes()));
+                app.put("/count", ctx -> {
+                    routeRuns.incrementAndGet();
+                    ctx.result(ctx.bodyAsBytes());
+                });
                 app.put("/ignores-body", ctx -> ctx.result("ok"));
             }).idleTimeout(Duration.ofSeconds(2)).maxBodyBytes(LIMIT).start();
     }
@@ -91,6 +96,51 @@ class AppHttpServerFramingTest {
         assertThat(status(answer)).as(answer).isEqualTo(408);
         assertThat(detail(answer)).containsIgnoringCase("timeout");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void shouldAnswer408ProblemNamingTheWaitAndSettingAndNotRunTheRouteWhenAChunkStopsShortOfItsSizeOnAnOpenConnection()
+        throws Exception {
+        final long start = System.nanoTime();
+        final String answer = send(chunked("/count", "a\r\nhello"), false); // 10 declared, 5 sent, the connection left open
+
+        assertThat(status(answer)).as(answer).isEqualTo(408);
+        assertThat(detail(answer)).contains("chunk shorter than its size", "2,000 ms (http.idle.timeout.ms)");
+        assertThat(answer).containsIgnoringCase("Connection: close");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the idle timeout, not the socket's 30 s")
+            .isLessThan(Duration.ofSeconds(25));
+        assertThat(routeRuns).as("no route saw a part of the body").hasValue(0);
+    }
+
+    @Test
+    void shouldAnswer400AtOnceAndNotRunTheRouteWhenTheClientHalfClosesInsideAChunk() throws Exception {
+        final String answer = send(chunked("/count", "a\r\nhello"), true);
+
+        assertThat(status(answer)).as(answer).isEqualTo(400);
+        assertThat(detail(answer)).containsIgnoringCase("chunk");
+        assertThat(routeRuns).hasValue(0);
+    }
+
+    @Test
+    void shouldNotRunTheRouteWhenTheConnectionClosesInsideAChunk() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.getOutputStream().write(chunked("/count", "a\r\nhello").getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+        } // closed: nobody is left to answer
+        // the server is done with the request once it holds no connection (bounded; well under the 2-s idle timeout's
+        // worst case under load)
+        final org.eclipse.jetty.server.Server jetty = server.javalin().jettyServer().server();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (java.util.Arrays.stream(jetty.getConnectors())
+            .mapToInt(c -> ((org.eclipse.jetty.server.AbstractConnector) c).getConnectedEndPoints().size()).sum() > 0) {
+            assertThat(System.nanoTime()).as("the server still holds the closed connection after 30 s").isLessThan(deadline);
+            Thread.sleep(20); // polling the connector's endpoint count: nothing to block on
+        }
+
+        assertThat(routeRuns).as("no route saw a part of the body").hasValue(0);
+        final String after = send(chunked("/count", "5\r\nhello\r\n0\r\n\r\n"), true);
+        assertThat(after).startsWith("HTTP/1.1 200").endsWith("hello");
+        assertThat(routeRuns).as("the server still answers, and the complete body reached the route").hasValue(1);
     }
 
     @Test

@@ -26,12 +26,17 @@ public final class DemoApps implements AutoCloseable {
     private final RetrieverApp.Handle retriever;
     private final String retrieverUrl;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String bootstrapServers;
+    /** The committed pending store, opened at the first {@link #extractorIdle} (guarded by this). */
+    private PendingExtractions pendingExtractions;
 
-    private DemoApps(final ExtractorApp extractor, final ConsolidatorApp consolidator, final RetrieverApp.Handle retriever) {
+    private DemoApps(final ExtractorApp extractor, final ConsolidatorApp consolidator, final RetrieverApp.Handle retriever,
+                     final String bootstrapServers) {
         this.extractor = extractor;
         this.consolidator = consolidator;
         this.retriever = retriever;
         this.retrieverUrl = retriever.baseUrl();
+        this.bootstrapServers = bootstrapServers;
     }
 
     /**
@@ -46,7 +51,8 @@ public final class DemoApps implements AutoCloseable {
         ConsolidatorApp consolidator = null;
         try {
             consolidator = ConsolidatorApp.start(config);
-            return new DemoApps(extractor, consolidator, RetrieverApp.start(config));
+            return new DemoApps(extractor, consolidator, RetrieverApp.start(config),
+                config.getString(dev.engram.config.CoreConfig.BOOTSTRAP_SERVERS));
         } catch (RuntimeException e) {
             if (consolidator != null) {
                 consolidator.close();
@@ -102,11 +108,27 @@ public final class DemoApps implements AutoCloseable {
     }
 
     /**
-     * @return true when the extractor holds no consumed conversation whose candidates are still to be forwarded
-     *     (its committed offsets already cover those: "no lag" alone does not mean done)
+     * Whether every conversation the extractor has consumed has its candidates committed on {@code memory-candidates}:
+     * its pending gauge is 0 (a quick first look: the gauge drops when the candidates are handed to the producer, before
+     * they are committed), its {@code extraction-pending-store}, as committed on its changelog, is empty, and no
+     * transaction is open on {@code memory-candidates} ({@link PendingExtractions#settled}, where the argument is). Its committed offsets already cover a pending conversation, so
+     * "no lag" alone does not mean done; a settle takes "no lag" first, then this, then the next stage's lag.
+     *
+     * @return true when nothing consumed is still to be committed as candidates; false also when the changelog could
+     *     not be read to its end within 30 s (a settle asks again)
      */
-    public boolean extractorIdle() {
-        return extractor.pendingConversations() == 0;
+    public synchronized boolean extractorIdle() {
+        if (extractor.pendingConversations() != 0) {
+            return false;
+        }
+        if (pendingExtractions == null) {
+            pendingExtractions = new PendingExtractions(TopicScan.client(bootstrapServers));
+        }
+        try {
+            return pendingExtractions.settled(Duration.ofSeconds(30));
+        } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
+            return false;
+        }
     }
 
     /** @return the extractor's consumed conversations by outcome ({@link ExtractorApp#conversationOutcomes()}) */
@@ -146,6 +168,11 @@ public final class DemoApps implements AutoCloseable {
     /** Closes retriever, consolidator, extractor, in that order. */
     @Override
     public void close() throws Exception {
+        synchronized (this) {
+            if (pendingExtractions != null) {
+                pendingExtractions.close();
+            }
+        }
         try {
             retriever.close();
         } finally {

@@ -48,6 +48,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@link ConversationValidator#futureProblem}): the record's time would be the consolidator's clock for every user of
  * its partition. The topics still take any timestamp (old data replays).
  *
+ * <p>Message indexes: a negative one, or two messages of one index, is refused the same way, naming the positions
+ * ({@link ConversationValidator#indexProblem}, the rule of {@code POST …/conversations}); the extractor still takes such
+ * records from the topic.
+ *
  * <p>Thread-safe as KafkaProducer is; send failures are counted and the first ones kept for the
  * report (with the input line), they do not stop the ingest.
  */
@@ -183,10 +187,14 @@ public final class Ingest implements AutoCloseable {
      *
      * @param location where it came from, e.g. {@code line 7}
      * @param conversation the record
-     * @throws ConversationSources.Refused if its serialized size is over the limit, an event time lies more than
-     *     {@code input.max.future.ms} after this machine's clock, or it cannot be serialized (nothing is sent)
+     * @throws ConversationSources.Refused if a message index is negative or shared, its serialized size is over the
+     *     limit, an event time lies more than {@code input.max.future.ms} after this machine's clock, or it cannot be
+     *     serialized (nothing is sent)
      */
     public void send(final String location, final ConversationCompleted conversation) {
+        ConversationValidator.indexProblem(conversation.getMessages()).ifPresent(problem -> {
+            throw new ConversationSources.Refused(problem);
+        });
         ConversationValidator.futureProblem(conversation, System.currentTimeMillis(), maxFutureMs).ifPresent(problem -> {
             throw new ConversationSources.Refused(problem);
         });

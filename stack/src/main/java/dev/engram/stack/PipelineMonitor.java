@@ -57,7 +57,10 @@ public final class PipelineMonitor implements AutoCloseable {
 
     /** In pipeline order, so that a stage is checked only after the stages feeding it. */
     private static final List<Stage> STAGES = List.of(
-        new Stage(AppIds.EXTRACTOR, List.of(Topic.CONVERSATIONS_COMPLETED.name())),
+        // the repartition topic too: a conversation re-routed to its user's partition and not consumed again yet is
+        // in no store, and its partition may have no committed offset yet (counted from the topic, as an input)
+        new Stage(AppIds.EXTRACTOR, List.of(Topic.CONVERSATIONS_COMPLETED.name(),
+            dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC)),
         new Stage(AppIds.CONSOLIDATOR, List.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(),
             Topic.MEMORY_ACCESS.name())),
         new Stage(AppIds.RETRIEVER, List.of(Topic.MEMORY_UPDATED.name(), Topic.MEMORY_ACCESS.name())));
@@ -232,7 +235,11 @@ public final class PipelineMonitor implements AutoCloseable {
         return lag;
     }
 
-    /** @return the partitions of an app's input topic (a counted one known from the constructor; others from the consumer's metadata) */
+    /**
+     * @return the partitions of an app's input topic (a counted one known from the constructor; others from the
+     *     cluster's topic list, which creates nothing: none for a topic not created yet, e.g. the extractor's repartition
+     *     topic before the extractor first ran)
+     */
     private List<TopicPartition> inputPartitions(final String topic) {
         final List<TopicPartition> found = partitions.stream().filter(tp -> tp.topic().equals(topic)).toList();
         if (!found.isEmpty()) {
@@ -240,7 +247,7 @@ public final class PipelineMonitor implements AutoCloseable {
         }
         synchronized (consumerLock) {
             requireOpen();
-            return consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+            return consumer.listTopics(Duration.ofSeconds(10)).getOrDefault(topic, List.of()).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
         }
     }
