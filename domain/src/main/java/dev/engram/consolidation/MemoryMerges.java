@@ -159,8 +159,9 @@ final class MemoryMerges {
      * One merge pass's vectors, the same scaled to unit length, their norms and, per memory, the least cosine at which
      * its model's scaled similarity can reach the merge threshold.
      *
-     * <p>The filter ({@link #mayReach}) runs for every pair of a user's mergeable memories in every lifecycle pass (the
-     * pass is quadratic, and most of a rebuild's consolidator CPU): it takes the float dot product of the unit vectors in
+     * <p>The filter ({@link #mayReach}) runs for every pair of a user's mergeable memories that the {@link MergeMemo}
+     * does not settle (every pair in a user's first pass; after it, the pairs with a memory new or changed since the
+     * previous pass): it takes the float dot product of the unit vectors in
      * four lanes ({@link Vectors#dot(float[], float[], int)}, a quarter of the double sum's dependent additions), and
      * lets a pair through from {@value #FILTER_MARGIN} below the least cosine. Its error against the exact cosine is
      * below {@code n · 2⁻²⁴} for unit vectors of n ≤ 1,024 dimensions (each of n products and sums rounds by at most
