@@ -29,7 +29,8 @@ import dev.engram.topics.Topic;
  * Bad input on a real broker: the extractor, running as a {@link KafkaStreams} app with
  * {@code exactly_once_v2}, sends an undecodable record and an invalid conversation to
  * {@code engram-extractor-dlq} with the reason in headers, and still writes the valid conversation's
- * candidate to {@code memory-candidates}.
+ * candidate to {@code memory-candidates}; a conversation whose message indexes the edges refuse (−1, one index twice)
+ * is taken as it is, since records already on the topic replay as they were.
  */
 class ExtractionDeadLetterIT {
 
@@ -65,22 +66,39 @@ class ExtractionDeadLetterIT {
         final byte[] corrupt = "\u0000garbage, not a conversation".getBytes(StandardCharsets.UTF_8);
         final byte[] invalid = conversation("", "c-invalid", "I use IntelliJ for everything.");
         final byte[] valid = conversation("t1", "c-a", "I use IntelliJ for everything.");
+        // message indexes the edges refuse (ingest, POST …/conversations: ConversationValidator.indexProblem), already
+        // on the topic: taken as they are, so old data replays the same
+        final Instant t = Instant.parse("2025-07-07T10:00:00Z");
+        final byte[] oddIndexes = AvroSerdes.serde(ConversationCompleted.class).serializer().serialize(
+            Topic.CONVERSATIONS_COMPLETED.name(), ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u-jon")
+                .setConversationId("c-odd-indexes").setCompletedAt(t).setMessages(List.of(
+                    new Message(-1, "user", "I live in Delft.", t), new Message(3, "assistant", "Nice.", t),
+                    new Message(3, "user", "I drink green tea every morning.", t))).build());
         final Instant sent = Instant.parse("2025-07-07T10:00:01Z");
         kafka.send(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(), Serdes.ByteArray().serializer(),
             List.of(new EmbeddedKafka.Record<>("t1/u-jon", corrupt, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", invalid, sent),
-                new EmbeddedKafka.Record<>("t1/u-jon", valid, sent)));
+                new EmbeddedKafka.Record<>("t1/u-jon", valid, sent),
+                new EmbeddedKafka.Record<>("t1/u-jon", oddIndexes, sent)));
 
         try (KafkaStreams streams = new KafkaStreams(
             ExtractionTopology.build(config, new RuleBasedExtractor(), ScriptRoutedEmbedder.defaults(), registry),
             ExtractionTopology.config(config))) {
             streams.start();
 
-            final List<ConsumerRecord<String, MemoryCandidate>> candidates = kafka.read(Topic.MEMORY_CANDIDATES.name(),
-                Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 1, TIMEOUT);
+            final List<ConsumerRecord<String, MemoryCandidate>> all = kafka.read(Topic.MEMORY_CANDIDATES.name(),
+                Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 3, TIMEOUT);
             final List<ConsumerRecord<byte[], byte[]>> dead =
                 kafka.readRaw(ExtractionTopology.DEAD_LETTER_TOPIC, 2, TIMEOUT);
 
+            assertThat(all).filteredOn(r -> r.value().getConversationId().equals("c-odd-indexes"))
+                .as("the odd indexes' conversation remembered, its evidence naming the index it carries")
+                .anySatisfy(r -> {
+                    assertThat(r.value().getContent()).contains("Delft");
+                    assertThat(r.value().getSourceMessageIndexes()).containsExactly(-1);
+                });
+            final List<ConsumerRecord<String, MemoryCandidate>> candidates = all.stream()
+                .filter(r -> !r.value().getConversationId().equals("c-odd-indexes")).toList();
             assertThat(candidates).singleElement().satisfies(r -> {
                 assertThat(r.key()).isEqualTo("t1/u-jon");
                 assertThat(r.value().getConversationId()).isEqualTo("c-a");
