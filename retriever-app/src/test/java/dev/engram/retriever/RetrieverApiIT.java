@@ -673,6 +673,18 @@ class RetrieverApiIT {
         assertThat(JSON.readTree(contentOnly.body()).get("detail").asText()).contains("\"value\"")
             .contains("preferred_language").as("an example of the fact's kind").contains("Main programming language is")
             .doesNotContain("Lives in");
+        // content and value given together must agree: "Lives in Rome" with Paris left memory and profile disagreeing
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin", T1_ADMIN,
+            "{\"content\": \"Main programming language is Rust\", \"value\": \"Scala\"}"), 400))
+            .contains("\"Main programming language is Rust\"", "\"Scala\"");
+        // a NUL in free text is replaced and counted, not stored; in a body id it is refused as in a path
+        final HttpResponse<String> nul = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
+            "{\"content\": \"Plays chess\\u0000 on Sundays\"}");
+        assertThat(nul.statusCode()).as(nul.body()).isEqualTo(202);
+        assertThat(nul.headers().firstValue("X-Engram-Replaced-Characters")).hasValue("1");
+        assertThat(detail(send("POST", "/v1/tenants/t1/users/u-ben/conversations", T1_ADMIN,
+            "{\"conversationId\": \"u6\\u0000x\", \"messages\": [{\"role\": \"user\", \"content\": \"I play chess\"}]}"), 400))
+            .contains("conversationId", "U+0000");
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);
