@@ -26,8 +26,11 @@ public interface VectorIndex {
      * @param model only memories embedded by this model ({@code Memory.embeddingModel}), the model of
      *     {@code vector}: vectors of two models are never compared; null = every memory (tests, tools
      *     that hold one model only)
+     * @param minCosine a hit with a cosine below it may be left out (the caller reads none: the consolidator's
+     *     decisions stop at the first hit below its thresholds), so the hits are those at or above it, the same
+     *     prefix of the full answer, or the full answer; {@link Double#NEGATIVE_INFINITY} = every hit
      */
-    record Query(UserKey user, float[] vector, int limit, boolean activeOnly, String model) {
+    record Query(UserKey user, float[] vector, int limit, boolean activeOnly, String model, double minCosine) {
         /** @throws NullPointerException without user or vector; IllegalArgumentException if limit < 1 */
         public Query {
             Objects.requireNonNull(user, "user is required: searches are always scoped to one user");
@@ -35,6 +38,12 @@ public interface VectorIndex {
             if (limit < 1) {
                 throw new IllegalArgumentException("limit must be >= 1");
             }
+        }
+
+        /** A query of every hit ({@link #minCosine()} unbounded). */
+        public Query(final UserKey user, final float[] vector, final int limit, final boolean activeOnly,
+                     final String model) {
+            this(user, vector, limit, activeOnly, model, Double.NEGATIVE_INFINITY);
         }
 
         /** A query over the memories of every model (see {@link #model()}). */

@@ -53,6 +53,7 @@ public final class IngestCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--connect-timeout", defaultValue = "10", paramLabel = "SECONDS",
+        converter = dev.engram.ops.OptionValues.Seconds.class,
         description = "Seconds to wait for the cluster to answer before giving up, nothing published (default: ${DEFAULT-VALUE}).")
     int connectTimeoutSeconds;
 

@@ -130,8 +130,13 @@ class EngramCliTest {
         // rebuild's values printed Java class names (DateTimeParseException) or a line without the command's form
         final Run since = run("rebuild", "--from-timestamp", "yesterday", "--work-dir", tmp.resolve("rebuild").toString());
         final Run rebuildApp = run("rebuild", "--app", "broker", "--work-dir", tmp.resolve("rebuild").toString());
+        // a timeout that is not allowed failed at run time with exit 1 (README trial); the file need not exist: checked first
+        final Run timeout = run("ingest", "--bootstrap-servers", "127.0.0.1:1", "--connect-timeout", "-1",
+            tmp.resolve("in.jsonl").toString());
+        final Run topicsTimeout = run("topics", "--bootstrap-servers", "127.0.0.1:1", "--connect-timeout", "0");
 
-        for (final Run r : java.util.List.of(port, notANumber, index, qdrantPort, app, kills, brokers, since, rebuildApp)) {
+        for (final Run r : java.util.List.of(port, notANumber, index, qdrantPort, app, kills, brokers, since, rebuildApp,
+            timeout, topicsTimeout)) {
             assertThat(r.exit()).as(r.err()).isEqualTo(2);
             assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
         }
@@ -145,6 +150,8 @@ class EngramCliTest {
         assertThat(since.err()).contains("engram rebuild: ", "'--from-timestamp'", "'yesterday'", "2026-01-01T00:00:00Z")
             .doesNotContain("java.");
         assertThat(rebuildApp.err()).contains("engram rebuild: ", "'--app'", "'broker'", "consolidator, retriever, extractor");
+        assertThat(timeout.err()).contains("engram ingest: ", "'--connect-timeout'", "'-1'", "at least 1");
+        assertThat(topicsTimeout.err()).contains("'--connect-timeout'", "'0'", "at least 1");
         assertThat(tmp.resolve("run")).doesNotExist();
         assertThat(tmp.resolve("chaos")).doesNotExist();
         assertThat(tmp.resolve("rebuild")).doesNotExist();

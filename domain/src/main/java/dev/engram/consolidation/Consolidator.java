@@ -278,7 +278,7 @@ public final class Consolidator {
         }
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
         for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
-                candidate.getEmbeddingModel()))) {
+                candidate.getEmbeddingModel(), leastDecidingCosine(candidate.getEmbeddingModel())))) {
             final Memory existing = hit.memory();
             if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())
                 || ExtractedMemory.isObservation(existing.getType(), existing.getDisplayName())) {
@@ -332,6 +332,17 @@ public final class Consolidator {
             break; // hits come by descending similarity: nothing further is close enough
         }
         return createOrRevive(candidate, userMemories, vector);
+    }
+
+    /**
+     * The least cosine of a hit the similarity step reads: it stops at the first hit (not skipped for its kind) whose
+     * scaled similarity is below both the judge threshold and the reinforce threshold, so a hit below this cosine (less
+     * a margin for rounding) decides nothing, and the index may leave it out ({@link VectorIndex.Query#minCosine()}).
+     */
+    private double leastDecidingCosine(final String model) {
+        final double floor = settings.scale().floor(model);
+        final double threshold = Math.min(settings.judgeThreshold(), settings.reinforceThreshold());
+        return floor < 1 ? floor + threshold * (1 - floor) - 1e-9 : Double.NEGATIVE_INFINITY;
     }
 
     /** {@link UserFacts#otherReadingOfTurn} with this consolidator's similarity and reinforce threshold. */

@@ -222,6 +222,23 @@ public final class MemoryLifecycle {
      */
     public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe,
                                             final AccessCounts.Lookup access) {
+        return review(userMemories, now, observe, access, MergeMemo.empty());
+    }
+
+    /**
+     * {@link #review(List, Instant, boolean, AccessCounts.Lookup)} with the user's previous merge pass: the merge rule
+     * compares only the pairs with a memory new or changed since then ({@link MergeMemo}: the changes are those of a
+     * full pass, whatever the memo holds; it only saves the quadratic pair loop's work).
+     *
+     * @param userMemories every memory of ONE user, every status
+     * @param now the event time of the pass (its stream time)
+     * @param observe see {@link #review(List, Instant, boolean, AccessCounts.Lookup)}
+     * @param access the user's retrieval hits ({@link AccessCounts})
+     * @param memo the user's memo, kept by the caller beside this lifecycle for the user; updated by the pass
+     * @return the changes in the order to apply them; a DELETED change means "remove it"
+     */
+    public List<Consolidator.Change> review(final List<Memory> userMemories, final Instant now, final boolean observe,
+                                            final AccessCounts.Lookup access, final MergeMemo memo) {
         final List<Consolidator.Change> changes = new ArrayList<>();
         final List<Memory> active = new ArrayList<>();
         for (final Memory memory : sorted(userMemories)) {
@@ -247,7 +264,7 @@ public final class MemoryLifecycle {
                 active.add(memory);
             }
         }
-        changes.addAll(merges.merge(active, now, access));
+        changes.addAll(merges.merge(active, now, access, memo));
         if (observations.enabled() && (observe || changes.stream().anyMatch(Observations::reorders))) {
             // the observations see the memories as the rules above left them
             final Map<String, Memory> after = new LinkedHashMap<>();

@@ -45,10 +45,14 @@ final class MemoryMerges {
      * @param active the memories the earlier rules left ACTIVE, in memory-id order
      * @param now the event time of the pass
      * @param access the user's retrieval hits
+     * @param memo the user's previous pass ({@link MergeMemo}: a pair of two of its singletons is known to fail the
+     *     check and is not compared again); replaced with this pass's singletons; an empty one compares every pair
      * @return ARCHIVED (reason MERGED) changes of the absorbed members and one MERGED change per cluster
      */
-    List<Consolidator.Change> merge(final List<Memory> active, final Instant now, final AccessCounts.Lookup access) {
+    List<Consolidator.Change> merge(final List<Memory> active, final Instant now, final AccessCounts.Lookup access,
+                                    final MergeMemo memo) {
         if (settings.mergeThreshold() >= 1.0) {
+            memo.remember(List.of(), new float[0][], new boolean[0]);
             return List.of();
         }
         final List<Memory> mergeable = active.stream().filter(m -> m.getKey() == null
@@ -71,26 +75,57 @@ final class MemoryMerges {
         // Read lazily, once per memory and pass: the regex scan of Facts#identifiers over every pair was most of
         // the consolidator's CPU in bench ingest (JFR), while the cosine rejects nearly every pair first.
         final List<Set<String>> identifiers = new ArrayList<>(Collections.nCopies(mergeable.size(), null));
+        // singletons of the previous pass with the same check inputs: no two of them pass the check (MergeMemo)
+        final boolean[] settled = new boolean[mergeable.size()];
+        final int[] unsettled = new int[mergeable.size()];
+        int unsettledCount = 0;
+        for (int i = 0; i < settled.length; i++) {
+            settled[i] = memo.settled(mergeable.get(i), vectors[i]);
+            if (!settled[i]) {
+                unsettled[unsettledCount++] = i;
+            }
+        }
         final boolean[] taken = new boolean[mergeable.size()];
+        final boolean[] merged = new boolean[mergeable.size()];
         final List<Consolidator.Change> changes = new ArrayList<>();
+        int nextUnsettled = 0; // the first unsettled index after the seed
         for (int seed = 0; seed < mergeable.size(); seed++) {
+            while (nextUnsettled < unsettledCount && unsettled[nextUnsettled] <= seed) {
+                nextUnsettled++;
+            }
             if (taken[seed]) {
                 continue;
             }
             final List<Integer> cluster = new ArrayList<>(List.of(seed));
             taken[seed] = true;
+            boolean holdsSettled = settled[seed];
             // complete link: a memory joins only if it is similar to every member, so clusters
             // never chain across topics (single link glued whole conversations together on LoCoMo)
-            for (int other = seed + 1; other < mergeable.size(); other++) {
-                if (!taken[other] && similarToAll(other, cluster, pass, identifiers)) {
-                    taken[other] = true;
-                    cluster.add(other);
+            if (holdsSettled) {
+                // a settled candidate fails against the settled seed: only the unsettled ones can join (in order)
+                for (int u = nextUnsettled; u < unsettledCount; u++) {
+                    final int other = unsettled[u];
+                    if (!taken[other] && similarToAll(other, cluster, pass, identifiers)) {
+                        taken[other] = true;
+                        cluster.add(other);
+                    }
+                }
+            } else {
+                for (int other = seed + 1; other < mergeable.size(); other++) {
+                    // a settled candidate fails against a settled member: the conjunction is false uncomputed
+                    if (!taken[other] && !(holdsSettled && settled[other]) && similarToAll(other, cluster, pass, identifiers)) {
+                        taken[other] = true;
+                        cluster.add(other);
+                        holdsSettled |= settled[other];
+                    }
                 }
             }
             if (cluster.size() > 1) {
+                cluster.forEach(i -> merged[i] = true);
                 changes.addAll(mergeCluster(cluster.stream().map(mergeable::get).toList(), now, access));
             }
         }
+        memo.remember(mergeable, vectors, merged);
         return changes;
     }
 
@@ -124,8 +159,9 @@ final class MemoryMerges {
      * One merge pass's vectors, the same scaled to unit length, their norms and, per memory, the least cosine at which
      * its model's scaled similarity can reach the merge threshold.
      *
-     * <p>The filter ({@link #mayReach}) runs for every pair of a user's mergeable memories in every lifecycle pass (the
-     * pass is quadratic, and most of a rebuild's consolidator CPU): it takes the float dot product of the unit vectors in
+     * <p>The filter ({@link #mayReach}) runs for every pair of a user's mergeable memories that the {@link MergeMemo}
+     * does not settle (every pair in a user's first pass; after it, the pairs with a memory new or changed since the
+     * previous pass): it takes the float dot product of the unit vectors in
      * four lanes ({@link Vectors#dot(float[], float[], int)}, a quarter of the double sum's dependent additions), and
      * lets a pair through from {@value #FILTER_MARGIN} below the least cosine. Its error against the exact cosine is
      * below {@code n · 2⁻²⁴} for unit vectors of n ≤ 1,024 dimensions (each of n products and sums rounds by at most

@@ -86,8 +86,11 @@ public final class Outdated {
         return out;
     }
 
-    /** @return whether the value is a stance ("like", "dislike") rather than what the key is about */
-    static boolean isPolarity(final String value) {
+    /**
+     * @param value a fact's value
+     * @return whether the value is a stance ("like", "dislike") rather than what the key is about
+     */
+    public static boolean isPolarity(final String value) {
         return value != null && POLARITIES.contains(value.strip().toLowerCase(Locale.ROOT));
     }
 

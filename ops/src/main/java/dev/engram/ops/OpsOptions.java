@@ -27,6 +27,7 @@ final class OpsOptions {
     Path stateDir;
 
     @Option(names = "--connect-timeout", defaultValue = "15", paramLabel = "SECONDS",
+        converter = OptionValues.Seconds.class,
         description = "Seconds to wait for the cluster to answer before giving up, nothing done "
             + "(default: ${DEFAULT-VALUE}).")
     int connectTimeoutSeconds = 15;

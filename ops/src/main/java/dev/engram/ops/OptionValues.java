@@ -42,6 +42,26 @@ public final class OptionValues {
         }
     }
 
+    /**
+     * Reads a whole number of seconds of at least 1 ({@code --connect-timeout}): 0 or a negative value is one line naming
+     * what is allowed and exit code 2, before anything is asked (it failed later, as a run-time error with exit 1).
+     */
+    public static final class Seconds implements CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(final String value) {
+            final int seconds;
+            try {
+                seconds = Integer.parseInt(value.strip());
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "'; allowed: whole seconds, at least 1");
+            }
+            if (seconds < 1) {
+                throw new CommandLine.TypeConversionException("'" + value + "'; allowed: whole seconds, at least 1");
+            }
+            return seconds;
+        }
+    }
+
     private static <T> T parse(final String value, final java.util.function.Function<String, T> parser,
                                final String allowed) {
         try {

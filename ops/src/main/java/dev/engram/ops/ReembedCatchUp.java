@@ -19,6 +19,7 @@ import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.scoring.Vectors;
 import dev.engram.stack.MemoryState;
+import dev.engram.stack.PendingExtractions;
 import dev.engram.stack.TopicScan;
 import dev.engram.topology.DeadLetters;
 import dev.engram.topics.Topic;
@@ -37,7 +38,8 @@ import dev.engram.topics.AppIds;
  *
  * <ol>
  *   <li>waits until the extractor has consumed every conversation published up to a few seconds after the
- *       switch (its {@code ActiveModelEmbedder} switches within ~2 s), then until the consolidator has applied
+ *       switch (its {@code ActiveModelEmbedder} switches within ~2 s) and committed their candidates
+ *       ({@link #awaitExtracted}), then until the consolidator has applied
  *       every command and candidate written up to then ({@link #awaitApplied}: committed offsets of the apps'
  *       consumer groups at or past the end offsets taken at that moment);</li>
  *   <li>reads the memory state again and re-embeds the memories still of another model (created from candidates
@@ -97,6 +99,7 @@ final class ReembedCatchUp {
         final long deadline = System.nanoTime() + timeout.toNanos();
         Thread.sleep(FOLLOWER_GRACE.toMillis());
         if (!awaitApplied(AppIds.EXTRACTOR, Set.of(Topic.CONVERSATIONS_COMPLETED.name()), deadline)
+            || !awaitExtracted(deadline)
             || !awaitApplied(AppIds.CONSOLIDATOR, Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), deadline)) {
             return new Result(false, 0, 0, 0);
         }
@@ -158,6 +161,41 @@ final class ReembedCatchUp {
                 }
                 Thread.sleep(250);
             }
+        }
+    }
+
+    /**
+     * Waits, after the extractor consumed {@code conversations-completed}, until the candidates of what it consumed are
+     * committed, so that the consolidator's targets taken next include them: {@link PendingExtractions#settled} (its
+     * pending gauge, which drops before the candidates are committed, is another process's), then the conversations it
+     * re-routed to their users' partitions consumed ({@link #awaitApplied} on its repartition topic, whose end offsets
+     * are complete once no transaction is open there), then settled again for those.
+     *
+     * @return false if the extractor stopped or the deadline passed first
+     */
+    private boolean awaitExtracted(final long deadline) throws InterruptedException {
+        try (PendingExtractions pending = new PendingExtractions(client)) {
+            return awaitSettled(pending, deadline)
+                && awaitApplied(AppIds.EXTRACTOR, Set.of(dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC), deadline)
+                && awaitSettled(pending, deadline);
+        }
+    }
+
+    private boolean awaitSettled(final PendingExtractions pending, final long deadline) throws InterruptedException {
+        while (true) {
+            try {
+                if (pending.settled(Duration.ofSeconds(30))) {
+                    return true;
+                }
+            } catch (IllegalStateException | org.apache.kafka.common.KafkaException notReadYet) {
+                // the changelog not read to its end in 30 s: ask again until the deadline
+            }
+            if (System.nanoTime() > deadline) {
+                out.println("  " + AppIds.EXTRACTOR + " has not committed the candidates of what it consumed within the "
+                    + "time allowed");
+                return false;
+            }
+            Thread.sleep(250);
         }
     }
 

@@ -108,7 +108,7 @@ public final class SchemasCommand implements Callable<Integer> {
                         topic.valueType().getSimpleName());
                 }
             } catch (RuntimeException e) {
-                System.err.println("The registry at " + base + " refused: " + e.getMessage());
+                System.err.println("The registry at " + base + " did not take the schemas: " + e.getMessage());
                 return 1;
             }
             return 0;

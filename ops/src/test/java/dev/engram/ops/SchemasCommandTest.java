@@ -59,4 +59,25 @@ class SchemasCommandTest {
             }
         }
     }
+
+    @Test
+    void shouldNameTheRefusedConnectionWhenNoRegistryListensAtTheUrl() throws Exception {
+        final int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        final java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        final java.io.PrintStream before = System.err;
+        final int exit;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            exit = new CommandLine(new SchemasCommand()).execute("register", "--registry-url", "http://127.0.0.1:" + closed);
+        } finally {
+            System.setErr(before);
+        }
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+            .contains("http://127.0.0.1:" + closed, "ConnectException", "connection refused").doesNotContain("null");
+    }
 }

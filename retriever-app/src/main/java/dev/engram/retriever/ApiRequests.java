@@ -19,6 +19,8 @@ final class ApiRequests {
     /** A time then a space then an offset's digits: the space was a {@code +} the query string's decoding turned. */
     private static final java.util.regex.Pattern SPACED_OFFSET =
         java.util.regex.Pattern.compile("(T[0-9:.,]+) ([0-9]{2}(?::?[0-9]{2}){0,2})$");
+    /** A space then a year's digits at the start: the space was the year's {@code +} sign. */
+    private static final java.util.regex.Pattern SPACED_YEAR = java.util.regex.Pattern.compile(" [0-9]{5,}-");
     private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile("[+-]?[0-9]+");
 
     private ApiRequests() {
@@ -77,7 +79,8 @@ final class ApiRequests {
      *     {@code 2025-03-01T02:00:00+02:00}), null when absent; a malformed one is a 400 echoing the value as received.
      *     A {@code +} offset sent unencoded arrives as a space (form decoding of the query string), and a space is never
      *     part of an instant, so a space right before the offset is read as the {@code +} it was: the instant is the
-     *     one the client wrote, whether it sent {@code +} or {@code %2B}
+     *     one the client wrote, whether it sent {@code +} or {@code %2B}; so is a space before a year of five digits or
+     *     more, the sign such a year takes ({@code +10000-01-01T00:00:00Z})
      */
     static Instant instantParam(final Context ctx, final QueryParam param) {
         final String name = param.wireName();
@@ -89,6 +92,14 @@ final class ApiRequests {
         try {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
+            // a year beyond 9999 takes a sign (+10000-01-01T00:00:00Z), which an unencoded + turned into a leading space
+            if (SPACED_YEAR.matcher(raw).lookingAt()) {
+                try {
+                    return Instant.parse("+" + SPACED_OFFSET.matcher(raw.substring(1).strip()).replaceFirst("$1+$2"));
+                } catch (DateTimeParseException signed) {
+                    // not an instant either way: the 400 below
+                }
+            }
             throw ApiProblem.badRequest(name + " must be an ISO-8601 instant such as 2025-03-01T00:00:00Z or "
                 + "2025-03-01T02:00:00+02:00 (send + as %2B): " + raw);
         }

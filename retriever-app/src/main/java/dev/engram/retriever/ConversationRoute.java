@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.core.UserKey;
-import dev.engram.core.Utf8Text;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.JsonBodies;
 import dev.engram.validation.ConversationValidator;
@@ -143,7 +142,7 @@ final class ConversationRoute {
             throw ApiProblem.badRequest(problem);
         });
         return ConversationCompleted.newBuilder().setTenantId(user.tenantId()).setUserId(user.userId())
-            .setConversationId(id.asText()).setMessages(messages).setCompletedAt(completedAt)
+            .setConversationId(BodyText.id(id.asText(), "conversationId")).setMessages(messages).setCompletedAt(completedAt)
             .setMetadata(metadata(body.get("metadata"), replaced)).setAgentId(agent(body.get("agentId"))).build();
     }
 
@@ -155,7 +154,7 @@ final class ConversationRoute {
         if (!value.isTextual() || value.asText().isBlank()) {
             throw ApiProblem.badRequest("agentId must be a non-blank string, or absent for no agent");
         }
-        return value.asText().strip();
+        return BodyText.id(value.asText().strip(), "agentId");
     }
 
     private static Message message(final JsonNode turn, final int position, final Instant completedAt,
@@ -199,9 +198,7 @@ final class ConversationRoute {
         if (value == null || !value.isTextual()) {
             throw ApiProblem.badRequest(name + " must be a string");
         }
-        final Utf8Text.Clean clean = Utf8Text.clean(value.asText());
-        replaced[0] += clean.replaced();
-        return clean.text();
+        return BodyText.text(value.asText(), replaced);
     }
 
     private static Map<String, String> metadata(final JsonNode value, final int[] replaced) {
@@ -212,8 +209,8 @@ final class ConversationRoute {
         if (!value.isObject()) {
             throw ApiProblem.badRequest("metadata must be an object of strings");
         }
-        value.fields().forEachRemaining(e -> metadata.put(e.getKey(), text(e.getValue(), "metadata." + e.getKey(),
-            replaced)));
+        value.fields().forEachRemaining(e -> metadata.put(BodyText.id(e.getKey(), "a metadata key"),
+            text(e.getValue(), "metadata." + e.getKey(), replaced)));
         return metadata;
     }
 

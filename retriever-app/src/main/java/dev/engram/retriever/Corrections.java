@@ -1,6 +1,7 @@
 package dev.engram.retriever;
 
 import dev.engram.avro.Memory;
+import dev.engram.core.MemoryIds;
 import dev.engram.consolidation.Outdated;
 import dev.engram.runtime.ApiProblem;
 
@@ -9,7 +10,9 @@ import dev.engram.runtime.ApiProblem;
  * the memory as it is and the request's fields. A correction never leaves a memory saying two things: new content
  * for a keyed fact needs the new value; the value alone rewrites the content where it names the old value
  * ("Lives in Graz" + {@code {"value": "Linz"}} → "Lives in Linz", {@link Outdated#withValue}), and is refused (400
- * naming {@code content}) when the content does not name it, or when the memory has no key. Used by the route and by anything that issues corrections the way
+ * naming {@code content}) when the content does not name it, or when the memory has no key; content and value given
+ * together must agree: the value must occur in the content, compared without letter case or accents (a stance such
+ * as {@code dislike} excepted), else 400 naming both. Used by the route and by anything that issues corrections the way
  * the route does ({@code bench consistency}).
  */
 public final class Corrections {
@@ -59,7 +62,24 @@ public final class Corrections {
             }
             return new Correction(rewritten, value);
         }
+        if (value != null && !Outdated.isPolarity(value) && !folded(content).contains(folded(value))) {
+            // content and value are one statement: "Lives in Rome" with the value Paris left the memory saying Rome
+            // and the profile Paris
+            throw ApiProblem.badRequest("the corrected content \"" + content + "\" does not name the corrected value \""
+                + value + "\" (compared without letter case or accents): the memory would say one thing and the profile "
+                + "another; give a content that states the value, e.g. " + example(current.getKey()));
+        }
         return new Correction(content, value);
+    }
+
+    /**
+     * @return the text as the extractor compares it ({@link MemoryIds#normalize}: NFKC, lower case, whitespace runs as one
+     *     space, trailing punctuation dropped), without accents (combining marks after canonical decomposition), so that
+     *     "São Paulo" is named by "Moved to Sao Paulo"
+     */
+    private static String folded(final String text) {
+        return java.text.Normalizer.normalize(MemoryIds.normalize(text), java.text.Normalizer.Form.NFD)
+            .replaceAll("\\p{M}+", "");
     }
 
     /**
@@ -87,7 +107,8 @@ public final class Corrections {
             case "name" -> new String[] {"Name is Mira", "Mira"};
             case "preference" -> new String[] {"Dislikes " + subject(key), "dislike"};
             case "response_style" -> new String[] {"Prefers step-by-step answers", "step-by-step"};
-            default -> new String[] {"the corrected statement", "the corrected value"};
+            // the statement names its value: content and value given together must agree
+            default -> new String[] {"the corrected statement, naming the corrected value", "the corrected value"};
         };
         return "{\"content\": \"" + contentAndValue[0] + "\", \"value\": \"" + contentAndValue[1] + "\"}";
     }

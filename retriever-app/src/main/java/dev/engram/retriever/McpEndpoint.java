@@ -63,7 +63,7 @@ import io.micrometer.core.instrument.Timer;
  * not declare Invalid params (−32602), each naming the fault. Every request
  * is timed in {@value #REQUESTS_METRIC} by JSON-RPC method, tool and HTTP status.
  *
- * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API over loopback
+ * <p><b>Scope.</b> A tool does not reach a store itself: it calls this instance's {@code /v1} API at the address the MCP request reached it on
  * with the caller's own API key, so authentication, the one-tenant-one-user check (403), validation (400),
  * forwarding to the owner instance, access reporting and the audit record are exactly the HTTP API's. The
  * endpoint itself refuses a request without a valid key (401) while {@code retriever.auth.enabled}. A tool's
@@ -90,7 +90,8 @@ public final class McpEndpoint {
     public static final String REQUESTS_METRIC = "engram.mcp.requests";
 
     private static final String AUTHORIZATION = "engram.authorization";
-    private static final String PORT = "engram.localPort";
+    /** The API's base URL as this request reached it ({@link #apiBase}). */
+    private static final String BASE = "engram.apiBase";
     private static final String START = "engram.mcp.start";
     private static final String METHOD = "engram.mcp.method";
     private static final String TOOL = "engram.mcp.tool";
@@ -106,6 +107,8 @@ public final class McpEndpoint {
     private final java.util.Set<String> toolNames;
     /** Each tool's argument names (its input schema's properties). */
     private final Map<String, java.util.Set<String>> toolArguments;
+    /** Each tool's argument types (its input schema's property types). */
+    private final Map<String, Map<String, Object>> toolArgumentTypes;
     private final ApiKeys keys;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(5)).build();
@@ -139,7 +142,7 @@ public final class McpEndpoint {
         this.transport = HttpServletStatelessServerTransport.builder().messageEndpoint(PATH)
             .contextExtractor(request -> {
                 final Map<String, Object> values = new LinkedHashMap<>();
-                values.put(PORT, request.getLocalPort());
+                values.put(BASE, apiBase(request.getLocalAddr(), request.getLocalPort()));
                 ApiAccess.apiKey(request.getHeader("Authorization"), request.getHeader("X-Api-Key"))
                     .ifPresent(key -> values.put(AUTHORIZATION, key));
                 return McpTransportContext.create(values);
@@ -190,6 +193,8 @@ public final class McpEndpoint {
         this.toolNames = server.listTools().stream().map(McpSchema.Tool::name).collect(java.util.stream.Collectors.toSet());
         this.toolArguments = server.listTools().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
             McpSchema.Tool::name, McpTools::argumentNames));
+        this.toolArgumentTypes = server.listTools().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+            McpSchema.Tool::name, McpTools::argumentTypes));
     }
 
     /**
@@ -206,7 +211,8 @@ public final class McpEndpoint {
         app.after(PATH, this::measure);
         app.options(PATH, McpHttpRules::preflight);
         app.post(PATH, ctx -> {
-            final byte[] body = ctx.bodyAsBytes();
+            // a byte order mark is skipped as /v1 skips it (JsonBodies): the SDK's parser would refuse it
+            final byte[] body = dev.engram.runtime.JsonBodies.withoutBom(ctx.bodyAsBytes());
             final Optional<JsonNode> message = McpMessages.parse(body);
             message.ifPresent(m -> {
                 ctx.attribute(METHOD, McpMessages.method(m));
@@ -232,7 +238,8 @@ public final class McpEndpoint {
                 return;
             }
             final Optional<String> unknown = message.flatMap(m -> McpMessages.unknownTool(m, toolNames)
-                .or(() -> McpMessages.invalidArguments(m, toolArguments)));
+                .or(() -> McpMessages.invalidArguments(m, toolArguments))
+                .or(() -> McpMessages.wrongArgumentType(m, toolArgumentTypes)));
             if (unknown.isPresent()) {
                 // the SDK names no tool ("Unknown tool: invalid_tool_name" whatever was asked)
                 ctx.status(200).contentType("application/json").result(unknown.get());
@@ -331,9 +338,9 @@ public final class McpEndpoint {
         if (tenant == null || user == null) {
             return error("tenantId and userId are required (a user API key supplies both, an admin key the tenant)");
         }
+        final String base = (String) context.get(BASE);
         try {
-            final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + context.get(PORT)
-                    + "/v1/tenants/" + segment(tenant) + "/users/" + segment(user) + tail + query))
+            final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/v1/tenants/" + segment(tenant) + "/users/" + segment(user) + tail + query))
                 .timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
@@ -353,11 +360,28 @@ public final class McpEndpoint {
             final String text = CONTEXT.equals(call.name()) ? node.path("context").asText() : response.body();
             return McpSchema.CallToolResult.builder().addTextContent(text).structuredContent(structured).isError(false).build();
         } catch (IOException e) {
-            return error("The memory API could not be reached: " + e.getMessage());
+            return error("The memory API at " + base + " could not be reached: "
+                + dev.engram.serde.ConnectionFailures.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return error("Interrupted");
         }
+    }
+
+    /**
+     * The base URL of this instance's {@code /v1} API as the MCP request reached it: the local address of the
+     * request's connection (the address the server is bound to, or with a wildcard bind the interface the client
+     * used), so a tool's call reaches the server whatever {@code http.bind.address} is ({@code localhost} did not
+     * answer a server bound to 127.0.0.2 or a pod IP).
+     *
+     * @param localAddress the connection's local IP address (IPv4, or IPv6 possibly with a zone)
+     * @param localPort the connection's local port
+     * @return e.g. {@code http://127.0.0.2:8080} or {@code http://[::1]:8080}
+     */
+    static String apiBase(final String localAddress, final int localPort) {
+        final String host = localAddress.indexOf(':') >= 0
+            ? "[" + localAddress.replace("%", "%25") + "]" : localAddress;
+        return "http://" + host + ":" + localPort;
     }
 
     private static McpSchema.CallToolResult error(final String message) {

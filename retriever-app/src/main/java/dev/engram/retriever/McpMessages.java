@@ -3,6 +3,7 @@ package dev.engram.retriever;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,7 +125,7 @@ final class McpMessages {
         }
         final JsonNode params = node.get("params");
         if (params != null && !params.isObject()) {
-            return Optional.of(rpcError(-32602, "Invalid params: params is an object"));
+            return Optional.of(rpcError(-32602, "Invalid params: params must be an object, not " + JsonBodies.describe(params)));
         }
         if ("tools/call".equals(node.path("method").asText()) && (params == null || !params.path("name").isTextual())) {
             return Optional.of(rpcError(-32602, "Invalid params: tools/call needs params with the tool's name"));
@@ -163,7 +164,7 @@ final class McpMessages {
             return Optional.empty();
         }
         if (!given.isObject()) {
-            return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: arguments is an object"));
+            return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: arguments must be an object, not " + JsonBodies.describe(given)));
         }
         final List<String> unknown = unknownNames(given, accepted);
         if (unknown.isEmpty()) {
@@ -172,6 +173,58 @@ final class McpMessages {
         return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: unknown argument"
             + (unknown.size() > 1 ? "s " : " ") + quoted(unknown) + " of tool " + params.path("name").asText()
             + "; accepted: " + quoted(accepted)));
+    }
+
+    /**
+     * Checks each argument of a {@code tools/call} against its JSON Schema type in the tool's input schema, as the SDK
+     * does not: {@code "k": "five"} reached the API and came back as a tool result with {@code isError}, while an
+     * argument of the wrong type is the caller's fault in the call itself (Invalid params, −32602). A null argument is
+     * taken as absent; {@code integer} accepts a number without a fraction ({@code 5.0}).
+     *
+     * @param message a well-formed JSON-RPC message ({@link #invalidArguments} found nothing)
+     * @param types each served tool's argument types ({@link McpTools#argumentTypes})
+     * @return the JSON-RPC error naming the argument, its tool, the type wanted and what was given; empty otherwise
+     */
+    static Optional<String> wrongArgumentType(final JsonNode message, final Map<String, Map<String, Object>> types) {
+        if (!"tools/call".equals(message.path("method").asText())) {
+            return Optional.empty();
+        }
+        final String tool = message.path("params").path("name").asText();
+        final Map<String, Object> wanted = types.get(tool);
+        final JsonNode given = message.path("params").path("arguments");
+        if (wanted == null || !given.isObject()) {
+            return Optional.empty();
+        }
+        for (final Iterator<Map.Entry<String, JsonNode>> fields = given.fields(); fields.hasNext(); ) {
+            final Map.Entry<String, JsonNode> argument = fields.next();
+            final Object type = wanted.get(argument.getKey());
+            final List<String> names = type instanceof List<?> list ? list.stream().map(String::valueOf).toList()
+                : type == null ? List.of() : List.of(String.valueOf(type));
+            final JsonNode value = argument.getValue();
+            if (names.isEmpty() || value.isNull() || names.stream().anyMatch(name -> isOfType(value, name))) {
+                continue;
+            }
+            return Optional.of(rpcError(message.get("id"), -32602, "Invalid params: argument \"" + argument.getKey()
+                + "\" of tool " + tool + " must be " + String.join(" or ", names.stream().map(McpMessages::article)
+                .toList()) + ", not " + JsonBodies.describe(value)));
+        }
+        return Optional.empty();
+    }
+
+    private static boolean isOfType(final JsonNode value, final String type) {
+        return switch (type) {
+            case "string" -> value.isTextual();
+            case "integer" -> value.isIntegralNumber() || value.isNumber() && value.asDouble() == Math.rint(value.asDouble());
+            case "number" -> value.isNumber();
+            case "boolean" -> value.isBoolean();
+            case "array" -> value.isArray();
+            case "object" -> value.isObject();
+            default -> true;
+        };
+    }
+
+    private static String article(final String type) {
+        return ("integer".equals(type) || "array".equals(type) || "object".equals(type) ? "an " : "a ") + type;
     }
 
     /** The members of a JSON-RPC 2.0 request, notification or response. */
@@ -356,6 +409,27 @@ final class McpMessages {
                     throw new UnsupportedOperationException("blocking reads only");
                 }
             };
+        }
+
+        /**
+         * A body without a Content-Type is JSON, as on {@code /v1} ({@link ApiAccess#nonJson} let it through): the
+         * SDK's transport answered it 415.
+         */
+        @Override
+        public String getContentType() {
+            return Optional.ofNullable(super.getContentType()).orElse("application/json");
+        }
+
+        @Override
+        public String getHeader(final String name) {
+            final String value = super.getHeader(name);
+            return value == null && "Content-Type".equalsIgnoreCase(name) ? getContentType() : value;
+        }
+
+        @Override
+        public java.util.Enumeration<String> getHeaders(final String name) {
+            return "Content-Type".equalsIgnoreCase(name) && super.getHeader(name) == null
+                ? java.util.Collections.enumeration(List.of(getContentType())) : super.getHeaders(name);
         }
 
         @Override

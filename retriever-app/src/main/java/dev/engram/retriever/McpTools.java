@@ -56,6 +56,23 @@ final class McpTools {
             : java.util.Set.of();
     }
 
+    /**
+     * @param tool a tool made by {@link #tool}
+     * @return each argument's JSON Schema {@code type}: a name ({@code "integer"}) or a list of names; an argument
+     *     whose schema gives none is left out
+     */
+    static Map<String, Object> argumentTypes(final McpSchema.Tool tool) {
+        final Map<String, Object> types = new LinkedHashMap<>();
+        if (tool.inputSchema().get("properties") instanceof Map<?, ?> map) {
+            map.forEach((name, schema) -> {
+                if (schema instanceof Map<?, ?> property && property.get("type") != null) {
+                    types.put(String.valueOf(name), property.get("type"));
+                }
+            });
+        }
+        return Map.copyOf(types);
+    }
+
     static Map<String, Object> string(final String description) {
         return Map.of("type", "string", "description", description);
     }

@@ -103,7 +103,7 @@ final class ReadRoutes {
         final MemoryType type = enumParam(ctx, QueryParam.TYPE, MemoryType.class);
         final MemoryStatus status = enumParam(ctx, QueryParam.STATUS, MemoryStatus.class);
         final Instant asOf = instantParam(ctx, QueryParam.AS_OF);
-        final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        final boolean recordAccess = recordAccess(ctx);
         final double minScore = doubleParam(ctx, QueryParam.MIN_SCORE, 0, 0, 1);
         final String agent = agentParam(ctx);
         if (query != null && !hasWords(query)) {
@@ -111,6 +111,8 @@ final class ReadRoutes {
         }
         if (query == null) {
             requireListParameters(ctx);
+        } else {
+            requireQueryParameters(ctx);
         }
         if (owner.forwarded(ctx, user)) {
             return;
@@ -163,6 +165,31 @@ final class ReadRoutes {
         }
     }
 
+    /**
+     * Whether this read counts as a use of its memories: {@code recordAccess} (default true, checked on every method),
+     * and never for HEAD, which answers as GET without a body and must have no side effect (RFC 9110 §9.2.1: a safe
+     * method; {@code curl -I} three times raised a memory's accessCount by three).
+     */
+    private static boolean recordAccess(final Context ctx) {
+        final boolean asked = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        return asked && ctx.method() != io.javalin.http.HandlerType.HEAD;
+    }
+
+    /**
+     * A query ranks the ACTIVE memories of every kind (with {@code asOf}, the versions valid then): {@code type} and
+     * {@code status}, a list's filters, are a 400 naming the parameter and where it applies, instead of being ignored
+     * ({@code &type=EPISODIC} answered SEMANTIC memories, {@code &status=ARCHIVED} ACTIVE ones).
+     */
+    private static void requireQueryParameters(final Context ctx) {
+        for (final QueryParam param : List.of(QueryParam.TYPE, QueryParam.STATUS)) {
+            if (param.raw(ctx) != null) {
+                throw ApiProblem.badRequest(param.wireName() + " applies to a list of the memories (no query); a query "
+                    + "(query=…) ranks the ACTIVE memories of every type and takes k, minScore, asOf, recordAccess and "
+                    + "agentId");
+            }
+        }
+    }
+
     /** {@code GET .../export}: the profile and every memory held for the user (GDPR Art. 15 and 20). */
     void export(final Context ctx) throws Exception {
         final UserKey user = auth.user(ctx);
@@ -210,7 +237,7 @@ final class ReadRoutes {
             throw ApiProblem.badRequest("message is required and must contain a letter or digit");
         }
         final int budget = intParam(ctx, QueryParam.BUDGET_TOKENS, defaultBudget, 1, RetrieverApi.MAX_BUDGET_TOKENS);
-        final boolean recordAccess = booleanParam(ctx, QueryParam.RECORD_ACCESS, true);
+        final boolean recordAccess = recordAccess(ctx);
         final String agent = agentParam(ctx);
         if (owner.forwarded(ctx, user)) {
             return;

@@ -103,7 +103,7 @@ final class TenantRoutes {
         final Long budget = tenants.history().latest(tenant).map(TenantSettings::getDailyTokenBudget).orElse(null);
         final LocalDate from = today.minusDays(days - 1L);
         ctx.json(TenantViews.Usage.of(tenant, tenants.usage().days(tenant, from, today),
-            tenants.usage().agents(tenant, from, today), today, budget));
+            tenants.usage().agents(tenant, from, today), from, today, budget));
     }
 
     private static JsonNode body(final Context ctx) {

@@ -95,15 +95,20 @@ public final class TenantViews {
     public record Usage(String tenantId, LocalDate from, LocalDate to, List<Spend> days, Spend total,
                         Map<String, Spend> agents, long tokensToday, Long dailyTokenBudget) {
 
+        /**
+         * @param from the first day asked for ({@code days} before today, today counted): the window's start, whether
+         *     or not it has spending (it was the first day with spending, so a tenant that spent only today read from =
+         *     to = today whatever {@code days} was)
+         */
         static Usage of(final String tenantId, final NavigableMap<LocalDate, UsageLedger.Spend> days,
-                        final Map<String, UsageLedger.Spend> agents, final LocalDate today, final Long budget) {
+                        final Map<String, UsageLedger.Spend> agents, final LocalDate from, final LocalDate today,
+                        final Long budget) {
             UsageLedger.Spend total = UsageLedger.Spend.NONE;
             final List<Spend> out = new ArrayList<>();
             for (final Map.Entry<LocalDate, UsageLedger.Spend> day : days.entrySet()) {
                 out.add(Spend.of(day.getKey(), day.getValue()));
                 total = total.plus(day.getValue());
             }
-            final LocalDate from = days.isEmpty() ? today : days.firstKey();
             final Map<String, Spend> byAgent = new java.util.TreeMap<>();
             agents.forEach((agent, spend) -> byAgent.put(agent, Spend.of(null, spend)));
             return new Usage(tenantId, from, today, out, Spend.of(null, total), byAgent,

@@ -175,11 +175,12 @@ final class WriteRoutes {
             .orElseThrow(() -> service.unknown(user, "No memory " + memoryId + " for this user"));
     }
 
-    /** Replaces lone surrogates (from JSON escapes) by U+FFFD, adding their count to {@code replaced[0]}. */
+    /**
+     * Replaces lone surrogates (from JSON escapes) and control characters other than tab and line ends by U+FFFD,
+     * adding their count to {@code replaced[0]} ({@link BodyText#text}); null stays null.
+     */
     private static String clean(final String text, final int[] replaced) {
-        final dev.engram.core.Utf8Text.Clean clean = dev.engram.core.Utf8Text.clean(text);
-        replaced[0] += clean.replaced();
-        return clean.text();
+        return text == null ? null : BodyText.text(text, replaced);
     }
 
     /**

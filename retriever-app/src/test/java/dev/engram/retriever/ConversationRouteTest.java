@@ -57,6 +57,28 @@ class ConversationRouteTest {
             + turn.formatted(", \"index\": 2") + "]}"); // any order, any gaps
     }
 
+    @Test
+    void shouldRefuseAControlCharacterInAnIdNamingTheFieldAndReplaceItInTextCountingIt() throws Exception {
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"u6\\u0000x\", " + MESSAGES + "}"))
+            .hasMessage("A control character (NUL, U+0000) in conversationId at character 3: identifiers cannot contain "
+                + "control characters");
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"c-1\", \"agentId\": \"a\\u001bb\", " + MESSAGES + "}"))
+            .hasMessageStartingWith("A control character (U+001B) in agentId at character 2");
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"c-1\", \"metadata\": {\"k\\u007f\": \"v\"}, "
+            + MESSAGES + "}")).hasMessageStartingWith("A control character (U+007F) in a metadata key at character 2");
+
+        final int[] replaced = new int[1];
+        final dev.engram.avro.ConversationCompleted conversation = ConversationRoute.parse(USER, new ObjectMapper().readTree(
+            "{\"conversationId\": \"c-1\", \"metadata\": {\"source\": \"x\\u0007y\"}, \"messages\": [{\"role\": \"tool\", "
+                + "\"content\": \"\\u001b[31mred\\u001b[0m\\tand\\r\\nline\\u0000\"}]}"), replaced,
+            Instant.parse("2026-01-01T00:00:00Z"));
+
+        org.assertj.core.api.Assertions.assertThat(conversation.getMessages().get(0).getContent())
+            .isEqualTo("\uFFFD[31mred\uFFFD[0m\tand\r\nline\uFFFD");
+        org.assertj.core.api.Assertions.assertThat(conversation.getMetadata()).containsEntry("source", "x\uFFFDy");
+        org.assertj.core.api.Assertions.assertThat(replaced[0]).isEqualTo(4);
+    }
+
     private static void parse(final String body) throws Exception {
         ConversationRoute.parse(USER, new ObjectMapper().readTree(body), new int[1], Instant.parse("2026-01-01T00:00:00Z"));
     }

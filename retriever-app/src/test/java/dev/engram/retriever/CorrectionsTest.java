@@ -46,7 +46,7 @@ class CorrectionsTest {
             .isEqualTo("{\"content\": \"Dislikes hiking trips\", \"value\": \"dislike\"}");
         assertThat(Corrections.example("response_style")).contains("step-by-step");
         assertThat(Corrections.example("medications:amlodipine")).as("a custom category's key")
-            .isEqualTo("{\"content\": \"the corrected statement\", \"value\": \"the corrected value\"}");
+            .isEqualTo("{\"content\": \"the corrected statement, naming the corrected value\", \"value\": \"the corrected value\"}");
         assertThat(Corrections.example(null)).as("an episode").isEqualTo("{\"content\": \"Went hiking in the Alps in May\"}");
     }
 
@@ -57,5 +57,21 @@ class CorrectionsTest {
 
         assertThat(catchThrowable(() -> Corrections.resolve(employer, null, null)))
             .hasMessageContaining("Works at Hooli");
+    }
+
+    @Test
+    void shouldRefuseAContentThatDoesNotNameTheValueAndTakeOneThatDoesWhateverTheCaseAndAccents() {
+        final Memory city = MemoryFixtures.fact("t", "u", "m-3", FactCategory.PERSONAL, "city", "Lisbon", "Lives in Lisbon", AT);
+
+        assertThat(catchThrowable(() -> Corrections.resolve(city, "Lives in Rome", "Paris")))
+            .isInstanceOf(ApiProblem.class).hasMessageContaining("\"Lives in Rome\"").hasMessageContaining("\"Paris\"")
+            .hasMessageContaining("Lives in Braga");
+        assertThat(Corrections.resolve(city, "Moved to Sao Paulo.", "São Paulo"))
+            .isEqualTo(new Corrections.Correction("Moved to Sao Paulo.", "São Paulo"));
+        assertThat(Corrections.resolve(city, "Lives in PARIS", "paris").value()).isEqualTo("paris");
+        final Memory stance = MemoryFixtures.fact("t", "u", "m-4", FactCategory.PREFERENCE, "preference:jazz", "like",
+            "Likes jazz", AT);
+        assertThat(Corrections.resolve(stance, "Can't stand jazz", "dislike").content()).as("a stance is not worded")
+            .isEqualTo("Can't stand jazz");
     }
 }

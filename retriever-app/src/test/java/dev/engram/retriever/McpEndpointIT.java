@@ -272,9 +272,12 @@ class McpEndpointIT {
             final McpSchema.CallToolResult millis = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
                 Map.of("conversationId", "c-mcp-epoch", "completedAt", at, "messages",
                     List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
-            final McpSchema.CallToolResult bool = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+            // a JSON type the input schema does not take is the call's fault: Invalid params, not a tool result
+            assertThatThrownBy(() -> ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
                 Map.of("conversationId", "c-mcp-bool", "completedAt", true, "messages",
-                    List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
+                    List.of(Map.of("role", "user", "content", "I moved to Porto."))))))
+                .hasMessageContaining("Invalid params: argument \"completedAt\" of tool save_conversation must be a string "
+                    + "or an integer, not a boolean (true)");
             final McpSchema.CallToolResult words = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
                 Map.of("conversationId", "c-mcp-words", "completedAt", "yesterday", "messages",
                     List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
@@ -285,9 +288,6 @@ class McpEndpointIT {
                 dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
                 1, Duration.ofSeconds(30))).filteredOn(r -> r.value().getConversationId().equals("c-mcp-epoch")).singleElement()
                 .satisfies(r -> assertThat(r.value().getCompletedAt()).isEqualTo(java.time.Instant.ofEpochMilli(at)));
-            assertThat(bool.isError()).as(text(bool)).isTrue();
-            assertThat(text(bool)).as("the input schema's check: the JSON types taken").contains("completedAt",
-                "[string, integer] expected");
             assertThat(words.isError()).as(text(words)).isTrue();
             assertThat(text(words)).startsWith("400").contains("completedAt must be an ISO-8601 timestamp with an offset",
                 "or epoch milliseconds");
@@ -401,5 +401,64 @@ class McpEndpointIT {
         }
         assertThat(json(latin1).path("error").path("message").asText()).startsWith("Content-Type charset \"ISO-8859-1\"");
         assertThat(post(list, Map.of("Content-Type", "application/json; charset=UTF-8")).statusCode()).isEqualTo(200);
+    }
+
+    /** A POST to /mcp with exactly these headers (the fixture adds a Content-Type to every body). */
+    private static HttpResponse<String> raw(final byte[] body, final Map<String, String> headers) throws Exception {
+        final HttpRequest.Builder request = HttpRequest.newBuilder(java.net.URI.create(fixture.baseUrl() + McpEndpoint.PATH))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body)).header("Authorization", "Bearer " + TwoUserRetriever.ANA_KEY);
+        headers.forEach(request::header);
+        return java.net.http.HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void shouldReadABodyWithoutContentTypeOrWithAByteOrderMarkAsJsonAsTheV1RoutesDo() throws Exception {
+        final byte[] list = "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        final byte[] bom = new byte[list.length + 3];
+        bom[0] = (byte) 0xEF;
+        bom[1] = (byte) 0xBB;
+        bom[2] = (byte) 0xBF;
+        System.arraycopy(list, 0, bom, 3, list.length);
+
+        final HttpResponse<String> untyped = raw(list, MCP_HEADERS);
+        final HttpResponse<String> marked = raw(bom, Map.of("Accept", MCP_HEADERS.get("Accept"), "Content-Type", "application/json"));
+        final HttpResponse<String> v1Marked = fixture.sendBytes("PUT", "/v1/tenants/t1/users/u-ana/settings",
+            TwoUserRetriever.ANA_KEY, "\uFEFF{\"memoryEnabled\": true}".getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.of());
+
+        assertThat(untyped.statusCode()).as(untyped.body()).isEqualTo(200);
+        assertThat(json(untyped).path("result").path("tools").size()).isEqualTo(6);
+        assertThat(marked.statusCode()).as(marked.body()).isEqualTo(200);
+        assertThat(json(marked).path("result").path("tools").size()).isEqualTo(6);
+        assertThat(v1Marked.statusCode()).as(v1Marked.body()).isBetween(200, 299);
+    }
+
+    @Test
+    void shouldAnswerInvalidParamsNamingTheArgumentAndTypeWhenAnArgumentIsOfTheWrongType() {
+        final HttpResponse<String> word = post("{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":"
+            + "{\"name\":\"search_memories\",\"arguments\":{\"query\":\"language\",\"k\":\"five\"}}}", Map.of());
+        final HttpResponse<String> notObject = post("{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":"
+            + "{\"name\":\"search_memories\",\"arguments\":\"x\"}}", Map.of());
+        final HttpResponse<String> whole = post("{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":"
+            + "{\"name\":\"search_memories\",\"arguments\":{\"query\":\"language\",\"k\":2.0}}}", Map.of());
+
+        assertThat(json(word).path("id").asInt()).isEqualTo(12);
+        assertThat(json(word).path("error").path("code").asInt()).as(word.body()).isEqualTo(-32602);
+        assertThat(json(word).path("error").path("message").asText()).contains("\"k\"", "search_memories", "an integer",
+            "\"five\"");
+        assertThat(json(notObject).path("error").path("message").asText()).as(notObject.body())
+            .isEqualTo("Invalid params: arguments must be an object, not a string (\"x\")");
+        assertThat(json(whole).path("result").path("isError").asBoolean()).as(whole.body()).isFalse();
+    }
+
+    @Test
+    void shouldNameAParseErrorWithoutTheParsersInternals() {
+        for (final String body : List.of("{", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"", "[1,",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search_memories\","
+                + "\"arguments\":{\"query\":\"x\"},\"_meta\":\"x\"}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":[1]}}")) {
+            final HttpResponse<String> answer = post(body, Map.of());
+            assertThat(answer.body()).as(body).contains("\"code\":-32").doesNotContain("StreamReadFeature")
+                .doesNotContain("INCLUDE_SOURCE").doesNotContain("Source: ").doesNotContain("com.fasterxml");
+        }
     }
 }

@@ -307,6 +307,16 @@ class RetrieverApiIT {
     }
 
     @Test
+    void shouldRefuseAListsFiltersWhenAQueryIsGivenInsteadOfIgnoringThem() throws Exception {
+        for (final String parameter : List.of("type=EPISODIC", "status=ARCHIVED")) {
+            final HttpResponse<String> refused = get("/v1/tenants/t1/users/u-ana/memories?query=" + q("which programming language")
+                + "&" + parameter);
+            assertThat(detail(refused, 400)).contains(parameter.substring(0, parameter.indexOf('='))
+                + " applies to a list of the memories (no query)");
+        }
+    }
+
+    @Test
     void shouldAnswer404WhenTheUserIsUnknown() throws Exception {
         assertProblem(get("/v1/tenants/t1/users/u-nobody/memories?query=" + q("locker code")), 404);
         assertProblem(get("/v1/tenants/t1/users/u-nobody/profile"), 404);
@@ -343,6 +353,11 @@ class RetrieverApiIT {
         // '+' unencoded arrives as a space (form decoding), %2B as '+': both are the instant written, 02:00 ahead of UTC
         assertThat(body(query + "2030-01-01T02:00:00+02:00").get("memories")).isEqualTo(utc);
         assertThat(body(query + "2030-01-01T02:00:00%2B02:00").get("memories")).isEqualTo(utc);
+        // a year beyond 9999 takes a sign: unencoded, it is a leading space (the README trial's 400)
+        final HttpResponse<String> far = get(query + "+1000000000-01-01T00:00:00Z");
+        assertThat(far.statusCode()).as(far.body()).isEqualTo(200);
+        assertThat(JSON.readTree(far.body()).get("memories"))
+            .isEqualTo(body(query + "%2B1000000000-01-01T00:00:00Z").get("memories"));
         // before every memory: nothing was known then, so the offset was not dropped
         assertThat(body(query + "2000-01-01T02:00:00+02:00").get("memories")).isEmpty();
         assertThat(detail(get(query + "2030-01-01T02:00:00+2h"), 400))
@@ -385,6 +400,35 @@ class RetrieverApiIT {
             .isAfter(Instant.now().minus(Duration.ofMinutes(5)));
         // the memory's versions: nothing written for a read
         assertThat(body("/v1/tenants/t1/users/u-ana/memories/" + id + "/history").toString()).doesNotContain("ACCESSED");
+    }
+
+    @Test
+    void shouldNotCountAHeadRequestAsAUseOfTheMemoriesWhenQueriedOrAskedForContext() {
+        // a user of this test alone: no other test's reads are counted on its memory
+        final Memory violin = memory("t1", "u-head", "m-head-violin", "Plays the violin in a string quartet", T0).build();
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+            List.of(new EmbeddedKafka.Record<>("t1/u-head", updated(violin, UpdateOperation.CREATED, T0), T0)));
+        final String user = "/v1/tenants/t1/users/u-head";
+        EmbeddedKafka.waitUntil(() -> status(user + "/memories") == 200, TIMEOUT, "the retriever to serve u-head");
+        final String query = user + "/memories?query=" + q("which instrument do I play") + "&k=1";
+        for (int i = 0; i < 3; i++) {
+            assertThat(send("HEAD", query, T1_ADMIN, null).statusCode()).isEqualTo(200);
+            assertThat(send("HEAD", user + "/context?message=" + q("which instrument do I play"), T1_ADMIN, null)
+                .statusCode()).isEqualTo(200);
+        }
+        // one GET after the HEADs: its report is sent after theirs would have been, so its count is the last one
+        assertThat(body(query).get("memories").get(0).get("memoryId").asText()).isEqualTo("m-head-violin");
+        EmbeddedKafka.waitUntil(() -> accessCount(user, "m-head-violin") > 0, TIMEOUT, "the GET's hit counted");
+        assertThat(accessCount(user, "m-head-violin")).isEqualTo(1);
+    }
+
+    private static int accessCount(final String user, final String memoryId) {
+        for (final JsonNode m : body(user + "/export").get("memories")) {
+            if (m.get("memoryId").asText().equals(memoryId)) {
+                return m.get("accessCount").asInt();
+            }
+        }
+        throw new AssertionError("memory " + memoryId + " not exported");
     }
 
     /**
@@ -629,6 +673,18 @@ class RetrieverApiIT {
         assertThat(JSON.readTree(contentOnly.body()).get("detail").asText()).contains("\"value\"")
             .contains("preferred_language").as("an example of the fact's kind").contains("Main programming language is")
             .doesNotContain("Lives in");
+        // content and value given together must agree: "Lives in Rome" with Paris left memory and profile disagreeing
+        assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ana/memories/m-ana-kotlin", T1_ADMIN,
+            "{\"content\": \"Main programming language is Rust\", \"value\": \"Scala\"}"), 400))
+            .contains("\"Main programming language is Rust\"", "\"Scala\"");
+        // a NUL in free text is replaced and counted, not stored; in a body id it is refused as in a path
+        final HttpResponse<String> nul = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
+            "{\"content\": \"Plays chess\\u0000 on Sundays\"}");
+        assertThat(nul.statusCode()).as(nul.body()).isEqualTo(202);
+        assertThat(nul.headers().firstValue("X-Engram-Replaced-Characters")).hasValue("1");
+        assertThat(detail(send("POST", "/v1/tenants/t1/users/u-ben/conversations", T1_ADMIN,
+            "{\"conversationId\": \"u6\\u0000x\", \"messages\": [{\"role\": \"user\", \"content\": \"I play chess\"}]}"), 400))
+            .contains("conversationId", "U+0000");
         final HttpResponse<String> correct = send("PUT", "/v1/tenants/t1/users/u-ben/memories/m-ben-chess", T1_ADMIN,
             "{\"content\": \"Plays chess on Saturdays \\ud800, card 4111 1111 1111 1111\"}");
         assertThat(correct.statusCode()).as(correct.body()).isEqualTo(202);

@@ -199,6 +199,12 @@ class TenantSettingsApiIT {
         final JsonNode health = JSON.readTree(send("GET", "/v1/tenants/health/usage?days=7", HEALTH_ADMIN, null).body());
 
         assertThat(health.get("days")).hasSize(1);
+        // the window asked for, not the days with spending: from is 6 days before to (today counted)
+        final java.time.LocalDate to = java.time.LocalDate.parse(health.get("to").asText());
+        assertThat(java.time.LocalDate.parse(health.get("from").asText())).isEqualTo(to.minusDays(6));
+        final JsonNode month = JSON.readTree(send("GET", "/v1/tenants/health/usage", HEALTH_ADMIN, null).body());
+        assertThat(java.time.LocalDate.parse(month.get("from").asText()))
+            .isEqualTo(java.time.LocalDate.parse(month.get("to").asText()).minusDays(29));
         assertThat(health.get("total").get("promptTokens").asLong()).isEqualTo(450);
         assertThat(health.get("total").get("completionTokens").asLong()).isEqualTo(65);
         assertThat(health.get("total").get("conversations").asLong()).isEqualTo(2);

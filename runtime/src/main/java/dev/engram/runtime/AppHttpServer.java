@@ -124,7 +124,7 @@ public final class AppHttpServer implements AutoCloseable {
         app.exception(HttpResponseException.class, (e, ctx) -> {
             if (e.getStatus() == 405) {
                 allow(ctx, e.getDetails().get("availableMethods"));
-                problem(ctx, 405, "Method " + ctx.method() + " is not allowed on " + ctx.path()
+                problem(ctx, 405, "Method " + ctx.req().getMethod() + " is not allowed on " + ctx.path()
                     + "; allowed: " + ctx.res().getHeader("Allow"), -1);
                 return;
             }
@@ -142,7 +142,7 @@ public final class AppHttpServer implements AutoCloseable {
         });
         app.error(405, ctx -> {
             if (!isProblem(ctx)) {
-                problem(ctx, 405, "Method " + ctx.method() + " is not allowed on " + ctx.path(), -1);
+                problem(ctx, 405, "Method " + ctx.req().getMethod() + " is not allowed on " + ctx.path(), -1);
             }
         });
         routes.accept(app);

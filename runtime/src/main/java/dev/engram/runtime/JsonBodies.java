@@ -27,7 +27,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * JSON value (two concatenated objects are refused, not the first one taken), an object, without a
  * duplicate field (never "the last one wins") and without a field the route does not know (named, with the
  * fields it accepts). A lone surrogate written as a JSON escape ({@code \ud800}) is valid JSON: the route
- * decides what to do with it.
+ * decides what to do with it. A UTF-8 byte order mark before the value is skipped (RFC 8259 §8.1).
  */
 public final class JsonBodies {
 
@@ -134,7 +134,22 @@ public final class JsonBodies {
             throw ApiProblem.badRequest("the body is not valid UTF-8");
         }
         out.flip();
-        return out.toString();
+        // a UTF-8 byte order mark before the value: RFC 8259 §8.1 lets a parser ignore it, and editors on Windows
+        // write one (it was refused with the parser's message about an unexpected character)
+        return out.length() > 0 && out.charAt(0) == BOM ? out.subSequence(1, out.length()).toString() : out.toString();
+    }
+
+    /** U+FEFF, the byte order mark (EF BB BF in UTF-8). */
+    private static final char BOM = '\uFEFF';
+
+    /**
+     * @param body a request body
+     * @return the body without a leading UTF-8 byte order mark (EF BB BF), the same array when it has none: for a
+     *     reader that parses the bytes itself (the MCP SDK), as {@link #utf8} skips it
+     */
+    public static byte[] withoutBom(final byte[] body) {
+        return body.length >= 3 && (body[0] & 0xFF) == 0xEF && (body[1] & 0xFF) == 0xBB && (body[2] & 0xFF) == 0xBF
+            ? java.util.Arrays.copyOfRange(body, 3, body.length) : body;
     }
 
     /**
@@ -181,10 +196,14 @@ public final class JsonBodies {
     /**
      * A parser message without the parser's switches: Jackson tells how to turn on a non-standard reading ("enable
      * `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow", "Feature 'ALLOW_COMMENTS' not enabled for parser"), which
-     * a client of this API cannot do (README trial): said as what JSON does not have.
+     * a client of this API cannot do (README trial): said as what JSON does not have; a position inside the message
+     * ("start marker at [Source: REDACTED (`StreamReadFeature…` disabled); line: 1, column: 1]") as its line and column.
      */
     static String plain(final String message) {
         return message
+            // "(start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1,
+            // column: 1])": the parser's switch again, where only the position means something to a client
+            .replaceAll("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
             .replaceAll(": enable `[A-Za-z_.]+` to allow$", " (JSON has no NaN or Infinity: send a number or null)")
             .replaceAll(" \\(not recognized as one since Feature '[A-Z_]+' not enabled for parser\\)$",
                 " (JSON has no comments)");

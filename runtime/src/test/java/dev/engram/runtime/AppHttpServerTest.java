@@ -129,6 +129,15 @@ class AppHttpServerTest {
     }
 
     @Test
+    void shouldNameTheMethodSentWhenItIsNotOneJavalinKnows() throws Exception {
+        // Javalin maps a method it does not know to INVALID: the answer said "Method INVALID is not allowed"
+        final HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/metrics"))
+            .method("FOO", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        final JsonNode body = assertProblem(response, 405);
+        assertThat(body.get("detail").asText()).startsWith("Method FOO is not allowed on /metrics").doesNotContain("INVALID");
+    }
+
+    @Test
     void shouldAnswerHeadLikeGetWithoutABodyAndWith405WhereThereIsNoGet() throws Exception {
         up.set(true);
         for (final String path : new String[] {"/health/ready", "/metrics", "/bad", "/later", "/no-such-route"}) {

@@ -37,6 +37,29 @@ class JsonBodiesTest {
     }
 
     @Test
+    void shouldGiveTheLineAndColumnOfAnUnclosedObjectWithoutTheParsersSwitch() {
+        // "(start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, …])"
+        assertThat(problem("{\"value\": {")).contains("start marker at line 1, column 11")
+            .doesNotContain("Source", "REDACTED", "StreamReadFeature", "`");
+    }
+
+    @Test
+    void shouldSkipAByteOrderMarkBeforeTheValueAsRfc8259Allows() {
+        final byte[] json = bytes("{\"value\":\"Delft\"}");
+        final byte[] marked = new byte[json.length + 3];
+        marked[0] = (byte) 0xEF;
+        marked[1] = (byte) 0xBB;
+        marked[2] = (byte) 0xBF;
+        System.arraycopy(json, 0, marked, 3, json.length);
+
+        assertThat(JsonBodies.object(marked, FIELDS).get("value").asText()).isEqualTo("Delft");
+        assertThat(JsonBodies.withoutBom(marked)).isEqualTo(json);
+        assertThat(JsonBodies.withoutBom(json)).isSameAs(json);
+        // only before the value: a BOM inside is a character of a string, or not JSON
+        assertThat(problem("{\"value\": \uFEFF\"Delft\"}")).startsWith("the body is not valid JSON");
+    }
+
+    @Test
     void shouldNameTheFieldWhenAKeyIsDuplicated() {
         assertThat(problem("{\"value\":\"Delft\",\"value\":\"Gouda\"}")).contains("duplicate field", "value");
     }

@@ -171,7 +171,7 @@ public final class SchemaRegistryClient {
             }
             return node;
         } catch (IOException e) {
-            throw new SchemaRegistryException(method + " " + uri + " failed: " + e.getMessage(), -1, -1, e);
+            throw new SchemaRegistryException(method + " " + uri + " failed: " + ConnectionFailures.describe(e), -1, -1, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SchemaRegistryException(method + " " + uri + " interrupted", -1, -1, e);

@@ -27,10 +27,17 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * @param deadLetters records on all {@code engram-<app>-dlq} topics
  * @param elapsedSeconds seconds from the start of the ingest until every app had processed everything
  * @param conversationOutcomes what became of every conversation the extractor consumed, or null when not known
+ * @param memoriesArchivedByReason the lifecycle's ARCHIVED records by archive reason ({@code STALE}, {@code EXPIRED},
+ *     {@code MERGED}, {@code NEGATED}, each present, 0 when none), or null when not counted (a summary file written
+ *     before they were)
  */
 public record DemoSummary(long conversations, long candidates, long memoriesCreated, long memoriesReinforced,
                           long memoriesSuperseded, long memoriesMerged, long memoriesArchived, long memoriesExpired,
-                          long contradictions, long deadLetters, double elapsedSeconds, Outcomes conversationOutcomes) {
+                          long contradictions, long deadLetters, double elapsedSeconds, Outcomes conversationOutcomes,
+                          Map<String, Long> memoriesArchivedByReason) {
+
+    /** The lifecycle's archive reasons, in the order the summary names them. */
+    static final java.util.List<String> LIFECYCLE_REASONS = java.util.List.of("STALE", "EXPIRED", "MERGED", "NEGATED");
 
     /**
      * What became of every conversation on {@code conversations-completed}: nothing silent, in = the sum of the three.
@@ -94,7 +101,7 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
                        final long memoriesArchived, final long memoriesExpired, final long contradictions,
                        final long deadLetters, final double elapsedSeconds) {
         this(conversations, candidates, memoriesCreated, memoriesReinforced, memoriesSuperseded, memoriesMerged,
-            memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, null);
+            memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, null, null);
     }
 
     /**
@@ -103,7 +110,20 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
      */
     public DemoSummary with(final Outcomes outcomes) {
         return new DemoSummary(conversations, candidates, memoriesCreated, memoriesReinforced, memoriesSuperseded,
-            memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, outcomes);
+            memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds, outcomes,
+            memoriesArchivedByReason);
+    }
+
+    /**
+     * @param byReason the lifecycle's ARCHIVED records by archive reason (a reason not given counts 0)
+     * @return this summary with them
+     */
+    public DemoSummary withArchiveReasons(final Map<String, Long> byReason) {
+        final Map<String, Long> all = new LinkedHashMap<>();
+        LIFECYCLE_REASONS.forEach(reason -> all.put(reason, byReason.getOrDefault(reason, 0L)));
+        return new DemoSummary(conversations, candidates, memoriesCreated, memoriesReinforced, memoriesSuperseded,
+            memoriesMerged, memoriesArchived, memoriesExpired, contradictions, deadLetters, elapsedSeconds,
+            conversationOutcomes, java.util.Collections.unmodifiableMap(all));
     }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -124,6 +144,9 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
         map.put("elapsedSeconds", elapsedSeconds);
         if (conversationOutcomes != null) {
             map.put("conversationOutcomes", conversationOutcomes);
+        }
+        if (memoriesArchivedByReason != null) {
+            map.put("memoriesArchivedByReason", memoriesArchivedByReason);
         }
         return map;
     }
@@ -166,11 +189,23 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
               memories reinforced  %,d
               memories superseded  %,d (ARCHIVED: a newer value replaced them)
               memories merged      %,d
-              memories archived    %,d = superseded %,d + by the lifecycle %,d (stale, expired %,d, merged, negated)
+              memories archived    %,d = superseded %,d + by the lifecycle %,d (%s)
               contradictions       %,d
               dead letters         %,d
               elapsed              %.1f s""".indent(2).stripTrailing(), conversations, candidates, memoriesCreated, memoriesReinforced,
             memoriesSuperseded, memoriesMerged, memoriesSuperseded + memoriesArchived, memoriesSuperseded, memoriesArchived,
-            memoriesExpired, contradictions, deadLetters, elapsedSeconds);
+            lifecycleReasons(), contradictions, deadLetters, elapsedSeconds);
+    }
+
+    /**
+     * @return each lifecycle reason with its count ({@code stale 500, expired 2, merged 40, negated 3}); without the
+     *     counts by reason (an older summary file), the expired count alone, as such a file has it
+     */
+    private String lifecycleReasons() {
+        if (memoriesArchivedByReason == null) {
+            return String.format(Locale.ROOT, "stale, expired %,d, merged, negated", memoriesExpired);
+        }
+        return String.join(", ", LIFECYCLE_REASONS.stream().map(reason -> String.format(Locale.ROOT, "%s %,d",
+            reason.toLowerCase(Locale.ROOT), memoriesArchivedByReason.getOrDefault(reason, 0L))).toList());
     }
 }

@@ -68,23 +68,34 @@ public final class PendingExtractions implements AutoCloseable {
 
     /**
      * Whether every conversation the extractor consumed (as its group had committed before this call) has its
-     * candidates readable on {@code memory-candidates}: {@link #count} is 0, and then {@link #openCandidates} is 0.
+     * candidates readable on {@code memory-candidates}: {@link #count} is 0, and then {@link #openCandidates} is 0; and
+     * no transaction is open on the extractor's repartition topic, so that a lag taken after this call counts every
+     * conversation re-routed to its user's partition and not consumed again yet (such a conversation is in no store).
      *
      * @param timeout how long each read may take at most
      * @return true when both hold
      * @throws IllegalStateException if the changelog is not read to its end within the timeout
      */
     public boolean settled(final Duration timeout) {
-        return count(timeout) == 0 && openCandidates(timeout) == 0;
+        return count(timeout) == 0 && openCandidates(timeout) == 0
+            && openRecords(dev.engram.topology.ExtractionTopology.REPARTITION_TOPIC, timeout) == 0;
     }
 
     /**
      * @param timeout bound of the offset look-ups
-     * @return records of {@code memory-candidates} beyond its last stable offsets: in transactions not committed or
-     *     aborted yet, or whose markers are not written yet
+     * @return records of {@code memory-candidates} beyond its last stable offsets ({@link #openRecords})
      */
     public long openCandidates(final Duration timeout) {
-        final String topic = dev.engram.topics.Topic.MEMORY_CANDIDATES.name();
+        return openRecords(dev.engram.topics.Topic.MEMORY_CANDIDATES.name(), timeout);
+    }
+
+    /**
+     * @param topic a topic the extractor writes transactionally ({@code memory-candidates}, its repartition topic)
+     * @param timeout bound of the offset look-ups
+     * @return records beyond its last stable offsets: in transactions not committed or aborted yet, or whose markers
+     *     are not written yet; 0 for a topic that does not exist
+     */
+    public long openRecords(final String topic, final Duration timeout) {
         final List<PartitionInfo> infos = uncommitted.partitionsFor(topic, timeout);
         if (infos == null || infos.isEmpty()) {
             return 0;

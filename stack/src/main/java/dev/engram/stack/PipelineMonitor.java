@@ -74,6 +74,8 @@ public final class PipelineMonitor implements AutoCloseable {
     private final Map<String, List<TopicPartition>> inputs = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<UpdateOperation, Long> operations = new EnumMap<>(UpdateOperation.class);
     private long expired;
+    /** The lifecycle's ARCHIVED records (not observations) by archive reason. */
+    private final Map<String, Long> archivedByReason = new java.util.concurrent.ConcurrentHashMap<>();
     private long observationsWritten;
     private long undecodableUpdates;
     /** Held while the consumer is used; {@link #close()} takes it after waking the consumer up. */
@@ -160,8 +162,11 @@ public final class PipelineMonitor implements AutoCloseable {
             } else if (update != null) {
                 operations.merge(update.getOperation(), 1L, Long::sum);
                 if (update.getOperation() == UpdateOperation.ARCHIVED && update.getMemory() != null
-                    && update.getMemory().getArchiveReason() == ArchiveReason.EXPIRED) {
-                    expired++;
+                    && update.getMemory().getArchiveReason() != null) {
+                    archivedByReason.merge(update.getMemory().getArchiveReason().name(), 1L, Long::sum);
+                    if (update.getMemory().getArchiveReason() == ArchiveReason.EXPIRED) {
+                        expired++;
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -340,7 +345,7 @@ public final class PipelineMonitor implements AutoCloseable {
             expired,
             count(Topic.MEMORY_CONTRADICTIONS.name()),
             deadLetters(),
-            Math.round(elapsedSeconds * 10) / 10.0);
+            Math.round(elapsedSeconds * 10) / 10.0).withArchiveReasons(Map.copyOf(archivedByReason));
     }
 
     /**

@@ -57,4 +57,20 @@ class DemoSummaryTest {
         assertThat(summary.toText()).contains("memories superseded  4 (ARCHIVED: a newer value replaced them)")
             .contains("memories archived    11 = superseded 4 + by the lifecycle 7 (stale, expired 2, merged, negated)");
     }
+
+    @Test
+    void shouldGiveEachLifecycleReasonItsCountWhenTheReasonsAreCounted() throws Exception {
+        // the README trial's line named a number for expired only: "by the lifecycle 545 (stale, expired 2, merged, negated)"
+        final DemoSummary summary = new DemoSummary(25, 60, 40, 3, 4, 1, 545, 2, 1, 0, 9.5)
+            .withArchiveReasons(java.util.Map.of("STALE", 500L, "EXPIRED", 2L, "MERGED", 43L));
+        final Path file = dir.resolve("reasons.json");
+
+        summary.write(file);
+
+        assertThat(summary.toText()).contains("by the lifecycle 545 (stale 500, expired 2, merged 43, negated 0)");
+        final JsonNode reasons = new ObjectMapper().readTree(Files.readString(file)).get("memoriesArchivedByReason");
+        assertThat(reasons.get("STALE").asLong()).isEqualTo(500);
+        assertThat(reasons.get("NEGATED").asLong()).isZero();
+        assertThat(DemoSummary.read(file)).isEqualTo(summary);
+    }
 }

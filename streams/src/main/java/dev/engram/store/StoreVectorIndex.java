@@ -71,8 +71,34 @@ public final class StoreVectorIndex implements VectorIndex {
      * @return at most {@code limit} hits by descending cosine, ties by memory id
      */
     public static List<Hit> search(final List<Memory> userMemories, final Query query) {
+        return search(userMemories, query, null);
+    }
+
+    /**
+     * How far below {@link Query#minCosine()} the filter of {@link #search(List, Query, UnitVectors)} still lets a
+     * memory through: the float dot product of two unit vectors of n ≤ 1,024 dimensions is within {@code n · 2⁻²⁴}
+     * (≤ 6.1e-5) of their exact cosine (the argument and the test of the merge pass's filter, {@code VectorsTest}).
+     */
+    static final double FILTER_MARGIN = 1e-3;
+
+    /**
+     * {@link #search(List, Query)}, leaving out the hits below {@link Query#minCosine()}: with {@code units}, a
+     * memory whose unit vector's float dot product with the query's lies more than {@link #FILTER_MARGIN} below it is
+     * rejected before its exact cosine (the consolidator searches every memory of the user for every candidate, and
+     * its decisions read only the hits at or above its thresholds); every other memory is scored exactly as before
+     * and kept when its exact cosine is at or above it. So the hits are the full answer's hits at or above it, in its
+     * order (a prefix of it), whether a filter ran or not.
+     *
+     * @param userMemories every memory of the query's user
+     * @param query a user-scoped query
+     * @param units the task's unit vectors; null = no filter (the exact bound alone)
+     * @return at most {@code limit} hits at or above the query's least cosine, by descending cosine, ties by memory id
+     */
+    static List<Hit> search(final List<Memory> userMemories, final Query query, final UnitVectors units) {
         final List<Hit> hits = new ArrayList<>(userMemories.size());
         final double queryNorm = Math.sqrt(Vectors.dot(query.vector(), query.vector()));
+        final double least = query.minCosine();
+        final float[] queryUnit = units == null || least == Double.NEGATIVE_INFINITY ? null : Vectors.normalized(query.vector());
         for (final Memory memory : userMemories) {
             if (memory != null && query.model() != null && query.model().equals(memory.getEmbeddingModel())
                 && !memory.getEmbedding().isEmpty() && memory.getEmbedding().size() != query.vector().length) {
@@ -87,7 +113,13 @@ public final class StoreVectorIndex implements VectorIndex {
                 || !memory.getTenantId().equals(query.user().tenantId()) || !memory.getUserId().equals(query.user().userId())) {
                 continue;
             }
-            hits.add(new Hit(memory, Vectors.cosine(query.vector(), queryNorm, memory.getEmbedding())));
+            if (queryUnit != null && Vectors.dot(queryUnit, units.of(memory), 0) < least - FILTER_MARGIN) {
+                continue;
+            }
+            final double cosine = Vectors.cosine(query.vector(), queryNorm, memory.getEmbedding());
+            if (cosine >= least) {
+                hits.add(new Hit(memory, cosine));
+            }
         }
         hits.sort(ORDER);
         return hits.size() > query.limit() ? List.copyOf(hits.subList(0, query.limit())) : List.copyOf(hits);
@@ -98,10 +130,19 @@ public final class StoreVectorIndex implements VectorIndex {
      * @return a read-only index over them (upsert and delete do nothing, as on the store)
      */
     public static VectorIndex over(final List<Memory> userMemories) {
+        return over(userMemories, null);
+    }
+
+    /**
+     * @param userMemories one user's memories, read once
+     * @param units the task's unit vectors, for the filter of {@link #search(List, Query, UnitVectors)}; null = none
+     * @return a read-only index over them (upsert and delete do nothing, as on the store)
+     */
+    public static VectorIndex over(final List<Memory> userMemories, final UnitVectors units) {
         return new VectorIndex() {
             @Override
             public List<Hit> search(final Query query) {
-                return StoreVectorIndex.search(userMemories, query);
+                return StoreVectorIndex.search(userMemories, query, units);
             }
 
             @Override

@@ -17,6 +17,7 @@ import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.store.StoreVectorIndex;
+import dev.engram.store.UnitVectors;
 import dev.engram.port.VectorIndex;
 import dev.engram.port.VectorIndexFactory;
 import io.micrometer.core.instrument.Counter;
@@ -75,6 +76,8 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
     private KeyValueStore<String, UserProfile> profiles;
     private KeyValueStore<String, Long> erasures;
     private VectorIndex index;
+    /** The task's memory vectors at unit length, for the candidate search's filter (the search is per memory). */
+    private final UnitVectors units = new UnitVectors();
     private MemoryChangeWriter writer;
     private MemoryCommands commands;
     private final UserMemoryCache.Registry caches;
@@ -182,7 +185,7 @@ final class ConsolidateMemoriesProcessor implements Processor<String, Object, St
         }
         // The embedded index is this store: search the memories just read instead of decoding them all again.
         final Consolidator.Decision decision = consolidator.decide(candidate, known,
-            searchesThisStore(index) ? StoreVectorIndex.over(known) : index);
+            searchesThisStore(index) ? StoreVectorIndex.over(known, units) : index);
         final long timestamp = candidate.getEventTime().toEpochMilli();
         writer.apply(user, decision.changes(), timestamp);
         decision.changes().forEach(change -> counters.count(change.event().getOperation()));

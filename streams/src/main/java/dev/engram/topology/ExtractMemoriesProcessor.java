@@ -342,9 +342,13 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
     }
 
-    /** @return whether a user message has a letter or digit (U+FFFD, an undecodable byte, is not one) */
+    /**
+     * @return whether a user message (its role in any letter case, as the validator and the rules read it: {@code USER}
+     *     is accepted) has a letter or digit (U+FFFD, an undecodable byte, is not one)
+     */
     private static boolean hasWords(final ConversationCompleted conversation) {
-        return conversation.getMessages().stream().filter(m -> "user".equals(m.getRole()))
+        return conversation.getMessages().stream()
+            .filter(m -> "user".equals(m.getRole().strip().toLowerCase(java.util.Locale.ROOT)))
             .anyMatch(m -> m.getContent().codePoints().anyMatch(c -> Character.isLetterOrDigit(c) && c != 0xFFFD));
     }
 

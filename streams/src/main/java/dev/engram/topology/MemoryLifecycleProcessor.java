@@ -3,7 +3,9 @@ package dev.engram.topology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.Memory;
@@ -13,6 +15,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.MemoryLifecycle;
+import dev.engram.consolidation.MergeMemo;
 import dev.engram.consolidation.Observations;
 import dev.engram.core.UserKey;
 import dev.engram.port.VectorIndexFactory;
@@ -90,6 +93,13 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     private UserMemoryCache cache;
     private final LifecyclePassClock.Registry clocks;
     private LifecyclePassClock clock;
+    /**
+     * Each user's previous merge pass in this task ({@link MergeMemo}): the merge rule compares only pairs with a
+     * memory new or changed since (it was about half of a rebuild's consolidator catch-up when it compared every
+     * pair in every pass). Kept in memory only: its changes are those of a full pass whatever it holds, so a restart
+     * or a rebuild (an empty memo, a full first pass) gives the same memories.
+     */
+    private Map<UserKey, MergeMemo> mergeMemos = new HashMap<>();
 
     /**
      * @param caches the decoded memories of each task, shared with the task's {@link ConsolidateMemoriesProcessor}
@@ -244,19 +254,23 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
             users.add(KeyValue.pair(UserKey.parse(current), userMemories));
         }
         final long started = System.nanoTime();
+        final Map<UserKey, MergeMemo> memos = new HashMap<>(); // the users of this pass: a deleted user's memo goes
         for (final KeyValue<UserKey, List<Memory>> user : users) {
+            final MergeMemo memo = mergeMemos.getOrDefault(user.key, MergeMemo.empty());
+            memos.put(user.key, memo);
             // after its own rules took a statement back the pass regrouped the user's observations, applying only
             // removals and rewrites that keep their text; observations with a new text, for these users and the pending
             // ones, are left to the wall clock (ObservationRegroups): a backlog crosses a day of stream time every few
             // records, and rewriting there rewrote each observation of a changing group again and again (bench
             // ingest, 140 LoCoMo conversations: 69 % of the observation writes' characters, when each was embedded).
             // staleness and merge count the hits, kept apart from the memories: joined here
-            final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false, access.of(user.key));
+            final List<Consolidator.Change> changes = lifecycle.review(user.value, at, false, access.of(user.key), memo);
             apply(user.key, changes);
             if (changes.stream().anyMatch(Observations::reorders)) {
                 regroups.mark(user.key, now);
             }
         }
+        mergeMemos = memos;
         final long millis = (System.nanoTime() - started) / 1_000_000;
         // the pass runs inside the task's transaction: a slow one is what a transaction timeout would abort
         if (millis >= SLOW_PASS_MS) {

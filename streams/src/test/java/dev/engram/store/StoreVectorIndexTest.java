@@ -122,4 +122,72 @@ class StoreVectorIndexTest {
         // another model's query (its vectors are never compared with these) still finds nothing, without error
         assertThat(index.search(new VectorIndex.Query(MIRA, shortVector, 10, true, "another-model"))).isEmpty();
     }
+
+    /**
+     * The consolidator's search with a least cosine and the task's unit vectors (its float filter) against the full
+     * exact search: random users of near-duplicate and unrelated vectors, random bounds around the cosines found
+     * (exact ties and values just below included), memories rewritten between searches (the cached unit vector of the
+     * old record must not be used): the hits are always the full answer's hits at or above the bound, in its order.
+     */
+    @Test
+    void shouldReturnTheFullAnswersHitsAtOrAboveTheLeastCosineWhenTheUnitVectorFilterRuns() {
+        final java.util.Random random = new java.util.Random(11);
+        final UnitVectors units = new UnitVectors();
+        int compared = 0;
+        for (int round = 0; round < 200; round++) {
+            final float[] topic = gaussian(random, 384, 1.0);
+            final List<Memory> memories = new java.util.ArrayList<>();
+            final int size = 5 + random.nextInt(60);
+            for (int i = 0; i < size; i++) {
+                final float[] v = random.nextBoolean() ? plus(topic, gaussian(random, 384, 0.1 + random.nextDouble()))
+                    : gaussian(random, 384, 1.0);
+                memories.add(memory("m-" + (round % 7) + "-" + i, v, random.nextInt(8) == 0 ? MemoryStatus.ARCHIVED
+                    : MemoryStatus.ACTIVE));
+            }
+            if (round % 3 == 0) { // rewritten records of the same ids: new vectors the cache must not take as the old
+                memories.replaceAll(m -> random.nextBoolean() ? m
+                    : Memory.newBuilder(m).setEmbedding(Vectors.toList(gaussian(random, 384, 1.0))).build());
+            }
+            final float[] query = plus(topic, gaussian(random, 384, 0.2 * random.nextDouble()));
+            final List<VectorIndex.Hit> full = StoreVectorIndex.search(memories,
+                new VectorIndex.Query(MIRA, query, 10_000, true, "m"));
+            final double least = random.nextInt(4) == 0 ? full.get(random.nextInt(full.size())).similarity() // a tie
+                : full.get(random.nextInt(full.size())).similarity() - random.nextDouble() * 2e-3; // just below one
+            final int limit = 1 + random.nextInt(12);
+            final List<VectorIndex.Hit> expected = full.stream().filter(h -> h.similarity() >= least).limit(limit).toList();
+
+            final List<VectorIndex.Hit> filtered = StoreVectorIndex.search(memories,
+                new VectorIndex.Query(MIRA, query, limit, true, "m", least), units);
+
+            assertThat(filtered).as("round %d", round).isEqualTo(expected);
+            assertThat(StoreVectorIndex.search(memories, new VectorIndex.Query(MIRA, query, limit, true, "m", least)))
+                .isEqualTo(expected);
+            compared += expected.size();
+        }
+        assertThat(compared).as("hits compared").isGreaterThan(500);
+    }
+
+    private static Memory memory(final String id, final float[] vector, final MemoryStatus status) {
+        return Memory.newBuilder().setMemoryId(id).setTenantId(MIRA.tenantId()).setUserId(MIRA.userId())
+            .setType(MemoryType.EPISODIC).setContent(id).setImportance(0.5).setConfidence(0.9)
+            .setSource(MemorySource.EXPLICIT).setStatus(status).setCreatedAt(T).setUpdatedAt(T).setLastAccessedAt(T)
+            .setLastConfirmedAt(T).setValidFrom(T).setSources(List.of()).setEmbedding(Vectors.toList(vector))
+            .setEmbeddingModel("m").build();
+    }
+
+    private static float[] gaussian(final java.util.Random random, final int size, final double scale) {
+        final float[] v = new float[size];
+        for (int i = 0; i < size; i++) {
+            v[i] = (float) (random.nextGaussian() * scale);
+        }
+        return v;
+    }
+
+    private static float[] plus(final float[] a, final float[] b) {
+        final float[] out = new float[a.length];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = a[i] + b[i];
+        }
+        return out;
+    }
 }
