@@ -195,7 +195,7 @@ class IngestIT {
         // the producer's own timeouts took about 2 minutes; the check gives up after its 2 s (+1 s margin, + start-up)
         assertThat(took).isLessThan(Duration.ofSeconds(60)); // generous for a loaded machine, far below the 2 minutes
         assertThat(cli.execute("ingest", "--bootstrap-servers", kafka.bootstrapServers(), "--connect-timeout", "0",
-            file.toString())).isEqualTo(1);
+            file.toString())).as("a value the option does not allow: a usage error").isEqualTo(2);
     }
 
     private record Run(int exit, String out) {

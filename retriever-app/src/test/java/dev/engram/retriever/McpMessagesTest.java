@@ -91,7 +91,7 @@ class McpMessagesTest {
         assertThat(arguments("{\"name\":\"search_memories\"}")).isEmpty();
         assertThat(arguments("{\"name\":\"forget_everything\",\"arguments\":{\"x\":1}}")).as("unknownTool names it").isEmpty();
         assertThat(arguments("{\"name\":\"search_memories\",\"arguments\":[1]}")).hasValueSatisfying(
-            e -> assertThat(e).contains("arguments is an object"));
+            e -> assertThat(e).contains("arguments must be an object, not an array"));
         assertThat(arguments("{\"name\":\"search_memories\",\"argument\":{}}")).hasValueSatisfying(
             e -> assertThat(e).contains("unknown member \\\"argument\\\" of tools/call params"));
     }

@@ -245,6 +245,13 @@ class PrivacyPipelineIT {
             final WebElement input = browser.findElement(By.cssSelector("li.memory[data-id='" + kotlinId + "'] input.edit-input"));
             input.clear();
             input.sendKeys("Writes almost everything in Scala");
+            // a keyed fact: content and value change together; a content that no longer names the value is refused
+            // (400 naming both) and the panel says so, leaving the memory as it was
+            browser.findElement(By.cssSelector("li.memory[data-id='" + kotlinId + "'] button.save")).click();
+            waitFor(() -> browser.findElement(By.id("status")).getText().contains("does not name the corrected value"), "the refusal naming the value");
+            final WebElement value = browser.findElement(By.cssSelector("li.memory[data-id='" + kotlinId + "'] input.edit-value"));
+            value.clear();
+            value.sendKeys("Scala");
             browser.findElement(By.cssSelector("li.memory[data-id='" + kotlinId + "'] button.save")).click();
             waitFor(() -> !browser.findElements(By.cssSelector("li.memory[data-id='" + kotlinId + "'] .badge.source-CORRECTED")).isEmpty(),
                 "the corrected badge");
