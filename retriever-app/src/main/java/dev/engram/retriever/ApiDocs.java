@@ -39,7 +39,7 @@ public final class ApiDocs {
      */
     public void register(final Javalin app) {
         app.get(OPENAPI_PATH, ctx -> ctx.contentType("application/json").result(openApi));
-        app.get(DOCS_PATH, ctx -> ctx.html(page));
+        app.get(DOCS_PATH, ctx -> RetrieverApi.notFramed(ctx).html(page));
     }
 
     /** @return the OpenAPI document as served */

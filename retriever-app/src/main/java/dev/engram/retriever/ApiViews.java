@@ -75,10 +75,17 @@ public final class ApiViews {
      * @param createdAt event time created
      * @param updatedAt event time of the last change
      * @param agentId the agent whose own memory it is, null when every agent of the user shares it
+     * @param outdated true when the memory is ACTIVE but states something that stopped being true (a fact it names was
+     *     superseded, corrected, deleted or negated: {@link dev.engram.consolidation.Outdated#isOutdated}), the same
+     *     judgment that puts it under "Earlier, no longer current" in the context block ({@link ContextBlock})
+     * @param validTo when it stopped being current, null while current
+     * @param supersededBy the memory holding what replaced it, null while current or when nothing replaced it (a
+     *     deletion, a negation)
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
-                      int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId) {
+                      int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
+                      boolean outdated, Instant validTo, String supersededBy) {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
@@ -87,7 +94,8 @@ public final class ApiViews {
                 new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
                     round(scored.access())),
                 Source.of(m.getSources()), m.getStatus().name(), m.getReinforcementCount(), m.getCreatedAt(),
-                m.getUpdatedAt(), m.getAgentId());
+                m.getUpdatedAt(), m.getAgentId(), dev.engram.consolidation.Outdated.isOutdated(m), m.getValidTo(),
+                m.getSupersededBy());
         }
     }
 

@@ -357,7 +357,8 @@ public final class McpEndpoint {
                     + node.path("detail").asText(response.body()));
             }
             final Object structured = JSON.convertValue(node, Map.class);
-            final String text = CONTEXT.equals(call.name()) ? node.path("context").asText() : response.body();
+            final String text = CONTEXT.equals(call.name()) ? node.path("context").asText()
+                : SEARCH.equals(call.name()) ? McpTools.withOutdatedMarked(node) : response.body();
             return McpSchema.CallToolResult.builder().addTextContent(text).structuredContent(structured).isError(false).build();
         } catch (IOException e) {
             return error("The memory API at " + base + " could not be reached: "

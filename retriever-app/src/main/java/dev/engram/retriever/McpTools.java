@@ -123,4 +123,25 @@ final class McpTools {
     static String segment(final String raw) {
         return URLEncoder.encode(raw, StandardCharsets.UTF_8).replace("+", "%20");
     }
+
+    /** What a search hit's content ends with in the tool's text when the hit is outdated ({@code "outdated": true}). */
+    static final String NO_LONGER_CURRENT = " (no longer current)";
+
+    /**
+     * The text of a {@code search_memories} result: the API's JSON body, with the content of every outdated hit
+     * ({@code "outdated": true}, {@link ApiViews.Hit}) ending in {@value #NO_LONGER_CURRENT}, so a model reading the
+     * text alone does not take an old value for a current one (the structured content keeps the body as it is).
+     *
+     * @param body the body of {@code GET .../memories?query=}
+     * @return the text
+     */
+    static String withOutdatedMarked(final com.fasterxml.jackson.databind.JsonNode body) {
+        final com.fasterxml.jackson.databind.JsonNode copy = body.deepCopy();
+        for (final com.fasterxml.jackson.databind.JsonNode hit : copy.path("memories")) {
+            if (hit.path("outdated").asBoolean(false) && hit instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+                o.put("content", hit.path("content").asText() + NO_LONGER_CURRENT);
+            }
+        }
+        return copy.toString();
+    }
 }

@@ -175,6 +175,19 @@ public final class RetrieverApi {
     }
 
     /**
+     * The anti-framing headers of the panel's pages: {@code X-Frame-Options: DENY} and
+     * {@code Content-Security-Policy: frame-ancestors 'none'} (the older header for older browsers, the policy for
+     * current ones). The panel carries Delete and Erase buttons, so a page of another site must not frame it and lure
+     * a click on them (clickjacking); the policy sets nothing else, so the page's own inline script still runs.
+     *
+     * @param ctx a request to {@code /panel} or {@code /panel/docs}
+     * @return the same context, for chaining
+     */
+    static io.javalin.http.Context notFramed(final io.javalin.http.Context ctx) {
+        return ctx.header("X-Frame-Options", "DENY").header("Content-Security-Policy", "frame-ancestors 'none'");
+    }
+
+    /**
      * Adds the routes.
      *
      * @param app the server
@@ -184,7 +197,7 @@ public final class RetrieverApi {
         app.before("/v1/*", ApiAccess::rejectNonJsonBody);
         app.before("/v1/*", auth::authenticate);
         app.after("/v1/*", auth::audit);
-        app.get("/panel", ctx -> ctx.html(panelHtml));
+        app.get("/panel", ctx -> notFramed(ctx).html(panelHtml));
         app.get(USER_PATH + "/profile", ctx -> timed("profile", ctx, reads::profile));
         app.get(USER_PATH + "/memories", ctx -> timed("memories", ctx, reads::memories));
         app.get(USER_PATH + "/memories/{id}/history", ctx -> timed("history", ctx, reads::history));

@@ -254,7 +254,10 @@ class RetrieverApiIT {
         final List<String> fields = new ArrayList<>();
         hit.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
-            "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt", "agentId");
+            "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt", "agentId", "outdated",
+            "validTo", "supersededBy");
+        assertThat(hit.get("outdated").asBoolean()).isFalse();
+        assertThat(hit.get("validTo").isNull()).isTrue();
         final JsonNode c = hit.get("components");
         // the weighted mean of the components with the default weights 0.85/0/0.02/0.03
         assertThat(hit.get("score").asDouble()).isCloseTo((0.85 * c.get("semantic").asDouble()
@@ -420,6 +423,57 @@ class RetrieverApiIT {
         assertThat(body(query).get("memories").get(0).get("memoryId").asText()).isEqualTo("m-head-violin");
         EmbeddedKafka.waitUntil(() -> accessCount(user, "m-head-violin") > 0, TIMEOUT, "the GET's hit counted");
         assertThat(accessCount(user, "m-head-violin")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMarkAHitOutdatedWithWhatReplacedItAsTheContextBlockTellsItAsNoLongerCurrent() throws Exception {
+        // README trial: the Umbrella Labs episode was hit #2 as a plain ACTIVE memory while the context block told it
+        // under "Earlier, no longer current"; a user of this test alone
+        final Instant left = T0.plus(Duration.ofDays(2));
+        final Memory episode = memory("t1", "u-bob", "m-bob-umbrella",
+            "Hi, I'm Bob. I work at Umbrella Labs and my dog Rex loves the beach.", T0).setValidTo(left)
+            .setSupersededBy("m-bob-globex").build();
+        final Memory employer = fact("t1", "u-bob", "m-bob-globex", FactCategory.ROLE, "employer", "Globex",
+            "Works at Globex", left);
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+            List.of(new EmbeddedKafka.Record<>("t1/u-bob", updated(employer, UpdateOperation.CREATED, left), left),
+                new EmbeddedKafka.Record<>("t1/u-bob", updated(episode, UpdateOperation.SUPERSEDED, left), left)));
+        final String user = "/v1/tenants/t1/users/u-bob";
+        EmbeddedKafka.waitUntil(() -> status(user + "/memories") == 200 && body(user + "/memories").get("count").asInt() == 2,
+            TIMEOUT, "the retriever to serve u-bob");
+        final JsonNode hits = body(user + "/memories?query=" + q("where do I work") + "&k=3&recordAccess=false")
+            .get("memories");
+        final Map<String, JsonNode> byId = new java.util.HashMap<>();
+        hits.forEach(h -> byId.put(h.get("memoryId").asText(), h));
+        assertThat(byId).containsOnlyKeys("m-bob-umbrella", "m-bob-globex");
+        final JsonNode old = byId.get("m-bob-umbrella");
+        assertThat(old.get("status").asText()).isEqualTo("ACTIVE");
+        assertThat(old.get("outdated").asBoolean()).isTrue();
+        assertThat(old.get("validTo").asText()).isEqualTo(left.toString());
+        assertThat(old.get("supersededBy").asText()).isEqualTo("m-bob-globex");
+        assertThat(byId.get("m-bob-globex").get("outdated").asBoolean()).isFalse();
+        assertThat(byId.get("m-bob-globex").get("supersededBy").isNull()).isTrue();
+        // the same judgment as the context block's
+        final String context = body(user + "/context?message=" + q("where do I work") + "&recordAccess=false")
+            .get("context").asText();
+        assertThat(context.substring(context.indexOf(ContextBlock.EARLIER))).contains("Umbrella Labs");
+        // the list the memory panel shows carries it too
+        final JsonNode listed = body(user + "/memories").get("memories");
+        assertThat(listed).anySatisfy(m -> {
+            assertThat(m.get("memoryId").asText()).isEqualTo("m-bob-umbrella");
+            assertThat(m.get("validTo").asText()).isEqualTo(left.toString());
+        });
+    }
+
+    @Test
+    void shouldForbidFramingThePanelWhoseButtonsDeleteAndErase() {
+        // README trial: /panel sent no anti-framing header though it carries Delete and Erase buttons (clickjacking)
+        for (final String page : List.of("/panel", ApiDocs.DOCS_PATH)) {
+            final HttpResponse<String> answer = send("GET", page, null, null);
+            assertThat(answer.statusCode()).as(page).isEqualTo(200);
+            assertThat(answer.headers().firstValue("X-Frame-Options")).as(page).hasValue("DENY");
+            assertThat(answer.headers().firstValue("Content-Security-Policy")).as(page).hasValue("frame-ancestors 'none'");
+        }
     }
 
     private static int accessCount(final String user, final String memoryId) {
