@@ -225,6 +225,38 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * README trial, session 9: correcting "Prefers concise answers" ({@code response_style = concise}, read from "Please
+     * keep answers short …") to "detailed" left that sentence current beside "Prefers detailed answers": it names the
+     * value in other words ("short"), so the value rule did not mark it; it cites the message the fact was read from.
+     */
+    @Test
+    void shouldTellTheSentenceAFactWasReadFromAsPastWhenTheFactIsCorrectedAndTheSentenceWordsTheValueOtherwise() {
+        final String u = T + "/u-mira";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-mira", "mira-3",
+                user("Big news: we moved to Lisbon last week.", day(0)),
+                assistant("Congratulations on the move!", day(0, 20)),
+                user("Please keep answers short and give me code first.", day(0, 40))));
+            final Memory style = fact(pipeline, u, "response_style");
+            final Memory episode = pipeline.consolidator().active(u).stream()
+                .filter(m -> m.getKey() == null && m.getContent().contains("keep answers short")).findFirst()
+                .orElseThrow(() -> new AssertionError("the turn's episode: " + pipeline.consolidator().active(u)));
+
+            pipeline.command(correction(style, null, "detailed", T0.plus(Duration.ofDays(3))));
+
+            final Memory marked = pipeline.retriever().memory(u, episode.getMemoryId());
+            assertThat(marked.getStatus()).as("still what the user said").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(marked.getValidTo()).isEqualTo(T0.plus(Duration.ofDays(3)));
+            assertThat(marked.getSupersededBy()).isEqualTo(style.getMemoryId());
+            assertThat(pipeline.retriever().memories(u).stream().filter(m -> !m.getMemoryId().equals(episode.getMemoryId())))
+                .as("the rest of the conversation stays current").isNotEmpty()
+                .allSatisfy(m -> assertThat(m.getValidTo()).as(m.getContent()).isNull());
+            final String block = context(pipeline, u, "What should I cook? Keep it short");
+            assertThat(current(block)).contains("Prefers detailed answers").doesNotContain("keep answers short");
+        }
+    }
+
     @Test
     void shouldRewriteTheContentCoherentlyWhenOnlyTheValueIsCorrected() {
         final String u = T + "/u-graz";
