@@ -99,6 +99,11 @@ public final class ConversationValidator {
             config.getLong(DomainConfig.MAX_FUTURE_MS));
     }
 
+    /** @return how far after the receiver's wall clock an event time may lie, ms ({@code input.max.future.ms}) */
+    public long maxFutureMs() {
+        return maxFutureMs;
+    }
+
     /**
      * Whether an event time of the conversation lies more than {@code input.max.future.ms} after the receiver's wall
      * clock: {@code completedAt} first (a message without a timestamp of its own takes it), then each message's

@@ -78,7 +78,9 @@ final class ConversationRoute {
     void post(final Context ctx) {
         final UserKey user = auth.user(ctx);
         final int[] replaced = {0};
-        final ConversationCompleted conversation = parse(user, WriteRoutes.body(ctx, replaced), replaced, clock.instant());
+        final Instant received = clock.instant();
+        final ConversationCompleted conversation = parse(user, WriteRoutes.body(ctx, replaced), replaced, received,
+            received.plusMillis(validator.maxFutureMs()));
         validator.problem(conversation).or(() -> validator.futureProblem(conversation, clock.millis())).ifPresent(problem -> {
             throw ApiProblem.badRequest(problem);
         });
@@ -104,6 +106,23 @@ final class ConversationRoute {
      */
     static ConversationCompleted parse(final UserKey user, final JsonNode body, final int[] replaced,
                                        final Instant received) {
+        return parse(user, body, replaced, received, MAX_TIME);
+    }
+
+    /**
+     * {@link #parse(UserKey, JsonNode, int[], Instant)} with the latest event time the route accepts, which a refusal
+     * of a time that cannot be read (before 1970, after 9999) states as the end of the range.
+     *
+     * @param user the user of the path
+     * @param body the request's JSON object
+     * @param replaced adds the count of lone surrogates replaced by U+FFFD in roles, contents and metadata
+     * @param received when the request arrived: the time of a conversation that gives none
+     * @param latest the latest event time accepted (the receive time plus {@code input.max.future.ms})
+     * @return the conversation, not validated yet
+     * @throws ApiProblem 400 naming the field that is unknown, of the wrong type or of another user
+     */
+    static ConversationCompleted parse(final UserKey user, final JsonNode body, final int[] replaced,
+                                       final Instant received, final Instant latest) {
         for (final Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
             final String name = names.next();
             if (!FIELDS.contains(name)) {
@@ -123,18 +142,18 @@ final class ConversationRoute {
         if (list == null || !list.isArray() || list.isEmpty()) {
             throw ApiProblem.badRequest("messages (a non-empty array of {role, content, timestamp}) is required");
         }
-        final Instant completed = instant(body.get("completedAt"), "completedAt");
+        final Instant completed = instant(body.get("completedAt"), "completedAt", latest);
         final List<JsonNode> turns = new ArrayList<>();
         list.forEach(turns::add);
         Instant last = null;
         for (int i = 0; i < turns.size(); i++) {
-            final Instant at = instant(turns.get(i).get("timestamp"), "messages[" + i + "].timestamp");
+            final Instant at = instant(turns.get(i).get("timestamp"), "messages[" + i + "].timestamp", latest);
             last = at != null ? at : last;
         }
         final Instant completedAt = completed != null ? completed : last != null ? last : received;
         final List<Message> messages = new ArrayList<>(turns.size());
         for (int i = 0; i < turns.size(); i++) {
-            messages.add(message(turns.get(i), i, completedAt, replaced));
+            messages.add(message(turns.get(i), i, completedAt, replaced, latest));
         }
         // a memory's evidence names messages by index: a negative one or two messages of one index make it name the
         // wrong message or either; the rule ingest applies too
@@ -158,7 +177,7 @@ final class ConversationRoute {
     }
 
     private static Message message(final JsonNode turn, final int position, final Instant completedAt,
-                                   final int[] replaced) {
+                                   final int[] replaced, final Instant latest) {
         final String where = "messages[" + position + "]";
         if (!turn.isObject()) {
             throw ApiProblem.badRequest(where + " must be an object {role, content, timestamp}");
@@ -179,7 +198,7 @@ final class ConversationRoute {
         if (index != null && !index.canConvertToInt()) {
             throw ApiProblem.badRequest(where + ".index must be at most " + Integer.MAX_VALUE + ", was " + index);
         }
-        final Instant at = instant(turn.get("timestamp"), where + ".timestamp");
+        final Instant at = instant(turn.get("timestamp"), where + ".timestamp", latest);
         return Message.newBuilder().setIndex(index != null ? index.intValue() : position)
             .setRole(text(turn.get("role"), where + ".role", replaced))
             .setContent(text(turn.get("content"), where + ".content", replaced))
@@ -214,8 +233,13 @@ final class ConversationRoute {
         return metadata;
     }
 
-    /** ISO-8601 with an offset, or epoch milliseconds, within 1970..9999 (Kafka timestamps are not negative). */
-    private static Instant instant(final JsonNode value, final String name) {
+    /**
+     * ISO-8601 with an offset, or epoch milliseconds, within 1970..9999 (Kafka timestamps are not negative). A time
+     * outside is refused stating the range the route accepts, up to {@code latest} (README trial: "out of range
+     * (1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)" for 1969 while the accepted range ended an hour from now);
+     * a readable time between {@code latest} and 9999 is {@link ConversationValidator#futureProblem}'s to refuse.
+     */
+    private static Instant instant(final JsonNode value, final String name, final Instant latest) {
         if (value == null || value.isNull()) {
             return null;
         }
@@ -233,7 +257,9 @@ final class ConversationRoute {
             throw ApiProblem.badRequest(name + " must be an ISO-8601 timestamp with an offset or epoch milliseconds");
         }
         if (at.isBefore(Instant.EPOCH) || at.isAfter(MAX_TIME)) {
-            throw ApiProblem.badRequest(name + " is out of range (1970-01-01T00:00:00Z to " + MAX_TIME + ")");
+            throw ApiProblem.badRequest(name + " is out of range: accepted from 1970-01-01T00:00:00Z to " + latest
+                + (latest.equals(MAX_TIME) ? "" : " (" + dev.engram.domain.DomainConfig.MAX_FUTURE_MS
+                + " after this server's clock)"));
         }
         return at;
     }

@@ -10,7 +10,8 @@ import dev.engram.runtime.ApiProblem;
  * the memory as it is and the request's fields. A correction never leaves a memory saying two things: new content
  * for a keyed fact needs the new value; the value alone rewrites the content where it names the old value
  * ("Lives in Graz" + {@code {"value": "Linz"}} → "Lives in Linz", {@link Outdated#withValue}), and is refused (400
- * naming {@code content}) when the content does not name it, or when the memory has no key; content and value given
+ * naming {@code content}) when the content does not name it; a value for a memory without a key (an episode) is refused
+ * whether content comes with it or not (400 naming {@code content}); content and value given
  * together must agree: the value must occur in the content, compared without letter case or accents (a stance such
  * as {@code dislike} excepted), else 400 naming both. Used by the route and by anything that issues corrections the way
  * the route does ({@code bench consistency}).
@@ -48,9 +49,11 @@ public final class Corrections {
                 + "\": a correction of its content must give the new \"value\" too, e.g. " + example(current.getKey()));
         }
         final boolean keyed = current.getKey() != null && !current.getKey().isBlank();
-        if (content == null && !keyed) {
+        if (!keyed && value != null) {
+            // README trial: {"content": …, "value": …} on an episode was accepted and the value dropped; with or without
+            // content, a value for a memory that has none is refused the same way
             throw ApiProblem.badRequest("memory " + current.getMemoryId() + " is not a keyed fact and has no value: "
-                + "correct its \"content\", e.g. {\"content\": \"Went hiking in the Alps in May\"}");
+                + "correct its \"content\", e.g. " + example(null));
         }
         if (content == null) {
             // the value alone: the content says the same thing, so profile, list, search, context and export agree

@@ -117,6 +117,13 @@ class ConversationRouteIT {
             assertThat(answer.body()).as(body).contains(named, "input.max.future.ms=3600000",
                 "the latest event time accepted now is");
         });
+        // README trial: a time before 1970 was refused naming 9999 as the end of the range, not the real one
+        final HttpResponse<String> before1970 = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY,
+            "{\"conversationId\": \"c-1969\", \"completedAt\": \"1969-12-31T23:59:59Z\", \"messages\": ["
+                + "{\"role\": \"user\", \"content\": \"hi\"}]}");
+        assertThat(before1970.statusCode()).as(before1970.body()).isEqualTo(400);
+        assertThat(before1970.body()).contains("completedAt is out of range: accepted from 1970-01-01T00:00:00Z to ",
+            "(input.max.future.ms after this server's clock)").doesNotContain("9999");
         // a client clock a few minutes fast is within the hour
         final Instant soon = Instant.now().plus(Duration.ofMinutes(5));
         final HttpResponse<String> accepted = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY,

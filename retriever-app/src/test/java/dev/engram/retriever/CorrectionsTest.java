@@ -51,6 +51,20 @@ class CorrectionsTest {
     }
 
     @Test
+    void shouldRefuseAValueForAnEpisodeTheSameWayWithOrWithoutContentInsteadOfDroppingIt() {
+        // README trial: {"content": …, "value": "lake"} on an episode was a 202 and the value dropped; the value alone a 400
+        final Memory episode = MemoryFixtures.memory("t", "u", "m-3", "We swam in the river", AT).build();
+
+        final Throwable withContent = catchThrowable(() -> Corrections.resolve(episode, "We swam in the lake", "lake"));
+        final Throwable alone = catchThrowable(() -> Corrections.resolve(episode, null, "lake"));
+
+        assertThat(withContent).isInstanceOf(ApiProblem.class).hasMessageContaining("is not a keyed fact and has no value");
+        assertThat(((ApiProblem) withContent).status()).isEqualTo(400);
+        assertThat(alone).isInstanceOf(ApiProblem.class).hasMessage(withContent.getMessage());
+        assertThat(Corrections.resolve(episode, "We swam in the lake", null).content()).isEqualTo("We swam in the lake");
+    }
+
+    @Test
     void shouldShowTheFactsKindWhenNeitherContentNorValueIsGiven() {
         final Memory employer = MemoryFixtures.fact("t", "u", "m-2", FactCategory.ROLE, "employer", "Initech",
             "Works at Initech", AT);
