@@ -70,8 +70,8 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
      * @param overrides settings that win over everything, e.g. from command-line flags
      * @return the config
      * @throws UncheckedIOException if the file cannot be read
-     * @throws org.apache.kafka.common.config.ConfigException if a value is invalid, or an {@code ENGRAM_} variable is a
-     *     misspelt setting ({@link EnvironmentSettings})
+     * @throws org.apache.kafka.common.config.ConfigException if a value is invalid, or an {@code ENGRAM_} variable or a
+     *     key of the file is a misspelt setting ({@link EnvironmentSettings})
      */
     public static EngramConfig load(final Path file, final Map<String, String> environment,
                                     final Map<String, ?> overrides) {
@@ -85,6 +85,7 @@ public final class EngramConfig extends AbstractConfig implements ConfigValues {
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot read config file " + file, e);
             }
+            EnvironmentSettings.checkFile(file.toString(), props.stringPropertyNames(), DEFINITION.names());
             props.forEach((k, v) -> {
                 merged.put(k.toString(), v.toString().strip());
                 sources.put(k.toString(), "set in " + file);

@@ -76,10 +76,10 @@ public final class EnvironmentSettings {
                 return;
             }
             final Optional<String> closest = closest(key, declared);
-            final boolean typo = closest.filter(c -> distance(key, c) <= TYPO_DISTANCE).isPresent();
-            if (typo) {
-                misspelt.add(name + " (" + key + ") is no setting; did you mean " + variable(closest.get()) + " ("
-                    + closest.get() + ")?");
+            final Optional<String> meant = misspelling(key, declared);
+            if (meant.isPresent()) {
+                misspelt.add(name + " (" + key + ") is no setting; did you mean " + variable(meant.get()) + " ("
+                    + meant.get() + ")?");
             } else if (!key.startsWith(CoreConfig.KAFKA_PREFIX) && WARNED.add(name)) {
                 LOG.warn("Environment variable {} ({}) names no Engram setting and is ignored{}", name, key,
                     hint(key, closest));
@@ -93,6 +93,48 @@ public final class EnvironmentSettings {
     }
 
     /**
+     * The keys of a {@code --config} file checked as the variables are ({@link #read}): a key within
+     * {@value #TYPO_DISTANCE} edits of a declared key it is not is a misspelling and refused, naming the file, the key
+     * and the setting it most likely means; any other undeclared key is logged once at WARN (a {@code kafka.*} key
+     * passes to the Kafka clients silently). README trial: {@code retriever.http.prot=9000} in a file was accepted
+     * silently while {@code ENGRAM_RETRIEVER_HTTP_PROT=9000} stopped the start.
+     *
+     * @param file the file, as the user named it
+     * @param keys the file's keys
+     * @param declared the declared keys ({@link EngramConfig#DEFINITION}'s)
+     * @throws ConfigException naming every misspelt key of the file and the setting it most likely means
+     */
+    static void checkFile(final String file, final Set<String> keys, final Set<String> declared) {
+        final List<String> misspelt = new java.util.ArrayList<>();
+        new java.util.TreeSet<>(keys).forEach(key -> {
+            if (declared.contains(key)) {
+                return;
+            }
+            final Optional<String> meant = misspelling(key, declared);
+            if (meant.isPresent()) {
+                misspelt.add(key + " is no setting; did you mean " + meant.get() + "?");
+            } else if (!key.startsWith(CoreConfig.KAFKA_PREFIX) && WARNED.add(file + ":" + key)) {
+                LOG.warn("{} in the config file {} names no Engram setting and is ignored{}", key, file,
+                    nearby(key, closest(key, declared)).map(c -> "; the closest setting is " + c)
+                        .orElse("; the settings are listed in docs/configuration.md"));
+            }
+        });
+        if (!misspelt.isEmpty()) {
+            throw new ConfigException("In the config file " + file + ": " + String.join("; ", misspelt)
+                + " (the settings: docs/configuration.md)");
+        }
+    }
+
+    /**
+     * @param key a key that is not declared
+     * @param declared the declared keys
+     * @return the declared key it misspells (within {@value #TYPO_DISTANCE} edits), if any
+     */
+    private static Optional<String> misspelling(final String key, final Set<String> declared) {
+        return closest(key, declared).filter(c -> distance(key, c) <= TYPO_DISTANCE);
+    }
+
+    /**
      * What the warning of an ignored variable suggests: the closest setting when it is within a third of the key's length
      * (at least {@code TYPO_DISTANCE + 1} edits), else where the settings are listed — {@code ENGRAM_FOO} is no
      * near miss of {@code llm.model}, and naming it sent the README trial's user looking for a link between them.
@@ -102,9 +144,13 @@ public final class EnvironmentSettings {
      * @return the warning's tail, starting with "; "
      */
     static String hint(final String key, final Optional<String> closest) {
-        return closest.filter(c -> distance(key, c) <= Math.max(TYPO_DISTANCE + 1, key.length() / 3))
-            .map(c -> "; the closest setting is " + variable(c) + " (" + c + ")")
+        return nearby(key, closest).map(c -> "; the closest setting is " + variable(c) + " (" + c + ")")
             .orElse("; the settings are listed in docs/configuration.md");
+    }
+
+    /** @return the closest setting when it is worth naming: within a third of the key's length, at least 3 edits */
+    private static Optional<String> nearby(final String key, final Optional<String> closest) {
+        return closest.filter(c -> distance(key, c) <= Math.max(TYPO_DISTANCE + 1, key.length() / 3));
     }
 
     /**

@@ -80,6 +80,24 @@ class EngramConfigTest {
     }
 
     @Test
+    void shouldRefuseAMisspeltKeyOfTheConfigFileAsItRefusesTheVariableNamingTheFileAndTheSettingItMeans(
+        @TempDir final Path dir) throws IOException {
+        // README trial: retriever.http.prot=9000 in a --config file was accepted silently, ENGRAM_RETRIEVER_HTTP_PROT not
+        final Path file = dir.resolve("engram.properties");
+        Files.writeString(file, "sample.siez=6\nsample.mode=slow\n");
+        assertThatThrownBy(() -> EngramConfig.load(file, Map.of(), Map.of()))
+            .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+            .hasMessageContaining("In the config file " + file + ": sample.siez is no setting; did you mean sample.size?")
+            .hasMessageNotContaining("\n");
+        Files.writeString(file, "kafka.bootstrap.server=broker:9093\n");
+        assertThatThrownBy(() -> EngramConfig.load(file, Map.of(), Map.of()))
+            .hasMessageContaining("did you mean kafka.bootstrap.servers?");
+        // far from every setting, or a Kafka client's own: loaded as a variable would be
+        Files.writeString(file, "sample.size=6\nwhatever.this.is=1\nkafka.linger.ms=5\n");
+        assertThat(EngramConfig.load(file, Map.of(), Map.of()).getInt(SampleGroup.SIZE)).isEqualTo(6);
+    }
+
+    @Test
     void shouldKeepLoadingWhenAnEngramVariableIsFarFromEverySettingOrIsNoSettingByDesign() {
         // Kubernetes injects these into every pod of a namespace with a Service named engram-retriever
         final EngramConfig config = EngramConfig.load(null, Map.of("ENGRAM_RETRIEVER_SERVICE_HOST", "10.0.0.7",
