@@ -51,7 +51,8 @@ public final class Facts {
 
     /**
      * Tells whether two statements of one fact slot say the same thing: the values are equal after
-     * {@link MemoryIds#normalize(String)}, and when both contents carry numbers, the numbers are
+     * {@link MemoryIds#fold(String)} (letter case and accents aside, as the correction route compares a content with
+     * its value: "São Paulo", "Sao Paulo" and "SÃO PAULO" are one value), and when both contents carry numbers, the numbers are
      * equal too ("3 years at Ferrovia Labs" is not "4 years at Ferrovia Labs", case-02).
      *
      * @param valueA value of the first statement, may be null
@@ -62,7 +63,7 @@ public final class Facts {
      */
     public static boolean sameValue(final String valueA, final String contentA,
                                     final String valueB, final String contentB) {
-        if (!MemoryIds.normalize(valueA).equals(MemoryIds.normalize(valueB))) {
+        if (!MemoryIds.fold(valueA).equals(MemoryIds.fold(valueB))) {
             return false;
         }
         final List<String> numbersA = numbers(contentA);
