@@ -382,4 +382,20 @@ class KnowledgeUpdateReproductionsTest {
             });
         }
     }
+
+    @Test
+    void shouldTellALowercaseStatementOfTheOldCityAsPast() {
+        final String u = T + "/u-oslo";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-oslo", "c-1", user("I live in Oslo.", day(0))));
+            pipeline.publish(conversation(T, "u-oslo", "c-2", user("i live in oslo", day(1))));
+            pipeline.publish(conversation(T, "u-oslo", "c-3", user("I moved to Bergen.", day(8))));
+
+            final String block = context(pipeline, u, "Where do I live?");
+            assertThat(current(block)).contains("Bergen").doesNotContainIgnoringCase("oslo");
+
+            pipeline.publish(conversation(T, "u-oslo", "c-4", user("I no longer live in Bergen.", day(9))));
+            assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContainIgnoringCase("oslo");
+        }
+    }
 }
