@@ -25,7 +25,9 @@ import dev.engram.port.ExtractedMemory;
  * </ul>
  * An echo is a sentence of the assistant attributing a statement to the user: "as/like you told me / said /
  * mentioned", "you told me / said / mentioned …", or a second-person state after a causal connective ("since you
- * live in Leeds", "because you're vegan", "given that you work at …"). Recommendations ("you should try …") are not
+ * live in Leeds", "because you're vegan", "given that you work at …"), a sentence opening with the user's state
+ * ("You live in Berlin, so …", "Sure! You live in Madrid and you work at Oracle") or the user's fact as an apposition
+ * ("As a Berlin resident, …"). Recommendations ("you should try …") are not
  * echoes. Pure, deterministic.
  */
 public final class Echoes {
@@ -37,6 +39,12 @@ public final class Echoes {
             + "|\\byou(?:'ve|\\s+have)?\\s+(?:told\\s+me|said|mentioned|shared|noted)\\b"
             + "|\\b(?:since|because|given(?:\\s+that)?|as|now\\s+that)\\s+you(?:'re|\\s+are|\\s+live|\\s+work|\\s+have|'ve"
             + "|\\s+eat|\\s+use|\\s+moved|\\s+were)\\b"
+            // a sentence that opens by stating the user's life to them: "You live in Berlin, so …", "Sure! You live in
+            // Madrid and you work at Oracle", "You're vegan, so …"
+            + "|(?:^|(?<=[.!?]\\s{0,3}))\\s*you(?:\\s+(?:live|work|moved|eat)\\s|(?:'re|\\s+are)\\s+(?:based\\s|(?:an?\\s+)?"
+            + "(?:vegan|vegetarian)\\b))"
+            // the user's fact as an apposition: "As a Berlin resident, …", "As a vegan, …"
+            + "|\\bas\\s+an?\\s+(?:[\\p{L}-]+\\s+){0,2}(?:resident|local|native|vegan|vegetarian)\\b"
             + "|你(?:说过|提到过|告诉过我)|正如你(?:说|所说)",
         Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
 

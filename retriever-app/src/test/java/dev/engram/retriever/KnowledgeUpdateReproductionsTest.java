@@ -398,4 +398,18 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContainIgnoringCase("oslo");
         }
     }
+
+    @Test
+    void shouldNotServeTheAssistantRepeatingTheOldCityAsCurrent() {
+        final String u = T + "/u-berlin";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-berlin", "c-1", user("I live in Berlin.", day(0))));
+            pipeline.publish(conversation(T, "u-berlin", "c-2", user("I moved to Hamburg.", day(2))));
+            pipeline.publish(conversation(T, "u-berlin", "c-3", user("What should I do this weekend?", day(5)),
+                assistant("You live in Berlin, so visit the Pergamon Museum.", day(5, 30))));
+
+            assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Hamburg").doesNotContain("Berlin");
+            assertThat(current(context(pipeline, u, "What should I do this weekend?"))).doesNotContain("Berlin");
+        }
+    }
 }
