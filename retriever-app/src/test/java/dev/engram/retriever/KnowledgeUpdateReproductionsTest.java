@@ -412,4 +412,16 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(current(context(pipeline, u, "What should I do this weekend?"))).doesNotContain("Berlin");
         }
     }
+
+    @Test
+    void shouldRetractACityTheUserTakesBackWithoutItsAccents() {
+        final String u = T + "/u-sp2";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-sp2", "c-1", user("I live in São Paulo.", day(0))));
+            pipeline.publish(conversation(T, "u-sp2", "c-2", user("I no longer live in Sao Paulo.", day(3))));
+
+            assertThat(pipeline.consolidator().active(u)).noneMatch(m -> "city".equals(m.getKey()));
+            assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContain("Lives in São Paulo");
+        }
+    }
 }
