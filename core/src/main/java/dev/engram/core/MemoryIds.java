@@ -76,8 +76,8 @@ public final class MemoryIds {
      *     (NFC), letter case kept; null stays null
      */
     public static String withoutAccents(final String text) {
-        if (text == null) {
-            return null;
+        if (text == null || text.chars().allMatch(c -> c < 0xC0)) {
+            return text; // ASCII and Latin-1 symbols: no letter with an accent
         }
         return Normalizer.normalize(Normalizer.normalize(text, Normalizer.Form.NFD).replaceAll("\\p{M}+", ""),
             Normalizer.Form.NFC);
