@@ -14,11 +14,13 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
  * The retriever's read model alone: its Kafka Streams topology ({@link RetrievalTopology}: {@code memory-updated} and
- * {@code memory-access} folded into the retriever's stores, their changelogs and its search structures, exactly as
- * {@link RetrieverApp} runs it), without what serves requests: no HTTP API, no access, command, audit or tenant-settings
- * clients, no query embedder and no followers of their topics. It is what {@code bin/engram rebuild} runs to rebuild a
- * retriever's state, which it reads through interactive queries; starting the whole app there took a second of a loaded
- * rebuild before Streams was even created (HTTP server and routes, four producers, three topic followers waited for).
+ * {@code memory-access} folded into the retriever's stores and their changelogs, as {@link RetrieverApp} runs it),
+ * without what serves requests: no HTTP API, no access, command, audit or tenant-settings clients, no query embedder and
+ * no followers of their topics, and no search structures ({@link SearchIndexes#none()}: the processor then reads a
+ * memory's previous state from its store, which holds the same memories). It is what {@code bin/engram rebuild} runs to
+ * rebuild a retriever's state, which it reads through interactive queries; starting the whole app there took a second
+ * of a loaded rebuild before Streams was even created (HTTP server and routes, four producers, three topic followers
+ * waited for), and indexing every memory's text a third of the replay's stream-thread time.
  * {@code application.server} is {@code retriever.http.host:retriever.http.port} as configured (nothing listens there).
  */
 public final class RetrieverReadModel implements AutoCloseable {
@@ -42,7 +44,7 @@ public final class RetrieverReadModel implements AutoCloseable {
         StreamsApp.checkConfig(config, "retriever", RetrieverApp.CONFIG_GROUPS);
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.RETRIEVER);
         try {
-            final StreamsRunner runner = new StreamsRunner(RetrievalTopology.build(config, new SearchIndexes()),
+            final StreamsRunner runner = new StreamsRunner(RetrievalTopology.build(config, SearchIndexes.none()),
                 RetrievalTopology.config(config), "retriever", registry, RetryingVectorIndex::isIndexOutage);
             runner.start();
             return new RetrieverReadModel(registry, runner);
