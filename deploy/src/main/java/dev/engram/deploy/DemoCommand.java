@@ -169,10 +169,15 @@ public final class DemoCommand implements Callable<Integer> {
         }
         final Duration sampleOffset = input == null && !originalDates ? SampleDates.offset(file, java.time.Instant.now())
             : Duration.ZERO;
-        final int retrieverPort = retrieverPort();
+        // the run directory first: a second demo of the same directory is refused before the port is chosen, so it
+        // does not first say it takes a free port instead of the one the running demo holds
         final ReverseCloser resources = this.resources;
-        final Path dir = retrieverPort < 0 ? null : lockedRunDir(resources);
+        final Path dir = lockedRunDir(resources);
         if (dir == null) {
+            return 1;
+        }
+        final int retrieverPort = retrieverPort();
+        if (retrieverPort < 0) {
             return 1;
         }
         final Thread hook = new Thread(this::stop, "engram-demo-shutdown");

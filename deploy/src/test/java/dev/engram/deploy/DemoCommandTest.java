@@ -85,7 +85,8 @@ class DemoCommandTest {
     /**
      * A second demo on a run directory another process holds must leave it alone: emptying it deleted the
      * running demo's broker logs and killed it (fresh-user trial). The holder is a second JVM, as a second
-     * {@code bin/engram demo} is: file locks are per process.
+     * {@code bin/engram demo} is: file locks are per process. The refusal comes before the port is chosen: it
+     * used to say first that 8080 was in use and a free port would be taken (fresh-user trial, 2026-12-05).
      */
     @Test
     void shouldRefuseASecondDemoOnTheSameRunDirectoryWithoutEmptyingIt(@TempDir final Path tmp) throws Exception {
@@ -112,10 +113,25 @@ class DemoCommandTest {
         try {
             assertThat(new String(other.getInputStream().readNBytes(6))).isEqualTo("locked");
 
-            final CliRun result = CliRun.engram("demo", "--once", "--port", "0", "--run-dir", run.toString());
+            // 8080 held too, as the running demo holds it: the refusal comes first, without a word about ports
+            java.net.ServerSocket port8080 = null;
+            try {
+                port8080 = new java.net.ServerSocket(DemoCommand.DEFAULT_PORT);
+            } catch (java.io.IOException alreadyTaken) {
+                port8080 = null;
+            }
+            final CliRun result;
+            try {
+                result = CliRun.engram("demo", "--once", "--run-dir", run.toString());
+            } finally {
+                if (port8080 != null) {
+                    port8080.close();
+                }
+            }
 
             assertThat(result.exit()).isEqualTo(1);
             assertThat(run.resolve("kafka-logs").resolve("marker")).hasContent("the running demo's files");
+            assertThat(result.out()).doesNotContain("takes a free port");
         } finally {
             other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }

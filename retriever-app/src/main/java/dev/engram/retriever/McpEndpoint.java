@@ -245,8 +245,8 @@ public final class McpEndpoint {
                 ctx.status(200).contentType("application/json").result(unknown.get());
                 return;
             }
-            final McpMessages.BufferedResponse response = new McpMessages.BufferedResponse(ctx.res());
-            transport.service(new McpMessages.BodyRequest(ctx.req(), body), response);
+            final McpServletWrappers.BufferedResponse response = new McpServletWrappers.BufferedResponse(ctx.res());
+            transport.service(new McpServletWrappers.BodyRequest(ctx.req(), body), response);
             response.sendSanitized();
         });
     }
