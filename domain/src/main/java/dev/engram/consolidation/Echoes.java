@@ -3,12 +3,12 @@ package dev.engram.consolidation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.text.CaselessPattern;
 
 /**
  * Echoes are not evidence: the assistant restating what the user said ("As you told me, you're vegetarian and live
@@ -34,7 +34,7 @@ public final class Echoes {
 
     private static final String ASSISTANT = "assistant";
     private static final String USER = "user";
-    private static final Pattern ECHO = Pattern.compile(
+    private static final CaselessPattern ECHO = CaselessPattern.compile(
         "\\b(?:as|like)\\s+you(?:'ve|\\s+have)?\\s+(?:told|said|mentioned|shared|noted|explained)\\b"
             + "|\\byou(?:'ve|\\s+have)?\\s+(?:told\\s+me|said|mentioned|shared|noted)\\b"
             + "|\\b(?:since|because|given(?:\\s+that)?|as|now\\s+that)\\s+you(?:'re|\\s+are|\\s+live|\\s+work|\\s+have|'ve"
@@ -45,8 +45,7 @@ public final class Echoes {
             + "(?:vegan|vegetarian)\\b))"
             // the user's fact as an apposition: "As a Berlin resident, …", "As a vegan, …"
             + "|\\bas\\s+an?\\s+(?:[\\p{L}-]+\\s+){0,2}(?:resident|local|native|vegan|vegetarian)\\b"
-            + "|你(?:说过|提到过|告诉过我)|正如你(?:说|所说)",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+            + "|你(?:说过|提到过|告诉过我)|正如你(?:说|所说)");
 
     private Echoes() {
     }
