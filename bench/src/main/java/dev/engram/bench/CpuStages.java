@@ -81,36 +81,69 @@ final class CpuStages {
      * @return {jit, gc} CPU nanoseconds of the live threads, or null when {@code /proc/self/task} cannot be read
      */
     static long[] vmThreadsCpu() {
+        final long[] out = new long[2];
+        return forEachTask(name -> isJit(name) || isGc(name), (name, task) -> {
+            final long nanos = schedstat(task)[0];
+            out[isJit(name) ? 0 : 1] += nanos;
+        }) ? out : null;
+    }
+
+    /**
+     * How the kernel ran the embedding pool's threads ({@code engram-embedder-N}, Linux): what tells a pipeline's
+     * inferences, which share the cores with every other stage, from the ceiling's, which have them to themselves.
+     *
+     * @return {CPU ns, ns runnable but waiting for a core, nonvoluntary context switches (preemptions)} summed over the
+     *     live pool threads, or null when {@code /proc/self/task} cannot be read
+     */
+    static long[] embeddingPoolSchedule() {
+        final long[] out = new long[3];
+        return forEachTask(name -> name.startsWith("engram-embedde"), (name, task) -> {
+            final long[] stat = schedstat(task);
+            out[0] += stat[0];
+            out[1] += stat[1];
+            for (final String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    out[2] += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+        }) ? out : null;
+    }
+
+    /** What is read of one thread of the process. */
+    private interface TaskReader {
+        void read(String name, Path task) throws IOException;
+    }
+
+    /**
+     * @param wanted which kernel thread names ({@code comm}, 15 characters at most) to read
+     * @param reader reads one such thread's directory; a thread that ends meanwhile is skipped
+     * @return false when {@code /proc/self/task} cannot be read (not Linux)
+     */
+    private static boolean forEachTask(final java.util.function.Predicate<String> wanted, final TaskReader reader) {
         if (!Files.isDirectory(TASKS)) {
-            return null;
+            return false;
         }
-        long jit = 0;
-        long gc = 0;
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (final Path task : tasks) {
-                final String name;
-                final String schedstat;
                 try {
-                    name = Files.readString(task.resolve("comm")).strip();
-                    if (!isJit(name) && !isGc(name)) {
-                        continue;
+                    final String name = Files.readString(task.resolve("comm")).strip();
+                    if (wanted.test(name)) {
+                        reader.read(name, task);
                     }
-                    schedstat = Files.readString(task.resolve("schedstat")).strip();
                 } catch (IOException e) {
                     continue; // the thread ended while the directory was read
                 }
-                // schedstat: time on the CPU (ns), time waiting for it (ns), time slices
-                final long nanos = Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
-                if (isJit(name)) {
-                    jit += nanos;
-                } else {
-                    gc += nanos;
-                }
             }
         } catch (IOException | RuntimeException e) {
-            return null;
+            return false;
         }
-        return new long[] {jit, gc};
+        return true;
+    }
+
+    /** @return schedstat of a thread: time on the CPU (ns), time waiting for it (ns) */
+    private static long[] schedstat(final Path task) throws IOException {
+        final String[] fields = Files.readString(task.resolve("schedstat")).strip().split(" ");
+        return new long[] {Long.parseLong(fields[0]), Long.parseLong(fields[1])};
     }
 
     /** @return whether a kernel thread name ({@code comm}) is one of the JIT's compiler threads */

@@ -16,6 +16,7 @@ import dev.engram.stack.ConversationSources;
 import dev.engram.stack.Ingest;
 import dev.engram.config.EngramConfig;
 import dev.engram.rules.RuleBasedExtractor;
+import dev.engram.embedder.EmbeddingCpu;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
 import dev.engram.port.ExtractedMemory;
@@ -61,6 +62,12 @@ import dev.engram.topics.Topic;
  *       {@code pipeline} stages' (all but the broker and the bench's client); cpuRatioToCeilingWithoutJit = the same
  *       ratio as cpuRatioToCeiling without the JIT's compile time (the ceiling runs native ONNX code and compiles
  *       nothing; a long-running deployment pays the JIT once, and the warm-up leaves some of it in the timed phase).</li>
+ *   <li>embeddingPool: texts, inferences, texts per inference of the pipeline phase, and per inference the pool
+ *       threads' CPU ms, ms runnable but waiting for a core and preemptions ({@link CpuStages#embeddingPoolSchedule});
+ *       groupedCeiling: after the pipeline, the first conversations' texts one text per inference and in the
+ *       extractor's groups ({@link RebuildBenchmark#ceiling}, as {@code bench rebuild} reports it), with the same
+ *       pool figures: what a grouped inference costs with the cores to itself, against what it costs in the pipeline
+ *       (BENCHMARKS.md "Ingest", "Why an inference costs more in the pipeline").</li>
  *   <li>memoryUpdatedPerCandidate: {@code memory-updated} records per candidate (every operation, observations
  *       included; {@code memoryUpdatedByOperation} splits them): the write amplification of consolidation.</li>
  * </ol>
@@ -131,8 +138,10 @@ public final class IngestBenchmark implements Callable<Integer> {
             final long start = System.nanoTime();
             final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
             final CpuStages.Snapshot stagesBefore = CpuStages.take();
+            final PoolReading poolBefore = PoolReading.take();
             publishAndSettle(stack, conversations);
             final CpuStages.Snapshot stagesAfter = CpuStages.take();
+            final PoolReading poolAfter = PoolReading.take();
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
@@ -149,6 +158,10 @@ public final class IngestBenchmark implements Callable<Integer> {
             stack.close();
             final double ceilingAfter = ceiling(texts).perSecond();
             out.printf("Embedding ceiling again after the pipeline: %.0f embeddings/s%n", ceilingAfter);
+            // the extractor embeds in groups: the same grouping alone, beside one text per inference (as bench rebuild)
+            final PoolReading groupedBefore = PoolReading.take();
+            final Map<String, Object> grouped = RebuildBenchmark.ceiling(conversations);
+            grouped.put("embeddingPool", PoolReading.take().minus(groupedBefore));
             figures = figures(conversations.size(), candidates, created, seconds, texts.size(), (ceilingBefore + ceilingAfter) / 2);
             figures.put("memoryUpdated", updated);
             figures.put("memoryUpdatedPerCandidate", BenchReport.round(candidates == 0 ? 0 : (double) updated / candidates, 3));
@@ -170,6 +183,8 @@ public final class IngestBenchmark implements Callable<Integer> {
             final double jit = ((Number) stages.get("jit")).doubleValue();
             figures.put("cpuRatioToCeilingWithoutJit", BenchReport.round(before.cpuMsPerText() / (cpuMsPerCandidate - jit), 3));
             figures.put("busiestOtherThreadsMs", CpuStages.busiestOther(stagesBefore, stagesAfter, 5));
+            figures.put("embeddingPool", poolAfter.minus(poolBefore));
+            figures.put("groupedCeiling", grouped);
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
             figures.put("warmupConversations", warmed);
             settings.addTo(figures);
@@ -177,6 +192,35 @@ public final class IngestBenchmark implements Callable<Integer> {
         print(figures);
         BenchReport.writeJson(json.file(), figures, out);
         return 0;
+    }
+
+    /**
+     * The embedding pool between two moments: texts and inferences ({@link EmbeddingCpu}) and how the kernel ran the
+     * pool's threads ({@link CpuStages#embeddingPoolSchedule}, Linux; zeros elsewhere).
+     */
+    record PoolReading(long texts, long inferences, long[] schedule) {
+
+        static PoolReading take() {
+            final long[] schedule = CpuStages.embeddingPoolSchedule();
+            return new PoolReading(EmbeddingCpu.texts(), EmbeddingCpu.inferences(), schedule == null ? new long[3] : schedule);
+        }
+
+        /**
+         * @param before the earlier reading
+         * @return texts, inferences, texts per inference, and per inference the pool threads' CPU ms, ms runnable
+         *     but waiting for a core, and preemptions (nonvoluntary context switches)
+         */
+        Map<String, Object> minus(final PoolReading before) {
+            final long n = Math.max(1, inferences - before.inferences);
+            final Map<String, Object> f = new LinkedHashMap<>();
+            f.put("texts", texts - before.texts);
+            f.put("inferences", inferences - before.inferences);
+            f.put("textsPerInference", BenchReport.round((double) (texts - before.texts) / n, 3));
+            f.put("cpuMsPerInference", BenchReport.round((schedule[0] - before.schedule[0]) / 1e6 / n, 3));
+            f.put("waitMsPerInference", BenchReport.round((schedule[1] - before.schedule[1]) / 1e6 / n, 3));
+            f.put("preemptionsPerInference", BenchReport.round((double) (schedule[2] - before.schedule[2]) / n, 2));
+            return f;
+        }
     }
 
     /**

@@ -51,6 +51,31 @@ class CpuStagesTest {
     }
 
     @Test
+    void shouldReadHowTheKernelRanTheEmbeddingPoolsThreadsOnLinux() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")),
+            "Linux only");
+        final long[] before = CpuStages.embeddingPoolSchedule();
+        assertThat(before).isNotNull().hasSize(3);
+        final long[] sink = new long[1];
+        final Thread pool = new Thread(() -> {
+            final java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            final long end = threads.getCurrentThreadCpuTime() + 30_000_000L; // CPU time, whatever the machine's load
+            while (threads.getCurrentThreadCpuTime() < end) {
+                sink[0] += Long.toString(sink[0]).hashCode();
+            }
+            final long[] during = CpuStages.embeddingPoolSchedule();
+            assertThat(during[0]).as("the pool thread's CPU time").isGreaterThan(before[0] + 10_000_000L);
+            assertThat(during[1]).isGreaterThanOrEqualTo(before[1]);
+            assertThat(during[2]).isGreaterThanOrEqualTo(before[2]);
+        }, "engram-embedder-test");
+        final Throwable[] failure = new Throwable[1];
+        pool.setUncaughtExceptionHandler((t, e) -> failure[0] = e);
+        pool.start();
+        pool.join();
+        assertThat(failure[0]).as("sink %d", sink[0]).isNull();
+    }
+
+    @Test
     void shouldMoveEmbeddingsToTheStageThatAskedAndKeepTheRestWhereItRanWhenSplit() {
         final CpuStages.Snapshot before = new CpuStages.Snapshot(Map.of(
             1L, Map.entry("engram-extractor-a-StreamThread-1", 1_000_000L),

@@ -58,6 +58,32 @@ public final class MemoryIds {
     }
 
     /**
+     * Text as two values are compared for sameness: {@link #normalize} (NFKC, lower case, whitespace runs as one space,
+     * trailing punctuation dropped) without accents ({@link #withoutAccents}), so "São Paulo", "Sao Paulo" and
+     * "SÃO PAULO" fold to "sao paulo". The one comparison of the correction route (a content naming its value) and of
+     * the consolidator (a restatement of a fact's value reinforces it).
+     *
+     * @param text any text, or null
+     * @return the folded text, never null
+     */
+    public static String fold(final String text) {
+        return withoutAccents(normalize(text));
+    }
+
+    /**
+     * @param text any text, or null
+     * @return the text without combining marks after canonical decomposition ("Zürich" → "Zurich"), composed again
+     *     (NFC), letter case kept; null stays null
+     */
+    public static String withoutAccents(final String text) {
+        if (text == null || text.chars().allMatch(c -> c < 0xC0)) {
+            return text; // ASCII and Latin-1 symbols: no letter with an accent
+        }
+        return Normalizer.normalize(Normalizer.normalize(text, Normalizer.Form.NFD).replaceAll("\\p{M}+", ""),
+            Normalizer.Form.NFC);
+    }
+
+    /**
      * @param parts the name parts
      * @return the name-based UUID of the parts joined by NUL
      */

@@ -104,4 +104,40 @@ public final class Utf8Text {
         }
         return new Clean(out == null ? text : out.toString(), replaced);
     }
+
+    /** Invisible characters inside a word that change no letter: zero-width space, word joiner, BOM, soft hyphen. */
+    private static final java.util.regex.Pattern INVISIBLE_IN_WORD = java.util.regex.Pattern.compile(
+        "(?<=[\\p{L}\\p{N}\\p{M}])[\\u200B\\u2060\\uFEFF\\u00AD]+(?=[\\p{L}\\p{N}])");
+    /**
+     * Zero-width (non-)joiners between two Latin letters, where they join nothing; in Arabic, Persian, Indic scripts
+     * and emoji sequences they are part of the spelling and stay.
+     */
+    private static final java.util.regex.Pattern JOINER_IN_LATIN_WORD = java.util.regex.Pattern.compile(
+        "(?<=\\p{IsLatin}\\p{M}{0,3})[\\u200C\\u200D]+(?=\\p{IsLatin})");
+
+    /**
+     * The one form text of a conversation is read in, on every way a conversation enters (HTTP ingest, the ingest
+     * command, records on {@code conversations-completed}: the extractor's decoding, which all of them pass): Unicode
+     * NFC ("Zu\u0308rich", U+0308 combining, is "Z\u00fcrich"), and format characters inside a word removed (a
+     * zero-width space, word joiner, BOM or soft hyphen between letters; a zero-width (non-)joiner between Latin
+     * letters), so that "Zu\u200Brich" is the word "Zürich"'s spelling without accents, not "Zu" and "rich".
+     *
+     * @param text any text, or null
+     * @return the text in that form (the same instance when it already is); null stays null
+     */
+    public static String canonical(final String text) {
+        if (text == null) {
+            return null;
+        }
+        String out = java.text.Normalizer.isNormalized(text, java.text.Normalizer.Form.NFC)
+            ? text : java.text.Normalizer.normalize(text, java.text.Normalizer.Form.NFC);
+        if (out.indexOf('\u200B') >= 0 || out.indexOf('\u2060') >= 0 || out.indexOf('\uFEFF') >= 0
+            || out.indexOf('\u00AD') >= 0) {
+            out = INVISIBLE_IN_WORD.matcher(out).replaceAll("");
+        }
+        if (out.indexOf('\u200C') >= 0 || out.indexOf('\u200D') >= 0) {
+            out = JOINER_IN_LATIN_WORD.matcher(out).replaceAll("");
+        }
+        return out.equals(text) ? text : out;
+    }
 }

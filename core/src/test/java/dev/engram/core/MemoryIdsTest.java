@@ -50,4 +50,15 @@ class MemoryIdsTest {
 
         assertThat(MemoryIds.citedMessages(memory)).containsExactlyInAnyOrder("c1#0", "c1#2", "c2#0");
     }
+
+    @Test
+    void shouldFoldAwayLetterCaseAndAccentsWhenComparingValues() {
+        assertThat(MemoryIds.fold("São Paulo")).isEqualTo("sao paulo");
+        assertThat(MemoryIds.fold("SÃO PAULO.")).isEqualTo("sao paulo");
+        assertThat(MemoryIds.fold("Zu\u0308rich")).isEqualTo(MemoryIds.fold("Z\u00fcrich")).isEqualTo("zurich");
+        assertThat(MemoryIds.fold(null)).isEmpty();
+        assertThat(MemoryIds.withoutAccents("Zürich Ærø")).as("case kept, letters that are not accented kept")
+            .isEqualTo("Zurich Ærø");
+        assertThat(MemoryIds.withoutAccents("北京")).isEqualTo("北京");
+    }
 }

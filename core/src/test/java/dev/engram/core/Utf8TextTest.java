@@ -38,4 +38,20 @@ class Utf8TextTest {
         assertThat(clean.text().getBytes(StandardCharsets.UTF_8)).isEqualTo(
             "a\uFFFD b\uFFFD c\uD83C\uDF1F d\uFFFD".getBytes(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void shouldComposeTextAndDropInvisibleCharactersInsideWordsOnly() {
+        assertThat(Utf8Text.canonical("I live in Zu\u0308rich.")).isEqualTo("I live in Z\u00fcrich.");
+        assertThat(Utf8Text.canonical("I live in Zu\u200Brich.")).isEqualTo("I live in Zurich.");
+        assertThat(Utf8Text.canonical("Zu\u2060ri\u00ADch \uFEFFhello")).as("a BOM before a word is not inside one")
+            .isEqualTo("Zurich \uFEFFhello");
+        assertThat(Utf8Text.canonical("Os\u200Clo")).isEqualTo("Oslo");
+        final String persian = "\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645";
+        assertThat(Utf8Text.canonical(persian)).as("a ZWNJ in Persian is spelling").isEqualTo(persian);
+        final String family = "\uD83D\uDC68\u200D\uD83D\uDC69\u200D\uD83D\uDC67";
+        assertThat(Utf8Text.canonical(family)).as("an emoji sequence").isEqualTo(family);
+        final String clean = "Zoë 🌟 北京";
+        assertThat(Utf8Text.canonical(clean)).isSameAs(clean);
+        assertThat(Utf8Text.canonical(null)).isNull();
+    }
 }

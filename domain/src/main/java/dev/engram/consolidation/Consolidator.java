@@ -389,7 +389,7 @@ public final class Consolidator {
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
         final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
         if (current == null || candidate.getEventTime().isBefore(MemoryWrites.lastStated(current))
-            || !MemoryIds.normalize(current.getValue()).equals(MemoryIds.normalize(candidate.getValue()))) {
+            || !MemoryIds.fold(current.getValue()).equals(MemoryIds.fold(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }
         return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current), userMemories);

@@ -3,12 +3,12 @@ package dev.engram.consolidation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.text.CaselessPattern;
 
 /**
  * Echoes are not evidence: the assistant restating what the user said ("As you told me, you're vegetarian and live
@@ -25,20 +25,27 @@ import dev.engram.port.ExtractedMemory;
  * </ul>
  * An echo is a sentence of the assistant attributing a statement to the user: "as/like you told me / said /
  * mentioned", "you told me / said / mentioned …", or a second-person state after a causal connective ("since you
- * live in Leeds", "because you're vegan", "given that you work at …"). Recommendations ("you should try …") are not
+ * live in Leeds", "because you're vegan", "given that you work at …"), a sentence opening with the user's state
+ * ("You live in Berlin, so …", "Sure! You live in Madrid and you work at Oracle") or the user's fact as an apposition
+ * ("As a Berlin resident, …"). Recommendations ("you should try …") are not
  * echoes. Pure, deterministic.
  */
 public final class Echoes {
 
     private static final String ASSISTANT = "assistant";
     private static final String USER = "user";
-    private static final Pattern ECHO = Pattern.compile(
+    private static final CaselessPattern ECHO = CaselessPattern.compile(
         "\\b(?:as|like)\\s+you(?:'ve|\\s+have)?\\s+(?:told|said|mentioned|shared|noted|explained)\\b"
             + "|\\byou(?:'ve|\\s+have)?\\s+(?:told\\s+me|said|mentioned|shared|noted)\\b"
             + "|\\b(?:since|because|given(?:\\s+that)?|as|now\\s+that)\\s+you(?:'re|\\s+are|\\s+live|\\s+work|\\s+have|'ve"
             + "|\\s+eat|\\s+use|\\s+moved|\\s+were)\\b"
-            + "|你(?:说过|提到过|告诉过我)|正如你(?:说|所说)",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+            // a sentence that opens by stating the user's life to them: "You live in Berlin, so …", "Sure! You live in
+            // Madrid and you work at Oracle", "You're vegan, so …"
+            + "|(?:^|(?<=[.!?]\\s{0,3}))\\s*you(?:\\s+(?:live|work|moved|eat)\\s|(?:'re|\\s+are)\\s+(?:based\\s|(?:an?\\s+)?"
+            + "(?:vegan|vegetarian)\\b))"
+            // the user's fact as an apposition: "As a Berlin resident, …", "As a vegan, …"
+            + "|\\bas\\s+an?\\s+(?:[\\p{L}-]+\\s+){0,2}(?:resident|local|native|vegan|vegetarian)\\b"
+            + "|你(?:说过|提到过|告诉过我)|正如你(?:说|所说)");
 
     private Echoes() {
     }

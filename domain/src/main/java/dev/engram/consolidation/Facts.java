@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.core.MemoryIds;
+import dev.engram.text.CaselessPattern;
 
 /**
  * Comparisons of facts and statements shared by the {@link Consolidator} and the embedded
@@ -35,23 +36,22 @@ public final class Facts {
      * "not", "n't", "never", "anymore"), stopping ("stopped", "quit", "gave up", "gone off") and
      * aversion ("hate", "dislike", "can't stand").
      */
-    private static final Pattern NEGATION = Pattern.compile(
+    private static final CaselessPattern NEGATION = CaselessPattern.compile(
         "\\b(no longer|not|never|no more|any ?more|stopped|quit|gave up|given up|gone off|went off"
-            + "|hate|hates|dislike|dislikes|can'?t stand|cannot stand)\\b|n't\\b|n’t\\b",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+            + "|hate|hates|dislike|dislikes|can'?t stand|cannot stand)\\b|n't\\b|n’t\\b");
 
     private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?。！？;；])\\s*|,\\s+(?:but|and)\\s+");
     /** Leaving or ending what a value names: it is not confirmed by the sentence that ends it. */
-    private static final Pattern LEFT = Pattern.compile("\\b(?:left|leaving|resigned|fired|laid\\s+off|moved\\s+(?:away\\s+)?from"
-        + "|switched\\s+from|broke\\s+up|died|passed\\s+away|former|used\\s+to|ex)\\b|离开|不再|以前",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    private static final CaselessPattern LEFT = CaselessPattern.compile("\\b(?:left|leaving|resigned|fired|laid\\s+off|moved\\s+(?:away\\s+)?from"
+        + "|switched\\s+from|broke\\s+up|died|passed\\s+away|former|used\\s+to|ex)\\b|离开|不再|以前");
 
     private Facts() {
     }
 
     /**
      * Tells whether two statements of one fact slot say the same thing: the values are equal after
-     * {@link MemoryIds#normalize(String)}, and when both contents carry numbers, the numbers are
+     * {@link MemoryIds#fold(String)} (letter case and accents aside, as the correction route compares a content with
+     * its value: "São Paulo", "Sao Paulo" and "SÃO PAULO" are one value), and when both contents carry numbers, the numbers are
      * equal too ("3 years at Ferrovia Labs" is not "4 years at Ferrovia Labs", case-02).
      *
      * @param valueA value of the first statement, may be null
@@ -62,7 +62,7 @@ public final class Facts {
      */
     public static boolean sameValue(final String valueA, final String contentA,
                                     final String valueB, final String contentB) {
-        if (!MemoryIds.normalize(valueA).equals(MemoryIds.normalize(valueB))) {
+        if (!MemoryIds.fold(valueA).equals(MemoryIds.fold(valueB))) {
             return false;
         }
         final List<String> numbersA = numbers(contentA);

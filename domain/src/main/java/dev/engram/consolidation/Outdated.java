@@ -10,6 +10,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
+import dev.engram.core.MemoryIds;
 import dev.engram.port.ExtractedMemory;
 
 /**
@@ -22,8 +23,10 @@ import dev.engram.port.ExtractedMemory;
  * ("earlier … (until 2024-03-05)"), {@link Observations} no longer state it, the daily merge leaves it alone, and a
  * restatement is never folded into it.
  *
- * <p>What "states the old value" means: the value occurs in the content as a word (case-sensitively when the value
- * has a capital letter, a name; else case-insensitively; in scripts without spaces, as a substring), the memory was
+ * <p>What "states the old value" means: the value occurs in the content as a word, without regard to accents
+ * ("Sao Paulo" states "São Paulo") or letter case ("oslo", "OSLO" state "Oslo"), except that a name (a value with a
+ * capital letter) in lower case in a text that capitalizes is a common word ("the bill" does not state "Bill"); in
+ * scripts without spaces, as a substring; the memory was
  * said at or before the change, the content does not also state the new value (the sentence telling the change,
  * "I moved from Porto to Braga", stays current), and it does not cite the message that made the change. Values of
  * fewer than {@value #MIN_VALUE_CHARS} characters (in Han script {@value #MIN_HAN_CHARS}) mark nothing (too many
@@ -121,14 +124,36 @@ public final class Outdated {
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
             return v.codePointCount(0, v.length()) >= MIN_HAN_CHARS && content.contains(v); // 北京 is a word
         }
-        return v.length() >= MIN_VALUE_CHARS && word(v).matcher(content).find();
+        if (v.length() < MIN_VALUE_CHARS) {
+            return false;
+        }
+        final String bare = MemoryIds.withoutAccents(v);
+        final String text = MemoryIds.withoutAccents(content);
+        final java.util.regex.Matcher named = word(bare).matcher(text);
+        while (named.find()) {
+            if (sameName(named.group(), bare, text)) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** The value as a word: case-sensitive for a name (it has a capital letter), else case-insensitive. */
+    /**
+     * Whether an occurrence of a value, equal to it but for letter case (accents already aside), names it: a value in
+     * lower case in any case; a name (a capital letter in it) written as the value, in capitals ("OSLO"), or in a text
+     * without a capital letter (a lowercase typist's "i live in oslo"), not as a lowercase common word in a text that
+     * capitalizes ("Bill" is not "I paid the bill").
+     */
+    private static boolean sameName(final String occurrence, final String value, final String text) {
+        return value.equals(value.toLowerCase(Locale.ROOT)) || occurrence.equals(value)
+            || occurrence.equals(occurrence.toUpperCase(Locale.ROOT))
+            || text.equals(text.toLowerCase(Locale.ROOT));
+    }
+
+    /** The value as a word, letters compared without case (see {@link #sameName} for a name). */
     private static Pattern word(final String value) {
-        final boolean name = !value.equals(value.toLowerCase(Locale.ROOT));
         return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(value) + "(?![\\p{L}\\p{N}])",
-            name ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+            Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
     }
 
     /**
@@ -145,14 +170,14 @@ public final class Outdated {
         if (!states(statement, value)) {
             return false;
         }
-        final String v = value.strip();
+        final String v = MemoryIds.withoutAccents(value.strip());
         final String w = v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)
             ? Pattern.quote(v) : word(v).pattern();
-        final int flags = v.equals(v.toLowerCase(Locale.ROOT)) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0;
+        final int flags = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
         return Pattern.compile("(?i:\\b(?:broke|split)\\s+up\\s+with\\s+|\\bdivorced\\s+|\\b(?:quit|left)\\s+(?:my\\s+job\\s+"
             + "(?:at|with)\\s+|my\\s+position\\s+at\\s+)?|\\bmoved\\s+(?:away\\s+from|out\\s+of|from)\\s+)" + w
             + "|" + w + "(?i:\\s+and\\s+I\\s+(?:broke|split)\\s+up\\b|\\s+(?:died|passed\\s+away)\\b)", flags)
-            .matcher(statement).find();
+            .matcher(MemoryIds.withoutAccents(statement)).find();
     }
 
     /**
@@ -176,7 +201,9 @@ public final class Outdated {
         if (v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)) {
             return content.contains(v) ? content.replace(v, newValue.strip()) : null;
         }
-        final java.util.regex.Matcher named = word(v).matcher(content);
+        // the fact's own content names its value as written: a name case-sensitively ("Go", not "go hiking")
+        final java.util.regex.Matcher named = (v.equals(v.toLowerCase(Locale.ROOT)) ? word(v)
+            : Pattern.compile(word(v).pattern())).matcher(content);
         return named.find() ? named.replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip())) : null;
     }
 

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
 import dev.engram.consolidation.TopicLists.Topic;
+import dev.engram.text.CaselessPattern;
 import dev.engram.text.MemoryText;
 import dev.engram.text.TurnHeuristics;
 
@@ -31,7 +32,6 @@ import dev.engram.text.TurnHeuristics;
  */
 final class TopicValues {
 
-    private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
     /** A capitalised name (case-sensitive inside a case-insensitive pattern). */
     private static final String NAME = "(?-i:[A-Z][\\p{L}'-]+)";
     private static final String NAMES = NAME + "(?:\\s+and\\s+" + NAME + ")?";
@@ -42,7 +42,7 @@ final class TopicValues {
         "July", "August", "September", "October", "November", "December", "Christmas", "Easter", "Halloween", "Thanksgiving");
 
     /** Activities: canonical name → the forms that name it (verbs in every tense, the noun). */
-    private static final Map<String, Pattern> ACTIVITIES = activities(
+    private static final Map<String, CaselessPattern> ACTIVITIES = activities(
         "pottery=pottery|ceramics", "camping=camp(?:ing|ed)|campfires?", "hiking=hik(?:e|es|ed|ing)",
         "swimming=swim(?:s|ming)?|swam", "running=running|jog(?:s|ged|ging)?|marathons?", "painting=paint(?:s|ed|ing|ings)?",
         "drawing=drawing|drew|sketch(?:es|ed|ing)?", "reading=reading|reads? (?:a |the |some )?(?:book|novel)s?",
@@ -68,55 +68,51 @@ final class TopicValues {
     /** A species word that names something else here ("my horse painting"). */
     private static final String NOT_A_PET = "(?!\\s+(?:painting|drawing|picture|photo|figurine|toy|food|shelter|show"
         + "|sitter|walker|park|bed|treats?|lover|person|people)\\b)";
-    private static final Pattern PET_OWNED = Pattern.compile("\\b(?:my|our|his|her|their)\\s+(?:(?:new|little|two|three"
+    private static final CaselessPattern PET_OWNED = CaselessPattern.compile("\\b(?:my|our|his|her|their)\\s+(?:(?:new|little|two|three"
         + "|old|sweet|other|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET
-        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,?\\s+(" + NAMES + ")\\b)?", FLAGS);
-    private static final Pattern PET_GOT = Pattern.compile("\\b(?:got|adopted|rescued|have|has|had|bought|getting"
+        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,?\\s+(" + NAMES + ")\\b)?");
+    private static final CaselessPattern PET_GOT = CaselessPattern.compile("\\b(?:got|adopted|rescued|have|has|had|bought|getting"
         + "|adopting|own|owns)\\s+(?:(?:a|an|another|two|three|some|new|little|pet)\\s+){0,3}" + SPECIES + "\\b" + NOT_A_PET
-        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,\\s+(" + NAMES + ")\\b)?", FLAGS);
-    private static final Pattern PET_NAMED = Pattern.compile("\\b" + SPECIES + "\\s+(?:named|called)\\s+(" + NAMES + ")",
-        FLAGS);
+        + "(?:,?\\s+(?:named|called)\\s+(" + NAMES + ")|,\\s+(" + NAMES + ")\\b)?");
+    private static final CaselessPattern PET_NAMED = CaselessPattern.compile("\\b" + SPECIES + "\\s+(?:named|called)\\s+(" + NAMES + ")");
     /** A name and an appositive pet ("meet Toby, my puppy"): species first, then the name, as the other patterns give. */
-    private static final Pattern PET_APPOSITIVE = Pattern.compile("\\b(" + NAME + "),\\s+(?:my|our)\\s+(?:(?:new|little"
-        + "|sweet|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET, FLAGS);
+    private static final CaselessPattern PET_APPOSITIVE = CaselessPattern.compile("\\b(" + NAME + "),\\s+(?:my|our)\\s+(?:(?:new|little"
+        + "|sweet|rescue|pet)\\s+){0,2}" + SPECIES + "\\b" + NOT_A_PET);
     /** A shared photo whose subject is an animal ("[image: a photo of a dog laying on a couch]"): its species. */
-    private static final Pattern CAPTION_PET = Pattern.compile("\\[image:\\s*(?:a\\s+|an\\s+)?(?:photo(?:graph|graphy)?"
-        + "|picture|close\\s*up)\\s+of\\s+(?:a|an|the|my|two|three)\\s+(?:[\\p{L}-]+\\s+){0,2}?" + SPECIES + "\\b" + NOT_A_PET,
-        FLAGS);
+    private static final CaselessPattern CAPTION_PET = CaselessPattern.compile("\\[image:\\s*(?:a\\s+|an\\s+)?(?:photo(?:graph|graphy)?"
+        + "|picture|close\\s*up)\\s+of\\s+(?:a|an|the|my|two|three)\\s+(?:[\\p{L}-]+\\s+){0,2}?" + SPECIES + "\\b" + NOT_A_PET);
     /** A name the user introduces ("this is Max!", "meet Toby", "here's Luna"), the photo's subject. */
-    private static final Pattern INTRODUCED = Pattern.compile("\\b(?:this\\s+is|meet|say\\s+hi\\s+to|introducing|here's|here\\s+is)"
-        + "\\s+(" + NAME + ")\\b", FLAGS);
+    private static final CaselessPattern INTRODUCED = CaselessPattern.compile("\\b(?:this\\s+is|meet|say\\s+hi\\s+to|introducing|here's|here\\s+is)"
+        + "\\s+(" + NAME + ")\\b");
     /** What follows the first name of an enumeration ("Toby and I", "Toby, and I", "Toby, Max"): not an appositive. */
-    private static final Pattern ENUMERATION = Pattern.compile("\\s*,?\\s*(?:and|or|&)(?=\\s)|\\s*,\\s*" + NAME, FLAGS);
+    private static final CaselessPattern ENUMERATION = CaselessPattern.compile("\\s*,?\\s*(?:and|or|&)(?=\\s)|\\s*,\\s*" + NAME);
 
-    private static final Pattern INSTRUMENT = Pattern.compile("\\b(violin|viola|cello|guitar|bass guitar|piano|keyboard"
-        + "|clarinet|flute|saxophone|sax|trumpet|trombone|drums|ukulele|harp|banjo|harmonica|accordion|oboe|mandolin)\\b",
-        FLAGS);
-    private static final Pattern PLAYS = Pattern.compile("\\b(?:play|plays|played|playing|learn|learns|learned|learning"
-        + "|practi[cs]e|practi[cs]ing|lessons?|my|our)\\b", FLAGS);
+    private static final CaselessPattern INSTRUMENT = CaselessPattern.compile("\\b(violin|viola|cello|guitar|bass guitar|piano|keyboard"
+        + "|clarinet|flute|saxophone|sax|trumpet|trombone|drums|ukulele|harp|banjo|harmonica|accordion|oboe|mandolin)\\b");
+    private static final CaselessPattern PLAYS = CaselessPattern.compile("\\b(?:play|plays|played|playing|learn|learns|learned|learning"
+        + "|practi[cs]e|practi[cs]ing|lessons?|my|our)\\b");
 
     private static final Pattern TITLE = Pattern.compile("[\"\u201C]([^\"\u201C\u201D]{2,60}?)[\"\u201D]");
-    private static final Pattern ABOUT_BOOKS = Pattern.compile("\\b(?:books?|novels?|read|reads|reading|author|memoir"
-        + "|series)\\b", FLAGS);
+    private static final CaselessPattern ABOUT_BOOKS = CaselessPattern.compile("\\b(?:books?|novels?|read|reads|reading|author|memoir"
+        + "|series)\\b");
 
-    private static final Pattern VISITED = Pattern.compile("\\b(?:visit(?:ed|ing|s)?|trips?\\s+to|travel(?:l?ed|l?ing|s)?"
+    private static final CaselessPattern VISITED = CaselessPattern.compile("\\b(?:visit(?:ed|ing|s)?|trips?\\s+to|travel(?:l?ed|l?ing|s)?"
         + "\\s+to|went\\s+(?:back\\s+)?to|been\\s+to|flew\\s+to|vacation(?:ed|ing)?\\s+in|holiday\\s+in|road\\s?trip\\s+to"
-        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured|(?:was|were|been|stayed)\\s+in)\\s+(?:the\\s+)?(" + PLACE + ")",
-        FLAGS);
+        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured|(?:was|were|been|stayed)\\s+in)\\s+(?:the\\s+)?(" + PLACE + ")");
 
-    private static final Pattern RELATIVE = Pattern.compile("\\b(?:my|our)\\s+(?:(?:little|big|younger|older|oldest"
+    private static final CaselessPattern RELATIVE = CaselessPattern.compile("\\b(?:my|our)\\s+(?:(?:little|big|younger|older|oldest"
         + "|youngest|eldest|baby|twin|late|new|two|three|step)\\s+)?(husband|wife|partner|sons?|daughters?|kids|children"
         + "|child|mom|mum|mother|dad|father|brothers?|sisters?|grandma|grandmother|grandpa|grandfather|grandparents"
         + "|parents|aunt|uncle|cousins?|niece|nephew|fianc[eé]e?|boyfriend|girlfriend|twins|stepson|stepdaughter)\\b"
-        + "(?:,?\\s+(?:named\\s+|called\\s+)?(" + NAME + "))?", FLAGS);
+        + "(?:,?\\s+(?:named\\s+|called\\s+)?(" + NAME + "))?");
 
-    private static final Pattern EVENT = Pattern.compile("\\b(?:a|an|the|this|that|my|our|another|some)\\s+((?:[\\p{L}+'-]+"
+    private static final CaselessPattern EVENT = CaselessPattern.compile("\\b(?:a|an|the|this|that|my|our|another|some)\\s+((?:[\\p{L}+'-]+"
         + "\\s+){0,2}(?:parade|conference|workshop|seminar|concert|festival|exhibit|exhibition|fair|meetup|rally|march"
         + "|protest|fundraiser|support\\s+group|class|course|retreat|convention|competition|contest|tournament|race"
-        + "|gala|ceremony|lecture|webinar|recital|performance|museum|poetry\\s+reading|book\\s+club|camp))\\b", FLAGS);
-    private static final Pattern ATTENDED = Pattern.compile("\\b(?:went|go|goes|going|attend(?:s|ed|ing)?|joined|join"
+        + "|gala|ceremony|lecture|webinar|recital|performance|museum|poetry\\s+reading|book\\s+club|camp))\\b");
+    private static final CaselessPattern ATTENDED = CaselessPattern.compile("\\b(?:went|go|goes|going|attend(?:s|ed|ing)?|joined|join"
         + "|took\\s+part|participat(?:ed|ing)|signed\\s+up|been\\s+to|visited|volunteer(?:ed|ing)?|hosted|organi[sz]ed"
-        + "|performed|took)\\b", FLAGS);
+        + "|performed|took)\\b");
     private static final Set<String> NOT_MODIFIERS = Set.of("great", "awesome", "amazing", "big", "fun", "cool", "nice",
         "new", "first", "recent", "huge", "little", "really", "super", "last", "next", "good", "wonderful", "incredible",
         "whole", "local", "same", "other", "very", "such", "best", "special");
@@ -218,7 +214,7 @@ final class TopicValues {
                 named = appositive.end();
             }
         }
-        for (final Pattern pet : List.of(PET_NAMED, PET_OWNED, PET_GOT)) {
+        for (final CaselessPattern pet : List.of(PET_NAMED, PET_OWNED, PET_GOT)) {
             final Matcher m = pet.matcher(sentence);
             while (m.find()) {
                 final String name = m.groupCount() >= 3 && m.group(3) != null ? m.group(3) : m.group(2);
@@ -273,7 +269,7 @@ final class TopicValues {
 
     /** @return an activity by its canonical name when the vocabulary knows it ("dance" → "dancing"), else as said */
     private static String activity(final String said) {
-        for (final Map.Entry<String, Pattern> a : ACTIVITIES.entrySet()) {
+        for (final Map.Entry<String, CaselessPattern> a : ACTIVITIES.entrySet()) {
             if (a.getValue().matcher(said).matches()) {
                 return a.getKey();
             }
@@ -307,11 +303,11 @@ final class TopicValues {
         return s.endsWith("s") && !s.endsWith("ss") ? s.substring(0, s.length() - 1) : s;
     }
 
-    private static Map<String, Pattern> activities(final String... entries) {
-        final Map<String, Pattern> out = new LinkedHashMap<>();
+    private static Map<String, CaselessPattern> activities(final String... entries) {
+        final Map<String, CaselessPattern> out = new LinkedHashMap<>();
         for (final String entry : entries) {
             final int eq = entry.indexOf('=');
-            out.put(entry.substring(0, eq), Pattern.compile("\\b(?:" + entry.substring(eq + 1) + ")\\b", FLAGS));
+            out.put(entry.substring(0, eq), CaselessPattern.compile("\\b(?:" + entry.substring(eq + 1) + ")\\b"));
         }
         return out;
     }

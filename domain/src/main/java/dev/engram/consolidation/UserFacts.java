@@ -30,12 +30,12 @@ final class UserFacts {
      */
     static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories,
                                final java.util.function.Predicate<Memory> otherReading) {
-        final String value = MemoryIds.normalize(candidate.getValue());
+        final String value = MemoryIds.fold(candidate.getValue());
         for (final Memory memory : userMemories) {
             if (memory.getMemoryId().equals(candidate.getCandidateId())) {
                 return true;
             }
-            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.normalize(memory.getValue()).equals(value)
+            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.fold(memory.getValue()).equals(value)
                 || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
                 continue; // an observation cites its statements' messages: another statement of one is not a duplicate
             }

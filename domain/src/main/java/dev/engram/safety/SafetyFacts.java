@@ -5,11 +5,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.text.CaselessPattern;
 
 /**
  * Safety facts: what must not be forgotten or left out because ignoring it can harm the user — allergies,
@@ -47,7 +47,7 @@ public final class SafetyFacts {
      * Words of messages about food and drink, health, travel or plans (English and Chinese): the topics where a
      * constraint changes the answer. A word matches at a word start ("eat" matches "eating", not "great").
      */
-    private static final Pattern TOPICS = Pattern.compile("\\b(?:eat|ate|food|meal|dinner|lunch|breakfast|brunch|snack"
+    private static final CaselessPattern TOPICS = CaselessPattern.compile("\\b(?:eat|ate|food|meal|dinner|lunch|breakfast|brunch|snack"
         + "|cook|recipe|restaurant|menu|dish|bake|baking|drink|cafe|café|bar\\b|takeaway|takeout|order|grocer|diet|hungry"
         + "|cuisine|dessert|cake|pizza|sushi|prawn|shrimp|shellfish|seafood|fish|nut|peanut|milk|dairy|cheese|egg|bread"
         + "|gluten|wine|beer|alcohol|coffee|tea\\b|chocolate|sugar|spicy|vegan|vegetarian|allerg|intoleran|health|doctor"
@@ -56,8 +56,7 @@ public final class SafetyFacts {
         + "|book|tour|visit|cruise|hike|hiking|camp|itinerar|passport|venue|plan|weekend|tonight|tomorrow|next\\s+week"
         + "|party|event|birthday|wedding|picnic|bbq|barbecue|potluck|date\\b|invite|host|gift|outing|accessib|wheelchair"
         + "|stairs)|吃|喝|饭|菜|餐|食|厨|外卖|零食|蛋糕|酒|咖啡|茶|海鲜|虾|蟹|坚果|花生|牛奶|药|医|病|健康|过敏|疼|痛|体检|运动|健身|旅|游|机票"
-        + "|酒店|出差|出行|航班|计划|打算|周末|明天|下周|聚会|派对|生日|婚礼|活动|安排|轮椅",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+        + "|酒店|出差|出行|航班|计划|打算|周末|明天|下周|聚会|派对|生日|婚礼|活动|安排|轮椅");
 
     private final Set<String> categories;
 

@@ -27,6 +27,28 @@ public final class SearchIndexes {
     private final ConcurrentHashMap<UserKey, UserMemoryIndex> byUser = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Set<UserKey>> usersByPartition = new ConcurrentHashMap<>();
     private final Set<Integer> loaded = ConcurrentHashMap.newKeySet();
+    private final boolean kept;
+
+    /** Search structures kept for every owned partition (what a serving retriever needs). */
+    public SearchIndexes() {
+        this(true);
+    }
+
+    private SearchIndexes(final boolean kept) {
+        this.kept = kept;
+    }
+
+    /**
+     * Search structures that are never built: {@link #put} and {@link #access} keep nothing and no partition is ever
+     * {@link #isLoaded loaded}, so the materializing processor reads a memory's previous state from its store. For a
+     * read model that serves no query: {@code bin/engram rebuild} rebuilding a retriever's stores, where indexing every
+     * memory's text (a third of its stream threads' time) was thrown away with the process.
+     *
+     * @return structures that hold nothing
+     */
+    public static SearchIndexes none() {
+        return new SearchIndexes(false);
+    }
 
     /**
      * Starts (re)building a partition: drops what was held for it; not {@link #isLoaded} until
@@ -42,7 +64,9 @@ public final class SearchIndexes {
      * @param partition a partition whose memories have all been re-added since {@link #beginLoad}
      */
     public void loaded(final int partition) {
-        loaded.add(partition);
+        if (kept) {
+            loaded.add(partition);
+        }
     }
 
     /**
@@ -72,7 +96,9 @@ public final class SearchIndexes {
      * @param memory the memory's state after an event (any status but DELETED)
      */
     public void put(final int partition, final UserKey user, final Memory memory) {
-        index(partition, user).put(memory);
+        if (kept) {
+            index(partition, user).put(memory);
+        }
     }
 
     private UserMemoryIndex index(final int partition, final UserKey user) {
@@ -91,7 +117,9 @@ public final class SearchIndexes {
      * @param counts its hits so far
      */
     public void access(final int partition, final UserKey user, final String memoryId, final AccessCounts counts) {
-        index(partition, user).access(memoryId, counts);
+        if (kept) {
+            index(partition, user).access(memoryId, counts);
+        }
     }
 
     /**

@@ -18,9 +18,9 @@ public final class MemoryText {
      * A yes or a no (or an agreement, a refusal) in a sentence that is otherwise small talk: "Yes!" answers the
      * question before it and "Nope." says the opposite, so a rendering that leaves out small talk keeps them.
      */
-    private static final Pattern ANSWER = Pattern.compile("\\b(?:yes|yeah|yep|yup|no|nope|nah|not|never|sure|true"
+    private static final CaselessPattern ANSWER = CaselessPattern.compile("\\b(?:yes|yeah|yep|yup|no|nope|nah|not|never|sure|true"
         + "|right|exactly|indeed|definitely|absolutely|totally|agreed?|of\\s+course)\\b|是的|是啊|对|不|没|好的|好吧"
-        + "|はい|いいえ|うん|ううん|네|아니|oui|non|sí|ja|nein|sim|não", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+        + "|はい|いいえ|うん|ううん|네|아니|oui|non|sí|ja|nein|sim|não");
     /** How an exchange episode begins: the label of the user's part. */
     private static final String USER_PART = "User: ";
     /** What separates an exchange episode's parts and labels the assistant's. */

@@ -65,7 +65,7 @@ public final class TurnHeuristics {
         + "(?:\\s+(?:so|really|very|super|pretty))?(?:\\s+(?:cool|great|awesome|amazing|nice|sweet|wonderful|fantastic"
         + "|good|lovely|interesting|fun))?|(?:i\\s+)?(?:love|loved|like|liked|adore|enjoyed)\\s+(?:it|that|this|them)|glad\\s+to\\s+hear(?:\\s+(?:that|it))?|good\\s+(?:morning|afternoon|evening"
         + "|night)|so|really|very|super|too|what|now|well|man|dude|buddy)\\b", Pattern.CASE_INSENSITIVE);
-    private static final Pattern FIRST_PERSON = Pattern.compile("(?<![\\p{L}'])(?:i|i'm|i've|i'd|i'll|me|my|mine"
+    private static final CaselessPattern FIRST_PERSON = CaselessPattern.compile("(?<![\\p{L}'])(?:i|i'm|i've|i'd|i'll|me|my|mine"
         + "|myself|we|we're|we've|our|ours|us"
         // French, German, Spanish, Portuguese, Italian, Dutch, Vietnamese
         + "|je|j'|moi|mon|ma|mes|nous|notre|ich|mein|meine|mir|mich|wir|unser|unsere|yo|mi|mis|nosotros|nuestro"
@@ -73,8 +73,8 @@ public final class TurnHeuristics {
         // Korean (spaced), Arabic pronouns and first-person imperfect verbs (أعيش "I live", أعمل "I work")
         + "|저는|제가|저도|저의|저희|제|나는|내가|나도|나의|내|우리|أنا|نحن|لدي|عندي|أ\\p{L}{2,})(?![\\p{L}'])"
         // Chinese and Japanese, written without spaces
-        + "|我|私|僕|俺|わたし|あたし|自分", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-    private static final Pattern NUMBER_OR_DATE = Pattern.compile("\\d|\\b(?:one|two|three|four|five|six|seven|eight"
+        + "|我|私|僕|俺|わたし|あたし|自分");
+    private static final CaselessPattern NUMBER_OR_DATE = CaselessPattern.compile("\\d|\\b(?:one|two|three|four|five|six|seven|eight"
         + "|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|hundred"
         + "|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday"
         + "|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow|tonight|weekend|ago|last\\s+(?:week"
@@ -82,13 +82,12 @@ public final class TurnHeuristics {
         // Chinese and Japanese numerals and date words, Korean counters, Arabic and Vietnamese date words
         + "|[二三四五六七八九十百千万两]|[年月日周号]|星期|昨天|今天|明天|先週|来週|昨日|明日"
         + "|(?:한|두|세|네|다섯)\\s?(?:마리|명|개|번|살|시간|년|달|주|일)|어제|오늘|내일|أمس|غدا|اليوم"
-        + "|hôm\\s+qua|hôm\\s+nay|ngày\\s+mai", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+        + "|hôm\\s+qua|hôm\\s+nay|ngày\\s+mai");
     /** Small talk in languages other than English, matched anywhere (CJK has no word boundaries). */
-    private static final Pattern SMALL_TALK_OTHER = Pattern.compile("你好|您好|谢谢|謝謝|多谢|好的|好吧|嗯+|哈+|再见|晚安"
+    private static final CaselessPattern SMALL_TALK_OTHER = CaselessPattern.compile("你好|您好|谢谢|謝謝|多谢|好的|好吧|嗯+|哈+|再见|晚安"
         + "|早上好|没问题|不客气|是的|对啊|ありがとう(?:ございます)?|こんにちは|こんばんは|おはよう(?:ございます)?|はい|うん"
         + "|そうですね|なるほど|안녕(?:하세요)?|감사합니다|고마워요?|네|응|좋아요|شكرا|شكراً|مرحبا|أهلا|نعم|cảm\\s+ơn"
-        + "|xin\\s+chào|vâng|merci|bonjour|salut|oui|gracias|hola|sí|danke|hallo|obrigad[oa]|olá|grazie|ciao",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+        + "|xin\\s+chào|vâng|merci|bonjour|salut|oui|gracias|hola|sí|danke|hallo|obrigad[oa]|olá|grazie|ciao");
     /**
      * An English sentence that opens with a past-tense verb has dropped its subject, the speaker ("Had a
      * sandwich at the station.", "Just got back from Rome."): common irregular pasts, and regular ones

@@ -334,4 +334,30 @@ public final class ConversationValidator {
         }
         return false;
     }
+
+    /**
+     * The conversation with its messages' contents in the one form text is read in ({@link
+     * dev.engram.core.Utf8Text#canonical}: NFC, format characters inside words removed), so that "Zu\u0308rich" and
+     * "Zu\u200Brich" are read as the "Zürich" (or its spelling without accents) the user typed, whichever way the
+     * conversation came in: the extractor's decoding applies it to every record of {@code conversations-completed},
+     * which HTTP ingest, the ingest command and producers of the topic all write.
+     *
+     * @param conversation a decoded conversation
+     * @return it with canonical message contents (the same instance when they already are)
+     */
+    public static ConversationCompleted canonical(final ConversationCompleted conversation) {
+        List<Message> messages = null;
+        for (int i = 0; i < conversation.getMessages().size(); i++) {
+            final Message m = conversation.getMessages().get(i);
+            final String content = dev.engram.core.Utf8Text.canonical(m.getContent());
+            if (content != m.getContent() && messages == null) {
+                messages = new java.util.ArrayList<>(conversation.getMessages());
+            }
+            if (messages != null) {
+                messages.set(i, content == m.getContent() ? m : Message.newBuilder(m).setContent(content).build());
+            }
+        }
+        return messages == null ? conversation
+            : ConversationCompleted.newBuilder(conversation).setMessages(messages).build();
+    }
 }

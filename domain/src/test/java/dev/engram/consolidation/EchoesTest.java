@@ -51,4 +51,28 @@ class EchoesTest {
 
         assertThat(Echoes.withoutEchoes(c, List.of(diet, paraphrased))).containsExactly(diet, paraphrased);
     }
+
+    @Test
+    void shouldTakeASentenceOpeningWithTheUsersStateAsAnEchoButNotAdviceOrCourtesy() {
+        assertThat(Echoes.isEcho("You live in Berlin, so visit the Pergamon Museum.")).isTrue();
+        assertThat(Echoes.isEcho("Sure! You live in Madrid and you work at Oracle, right?")).isTrue();
+        assertThat(Echoes.isEcho("As a Berlin resident, you can get a museum pass.")).isTrue();
+        assertThat(Echoes.isEcho("You're vegan, so skip the cheese course.")).isTrue();
+        assertThat(Echoes.isEcho("You're welcome!")).isFalse();
+        assertThat(Echoes.isEcho("You should try the Pergamon Museum.")).isFalse();
+        assertThat(Echoes.isEcho("As a result, the museum is closed on Mondays.")).isFalse();
+        assertThat(Echoes.isEcho("Where do you live these days?")).isFalse();
+        assertThat(Echoes.isEcho("People who live in Berlin often cycle.")).isFalse();
+    }
+
+    @Test
+    void shouldDropAnExchangeWhoseAnswerRestatesTheUsersCity() {
+        final ConversationCompleted c = conversation("What should I do this weekend?",
+            "You live in Berlin, so visit the Pergamon Museum.");
+        final ExtractedMemory exchange = new ExtractedMemory(MemoryType.EPISODIC, FactCategory.CONTEXT, null, null, null,
+            "User: What should I do this weekend? — Assistant: You live in Berlin, so visit the Pergamon Museum.", false,
+            0.5, 0.8, MemorySource.EXPLICIT, List.of(0, 1), T0);
+
+        assertThat(Echoes.withoutEchoes(c, List.of(exchange))).isEmpty();
+    }
 }

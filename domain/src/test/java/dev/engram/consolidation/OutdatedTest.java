@@ -110,4 +110,16 @@ class OutdatedTest {
         assertThat(Facts.restates("I'm not at NASA any more.", "NASA")).isFalse();
         assertThat(Facts.restates("The museum had a nasa poster.", "NASA")).as("a name is matched as written").isFalse();
     }
+
+    @Test
+    void shouldReadAValueWithoutRegardToAccentsOrCaseButNotANameAsACommonWord() {
+        assertThat(Outdated.states("i live in oslo", "Oslo")).as("a lowercase typist").isTrue();
+        assertThat(Outdated.states("I LIVE IN OSLO", "Oslo")).isTrue();
+        assertThat(Outdated.states("I live in Sao Paulo.", "São Paulo")).isTrue();
+        assertThat(Outdated.states("I live in SÃO PAULO.", "Sao Paulo")).isTrue();
+        assertThat(Outdated.states("Zu\u0308rich was lovely.", "Z\u00fcrich")).isTrue();
+        assertThat(Outdated.states("I paid the bill at dinner.", "Bill")).as("a common word, not the name").isFalse();
+        assertThat(Outdated.states("Oslofjord views", "Oslo")).isFalse();
+        assertThat(Outdated.ends("i moved away from são paulo", "Sao Paulo")).isTrue();
+    }
 }

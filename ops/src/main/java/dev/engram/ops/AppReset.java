@@ -62,15 +62,15 @@ final class AppReset {
     void awaitNoMembers(final GroupOffsets offsets, final Rebuild.App a) {
         final long deadline = System.nanoTime() + MEMBERS_WAIT.toNanos();
         boolean told = false;
-        while (offsets.hasMembers(a.applicationId())) {
+        while (offsets.hasMembers(a.applicationId(config))) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Consumer group " + a.applicationId() + " still has members after "
+                throw new IllegalStateException("Consumer group " + a.applicationId(config) + " still has members after "
                     + MEMBERS_WAIT.toSeconds() + " s: stop every " + a.name().toLowerCase(Locale.ROOT)
                     + " instance before a rebuild (--force removes members of instances already stopped)");
             }
             if (!told) {
                 out.printf("Waiting for the members of %s to leave (instances stopped less than a session timeout ago)…%n",
-                    a.applicationId());
+                    a.applicationId(config));
                 told = true;
             }
             try {
@@ -124,7 +124,7 @@ final class AppReset {
     /** Runs StreamsResetter for one app; returns its input topics. */
     Set<String> reset(final Rebuild.App a, final GroupOffsets offsets, final Set<String> existing) {
         final Set<String> topics = new TreeSet<>(a.inputs());
-        topics.addAll(offsets.inputTopics(a.applicationId()));
+        topics.addAll(offsets.inputTopics(a.applicationId(config)));
         topics.retainAll(existing);
         final Set<String> byTime = new LinkedHashSet<>();
         if (a == Rebuild.App.EXTRACTOR && fromTimestamp != null) {
@@ -133,7 +133,7 @@ final class AppReset {
         final Set<String> earliest = new TreeSet<>(topics);
         earliest.removeAll(byTime);
         out.printf("Resetting %s with Kafka's StreamsResetter: %s to the earliest offset%s; internal topics deleted%n",
-            a.applicationId(), earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
+            a.applicationId(config), earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
         runResetter(a, earliest, List.of("--to-earliest"));
         if (!byTime.isEmpty()) {
             runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)));
@@ -146,20 +146,20 @@ final class AppReset {
             return;
         }
         final List<String> args = new ArrayList<>(List.of("--bootstrap-server", config.getString(CoreConfig.BOOTSTRAP_SERVERS),
-            "--application-id", a.applicationId(), "--input-topics", String.join(",", topics)));
+            "--application-id", a.applicationId(config), "--input-topics", String.join(",", topics)));
         args.addAll(position);
         if (force) {
             args.add("--force");
         }
         final int code = new StreamsResetter().execute(args.toArray(String[]::new));
         if (code != 0) {
-            throw new IllegalStateException("StreamsResetter failed for " + a.applicationId() + " (exit " + code
+            throw new IllegalStateException("StreamsResetter failed for " + a.applicationId(config) + " (exit " + code
                 + "); see its output above");
         }
     }
 
     void deleteLocalState(final Rebuild.App a) {
-        final Path dir = Path.of(config.getString(PipelineConfig.STATE_DIR)).resolve(a.applicationId());
+        final Path dir = Path.of(config.getString(PipelineConfig.STATE_DIR)).resolve(a.applicationId(config));
         try {
             dev.engram.stack.ProjectPaths.deleteRecursively(dir);
         } catch (IOException e) {

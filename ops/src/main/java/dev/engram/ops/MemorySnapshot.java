@@ -169,10 +169,12 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
      */
     public static MemorySnapshot of(final long events, final Map<String, ? extends Collection<Memory>> memories) {
         final Serializer<Memory> encoder = AvroSerdes.serde(Memory.class).serializer();
-        final SortedMap<String, UserState> users = new TreeMap<>();
-        memories.forEach((user, list) -> {
+        // users are hashed on the common pool (the encoder is thread-safe): a rebuild waits for its state after
+        final SortedMap<String, UserState> users = new java.util.concurrent.ConcurrentSkipListMap<>();
+        memories.entrySet().parallelStream().forEach(entry -> {
             final TreeMap<String, Memory> sorted = new TreeMap<>();
-            list.stream().filter(m -> m.getStatus() != MemoryStatus.DELETED).forEach(m -> sorted.put(m.getMemoryId(), m));
+            entry.getValue().stream().filter(m -> m.getStatus() != MemoryStatus.DELETED)
+                .forEach(m -> sorted.put(m.getMemoryId(), m));
             if (sorted.isEmpty()) {
                 return;
             }
@@ -187,9 +189,10 @@ public record MemorySnapshot(long events, SortedMap<String, UserState> users) {
                     archived++;
                 }
             }
-            users.put(user, new UserState(active, archived, sorted.size(), HexFormat.of().formatHex(digest.digest())));
+            users.put(entry.getKey(), new UserState(active, archived, sorted.size(),
+                HexFormat.of().formatHex(digest.digest())));
         });
-        return new MemorySnapshot(events, users);
+        return new MemorySnapshot(events, new TreeMap<>(users));
     }
 
     /**

@@ -84,9 +84,19 @@ public final class Rebuild {
             this.inputs = inputs;
         }
 
-        /** @return the application.id */
+        /** @return the built-in application.id ({@link AppIds}) */
         public String applicationId() {
             return applicationId;
+        }
+
+        /**
+         * @param config the deployment's configuration
+         * @return the application.id the app runs under: {@code kafka.application.id} when set (the {@code kafka.}
+         *     settings come last in {@code StreamsSettings#forApp}), else the built-in one; the group a rebuild resets
+         */
+        public String applicationId(final EngramConfig config) {
+            final Object set = config.kafkaProperties().get(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG);
+            return set == null ? applicationId : set.toString();
         }
 
         /** @return its name in phase names, e.g. {@code consolidator} */
@@ -167,8 +177,8 @@ public final class Rebuild {
      * (the retriever's read model too: its differences are prefixed {@code retriever:}).
      *
      * @param withRetriever also reset and re-run the retriever at once (only with {@code app} consolidator)
-     * @throws IllegalArgumentException for {@code withRetriever} with another app, or {@code fromTimestamp} without
-     *     re-extraction
+     * @throws IllegalArgumentException for {@code withRetriever} with another app, {@code fromTimestamp} without
+     *     re-extraction, or two apps at once under one {@code kafka.application.id}
      * @see #Rebuild(EngramConfig, App, Instant, boolean, boolean, Path, Duration, PrintStream) the other parameters
      */
     public Rebuild(final EngramConfig config, final App app, final Instant fromTimestamp, final boolean reExtract,
@@ -191,6 +201,11 @@ public final class Rebuild {
         if (withRetriever && app != App.CONSOLIDATOR) {
             throw new IllegalArgumentException("--with-retriever rebuilds the retriever at once with the consolidator: "
                 + "it needs --app consolidator (not " + app.name().toLowerCase(Locale.ROOT) + ")");
+        }
+        if (config.kafkaProperties().containsKey(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG)
+            && (withRetriever || this.reExtract && app != App.EXTRACTOR)) {
+            throw new IllegalArgumentException("kafka.application.id names one app's group: a rebuild of two apps at once "
+                + "(--with-retriever, --re-extract) cannot run both under it; rebuild them one at a time, each with its own configuration");
         }
     }
 
@@ -251,7 +266,7 @@ public final class Rebuild {
                         notePending(client); // before its reset deletes the pending changelog
                     }
                     inputs.put(a, reset.reset(a, offsets, existing));
-                    resetAt.put(a, offsets.committed(a.applicationId));
+                    resetAt.put(a, offsets.committed(a.applicationId(config)));
                     reset.deleteLocalState(a);
                 });
                 phases.end("reset");
@@ -265,10 +280,10 @@ public final class Rebuild {
                     }
                     // every app at once: each consumes what the one before writes as it is written
                     running.start(apps, replayConfig(config), updatedEnd.size());
-                    final ReprocessWatch watch = new ReprocessWatch(offsets, client, updatedEnd, phases, timeout, out);
+                    final ReprocessWatch watch = new ReprocessWatch(config, offsets, client, updatedEnd, phases, timeout, out);
                     for (final App a : apps) {
                         final StreamsRunner runner = running.runner(a);
-                        out.printf("Re-processing %s from %s…%n", a.applicationId, String.join(", ", inputs.get(a)));
+                        out.printf("Re-processing %s from %s…%n", a.applicationId(config), String.join(", ", inputs.get(a)));
                         watch.awaitRunning(a, runner);
                         phases.end(a.key() + ".start");
                         // with the consolidator beside it, the extractor is done once it has extracted every conversation
@@ -284,11 +299,11 @@ public final class Rebuild {
                             watch.awaitRegrouped(runner);
                             phases.end("consolidator.regroup");
                         }
-                        processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId), resetAt.get(a),
+                        processed.put(a, ReprocessWatch.processed(offsets.committed(a.applicationId(config)), resetAt.get(a),
                             inputs.get(a)));
                         reprocessSeconds.put(a, running.secondsSinceStart(a));
                         out.printf(Locale.ROOT, "[%6.1f s] %s: %,d input records re-processed · memory-updated offsets +%,d"
-                            + " · %,.0f commits%n", phases.total(), a.applicationId, processed.get(a), watch.updatesSince(),
+                            + " · %,.0f commits%n", phases.total(), a.applicationId(config), processed.get(a), watch.updatesSince(),
                             ReprocessWatch.commits(runner));
                     }
                     final MemorySnapshot before = snapshots.before(out);
@@ -310,7 +325,7 @@ public final class Rebuild {
                     final Report report = new Report(Map.copyOf(processed), written, before, after, List.copyOf(differences),
                         phases.total(), Map.copyOf(reprocessSeconds), running.observationVectorsReused(),
                         running.observationTextsEmbedded(), phases.seconds());
-                    print(report);
+                    RebuildSummary.print(out, report, app, config, workDir);
                     beforeStop.run();
                     return report;
                 }
@@ -355,28 +370,6 @@ public final class Rebuild {
             replay.put(CoreConfig.KAFKA_PREFIX + StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, REPLAY_COMMIT_INTERVAL_MS);
         }
         return config.with(replay);
-    }
-
-    private void print(final Report report) {
-        out.println();
-        out.printf(Locale.ROOT, "Rebuild of %s finished in %.1f s.%n", app.applicationId, report.seconds());
-        report.processed().forEach((a, n) -> out.printf(Locale.ROOT, "  %s: %,d input records re-processed in %.1f s%n",
-            a.applicationId, n, report.reprocessSeconds().getOrDefault(a, 0.0)));
-        if (report.processed().containsKey(App.CONSOLIDATOR)) {
-            out.printf(Locale.ROOT, "  observation texts: %,d vectors reused, %,d embedded%n",
-                report.observationVectorsReused(), report.observationTextsEmbedded());
-        }
-        out.printf(Locale.ROOT, "  memory-updated records written: %,d%n", report.updatesWritten());
-        final StringBuilder where = new StringBuilder();
-        report.phaseSeconds().forEach((phase, seconds) -> where.append(where.length() == 0 ? "" : ", ")
-            .append(String.format(Locale.ROOT, "%s %.1f", phase, seconds)));
-        out.println("  wall time by phase (s): " + where);
-        out.println("  before: " + report.before().summary());
-        out.println("  after:  " + report.after().summary());
-        MemorySnapshot.printDiff(out, report.differences());
-        out.println("  snapshots: " + workDir.resolve("before.json") + ", " + workDir.resolve("after.json"));
-        out.println("Restart the app's instances with an empty state directory (KafkaStreams#cleanUp, or delete "
-            + "<state.dir>/" + app.applicationId + ") before they rejoin.");
     }
 
     private String bootstrapServers() {

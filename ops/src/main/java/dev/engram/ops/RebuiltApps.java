@@ -12,7 +12,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidator.ConsolidatorApp;
 import dev.engram.embedder.KnownVectors;
 import dev.engram.extractor.ExtractorApp;
-import dev.engram.retriever.RetrieverApp;
+import dev.engram.retriever.RetrieverReadModel;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.stack.PendingExtractions;
 import org.apache.kafka.streams.StreamsConfig;
@@ -21,7 +21,8 @@ import org.apache.kafka.streams.StreamsConfig;
  * The apps a {@link Rebuild} runs in this JVM, all started at once (each consumes what the one before writes as it is
  * written: the consolidator the extractor's candidates, the retriever the consolidator's {@code memory-updated}) and
  * closed in reverse order. The consolidator runs with its embedder counted ({@link KnownVectors}, no vector known): a
- * rebuild without re-extraction embeds nothing, and the report says so. Not thread-safe.
+ * rebuild without re-extraction embeds nothing, and the report says so. The retriever runs as its read model only
+ * ({@link RetrieverReadModel}: the same topology and stores, no HTTP API or clients). Not thread-safe.
  */
 final class RebuiltApps implements AutoCloseable {
 
@@ -30,7 +31,7 @@ final class RebuiltApps implements AutoCloseable {
     private final Map<Rebuild.App, Long> started = new EnumMap<>(Rebuild.App.class);
     private final PrintStream out;
     private ExtractorApp extractor;
-    private RetrieverApp.Handle retriever;
+    private RetrieverReadModel retriever;
     private KnownVectors observations;
 
     /** @param out where a failure to stop an app is told */
@@ -68,7 +69,9 @@ final class RebuiltApps implements AutoCloseable {
                     runners.put(a, c.runner());
                 }
                 default -> {
-                    retriever = RetrieverApp.start(threaded);
+                    // its read model only: the rebuilt state is the stores and their changelogs, read back through
+                    // interactive queries; the HTTP API and its clients serve nobody here
+                    retriever = RetrieverReadModel.start(threaded);
                     running.add(retriever);
                     runners.put(a, retriever.runner());
                 }
@@ -136,8 +139,8 @@ final class RebuiltApps implements AutoCloseable {
         };
     }
 
-    /** @return the rebuilt retriever (its read model), or null when it is not rebuilt */
-    RetrieverApp.Handle retriever() {
+    /** @return the rebuilt retriever's read model, or null when it is not rebuilt */
+    RetrieverReadModel retriever() {
         return retriever;
     }
 

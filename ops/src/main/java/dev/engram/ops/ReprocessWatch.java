@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
+import dev.engram.config.EngramConfig;
 import dev.engram.runtime.StreamsRunner;
 import dev.engram.topics.Topic;
 import dev.engram.topology.StoreNames;
@@ -30,6 +31,7 @@ final class ReprocessWatch {
     static final Duration POLL_EVERY = Duration.ofMillis(100);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
 
+    private final EngramConfig config;
     private final GroupOffsets offsets;
     private final Map<String, Object> client;
     private final Map<TopicPartition, Long> updatedEnd;
@@ -39,6 +41,7 @@ final class ReprocessWatch {
     private final PrintStream out;
 
     /**
+     * @param config the deployment's configuration (the apps' application.id, {@link Rebuild.App#applicationId(EngramConfig)})
      * @param offsets the cluster's group offsets
      * @param client consumer properties with at least {@code bootstrap.servers}
      * @param updatedEnd where {@code memory-updated} ended before the rebuild
@@ -46,8 +49,9 @@ final class ReprocessWatch {
      * @param timeout how long all the waits together may take, from now
      * @param out progress
      */
-    ReprocessWatch(final GroupOffsets offsets, final Map<String, Object> client, final Map<TopicPartition, Long> updatedEnd,
+    ReprocessWatch(final EngramConfig config, final GroupOffsets offsets, final Map<String, Object> client, final Map<TopicPartition, Long> updatedEnd,
                    final RebuildPhases phases, final Duration timeout, final PrintStream out) {
+        this.config = config;
         this.offsets = offsets;
         this.client = client;
         this.updatedEnd = updatedEnd;
@@ -66,7 +70,7 @@ final class ReprocessWatch {
         while (!runner.isReady()) {
             requireLive(a, runner);
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(a.applicationId() + " was not RUNNING within " + timeout + " (state "
+                throw new IllegalStateException(a.applicationId(config) + " was not RUNNING within " + timeout + " (state "
                     + runner.state() + ")");
             }
             pause();
@@ -83,7 +87,7 @@ final class ReprocessWatch {
         int settled = 0;
         while (true) {
             requireLive(a, runner);
-            final long lag = offsets.lag(a.applicationId(), topics);
+            final long lag = offsets.lag(a.applicationId(config), topics);
             settled = lag == 0 && runner.isReady() && idle.getAsBoolean() ? settled + 1 : 0;
             if (settled >= 2) {
                 return;
@@ -91,10 +95,10 @@ final class ReprocessWatch {
             if (System.nanoTime() - lastPrint > PROGRESS_EVERY.toNanos()) {
                 lastPrint = System.nanoTime();
                 out.printf(Locale.ROOT, "[%6.1f s] %s: lag %,d · memory-updated offsets +%,d%n",
-                    phases.total(), a.applicationId(), lag, updatesSince());
+                    phases.total(), a.applicationId(config), lag, updatesSince());
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(a.applicationId() + " did not catch up within " + timeout + " (lag " + lag + ")");
+                throw new IllegalStateException(a.applicationId(config) + " did not catch up within " + timeout + " (lag " + lag + ")");
             }
             pause();
         }
@@ -176,9 +180,9 @@ final class ReprocessWatch {
         }
     }
 
-    private static void requireLive(final Rebuild.App a, final StreamsRunner runner) {
+    private void requireLive(final Rebuild.App a, final StreamsRunner runner) {
         if (!runner.isLive()) {
-            throw new IllegalStateException(a.applicationId() + " stopped during the rebuild (state " + runner.state() + ")",
+            throw new IllegalStateException(a.applicationId(config) + " stopped during the rebuild (state " + runner.state() + ")",
                 runner.failure());
         }
     }

@@ -65,7 +65,7 @@ public final class Corrections {
             }
             return new Correction(rewritten, value);
         }
-        if (value != null && !Outdated.isPolarity(value) && !folded(content).contains(folded(value))) {
+        if (value != null && !Outdated.isPolarity(value) && !MemoryIds.fold(content).contains(MemoryIds.fold(value))) {
             // content and value are one statement: "Lives in Rome" with the value Paris left the memory saying Rome
             // and the profile Paris
             throw ApiProblem.badRequest("the corrected content \"" + content + "\" does not name the corrected value \""
@@ -75,15 +75,6 @@ public final class Corrections {
         return new Correction(content, value);
     }
 
-    /**
-     * @return the text as the extractor compares it ({@link MemoryIds#normalize}: NFKC, lower case, whitespace runs as one
-     *     space, trailing punctuation dropped), without accents (combining marks after canonical decomposition), so that
-     *     "São Paulo" is named by "Moved to Sao Paulo"
-     */
-    private static String folded(final String text) {
-        return java.text.Normalizer.normalize(MemoryIds.normalize(text), java.text.Normalizer.Form.NFD)
-            .replaceAll("\\p{M}+", "");
-    }
 
     /**
      * A correction body that fits the fact: the content as the offline extractor words a fact of that key, with a value

@@ -38,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * The five reproductions of issue 26 ("memories that stay true") on the real pipeline: conversations through the
  * rule-based extractor, the default embedding model, the consolidator and the retriever's read model
  * ({@link PipelineHarness}), commands as {@code PUT .../memories/{id}} builds them ({@link Corrections}), and the
- * context block as {@code GET .../context} builds it ({@link ContextBlock}).
+ * context block as {@code GET .../context} builds it ({@link ContextBlock}); and the README trial's text-form defects:
+ * a value restated in other case, accents or Unicode form is one value, a lowercase statement of a superseded value is
+ * past, an assistant repeating an old value is not served.
  */
 class KnowledgeUpdateReproductionsTest {
 
@@ -378,6 +380,83 @@ class KnowledgeUpdateReproductionsTest {
                 .as("a restated fact makes no episodes").isEmpty();
             assertThat(pipeline.consolidator().active(u).stream().flatMap(m -> m.getSources().stream())
                 .map(SourceRef::getConversationId)).isNotEmpty();
+        }
+    }
+
+    // README trial (session 9): a value differing only by case, accents, Unicode form or a zero-width character is the
+    // same value; an episode naming a superseded value is past whatever its case; an assistant restating a fact is no evidence
+
+    private static List<Memory> cities(final PipelineHarness pipeline, final String userKey) {
+        return pipeline.retriever().memories(userKey).stream().filter(m -> "city".equals(m.getKey())).toList();
+    }
+
+    @Test
+    void shouldKeepOneCityWhenItIsRestatedWithoutAccentsOrInCapitals() {
+        final String u = T + "/u-sp";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-sp", "c-1", user("I live in São Paulo.", day(0))));
+            pipeline.publish(conversation(T, "u-sp", "c-2", user("I live in Sao Paulo.", day(1))));
+            pipeline.publish(conversation(T, "u-sp", "c-3", user("I live in SÃO PAULO.", day(2))));
+
+            assertThat(cities(pipeline, u)).as("one id, reinforced").hasSize(1)
+                .allSatisfy(m -> assertThat(m.getContent()).isEqualTo("Lives in São Paulo"));
+        }
+    }
+
+    @Test
+    void shouldReadADecomposedOrZeroWidthSplitCityAsTheComposedOne() {
+        final String u = T + "/u-zh";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-zh", "c-1", user("I live in Z\u00fcrich.", day(0))));
+            pipeline.publish(conversation(T, "u-zh", "c-2", user("I live in Zu\u0308rich.", day(1))));
+            pipeline.publish(conversation(T, "u-zh", "c-3", user("I live in Zu\u200brich.", day(2))));
+
+            assertThat(cities(pipeline, u)).hasSize(1).allSatisfy(m -> {
+                assertThat(m.getValue()).isEqualTo("Z\u00fcrich");
+                assertThat(m.getContent()).isEqualTo("Lives in Z\u00fcrich");
+            });
+        }
+    }
+
+    @Test
+    void shouldTellALowercaseStatementOfTheOldCityAsPast() {
+        final String u = T + "/u-oslo";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-oslo", "c-1", user("I live in Oslo.", day(0))));
+            pipeline.publish(conversation(T, "u-oslo", "c-2", user("i live in oslo", day(1))));
+            pipeline.publish(conversation(T, "u-oslo", "c-3", user("I moved to Bergen.", day(8))));
+
+            final String block = context(pipeline, u, "Where do I live?");
+            assertThat(current(block)).contains("Bergen").doesNotContainIgnoringCase("oslo");
+
+            pipeline.publish(conversation(T, "u-oslo", "c-4", user("I no longer live in Bergen.", day(9))));
+            assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContainIgnoringCase("oslo");
+        }
+    }
+
+    @Test
+    void shouldNotServeTheAssistantRepeatingTheOldCityAsCurrent() {
+        final String u = T + "/u-berlin";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-berlin", "c-1", user("I live in Berlin.", day(0))));
+            pipeline.publish(conversation(T, "u-berlin", "c-2", user("I moved to Hamburg.", day(2))));
+            pipeline.publish(conversation(T, "u-berlin", "c-3", user("What should I do this weekend?", day(5)),
+                assistant("You live in Berlin, so visit the Pergamon Museum.", day(5, 30))));
+
+            assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Hamburg").doesNotContain("Berlin");
+            assertThat(current(context(pipeline, u, "What should I do this weekend?"))).doesNotContain("Berlin");
+        }
+    }
+
+    @Test
+    void shouldRetractACityTheUserTakesBackWithoutItsAccents() {
+        final String u = T + "/u-sp2";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-sp2", "c-1", user("I live in São Paulo.", day(0))));
+            pipeline.publish(conversation(T, "u-sp2", "c-2", user("I no longer live in Sao Paulo.", day(3))));
+
+            assertThat(pipeline.consolidator().active(u)).noneMatch(m -> "city".equals(m.getKey()));
+            assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContain("Lives in São Paulo");
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.engram.rules;
 
 import static dev.engram.rules.FactPatterns.ADVS;
 import static dev.engram.rules.FactRules.EXPLICIT;
-import static dev.engram.rules.FactRules.FLAGS;
 import static dev.engram.rules.FactRules.IMPORTANCE_DIET;
 import static dev.engram.rules.FactRules.INFERRED_CONFIDENCE;
 import static dev.engram.rules.FactRules.RETRACTION;
@@ -12,13 +11,13 @@ import static dev.engram.rules.FactRules.trimValue;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.rules.FactRules.Fact;
 import dev.engram.rules.FactRules.Rule;
+import dev.engram.text.CaselessPattern;
 
 /**
  * What the user eats: one CONSTRAINT fact, key {@code diet} (vegan, vegetarian, pescatarian, keto,
@@ -35,13 +34,13 @@ final class DietRules {
     private static final String DIET = "(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant-based|gluten-free"
         + "|dairy-free|kosher|halal|low-sodium|low-salt|low-carb|low-fodmap)";
 
-    private static final Pattern NEGATION = Pattern.compile(
-        "\\b(?:not|no|never|nothing|nobody|stopped|quit|gave\\s+up|used\\s+to|anymore|former|ex)\\b|n't\\b", FLAGS);
+    private static final CaselessPattern NEGATION = CaselessPattern.compile(
+        "\\b(?:not|no|never|nothing|nobody|stopped|quit|gave\\s+up|used\\s+to|anymore|former|ex)\\b|n't\\b");
 
-    private static final Pattern OTHER_PERSON = Pattern.compile(
+    private static final CaselessPattern OTHER_PERSON = CaselessPattern.compile(
         "\\b(?:he|she|they|his|her|hers|their|him|them|you|your|friends?|wife|husband|partner|son|daughter|mom|mum"
             + "|dad|mother|father|sister|brother|kids?|children|family|girlfriend|boyfriend|colleagues?|roommates?"
-            + "|neighbou?rs?|people|everyone|guests?)\\b", FLAGS);
+            + "|neighbou?rs?|people|everyone|guests?)\\b");
 
     /** A diet change stated by what the user eats again. */
     static final List<Rule> CHANGES = List.of(

@@ -2,9 +2,9 @@ package dev.engram.rules;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 import dev.engram.port.ExtractedMemory;
+import dev.engram.text.CaselessPattern;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -33,9 +33,8 @@ final class Exchanges {
     /** Words a reply must add to the user's turn to be worth an exchange ("Noted, Kotlin it is." adds 1). */
     static final int MIN_NEW_WORDS = 3;
 
-    private static final Pattern RECOMMENDS = Pattern.compile("\\b(?:recommend\\w*|suggest\\w*|try|consider|check\\s+out"
-        + "|you\\s+(?:could|should|might|can)|how\\s+about|i'd\\s+(?:go|start)|start\\s+with)\\b|推荐|建议|试试|可以",
-        Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+    private static final CaselessPattern RECOMMENDS = CaselessPattern.compile("\\b(?:recommend\\w*|suggest\\w*|try|consider|check\\s+out"
+        + "|you\\s+(?:could|should|might|can)|how\\s+about|i'd\\s+(?:go|start)|start\\s+with)\\b|推荐|建议|试试|可以");
 
     private Exchanges() {
     }

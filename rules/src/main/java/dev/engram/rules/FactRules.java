@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
+import dev.engram.text.CaselessPattern;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -135,10 +136,11 @@ final class FactRules {
      * One statement pattern.
      *
      * @param name a stable label (for tests and debugging)
-     * @param pattern compiled with {@link #FLAGS}
+     * @param pattern compiled with {@link #FLAGS} ({@link CaselessPattern}: an ASCII sentence is matched without the cost
+     *     of Unicode case folding, with the same result)
      * @param builder what a match states
      */
-    record Rule(String name, Pattern pattern, Builder builder) {
+    record Rule(String name, CaselessPattern pattern, Builder builder) {
     }
 
 
@@ -156,10 +158,9 @@ final class FactRules {
     /** Keys whose facts name someone or somewhere the sentence says more about: the sentence still makes an episode. */
     private static final List<String> MENTION_KEYS = List.of("family:", "friend:", "pet:", "visited:", "plan:");
 
-    private static final Pattern HYPOTHETICAL = Pattern.compile(
+    private static final CaselessPattern HYPOTHETICAL = CaselessPattern.compile(
         "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
-            + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b",
-        FLAGS);
+            + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b");
 
     /** Every rule in priority order; the comments name the priority groups. */
     private static final List<Rule> RULES = Stream.of(
@@ -192,7 +193,7 @@ final class FactRules {
      * @return the rule
      */
     static Rule rule(final String name, final String regex, final Builder builder) {
-        return new Rule(name, Pattern.compile(regex, FLAGS), builder);
+        return new Rule(name, CaselessPattern.compile(regex), builder);
     }
 
     /**
@@ -206,10 +207,11 @@ final class FactRules {
         }
         final List<int[]> claimed = new ArrayList<>();
         final Map<String, Fact> byKey = new LinkedHashMap<>();
+        final boolean ascii = CaselessPattern.isAscii(text); // once for the ~150 rules
         for (final Rule rule : RULES) {
-            final Matcher m = rule.pattern().matcher(text);
+            final Matcher m = rule.pattern().matcher(text, ascii);
             while (m.find()) {
-                if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start())) {
+                if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start(), ascii)) {
                     continue;
                 }
                 final List<Fact> facts = rule.builder().build(m, text);
@@ -293,8 +295,8 @@ final class FactRules {
     }
 
     /** A conditional, a wish, a plan or reported speech before the match: nothing is stated as true. */
-    private static boolean hypothetical(final String text, final int start) {
-        return HYPOTHETICAL.matcher(text.substring(0, start)).find();
+    private static boolean hypothetical(final String text, final int start, final boolean ascii) {
+        return HYPOTHETICAL.matcher(text.substring(0, start), ascii).find();
     }
 
     static String first(final Matcher m, final int from, final int to) {

@@ -35,7 +35,7 @@ public final class KeyValueContradictionJudge implements ContradictionJudge {
             final boolean sameValue = Facts.sameValue(existing.getValue(), existing.getContent(),
                 candidate.getValue(), candidate.getContent());
             if (candidate.getNegated()) {
-                return MemoryIds.normalize(existing.getValue()).equals(MemoryIds.normalize(candidate.getValue()))
+                return MemoryIds.fold(existing.getValue()).equals(MemoryIds.fold(candidate.getValue()))
                     ? Verdict.CONTRADICTS : Verdict.COMPATIBLE;
             }
             return sameValue ? Verdict.SAME : Verdict.CONTRADICTS;
@@ -44,7 +44,7 @@ public final class KeyValueContradictionJudge implements ContradictionJudge {
             return Verdict.COMPATIBLE;
         }
         if (candidate.getNegated() && candidate.getValue() != null
-            && MemoryIds.normalize(existing.getContent()).contains(MemoryIds.normalize(candidate.getValue()))) {
+            && MemoryIds.fold(existing.getContent()).contains(MemoryIds.fold(candidate.getValue()))) {
             return Verdict.CONTRADICTS;
         }
         final boolean bothEpisodes = existing.getType() == MemoryType.EPISODIC

@@ -5,7 +5,6 @@ import static dev.engram.rules.FactPatterns.NOT_A_SUBJECT;
 import static dev.engram.rules.FactPatterns.STOP_WORDS;
 import static dev.engram.rules.FactPatterns.SUBJ;
 import static dev.engram.rules.FactRules.EXPLICIT;
-import static dev.engram.rules.FactRules.FLAGS;
 import static dev.engram.rules.FactRules.IMPORTANCE_LIKES;
 import static dev.engram.rules.FactRules.rule;
 import static dev.engram.rules.FactRules.slug;
@@ -17,13 +16,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.rules.FactRules.Fact;
 import dev.engram.rules.FactRules.Rule;
+import dev.engram.text.CaselessPattern;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -44,8 +43,8 @@ final class LikingRules {
     private static final Set<String> LEADING_ADVERBS = Set.of("also", "really", "just", "totally", "absolutely",
         "so", "too", "still", "especially", "particularly", "actually");
 
-    private static final Pattern RELATIVE = Pattern.compile("\\b(?:things?|something|everything|anything|what|which"
-        + "|that|stuff|ones?|people|places?|someone|everyone)\\s+(?:(?:we|i)\\s+)?$", FLAGS);
+    private static final CaselessPattern RELATIVE = CaselessPattern.compile("\\b(?:things?|something|everything|anything|what|which"
+        + "|that|stuff|ones?|people|places?|someone|everyone)\\s+(?:(?:we|i)\\s+)?$");
 
     /** Kinds of favourite that name one work, person, team or colour: a slot of its own, {@code favorite:<kind>}. */
     private static final String FAVORITE_KIND = "(book|novel|movie|film|tv\\s+show|show|series|song|album|band|artist|singer"

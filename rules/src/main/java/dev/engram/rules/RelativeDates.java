@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import dev.engram.text.CaselessPattern;
 
 /**
  * Resolves relative time expressions in one turn ("yesterday", "last week", "two days ago", "next month",
@@ -51,7 +52,6 @@ public final class RelativeDates {
     public record Resolved(int start, int end, String iso, String label) {
     }
 
-    private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
     private static final String NUM = "(\\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
         + "|a\\s+couple\\s+of|couple\\s+of)";
     private static final String WEEKDAY = "(monday|tuesday|wednesday|thursday|friday|saturday|sunday)";
@@ -68,7 +68,7 @@ public final class RelativeDates {
         Span resolve(Matcher m, LocalDate day);
     }
 
-    private record Rule(Pattern pattern, Resolver resolver) {
+    private record Rule(CaselessPattern pattern, Resolver resolver) {
     }
 
     /** A resolved calendar span: a day range, or a whole month or year. */
@@ -133,7 +133,7 @@ public final class RelativeDates {
     }
 
     private static Rule rule(final String regex, final Resolver resolver) {
-        return new Rule(Pattern.compile(regex, FLAGS), resolver);
+        return new Rule(CaselessPattern.compile(regex), resolver);
     }
 
     /**
@@ -146,8 +146,9 @@ public final class RelativeDates {
         final LocalDate day = LocalDate.ofInstant(said, ZoneOffset.UTC);
         final List<Resolved> found = new ArrayList<>();
         final String normalized = FactRules.normalizeQuotes(text);
+        final boolean ascii = CaselessPattern.isAscii(normalized); // once for the ~40 rules
         for (final Rule rule : RULES) {
-            final Matcher m = rule.pattern().matcher(normalized);
+            final Matcher m = rule.pattern().matcher(normalized, ascii);
             while (m.find()) {
                 final int start = m.start();
                 final int end = m.end();

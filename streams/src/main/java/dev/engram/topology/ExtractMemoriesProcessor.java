@@ -289,7 +289,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         }
         // invalid UTF-8 in text was replaced by U+FFFD when decoding (as ingest and the HTTP API do): count it
         counters.replaced().increment(ConversationValidator.replacements(conversation));
-        return conversation;
+        // one text form on every way in: NFC, no zero-width characters inside words ("Zu\u0308rich" is "Zürich")
+        return ConversationValidator.canonical(conversation);
     }
 
     /**

@@ -67,6 +67,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
     private AccessStore access;
     private final SearchIndexes indexes;
     private int partition;
+    private IdleCommit idleCommit;
 
     /** @param indexes the search structures to keep in step with the memory store */
     public MaterializeMemoriesProcessor(final SearchIndexes indexes) {
@@ -82,6 +83,7 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
         this.accessCounts = context.getStateStore(StoreNames.RETRIEVER_ACCESS);
         this.access = new AccessStore(accessCounts);
         this.partition = context.taskId().partition();
+        this.idleCommit = new IdleCommit(context);
         indexes.beginLoad(partition);
         int count = 0;
         try (KeyValueIterator<String, Memory> it = memories.all()) {
@@ -135,8 +137,23 @@ public final class MaterializeMemoriesProcessor implements Processor<String, Mem
             + UserKey.STORE_SEPARATOR + event.getEventId();
     }
 
+    /**
+     * Folds one event. The task's stores and offsets are committed as soon as its input has been quiet a moment
+     * ({@link IdleCommit}), not only every {@code commit.interval.ms}: committed offsets are how a retriever (its
+     * {@code CatchUp}) and a rebuild ({@code bin/engram rebuild}) tell that it has read its backlog, and a replay's last
+     * records waited up to the interval (1 s in a rebuild) for it.
+     */
     @Override
     public void process(final Record<String, MemoryUpdated> record) {
+        idleCommit.output();
+        try {
+            materialize(record);
+        } finally {
+            idleCommit.processed();
+        }
+    }
+
+    private void materialize(final Record<String, MemoryUpdated> record) {
         final MemoryUpdated event = record.value();
         if (event == null) {
             return;

@@ -231,28 +231,7 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
     /** The lifecycle pass over every user of this task, at lifecycle time {@code now} (ms, {@link LifecyclePassClock}). */
     private void review(final long now) {
         final Instant at = Instant.ofEpochMilli(now);
-        String current = null;
-        List<Memory> userMemories = new ArrayList<>();
-        final List<KeyValue<UserKey, List<Memory>>> users = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.all()) {
-            while (it.hasNext()) {
-                final var entry = it.next();
-                final String userWire = entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR));
-                if (!userWire.equals(current)) {
-                    if (current != null) {
-                        users.add(KeyValue.pair(UserKey.parse(current), userMemories));
-                    }
-                    current = userWire;
-                    userMemories = new ArrayList<>();
-                }
-                if (entry.value != null) {
-                    userMemories.add(entry.value);
-                }
-            }
-        }
-        if (current != null) {
-            users.add(KeyValue.pair(UserKey.parse(current), userMemories));
-        }
+        final List<KeyValue<UserKey, List<Memory>>> users = cache == null ? scanAll() : cachedUsers();
         final long started = System.nanoTime();
         final Map<UserKey, MergeMemo> memos = new HashMap<>(); // the users of this pass: a deleted user's memo goes
         for (final KeyValue<UserKey, List<Memory>> user : users) {
@@ -278,6 +257,50 @@ final class MemoryLifecycleProcessor implements Processor<String, MemoryAccessed
         } else {
             LOG.debug("Consolidation pass at lifecycle time {} over {} users took {} ms", at, users.size(), millis);
         }
+    }
+
+    /**
+     * Every user of the task with their memories, from the task's decoded copy ({@link UserMemoryCache#users},
+     * {@link UserMemoryCache#memoriesForPass}): the same users in the same order with the same memories as
+     * {@link #scanAll}, without decoding the whole store every pass.
+     */
+    private List<KeyValue<UserKey, List<Memory>>> cachedUsers() {
+        final List<KeyValue<UserKey, List<Memory>>> users = new ArrayList<>();
+        for (final String wire : cache.users(() -> scanAll().stream().map(user -> user.key.wire()).toList())) {
+            final UserKey user = UserKey.parse(wire);
+            final List<Memory> memoriesOf = cache.memoriesForPass(wire, () -> ObservationRegroups.scan(memories, user));
+            if (!memoriesOf.isEmpty()) {
+                users.add(KeyValue.pair(user, memoriesOf));
+            }
+        }
+        return users;
+    }
+
+    /** Every user of the task with their memories, in store order, from a scan of the whole store. */
+    private List<KeyValue<UserKey, List<Memory>>> scanAll() {
+        String current = null;
+        List<Memory> userMemories = new ArrayList<>();
+        final List<KeyValue<UserKey, List<Memory>>> users = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.all()) {
+            while (it.hasNext()) {
+                final var entry = it.next();
+                final String userWire = entry.key.substring(0, entry.key.indexOf(UserKey.STORE_SEPARATOR));
+                if (!userWire.equals(current)) {
+                    if (current != null && !userMemories.isEmpty()) {
+                        users.add(KeyValue.pair(UserKey.parse(current), userMemories));
+                    }
+                    current = userWire;
+                    userMemories = new ArrayList<>();
+                }
+                if (entry.value != null) {
+                    userMemories.add(entry.value);
+                }
+            }
+        }
+        if (current != null && !userMemories.isEmpty()) {
+            users.add(KeyValue.pair(UserKey.parse(current), userMemories));
+        }
+        return users;
     }
 
     private void apply(final UserKey user, final List<Consolidator.Change> changes) {

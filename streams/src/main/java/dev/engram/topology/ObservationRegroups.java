@@ -212,7 +212,7 @@ final class ObservationRegroups {
     }
 
     /** The user's entries of {@link StoreNames#MEMORIES} in store order (tombstones left out). */
-    private static List<Map.Entry<String, Memory>> scan(final KeyValueStore<String, Memory> memories,
+    static List<Map.Entry<String, Memory>> scan(final KeyValueStore<String, Memory> memories,
                                                         final UserKey user) {
         final List<Map.Entry<String, Memory>> out = new ArrayList<>();
         try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(),

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -30,8 +31,14 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * (rebalance, recovery) starts empty. Both processors of the task ({@code consolidate-memories},
  * {@code maintain-memory-lifecycle}) share one cache through {@link Registry}.
  *
+ * <p>It also knows which users the store holds ({@link #users}): one scan of the store on the first call, then every
+ * write, so the daily lifecycle pass reads each user's decoded memories here ({@link #memoriesForPass}) instead of
+ * scanning and decoding the task's whole store every pass (JFR of {@code bench ingest}: the pass runs at nearly every
+ * LoCoMo session, as each crosses a day of stream time).
+ *
  * <p>Bounded: at most {@link #MAX_MEMORIES} memories over all cached users; the least recently read user is
- * dropped first. Memories are immutable once written (every change builds a new record), so sharing the
+ * dropped first. The pass never evicts: a user it reads from the store is kept only while there is room, so a task
+ * holding more than the bound does not turn every pass into a round of evictions of the candidates' users. Memories are immutable once written (every change builds a new record), so sharing the
  * decoded objects is safe; {@link #memories} returns a fresh list. Not thread-safe: a task runs on one thread.
  */
 final class UserMemoryCache {
@@ -46,6 +53,8 @@ final class UserMemoryCache {
     private final int maxMemories;
     private final LinkedHashMap<String, TreeMap<String, Memory>> users = new LinkedHashMap<>(16, 0.75f, true);
     private int size;
+    /** The users with an entry in the store, in store order; null until {@link #users} first scanned the store. */
+    private TreeSet<String> known;
 
     UserMemoryCache(final int maxMemories) {
         this.maxMemories = maxMemories;
@@ -71,6 +80,52 @@ final class UserMemoryCache {
     }
 
     /**
+     * A user's memories for the lifecycle pass: as {@link #memories}, but a user read from the store is kept only if
+     * that evicts no one (the pass reads every user of the task in turn: evicting for it would empty the cache of the
+     * users the candidates need when the task holds more than the bound).
+     *
+     * @param user the user's wire key
+     * @param scan reads the user's entries from the store in store order (key, memory), on a miss
+     * @return the user's memories in store-key order (a new list the caller may keep)
+     */
+    List<Memory> memoriesForPass(final String user, final Supplier<List<Map.Entry<String, Memory>>> scan) {
+        final TreeMap<String, Memory> cached = users.get(user);
+        if (cached != null) {
+            return new ArrayList<>(cached.values());
+        }
+        final List<Map.Entry<String, Memory>> entries = scan.get();
+        final List<Memory> out = new ArrayList<>(entries.size());
+        final TreeMap<String, Memory> read = new TreeMap<>(STORE_ORDER);
+        for (final Map.Entry<String, Memory> entry : entries) {
+            read.put(entry.getKey(), entry.getValue());
+        }
+        out.addAll(read.values());
+        if (size + read.size() <= maxMemories) {
+            users.put(user, read);
+            size += read.size();
+        }
+        return out;
+    }
+
+    /**
+     * The users the store holds an entry of: on the first call from one scan of the store, after it kept up by
+     * {@link #written} and {@link #forget} (a user whose entries were all deleted one by one may stay listed: its
+     * memories are then an empty list).
+     *
+     * @param scan the wire keys of the users with an entry in the store (any order, repeats allowed), read on the
+     *     first call only
+     * @return the users in store order (by the UTF-8 bytes of their store prefix, the order of a scan of the whole
+     *     store), a new list
+     */
+    List<String> users(final Supplier<Iterable<String>> scan) {
+        if (known == null) {
+            known = new TreeSet<>(Comparator.comparing((String user) -> user + UserKey.STORE_SEPARATOR, STORE_ORDER));
+            scan.get().forEach(known::add);
+        }
+        return new ArrayList<>(known);
+    }
+
+    /**
      * One memory, from the cache when its user is cached (which holds every entry of the user's: absent there is
      * absent in the store), else from the store (without filling the cache).
      *
@@ -92,7 +147,14 @@ final class UserMemoryCache {
      */
     void written(final String storeKey, final Memory memory) {
         final int separator = storeKey.indexOf(UserKey.STORE_SEPARATOR);
-        final TreeMap<String, Memory> cached = separator < 0 ? null : users.get(storeKey.substring(0, separator));
+        if (separator < 0) {
+            return;
+        }
+        final String user = storeKey.substring(0, separator);
+        if (known != null && memory != null) {
+            known.add(user);
+        }
+        final TreeMap<String, Memory> cached = users.get(user);
         if (cached == null) {
             return; // not cached: the next read scans the store, which has the write
         }
@@ -102,6 +164,9 @@ final class UserMemoryCache {
 
     /** @param user a user's wire key whose entries were all removed from the store (erasure) */
     void forget(final String user) {
+        if (known != null) {
+            known.remove(user);
+        }
         final TreeMap<String, Memory> cached = users.remove(user);
         if (cached != null) {
             size -= cached.size();

@@ -85,4 +85,47 @@ class UserMemoryCacheTest {
         });
         assertThat(scans[0]).as("Mira was evicted and is read from the store again").isEqualTo(1);
     }
+
+    @Test
+    void shouldListTheStoresUsersInStoreOrderFromOneScanThenFollowTheWrites() {
+        final UserMemoryCache cache = new UserMemoryCache(100);
+        final UserKey ann = new UserKey("t1", "u");
+        final UserKey annex = new UserKey("t1", "u-annex"); // its prefix "t1/u" sorts first, as "t1/u\0…" does
+        final UserKey eve = new UserKey("t1", "\u00e9ve");   // after every ASCII name, in UTF-8 bytes
+        cache.written(JON.storeKey("j"), memory(JON, "j", "before the first scan: not listed, the scan is the store"));
+        final int[] scans = {0};
+        assertThat(cache.users(() -> {
+            scans[0]++;
+            return List.of(eve.wire(), MIRA.wire(), annex.wire(), ann.wire(), MIRA.wire());
+        })).containsExactly(ann.wire(), annex.wire(), MIRA.wire(), eve.wire());
+
+        cache.written(JON.storeKey("j2"), memory(JON, "j2", "new user"));
+        cache.written(MIRA.storeKey("m"), null); // a delete: Mira may still have entries
+        cache.forget(annex.wire());
+        assertThat(cache.users(() -> {
+            scans[0]++;
+            return List.of();
+        })).containsExactly(ann.wire(), JON.wire(), MIRA.wire(), eve.wire());
+        assertThat(scans[0]).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReadAUserForThePassFromTheCacheOrTheStoreAndKeepItOnlyWhenThatEvictsNoOne() {
+        final UserMemoryCache cache = new UserMemoryCache(3);
+        final Memory a = memory(MIRA, "a", "a");
+        final Memory b = memory(MIRA, "b", "b");
+        cache.memories(MIRA.wire(), () -> List.of(entry(MIRA, a), entry(MIRA, b)));
+        assertThat(cache.memoriesForPass(MIRA.wire(), List::of)).as("cached: no scan").containsExactly(a, b);
+
+        final Memory c = memory(JON, "c", "c");
+        final Memory d = memory(JON, "d", "d");
+        assertThat(cache.memoriesForPass(JON.wire(), () -> List.of(entry(JON, c), entry(JON, d)))).containsExactly(c, d);
+        assertThat(cache.size()).as("no room for Jon: Mira stays, Jon is not kept").isEqualTo(2);
+        assertThat(cache.memoriesForPass(MIRA.wire(), List::of)).containsExactly(a, b);
+
+        cache.forget(MIRA.wire());
+        assertThat(cache.memoriesForPass(JON.wire(), () -> List.of(entry(JON, d), entry(JON, c)))).containsExactly(c, d);
+        assertThat(cache.size()).as("room now: Jon is kept").isEqualTo(2);
+        assertThat(cache.memoriesForPass(JON.wire(), List::of)).containsExactly(c, d);
+    }
 }

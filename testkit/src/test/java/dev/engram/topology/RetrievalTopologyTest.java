@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.Memory;
@@ -21,6 +22,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
+import dev.engram.scoring.SearchIndexes;
 import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.streams.PipelineConfig;
@@ -154,6 +156,51 @@ class RetrievalTopologyTest {
         assertThat(profiles.get(ANA.wire())).isNull();
         assertThat(scan(BEN)).hasSize(1);
         assertThat(profiles.get(BEN.wire())).isNotNull();
+    }
+
+    @Test
+    void shouldFoldTheSameStoresWhenItKeepsNoSearchStructures() throws Exception {
+        // bin/engram rebuild's read model (SearchIndexes.none()): a memory's previous state comes from the store, not the
+        // index; what the stores end with must not depend on it (the profile fold reads the previous status and key)
+        final Memory aws = fact("t1", "u-ana", "m-aws", FactCategory.TECHNICAL, "cloud_provider", "AWS", "Uses AWS", T0);
+        final Instant t1 = T0.plusSeconds(86_400);
+        final Memory gcp = fact("t1", "u-ana", "m-gcp", FactCategory.TECHNICAL, "cloud_provider", "GCP", "Moved to GCP", t1);
+        final Memory hiking = memory("t1", "u-ben", "m-hike", "Likes hiking", T0).build();
+        final List<MemoryUpdated> events = List.of(updated(aws, UpdateOperation.CREATED, T0),
+            updated(hiking, UpdateOperation.CREATED, T0),
+            updated(Memory.newBuilder(aws).setReinforcementCount(2).setUpdatedAt(T0.plusSeconds(60)).build(),
+                UpdateOperation.REINFORCED, T0.plusSeconds(60)),
+            updated(Memory.newBuilder(aws).setStatus(MemoryStatus.ARCHIVED).setSupersededBy("m-gcp").setValidTo(t1)
+                .setUpdatedAt(t1).build(), UpdateOperation.SUPERSEDED, t1),
+            updated(gcp, UpdateOperation.CREATED, t1),
+            updated(Memory.newBuilder(hiking).setStatus(MemoryStatus.DELETED).build(), UpdateOperation.DELETED,
+                t1.plusSeconds(1)),
+            updated(memory("t1", "u-cy", "m-cy", "Lives in Lisbon", T0).build(), UpdateOperation.CREATED, T0),
+            erased("t1", "u-cy", t1));
+
+        assertThat(folded(SearchIndexes.none(), events)).isEqualTo(folded(new SearchIndexes(), events))
+            .satisfies(stores -> assertThat(stores).containsKey(StoreNames.RETRIEVER_PROFILES + ":" + ANA.wire()));
+    }
+
+    /** Every entry of the memories and profiles stores after the events, as store:key → value. */
+    private static Map<String, Object> folded(final SearchIndexes indexes, final List<MemoryUpdated> events)
+        throws Exception {
+        final EngramConfig config = EngramConfig.plain().with(Map.of(PipelineConfig.STATE_DIR,
+            Files.createTempDirectory("retrieval-ttd").toString()));
+        final Properties props = RetrievalTopology.config(config);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:9092");
+        final Map<String, Object> out = new TreeMap<>();
+        try (TopologyTestDriver ttd = new TopologyTestDriver(RetrievalTopology.build(config, indexes), props)) {
+            final TestInputTopic<String, MemoryUpdated> in = ttd.createInputTopic(Topic.MEMORY_UPDATED.name(),
+                Serdes.String().serializer(), AvroSerdes.serde(MemoryUpdated.class).serializer());
+            events.forEach(e -> in.pipeInput(e.getTenantId() + "/" + e.getUserId(), e, e.getEventTime()));
+            for (final String store : List.of(StoreNames.RETRIEVER_MEMORIES, StoreNames.RETRIEVER_PROFILES)) {
+                try (KeyValueIterator<String, Object> it = ttd.<String, Object>getKeyValueStore(store).all()) {
+                    it.forEachRemaining(kv -> out.put(store + ":" + kv.key, kv.value));
+                }
+            }
+        }
+        return out;
     }
 
     @Test
