@@ -169,17 +169,21 @@ public final class DemoCommand implements Callable<Integer> {
         }
         final Duration sampleOffset = input == null && !originalDates ? SampleDates.offset(file, java.time.Instant.now())
             : Duration.ZERO;
-        // the run directory first: a second demo of the same directory is refused before the port is chosen, so it
-        // does not first say it takes a free port instead of the one the running demo holds
+        // a port asked for and taken is refused before the run directory is touched; what the choice has to say
+        // (8080 taken, a free port instead) is said only once the run directory is ours: a second demo of the same
+        // directory is refused on its lock without first saying it takes a free port
+        final java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        final int retrieverPort = DemoPort.choose(port,
+            new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8));
+        if (retrieverPort < 0) {
+            return 1;
+        }
         final ReverseCloser resources = this.resources;
         final Path dir = lockedRunDir(resources);
         if (dir == null) {
             return 1;
         }
-        final int retrieverPort = retrieverPort();
-        if (retrieverPort < 0) {
-            return 1;
-        }
+        out.print(said.toString(java.nio.charset.StandardCharsets.UTF_8));
         final Thread hook = new Thread(this::stop, "engram-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
