@@ -49,10 +49,20 @@ public final class Views {
      * @param reinforcementCount conversations that stated it
      * @param createdAt event time created
      * @param updatedAt event time of the last change
+     * @param agentId the agent whose own memory it is (the {@code agentId} of the conversation it came from), null
+     *     when every agent of the user shares it
+     * @param outdated true when the memory is ACTIVE (what the user said) but states something that stopped being
+     *     true: a fact it names was superseded, corrected, deleted or negated. The context block tells such a memory
+     *     under "Earlier, no longer current"; a caller building its own prompt should do the same. False from a
+     *     retriever older than this field
+     * @param validTo event time it stopped being current, null while current
+     * @param supersededBy the id of the memory holding what replaced it, null while current or when nothing replaced
+     *     it (a deletion, a negation)
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
-                      int reinforcementCount, Instant createdAt, Instant updatedAt) {
+                      int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
+                      boolean outdated, Instant validTo, String supersededBy) {
     }
 
     /**
@@ -91,12 +101,18 @@ public final class Views {
      * @param validFrom valid from
      * @param validTo valid to, null while current
      * @param supersededBy the memory that replaced it, or null
+     * @param language the content's language as the extractor detected it (a BCP 47 primary subtag: en, zh, …), or
+     *     null when unknown
+     * @param eventDates absolute dates the content refers to (ISO 8601 days or intervals), possibly empty; null from
+     *     a retriever older than this field
+     * @param agentId the agent whose own memory it is, null when every agent of the user shares it
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
                              String status, String archiveReason, List<Source> sources, int reinforcementCount,
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
-                             Instant validFrom, Instant validTo, String supersededBy) {
+                             Instant validFrom, Instant validTo, String supersededBy, String language,
+                             List<String> eventDates, String agentId) {
     }
 
     /**

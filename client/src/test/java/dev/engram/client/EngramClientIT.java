@@ -286,10 +286,63 @@ class EngramClientIT {
         final ReadOptions look = ReadOptions.defaults().withoutRecordingAccess();
 
         assertThat(noa.search("Where did we hike?", 5, look.withAgentId("travel")).memories())
-            .anyMatch(hit -> hit.content().contains("Besseggen"));
+            .anyMatch(hit -> hit.content().contains("Besseggen") && "travel".equals(hit.agentId()))
+            .allMatch(hit -> hit.agentId() == null || "travel".equals(hit.agentId()));
+        assertThat(noa.list().memories()).filteredOn(m -> m.content().contains("Besseggen"))
+            .allSatisfy(m -> assertThat(m.agentId()).isEqualTo("travel"));
         assertThat(noa.search("Where did we hike?", 5, look.withAgentId("coding")).memories())
             .noneMatch(hit -> hit.content().contains("Besseggen"));
         assertThat(noa.context("Where did we hike?", 200, look.withAgentId("coding")).context()).doesNotContain("Besseggen");
+    }
+
+    /**
+     * A turn that names a fact's old value stays ACTIVE (it is what the user said) once the fact is corrected; the
+     * search hit the client reads says it is outdated, since when, and which memory holds the new value.
+     */
+    @Test
+    void shouldReadAHitAsOutdatedWithWhatReplacedItWhenTheFactItNamesIsCorrected() {
+        final EngramClient.User dana = EngramClient.builder(stack.apps().retrieverUrl()).apiKey(ADMIN_KEY).build()
+            .user("acme", "dana");
+        // days before the run: the correction is stamped with the wall clock (see start())
+        final Instant recent = Instant.now().minus(Duration.ofDays(3)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        dana.postConversation("dana-1", List.of(new ConversationPublisher.Turn("user",
+            "My name is Dana Whitfield and I work at Umbrella Labs.", recent)));
+        await(() -> {
+            try {
+                return dana.list().memories().stream().anyMatch(m -> "employer".equals(m.key()));
+            } catch (EngramApiException.NotFound notYet) {
+                return false;
+            }
+        });
+        stack.awaitSettled(Duration.ofSeconds(120));
+        final Views.MemoryView employer = activeFact(dana, "employer");
+        final Views.MemoryView turn = dana.list().memories().stream()
+            .filter(m -> m.key() == null && m.content().contains("Umbrella Labs") && "ACTIVE".equals(m.status()))
+            .findFirst().orElseThrow(() -> new AssertionError("the turn's episode: " + dana.list().memories()));
+        final ReadOptions look = ReadOptions.defaults().withoutRecordingAccess();
+        assertThat(dana.search("Where does Dana work?", 10, look).memories()).as("before the correction")
+            .noneMatch(Views.Hit::outdated);
+
+        dana.correct(employer.memoryId(), null, "Cyberdyne Systems");
+        await(() -> dana.list().memories().stream().anyMatch(m -> m.memoryId().equals(turn.memoryId())
+            && m.validTo() != null));
+
+        final Views.MemoryView marked = dana.list().memories().stream().filter(m -> m.memoryId().equals(turn.memoryId()))
+            .findFirst().orElseThrow();
+        final List<Views.Hit> hits = dana.search("Where does Dana work?", 10, look).memories();
+        assertThat(hits).filteredOn(h -> h.memoryId().equals(turn.memoryId())).singleElement().satisfies(h -> {
+            assertThat(h.status()).isEqualTo("ACTIVE");
+            assertThat(h.outdated()).isTrue();
+            assertThat(h.validTo()).isEqualTo(marked.validTo());
+            assertThat(h.supersededBy()).isEqualTo(employer.memoryId());
+            assertThat(h.agentId()).isNull();
+        });
+        assertThat(hits).filteredOn(h -> h.memoryId().equals(employer.memoryId())).singleElement().satisfies(h -> {
+            assertThat(h.content()).contains("Cyberdyne Systems");
+            assertThat(h.outdated()).isFalse();
+            assertThat(h.validTo()).isNull();
+            assertThat(h.supersededBy()).isNull();
+        });
     }
 
     @Test
