@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -51,7 +52,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       consolidator's memories store above;</li>
  *   <li><b>data key</b>: whether {@code engram-data-keys} holds a live key for the user.</li>
  * </ul>
- * "Readable" = plaintext, or sealed with a key that still exists. {@code conversations-completed} (the
+ * "Readable" = plaintext, or sealed with a key that still exists: opened with the key-encryption key when it is
+ * given, and without it judged by key id (a sealed record is readable exactly when the data key it names is the
+ * user's live one on {@code engram-data-keys}; a record sealed with a key erased before the user got a new one is
+ * not). {@code conversations-completed} (the
  * chat platform's topic) is reported separately: Engram does not own it.
  */
 public final class ErasureCheck {
@@ -77,21 +81,25 @@ public final class ErasureCheck {
         final Map<String, Object> client = Map.of("bootstrap.servers", config.getString(CoreConfig.BOOTSTRAP_SERVERS));
         final boolean crypto = config.getBoolean(PipelineConfig.CRYPTO_ENABLED);
         // Without the key-encryption key (e.g. verify-erasure run against the default demo) a sealed record of the
-        // user is readable exactly while the user's data key is live on the data keys topic: that is read instead.
+        // user is readable exactly while the data key it was sealed with is live on the data keys topic: the key ids
+        // of the record's envelope and of the key topic's record (in clear, DataKeys#keyIdOf) are compared instead.
         final boolean withKek = crypto && kekGiven(config);
+        final Set<String> topics = new TreeSet<>();
+        try (Admin admin = Admin.create(client)) {
+            topics.addAll(admin.listTopics().names().get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while listing topics", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("Cannot list topics: " + e.getCause().getMessage(), e.getCause());
+        }
         final List<Place> places = new ArrayList<>();
         try (DataKeys ring = withKek ? new DataKeys(client, Topic.DATA_KEYS.name(), Kek.from(config)) : null) {
-            final boolean liveKey = withKek ? ring.hasKey(user.wire()) : crypto && liveKeyOnTopic(client, user, timeout);
-            final Opener keys = new Opener(ring, liveKey);
-            final Set<String> topics = new TreeSet<>();
-            try (Admin admin = Admin.create(client)) {
-                topics.addAll(admin.listTopics().names().get());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while listing topics", e);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("Cannot list topics: " + e.getCause().getMessage(), e.getCause());
-            }
+            // read with crypto.enabled=false too: records sealed before it was turned off are still readable with the KEK
+            final LiveKey onTopic = withKek || !topics.contains(Topic.DATA_KEYS.name()) ? LiveKey.NONE
+                : liveKeyOnTopic(client, user, timeout);
+            final boolean liveKey = withKek ? ring.hasKey(user.wire()) : onTopic.live();
+            final Opener keys = new Opener(ring, onTopic);
             final Map<String, String> changelogs = new LinkedHashMap<>();
             changelogs.put("consolidator memories store", changelog(AppIds.CONSOLIDATOR, StoreNames.MEMORIES));
             changelogs.put("consolidator profile store", changelog(AppIds.CONSOLIDATOR, StoreNames.PROFILES));
@@ -120,12 +128,13 @@ public final class ErasureCheck {
                 places.add(records(topic, topic, client, user, keys, timeout, true));
             }
             places.add(vectorIndex(config, user));
-            places.add(crypto ? new Place("data key (" + Topic.DATA_KEYS.name() + ")", liveKey ? 1 : 0, false,
-                !liveKey ? "none (tombstoned or never created)" : ring == null ? "live key (no key-encryption key given)"
+            places.add(crypto || liveKey ? new Place("data key (" + Topic.DATA_KEYS.name() + ")", liveKey ? 1 : 0, false,
+                !liveKey ? "none (tombstoned or never created)" : ring == null ? "live key " + onTopic.describe()
+                    + " (no key-encryption key given: a sealed record counts as readable when sealed with this key)"
                     : "live key " + Integer.toUnsignedString(ring.keyId(user.wire()).orElse(0), 16))
                 : new Place("data key", 0, false, "crypto.enabled=false: no data keys; topics keep plaintext until retention"));
             final Place platform = records("conversations-completed (the chat platform's)", Topic.CONVERSATIONS_COMPLETED.name(),
-                client, user, new Opener(null, false), timeout, true);
+                client, user, new Opener(null, LiveKey.NONE), timeout, true);
             places.add(new Place(platform.name(), platform.found(), true,
                 platform.found() + " records keyed by the user; set its retention or seal it with the platform's own keys"));
         }
@@ -202,10 +211,32 @@ public final class ErasureCheck {
     }
 
     /**
-     * Opens the user's sealed records: with the ring (the key-encryption key given), or, without it, by whether the
-     * user's data key is live (a sealed record is readable by whoever holds the KEK exactly while its data key lives).
+     * The user's data key as the key topic holds it, read without the key-encryption key: the first wrapped key after
+     * the user's last tombstone (the one every process uses, {@link DataKeys}), and its key id when it can be read.
+     *
+     * @param live whether the user has a live data key
+     * @param keyId its key id; empty when none is live or the key was written without its id (an older release)
      */
-    private record Opener(DataKeys ring, boolean liveKey) {
+    private record LiveKey(boolean live, OptionalInt keyId) {
+        static final LiveKey NONE = new LiveKey(false, OptionalInt.empty());
+
+        /** @return whether a record sealed for the user with the data key {@code sealedWith} is readable */
+        boolean opens(final int sealedWith) {
+            // a live key written without its id: every sealed record counts as readable, the cautious answer
+            return live && (keyId.isEmpty() || keyId.getAsInt() == sealedWith);
+        }
+
+        String describe() {
+            return keyId.isPresent() ? Integer.toUnsignedString(keyId.getAsInt(), 16) : "(id not recorded: an older key)";
+        }
+    }
+
+    /**
+     * Opens the user's sealed records: with the ring (the key-encryption key given), or, without it, by whether the
+     * data key a record was sealed with is the user's live one (a sealed record is readable by whoever holds the KEK
+     * exactly while its data key lives; one sealed with a key erased before the user's current key is not).
+     */
+    private record Opener(DataKeys ring, LiveKey onTopic) {
         /** @return the plaintext of a record; the record itself when it is not sealed or cannot be opened here */
         byte[] plain(final byte[] value) {
             return ring == null || !DataKeys.sealed(value) ? value : ring.open(value);
@@ -217,7 +248,11 @@ public final class ErasureCheck {
             return true;
         }
         if (keys.ring() == null) {
-            return keys.liveKey();
+            try {
+                return keys.onTopic().opens(DataKeys.keyIdOf(value));
+            } catch (org.apache.kafka.common.errors.SerializationException truncated) {
+                return false; // no key opens a malformed envelope
+            }
         }
         try {
             keys.ring().open(value);
@@ -234,15 +269,20 @@ public final class ErasureCheck {
         return file != null && !file.isBlank() || kek != null && !kek.value().isBlank();
     }
 
-    /** @return whether the latest record of the user on the data keys topic is a live (not tombstoned) key */
-    private static boolean liveKeyOnTopic(final Map<String, Object> client, final UserKey user, final Duration timeout) {
-        final boolean[] live = {false};
+    /** @return the user's live data key on the data keys topic: the first value after the user's last tombstone */
+    private static LiveKey liveKeyOnTopic(final Map<String, Object> client, final UserKey user, final Duration timeout) {
+        final LiveKey[] key = {LiveKey.NONE};
         read(Topic.DATA_KEYS.name(), client, timeout, r -> {
             if (r.key() != null && user.wire().equals(new String(r.key(), StandardCharsets.UTF_8))) {
-                live[0] = r.value() != null;
+                if (r.value() == null) {
+                    key[0] = LiveKey.NONE;
+                } else if (!key[0].live()) {
+                    // a later value is a proposal that lost or the winner written again (DataKeys): the first wins
+                    key[0] = new LiveKey(true, DataKeys.keyIdOf(r.headers()));
+                }
             }
         });
-        return live[0];
+        return key[0];
     }
 
     /** ERASE commands and ERASED events stay in clear by design: the ledger of a rebuild. */

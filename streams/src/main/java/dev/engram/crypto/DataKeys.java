@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +26,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -39,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * ciphertext, so replays and rebuilds write byte-identical records without nonce bookkeeping). The
  * keyset is stored on the topic encrypted with the key-encryption key ({@link Kek}, AES-256-GCM) and the
  * user key as associated data, so a wrapped key cannot be moved to another user. The KEK is never
- * written anywhere. A user's key is created on the first record written about them and tombstoned by
+ * written anywhere. Each record of the key topic carries the id of the key it wraps in the header
+ * {@value #KEY_ID_HEADER}, in clear (no secret: every envelope carries it too), for tools without the KEK
+ * ({@code verify-erasure}). A user's key is created on the first record written about them and tombstoned by
  * the consolidator when it erases them; every record sealed with it becomes unreadable everywhere, in
  * backups and mirrors of the topics too.
  *
@@ -66,6 +71,8 @@ public final class DataKeys implements AutoCloseable {
     public static final byte MAGIC = (byte) 0xE5;
     /** Envelope version. */
     public static final byte VERSION = 1;
+    /** Header of a key topic record: the id of the key it wraps, in clear ({@link #keyIdOf(Headers)}). */
+    public static final String KEY_ID_HEADER = "engram.data.key.id";
     /** How long a lookup waits for the key topic (ms). */
     public static final long TIMEOUT_MS = 30_000;
     private static final java.time.Duration WAIT = java.time.Duration.ofMillis(TIMEOUT_MS);
@@ -159,6 +166,31 @@ public final class DataKeys implements AutoCloseable {
     }
 
     /**
+     * @param envelope sealed bytes ({@link #sealed})
+     * @return the id of the data key the record was sealed with (Tink's key id, in clear after the user key)
+     * @throws SerializationException if the envelope is malformed
+     */
+    public static int keyIdOf(final byte[] envelope) {
+        final int offset = 4 + userKeyOf(envelope).getBytes(StandardCharsets.UTF_8).length;
+        return ByteBuffer.wrap(envelope, offset + 1, 4).getInt();
+    }
+
+    /**
+     * The id of the data key a value of the key topic wraps, read without the key-encryption key: every key this class
+     * writes carries it in clear in the header {@value #KEY_ID_HEADER} (4 bytes, big-endian), as every record sealed
+     * with it does in its envelope ({@link #keyIdOf}), so a tool without the KEK can tell a record sealed with a
+     * user's live key from one sealed with a key erased before it (Tink's own writer leaves the key ids out).
+     *
+     * @param headers the headers of a key topic record
+     * @return the key id, or empty for a key written before the header was
+     */
+    public static OptionalInt keyIdOf(final Headers headers) {
+        final Header header = headers.lastHeader(KEY_ID_HEADER);
+        return header == null || header.value() == null || header.value().length != 4 ? OptionalInt.empty()
+            : OptionalInt.of(ByteBuffer.wrap(header.value()).getInt());
+    }
+
+    /**
      * Opens a record.
      *
      * @param bytes sealed bytes, or plaintext written before encryption was on (returned as is)
@@ -172,7 +204,7 @@ public final class DataKeys implements AutoCloseable {
         }
         final String userKey = userKeyOf(bytes);
         final int offset = 4 + userKey.getBytes(StandardCharsets.UTF_8).length;
-        final int keyId = ByteBuffer.wrap(bytes, offset + 1, 4).getInt();
+        final int keyId = keyIdOf(bytes);
         final Live key = liveFor(userKey, keyId);
         final byte[] ciphertext = java.util.Arrays.copyOfRange(bytes, offset, bytes.length);
         try {
@@ -228,14 +260,16 @@ public final class DataKeys implements AutoCloseable {
             }
             refuseUnusable(userKey);
             final byte[] proposal;
+            final int proposalId;
             try {
                 final KeysetHandle handle = KeysetHandle.generateNew(PredefinedDeterministicAeadParameters.AES256_SIV);
+                proposalId = handle.getPrimary().getId();
                 proposal = TinkProtoKeysetFormat.serializeEncryptedKeyset(handle, kek,
                     userKey.getBytes(StandardCharsets.UTF_8));
             } catch (GeneralSecurityException e) {
                 throw new SerializationException("Cannot create a data key: " + e.getMessage(), e);
             }
-            final RecordMetadata written = send(userKey, proposal);
+            final RecordMetadata written = send(userKey, proposal, proposalId);
             follower.awaitPosition(written.partition(), written.offset() + 1, WAIT);
             refuseUnusable(userKey);
             final Live winner = live.get(userKey);
@@ -245,7 +279,7 @@ public final class DataKeys implements AutoCloseable {
             if (!java.util.Arrays.equals(winner.wrapped(), proposal)) {
                 // Another process created the user's key first: write the winner again so that the value
                 // compaction keeps is the one every record is sealed with.
-                send(userKey, winner.wrapped());
+                send(userKey, winner.wrapped(), winner.keyId());
             }
             return winner;
         }
@@ -258,9 +292,11 @@ public final class DataKeys implements AutoCloseable {
         }
     }
 
-    private RecordMetadata send(final String userKey, final byte[] value) {
+    private RecordMetadata send(final String userKey, final byte[] value, final int keyId) {
+        final ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, userKey, value);
+        record.headers().add(KEY_ID_HEADER, ByteBuffer.allocate(4).putInt(keyId).array());
         try {
-            return producer.send(new ProducerRecord<>(topic, userKey, value)).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            return producer.send(record).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SerializationException("Interrupted while writing a data key", e);
