@@ -109,6 +109,7 @@ public final class ConsolidatorApp extends StreamsApp {
      */
     public static ConsolidatorApp start(final EngramConfig config, final UnaryOperator<Embedder> observationEmbedder) {
         checkConfig(config, "consolidator", CONFIG_GROUPS);
+        dev.engram.crypto.SealedTopics.refuseWhenCryptoOff(config, Topic.DATA_KEYS.name(), "consolidator");
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.CONSOLIDATOR);
         final Optional<ChatCompletionsClient> client = LlmSettings.from(config)
             .map(s -> new ChatCompletionsClient(s, registry, AppIds.CONSOLIDATOR));

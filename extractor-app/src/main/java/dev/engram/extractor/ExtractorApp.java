@@ -116,6 +116,7 @@ public final class ExtractorApp extends StreamsApp {
      */
     public static ExtractorApp start(final EngramConfig config) {
         checkConfig(config, "extractor", CONFIG_GROUPS);
+        dev.engram.crypto.SealedTopics.refuseWhenCryptoOff(config, Topic.DATA_KEYS.name(), "extractor");
         final PrometheusMeterRegistry registry = AppMetrics.registry(AppIds.EXTRACTOR);
         final Optional<LlmSettings> llm = LlmSettings.from(config);
         // Conversations in flight per task: each one's texts queue on the embedder's threads (one per core) beside

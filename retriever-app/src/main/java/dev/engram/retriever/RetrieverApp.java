@@ -192,6 +192,7 @@ public final class RetrieverApp implements Callable<Integer> {
         final Optional<QdrantVectorIndex> dense;
         try {
             StreamsApp.checkConfig(config, "retriever", CONFIG_GROUPS);
+            dev.engram.crypto.SealedTopics.refuseWhenCryptoOff(config, Topic.DATA_KEYS.name(), "retriever");
             dense = VectorIndexes.retrieverIndex(config, embedder.dimensions(), registry);
         } catch (RuntimeException e) {
             access.close();

@@ -20,6 +20,7 @@ import dev.engram.core.UserKey;
 import dev.engram.serde.AvroSerdes;
 import dev.engram.streams.PipelineConfig;
 import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -38,7 +39,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * key is gone), audit records and access events (ids only), and Kafka record keys ({@code tenant/user}).
  *
  * <p>With {@code crypto.enabled=false} (an explicit choice: the default is true) every method returns the plain Serde (topics: the configured
- * {@code serde.format}, {@code TopicSerdes}; stores: {@link AvroSerdes}).
+ * {@code serde.format}, {@code TopicSerdes}; stores: {@link AvroSerdes}), whose reader refuses a sealed record with a
+ * {@link SerializationException} saying what to do ({@link SealedTopics}).
  * Reading a record whose key is erased throws {@link ErasedDataException} from a topic Serde (the
  * Streams handler {@code ErasedRecordsHandler} skips and counts it) and yields {@code null} from a store
  * Serde (an erased user's entries read as absent).
@@ -117,7 +119,22 @@ public final class PersonalSerdes {
     private static <T extends SpecificRecordBase> Serde<T> sealed(final Serde<T> plain, final EngramConfig config,
                                                                  final String dataKeysTopic, final boolean erasedAsNull) {
         return keys(config, dataKeysTopic).map(keys -> sealing(plain, PersonalSerdes::userKeyOf, PersonalSerdes::personal,
-            keys, erasedAsNull)).orElse(plain);
+            keys, erasedAsNull)).orElseGet(() -> refusingSealed(plain));
+    }
+
+    /**
+     * The plain Serde of {@code crypto.enabled=false}, whose reader refuses a sealed record with what to do
+     * ({@link SealedTopics#message}) instead of Avro's "unrecognized header": on a topic the record is then
+     * dead-lettered with that reason, as any undecodable input.
+     */
+    private static <T> Serde<T> refusingSealed(final Serde<T> plain) {
+        final Deserializer<T> reader = plain.deserializer();
+        return Serdes.serdeFrom(plain.serializer(), (topic, bytes) -> {
+            if (DataKeys.sealed(bytes)) {
+                throw new SerializationException(SealedTopics.message(topic, DataKeys.userKeyOf(bytes)));
+            }
+            return reader.deserialize(topic, bytes);
+        });
     }
 
     /**

@@ -35,4 +35,19 @@ class KekTest {
         assertThat(Kek.from(EngramConfig.defaults().with(Map.of(PipelineConfig.CRYPTO_KEK,
             Base64.getEncoder().encodeToString(new byte[Kek.KEY_BYTES]))))).isNotNull();
     }
+
+    @Test
+    void shouldRefuseASealedRecordSayingWhatToDoWhenCryptoIsOff() {
+        final byte[] user = "acme/erin".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // an envelope as DataKeys writes it: E5 01, the user key's length and the user key, Tink's prefix, the SIV
+        final byte[] sealed = java.nio.ByteBuffer.allocate(4 + user.length + 5 + 16 + 8).put(DataKeys.MAGIC)
+            .put(DataKeys.VERSION).putShort((short) user.length).put(user).put((byte) 1).putInt(0x1234abcd).array();
+        final org.apache.kafka.common.serialization.Deserializer<dev.engram.avro.MemoryUpdated> plain =
+            Topic.MEMORY_UPDATED.valueDeserializer(EngramConfig.plain());
+
+        assertThatThrownBy(() -> plain.deserialize(Topic.MEMORY_UPDATED.name(), sealed))
+            .isInstanceOf(org.apache.kafka.common.errors.SerializationException.class)
+            .hasMessage(SealedTopics.message(Topic.MEMORY_UPDATED.name(), "acme/erin"))
+            .hasMessageContaining("crypto.enabled=false").hasMessageContaining("crypto.kek.file");
+    }
 }
