@@ -53,9 +53,10 @@ import dev.engram.topics.AppIds;
  *   <li>REEMBED ({@code bin/engram reembed}): the memory takes the command's {@code embedding} and
  *       {@code embeddingModel}, nothing else (no time, no content); the vector index point is replaced; event
  *       REEMBEDDED. Applied only while the memory's content is still the command's {@code content} (the text
- *       that was embedded: a correction in between wins); skipped and counted when the memory is unknown or
- *       deleted, already has that model's vector, or the vector is empty, not finite or zero
- *       ({@code engram_candidates_skipped_total{reason="stale_reembed"|"already_reembedded"|"invalid_reembed"}}).</li>
+ *       that was embedded: a correction in between wins); skipped and counted when the memory is gone (debug only:
+ *       re-embedded statements regroup their observations and topic lists per model, replacing them), already has
+ *       that model's vector, or the vector is empty, not finite or zero ({@code engram_candidates_skipped_total{reason=
+ *       "gone_reembed"|"stale_reembed"|"already_reembedded"|"invalid_reembed"}}).</li>
  * </ul>
  */
 final class MemoryCommands {
@@ -262,10 +263,16 @@ final class MemoryCommands {
         final Memory before = command.getMemoryId() == null ? null : memories.get(user.storeKey(command.getMemoryId()));
         final String model = command.getEmbeddingModel();
         final float[] vector = Vectors.toArray(command.getEmbedding());
-        if (before == null || before.getStatus() == MemoryStatus.DELETED || model == null || model.isBlank()
-            || !usable(vector)) {
-            LOG.warn("Skipping re-embedding command {}: memory {}, model {}, {} dimensions", command.getCommandId(),
-                before == null ? "unknown" : before.getStatus(), model, vector.length);
+        if (before == null || before.getStatus() == MemoryStatus.DELETED) {
+            // expected: gone since the tool listed it, mostly an observation or topic list that the regrouping after the
+            // user's re-embedded statements replaced (per model: a list's id names its model) and writes anew
+            LOG.debug("Skipping re-embedding command {}: memory {} gone", command.getCommandId(), command.getMemoryId());
+            counters.skipped("gone_reembed");
+            return;
+        }
+        if (model == null || model.isBlank() || !usable(vector)) {
+            LOG.warn("Skipping re-embedding command {}: model {}, {} dimensions", command.getCommandId(), model,
+                vector.length);
             counters.skipped("invalid_reembed");
             return;
         }
