@@ -305,8 +305,10 @@ class EngramClientIT {
             .user("acme", "dana");
         // days before the run: the correction is stamped with the wall clock (see start())
         final Instant recent = Instant.now().minus(Duration.ofDays(3)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        // with the reply, the turn is also kept as said (an episode without a key), as in KnowledgeUpdateReproductionsTest
         dana.postConversation("dana-1", List.of(new ConversationPublisher.Turn("user",
-            "My name is Dana Whitfield and I work at Umbrella Labs.", recent)));
+            "My name is Dana Whitfield and I work at Umbrella Labs.", recent),
+            new ConversationPublisher.Turn("assistant", "Nice to meet you, Dana.", recent.plusSeconds(30))));
         await(() -> {
             try {
                 return dana.list().memories().stream().anyMatch(m -> "employer".equals(m.key()));
