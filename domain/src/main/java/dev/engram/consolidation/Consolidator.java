@@ -4,12 +4,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.config.ConfigValues;
 import dev.engram.config.CoreConfig;
@@ -63,7 +61,7 @@ import dev.engram.scoring.Vectors;
  *       them into one) or above {@code dedup.reinforce.threshold}, whichever is lower. It becomes ACTIVE again (archive
  *       reason cleared) and is reinforced as in step 4: event REINFORCED, its {@code before} the archived
  *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
- *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
+ *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived ({@link Revivals}).</li>
  *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
  *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed. An
  *       episode whose message already made that fact (the turn's fact and its episode: "My dog Olaf loves the
@@ -350,39 +348,9 @@ public final class Consolidator {
         return UserFacts.otherReadingOfTurn(candidate, existing, m -> similarity(candidate, vector, m), settings.reinforceThreshold());
     }
 
-    /** The archived memory the candidate restates back to ACTIVE (rule 6), else a new memory. */
+    /** The archived memory the candidate restates back to ACTIVE (rule 6, {@link Revivals}), else a new memory. */
     private Decision createOrRevive(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
-        Memory best = null;
-        double bestSimilarity = Double.NEGATIVE_INFINITY;
-        for (final Memory memory : userMemories) {
-            if (memory.getStatus() != MemoryStatus.ARCHIVED || memory.getArchiveReason() != ArchiveReason.STALE
-                && memory.getArchiveReason() != ArchiveReason.EXPIRED
-                || ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())) {
-                continue;
-            }
-            final double similarity = similarity(candidate, vector, memory);
-            final boolean restated = candidate.getKey() != null
-                ? candidate.getKey().equals(memory.getKey())
-                    && Facts.sameValue(memory.getValue(), memory.getContent(), candidate.getValue(), candidate.getContent())
-                : memory.getKey() == null && candidate.getEmbeddingModel().equals(memory.getEmbeddingModel())
-                    && similarity >= settings.reviveThreshold()
-                    && Facts.sameIdentifiers(memory.getContent(), candidate.getContent());
-            if (restated && (similarity > bestSimilarity
-                || similarity == bestSimilarity && memory.getMemoryId().compareTo(best.getMemoryId()) < 0)) {
-                best = memory;
-                bestSimilarity = similarity;
-            }
-        }
-        if (best == null) {
-            return MemoryWrites.create(candidate);
-        }
-        final Decision reinforced = MemoryWrites.reinforce(Memory.newBuilder(best).setStatus(MemoryStatus.ACTIVE)
-            .setArchiveReason(null).setSupersededBy(null).build(), candidate);
-        if (reinforced.outcome() != Outcome.REINFORCED) {
-            return reinforced; // its conversation already counted: a redelivery
-        }
-        final Change change = reinforced.changes().get(0);
-        return new Decision(Outcome.REVIVED, List.of(new Change(best, change.event())), List.of(), List.of());
+        return Revivals.createOrRevive(candidate, userMemories, m -> similarity(candidate, vector, m), settings.reviveThreshold());
     }
 
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
