@@ -41,10 +41,16 @@ import dev.engram.scoring.Vectors;
  *       what the model chose of the turn ("Melanie's family has been supportive"), the turn as said keeps the rest
  *       ("… we enjoyed camping in the forest"), which list questions ask for.</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
- *       same key and value (reason NEGATED, {@code validTo} = the candidate's event time) when it
- *       was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
+ *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
+ *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
- *       same numbers when both contents carry numbers) → reinforce; otherwise supersede.</li>
+ *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. <b>A renamed entity</b>: a
+ *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
+ *       {@code family:<relation>:}) that has no ACTIVE memory, whose value ({@link MemoryIds#fold}) is the value of an
+ *       ACTIVE fact of the same slot, is about that fact: a correction changed its value but not its key
+ *       ({@code pet:rex} = Max), so "I have a dog named Max" ({@code pet:max}) reinforces it instead of making a second
+ *       fact about one dog. Only the slot and the name decide (a name is one entity within a user's slot, as the
+ *       keys already read it); another slot ({@code friend:max} beside {@code pet:rex} = Max) is another entity.</li>
  *   <li><b>Similarity.</b> the best ACTIVE hit of the user's index that may be compared (a fact
  *       is never merged into a fact of another key): cosine &gt; {@code dedup.reinforce.threshold}
  *       → reinforce; from {@code dedup.judge.threshold} up to it → the {@link ContradictionJudge}
@@ -266,7 +272,7 @@ public final class Consolidator {
             return retract(candidate, userMemories, vector);
         }
         if (candidate.getKey() != null) {
-            final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
+            final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
@@ -355,7 +361,7 @@ public final class Consolidator {
 
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
-        final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
+        final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
         if (current == null || candidate.getEventTime().isBefore(MemoryWrites.lastStated(current))
             || !MemoryIds.fold(current.getValue()).equals(MemoryIds.fold(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
