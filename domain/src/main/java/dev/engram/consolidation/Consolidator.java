@@ -4,12 +4,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.ContradictionDetected;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
-import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.config.ConfigValues;
 import dev.engram.config.CoreConfig;
@@ -43,10 +41,16 @@ import dev.engram.scoring.Vectors;
  *       what the model chose of the turn ("Melanie's family has been supportive"), the turn as said keeps the rest
  *       ("… we enjoyed camping in the forest"), which list questions ask for.</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
- *       same key and value (reason NEGATED, {@code validTo} = the candidate's event time) when it
- *       was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
+ *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
+ *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
- *       same numbers when both contents carry numbers) → reinforce; otherwise supersede.</li>
+ *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. <b>A renamed entity</b>: a
+ *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
+ *       {@code family:<relation>:}) that has no ACTIVE memory, whose value ({@link MemoryIds#fold}) is the value of an
+ *       ACTIVE fact of the same slot, is about that fact: a correction changed its value but not its key
+ *       ({@code pet:rex} = Max), so "I have a dog named Max" ({@code pet:max}) reinforces it instead of making a second
+ *       fact about one dog. Only the slot and the name decide (a name is one entity within a user's slot, as the
+ *       keys already read it); another slot ({@code friend:max} beside {@code pet:rex} = Max) is another entity.</li>
  *   <li><b>Similarity.</b> the best ACTIVE hit of the user's index that may be compared (a fact
  *       is never merged into a fact of another key): cosine &gt; {@code dedup.reinforce.threshold}
  *       → reinforce; from {@code dedup.judge.threshold} up to it → the {@link ContradictionJudge}
@@ -63,7 +67,7 @@ import dev.engram.scoring.Vectors;
  *       them into one) or above {@code dedup.reinforce.threshold}, whichever is lower. It becomes ACTIVE again (archive
  *       reason cleared) and is reinforced as in step 4: event REINFORCED, its {@code before} the archived
  *       state, so its history reads CREATED, ARCHIVED, REINFORCED ({@link Outcome#REVIVED}). A memory
- *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived.</li>
+ *       archived for a reason about its truth (SUPERSEDED, NEGATED, MERGED) is never revived ({@link Revivals}).</li>
  *   <li><b>Confirmation.</b> an episode of the user's own words that names the value of an ACTIVE fact also
  *       reinforces that fact ({@link Facts#restates}), so a restatement in other words keeps it confirmed. An
  *       episode whose message already made that fact (the turn's fact and its episode: "My dog Olaf loves the
@@ -268,7 +272,7 @@ public final class Consolidator {
             return retract(candidate, userMemories, vector);
         }
         if (candidate.getKey() != null) {
-            final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
+            final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
@@ -350,44 +354,14 @@ public final class Consolidator {
         return UserFacts.otherReadingOfTurn(candidate, existing, m -> similarity(candidate, vector, m), settings.reinforceThreshold());
     }
 
-    /** The archived memory the candidate restates back to ACTIVE (rule 6), else a new memory. */
+    /** The archived memory the candidate restates back to ACTIVE (rule 6, {@link Revivals}), else a new memory. */
     private Decision createOrRevive(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
-        Memory best = null;
-        double bestSimilarity = Double.NEGATIVE_INFINITY;
-        for (final Memory memory : userMemories) {
-            if (memory.getStatus() != MemoryStatus.ARCHIVED || memory.getArchiveReason() != ArchiveReason.STALE
-                && memory.getArchiveReason() != ArchiveReason.EXPIRED
-                || ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())) {
-                continue;
-            }
-            final double similarity = similarity(candidate, vector, memory);
-            final boolean restated = candidate.getKey() != null
-                ? candidate.getKey().equals(memory.getKey())
-                    && Facts.sameValue(memory.getValue(), memory.getContent(), candidate.getValue(), candidate.getContent())
-                : memory.getKey() == null && candidate.getEmbeddingModel().equals(memory.getEmbeddingModel())
-                    && similarity >= settings.reviveThreshold()
-                    && Facts.sameIdentifiers(memory.getContent(), candidate.getContent());
-            if (restated && (similarity > bestSimilarity
-                || similarity == bestSimilarity && memory.getMemoryId().compareTo(best.getMemoryId()) < 0)) {
-                best = memory;
-                bestSimilarity = similarity;
-            }
-        }
-        if (best == null) {
-            return MemoryWrites.create(candidate);
-        }
-        final Decision reinforced = MemoryWrites.reinforce(Memory.newBuilder(best).setStatus(MemoryStatus.ACTIVE)
-            .setArchiveReason(null).setSupersededBy(null).build(), candidate);
-        if (reinforced.outcome() != Outcome.REINFORCED) {
-            return reinforced; // its conversation already counted: a redelivery
-        }
-        final Change change = reinforced.changes().get(0);
-        return new Decision(Outcome.REVIVED, List.of(new Change(best, change.event())), List.of(), List.of());
+        return Revivals.createOrRevive(candidate, userMemories, m -> similarity(candidate, vector, m), settings.reviveThreshold());
     }
 
     /** A negated fact archives the ACTIVE memory stating that key and value, if said after it. */
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
-        final Memory current = UserFacts.currentFact(userMemories, candidate.getKey());
+        final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
         if (current == null || candidate.getEventTime().isBefore(MemoryWrites.lastStated(current))
             || !MemoryIds.fold(current.getValue()).equals(MemoryIds.fold(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);

@@ -40,6 +40,9 @@ public final class Facts {
         "\\b(no longer|not|never|no more|any ?more|stopped|quit|gave up|given up|gone off|went off"
             + "|hate|hates|dislike|dislikes|can'?t stand|cannot stand)\\b|n't\\b|n’t\\b");
 
+    /** The prefixes of keys naming one person or pet by name ({@link #entitySlot}). */
+    private static final List<String> ENTITY_KEYS = List.of("pet:", "friend:", "family:");
+
     private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?。！？;；])\\s*|,\\s+(?:but|and)\\s+");
     /** Leaving or ending what a value names: it is not confirmed by the sentence that ends it. */
     private static final CaselessPattern LEFT = CaselessPattern.compile("\\b(?:left|leaving|resigned|fired|laid\\s+off|moved\\s+(?:away\\s+)?from"
@@ -172,6 +175,31 @@ public final class Facts {
             }
         }
         return false;
+    }
+
+    /**
+     * The slot of a key that names one entity by its name, the value being that name: {@code pet:<name>},
+     * {@code friend:<name>} and {@code family:<relation>:<name>}, the keys the rule and LLM extractors give the
+     * people and pets of the user's life ({@code pet:<species>}, when no name is said, has the species as its value
+     * and so the same shape). The key is read when the fact is first stated and stays when a correction changes the
+     * value (Rex renamed Max keeps {@code pet:rex}), so the entity is found by its slot and value, not its key
+     * ({@link Consolidator}, rule 4).
+     *
+     * @param key a fact key, may be null
+     * @return the key up to and including its last colon ({@code pet:}, {@code friend:}, {@code family:son:}), or
+     *     null when the key is not such a key
+     */
+    public static String entitySlot(final String key) {
+        if (key == null) {
+            return null;
+        }
+        for (final String prefix : ENTITY_KEYS) {
+            if (key.startsWith(prefix)) {
+                final int last = key.lastIndexOf(':');
+                return last < key.length() - 1 ? key.substring(0, last + 1) : null;
+            }
+        }
+        return null;
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.engram.consolidation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -16,11 +18,14 @@ import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.scoring.SimilarityScale;
+import dev.engram.scoring.TextAnalysis;
 import dev.engram.scoring.Vectors;
+import dev.engram.text.MemoryText;
 
 /**
  * The two derivations behind {@link Observations}: the greedy grouping of one embedding model's statements
- * (by centroid similarity, in {@code createdAt} order) and the observation a group gives. Both are functions of
+ * (by centroid similarity, in {@code createdAt} order) and the observation a group gives (which facts of it the text
+ * leaves to the user's own words: {@link #restatedFacts}). Both are functions of
  * their input, so a replay gives the same groups and the same observations (see the class comment of
  * {@link Observations}). Stateless apart from its settings; thread-safe.
  */
@@ -97,6 +102,57 @@ final class ObservationGrouping {
         final Observations.Voiced voiced = Observations.voiced(group);
         return derived(id, group, before, voiced.text(), centroid(voiced.statements()),
             ExtractedMemory.OBSERVATION_DISPLAY_NAME, true);
+    }
+
+    /**
+     * The facts of a group that another statement of it says in the user's words: a keyed statement whose value an
+     * unkeyed statement of the same polarity names (letter case aside) and holds all the fact's content terms
+     * ({@link TextAnalysis#terms}: stop words out, stemmed). Polarity is {@link Facts#isNegative}: "I never wanted a dog
+     * named Max" does not say "Has a dog named Max". The rule extractor keeps a turn that names someone or somewhere as
+     * an episode beside the fact it reads from it ("I have a dog named Max" and {@code pet:max} "Has a dog named Max"),
+     * and both join one group; the observation tells the user's sentence, which says the fact and often more. The value
+     * is looked for first, so the words are read only of the few statements that name it.
+     *
+     * @param statements the statements of a group, in order
+     * @return index of each such fact → the indexes of the statements restating it (a new map, possibly empty)
+     */
+    static Map<Integer, List<Integer>> restatedFacts(final List<Memory> statements) {
+        final Map<Integer, List<Integer>> out = new HashMap<>();
+        final Map<Integer, Set<String>> words = new HashMap<>();
+        for (int f = 0; f < statements.size(); f++) {
+            final Memory fact = statements.get(f);
+            if (fact.getKey() == null) {
+                continue;
+            }
+            Set<String> terms = null;
+            for (int i = 0; i < statements.size(); i++) {
+                final Memory other = statements.get(i);
+                if (other.getKey() != null || !names(other.getContent(), fact.getValue())
+                    || Facts.isNegative(other.getContent()) != Facts.isNegative(fact.getContent())) {
+                    continue;
+                }
+                terms = terms != null ? terms : terms(fact);
+                if (!terms.isEmpty() && words.computeIfAbsent(i, k -> terms(other)).containsAll(terms)) {
+                    out.computeIfAbsent(f, k -> new ArrayList<>()).add(i);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Set<String> terms(final Memory statement) {
+        return new HashSet<>(TextAnalysis.terms(MemoryText.ownWords(statement.getContent())));
+    }
+
+    /** Whether the content holds the value, letter case aside (a fact without a value: any content). */
+    private static boolean names(final String content, final String value) {
+        final String v = value == null ? "" : value.strip();
+        for (int i = 0; i + v.length() <= content.length(); i++) {
+            if (content.regionMatches(true, i, v, 0, v.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -3,9 +3,11 @@ package dev.engram.consolidation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,8 +72,11 @@ import dev.engram.text.TurnHeuristics;
  * when what its group gives differs from what is stored (one the user corrected only when its sources changed).
  *
  * <p><b>Text.</b> Each statement's own words, as a sentence (a period added when it ends without terminal
- * punctuation), in order: without the {@code (re: "…")} context the offline extractor appends to an answer (the
- * question someone else asked; the observation cites the message), with LoCoMo's {@code [image: …]} captions
+ * punctuation), in order, each said once: a sentence already in the text is not repeated, nor a fact that a
+ * statement of the group says in the user's words (the rule extractor keeps the turn that names someone as an episode
+ * beside its fact, so "Has a dog named Max" and "I have a dog named Max" would both be told); without the
+ * {@code (re: "…")} context the offline extractor appends to an answer (the question someone else asked; the
+ * observation cites the message), with LoCoMo's {@code [image: …]} captions
  * (they describe what the user shared, evidence questions rely on). A statement that says nothing beyond small talk
  * and questions ({@link RuleBasedExtractor#substance}) or fewer than {@value #MIN_CONTENT_TERMS} distinct content
  * terms ({@link TextAnalysis}) joins no group: a greeting is no topic.
@@ -316,21 +321,37 @@ public final class Observations {
      *
      * @param text each voiced statement's own words as a sentence, in order
      * @param statements the statements whose sentence the text holds (a statement whose sentence is empty, already
-     *     in the text or beyond {@link MemoryMerger#MAX_CHARS} is not voiced)
+     *     in the text, a fact restated by a voiced statement, or beyond {@link MemoryMerger#MAX_CHARS} is not voiced)
      */
     record Voiced(String text, List<Memory> statements) {
     }
 
     /**
      * @param statements the statements of a group, in order
-     * @return the text of {@link #text} and the statements it voices, in order
+     * @return the text of {@link #text} and the statements it voices, in order; a fact another statement of the group
+     *     restates in the user's words ({@link ObservationGrouping#restatedFacts}: "Has a dog named Max" beside "I have
+     *     a dog named Max") is not voiced while that statement is
      */
     static Voiced voiced(final List<Memory> statements) {
+        final Map<Integer, List<Integer>> restated = ObservationGrouping.restatedFacts(statements);
+        while (true) {
+            final Voiced voiced = voiced(statements, restated.keySet());
+            final Set<Memory> told = Collections.newSetFromMap(new IdentityHashMap<>());
+            told.addAll(voiced.statements());
+            // a fact is left out only while a statement saying it is in the text (not cut by the length bound)
+            if (!restated.values().removeIf(by -> by.stream().noneMatch(i -> told.contains(statements.get(i))))) {
+                return voiced;
+            }
+        }
+    }
+
+    private static Voiced voiced(final List<Memory> statements, final Set<Integer> leftOut) {
         final StringBuilder text = new StringBuilder();
         final List<Memory> voiced = new ArrayList<>(statements.size());
-        for (final Memory m : statements) {
+        for (int i = 0; i < statements.size(); i++) {
+            final Memory m = statements.get(i);
             final String sentence = sentence(MemoryText.ownWords(m.getContent()));
-            if (sentence.isEmpty() || text.indexOf(sentence) >= 0
+            if (sentence.isEmpty() || leftOut.contains(i) || text.indexOf(sentence) >= 0
                 || text.length() + sentence.length() + 1 > MemoryMerger.MAX_CHARS) {
                 continue;
             }

@@ -13,7 +13,8 @@ import dev.engram.port.ExtractedMemory;
 
 /**
  * Lookups of the {@link Consolidator} over one user's memories: whether a candidate was already seen (a
- * redelivery, or a restatement of messages a memory already cites) and which ACTIVE memory holds a fact key.
+ * redelivery, or a restatement of messages a memory already cites) and which ACTIVE memory holds a fact key (or,
+ * renamed, the entity a key names).
  * Stateless.
  */
 final class UserFacts {
@@ -60,15 +61,46 @@ final class UserFacts {
     static Memory currentFact(final List<Memory> userMemories, final String key) {
         Memory current = null;
         for (final Memory memory : userMemories) {
-            if (memory.getStatus() != MemoryStatus.ACTIVE || !key.equals(memory.getKey())) {
-                continue;
-            }
-            if (current == null || memory.getValidFrom().isAfter(current.getValidFrom())
-                || memory.getValidFrom().equals(current.getValidFrom()) && memory.getMemoryId().compareTo(current.getMemoryId()) > 0) {
+            if (memory.getStatus() == MemoryStatus.ACTIVE && key.equals(memory.getKey()) && later(memory, current)) {
                 current = memory;
             }
         }
         return current;
+    }
+
+    /**
+     * The ACTIVE fact a keyed candidate is about: the one holding its key ({@link #currentFact}), else, for a key
+     * naming an entity by its name ({@link Facts#entitySlot}), the ACTIVE fact of the same slot whose value is the
+     * candidate's ({@link MemoryIds#fold}): the entity renamed by a correction, whose key still carries its old name
+     * (README trial: {@code pet:rex} corrected to Max, then "I have a dog named Max" read as {@code pet:max}). Within
+     * one user's slot a name is one entity, as the keys themselves already take it ({@code pet:max} is one fact).
+     *
+     * @param userMemories the user's memories
+     * @param key the candidate's key
+     * @param value the candidate's value, may be null
+     * @return that fact (ties as in {@link #currentFact}), or null
+     */
+    static Memory factOf(final List<Memory> userMemories, final String key, final String value) {
+        final Memory current = currentFact(userMemories, key);
+        final String slot = Facts.entitySlot(key);
+        final String name = MemoryIds.fold(value);
+        if (current != null || slot == null || name.isEmpty()) {
+            return current;
+        }
+        Memory renamed = null;
+        for (final Memory memory : userMemories) {
+            if (memory.getStatus() == MemoryStatus.ACTIVE && slot.equals(Facts.entitySlot(memory.getKey()))
+                && name.equals(MemoryIds.fold(memory.getValue())) && later(memory, renamed)) {
+                renamed = memory;
+            }
+        }
+        return renamed;
+    }
+
+    /** Whether {@code memory} is the later of the two: the later validFrom, then the greater id; any beats null. */
+    private static boolean later(final Memory memory, final Memory than) {
+        return than == null || memory.getValidFrom().isAfter(than.getValidFrom())
+            || memory.getValidFrom().equals(than.getValidFrom()) && memory.getMemoryId().compareTo(than.getMemoryId()) > 0;
     }
 
     /**

@@ -37,4 +37,15 @@ class FactsTest {
         assertThat(Facts.isNegative("Sushi is my all-time favourite food.")).isFalse();
         assertThat(Facts.isNegative("Nothing to see")).isFalse();
     }
+
+    @Test
+    void shouldReadTheSlotOfAKeyThatNamesAPersonOrPetByName() {
+        assertThat(Facts.entitySlot("pet:rex")).isEqualTo("pet:");
+        assertThat(Facts.entitySlot("friend:sam")).isEqualTo("friend:");
+        assertThat(Facts.entitySlot("family:son:oliver")).isEqualTo("family:son:");
+        assertThat(Facts.entitySlot("employer")).isNull();
+        assertThat(Facts.entitySlot("uses:jira")).isNull();
+        assertThat(Facts.entitySlot("pet:")).isNull();
+        assertThat(Facts.entitySlot(null)).isNull();
+    }
 }

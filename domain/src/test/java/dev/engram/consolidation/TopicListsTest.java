@@ -38,7 +38,7 @@ class TopicListsTest {
         return statement(id, null, null, null, content, conversation, hour);
     }
 
-    private static Memory statement(final String id, final String key, final String value, final String displayName,
+    static Memory statement(final String id, final String key, final String value, final String displayName,
                                     final String content, final String conversation, final int hour) {
         final Instant at = T0.plusSeconds(3600L * hour);
         return Memory.newBuilder().setMemoryId(id).setTenantId("t1").setUserId("u1")
