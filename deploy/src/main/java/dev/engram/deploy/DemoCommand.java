@@ -98,6 +98,17 @@ public final class DemoCommand implements Callable<Integer> {
             + "made (a directory holding anything else is refused). Default: run/demo in the repository.")
     Path runDir;
 
+    /** {@code --once} exit code when input records were refused: ingest's on that file (dead letters do not count). */
+    static final int EXIT_REFUSED = 2;
+
+    /** @return {@value #EXIT_REFUSED}, said on {@code out}, when the input had refused records; else 0 */
+    static int onceExit(final ConversationSources.Report report, final PrintStream out) {
+        if (report.rejected() > 0) {
+            out.printf("%d record(s) refused: exit %d, as bin/engram ingest gives for this file.%n", report.rejected(), EXIT_REFUSED);
+        }
+        return report.rejected() > 0 ? EXIT_REFUSED : 0;
+    }
+
     /** Exit code when the demo was stopped (Ctrl-C, as a shell reports SIGINT: 128 + 2). */
     static final int EXIT_STOPPED = 130;
 
@@ -236,7 +247,7 @@ public final class DemoCommand implements Callable<Integer> {
             RetrievalExamples.print(out, file, apps);
             out.printf("Total %.1f s.%n", seconds(startedAt));
             if (once) {
-                return 0;
+                return onceExit(report, out);
             }
             out.printf("%nServing the retrieval API at %s — try:%n", apps.retrieverUrl());
             for (final ExampleQuery example : ConversationSources.exampleQueries(file, 2)) {

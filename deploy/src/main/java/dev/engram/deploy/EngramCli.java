@@ -92,7 +92,7 @@ public final class EngramCli implements Runnable {
 
     /** Prints {@code engram[ sub]: problem} and the command's usage on stderr; returns {@value #EXIT_USAGE}. */
     private static int usageError(final CommandLine command, final String problem) {
-        final String name = command.getParent() == null ? "engram" : "engram " + command.getCommandName();
+        final String name = command.getCommandSpec().qualifiedName();
         command.getErr().println(name + ": " + problem + "; commands: " + String.join(", ", command.getSubcommands().keySet()));
         command.getErr().println();
         command.usage(command.getErr());
@@ -119,7 +119,8 @@ public final class EngramCli implements Runnable {
             if (System.getenv("ENGRAM_DEBUG") != null) {
                 e.printStackTrace(cmd.getErr());
             }
-            cmd.getErr().println("engram " + cmd.getCommandName() + ": " + describe(e)
+            // the whole command (engram schemas export), as a usage error names it; "engram export" named no command
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + describe(e)
                 + (System.getenv("ENGRAM_DEBUG") == null ? " (set ENGRAM_DEBUG=1 for the stack trace)" : ""));
             return 1;
         });

@@ -30,6 +30,26 @@ class DemoCommandTest {
         assertThat(config.getBoolean(QdrantConfig.QDRANT_TLS)).isFalse();
     }
 
+    /**
+     * {@code demo --once} exits as {@code bin/engram ingest} does on the same file: 2 when a record was refused (a
+     * fresh user's trial: "5 records published, 4 rejected" and exit 0), 0 when every record was published, dead
+     * letters included (the shipped sample has two).
+     */
+    @Test
+    void shouldExitTwoAfterOnceWhenInputRecordsWereRefusedAndZeroWhenOnlyDeadLettersWerePublished() throws Exception {
+        final java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        final java.io.PrintStream out = new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8);
+        final dev.engram.stack.ConversationSources.Report sample = dev.engram.stack.ConversationSources.readAll(
+            dev.engram.stack.ProjectPaths.sample().orElseThrow()).getValue();
+
+        assertThat(DemoCommand.onceExit(sample, out)).isZero();
+        assertThat(printed.size()).isZero();
+        assertThat(DemoCommand.onceExit(new dev.engram.stack.ConversationSources.Report(
+            dev.engram.stack.ConversationSources.Format.JSON_LINES, 5, 4, 0, java.util.List.of()), out)).isEqualTo(2);
+        assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8))
+            .isEqualTo("4 record(s) refused: exit 2, as bin/engram ingest gives for this file.\n");
+    }
+
     @Test
     void shouldKeepTheEmbeddedDefaultWhenNoFlagIsGiven() {
         final DemoCommand demo = new DemoCommand();

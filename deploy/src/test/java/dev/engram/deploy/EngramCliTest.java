@@ -95,6 +95,26 @@ class EngramCliTest {
         assertThat((System.nanoTime() - start) / 1e9).as("seconds: no cluster was asked").isLessThan(8);
     }
 
+    /**
+     * A nested command's failure names the whole command and what went wrong (a fresh user's trial: "engram export:
+     * no such file: /proc/nope" for {@code schemas export /proc/nope}).
+     */
+    @Test
+    void shouldNameTheWholeCommandAndWhyWhenSchemasExportCannotCreateTheDirectory(@TempDir final Path tmp)
+        throws Exception {
+        final Path file = java.nio.file.Files.writeString(tmp.resolve("a-file"), "x");
+
+        final Run underFile = run("schemas", "export", file.resolve("out").toString());
+        final Run proc = run("schemas", "export", "/proc/nope");
+
+        assertThat(underFile.exit()).isEqualTo(1);
+        assertThat(underFile.err()).startsWith("engram schemas export: cannot create the directory " + file.resolve("out")
+            + ": " + file + " is a file, not a directory");
+        assertThat(proc.exit()).isEqualTo(1);
+        assertThat(proc.err()).startsWith("engram schemas export: cannot create the directory /proc/nope: /proc does not "
+            + "let a directory be created in it");
+    }
+
     @Test
     void shouldNameATakenPortAndExitOneBeforeTheRunDirectoryIsTouchedWhenDemoPortIsInUse(@TempDir final Path tmp)
             throws Exception {

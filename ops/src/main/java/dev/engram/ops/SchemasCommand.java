@@ -60,6 +60,11 @@ public final class SchemasCommand implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
             final Path out = dir.toAbsolutePath();
+            try {
+                Files.createDirectories(out);
+            } catch (java.nio.file.FileSystemException e) {
+                throw new IOException(cannotCreate(out, e), e);
+            }
             write(out.resolve("avro"), ShippedSchemas.current(), ShippedSchemas.index(ShippedSchemas.DIRECTORY));
             write(out.resolve("avro-history"), ShippedSchemas.history(), ShippedSchemas.index(ShippedSchemas.HISTORY_DIRECTORY));
             for (final Topic<String, ? extends SpecificRecordBase> topic : Topic.records()) {
@@ -70,6 +75,37 @@ public final class SchemasCommand implements Callable<Integer> {
             System.out.printf("Wrote %d topic value schemas, %d .avsc sources and %d earlier writer schemas to %s%n",
                 Topic.records().size(), ShippedSchemas.current().size(), ShippedSchemas.history().size(), out);
             return 0;
+        }
+
+        /**
+         * Why a directory could not be made, for the one line the CLI prints (a fresh user's trial: "engram export: no
+         * such file: /proc/nope" named neither the command nor that the directory was the problem).
+         *
+         * @param dir the directory asked for
+         * @param e the file system's refusal
+         * @return {@code cannot create the directory DIR: WHY}, WHY naming the path refused and the system's reason
+         */
+        static String cannotCreate(final Path dir, final java.nio.file.FileSystemException e) {
+            final String at = e.getFile() != null ? e.getFile() : dir.toString();
+            Path existing = Path.of(at);
+            while (existing != null && !Files.exists(existing)) {
+                existing = existing.getParent();
+            }
+            final String why;
+            if (existing != null && !Files.isDirectory(existing)) {
+                why = existing + " is a file, not a directory";
+            } else if (e instanceof java.nio.file.AccessDeniedException) {
+                why = "permission denied to create " + at;
+            } else if (e instanceof java.nio.file.NoSuchFileException) {
+                // mkdir's ENOENT where the parent exists: a file system that takes no new entries (/proc, /sys)
+                final Path parent = Path.of(at).getParent();
+                why = parent != null && Files.isDirectory(parent)
+                    ? parent + " does not let a directory be created in it (no such file or directory)"
+                    : "no such file or directory: " + at;
+            } else {
+                why = (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()) + ": " + at;
+            }
+            return "cannot create the directory " + dir + ": " + why;
         }
 
         private static void write(final Path dir, final Map<String, String> files, final java.util.List<String> order)

@@ -215,7 +215,7 @@ final class ConversationRoute {
 
     private static String text(final JsonNode value, final String name, final int[] replaced) {
         if (value == null || !value.isTextual()) {
-            throw ApiProblem.badRequest(name + " must be a string");
+            throw ApiProblem.badRequest(JsonBodies.notAString(name, value));
         }
         return BodyText.text(value.asText(), replaced);
     }

@@ -203,7 +203,8 @@ final class WriteRoutes {
             return null;
         }
         if (!node.isTextual() || node.asText().isBlank()) {
-            throw ApiProblem.badRequest(field + " must be a non-blank string");
+            // the type named, as the other routes do ("value must be a non-blank string" for 123 said nothing of it)
+            throw ApiProblem.badRequest(field + " must be a non-blank string, not " + JsonBodies.describe(node));
         }
         if (node.asText().length() > MAX_CORRECTION_CHARS) {
             throw ApiProblem.badRequest(field + " must have at most " + MAX_CORRECTION_CHARS + " characters");

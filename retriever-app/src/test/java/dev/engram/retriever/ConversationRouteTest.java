@@ -25,6 +25,14 @@ class ConversationRouteTest {
     }
 
     @Test
+    void shouldNameTheTypeGivenWhenAMessagesTextIsNotAStringAsIngestDoes() {
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"c-1\", \"messages\": [{\"role\": \"user\", "
+            + "\"content\": 5}]}")).hasMessage("messages[0].content must be a string, not a number (5)");
+        assertThatThrownBy(() -> parse("{\"conversationId\": \"c-1\", \"messages\": [{\"content\": \"hi\"}]}"))
+            .hasMessage("messages[0].role must be a string");
+    }
+
+    @Test
     void shouldSayItIsRequiredWhenConversationIdIsMissingOrNull() {
         assertThatThrownBy(() -> parse("{" + MESSAGES + "}")).hasMessage("conversationId (a non-blank string) is required");
         assertThatThrownBy(() -> parse("{\"conversationId\": null, " + MESSAGES + "}"))

@@ -253,6 +253,39 @@ class McpEndpointIT {
     }
 
     @Test
+    void shouldTakeARoleInAnyLetterCaseAsPostConversationsDoesAndNameAnUnknownRoleAsItDoes() {
+        try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
+            final McpSchema.CallToolResult upper = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-upper", "messages",
+                    List.of(Map.of("role", "USER", "content", "I live in Graz."),
+                        Map.of("role", " Assistant ", "content", "Noted.")))));
+            final McpSchema.CallToolResult unknown = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,
+                Map.of("conversationId", "c-mcp-narrator", "messages",
+                    List.of(Map.of("role", "narrator", "content", "I live in Graz.")))));
+
+            assertThat(upper.isError()).as(text(upper)).isFalse();
+            assertThat(upper.structuredContent()).isInstanceOfSatisfying(Map.class, body -> {
+                assertThat(body.get("conversationId")).isEqualTo("c-mcp-upper");
+                assertThat(body.get("status")).isEqualTo("ACCEPTED");
+                assertThat(body.get("messages")).isEqualTo(2);
+            });
+            // the topic holds the other tests' conversations in other partitions: a read that stops at the first record
+            // can miss this one every time, so each read takes all it finds for 15 s
+            final var upperRecords = dev.engram.testing.Waits.until("c-mcp-upper on the topic", Duration.ofSeconds(90),
+                () -> fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
+                    new org.apache.kafka.common.serialization.StringDeserializer(),
+                    dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
+                    Integer.MAX_VALUE, Duration.ofSeconds(15)).stream().filter(r -> r.value().getConversationId().equals("c-mcp-upper")).toList(),
+                records -> !records.isEmpty());
+            assertThat(upperRecords).singleElement().satisfies(r -> assertThat(r.value().getMessages()).extracting(
+                dev.engram.avro.Message::getRole).containsExactly("USER", " Assistant "));
+            assertThat(unknown.isError()).as(text(unknown)).isTrue();
+            assertThat(text(unknown)).startsWith("400").contains("has the role 'narrator', not one of user, assistant, "
+                + "system, tool").doesNotContain("schema");
+        }
+    }
+
+    @Test
     void shouldAnswerAToolErrorNamingTheSettingWhenAConversationIsDatedInYear9999() {
         try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
             final McpSchema.CallToolResult future = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SAVE_CONVERSATION,

@@ -692,6 +692,9 @@ class RetrieverApiIT {
             .contains("duplicate field", "value");
         assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":\"Delft\",\"valeu\":\"Gouda\"}"), 400))
             .contains("unknown field \"valeu\"", "accepted: \"content\", \"value\"");
+        // the wrong type named, as the other routes name it
+        assertThat(detail(send("PUT", city, T1_ADMIN, "{\"value\":123}"), 400))
+            .isEqualTo("value must be a non-blank string, not a number (123)");
         assertThat(detail(send("PUT", "/v1/tenants/t1/users/u-ben/settings", BEN_KEY, "{\"memoryEnabled\": false, \"x\": 1}"),
             400)).contains("unknown field \"x\"");
         final HttpResponse<String> latin1 = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl() + city))

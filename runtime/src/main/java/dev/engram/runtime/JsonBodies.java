@@ -172,6 +172,20 @@ public final class JsonBodies {
         return value.isArray() ? "an array" : value.isObject() ? "an object" : "null";
     }
 
+    /**
+     * The one wording of a text field that is not a JSON string, shared by {@code POST …/conversations} and
+     * {@code bin/engram ingest} (a fresh user's trial: ingest published {@code "content": 5} as "5" while the route
+     * refused it).
+     *
+     * @param name the field as the caller names it ({@code messages[0].content})
+     * @param value its JSON value; null or missing when the field is absent
+     * @return {@code NAME must be a string, not a number (5)}; {@code NAME must be a string} when absent
+     */
+    public static String notAString(final String name, final JsonNode value) {
+        return value == null || value.isMissingNode() ? name + " must be a string"
+            : name + " must be a string, not " + describe(value);
+    }
+
     private static String syntax(final JsonProcessingException e) {
         final JsonLocation at = e.getLocation();
         final String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();

@@ -17,6 +17,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
+import dev.engram.runtime.JsonBodies;
 import dev.engram.stack.ConversationSources.Format;
 import dev.engram.stack.ConversationSources.Outcome;
 import dev.engram.stack.ConversationSources.Problem;
@@ -215,8 +216,8 @@ final class JsonLinesFile {
             final JsonNode index = m.path("index");
             messages.add(Message.newBuilder()
                 .setIndex(index.canConvertToInt() ? index.intValue() : position)
-                .setRole(text(m, "role", repairs))
-                .setContent(text(m, "content", repairs))
+                .setRole(text(m, "role", "messages[" + position + "].role", repairs))
+                .setContent(text(m, "content", "messages[" + position + "].content", repairs))
                 .setTimestamp(instant(m.path("timestamp"), "messages[" + position + "].timestamp"))
                 .build());
         }
@@ -230,7 +231,8 @@ final class JsonLinesFile {
             throw new InvalidLine("neither completedAt nor messages to take the event time from");
         }
         final Map<String, String> metadata = new LinkedHashMap<>();
-        node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), text(e.getValue(), repairs)));
+        node.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(),
+            text(e.getValue(), "metadata." + e.getKey(), repairs)));
         final String tenantId = id(node, "tenantId");
         final String userId = id(node, "userId");
         requireAddressable(tenantId, userId);
@@ -243,16 +245,25 @@ final class JsonLinesFile {
             .setMetadata(metadata)
             // agent scope (mem0's agent_id): absent or blank = no agent
             .setAgentId(node.path("agentId").isTextual() && !node.path("agentId").asText().isBlank()
-                ? text(node, "agentId", repairs).strip() : null)
+                ? text(node, "agentId", "agentId", repairs).strip() : null)
             .build();
     }
 
-    /** A text field: lone surrogates (from JSON escapes) become U+FFFD, counted in {@code repairs}. */
-    private static String text(final JsonNode node, final String field, final Repairs repairs) {
-        return text(node.path(field), repairs);
+    /**
+     * A text field: lone surrogates (from JSON escapes) become U+FFFD, counted in {@code repairs}; absent or null is
+     * empty (the validation names what is missing).
+     *
+     * @throws InvalidLine if it is present but not a JSON string ({@code "content": 5}), worded as
+     *     {@code POST …/conversations} refuses it ({@link JsonBodies#notAString})
+     */
+    private static String text(final JsonNode node, final String field, final String name, final Repairs repairs) {
+        return text(node.path(field), name, repairs);
     }
 
-    private static String text(final JsonNode value, final Repairs repairs) {
+    private static String text(final JsonNode value, final String name, final Repairs repairs) {
+        if (!value.isMissingNode() && !value.isNull() && !value.isTextual()) {
+            throw new InvalidLine(JsonBodies.notAString(name, value));
+        }
         final Utf8Text.Clean clean = Utf8Text.clean(value.isMissingNode() || value.isNull() ? "" : value.asText());
         repairs.count += clean.replaced();
         return clean.text();

@@ -213,6 +213,33 @@ class ConversationSourcesTest {
         assertThat(report.problems().get(5).reason()).contains("text after the JSON object");
     }
 
+    /**
+     * A text field that is not a JSON string is refused by line with the reason {@code POST …/conversations} gives
+     * (a fresh user's trial: ingest published {@code "content": 5} as the text "5" and counted it valid).
+     */
+    @Test
+    void shouldRefuseByLineATextFieldThatIsNotAStringWithTheReasonThePostRouteGives() throws IOException {
+        final Path file = write("types.jsonl", """
+            {"tenantId":"t1","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":5,"timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c2","messages":[{"role":"user","content":"ok","timestamp":"2025-01-01T10:00:00Z"},{"role":true,"content":"x","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c3","metadata":{"platform":{"name":"web"}},"messages":[{"role":"user","content":"ok","timestamp":"2025-01-01T10:00:00Z"}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c4","messages":[{"role":"user","content":"I use IntelliJ.","timestamp":"2025-01-01T10:00:00Z"}]}
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+        final Report report = read.getValue();
+
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c4");
+        assertThat(report.valid()).isEqualTo(1);
+        assertThat(report.rejected()).isEqualTo(3);
+        assertThat(report.problems()).extracting(Problem::location).containsExactly("line 1", "line 2", "line 3");
+        assertThat(report.problems()).extracting(Problem::outcome).containsOnly(Outcome.REJECTED);
+        assertThat(report.problems()).extracting(Problem::reason).containsExactly(
+            "messages[0].content must be a string, not a number (5)",
+            "messages[1].role must be a string, not a boolean (true)",
+            "metadata.platform must be a string, not an object");
+    }
+
     @Test
     void shouldRefuseALineWhoseIdentifierIsNotValidUtf8RatherThanRepairIt() throws IOException {
         final Path file = write("ids.jsonl", """
