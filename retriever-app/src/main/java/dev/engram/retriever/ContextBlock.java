@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.ScoredMemory;
 import dev.engram.text.MemoryText;
 
@@ -34,7 +35,9 @@ import dev.engram.text.MemoryText;
  * last section with the time it held, so the model reads the old value as history.
  * Evidence per token: every heading (a fact category, an episode's day) is written once for its group;
  * a memory whose text is already in the block (a turn that an exchange episode quotes, the same
- * sentence stored twice) is left out — its sources are those of the line that holds it.
+ * sentence stored twice) is left out — its sources are those of the line that holds it — except a safety fact
+ * ({@link SafetyFacts#isSafety}) or a pinned memory: its line stays under its own heading (## CONSTRAINT) whatever
+ * longer line (an observation under ## OTHER) states it too.
  * Tokens are estimated as ceil(characters / 4), the usual rule of thumb for English text with
  * BPE tokenizers (OpenAI's tokenizer guide: "one token ≈ 4 characters"); no tokenizer is loaded, so
  * the estimate is model-independent and may be off by ~20% for code or non-English text.
@@ -123,12 +126,14 @@ public final class ContextBlock {
         order.sort(java.util.Comparator.comparingDouble((Integer i) -> -density[i])); // stable: ties in rank order
         final List<Memory> byDensity = new ArrayList<>(pinned);
         order.forEach(i -> byDensity.add(ranked.get(i).memory()));
-        final Packed chosen = pack(byDensity, budgetTokens);
+        final java.util.Set<String> held = new java.util.HashSet<>(ids);
+        memories.stream().filter(SafetyFacts.DEFAULT::isSafety).forEach(m -> held.add(m.getMemoryId()));
+        final Packed chosen = pack(byDensity, budgetTokens, held);
         // told in rank order: the same memories, each line as the block would write it in that order (a memory another
         // one quotes is then left out or replaced), unless that order no longer fits them all (it may say more: a
         // line is replaced only by a later one of its own section)
         final java.util.Set<String> in = java.util.Set.copyOf(chosen.result().included());
-        final Packed told = pack(memories.stream().filter(m -> in.contains(m.getMemoryId())).toList(), budgetTokens);
+        final Packed told = pack(memories.stream().filter(m -> in.contains(m.getMemoryId())).toList(), budgetTokens, held);
         if (!told.leftOut()) {
             return told.result();
         }
@@ -143,7 +148,10 @@ public final class ContextBlock {
     private record Packed(Result result, boolean leftOut) {
     }
 
-    private static Packed pack(final List<Memory> memories, final int budgetTokens) {
+    /**
+     * @param held the memories whose lines no other line stands for ({@link Line#held}): the pinned and the safety facts
+     */
+    private static Packed pack(final List<Memory> memories, final int budgetTokens, final java.util.Set<String> held) {
         Block block = new Block();
         final List<String> included = new ArrayList<>();
         String rendered = "";
@@ -152,7 +160,8 @@ public final class ContextBlock {
             final String section = section(m);
             final String text = said(m);
             final String key = normalized(text);
-            if (key.isEmpty() || block.says(key)) {
+            final boolean kept = held.contains(m.getMemoryId());
+            if (key.isEmpty() || block.says(key, kept)) {
                 continue; // nothing new for the model: the block already says it
             }
             final String sub = section.equals(EARLIER) ? "" : switch (m.getType()) {
@@ -160,7 +169,7 @@ public final class ContextBlock {
                 case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
                 case PROCEDURAL -> "";
             };
-            final Block attempt = block.with(section, sub, new Line(line(m, text), key));
+            final Block attempt = block.with(section, sub, new Line(line(m, text), key, kept));
             final String next = attempt.render();
             if (estimateTokens(next) <= budgetTokens) {
                 block = attempt;
@@ -222,8 +231,14 @@ public final class ContextBlock {
             .replaceAll("[\\p{P}\\p{S}\\s]+", " ").strip();
     }
 
-    /** A line of the block: its text and the normalized text it says ({@link #normalized}). */
-    private record Line(String text, String key) {
+    /**
+     * A line of the block: its text and the normalized text it says ({@link #normalized}).
+     *
+     * @param held a safety fact's line (or a pinned memory's): told under its own heading whatever other line says it
+     *     too, so a longer line that quotes it (an observation under {@code ## OTHER}) neither replaces it nor stands
+     *     for it; the block tells what must not be missed first, under its category (docs/api.md)
+     */
+    private record Line(String text, String key, boolean held) {
     }
 
     /**
@@ -244,10 +259,13 @@ public final class ContextBlock {
             return sections;
         }
 
-        /** @return true when a line already says {@code key} (its key holds it) */
-        boolean says(final String key) {
+        /**
+         * @param held whether the line to add is held ({@link Line#held}): only another held line says it then
+         * @return true when a line already says {@code key} (its key holds it)
+         */
+        boolean says(final String key, final boolean held) {
             return sections.values().stream().flatMap(subs -> subs.values().stream()).flatMap(List::stream)
-                .anyMatch(l -> l.key().contains(key));
+                .anyMatch(l -> (l.held() || !held) && l.key().contains(key));
         }
 
         /**
@@ -261,7 +279,7 @@ public final class ContextBlock {
                 final Map<String, List<Line>> copy = new LinkedHashMap<>();
                 subs.forEach((s, lines) -> {
                     final List<Line> kept = heading.equals(section)
-                        ? lines.stream().filter(l -> !line.key().contains(l.key())).toList() : lines;
+                        ? lines.stream().filter(l -> l.held() || !line.key().contains(l.key())).toList() : lines;
                     if (!kept.isEmpty()) {
                         copy.put(s, new ArrayList<>(kept));
                     }
