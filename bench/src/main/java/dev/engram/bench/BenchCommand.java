@@ -11,10 +11,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks: ingest throughput, freshness, retrieval latency, LoCoMo quality, the shared cases, "
-        + "LLM extraction throughput, fact extraction precision and recall, consistency of knowledge updates, rebuild speed.",
+        + "LLM extraction throughput, fact extraction precision and recall, consistency of knowledge updates, rebuild speed, "
+        + "the offline extractor path's CPU.",
     subcommands = {IngestBenchmark.class, FreshnessBenchmark.class, RetrievalBenchmark.class,
         QualityBenchmark.class, CasesBenchmark.class, ExtractionBenchmark.class, FactsBenchmark.class,
-        ConsistencyBenchmark.class, RebuildBenchmark.class})
+        ConsistencyBenchmark.class, RebuildBenchmark.class, ExtractorPathBenchmark.class})
 public final class BenchCommand implements Runnable {
 
     @Spec

@@ -167,10 +167,13 @@ public final class PiiFilter {
         final Set<Kind> found = EnumSet.noneOf(Kind.class);
         // Secrets first: a token's digits must not be half-redacted as a card number.
         String out = Secrets.redact(text, found);
-        out = replace(IBAN, out, Kind.IBAN, found, m -> ibanValid(m.group()));
-        out = replace(CARD, out, Kind.CARD, found, m -> luhnValid(m.group()));
-        out = replace(SSN, out, Kind.NATIONAL_ID, found, PiiFilter::ssnValid);
-        out = replace(NINO, out, Kind.NATIONAL_ID, found, m -> true);
+        // each of the four needs a digit 0-9 (\d); their placeholders have none, so a text without one stays as is
+        if (out.chars().anyMatch(c -> c >= '0' && c <= '9')) {
+            out = replace(IBAN, out, Kind.IBAN, found, m -> ibanValid(m.group()));
+            out = replace(CARD, out, Kind.CARD, found, m -> luhnValid(m.group()));
+            out = replace(SSN, out, Kind.NATIONAL_ID, found, PiiFilter::ssnValid);
+            out = replace(NINO, out, Kind.NATIONAL_ID, found, m -> true);
+        }
         return new Scan(out, Set.copyOf(found));
     }
 

@@ -1,11 +1,16 @@
 package dev.engram.privacy;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.privacy.PiiFilter.Kind;
+import dev.engram.text.CaselessText;
+import dev.engram.text.LiteralGate;
 
 /**
  * Recognises credentials in free text, for {@link PiiFilter}. Most specific first, so a GitHub token
@@ -47,7 +52,10 @@ final class Secrets {
     private static final Pattern SECRET_PHRASE = Pattern.compile(
         "(?i)\\b(?:client[ _-]?secret|secret(?:[ _-]?(?:access[ _-]?)?key)?|api[ _-]?key|access[ _-]?key|auth[ _-]?token|token)\\b"
             + ASSIGN + "[\"'`]?([^\\s\"'`,;\\[]{8,}?)[\"'`]?(?=[.,;!?]*(?:\\s|$))");
-    private static final Pattern HIGH_ENTROPY = Pattern.compile("(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}(?![A-Za-z0-9+/=_-])");
+    /** Characters of a standalone token for {@link #HIGH_ENTROPY}. */
+    private static final int TOKEN_RUN = 32;
+    private static final Pattern HIGH_ENTROPY = Pattern.compile("(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{" + TOKEN_RUN
+        + ",}(?![A-Za-z0-9+/=_-])");
     private static final Set<String> FILLERS = Set.of("the", "a", "an", "my", "your", "same", "still", "not", "too",
         "also", "now", "changed", "different", "new", "old", "easy", "hard", "secret", "long", "short", "required",
         "set", "reset", "expired", "wrong", "correct", "stored", "saved");
@@ -62,14 +70,60 @@ final class Secrets {
      * @return the text with every secret replaced by its kind's placeholder
      */
     static String redact(final String text, final Set<Kind> found) {
-        String out = PiiFilter.replace(PRIVATE_KEY, text, Kind.PRIVATE_KEY, found, m -> true);
-        out = PiiFilter.replace(JWT, out, Kind.JWT, found, m -> true);
-        out = PiiFilter.replace(GITHUB, out, Kind.GITHUB_TOKEN, found, m -> true);
-        out = PiiFilter.replace(AWS, out, Kind.AWS_ACCESS_KEY, found, m -> true);
-        out = PiiFilter.replace(API_KEY, out, Kind.API_KEY, found, m -> true);
-        out = replaceValue(PASSWORD, out, Kind.PASSWORD, found, false);
-        out = replaceValue(SECRET_PHRASE, out, Kind.SECRET, found, true);
-        return PiiFilter.replace(HIGH_ENTROPY, out, Kind.SECRET, found, m -> random(m.group()));
+        String out = text;
+        CaselessText words = CaselessText.of(text);
+        for (final Step step : STEPS) {
+            if (step.possible().test(words)) {
+                final String next = step.replacer().apply(out, found);
+                if (!next.equals(out)) {
+                    out = next;
+                    words = CaselessText.of(out); // a placeholder ("[api-key]") may hold a later pattern's word
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One pattern of {@link #redact}, in order.
+     *
+     * @param possible false only for a text the pattern cannot match in: the words it cannot match without
+     *     ({@link LiteralGate})
+     * @param replacer the replacement of its matches
+     */
+    private record Step(Predicate<CaselessText> possible, BiFunction<String, Set<Kind>, String> replacer) {
+        Step(final Pattern pattern, final BiFunction<String, Set<Kind>, String> replacer) {
+            this(LiteralGate.of(pattern)::mayMatch, replacer);
+        }
+    }
+
+    private static final List<Step> STEPS = List.of(
+        new Step(PRIVATE_KEY, (t, found) -> PiiFilter.replace(PRIVATE_KEY, t, Kind.PRIVATE_KEY, found, m -> true)),
+        new Step(JWT, (t, found) -> PiiFilter.replace(JWT, t, Kind.JWT, found, m -> true)),
+        new Step(GITHUB, (t, found) -> PiiFilter.replace(GITHUB, t, Kind.GITHUB_TOKEN, found, m -> true)),
+        new Step(AWS, (t, found) -> PiiFilter.replace(AWS, t, Kind.AWS_ACCESS_KEY, found, m -> true)),
+        new Step(API_KEY, (t, found) -> PiiFilter.replace(API_KEY, t, Kind.API_KEY, found, m -> true)),
+        new Step(PASSWORD, (t, found) -> replaceValue(PASSWORD, t, Kind.PASSWORD, found, false)),
+        new Step(SECRET_PHRASE, (t, found) -> replaceValue(SECRET_PHRASE, t, Kind.SECRET, found, true)),
+        new Step(words -> hasTokenRun(words.text()), (t, found) -> PiiFilter.replace(HIGH_ENTROPY, t, Kind.SECRET, found,
+            m -> random(m.group()))));
+
+    /**
+     * @return whether the text has a run of {@value #TOKEN_RUN} characters of {@link #HIGH_ENTROPY}'s class, which
+     *     every match of it is (the pattern has no literal word to test)
+     */
+    static boolean hasTokenRun(final String text) {
+        int run = 0;
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            final boolean token = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+'
+                || c == '/' || c == '=' || c == '_' || c == '-';
+            run = token ? run + 1 : 0;
+            if (run >= TOKEN_RUN) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Replaces group 1 of each match (the value after "password is"), keeping the words before it. */

@@ -32,12 +32,18 @@ public final class CaselessPattern {
     /** The code points outside ASCII whose upper or lower case (or the lower case of the upper) lies in ASCII. */
     static final String FOLDS_TO_ASCII = "\u0130\u0131\u017F\u212A";
 
+    /** Flags under which a regex's characters do not mean what {@link RequiredLiterals} reads. */
+    private static final int UNREAD_FLAGS = Pattern.COMMENTS | Pattern.LITERAL | Pattern.CANON_EQ;
+
     private final Pattern unicode;
     private final Pattern ascii;
+    /** {@link RequiredLiterals#of}: clauses of which a match holds a string each; empty when unknown. */
+    private final String[][] required;
 
-    private CaselessPattern(final Pattern unicode, final Pattern ascii) {
+    private CaselessPattern(final Pattern unicode, final Pattern ascii, final String[][] required) {
         this.unicode = unicode;
         this.ascii = ascii;
+        this.required = required;
     }
 
     /**
@@ -59,8 +65,11 @@ public final class CaselessPattern {
     public static CaselessPattern compile(final String regex, final int flags) {
         final int caseless = flags | Pattern.CASE_INSENSITIVE;
         final Pattern unicode = Pattern.compile(regex, caseless | Pattern.UNICODE_CASE);
-        final Pattern ascii = asciiSafe(regex) ? Pattern.compile(regex, caseless & ~Pattern.UNICODE_CASE) : unicode;
-        return new CaselessPattern(unicode, ascii);
+        final boolean safe = asciiSafe(regex);
+        final Pattern ascii = safe ? Pattern.compile(regex, caseless & ~Pattern.UNICODE_CASE) : unicode;
+        // a pattern naming a character that folds into ASCII may match an ASCII text without its literal's letters
+        final String[][] required = safe && (flags & UNREAD_FLAGS) == 0 ? RequiredLiterals.of(regex) : new String[0][];
+        return new CaselessPattern(unicode, ascii, required);
     }
 
     /**
@@ -115,6 +124,35 @@ public final class CaselessPattern {
      */
     public Matcher matcher(final CharSequence text, final boolean ascii) {
         return (ascii ? this.ascii : unicode).matcher(text);
+    }
+
+    /**
+     * A test cheaper than a search, for callers that try many patterns on one text: most texts lack a word the
+     * pattern cannot match without (derived from the regex: "live" or "reside" for {@code i\\s+(?:live|reside)\\s+in}).
+     *
+     * @param text the text, prepared once
+     * @return false only when no search of the text can find a match; true when one may
+     */
+    public boolean mayMatch(final CaselessText text) {
+        for (final String[] clause : required) {
+            if (!text.mayContainOneOf(clause)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param text the text, prepared once
+     * @return a matcher of the text, as {@link Pattern#matcher} of the Unicode-folding pattern gives
+     */
+    public Matcher matcher(final CaselessText text) {
+        return matcher(text.text(), text.ascii());
+    }
+
+    /** @return the clauses of {@link #mayMatch} (for tests) */
+    String[][] required() {
+        return required;
     }
 
     /** @return the pattern with Unicode case folding (its flags, for tests and messages) */

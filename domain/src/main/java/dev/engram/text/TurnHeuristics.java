@@ -145,8 +145,10 @@ public final class TurnHeuristics {
      *     two words remain ("Thanks, Melanie!", "That's really sweet.", "Wow, cool")
      */
     public static boolean isSmallTalk(final String sentence) {
-        final String rest = SMALL_TALK_OTHER.matcher(SMALL_TALK.matcher(normalizeQuotes(sentence))
-            .replaceAll(" ")).replaceAll(" ");
+        final String english = SMALL_TALK.matcher(normalizeQuotes(sentence)).replaceAll(" ");
+        final CaselessText other = CaselessText.of(english);
+        // most sentences hold none of the other languages' words: the search for them is skipped
+        final String rest = SMALL_TALK_OTHER.mayMatch(other) ? SMALL_TALK_OTHER.matcher(other).replaceAll(" ") : english;
         return wordUnits(rest) < 2;
     }
 
@@ -157,6 +159,29 @@ public final class TurnHeuristics {
      *     (Chinese words average 1.5–2 characters), rounded down
      */
     public static int wordUnits(final String text) {
+        return CaselessPattern.isAscii(text) ? asciiWords(text) : wordUnitsOfAnyScript(text);
+    }
+
+    /**
+     * {@link #wordUnits} of an ASCII text, without a split: in ASCII {@code [\p{L}\p{N}'\p{M}]} is A–Z, a–z, 0–9 and
+     * the apostrophe, and no character is of a script written without spaces, so every run of those is one word.
+     */
+    static int asciiWords(final String text) {
+        int words = 0;
+        boolean inWord = false;
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            final boolean wordChar = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\'';
+            if (wordChar && !inWord) {
+                words++;
+            }
+            inWord = wordChar;
+        }
+        return words;
+    }
+
+    /** {@link #wordUnits} of any text, by the split the class comment describes. */
+    static int wordUnitsOfAnyScript(final String text) {
         int words = 0;
         int unspaced = 0;
         for (final String w : text.split("[^\\p{L}\\p{N}'\\p{M}]+")) {

@@ -13,6 +13,7 @@ import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
 import dev.engram.avro.MemoryType;
 import dev.engram.text.CaselessPattern;
+import dev.engram.text.CaselessText;
 import dev.engram.text.TurnHeuristics;
 
 /**
@@ -207,9 +208,13 @@ final class FactRules {
         }
         final List<int[]> claimed = new ArrayList<>();
         final Map<String, Fact> byKey = new LinkedHashMap<>();
-        final boolean ascii = CaselessPattern.isAscii(text); // once for the ~150 rules
+        final CaselessText subject = CaselessText.of(text); // once for the ~150 rules
+        final boolean ascii = subject.ascii();
         for (final Rule rule : RULES) {
-            final Matcher m = rule.pattern().matcher(text, ascii);
+            if (!rule.pattern().mayMatch(subject)) {
+                continue; // a word the rule cannot match without is missing: most rules, most sentences
+            }
+            final Matcher m = rule.pattern().matcher(subject);
             while (m.find()) {
                 if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start(), ascii)) {
                     continue;

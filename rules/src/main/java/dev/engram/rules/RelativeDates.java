@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 
 import dev.engram.text.CaselessPattern;
+import dev.engram.text.CaselessText;
 
 /**
  * Resolves relative time expressions in one turn ("yesterday", "last week", "two days ago", "next month",
@@ -146,9 +147,12 @@ public final class RelativeDates {
         final LocalDate day = LocalDate.ofInstant(said, ZoneOffset.UTC);
         final List<Resolved> found = new ArrayList<>();
         final String normalized = FactRules.normalizeQuotes(text);
-        final boolean ascii = CaselessPattern.isAscii(normalized); // once for the ~40 rules
+        final CaselessText subject = CaselessText.of(normalized); // once for the ~40 rules
         for (final Rule rule : RULES) {
-            final Matcher m = rule.pattern().matcher(normalized, ascii);
+            if (!rule.pattern().mayMatch(subject)) {
+                continue; // no date word of the rule in the text
+            }
+            final Matcher m = rule.pattern().matcher(subject);
             while (m.find()) {
                 final int start = m.start();
                 final int end = m.end();
