@@ -2,12 +2,16 @@ package dev.engram.consolidation;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.MemoryIds;
@@ -34,6 +38,10 @@ import dev.engram.port.ExtractedMemory;
  * a stance ("like", "dislike" of a {@code preference:<subject>} key) the key's subject in words is what a memory
  * must name ("I love horror movies" states {@code preference:horror_movies = like}).
  *
+ * <p>A change can also reach further ({@link Reach#CITED_SOURCES}, a user's correction or deletion): the turn and
+ * exchange episodes citing a message the fact was read from are marked too, however they word the value
+ * ({@link #citesSourceOf}).
+ *
  * <p>Pure: every time is the change's, so a replay marks the same memories.
  */
 public final class Outdated {
@@ -43,14 +51,25 @@ public final class Outdated {
     /** Shortest value in Han characters that marks memories stating it (most words are two characters). */
     static final int MIN_HAN_CHARS = 2;
     /** Values that say how the user stands to the key's subject, not what it is: every other sentence has them. */
-    private static final java.util.Set<String> POLARITIES = java.util.Set.of("like", "likes", "dislike", "dislikes",
+    private static final Set<String> POLARITIES = Set.of("like", "likes", "dislike", "dislikes",
         "love", "loves", "hate", "hates", "yes", "true", "false", "none", "off", "neutral", "prefer", "prefers");
 
     private Outdated() {
     }
 
+    /** How far the marks of a change reach. */
+    public enum Reach {
+        /** The memories stating the old value (the class comment): a superseded or negated fact. */
+        STATED_VALUE,
+        /**
+         * Those, and after them the turn and exchange episodes citing a message the fact was read from
+         * ({@link #citesSourceOf}): a fact the user corrected or deleted, which names the sentence it was read from.
+         */
+        CITED_SOURCES
+    }
+
     /**
-     * The marks of one change of a fact.
+     * The marks of one change of a fact, reaching the memories stating its old value ({@link Reach#STATED_VALUE}).
      *
      * @param old the fact as it was before the change (its key, value and time)
      * @param newValue the value that replaces it, or null (deleted, negated)
@@ -64,6 +83,34 @@ public final class Outdated {
     public static List<Consolidator.Change> mark(final Memory old, final String newValue, final String by,
                                                  final SourceRef changedBy, final Instant at,
                                                  final List<Memory> userMemories, final String cause) {
+        return mark(old, newValue, by, changedBy, at, userMemories, cause, Reach.STATED_VALUE);
+    }
+
+    /**
+     * The marks of one change of a fact, as far as {@code reach} says.
+     *
+     * <p>With {@link Reach#CITED_SOURCES} the memories stating the old value come first, in the order of
+     * {@code userMemories}, then the episodes citing the fact's sources that are not marked already, in the same
+     * order. Such an episode's event has the event id {@code MemoryIds.eventId(memoryId, "SUPERSEDED", cause)} and no
+     * {@code previousValue} (an episode has none): the ids these marks were first written with, when a command
+     * applied them, so a replay of {@code memory-commands} writes the same ids (a command's cause is unique; the
+     * value rule's ids add the time).
+     *
+     * @param old the fact as it was before the change (its key, value, sources and time)
+     * @param newValue the value that replaces it, or null (deleted, negated)
+     * @param by the memory holding the new value, or null
+     * @param changedBy the source of the statement or command that made the change, or null (a command)
+     * @param at the event time of the change
+     * @param userMemories every memory of the user, as the change found them
+     * @param cause the cause of the marks' events (the change's)
+     * @param reach which memories the change reaches
+     * @return one SUPERSEDED change per memory marked (its status stays ACTIVE); none when {@code old} is null or has
+     *     no key
+     */
+    public static List<Consolidator.Change> mark(final Memory old, final String newValue, final String by,
+                                                 final SourceRef changedBy, final Instant at,
+                                                 final List<Memory> userMemories, final String cause,
+                                                 final Reach reach) {
         final List<Consolidator.Change> out = new ArrayList<>();
         if (old == null || old.getKey() == null) {
             return out;
@@ -82,11 +129,69 @@ public final class Outdated {
                 || replacing != null && states(m.getContent(), replacing)) {
                 continue;
             }
-            final Memory after = Memory.newBuilder(m).setValidTo(at).setSupersededBy(by)
-                .setUpdatedAt(m.getUpdatedAt().isAfter(at) ? m.getUpdatedAt() : at).build();
-            out.add(MemoryLifecycle.change(m, after, UpdateOperation.SUPERSEDED, cause, at));
+            out.add(MemoryLifecycle.change(m, outdated(m, by, at), UpdateOperation.SUPERSEDED, cause, at));
+        }
+        if (reach == Reach.CITED_SOURCES) {
+            final Set<String> marked = new HashSet<>();
+            out.forEach(c -> marked.add(c.after().getMemoryId()));
+            for (final Memory m : userMemories) {
+                if (!marked.contains(m.getMemoryId()) && citesSourceOf(m, old, newValue, by, at)) {
+                    out.add(citedMark(m, outdated(m, by, at), cause, at));
+                }
+            }
         }
         return out;
+    }
+
+    /** @return the memory marked as outdated: {@code validTo} = at, {@code supersededBy} = by, updated at the change */
+    private static Memory outdated(final Memory m, final String by, final Instant at) {
+        return Memory.newBuilder(m).setValidTo(at).setSupersededBy(by)
+            .setUpdatedAt(m.getUpdatedAt().isAfter(at) ? m.getUpdatedAt() : at).build();
+    }
+
+    /** The SUPERSEDED change of an episode citing the fact's sources (event id and fields: see {@link #mark}). */
+    private static Consolidator.Change citedMark(final Memory before, final Memory after, final String cause,
+                                                 final Instant at) {
+        return new Consolidator.Change(before, MemoryUpdated.newBuilder()
+            .setEventId(MemoryIds.eventId(after.getMemoryId(), UpdateOperation.SUPERSEDED.name(), cause))
+            .setTenantId(after.getTenantId()).setUserId(after.getUserId()).setMemoryId(after.getMemoryId())
+            .setOperation(UpdateOperation.SUPERSEDED).setMemory(after).setPreviousValue(null)
+            .setCause(cause).setMemoryEnabled(null).setEventTime(at).build());
+    }
+
+    /**
+     * Whether a change of {@code fact} outdates {@code m} for citing a message the fact was read from: a turn or
+     * exchange episode (no key, not a summary or an observation, ACTIVE and current, said at or before the change)
+     * sharing a message with one of the fact's sources (same conversation, a shared message index), that does not
+     * state the new value ({@link #states}). The value rule finds what names the old value as a word; this finds the
+     * sentence the value was read from when it words it otherwise (README trial: "Please keep answers short and give
+     * me code first." stated {@code response_style = concise}, so correcting it to "detailed" left the episode current
+     * beside "Prefers detailed answers", both from message 2 of mira-3). Summaries and observations hold more than
+     * that message: they are left to the value rule.
+     *
+     * @param m a memory of the user
+     * @param fact the fact as it was before the change
+     * @param newValue its new value, or null (deleted)
+     * @param by the memory holding the new value, or null
+     * @param at the time of the change
+     * @return true when {@code m} is to be marked outdated ({@code validTo} = {@code at}, {@code supersededBy} = by)
+     */
+    static boolean citesSourceOf(final Memory m, final Memory fact, final String newValue, final String by,
+                                 final Instant at) {
+        if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null
+            || m.getType() != MemoryType.EPISODIC
+            || m.getMemoryId().equals(fact.getMemoryId()) || m.getMemoryId().equals(by)
+            || ExtractedMemory.isSummary(m.getType(), m.getDisplayName())
+            || ExtractedMemory.isObservation(m.getType(), m.getDisplayName())
+            || m.getValidFrom().isAfter(at) || newValue != null && states(m.getContent(), newValue)) {
+            return false;
+        }
+        for (final SourceRef source : fact.getSources()) {
+            if (cites(m, source)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -80,6 +80,76 @@ class OutdatedTest {
     }
 
     @Test
+    void shouldAlsoMarkTheEpisodesCitingTheFactsSourceOnlyWhenTheReachAsksForThem() {
+        final Memory style = memory("f1", "response_style", "concise", "Prefers concise answers", "c1", T0);
+        final Memory cited = memory("e1", null, null, "Please keep answers short and give me code first.", "c1", T0);
+        final Memory named = memory("e2", null, null, "Concise code reviews please.", "c2", T0);
+        final Memory elsewhere = memory("e3", null, null, "Keep it short, I am busy.", "c3", T0);
+        final List<Memory> userMemories = List.of(style, cited, named, elsewhere);
+
+        final List<Consolidator.Change> marks = Outdated.mark(style, "detailed", "f1", null, CHANGE, userMemories,
+            "command:k1", Outdated.Reach.CITED_SOURCES);
+
+        assertThat(marks).as("the value rule's marks first, then the cited episodes")
+            .extracting(c -> c.after().getMemoryId()).containsExactly("e2", "e1");
+        final Consolidator.Change citing = marks.get(1);
+        assertThat(citing.before()).isEqualTo(cited);
+        assertThat(citing.after().getValidTo()).isEqualTo(CHANGE);
+        assertThat(citing.after().getSupersededBy()).isEqualTo("f1");
+        assertThat(citing.after().getUpdatedAt()).isEqualTo(CHANGE);
+        assertThat(citing.event().getOperation()).isEqualTo(UpdateOperation.SUPERSEDED);
+        assertThat(citing.event().getEventId()).as("the id a command first wrote it with")
+            .isEqualTo(dev.engram.core.MemoryIds.eventId("e1", "SUPERSEDED", "command:k1"));
+        assertThat(citing.event().getCause()).isEqualTo("command:k1");
+        assertThat(citing.event().getPreviousValue()).isNull();
+        assertThat(citing.event().getMemoryEnabled()).isNull();
+        assertThat(citing.event().getEventTime()).isEqualTo(CHANGE);
+        assertThat(citing.event().getTenantId()).isEqualTo("t1");
+        assertThat(citing.event().getUserId()).isEqualTo("u1");
+
+        assertThat(Outdated.mark(style, "detailed", "f1", null, CHANGE, userMemories, "candidate:c"))
+            .as("a supersede reaches what states the value only").extracting(c -> c.after().getMemoryId())
+            .containsExactly("e2");
+        assertThat(Outdated.mark(style, "detailed", "f1", null, CHANGE, userMemories, "candidate:c",
+            Outdated.Reach.STATED_VALUE)).extracting(c -> c.after().getMemoryId()).containsExactly("e2");
+        final Memory keyless = Memory.newBuilder(style).setKey(null).setValue(null).build();
+        assertThat(Outdated.mark(keyless, null, null, null, CHANGE, userMemories, "command:k2",
+            Outdated.Reach.CITED_SOURCES)).as("a fact without a key marks nothing").isEmpty();
+    }
+
+    @Test
+    void shouldOutdateOnlyACurrentTurnEpisodeCitingTheFactsMessageAndNotNamingTheNewValue() {
+        final Memory fact = memory("f1", "response_style", "concise", "Prefers concise answers", "c1", T0);
+        final Memory episode = memory("e1", null, null, "Please keep answers short.", "c1", T0);
+        assertThat(Outdated.citesSourceOf(episode, fact, "detailed", "f1", CHANGE)).isTrue();
+        assertThat(Outdated.citesSourceOf(episode, fact, null, null, CHANGE)).as("a deletion").isTrue();
+
+        assertThat(Outdated.citesSourceOf(memory("e2", null, null, "Please keep answers short.", "c2", T0), fact,
+            "detailed", "f1", CHANGE)).as("another conversation").isFalse();
+        final Memory otherMessage = Memory.newBuilder(episode).setSources(List.of(SourceRef.newBuilder()
+            .setConversationId("c1").setMessageIndexes(List.of(1, 2)).setObservedAt(T0).build())).build();
+        assertThat(Outdated.citesSourceOf(otherMessage, fact, "detailed", "f1", CHANGE)).as("another message")
+            .isFalse();
+        assertThat(Outdated.citesSourceOf(memory("e3", null, null, "Give me detailed answers.", "c1", T0), fact,
+            "detailed", "f1", CHANGE)).as("names the new value").isFalse();
+        assertThat(Outdated.citesSourceOf(Memory.newBuilder(episode).setValidFrom(CHANGE.plusSeconds(1)).build(), fact,
+            "detailed", "f1", CHANGE)).as("said after the change").isFalse();
+        assertThat(Outdated.citesSourceOf(Memory.newBuilder(episode).setValidTo(T0.plusSeconds(60)).build(), fact,
+            "detailed", "f1", CHANGE)).as("outdated already").isFalse();
+        assertThat(Outdated.citesSourceOf(Memory.newBuilder(episode).setStatus(MemoryStatus.ARCHIVED).build(), fact,
+            "detailed", "f1", CHANGE)).as("not ACTIVE").isFalse();
+        assertThat(Outdated.citesSourceOf(Memory.newBuilder(episode)
+            .setDisplayName(dev.engram.port.ExtractedMemory.SUMMARY_DISPLAY_NAME).build(), fact, "detailed", "f1",
+            CHANGE)).as("a summary holds more than the message").isFalse();
+        assertThat(Outdated.citesSourceOf(Memory.newBuilder(episode).setType(MemoryType.SEMANTIC).build(), fact,
+            "detailed", "f1", CHANGE)).as("not an episode").isFalse();
+        assertThat(Outdated.citesSourceOf(memory("f1", null, null, "Please keep answers short.", "c1", T0), fact,
+            "detailed", "f2", CHANGE)).as("the fact's own id").isFalse();
+        assertThat(Outdated.citesSourceOf(episode, fact, "detailed", "e1", CHANGE)).as("the new value's memory")
+            .isFalse();
+    }
+
+    @Test
     void shouldRewriteTheValueWhereTheContentNamesIt() {
         assertThat(Outdated.withValue("Lives in Graz", "Graz", "Linz")).isEqualTo("Lives in Linz");
         assertThat(Outdated.withValue("Eats a vegan diet", "vegan", "pescatarian")).isEqualTo("Eats a pescatarian diet");

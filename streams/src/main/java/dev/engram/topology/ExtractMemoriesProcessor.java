@@ -45,18 +45,17 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.engram.validation.ConversationValidator;
-import dev.engram.topics.Topic;
 
 /**
- * Decodes, validates, joins the profile, extracts and embeds conversations (concurrently on the
- * executor), and forwards their candidates, or the original record (its secrets redacted) to the dead letters, in
- * input order.
+ * Decodes and validates ({@link ConversationDecoder}), joins the profile, extracts and embeds conversations
+ * (concurrently on the executor), and forwards their candidates, or the original record (its secrets redacted) to the
+ * dead letters, in input order.
  */
 final class ExtractMemoriesProcessor implements Processor<String, byte[], String, Object> {
     // the extractor's log category stays ExtractionTopology, as before the split
     private static final Logger LOG = LoggerFactory.getLogger(ExtractionTopology.class);
 
-    private final ConversationValidator validator;
+    private final ConversationDecoder decoder;
     private final MemoryExtractor extractor;
     private final Embedder embedder;
     private final ExtractionMeters counters;
@@ -65,8 +64,6 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private final int maxPending;
     private final PiiFilter pii;
     private final UsageRecorder usageRecorder;
-    private final Deserializer<ConversationCompleted> deserializer;
-    private final Serializer<ConversationCompleted> serializer;
     private final Deque<Pending> inFlight = new ArrayDeque<>();
     private ProcessorContext<String, Object> context;
     private IdleCommit idleCommit;
@@ -81,11 +78,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
                              final Executor executor, final int maxPending,
                              final Deserializer<ConversationCompleted> deserializer,
                              final Serializer<ConversationCompleted> serializer) {
-        this.deserializer = deserializer;
-        this.serializer = serializer;
+        this.decoder = new ConversationDecoder(validator, pii, counters, deserializer, serializer);
         this.pii = pii;
         this.usageRecorder = usageRecorder;
-        this.validator = validator;
         this.extractor = extractor;
         this.embedder = embedder;
         this.counters = counters;
@@ -138,7 +133,8 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     /** Submits one conversation, forwarding what finished; waits while {@code maxPending} are in flight. */
     private void extract(final Record<String, byte[]> record) {
         final Optional<RecordMetadata> source = context.recordMetadata();
-        final PendingConversation consumed = new PendingConversation(record.key(), withoutSecrets(record.value()), record.timestamp(),
+        final PendingConversation consumed = new PendingConversation(record.key(),
+            decoder.withoutSecrets(record.value()), record.timestamp(),
             new RecordHeaders(record.headers().toArray()), source.map(RecordMetadata::topic).orElse(""),
             source.map(RecordMetadata::partition).orElse(-1), source.map(RecordMetadata::offset).orElse(-1L));
         final CompletableFuture<ExtractionOutcome> outcome = submit(consumed);
@@ -178,7 +174,7 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
     private CompletableFuture<ExtractionOutcome> submit(final PendingConversation consumed) {
         final ConversationCompleted conversation;
         try {
-            conversation = decode(consumed.value());
+            conversation = decoder.decode(consumed.value(), context::currentSystemTimeMs);
         } catch (RejectedConversation e) {
             return CompletableFuture.completedFuture(ExtractionOutcome.rejected(e));
         }
@@ -244,53 +240,6 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
         } else {
             counters.outcome(ExtractionTopology.OUTCOME_REMEMBERED, "");
         }
-    }
-
-    /**
-     * The record's value with the secrets of its messages redacted ({@link PiiFilter#withoutSecrets}, re-encoded in
-     * the topic's format), so that neither the pending store's changelog nor a dead letter keeps a secret: Engram's
-     * own topics never hold one, sealed or not. The value as read when it holds none or does not decode (a dead
-     * letter then, as it came).
-     */
-    private byte[] withoutSecrets(final byte[] bytes) {
-        if (bytes == null || validator.sizeProblem(bytes.length).isPresent()) {
-            return bytes;
-        }
-        try {
-            final ConversationCompleted conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
-            final ConversationCompleted clean = pii.withoutSecrets(conversation);
-            return clean == conversation ? bytes : serializer.serialize(Topic.CONVERSATIONS_COMPLETED.name(), clean);
-        } catch (RuntimeException e) {
-            return bytes; // decode() rejects it with the reason
-        }
-    }
-
-    private ConversationCompleted decode(final byte[] bytes) throws RejectedConversation {
-        if (bytes == null) {
-            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, "null", "null value (tombstone) on "
-                + Topic.CONVERSATIONS_COMPLETED.name());
-        }
-        final Optional<String> tooLarge = validator.sizeProblem(bytes.length);
-        if (tooLarge.isPresent()) {
-            throw new RejectedConversation(DeadLetters.STAGE_VALIDATION, "validation", tooLarge.get());
-        }
-        final ConversationCompleted conversation;
-        try {
-            conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
-        } catch (RuntimeException e) {
-            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
-        }
-        // a time ahead of this wall clock would move the consolidator's lifecycle time for its whole partition; a
-        // replay runs later, so what the live run accepted it accepts again (ConversationValidator#futureProblem)
-        final Optional<String> problem = validator.problem(conversation)
-            .or(() -> validator.futureProblem(conversation, context.currentSystemTimeMs()));
-        if (problem.isPresent()) {
-            throw new RejectedConversation(DeadLetters.STAGE_VALIDATION, "validation", problem.get());
-        }
-        // invalid UTF-8 in text was replaced by U+FFFD when decoding (as ingest and the HTTP API do): count it
-        counters.replaced().increment(ConversationValidator.replacements(conversation));
-        // one text form on every way in: NFC, no zero-width characters inside words ("Zu\u0308rich" is "Zürich")
-        return ConversationValidator.canonical(conversation);
     }
 
     /**

@@ -178,8 +178,9 @@ final class MemoryCommands {
     }
 
     /**
-     * A corrected or deleted fact's old value: the user's memories stating it are marked as outdated
-     * ({@link Outdated}, events SUPERSEDED at the command's time).
+     * A corrected or deleted fact's old value: the user's memories stating it, and the episodes citing a message the
+     * fact was read from, are marked as outdated ({@link Outdated}, {@link Outdated.Reach#CITED_SOURCES}; events
+     * SUPERSEDED at the command's time).
      */
     private void markOutdated(final UserKey user, final Memory fact, final String newValue, final String by,
                               final MemoryCommand command) {
@@ -190,62 +191,14 @@ final class MemoryCommands {
         try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
             it.forEachRemaining(kv -> userMemories.add(kv.value));
         }
-        final List<Consolidator.Change> changes = new ArrayList<>(Outdated.mark(fact, newValue, by, null,
-            command.getIssuedAt(), userMemories, "command:" + command.getCommandId()));
-        final java.util.Set<String> marked = new java.util.HashSet<>();
-        changes.forEach(c -> marked.add(c.after().getMemoryId()));
-        for (final Memory m : userMemories) {
-            if (!marked.contains(m.getMemoryId()) && citesSourceOf(m, fact, newValue, by, command.getIssuedAt())) {
-                final Memory after = Memory.newBuilder(m).setValidTo(command.getIssuedAt()).setSupersededBy(by)
-                    .setUpdatedAt(later(m.getUpdatedAt(), command.getIssuedAt())).build();
-                changes.add(new Consolidator.Change(m,
-                    commandEvent(user, m.getMemoryId(), UpdateOperation.SUPERSEDED, after, null, command)));
-            }
-        }
-        for (final Consolidator.Change change : changes) {
+        for (final Consolidator.Change change : Outdated.mark(fact, newValue, by, null, command.getIssuedAt(),
+                userMemories, "command:" + command.getCommandId(), Outdated.Reach.CITED_SOURCES)) {
             final Memory after = change.after();
             index.upsert(after);
             memories.put(user.storeKey(after.getMemoryId()), after);
             written(user.storeKey(after.getMemoryId()), after);
             emit(user, change.before(), change.event(), command);
         }
-    }
-
-    /**
-     * Whether a correction or deletion of {@code fact} outdates {@code m} for citing a message the fact was read from:
-     * a turn or exchange episode (no key, not a summary or an observation, ACTIVE and current, said at or before the
-     * change) sharing a message with one of the fact's sources, that does not state the new value
-     * ({@link Outdated#states}). {@link Outdated#mark} finds what names the old value as a word; this finds the
-     * sentence the value was read from when it words it otherwise (README trial: "Please keep answers short and give me
-     * code first." stated {@code response_style = concise}, so correcting it to "detailed" left the episode current
-     * beside "Prefers detailed answers", both from message 2 of mira-3).
-     *
-     * @param m a memory of the user
-     * @param fact the fact as it was before the change
-     * @param newValue its new value, or null (deleted)
-     * @param by the memory holding the new value, or null
-     * @param at the command's time
-     * @return true when {@code m} is to be marked outdated ({@code validTo} = {@code at}, {@code supersededBy} = by)
-     */
-    static boolean citesSourceOf(final Memory m, final Memory fact, final String newValue, final String by,
-                                 final Instant at) {
-        if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null
-            || m.getType() != dev.engram.avro.MemoryType.EPISODIC
-            || m.getMemoryId().equals(fact.getMemoryId()) || m.getMemoryId().equals(by)
-            || dev.engram.port.ExtractedMemory.isSummary(m.getType(), m.getDisplayName())
-            || dev.engram.port.ExtractedMemory.isObservation(m.getType(), m.getDisplayName())
-            || m.getValidFrom().isAfter(at) || newValue != null && Outdated.states(m.getContent(), newValue)) {
-            return false;
-        }
-        for (final dev.engram.avro.SourceRef cited : m.getSources()) {
-            for (final dev.engram.avro.SourceRef source : fact.getSources()) {
-                if (cited.getConversationId().equals(source.getConversationId())
-                    && cited.getMessageIndexes().stream().anyMatch(source.getMessageIndexes()::contains)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /**
