@@ -50,7 +50,9 @@ import dev.engram.scoring.Vectors;
  *       ACTIVE fact of the same slot, is about that fact: a correction changed its value but not its key
  *       ({@code pet:rex} = Max), so "I have a dog named Max" ({@code pet:max}) reinforces it instead of making a second
  *       fact about one dog. Only the slot and the name decide (a name is one entity within a user's slot, as the
- *       keys already read it); another slot ({@code friend:max} beside {@code pet:rex} = Max) is another entity.</li>
+ *       keys already read it); another slot ({@code friend:max} beside {@code pet:rex} = Max) is another entity.
+ *       <b>A renaming statement</b> ("my cat's name is Mia, not Luna", "we renamed our dog Max"; {@link Renames}) supersedes
+ *       the ACTIVE fact of the same slot it names as replaced, the new fact keyed by its new name.</li>
  *   <li><b>Similarity.</b> the best ACTIVE hit of the user's index that may be compared (a fact
  *       is never merged into a fact of another key): cosine &gt; {@code dedup.reinforce.threshold}
  *       → reinforce; from {@code dedup.judge.threshold} up to it → the {@link ContradictionJudge}
@@ -270,6 +272,13 @@ public final class Consolidator {
         final float[] vector = candidateVector;
         if (candidate.getKey() != null && candidate.getNegated()) {
             return retract(candidate, userMemories, vector);
+        }
+        final Renames.Rename rename = candidate.getKey() == null ? null : Renames.of(candidate, userMemories);
+        if (rename != null) {
+            return rename.renamed() == null || UserFacts.factOf(userMemories, rename.candidate().getKey(), candidate.getValue()) != null
+                ? decideOwn(rename.candidate(), userMemories, index) // renames nothing (or the new name is known): a plain fact
+                : MemoryWrites.supersede(rename.renamed(), rename.candidate(), similarity(candidate, vector, rename.renamed()),
+                    "rename", userMemories);
         }
         if (candidate.getKey() != null) {
             final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());

@@ -61,6 +61,10 @@ final class LifeRules {
     private static final String PET_ADJ = "(?:(?:pet|new|little|old|sweet|adorable|cute|rescue|tabby|black|white|ginger"
         + "|grey|gray|brown|golden|\\p{L}+-year-old)\\s+)?";
 
+    /** "'s name is", "is called", "is actually named": a name said of someone or some pet. */
+    private static final String NAMED_AS = "(?:'s\\s+name\\s+is|\\s+is\\s+(?:actually\\s+|really\\s+)?(?:named|called))\\s+"
+        + "(?:actually\\s+|really\\s+)?";
+
     private static final String COUNT = "(?:an?|one|two|three|four|five|\\d+)";
 
     private static final String LANGUAGE = "(?-i:English|Spanish|French|German|Italian|Portuguese|Catalan|Dutch|Swedish"
@@ -73,6 +77,15 @@ final class LifeRules {
 
     /** Family, pets, hometown, places visited, languages, age; wishes and plans. */
     static final List<Rule> RULES = List.of(
+        rule("pet-renamed-not", "\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")" + NAMED_AS + "(" + PROPER + ")\\s*,?\\s+not\\s+("
+            + PROPER + ")", (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(3)))),
+        rule("family-renamed-not", "\\bmy\\s+" + KIN_ADJ + "(" + RELATION + ")" + NAMED_AS + "(" + PROPER + ")\\s*,?\\s+not\\s+("
+            + PROPER + ")", (m, s) -> renamed(family(m.group(1), m.group(2)), null, m.group(3))),
+        rule("pet-renamed", "\\b(?:i|we)\\s+" + ADVS + "renamed\\s+(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")(?:\\s*,\\s*(?:he|she|it)"
+            + "(?:'s|\\s+is)\\s+(?:now\\s+)?(?:called|named)|\\s+to)?\\s+(" + PROPER + ")",
+            (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(1)))),
+        rule("pet-named-now", "\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")" + "(?:'s\\s+name\\s+is|\\s+is\\s+(?:named|called))\\s+("
+            + PROPER + ")\\s+now\\b", (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(1)))),
         rule("family-named", "\\bmy\\s+" + KIN_ADJ + "(" + RELATION + ")" + "(?:'s\\s+name\\s+is|\\s+is\\s+(?:named|called))\\s+(" + PROPER
             + ")", (m, s) -> family(m.group(1), m.group(2))),
         rule("children-named", "\\b(?:i|we)\\s+(?:have|'ve\\s+got)\\s+(?:two|three|four|\\d)\\s+(kids|children|sons|daughters"
@@ -170,6 +183,31 @@ final class LifeRules {
         final boolean chinese = kind.codePoints().anyMatch(TurnHeuristics::unspacedScript);
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "pet:" + slug(kind), kind, "Pet " + kind,
             chinese ? "养了" + kind : "Has a pet " + kind, false, IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    /**
+     * A renaming statement ("my cat's name is Mia, not Luna", "we renamed our dog Max"): the fact of the new name, keyed
+     * by what it replaces, so the consolidator finds the fact it renames ({@code Renames}): the old name's key
+     * ({@code pet:luna}) or, when no old name is said, the kind's ({@code pet:dog}).
+     *
+     * @param facts the fact of the new name (at most one)
+     * @param key the key of what it replaces, or null to build it from the fact's slot and {@code oldName}
+     * @param oldName the name replaced, when {@code key} is null
+     * @return the fact with that key, or nothing when the old and new names are one
+     */
+    private static List<Fact> renamed(final List<Fact> facts, final String key, final String oldName) {
+        if (facts.size() != 1) {
+            return facts;
+        }
+        final Fact fact = facts.get(0);
+        final String replaced = key != null ? key : fact.key().substring(0, fact.key().lastIndexOf(':') + 1) + slug(oldName);
+        return replaced.equals(fact.key()) ? facts : List.of(new Fact(fact.type(), fact.category(), replaced, fact.value(),
+            fact.displayName(), fact.content(), fact.negated(), fact.importance(), fact.confidence(), fact.source(),
+            fact.partial()));
+    }
+
+    private static List<Fact> renamed(final List<Fact> facts, final String key) {
+        return renamed(facts, key, null);
     }
 
     private static List<Fact> relation(final String keyPrefix, final String raw, final String contentPrefix,
