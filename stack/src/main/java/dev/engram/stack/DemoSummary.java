@@ -175,9 +175,11 @@ public record DemoSummary(long conversations, long candidates, long memoriesCrea
     /** @return the human-readable block the demo prints */
     public String toText() {
         return counts() + (conversationOutcomes == null ? "" : String.format(Locale.ROOT,
-            "%n  conversations in     %,d = remembered %,d + nothing to remember %,d %s + dead-lettered %,d%s",
+            "%n  conversations in     %,d = remembered %,d + nothing to remember %,d%s + dead-lettered %,d%s",
             conversationOutcomes.in(), conversationOutcomes.remembered(), conversationOutcomes.nothingToRemember(),
-            conversationOutcomes.nothingToRememberReasons(), conversationOutcomes.deadLettered(),
+            conversationOutcomes.nothingToRememberReasons() == null
+                || conversationOutcomes.nothingToRememberReasons().isEmpty() ? ""
+                : " " + conversationOutcomes.nothingToRememberReasons(), conversationOutcomes.deadLettered(),
             conversationOutcomes.unaccounted() == 0 ? "" : " (" + conversationOutcomes.unaccounted() + " not accounted for)"));
     }
 

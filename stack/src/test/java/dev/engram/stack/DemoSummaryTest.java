@@ -32,6 +32,15 @@ class DemoSummaryTest {
     }
 
     @Test
+    void shouldNotPrintAnEmptyReasonListWhenEveryConversationGaveSomethingToRemember() {
+        final DemoSummary summary = new DemoSummary(25, 60, 40, 4, 1, 0, 0, 0, 1, 2, 9.5).with(DemoSummary.Outcomes.of(27,
+            java.util.Map.of("remembered", 25L, "dead_lettered:validation", 2L)));
+
+        assertThat(summary.toText()).contains("conversations in     27 = remembered 25 + nothing to remember 0 + dead-lettered 2")
+            .doesNotContain("{}");
+    }
+
+    @Test
     void shouldSayWhatBecameOfEveryConversationWhenTheOutcomesAreKnown() throws Exception {
         final DemoSummary summary = new DemoSummary(25, 60, 40, 4, 1, 0, 0, 0, 1, 2, 9.5).with(DemoSummary.Outcomes.of(27,
             java.util.Map.of("remembered", 20L, "nothing_to_remember:no_words", 1L, "nothing_to_remember:nothing_extracted", 4L,
