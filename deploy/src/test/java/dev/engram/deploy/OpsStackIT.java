@@ -240,8 +240,9 @@ class OpsStackIT {
     @Order(4)
     void shouldReembedSideBySideSwitchAndDropOnlyTheInactiveModelWhenASecondModelIsGiven() {
         final String bootstrap = broker.bootstrapServers();
-        final long memories = MemorySnapshot.fromTopic(Map.of("bootstrap.servers", bootstrap), null, Duration.ofSeconds(30))
-            .totalMemories();
+        // observations and topic lists are not embedded: the consolidator's regrouping moves them with their statements
+        final long memories = MemoryState.read(TopicScan.client(bootstrap), Duration.ofSeconds(30)).memories().values()
+            .stream().flatMap(List::stream).filter(m -> !Observations.rebuiltByRegrouping(m)).count();
         // the consolidator stopped for the rebuild (order 2): the switch is published but cannot be caught up
         final CliRun reembed = engram("reembed", "--model", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap,
             "--apply-timeout", "PT30S");

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.MemoryIds;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.stack.MemoryState;
@@ -42,7 +43,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <ol>
  *   <li>reads the memory state ({@code memory-updated}, read_committed, folded per user; DELETED memories
- *       left out);</li>
+ *       left out), and leaves out the observations and topic lists ({@link Observations#rebuiltByRegrouping}):
+ *       their vector is the centroid of their statements' vectors, so the consolidator writes them again, on the
+ *       new model, when it regroups the user after the statements' commands; a command of theirs would find a topic
+ *       list gone (its id names its model) and would give an observation its text's vector instead of the
+ *       centroid;</li>
  *   <li>embeds each memory's content with the new model in batches of {@value #BATCH}, by the apps' per-script
  *       rule ({@link #routed}): with {@code embedding.model.han} set, a mostly-Han memory is kept on (or moved to)
  *       the Han model, as a memory created after the switch would be; the report counts the memories per model;</li>
@@ -79,7 +84,7 @@ public final class Reembed {
      *
      * @param model the new model
      * @param topic its side-by-side topic
-     * @param memories memories read
+     * @param memories memories read and re-embedded: every one but the observations and topic lists
      * @param written records acknowledged on the topic
      * @param dimensions the new vectors' size
      * @param switched whether the new model became active
@@ -91,10 +96,12 @@ public final class Reembed {
      * @param seconds wall time
      * @param perModel memories per embedding model after the re-embedding, by model name (with the per-script
      *     rule, mostly-Han memories stay on {@code embedding.model.han})
+     * @param derived observations and topic lists read and left to the consolidator's regrouping (not in
+     *     {@code memories})
      */
     public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
                          long commands, boolean caughtUp, long catchUpCommands, long redriven, double seconds,
-                         Map<String, Long> perModel) {
+                         Map<String, Long> perModel, long derived) {
     }
 
     /** How long the catch-up waits for the apps at most unless told otherwise. */
@@ -169,9 +176,10 @@ public final class Reembed {
         }
         final MemoryState state = MemoryState.read(client, null, Duration.ofMinutes(10),
             Topic.MEMORY_UPDATED.valueDeserializer(config));
-        final List<Memory> memories = new ArrayList<>();
-        state.memories().values().forEach(memories::addAll);
-        out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
+        final List<Memory> memories = toEmbed(state.memories().values());
+        final long derived = state.memories().values().stream().mapToLong(List::size).sum() - memories.size();
+        out.printf("Re-embedding %,d memories with %s into %s (%,d observations and topic lists follow their "
+            + "statements)…%n", memories.size(), provider.model(), topic, derived);
         final Serializer<Memory> encoder = Topic.memoryEmbeddings(provider.model()).valueSerializer(config);
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
@@ -224,7 +232,7 @@ public final class Reembed {
             }
             final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
                 commands, caughtUp.done(), caughtUp.commands(), caughtUp.redriven(), (System.nanoTime() - started) / 1e9,
-                Map.copyOf(perModel));
+                Map.copyOf(perModel), derived);
             out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; per model: %s; %s%n",
                 report.written(), report.memories(), dimensions, topic, report.seconds(), perModel,
                 switched ? "active model is now " + provider.model() + " (" + commands + " REEMBED commands on "
@@ -241,6 +249,17 @@ public final class Reembed {
         } finally {
             target.close(); // a no-op for the built-in models (and the Han model): JVM-wide shared instances
         }
+    }
+
+    /**
+     * @param byUser memories, per user
+     * @return those the tool embeds: all but the ones the consolidator writes again from their statements
+     *     ({@link Observations#rebuiltByRegrouping}), in order
+     */
+    static List<Memory> toEmbed(final java.util.Collection<List<Memory>> byUser) {
+        final List<Memory> out = new ArrayList<>();
+        byUser.forEach(memories -> memories.stream().filter(m -> !Observations.rebuiltByRegrouping(m)).forEach(out::add));
+        return out;
     }
 
     /**

@@ -121,14 +121,16 @@ final class ReembedCatchUp {
         return new Result(applied && leftovers(embedder).isEmpty(), commands, redrive[0], redrive[1]);
     }
 
-    /** @return the memories (not deleted) whose vector is not of the model their content is routed to */
+    /**
+     * @return the memories (not deleted) whose vector is not of the model their content is routed to, but the
+     *     observations and topic lists, which the consolidator's regrouping moves with their statements
+     *     ({@link Reembed#toEmbed})
+     */
     List<Memory> leftovers(final Embedder embedder) {
-        final List<Memory> out = new ArrayList<>();
-        MemoryState.read(client, null, Duration.ofMinutes(10), Topic.MEMORY_UPDATED.valueDeserializer(config))
-            .memories().values().forEach(ms -> ms.stream()
-                .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
-                .forEach(out::add));
-        return out;
+        return Reembed.toEmbed(MemoryState.read(client, null, Duration.ofMinutes(10),
+                Topic.MEMORY_UPDATED.valueDeserializer(config)).memories().values()).stream()
+            .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
+            .toList();
     }
 
     /**
