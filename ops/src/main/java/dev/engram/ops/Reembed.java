@@ -21,6 +21,7 @@ import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Observations;
 import dev.engram.core.MemoryIds;
 import dev.engram.embedder.ActiveModelEmbedder;
+import dev.engram.kafka.KafkaOperationFailed;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
@@ -215,7 +216,7 @@ public final class Reembed {
             }
             producer.flush();
             if (failure.get() != null) {
-                throw new IllegalStateException("Writing " + topic + " failed", failure.get());
+                throw new KafkaOperationFailed("write", "topic " + topic, failure.get());
             }
             final boolean complete = acked.get() == memories.size();
             final boolean switched = switchWhenComplete && complete;
@@ -223,8 +224,8 @@ public final class Reembed {
             ReembedCatchUp.Result caughtUp = new ReembedCatchUp.Result(false, 0, 0, 0);
             if (switched) {
                 commands = publishCommands(producer, reembedded, config);
-                producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
-                    provider.model().getBytes(StandardCharsets.UTF_8))).get();
+                written(producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
+                    provider.model().getBytes(StandardCharsets.UTF_8))), ACTIVE_TOPIC);
                 out.printf("Named %s active; catching up (memories created meanwhile, dead-lettered candidates)…%n",
                     provider.model());
                 caughtUp = new ReembedCatchUp(client, config, out, applyTimeout).run(embedder, producer);
@@ -266,12 +267,11 @@ public final class Reembed {
      * Publishes one REEMBED command per memory (see the class comment) and waits for every acknowledgement.
      *
      * @return the commands acknowledged
-     * @throws ExecutionException if a send failed
+     * @throws KafkaOperationFailed if a send failed ("not authorized to write topic memory-commands" when denied)
      * @throws InterruptedException if interrupted while waiting
      */
-    static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
-                                final EngramConfig config)
-        throws ExecutionException, InterruptedException {
+    static long publishCommands(final org.apache.kafka.clients.producer.Producer<String, byte[]> producer,
+                                final List<Memory> reembedded, final EngramConfig config) throws InterruptedException {
         final Serializer<MemoryCommand> commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
         final List<java.util.concurrent.Future<?>> sent = new ArrayList<>(reembedded.size());
         for (final Memory m : reembedded) {
@@ -289,9 +289,23 @@ public final class Reembed {
         }
         producer.flush();
         for (final java.util.concurrent.Future<?> f : sent) {
-            f.get();
+            written(f, Topic.MEMORY_COMMANDS.name());
         }
         return sent.size();
+    }
+
+    /**
+     * Waits for one send's acknowledgement.
+     *
+     * @throws KafkaOperationFailed naming the write and the topic (a denied write reads as one)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static void written(final java.util.concurrent.Future<?> send, final String topic) throws InterruptedException {
+        try {
+            send.get();
+        } catch (ExecutionException e) {
+            throw new KafkaOperationFailed("write", "topic " + topic, e.getCause());
+        }
     }
 
     private static boolean sameVector(final Memory next, final Memory before) {
@@ -348,7 +362,7 @@ public final class Reembed {
             throw new IllegalStateException(model + " is the active embedding model: switch to another before dropping it");
         }
         try (Admin admin = Admin.create(client)) {
-            GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all());
+            GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all(), "delete", "topic " + topicFor(model));
         }
         QdrantAlias.drop(config, model, out);
     }
@@ -359,7 +373,7 @@ public final class Reembed {
             admin.createTopics(List.of(topic)).all().get();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("Cannot create " + topic.name(), e.getCause());
+                throw new KafkaOperationFailed("create", "topic " + topic.name(), e.getCause());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

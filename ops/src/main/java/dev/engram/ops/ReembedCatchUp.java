@@ -240,11 +240,11 @@ final class ReembedCatchUp {
         }
         producer.flush();
         for (final Future<?> f : sent) {
-            f.get();
+            Reembed.written(f, Topic.MEMORY_CANDIDATES.name());
         }
         for (final Map.Entry<TopicPartition, Long> mark : next.entrySet()) {
-            producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
-                Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))).get();
+            Reembed.written(producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
+                Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))), Reembed.ACTIVE_TOPIC);
         }
         if (!again.isEmpty() || undecodable[0] > 0) {
             out.printf(Locale.ROOT, "  re-drove %,d dead-lettered candidates with %s (%,d no longer decode)%n",
