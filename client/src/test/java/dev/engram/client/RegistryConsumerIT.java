@@ -66,6 +66,21 @@ class RegistryConsumerIT {
         stack.awaitSettled(Duration.ofSeconds(120));
     }
 
+    /**
+     * Reads on until a record matches (90 s at most): a fresh consumer's first fetch can take seconds at load, and a
+     * single short read found nothing there.
+     *
+     * @return every record read
+     */
+    private static List<GenericRecord> readUntil(final PlainRegistryConsumer consumer, final String what,
+                                                 final java.util.function.Predicate<GenericRecord> wanted) {
+        final List<GenericRecord> seen = new java.util.ArrayList<>();
+        return dev.engram.testing.Waits.until(what, Duration.ofSeconds(90), () -> {
+            seen.addAll(consumer.read(Integer.MAX_VALUE, Duration.ofSeconds(2)));
+            return seen;
+        }, records -> records.stream().anyMatch(wanted));
+    }
+
     @AfterAll
     static void stop() {
         if (stack != null) {
@@ -119,8 +134,10 @@ class RegistryConsumerIT {
         final GenericRecord original;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
             Topic.MEMORY_UPDATED.name(), null)) {
-            original = consumer.read(100, Duration.ofSeconds(5)).stream()
-                .filter(r -> r.get("userId").toString().equals("leo") && r.get("memory") != null).findFirst().orElseThrow();
+            final java.util.function.Predicate<GenericRecord> leos = r -> r.get("userId").toString().equals("leo")
+                && r.get("memory") != null;
+            original = readUntil(consumer, "leo's memory on " + Topic.MEMORY_UPDATED.name(), leos).stream()
+                .filter(leos).findFirst().orElseThrow();
         }
         final GenericRecord newer = new GenericData.Record(evolved);
         old.getFields().forEach(f -> newer.put(f.name(), original.get(f.name())));
@@ -138,7 +155,8 @@ class RegistryConsumerIT {
         final List<GenericRecord> seenByOld;
         try (PlainRegistryConsumer consumer = new PlainRegistryConsumer(stack.bootstrapServers(), registry.url(),
             Topic.MEMORY_UPDATED.name(), old)) {
-            seenByOld = consumer.read(100, Duration.ofSeconds(5));
+            seenByOld = readUntil(consumer, "the newer writer's record", r -> r.get("memory") != null
+                && ((GenericRecord) r.get("memory")).get("content").toString().contains("newer schema"));
         }
         assertThat(seenByOld).anySatisfy(r -> {
             assertThat(r.getSchema().getField("sentiment")).isNull();

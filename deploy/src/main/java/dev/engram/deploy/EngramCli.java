@@ -1,6 +1,7 @@
 package dev.engram.deploy;
 
 import dev.engram.bench.BenchCommand;
+import dev.engram.kafka.KafkaOperationFailed;
 import dev.engram.retriever.RetrieverApp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -126,8 +127,22 @@ public final class EngramCli implements Runnable {
         });
     }
 
-    /** @return the innermost useful message of an error chain, with the kind of error where it helps */
+    /**
+     * @return the innermost useful message of an error chain, with the kind of error where it helps; a Kafka
+     *     operation the cluster's ACLs refused names the operation and the topic or group when the tool named it
+     *     ({@link KafkaOperationFailed}: "not authorized to write topic memory-commands (…)"), else Kafka's refusal
+     */
     static String describe(final Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof KafkaOperationFailed named) {
+                return named.getMessage();
+            }
+        }
+        final java.util.Optional<org.apache.kafka.common.errors.AuthorizationException> denied =
+            KafkaOperationFailed.denial(error);
+        if (denied.isPresent()) {
+            return "not authorized by the cluster's ACLs: " + denied.get().getMessage();
+        }
         Throwable cause = error;
         while (cause.getCause() != null && cause.getCause() != cause
             && (cause.getMessage() == null || cause instanceof java.util.concurrent.ExecutionException

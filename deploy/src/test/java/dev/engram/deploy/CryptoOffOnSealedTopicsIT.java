@@ -12,23 +12,16 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.crypto.Kek;
 import dev.engram.crypto.PersonalSerdes;
-import dev.engram.ops.OpsTestSupport;
 import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
-import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
-import dev.engram.stack.ProjectPaths;
-import dev.engram.stack.TopicSetup;
 import dev.engram.streams.PipelineConfig;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,17 +35,14 @@ import picocli.CommandLine;
  */
 class CryptoOffOnSealedTopicsIT {
 
+    private static CryptoTestBroker broker;
     private static Path dir;
-    private static EmbeddedBroker broker;
     private static Map<String, Object> common;
 
     @BeforeAll
     static void runSealed() throws Exception {
-        dir = Files.createTempDirectory("engram-crypto-off-it");
-        broker = EmbeddedBroker.start(dir);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-            TopicSetup.createAll(admin, 2);
-        }
+        broker = CryptoTestBroker.start("engram-crypto-off-it");
+        dir = broker.dir();
         final byte[] kek = new byte[Kek.KEY_BYTES];
         new SecureRandom().nextBytes(kek);
         common = new HashMap<>(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
@@ -64,20 +54,14 @@ class CryptoOffOnSealedTopicsIT {
         sealed.put(PipelineConfig.CRYPTO_KEK, Base64.getEncoder().encodeToString(kek));
         try (DemoApps apps = DemoApps.start(new EngramConfig(sealed))) {
             publish("mira-1", "I live in Lisbon and I keep two cats.", "2025-03-01T10:00:00Z");
-            OpsTestSupport.awaitExtracted(broker.bootstrapServers(), () -> apps.extractorIdle() ? 0 : 1, Duration.ofSeconds(120));
-            OpsTestSupport.awaitConsolidated(broker.bootstrapServers(),
-                Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), Duration.ofSeconds(120));
-            OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()),
-                Duration.ofSeconds(120));
+            broker.awaitProcessed(apps, Duration.ofSeconds(120));
         }
         PersonalSerdes.closeAll();
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        PersonalSerdes.closeAll();
         broker.close();
-        ProjectPaths.deleteRecursively(dir);
     }
 
     @Test

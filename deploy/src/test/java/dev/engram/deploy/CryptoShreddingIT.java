@@ -28,19 +28,14 @@ import dev.engram.config.EngramConfig;
 import dev.engram.crypto.DataKeys;
 import dev.engram.crypto.ErasedDataException;
 import dev.engram.crypto.Kek;
-import dev.engram.crypto.PersonalSerdes;
 import dev.engram.domain.DomainConfig;
-import dev.engram.ops.OpsTestSupport;
 import dev.engram.ops.VerifyErasureCommand;
 import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.DemoApps;
 import dev.engram.testing.Waits;
-import dev.engram.stack.EmbeddedBroker;
 import dev.engram.stack.Ingest;
 import dev.engram.stack.ProjectPaths;
-import dev.engram.stack.TopicSetup;
 import dev.engram.streams.PipelineConfig;
-import dev.engram.topics.AppIds;
 import dev.engram.topics.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -77,16 +72,16 @@ class CryptoShreddingIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private static CryptoTestBroker broker;
     private static Path dir;
-    private static EmbeddedBroker broker;
     private static EngramConfig config;
     private static Path configFile;
     private static byte[] kek;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        dir = Files.createTempDirectory("engram-crypto-it");
-        broker = EmbeddedBroker.start(dir);
+        broker = CryptoTestBroker.start("engram-crypto-it");
+        dir = broker.dir();
         kek = new byte[Kek.KEY_BYTES];
         new SecureRandom().nextBytes(kek);
         final Map<String, Object> settings = new HashMap<>(Map.of(CoreConfig.BOOTSTRAP_SERVERS, broker.bootstrapServers(),
@@ -104,16 +99,11 @@ class CryptoShreddingIT {
         configFile = dir.resolve("engram.properties");
         Files.writeString(configFile, PipelineConfig.CRYPTO_ENABLED + "=true\n" + DomainConfig.OBSERVE_THRESHOLD + "=1.0\n"
             + PipelineConfig.CRYPTO_KEK_FILE + "=" + secret.toString().replace("\\", "\\\\") + "\n");
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-            TopicSetup.createAll(admin, 2);
-        }
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        PersonalSerdes.closeAll();
         broker.close();
-        ProjectPaths.deleteRecursively(dir);
     }
 
     @Test
@@ -269,11 +259,7 @@ class CryptoShreddingIT {
     }
 
     private static void awaitProcessed(final DemoApps apps) {
-        final Duration timeout = Duration.ofSeconds(120);
-        OpsTestSupport.awaitExtracted(broker.bootstrapServers(), () -> apps.extractorIdle() ? 0 : 1, timeout);
-        OpsTestSupport.awaitConsolidated(broker.bootstrapServers(),
-            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name()), timeout);
-        OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
+        broker.awaitProcessed(apps, Duration.ofSeconds(120));
     }
 
     private static JsonNode awaitMemories(final String base, final String user) {
@@ -332,7 +318,7 @@ class CryptoShreddingIT {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            final long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos(); // every topic, at load 10+
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
                 assertThat(System.nanoTime()).as("topics read to their end").isLessThan(deadline);
                 for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
@@ -374,7 +360,7 @@ class CryptoShreddingIT {
             }
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
             end.putAll(ends);
-            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            final long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos(); // every topic, at load 10+
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
                 assertThat(System.nanoTime()).isLessThan(deadline);
                 for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {

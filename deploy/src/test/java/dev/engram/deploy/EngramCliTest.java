@@ -36,6 +36,25 @@ class EngramCliTest {
         return new Run(exit, buffer.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A Kafka operation the cluster's ACLs refuse is one line saying what was denied: the operation and its topic when
+     * the tool named them ({@link dev.engram.kafka.KafkaOperationFailed}), else Kafka's own words with the topic or
+     * group; never "cannot read" for a write (a denied delete of a model's topic said "Cannot read from the cluster").
+     */
+    @Test
+    void shouldSayWhatTheClusterDeniedWhenAKafkaOperationIsNotAuthorized() {
+        final Throwable write = new java.util.concurrent.ExecutionException(new dev.engram.kafka.KafkaOperationFailed("write",
+            "topic memory-commands", new java.util.concurrent.ExecutionException(
+                new org.apache.kafka.common.errors.TopicAuthorizationException(java.util.Set.of("memory-commands")))));
+        final Throwable unnamed = new IllegalStateException("Cannot read offsets from the cluster: denied",
+            org.apache.kafka.common.errors.GroupAuthorizationException.forGroupId("engram-extractor"));
+
+        assertThat(EngramCli.describe(write)).isEqualTo("not authorized to write topic memory-commands (the cluster's "
+            + "ACLs: Not authorized to access topics: [memory-commands])");
+        assertThat(EngramCli.describe(unnamed))
+            .isEqualTo("not authorized by the cluster's ACLs: Not authorized to access group: engram-extractor");
+    }
+
     @Test
     void shouldPrintTheUsageAndExitWithUsageCodeWhenNoCommandIsGiven() {
         final Run none = run();

@@ -106,12 +106,15 @@ class OpsStackIT {
             ingest.publish(ProjectPaths.sample().orElseThrow(), n -> { });
         }
         awaitProcessed();
-        final HttpResponse<String> query = get(retriever.baseUrl() + "/v1/tenants/acme/users/mira/memories?query=cloud&k=3");
-        assertThat(query.statusCode()).isEqualTo(200);
+        // no lag is not yet served: the retriever answers 503 until its catch-up has seen it, and the first query
+        // loads the query embedder (seconds at load 10+)
+        dev.engram.testing.Waits.until("mira's memories served", Duration.ofMinutes(3),
+            () -> get(retriever.baseUrl() + "/v1/tenants/acme/users/mira/memories?query=cloud&k=3").statusCode(),
+            status -> status == 200);
     }
 
     private static void awaitProcessed() {
-        final Duration timeout = Duration.ofSeconds(90);
+        final Duration timeout = Duration.ofMinutes(4); // the sample through the real model on 2 busy cores
         OpsTestSupport.awaitExtracted(broker.bootstrapServers(), extractor::pendingConversations, timeout);
         OpsTestSupport.awaitConsolidated(broker.bootstrapServers(), Set.of(Topic.MEMORY_CANDIDATES.name()), timeout);
         OpsTestSupport.awaitNoLag(broker.bootstrapServers(), AppIds.RETRIEVER, Set.of(Topic.MEMORY_UPDATED.name()), timeout);
@@ -196,14 +199,14 @@ class OpsStackIT {
     void shouldRebuildTheConsolidatorAndVerifyNoDifferencesWhenRunOnTheDemoStack() {
         // the retrieval in startStack reported its hits on memory-access: let the consolidator fold them first
         OpsTestSupport.awaitConsolidated(broker.bootstrapServers(),
-            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name()), Duration.ofSeconds(60));
+            Set.of(Topic.MEMORY_CANDIDATES.name(), Topic.MEMORY_COMMANDS.name(), Topic.MEMORY_ACCESS.name()), Duration.ofMinutes(3));
         // and its observations regrouped (on its wall clock, seconds after the input): the state a replay ends with
-        assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), Duration.ofSeconds(60)))
+        assertThat(PendingObservations.awaitNone(TopicScan.client(broker.bootstrapServers()), Duration.ofMinutes(3)))
             .isTrue();
         consolidator.close(); // a rebuild needs the app stopped
         final Path work = dir.resolve("rebuild-consolidator");
         final CliRun rebuild = engram("rebuild", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir",
-            dir.resolve("rebuild-state").toString(), "--work-dir", work.toString(), "--timeout", "PT2M", "--force");
+            dir.resolve("rebuild-state").toString(), "--work-dir", work.toString(), "--timeout", "PT5M", "--force");
         assertThat(rebuild.exit()).as(rebuild.out()).isZero();
         assertThat(rebuild.out()).contains("Resetting engram-consolidator with Kafka's StreamsResetter",
             "verify: no differences");
@@ -231,7 +234,7 @@ class OpsStackIT {
         retriever.close();
         final CliRun rebuild = engram("rebuild", "--app", "retriever", "--bootstrap-servers", broker.bootstrapServers(),
             "--state-dir", dir.resolve("rebuild-state").toString(), "--work-dir", dir.resolve("rebuild-retriever").toString(),
-            "--timeout", "PT2M", "--force");
+            "--timeout", "PT5M", "--force");
         assertThat(rebuild.exit()).as(rebuild.out()).isZero();
         assertThat(rebuild.out()).contains("verify: no differences");
     }
@@ -240,8 +243,9 @@ class OpsStackIT {
     @Order(4)
     void shouldReembedSideBySideSwitchAndDropOnlyTheInactiveModelWhenASecondModelIsGiven() {
         final String bootstrap = broker.bootstrapServers();
-        final long memories = MemorySnapshot.fromTopic(Map.of("bootstrap.servers", bootstrap), null, Duration.ofSeconds(30))
-            .totalMemories();
+        // observations and topic lists are not embedded: the consolidator's regrouping moves them with their statements
+        final long memories = MemoryState.read(TopicScan.client(bootstrap), Duration.ofSeconds(30)).memories().values()
+            .stream().flatMap(List::stream).filter(m -> !Observations.rebuiltByRegrouping(m)).count();
         // the consolidator stopped for the rebuild (order 2): the switch is published but cannot be caught up
         final CliRun reembed = engram("reembed", "--model", HashEmbedderProvider.MODEL, "--bootstrap-servers", bootstrap,
             "--apply-timeout", "PT30S");
@@ -274,7 +278,7 @@ class OpsStackIT {
 
     private static HttpResponse<String> get(final String url) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new AssertionError("GET " + url + " failed", e);

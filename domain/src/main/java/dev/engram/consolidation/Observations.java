@@ -158,6 +158,22 @@ public final class Observations {
     }
 
     /**
+     * What {@code bin/engram reembed} leaves to the regrouping: a memory whose vector is the centroid of its
+     * statements' vectors, of their model (no model call), so it moves to another model with them, when the
+     * regrouping that their {@code REEMBED} commands start writes it again from them. That is every observation and
+     * topic list but an observation the user corrected, whose text and vector are the correction's (the retriever
+     * embedded the new text) and which the regrouping keeps while its statements are the same: it is re-embedded
+     * like a statement. A topic list's id names its model, so the regrouping replaces it, corrected or not.
+     *
+     * @param memory a memory
+     * @return whether it is re-written from its statements rather than re-embedded
+     */
+    public static boolean rebuiltByRegrouping(final Memory memory) {
+        return isObservation(memory) && (memory.getSource() != MemorySource.CORRECTED
+            || ExtractedMemory.isTopicList(memory.getType(), memory.getDisplayName()));
+    }
+
+    /**
      * The observations of one user's statements as they are now: a function of the statements (see the class
      * comment), so calling it again, or later, gives the same result.
      *

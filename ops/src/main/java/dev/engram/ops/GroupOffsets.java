@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
+import dev.engram.kafka.KafkaOperationFailed;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -32,7 +33,7 @@ final class GroupOffsets {
     /** @return committed offsets of the group (empty if it never committed) */
     Map<TopicPartition, Long> committed(final String groupId) {
         final Map<TopicPartition, Long> out = new HashMap<>();
-        get(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((tp, o) -> {
+        get(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(), "describe", "group " + groupId).forEach((tp, o) -> {
             if (o != null) {
                 out.put(tp, ((OffsetAndMetadata) o).offset());
             }
@@ -49,10 +50,11 @@ final class GroupOffsets {
     /** @return last stable offset of every partition of the topics */
     Map<TopicPartition, Long> ends(final Set<String> topics) {
         final Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
-        get(admin.describeTopics(topics).allTopicNames()).forEach((name, description) ->
+        get(admin.describeTopics(topics).allTopicNames(), "describe", "topics " + topics).forEach((name, description) ->
             description.partitions().forEach(p -> wanted.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
         final Map<TopicPartition, Long> out = new HashMap<>();
-        get(admin.listOffsets(wanted, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
+        get(admin.listOffsets(wanted, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "describe",
+            "the end offsets of " + topics)
             .forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
     }
@@ -76,7 +78,7 @@ final class GroupOffsets {
             if (e.getCause() instanceof GroupIdNotFoundException) {
                 return false;
             }
-            throw new IllegalStateException("Cannot describe group " + groupId + ": " + e.getCause(), e.getCause());
+            throw new KafkaOperationFailed("describe", "group " + groupId, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted", e);
@@ -103,14 +105,21 @@ final class GroupOffsets {
         }
     }
 
-    static <T> T get(final KafkaFuture<T> future) {
+    /**
+     * @param future an admin call's result
+     * @param operation what the call does ({@code describe}, {@code delete}, …), for the error
+     * @param resource on what ({@code topic X}), for the error
+     * @return its value, within 30 s
+     * @throws KafkaOperationFailed naming the operation (a denied delete is not a read error)
+     */
+    static <T> T get(final KafkaFuture<T> future, final String operation, final String resource) {
         try {
             return future.get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while asking the cluster", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("Cannot read from the cluster: " + e, e);
+            throw new KafkaOperationFailed(operation, resource, e);
         }
     }
 }

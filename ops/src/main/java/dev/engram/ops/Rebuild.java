@@ -259,7 +259,7 @@ public final class Rebuild {
 
                 final Map<App, Set<String>> inputs = new ConcurrentHashMap<>();
                 final Map<App, Map<TopicPartition, Long>> resetAt = new ConcurrentHashMap<>();
-                final Set<String> existing = GroupOffsets.get(admin.listTopics().names());
+                final Set<String> existing = GroupOffsets.get(admin.listTopics().names(), "list", "topics");
                 // the apps' groups and internal topics are their own: reset at once, each on a thread of its own
                 reset.forEach(apps, a -> {
                     if (a == App.CONSOLIDATOR) {

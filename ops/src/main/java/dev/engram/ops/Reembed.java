@@ -18,8 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.engram.avro.CommandKind;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.config.EngramConfig;
+import dev.engram.consolidation.Observations;
 import dev.engram.core.MemoryIds;
 import dev.engram.embedder.ActiveModelEmbedder;
+import dev.engram.kafka.KafkaOperationFailed;
 import dev.engram.stack.MemoryState;
 import dev.engram.stack.TopicScan;
 import dev.engram.avro.Memory;
@@ -42,7 +44,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <ol>
  *   <li>reads the memory state ({@code memory-updated}, read_committed, folded per user; DELETED memories
- *       left out);</li>
+ *       left out), and leaves out the observations and topic lists ({@link Observations#rebuiltByRegrouping}):
+ *       their vector is the centroid of their statements' vectors, so the consolidator writes them again, on the
+ *       new model, when it regroups the user after the statements' commands; a command of theirs would find a topic
+ *       list gone (its id names its model) and would give an observation its text's vector instead of the
+ *       centroid;</li>
  *   <li>embeds each memory's content with the new model in batches of {@value #BATCH}, by the apps' per-script
  *       rule ({@link #routed}): with {@code embedding.model.han} set, a mostly-Han memory is kept on (or moved to)
  *       the Han model, as a memory created after the switch would be; the report counts the memories per model;</li>
@@ -79,7 +85,7 @@ public final class Reembed {
      *
      * @param model the new model
      * @param topic its side-by-side topic
-     * @param memories memories read
+     * @param memories memories read and re-embedded: every one but the observations and topic lists
      * @param written records acknowledged on the topic
      * @param dimensions the new vectors' size
      * @param switched whether the new model became active
@@ -91,10 +97,12 @@ public final class Reembed {
      * @param seconds wall time
      * @param perModel memories per embedding model after the re-embedding, by model name (with the per-script
      *     rule, mostly-Han memories stay on {@code embedding.model.han})
+     * @param derived observations and topic lists read and left to the consolidator's regrouping (not in
+     *     {@code memories})
      */
     public record Report(String model, String topic, long memories, long written, int dimensions, boolean switched,
                          long commands, boolean caughtUp, long catchUpCommands, long redriven, double seconds,
-                         Map<String, Long> perModel) {
+                         Map<String, Long> perModel, long derived) {
     }
 
     /** How long the catch-up waits for the apps at most unless told otherwise. */
@@ -169,9 +177,10 @@ public final class Reembed {
         }
         final MemoryState state = MemoryState.read(client, null, Duration.ofMinutes(10),
             Topic.MEMORY_UPDATED.valueDeserializer(config));
-        final List<Memory> memories = new ArrayList<>();
-        state.memories().values().forEach(memories::addAll);
-        out.printf("Re-embedding %,d memories with %s into %s…%n", memories.size(), provider.model(), topic);
+        final List<Memory> memories = toEmbed(state.memories().values());
+        final long derived = state.memories().values().stream().mapToLong(List::size).sum() - memories.size();
+        out.printf("Re-embedding %,d memories with %s into %s (%,d observations and topic lists follow their "
+            + "statements)…%n", memories.size(), provider.model(), topic, derived);
         final Serializer<Memory> encoder = Topic.memoryEmbeddings(provider.model()).valueSerializer(config);
         final AtomicLong acked = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
@@ -207,7 +216,7 @@ public final class Reembed {
             }
             producer.flush();
             if (failure.get() != null) {
-                throw new IllegalStateException("Writing " + topic + " failed", failure.get());
+                throw new KafkaOperationFailed("write", "topic " + topic, failure.get());
             }
             final boolean complete = acked.get() == memories.size();
             final boolean switched = switchWhenComplete && complete;
@@ -215,8 +224,8 @@ public final class Reembed {
             ReembedCatchUp.Result caughtUp = new ReembedCatchUp.Result(false, 0, 0, 0);
             if (switched) {
                 commands = publishCommands(producer, reembedded, config);
-                producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
-                    provider.model().getBytes(StandardCharsets.UTF_8))).get();
+                written(producer.send(new ProducerRecord<>(ACTIVE_TOPIC, ACTIVE_KEY,
+                    provider.model().getBytes(StandardCharsets.UTF_8))), ACTIVE_TOPIC);
                 out.printf("Named %s active; catching up (memories created meanwhile, dead-lettered candidates)…%n",
                     provider.model());
                 caughtUp = new ReembedCatchUp(client, config, out, applyTimeout).run(embedder, producer);
@@ -224,7 +233,7 @@ public final class Reembed {
             }
             final Report report = new Report(provider.model(), topic, memories.size(), acked.get(), dimensions, switched,
                 commands, caughtUp.done(), caughtUp.commands(), caughtUp.redriven(), (System.nanoTime() - started) / 1e9,
-                Map.copyOf(perModel));
+                Map.copyOf(perModel), derived);
             out.printf(Locale.ROOT, "Re-embedded %,d of %,d memories (%d dimensions) into %s in %.1f s; per model: %s; %s%n",
                 report.written(), report.memories(), dimensions, topic, report.seconds(), perModel,
                 switched ? "active model is now " + provider.model() + " (" + commands + " REEMBED commands on "
@@ -244,15 +253,25 @@ public final class Reembed {
     }
 
     /**
+     * @param byUser memories, per user
+     * @return those the tool embeds: all but the ones the consolidator writes again from their statements
+     *     ({@link Observations#rebuiltByRegrouping}), in order
+     */
+    static List<Memory> toEmbed(final java.util.Collection<List<Memory>> byUser) {
+        final List<Memory> out = new ArrayList<>();
+        byUser.forEach(memories -> memories.stream().filter(m -> !Observations.rebuiltByRegrouping(m)).forEach(out::add));
+        return out;
+    }
+
+    /**
      * Publishes one REEMBED command per memory (see the class comment) and waits for every acknowledgement.
      *
      * @return the commands acknowledged
-     * @throws ExecutionException if a send failed
+     * @throws KafkaOperationFailed if a send failed ("not authorized to write topic memory-commands" when denied)
      * @throws InterruptedException if interrupted while waiting
      */
-    static long publishCommands(final KafkaProducer<String, byte[]> producer, final List<Memory> reembedded,
-                                final EngramConfig config)
-        throws ExecutionException, InterruptedException {
+    static long publishCommands(final org.apache.kafka.clients.producer.Producer<String, byte[]> producer,
+                                final List<Memory> reembedded, final EngramConfig config) throws InterruptedException {
         final Serializer<MemoryCommand> commands = Topic.MEMORY_COMMANDS.valueSerializer(config);
         final List<java.util.concurrent.Future<?>> sent = new ArrayList<>(reembedded.size());
         for (final Memory m : reembedded) {
@@ -270,9 +289,23 @@ public final class Reembed {
         }
         producer.flush();
         for (final java.util.concurrent.Future<?> f : sent) {
-            f.get();
+            written(f, Topic.MEMORY_COMMANDS.name());
         }
         return sent.size();
+    }
+
+    /**
+     * Waits for one send's acknowledgement.
+     *
+     * @throws KafkaOperationFailed naming the write and the topic (a denied write reads as one)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static void written(final java.util.concurrent.Future<?> send, final String topic) throws InterruptedException {
+        try {
+            send.get();
+        } catch (ExecutionException e) {
+            throw new KafkaOperationFailed("write", "topic " + topic, e.getCause());
+        }
     }
 
     private static boolean sameVector(final Memory next, final Memory before) {
@@ -329,7 +362,7 @@ public final class Reembed {
             throw new IllegalStateException(model + " is the active embedding model: switch to another before dropping it");
         }
         try (Admin admin = Admin.create(client)) {
-            GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all());
+            GroupOffsets.get(admin.deleteTopics(Set.of(topicFor(model))).all(), "delete", "topic " + topicFor(model));
         }
         QdrantAlias.drop(config, model, out);
     }
@@ -340,7 +373,7 @@ public final class Reembed {
             admin.createTopics(List.of(topic)).all().get();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("Cannot create " + topic.name(), e.getCause());
+                throw new KafkaOperationFailed("create", "topic " + topic.name(), e.getCause());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -121,14 +121,16 @@ final class ReembedCatchUp {
         return new Result(applied && leftovers(embedder).isEmpty(), commands, redrive[0], redrive[1]);
     }
 
-    /** @return the memories (not deleted) whose vector is not of the model their content is routed to */
+    /**
+     * @return the memories (not deleted) whose vector is not of the model their content is routed to, but the
+     *     observations and topic lists, which the consolidator's regrouping moves with their statements
+     *     ({@link Reembed#toEmbed})
+     */
     List<Memory> leftovers(final Embedder embedder) {
-        final List<Memory> out = new ArrayList<>();
-        MemoryState.read(client, null, Duration.ofMinutes(10), Topic.MEMORY_UPDATED.valueDeserializer(config))
-            .memories().values().forEach(ms -> ms.stream()
-                .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
-                .forEach(out::add));
-        return out;
+        return Reembed.toEmbed(MemoryState.read(client, null, Duration.ofMinutes(10),
+                Topic.MEMORY_UPDATED.valueDeserializer(config)).memories().values()).stream()
+            .filter(m -> !m.getEmbedding().isEmpty() && !embedder.modelFor(m.getContent()).equals(m.getEmbeddingModel()))
+            .toList();
     }
 
     /**
@@ -238,11 +240,11 @@ final class ReembedCatchUp {
         }
         producer.flush();
         for (final Future<?> f : sent) {
-            f.get();
+            Reembed.written(f, Topic.MEMORY_CANDIDATES.name());
         }
         for (final Map.Entry<TopicPartition, Long> mark : next.entrySet()) {
-            producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
-                Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))).get();
+            Reembed.written(producer.send(new ProducerRecord<>(Reembed.ACTIVE_TOPIC, WATERMARK_PREFIX + mark.getKey().partition(),
+                Long.toString(mark.getValue()).getBytes(StandardCharsets.UTF_8))), Reembed.ACTIVE_TOPIC);
         }
         if (!again.isEmpty() || undecodable[0] > 0) {
             out.printf(Locale.ROOT, "  re-drove %,d dead-lettered candidates with %s (%,d no longer decode)%n",

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * {@code reembed --model M} keeps each memory on the model of its script, as the apps embed after the switch
  * (real models): with the default Han routing a switch to an English model moves English memories to it and
  * leaves Chinese ones on bge-small-zh (a Chinese memory on another model is moved to bge-small-zh); a switch to the
- * Han model itself, or routing off, puts every memory on M.
+ * Han model itself, or routing off, puts every memory on M. Observations and topic lists are not embedded: they
+ * follow their statements.
  */
 class ReembedRoutingTest {
 
@@ -56,6 +57,32 @@ class ReembedRoutingTest {
         final EngramConfig noRouting = EngramConfig.defaults().with(Map.of(CoreConfig.EMBEDDING_MODEL_HAN, ""));
         assertThat(ReembedRouting.embedded(ReembedRouting.routed(OnnxEmbedder.shared(OnnxModel.BGE_SMALL_EN), noRouting),
             List.of(english, chinese))).extracting(Memory::getEmbeddingModel).containsExactly(EN, EN);
+    }
+
+    /**
+     * An observation's and a topic list's vectors are their statements' centroid: the tool embeds neither (a command
+     * would find the list gone, its id naming the old model, and give the observation its text's vector); the
+     * regrouping after the statements' commands writes them on the new model. An observation the user corrected
+     * carries its corrected text's vector, kept by the regrouping: re-embedded like a statement.
+     */
+    @Test
+    void shouldEmbedTheStatementsAndCorrectedObservationsButNotTheDerivedMemoriesWhenSelectingWhatToReembed() {
+        final Memory statement = memory("m1", "Adopted a cat named Bailey");
+        final Memory observation = derived("m2", dev.engram.port.ExtractedMemory.OBSERVATION_DISPLAY_NAME).build();
+        final Memory list = derived("m3", dev.engram.port.ExtractedMemory.TOPIC_LIST_DISPLAY_NAME).build();
+        final Memory corrected = derived("m4", dev.engram.port.ExtractedMemory.OBSERVATION_DISPLAY_NAME)
+            .setSource(dev.engram.avro.MemorySource.CORRECTED).build();
+        final Memory correctedList = derived("m5", dev.engram.port.ExtractedMemory.TOPIC_LIST_DISPLAY_NAME)
+            .setSource(dev.engram.avro.MemorySource.CORRECTED).build();
+
+        assertThat(Reembed.toEmbed(List.of(List.of(statement, observation, list), List.of(corrected, correctedList))))
+            .extracting(Memory::getMemoryId).containsExactly("m1", "m4");
+    }
+
+    private static Memory.Builder derived(final String id, final String displayName) {
+        return Memory.newBuilder(memory(id, "Adopted a cat named Bailey. Bailey and Max played all day."))
+            .setType(dev.engram.avro.MemoryType.SEMANTIC).setDisplayName(displayName)
+            .setSource(dev.engram.avro.MemorySource.INFERRED);
     }
 
     private static Memory memory(final String id, final String content) {

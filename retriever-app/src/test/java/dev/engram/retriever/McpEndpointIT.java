@@ -226,6 +226,25 @@ class McpEndpointIT {
         return last[0];
     }
 
+    /**
+     * The topic holds the other tests' conversations in other partitions: a read that stops at the first record can
+     * miss this one every time (and at load a first fetch may bring one partition only), so each read takes all it
+     * finds for 15 s, again until the conversation is there (90 s at most).
+     *
+     * @param conversationId a conversation the test saved
+     * @return its records on {@code conversations-completed}
+     */
+    private static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, dev.engram.avro.ConversationCompleted>> onTheTopic(
+            final String conversationId) {
+        return dev.engram.testing.Waits.until(conversationId + " on the topic", Duration.ofSeconds(90),
+            () -> fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
+                Integer.MAX_VALUE, Duration.ofSeconds(15)).stream()
+                .filter(r -> r.value().getConversationId().equals(conversationId)).toList(),
+            records -> !records.isEmpty());
+    }
+
     @Test
     void shouldSaveAConversationThroughTheApi() {
         try (McpSyncClient ana = client(TwoUserRetriever.ANA_KEY)) {
@@ -237,10 +256,7 @@ class McpEndpointIT {
                 assertThat(body.get("conversationId")).isEqualTo("c-mcp-1");
                 assertThat(body.get("status")).isEqualTo("ACCEPTED");
             });
-            assertThat(fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
-                new org.apache.kafka.common.serialization.StringDeserializer(),
-                dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
-                1, Duration.ofSeconds(30))).filteredOn(r -> r.value().getConversationId().equals("c-mcp-1")).singleElement()
+            assertThat(onTheTopic("c-mcp-1")).singleElement()
                 .satisfies(r -> assertThat(r.value().getAgentId()).isEqualTo("music"));
             final McpSchema.CallToolResult scoped = ana.callTool(new McpSchema.CallToolRequest(McpEndpoint.SEARCH,
                 Map.of("query", "language", "agentId", "music", "recordAccess", false)));
@@ -269,15 +285,7 @@ class McpEndpointIT {
                 assertThat(body.get("status")).isEqualTo("ACCEPTED");
                 assertThat(body.get("messages")).isEqualTo(2);
             });
-            // the topic holds the other tests' conversations in other partitions: a read that stops at the first record
-            // can miss this one every time, so each read takes all it finds for 15 s
-            final var upperRecords = dev.engram.testing.Waits.until("c-mcp-upper on the topic", Duration.ofSeconds(90),
-                () -> fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
-                    new org.apache.kafka.common.serialization.StringDeserializer(),
-                    dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
-                    Integer.MAX_VALUE, Duration.ofSeconds(15)).stream().filter(r -> r.value().getConversationId().equals("c-mcp-upper")).toList(),
-                records -> !records.isEmpty());
-            assertThat(upperRecords).singleElement().satisfies(r -> assertThat(r.value().getMessages()).extracting(
+            assertThat(onTheTopic("c-mcp-upper")).singleElement().satisfies(r -> assertThat(r.value().getMessages()).extracting(
                 dev.engram.avro.Message::getRole).containsExactly("USER", " Assistant "));
             assertThat(unknown.isError()).as(text(unknown)).isTrue();
             assertThat(text(unknown)).startsWith("400").contains("has the role 'narrator', not one of user, assistant, "
@@ -316,10 +324,7 @@ class McpEndpointIT {
                     List.of(Map.of("role", "user", "content", "I moved to Porto.")))));
 
             assertThat(millis.isError()).as(text(millis)).isFalse();
-            assertThat(fixture.kafka().read(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name(),
-                new org.apache.kafka.common.serialization.StringDeserializer(),
-                dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.valueDeserializer(dev.engram.config.EngramConfig.defaults()),
-                1, Duration.ofSeconds(30))).filteredOn(r -> r.value().getConversationId().equals("c-mcp-epoch")).singleElement()
+            assertThat(onTheTopic("c-mcp-epoch")).singleElement()
                 .satisfies(r -> assertThat(r.value().getCompletedAt()).isEqualTo(java.time.Instant.ofEpochMilli(at)));
             assertThat(words.isError()).as(text(words)).isTrue();
             assertThat(text(words)).startsWith("400").contains("completedAt must be an ISO-8601 timestamp with an offset",

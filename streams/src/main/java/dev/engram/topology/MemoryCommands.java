@@ -54,7 +54,9 @@ import dev.engram.topics.AppIds;
  *       {@code embeddingModel}, nothing else (no time, no content); the vector index point is replaced; event
  *       REEMBEDDED. Applied only while the memory's content is still the command's {@code content} (the text
  *       that was embedded: a correction in between wins); skipped and counted when the memory is gone (debug only:
- *       re-embedded statements regroup their observations and topic lists per model, replacing them), already has
+ *       deleted or merged since the tool read it, or an observation or topic list that an earlier version of the
+ *       tool commanded: the regrouping of the re-embedded statements replaces those per model, so the tool now leaves
+ *       them to it, {@code Observations#rebuiltByRegrouping}), already has
  *       that model's vector, or the vector is empty, not finite or zero ({@code engram_candidates_skipped_total{reason=
  *       "gone_reembed"|"stale_reembed"|"already_reembedded"|"invalid_reembed"}}).</li>
  * </ul>
@@ -217,8 +219,8 @@ final class MemoryCommands {
         final String model = command.getEmbeddingModel();
         final float[] vector = Vectors.toArray(command.getEmbedding());
         if (before == null || before.getStatus() == MemoryStatus.DELETED) {
-            // expected: gone since the tool listed it, mostly an observation or topic list that the regrouping after the
-            // user's re-embedded statements replaced (per model: a list's id names its model) and writes anew
+            // expected: gone since the tool listed it (deleted, merged), or an observation or topic list an earlier tool
+            // commanded, which the regrouping after the user's re-embedded statements replaced (a list's id names its model)
             LOG.debug("Skipping re-embedding command {}: memory {} gone", command.getCommandId(), command.getMemoryId());
             counters.skipped("gone_reembed");
             return;

@@ -98,8 +98,7 @@ class ReembedCommandTest {
      */
     @Test
     void shouldCountTheCommandOfATopicListThatTheRegroupingOfItsReembeddedStatementsReplaced() {
-        try (PipelineHarness pipeline = PipelineHarness.builder()
-            .observations(dev.engram.embedder.ScriptRoutedEmbedder.defaults()).build()) {
+        try (PipelineHarness pipeline = observing()) {
             pipeline.pipe(FedCandidates.episodic(CARA.wire(), "c-1", "2025-05-02T10:00:00Z",
                     "We got another cat named Bailey, she is tiny."),
                 FedCandidates.episodic(CARA.wire(), "c-2", "2025-05-02T11:00:00Z",
@@ -112,18 +111,72 @@ class ReembedCommandTest {
                 .orElseThrow(() -> new AssertionError("no topic list among " + listed));
 
             // as the tool orders them: the statements first (they came first on memory-updated), then the list
-            int second = 0;
-            for (final Memory m : listed.stream().sorted(java.util.Comparator.comparing(ReembedCommandTest::topicList))
-                .toList()) {
-                pipeline.command(reembed(m.getMemoryId(), m.getContent(), OnnxEmbedder.shared(OnnxModel.MINILM)
-                    .embed(m.getContent()), String.format(java.util.Locale.ROOT, "2025-05-09T10:00:%02dZ", second++)));
-            }
+            reembedAll(pipeline, listed.stream().sorted(java.util.Comparator.comparing(ReembedCommandTest::topicList))
+                .toList());
 
             assertThat(pipeline.consolidatorMeters().get("engram.candidates.skipped").tag("reason", "gone_reembed")
                 .counter().count()).isEqualTo(1.0);
             assertThat(pipeline.consolidator().memories(CARA.wire())).noneMatch(m -> m.getMemoryId().equals(list.getMemoryId()));
             assertThat(pipeline.consolidator().memories(CARA.wire())).filteredOn(ReembedCommandTest::topicList)
                 .as("the old model's list is not written again").isEmpty();
+        }
+    }
+
+    /**
+     * Why {@code bin/engram reembed} issues no command for an observation ({@code Observations#rebuiltByRegrouping}):
+     * the commands of its statements alone move it to the new model, the regrouping they start writing it again with
+     * the centroid of the statements' new vectors, and no command comes back as a memory gone. A command of its own
+     * would give it its text's vector instead.
+     */
+    @Test
+    void shouldMoveAnObservationToTheNewModelWithItsStatementsWhenOnlyTheStatementsAreReembedded() {
+        try (PipelineHarness pipeline = observing()) {
+            pipeline.pipe(FedCandidates.episodic(CARA.wire(), "c-1", "2025-05-02T09:00:00Z",
+                    "Cara went camping at the beach with her kids."),
+                FedCandidates.episodic(CARA.wire(), "c-2", "2025-05-02T10:00:00Z",
+                    "Cara camped in the mountains with her family last summer."),
+                FedCandidates.episodic(CARA.wire(), "c-3", "2025-05-02T11:00:00Z",
+                    "Cara loves camping in the forest and sleeping in a tent."));
+            pipeline.advanceTo(Instant.parse("2025-05-09T10:00:00Z"));
+            final Memory observation = pipeline.consolidator().active(CARA.wire()).stream()
+                .filter(m -> dev.engram.consolidation.Observations.isObservation(m) && !topicList(m)).findFirst()
+                .orElseThrow(() -> new AssertionError("no observation among " + pipeline.consolidator().active(CARA.wire())));
+            final List<Memory> statements = pipeline.consolidator().active(CARA.wire()).stream()
+                .filter(m -> !dev.engram.consolidation.Observations.rebuiltByRegrouping(m)).toList();
+            assertThat(statements).hasSize(3);
+
+            reembedAll(pipeline, statements);
+            pipeline.advanceWallClock(java.time.Duration.ofMinutes(1)); // the regrouping of the pending user
+
+            final Memory after = pipeline.consolidator().memory(CARA.wire(), observation.getMemoryId());
+            assertThat(after.getStatus()).isEqualTo(dev.engram.avro.MemoryStatus.ACTIVE);
+            assertThat(after.getEmbeddingModel()).isEqualTo(NEW_MODEL);
+            final float[] centroid = new float[384];
+            for (final Memory m : statements) {
+                final float[] v = Vectors.toArray(pipeline.consolidator().memory(CARA.wire(), m.getMemoryId()).getEmbedding());
+                for (int i = 0; i < v.length; i++) {
+                    centroid[i] += v[i];
+                }
+            }
+            assertThat(Vectors.cosine(Vectors.toArray(after.getEmbedding()), centroid)).as("its statements' centroid")
+                .isGreaterThan(0.9999);
+            final var gone = pipeline.consolidatorMeters().find("engram.candidates.skipped").tag("reason", "gone_reembed")
+                .counter();
+            assertThat(gone == null ? 0.0 : gone.count()).as("no command of a memory gone").isZero();
+        }
+    }
+
+    /** The harness with observations and topic lists on (the real default embedder). */
+    private static PipelineHarness observing() {
+        return PipelineHarness.builder().observations(dev.engram.embedder.ScriptRoutedEmbedder.defaults()).build();
+    }
+
+    /** One REEMBED command to MiniLM per memory, in order, a second apart from 2025-05-09T10:00:00Z. */
+    private static void reembedAll(final PipelineHarness pipeline, final List<Memory> memories) {
+        int second = 0;
+        for (final Memory m : memories) {
+            pipeline.command(reembed(m.getMemoryId(), m.getContent(), OnnxEmbedder.shared(OnnxModel.MINILM)
+                .embed(m.getContent()), String.format(java.util.Locale.ROOT, "2025-05-09T10:00:%02dZ", second++)));
         }
     }
 
