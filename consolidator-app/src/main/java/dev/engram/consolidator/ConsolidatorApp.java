@@ -51,8 +51,8 @@ import dev.engram.topics.Topic;
  * fact key are judged by {@link LlmContradictionJudge}, with the key/value judge as its fallback; with
  * {@code llm.merge.enabled} too, merged memories are written by {@link LlmMemoryMerger}. With
  * {@code lifecycle.observe.threshold} below 1 (default 0.48: on) the consolidator writes observations
- * ({@link dev.engram.consolidation.Observations}), embedded by the deployment's model ({@link ActiveModelEmbedder},
- * which follows {@code bin/engram reembed}); the transaction timeout is {@value #PASS_TRANSACTION_TIMEOUT_MS} ms
+ * ({@link dev.engram.consolidation.Observations}), of the deployment's model ({@link ActiveModelEmbedder}, which follows
+ * {@code bin/engram reembed}; loaded on use, which is never: the consolidator only routes texts by model); the transaction timeout is {@value #PASS_TRANSACTION_TIMEOUT_MS} ms
  * unless {@code kafka.producer.transaction.timeout.ms} says otherwise, since the pass runs in one transaction.
  *
  * <p>Shape (docs/ARCHITECTURE.md, "Conventions"): config → topology → {@link StreamsRunner} (uncaught-exception
@@ -122,9 +122,11 @@ public final class ConsolidatorApp extends StreamsApp {
             .orElse(MemoryMerger.CONCATENATE);
         final VectorIndexFactory indexFactory = VectorIndexes.consolidatorFactory(config, registry,
             EmbeddedVectorIndexFactory::new);
-        // observations are embedded by the deployment's model, switched by bin/engram reembed as the other apps'
+        // observations are of the deployment's model, switched by bin/engram reembed as the other apps'; their vectors
+        // are their statements' centroids, so the consolidator asks it which model a text goes to, and never embeds:
+        // its models are loaded on use (never), not at every start (a second or two, bin/engram rebuild included)
         final ActiveModelEmbedder embedder = config.getDouble(DomainConfig.OBSERVE_THRESHOLD) < 1.0
-            ? ActiveModelEmbedder.fromConfig(config) : null;
+            ? ActiveModelEmbedder.loadingOnUse(config) : null;
         final Properties props = StreamsSettings.forApp(config, AppIds.CONSOLIDATOR);
         // The daily consolidation pass (merge, observations: embedding, with llm.merge.enabled the LLM) runs inside one
         // transaction per task: allow a minute before the broker aborts it (Streams' exactly-once default is 10 s,

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
@@ -36,6 +37,7 @@ public final class ActiveModelEmbedder implements Embedder {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveModelEmbedder.class);
 
     private final EngramConfig config;
+    private final Function<OnnxModel, Embedder> models;
     private final AtomicReference<Embedder> held;
     private volatile TopicFollower follower;
     private volatile String topic = "the active-model topic";
@@ -45,8 +47,14 @@ public final class ActiveModelEmbedder implements Embedder {
      * @param initial the embedder to start with ({@link ScriptRoutedEmbedder#fromConfig})
      */
     public ActiveModelEmbedder(final EngramConfig config, final Embedder initial) {
+        this(config, initial, OnnxEmbedder::shared);
+    }
+
+    private ActiveModelEmbedder(final EngramConfig config, final Embedder initial,
+                                final Function<OnnxModel, Embedder> models) {
         this.config = Objects.requireNonNull(config, "config");
         this.held = new AtomicReference<>(Objects.requireNonNull(initial, "initial"));
+        this.models = models;
     }
 
     /**
@@ -55,6 +63,18 @@ public final class ActiveModelEmbedder implements Embedder {
      */
     public static ActiveModelEmbedder fromConfig(final EngramConfig config) {
         return new ActiveModelEmbedder(config, ScriptRoutedEmbedder.fromConfig(config));
+    }
+
+    /**
+     * As {@link #fromConfig}, every model (the configured ones, and one switched to) loaded when it first embeds
+     * ({@link ScriptRoutedEmbedder#loadingOnUse}): for an app that needs the active model's name and its routing of
+     * texts, not its vectors (the consolidator).
+     *
+     * @param config the deployment's config
+     * @return the embedder of {@code embedding.model} (routed by script), switchable, no model loaded by it yet
+     */
+    public static ActiveModelEmbedder loadingOnUse(final EngramConfig config) {
+        return new ActiveModelEmbedder(config, ScriptRoutedEmbedder.loadingOnUse(config), OnnxModelOnUse::new);
     }
 
     /**
@@ -100,10 +120,11 @@ public final class ActiveModelEmbedder implements Embedder {
                 model, OnnxModel.names(), held.get().modelName());
             return false;
         }
-        final OnnxEmbedder main = OnnxEmbedder.shared(spec.get());
+        final Embedder main = models.apply(spec.get());
         final String hanModel = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
         final Embedder next = ScriptRoutedEmbedder.routesHan(config) && !model.equals(hanModel)
-            ? new ScriptRoutedEmbedder(main, OnnxEmbedder.shared(hanModel),
+            ? new ScriptRoutedEmbedder(main, models.apply(OnnxModel.named(hanModel).orElseThrow(
+                () -> new IllegalArgumentException("Unknown embedding model " + hanModel + "; built in: " + OnnxModel.names()))),
                 config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE))
             : main;
         final Embedder before = held.getAndSet(next);

@@ -111,6 +111,14 @@ public final class OnnxEmbedder implements Embedder {
     }
 
     /**
+     * @param spec a model
+     * @return whether its JVM-wide instance ({@link #shared(OnnxModel)}) is loaded
+     */
+    static boolean isShared(final OnnxModel spec) {
+        return SHARED.containsKey(spec.name());
+    }
+
+    /**
      * @param name a built-in model name ({@link OnnxModel#names()})
      * @return its JVM-wide instance
      * @throws IllegalArgumentException for an unknown name (the message lists the known ones)

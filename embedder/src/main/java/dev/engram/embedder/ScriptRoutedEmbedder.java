@@ -2,6 +2,7 @@ package dev.engram.embedder;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
@@ -51,12 +52,33 @@ public final class ScriptRoutedEmbedder implements Embedder {
      *     configured {@code embedding.dimensions} / {@code embedding.han.dimensions}
      */
     public static Embedder fromConfig(final EngramConfig config) {
-        final OnnxEmbedder main = model(config, CoreConfig.EMBEDDING_MODEL, CoreConfig.EMBEDDING_DIMENSIONS);
+        return fromConfig(config, OnnxEmbedder::shared);
+    }
+
+    /**
+     * As {@link #fromConfig(EngramConfig)}, each model loaded when it first embeds (names and vector sizes are known
+     * before): for an app that routes texts by model but seldom or never embeds (the consolidator).
+     *
+     * @param config the Engram config
+     * @return the embedder of those models, none loaded yet (unless another user of the JVM-wide instances loaded it)
+     * @throws ConfigException as {@link #fromConfig(EngramConfig)}
+     */
+    public static Embedder loadingOnUse(final EngramConfig config) {
+        return fromConfig(config, OnnxModelOnUse::new);
+    }
+
+    /**
+     * @param config the Engram config
+     * @param models a built-in model's embedder ({@link OnnxEmbedder#shared(OnnxModel)}, or loaded on use)
+     * @return the embedder of the configured models, routed by script
+     */
+    static Embedder fromConfig(final EngramConfig config, final Function<OnnxModel, Embedder> models) {
+        final Embedder main = models.apply(model(config, CoreConfig.EMBEDDING_MODEL, CoreConfig.EMBEDDING_DIMENSIONS));
         if (!routesHan(config)) {
             return main;
         }
-        return new ScriptRoutedEmbedder(main, model(config, CoreConfig.EMBEDDING_MODEL_HAN,
-            CoreConfig.EMBEDDING_HAN_DIMENSIONS), config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
+        return new ScriptRoutedEmbedder(main, models.apply(model(config, CoreConfig.EMBEDDING_MODEL_HAN,
+            CoreConfig.EMBEDDING_HAN_DIMENSIONS)), config.getDouble(EmbedderConfig.EMBEDDING_HAN_MIN_SHARE));
     }
 
     /** @return the embedder of the default configuration (bge-small-en-v1.5, bge-small-zh-v1.5 for Han text) */
@@ -75,7 +97,7 @@ public final class ScriptRoutedEmbedder implements Embedder {
             && !hanModel.equals(config.getString(CoreConfig.EMBEDDING_MODEL));
     }
 
-    private static OnnxEmbedder model(final EngramConfig config, final String modelKey, final String dimensionsKey) {
+    private static OnnxModel model(final EngramConfig config, final String modelKey, final String dimensionsKey) {
         final String name = config.getString(modelKey);
         final OnnxModel spec = OnnxModel.named(name).orElseThrow(() -> new ConfigException(modelKey, name,
             "unknown embedding model; built in: " + OnnxModel.names()));
@@ -84,7 +106,7 @@ public final class ScriptRoutedEmbedder implements Embedder {
                 name + " (" + modelKey + ") embeds " + spec.dimensions() + " dimensions; set " + dimensionsKey + "="
                     + spec.dimensions());
         }
-        return OnnxEmbedder.shared(spec);
+        return spec;
     }
 
     /**

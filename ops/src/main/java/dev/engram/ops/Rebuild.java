@@ -142,6 +142,8 @@ public final class Rebuild {
     static final long REGROUP_INTERVAL_MS = 60_000;
     /** {@code kafka.commit.interval.ms} of the rebuilt apps unless the deployment sets it ({@link #replayConfig}). */
     static final int REPLAY_COMMIT_INTERVAL_MS = 1_000;
+    /** {@code kafka.retry.backoff.ms} of the rebuilt apps unless the deployment sets it ({@link #replayConfig}). */
+    static final int REPLAY_RETRY_BACKOFF_MS = 10;
     private final EngramConfig config;
     private final App app;
     private final Instant fromTimestamp;
@@ -353,7 +355,12 @@ public final class Rebuild {
      *       instead of every {@value StreamsSettings#COMMIT_INTERVAL_MS} ms: a replay's output is read when it is done,
      *       not record by record, so the interval that bounds a live memory's freshness only multiplies transactions
      *       here (markers on every output and changelog partition, the offsets); a commit never decides memory state
-     *       (the lifecycle pass runs at the record crossing its period, {@code LifecyclePassClock}).</li>
+     *       (the lifecycle pass runs at the record crossing its period, {@code LifecyclePassClock});</li>
+     *   <li>retries {@value #REPLAY_RETRY_BACKOFF_MS} ms apart ({@code kafka.retry.backoff.ms}, unless set) instead of
+     *       100: the reset deleted the app's changelogs, and Kafka Streams creates them again in its first rebalance and
+     *       looks whether they are ready that often (its topic manager's pause is {@code retry.backoff.ms}); a rebuilt
+     *       app's start waited out one 100-ms pause per changelog there (one became ready per look, loaded). Its
+     *       clients' retries start at that too, doubling up to {@code retry.backoff.max.ms} as before.</li>
      * </ul>
      *
      * @param config the deployment's config
@@ -368,6 +375,9 @@ public final class Rebuild {
         }
         if (!config.kafkaProperties().containsKey(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)) {
             replay.put(CoreConfig.KAFKA_PREFIX + StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, REPLAY_COMMIT_INTERVAL_MS);
+        }
+        if (!config.kafkaProperties().containsKey(StreamsConfig.RETRY_BACKOFF_MS_CONFIG)) {
+            replay.put(CoreConfig.KAFKA_PREFIX + StreamsConfig.RETRY_BACKOFF_MS_CONFIG, REPLAY_RETRY_BACKOFF_MS);
         }
         return config.with(replay);
     }

@@ -27,8 +27,13 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 final class ReprocessWatch {
 
-    /** How often the groups' lag and the consolidator's pending observations are asked. */
+    /** How often the groups' lag is asked while the apps still fetch their input. */
     static final Duration POLL_EVERY = Duration.ofMillis(100);
+    /**
+     * How soon a look follows one that found the app done (the second of two in a row), or its consumers at the end of
+     * their input; also how often the consolidator's pending-observations store is asked (in this JVM).
+     */
+    static final Duration CONFIRM_AFTER = Duration.ofMillis(20);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
 
     private final EngramConfig config;
@@ -73,7 +78,15 @@ final class ReprocessWatch {
                 throw new IllegalStateException(a.applicationId(config) + " was not RUNNING within " + timeout + " (state "
                     + runner.state() + ")");
             }
-            pause();
+            // woken by the state change itself (a pause of POLL_EVERY was half of it lost on average); once RUNNING was
+            // reached and left again (a rebalance) the latch is open, so look again after a short pause
+            try {
+                if (runner.awaitRunning(POLL_EVERY) && !runner.isReady()) {
+                    pause(CONFIRM_AFTER);
+                }
+            } catch (IllegalStateException ended) {
+                requireLive(a, runner);
+            }
         }
     }
 
@@ -100,7 +113,9 @@ final class ReprocessWatch {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(a.applicationId(config) + " did not catch up within " + timeout + " (lag " + lag + ")");
             }
-            pause();
+            // the second look only confirms the first; and once the app's consumers have fetched all of their input, its
+            // last commit is near: look often then (each look is three requests to the broker, so not all the time)
+            pause(settled == 1 || fetchedAll(runner, topics) ? CONFIRM_AFTER : POLL_EVERY);
         }
     }
 
@@ -112,13 +127,15 @@ final class ReprocessWatch {
      * @throws IllegalStateException if the consolidator stops or the deadline passes
      */
     void awaitRegrouped(final StreamsRunner runner) {
+        // the store is asked often (in this JVM, no request to the broker), the changelog (a consumer of its own) only
+        // once the store has no user left
         while (pendingInStore(runner) || PendingObservations.count(client, timeout) > 0) {
             requireLive(Rebuild.App.CONSOLIDATOR, runner);
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("engram-consolidator still had users' observations to regroup after "
                     + timeout);
             }
-            pause();
+            pause(CONFIRM_AFTER);
         }
     }
 
@@ -187,9 +204,32 @@ final class ReprocessWatch {
         }
     }
 
-    private static void pause() {
+    /**
+     * @param runner a running app
+     * @param topics its input topics
+     * @return whether its main consumers have fetched every partition of the topics they read to its end (Kafka's
+     *     {@code records-lag} of each partition 0): what is left is in the tasks' buffers, processed and committed soon;
+     *     false before the first fetch
+     */
+    static boolean fetchedAll(final StreamsRunner runner, final Set<String> topics) {
+        boolean any = false;
+        for (final Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> m
+            : runner.kafkaStreams().metrics().entrySet()) {
+            final org.apache.kafka.common.MetricName name = m.getKey();
+            if (name.name().equals("records-lag") && name.group().equals("consumer-fetch-manager-metrics")
+                && topics.contains(name.tags().get("topic")) && m.getValue().metricValue() instanceof Number n) {
+                if (n.doubleValue() > 0 || Double.isNaN(n.doubleValue())) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    private static void pause(final Duration pause) {
         try {
-            Thread.sleep(POLL_EVERY.toMillis());
+            Thread.sleep(pause.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted", e);

@@ -38,6 +38,20 @@ class RebuildReplayConfigTest {
     }
 
     @Test
+    void shouldLookForTheRecreatedChangelogsSoonerUnlessTheDeploymentSetsTheRetryBackoff() {
+        final StreamsConfig rebuilt = new StreamsConfig(StreamsSettings.forApp(Rebuild.replayConfig(EngramConfig.defaults()),
+            AppIds.CONSOLIDATOR));
+        assertThat(rebuilt.getLong(StreamsConfig.RETRY_BACKOFF_MS_CONFIG))
+            .as("what Kafka Streams' topic manager waits between its looks").isEqualTo(Rebuild.REPLAY_RETRY_BACKOFF_MS);
+        assertThat(new StreamsConfig(StreamsSettings.forApp(EngramConfig.defaults(), AppIds.CONSOLIDATOR))
+            .getLong(StreamsConfig.RETRY_BACKOFF_MS_CONFIG)).as("live: Kafka's default").isEqualTo(100L);
+
+        final EngramConfig own = EngramConfig.defaults().with(Map.of("kafka.retry.backoff.ms", 250));
+        assertThat(new StreamsConfig(StreamsSettings.forApp(Rebuild.replayConfig(own), AppIds.CONSOLIDATOR))
+            .getLong(StreamsConfig.RETRY_BACKOFF_MS_CONFIG)).as("the deployment's own").isEqualTo(250L);
+    }
+
+    @Test
     void shouldKeepTheDeploymentsScheduleWhenItSetsAQuietTriggerOrALongerInterval() {
         final EngramConfig own = EngramConfig.defaults().with(Map.of(DomainConfig.OBSERVE_QUIET_MS, 50L));
         assertThat(Rebuild.replayConfig(own).getLong(DomainConfig.OBSERVE_QUIET_MS)).isEqualTo(50L);
