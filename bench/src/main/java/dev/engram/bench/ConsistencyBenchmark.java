@@ -67,7 +67,7 @@ import picocli.CommandLine.Option;
  * <p><b>Figures</b> (JSON keys):
  * <ul>
  *   <li>{@code currentInContext@256}, {@code currentInContext@512}: share of the questions with a current value
- *       whose context block holds it ({@link ConsistencyScoring#holds});</li>
+ *       whose context block holds it on a line not told as past ({@link ConsistencyScoring#holdsAsCurrent});</li>
  *   <li>{@code staleLeak} (512 tokens; {@code staleLeak@256}): share of the questions whose block states an
  *       outdated (superseded, corrected, deleted or never-said) value as current ({@link ConsistencyScoring#staleLine});
  *       {@code staleLeakInFacts}: of those, the share where the line is in "Known facts about the user";</li>

@@ -65,7 +65,7 @@ final class ConsistencyFigures {
                 final String block = a.blocks().get(budget);
                 if (!a.question().current().isEmpty()) {
                     current.get(budget)[1]++;
-                    if (ConsistencyScoring.holds(block, a.question().current())) {
+                    if (ConsistencyScoring.holdsAsCurrent(block, a.question().current())) {
                         current.get(budget)[0]++;
                     } else if (budget == 512) {
                         row.put("currentMissing", true);

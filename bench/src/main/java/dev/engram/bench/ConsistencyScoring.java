@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li><b>Holds a value</b>: one of its aliases occurs, case-insensitively, on word boundaries (in scripts without
- *       spaces, as a substring).</li>
+ *       spaces, as a substring); <b>as current</b>: on a line not marked as past (below).</li>
  *   <li><b>States an outdated value as current</b>: a sentence of a line holds it, and that line is not marked as
  *       past, and the sentence neither also names a current value (the change itself: "I moved from Porto to
  *       Braga"), nor says it ended ("no longer", "broke up", "left", "died", "switched from", …), nor is about
@@ -45,6 +45,24 @@ final class ConsistencyScoring {
      */
     static boolean holds(final String text, final List<String> aliases) {
         return aliases.stream().anyMatch(a -> mentions(text, a));
+    }
+
+    /**
+     * @param block a context block
+     * @param aliases a value's aliases
+     * @return whether one of them occurs on a line of the block not marked as past (a current value told only as
+     *     "earlier" is not served as current)
+     */
+    static boolean holdsAsCurrent(final String block, final List<String> aliases) {
+        boolean pastSection = false;
+        for (final String line : block.split("\n")) {
+            if (!line.startsWith("- ") && !line.startsWith("#")) {
+                pastSection = PAST_MARK.matcher(line).find(); // a section heading
+            } else if (!pastSection && !PAST_MARK.matcher(line).find() && holds(line, aliases)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

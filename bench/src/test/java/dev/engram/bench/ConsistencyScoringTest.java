@@ -28,6 +28,19 @@ class ConsistencyScoringTest {
     }
 
     @Test
+    void shouldCountACurrentValueOnlyOnALineNotToldAsPast() {
+        final String past = "Earlier, no longer current:\n"
+            + "- User: I love sushi, any good places in Lisbon? (2024-01-06 until 2024-01-21)\n";
+        assertThat(ConsistencyScoring.holds(past, List.of("sushi"))).isTrue();
+        assertThat(ConsistencyScoring.holdsAsCurrent(past, List.of("sushi"))).isFalse();
+        assertThat(ConsistencyScoring.holdsAsCurrent("Relevant past conversations:\n## 2024-01-06\n- I love sushi.\n"
+            + past, List.of("sushi"))).isTrue();
+        assertThat(ConsistencyScoring.holdsAsCurrent(BLOCK, List.of("Braga"))).isTrue();
+        assertThat(ConsistencyScoring.holdsAsCurrent("- I love it (2024-01-08 until 2024-01-31)\n", List.of("love")))
+            .as("a line marked with the time it held").isFalse();
+    }
+
+    @Test
     void shouldNotCountAValueToldAsPastAChangeOrSomeoneElsesAsStale() {
         assertThat(ConsistencyScoring.staleLine(BLOCK, List.of("Lisbon", "Porto"), List.of("Braga"))).isNull();
     }

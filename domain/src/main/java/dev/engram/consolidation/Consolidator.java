@@ -13,6 +13,7 @@ import dev.engram.config.ConfigValues;
 import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
+import dev.engram.core.ValueAliases;
 import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.ExtractedMemory;
@@ -372,7 +373,7 @@ public final class Consolidator {
     private Decision retract(final MemoryCandidate candidate, final List<Memory> userMemories, final float[] vector) {
         final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
         if (current == null || candidate.getEventTime().isBefore(MemoryWrites.lastStated(current))
-            || !MemoryIds.fold(current.getValue()).equals(MemoryIds.fold(candidate.getValue()))) {
+            || !ValueAliases.fold(current.getValue()).equals(ValueAliases.fold(candidate.getValue()))) {
             return Decision.nothing(Outcome.NOTHING_TO_RETRACT);
         }
         return MemoryWrites.retract(current, candidate, similarity(candidate, vector, current), userMemories);

@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.engram.core.MemoryIds;
+import dev.engram.core.ValueAliases;
 import dev.engram.text.CaselessPattern;
 
 /**
@@ -54,7 +55,8 @@ public final class Facts {
     /**
      * Tells whether two statements of one fact slot say the same thing: the values are equal after
      * {@link MemoryIds#fold(String)} (letter case and accents aside, as the correction route compares a content with
-     * its value: "São Paulo", "Sao Paulo" and "SÃO PAULO" are one value), and when both contents carry numbers, the numbers are
+     * its value: "São Paulo", "Sao Paulo" and "SÃO PAULO" are one value) or are names of one tool
+     * ({@link ValueAliases}: "vscode", "Visual Studio Code"), and when both contents carry numbers, the numbers are
      * equal too ("3 years at Ferrovia Labs" is not "4 years at Ferrovia Labs", case-02).
      *
      * @param valueA value of the first statement, may be null
@@ -65,7 +67,7 @@ public final class Facts {
      */
     public static boolean sameValue(final String valueA, final String contentA,
                                     final String valueB, final String contentB) {
-        if (!MemoryIds.fold(valueA).equals(MemoryIds.fold(valueB))) {
+        if (!ValueAliases.fold(valueA).equals(ValueAliases.fold(valueB))) {
             return false;
         }
         final List<String> numbersA = numbers(contentA);

@@ -15,7 +15,10 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.core.MemoryIds;
+import dev.engram.core.ValueAliases;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.text.MemoryText;
+import dev.engram.text.TurnHeuristics;
 
 /**
  * A fact's change reaches everything that states its old value. When a fact is superseded, corrected, deleted or
@@ -26,6 +29,13 @@ import dev.engram.port.ExtractedMemory;
  * value (null for a deletion or a negation). The retriever's context block renders such a memory as past
  * ("earlier … (until 2024-03-05)"), {@link Observations} no longer state it, the daily merge leaves it alone, and a
  * restatement is never folded into it.
+ *
+ * <p>A mark reaches the sentence, not the rest of what the user said: a memory marked for stating an old value records
+ * it, and the values the key held before that it names ({@link Memory#getOutdatedValues}), and its clauses that state none and say something of the user's own
+ * ({@link #currentPart}: "I love sushi" of "I love sushi, any good places in Lisbon?" once the user moved from
+ * Lisbon) are still told as current, the whole memory as past. A later change whose old value such a clause states
+ * marks it again (the value added; the first mark's time and memory kept); a correction reaching it through its
+ * sources ({@link Reach#CITED_SOURCES}) makes it past whole.
  *
  * <p>What "states the old value" means: the value occurs in the content as a word, without regard to accents
  * ("Sao Paulo" states "São Paulo") or letter case ("oslo", "OSLO" state "Oslo"), except that a name (a value with a
@@ -50,6 +60,11 @@ public final class Outdated {
     static final int MIN_VALUE_CHARS = 3;
     /** Shortest value in Han characters that marks memories stating it (most words are two characters). */
     static final int MIN_HAN_CHARS = 2;
+    /** Where a sentence of the user's own words splits into clauses: after a comma, semicolon or colon, at a dash. */
+    private static final Pattern CLAUSE_END = Pattern.compile("(?<=[,;:])\\s+|(?<=[\uFF0C\uFF1B\uFF1A\u3001])\\s*|\\s+[\u2014\u2013-]\\s+");
+    /** Words that lean on what was said before them ("I love it there"): a clause holding one says nothing alone. */
+    private static final Pattern LEANS_BACK = Pattern.compile("(?<![\\p{L}'])(?:it|it's|its|there|here|they|them|he|she"
+        + "|him|her|that's)(?![\\p{L}'])", Pattern.CASE_INSENSITIVE);
     /** Values that say how the user stands to the key's subject, not what it is: every other sentence has them. */
     private static final Set<String> POLARITIES = Set.of("like", "likes", "dislike", "dislikes",
         "love", "loves", "hate", "hates", "yes", "true", "false", "none", "off", "neutral", "prefer", "prefers");
@@ -120,32 +135,65 @@ public final class Outdated {
         final boolean polarity = isPolarity(old.getValue());
         final String stated = polarity ? subject(old.getKey()) : old.getValue();
         final String replacing = polarity ? null : newValue;
+        final List<String> earlier = polarity ? List.of() : earlierValues(old, newValue, at, userMemories);
         for (final Memory m : userMemories) {
-            if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null
+            // a memory already marked for another value is reached again only through what it still says as current
+            final String current = m.getValidTo() == null ? m.getContent() : currentPart(m);
+            if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || current == null
                 || m.getMemoryId().equals(old.getMemoryId()) || m.getMemoryId().equals(by)
                 || ExtractedMemory.isObservation(m.getType(), m.getDisplayName())
                 || m.getValidFrom().isAfter(at) || cites(m, changedBy)
-                || !states(m.getContent(), stated)
+                || !states(current, stated)
                 || replacing != null && states(m.getContent(), replacing)) {
                 continue;
             }
-            out.add(MemoryLifecycle.change(m, outdated(m, by, at), UpdateOperation.SUPERSEDED, cause, at));
+            final List<String> values = new ArrayList<>(m.getOutdatedValues());
+            values.add(stated);
+            // a clause naming a value the key held before this one is no more current ("I work at International
+            // Business Machines" once IBM, said since, changed to Accenture)
+            earlier.stream().filter(v -> !values.contains(v) && states(m.getContent(), v)).forEach(values::add);
+            out.add(MemoryLifecycle.change(m, outdated(m, by, at, values), UpdateOperation.SUPERSEDED, cause, at));
         }
         if (reach == Reach.CITED_SOURCES) {
             final Set<String> marked = new HashSet<>();
             out.forEach(c -> marked.add(c.after().getMemoryId()));
             for (final Memory m : userMemories) {
                 if (!marked.contains(m.getMemoryId()) && citesSourceOf(m, old, newValue, by, at)) {
-                    out.add(citedMark(m, outdated(m, by, at), cause, at));
+                    out.add(citedMark(m, outdated(m, by, at, List.of()), cause, at));
                 }
             }
         }
         return out;
     }
 
-    /** @return the memory marked as outdated: {@code validTo} = at, {@code supersededBy} = by, updated at the change */
-    private static Memory outdated(final Memory m, final String by, final Instant at) {
-        return Memory.newBuilder(m).setValidTo(at).setSupersededBy(by)
+    /**
+     * @return the values the changed fact's key held before, as other facts of the user (superseded, corrected before),
+     *     said at or before the change, other than the old and the new value (each once, in the order of the memories)
+     */
+    private static List<String> earlierValues(final Memory old, final String newValue, final Instant at,
+                                              final List<Memory> userMemories) {
+        final List<String> out = new ArrayList<>();
+        final String now = ValueAliases.fold(newValue);
+        final String was = ValueAliases.fold(old.getValue());
+        for (final Memory f : userMemories) {
+            final String folded = ValueAliases.fold(f.getValue());
+            if (old.getKey().equals(f.getKey()) && f.getValue() != null && !f.getValidFrom().isAfter(at)
+                && !folded.equals(now) && !folded.equals(was) && !isPolarity(f.getValue()) && !out.contains(f.getValue())) {
+                out.add(f.getValue());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param values the old values it states ({@link Memory#getOutdatedValues}); empty: the whole memory is past
+     * @return the memory marked as outdated: {@code validTo} = at, {@code supersededBy} = by, updated at the change;
+     *     a memory marked before keeps the time and the memory of its first mark (its whole line held until then)
+     */
+    private static Memory outdated(final Memory m, final String by, final Instant at, final List<String> values) {
+        final boolean first = m.getValidTo() == null;
+        return Memory.newBuilder(m).setValidTo(first ? at : m.getValidTo())
+            .setSupersededBy(first ? by : m.getSupersededBy()).setOutdatedValues(values)
             .setUpdatedAt(m.getUpdatedAt().isAfter(at) ? m.getUpdatedAt() : at).build();
     }
 
@@ -161,7 +209,7 @@ public final class Outdated {
 
     /**
      * Whether a change of {@code fact} outdates {@code m} for citing a message the fact was read from: a turn or
-     * exchange episode (no key, not a summary or an observation, ACTIVE and current, said at or before the change)
+     * exchange episode (no key, not a summary or an observation, ACTIVE and current, or current only in part: {@link #currentPart}, said at or before the change)
      * sharing a message with one of the fact's sources (same conversation, a shared message index), that does not
      * state the new value ({@link #states}). The value rule finds what names the old value as a word; this finds the
      * sentence the value was read from when it words it otherwise (README trial: "Please keep answers short and give
@@ -178,7 +226,7 @@ public final class Outdated {
      */
     static boolean citesSourceOf(final Memory m, final Memory fact, final String newValue, final String by,
                                  final Instant at) {
-        if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null
+        if (m.getStatus() != MemoryStatus.ACTIVE || m.getKey() != null || m.getValidTo() != null && currentPart(m) == null
             || m.getType() != MemoryType.EPISODIC
             || m.getMemoryId().equals(fact.getMemoryId()) || m.getMemoryId().equals(by)
             || ExtractedMemory.isSummary(m.getType(), m.getDisplayName())
@@ -209,6 +257,45 @@ public final class Outdated {
     }
 
     /**
+     * What of an outdated memory is still current: the clauses of the user's own words (an episode's turn without the
+     * {@code (re: "…")} question it answered, an exchange's turn without the assistant's reply, which answered the
+     * whole turn) that state none of the values that outdated it ({@link Memory#getOutdatedValues}) and carry content
+     * of their own: first person ({@link TurnHeuristics#isFirstPerson}), neither small talk nor a question, not leaning
+     * on what came before ("I love it there"). "I love sushi, any good places in Lisbon?" outdated by the city's
+     * change from Lisbon still says "I love sushi"; "I live in Lisbon and cycle to work" (one clause) says nothing
+     * current. Clauses end at a sentence end, a comma, a semicolon, a colon or a dash ({@link #CLAUSE_END}).
+     *
+     * @param memory a memory
+     * @return the clauses still current, each ending with a sentence mark, joined by a space; null when the memory is
+     *     not outdated, was outdated whole (no values: a correction reaching the sentence the fact was read from, a
+     *     mark written before the values were kept), is not an episode of the user's words (a summary, an observation,
+     *     a fact) or has no such clause
+     */
+    public static String currentPart(final Memory memory) {
+        if (!isOutdated(memory) || memory.getOutdatedValues().isEmpty() || memory.getType() != MemoryType.EPISODIC
+            || ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())
+            || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
+            return null;
+        }
+        final String turn = MemoryText.exchangeTurn(memory.getContent());
+        final String own = turn != null ? turn : MemoryText.ownWords(memory.getContent());
+        final StringBuilder kept = new StringBuilder();
+        for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(own))) {
+            for (final String part : CLAUSE_END.split(sentence)) {
+                final String clause = part.strip().replaceAll("[,;:\uFF0C\uFF1B\uFF1A\u3001\\s]+$", "");
+                if (!clause.isEmpty() && !TurnHeuristics.isQuestion(clause) && !TurnHeuristics.isSmallTalk(clause)
+                    && TurnHeuristics.isFirstPerson(clause) && !LEANS_BACK.matcher(clause).find()
+                    && memory.getOutdatedValues().stream().noneMatch(v -> states(clause, v))) {
+                    final boolean ended = ".!\u3002\uFF01".indexOf(clause.charAt(clause.length() - 1)) >= 0;
+                    final boolean han = clause.codePoints().anyMatch(TurnHeuristics::unspacedScript);
+                    kept.append(kept.length() == 0 ? "" : " ").append(clause).append(ended ? "" : han ? "\u3002" : ".");
+                }
+            }
+        }
+        return kept.length() == 0 ? null : kept.toString();
+    }
+
+    /**
      * @param memory a memory
      * @return whether it is ACTIVE but states something that stopped being true ({@code validTo} set)
      */
@@ -219,9 +306,15 @@ public final class Outdated {
     /**
      * @param content a memory's content
      * @param value a fact's value
-     * @return whether the content states the value (see the class comment)
+     * @return whether the content states the value (see the class comment), in any of its names
+     *     ({@link ValueAliases#spellings}: "I code in vscode" states "VS Code")
      */
     public static boolean states(final String content, final String value) {
+        return ValueAliases.spellings(value).stream().anyMatch(v -> statesSpelling(content, v));
+    }
+
+    /** @return whether the content states the value as written (see the class comment) */
+    private static boolean statesSpelling(final String content, final String value) {
         final String v = value == null ? "" : value.strip();
         if (content == null || isPolarity(v)) {
             return false;

@@ -9,6 +9,7 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.SourceRef;
 import dev.engram.core.MemoryIds;
+import dev.engram.core.ValueAliases;
 import dev.engram.port.ExtractedMemory;
 
 /**
@@ -31,12 +32,12 @@ final class UserFacts {
      */
     static boolean alreadySeen(final MemoryCandidate candidate, final List<Memory> userMemories,
                                final java.util.function.Predicate<Memory> otherReading) {
-        final String value = MemoryIds.fold(candidate.getValue());
+        final String value = ValueAliases.fold(candidate.getValue());
         for (final Memory memory : userMemories) {
             if (memory.getMemoryId().equals(candidate.getCandidateId())) {
                 return true;
             }
-            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !MemoryIds.fold(memory.getValue()).equals(value)
+            if (!Objects.equals(memory.getKey(), candidate.getKey()) || !ValueAliases.fold(memory.getValue()).equals(value)
                 || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())) {
                 continue; // an observation cites its statements' messages: another statement of one is not a duplicate
             }

@@ -67,6 +67,72 @@ class OutdatedTest {
     }
 
     @Test
+    void shouldKeepCurrentTheClausesOfAMarkedEpisodeThatStateNoOldValue() {
+        final Memory lisbon = memory("f1", "city", "Lisbon", "Lives in Lisbon", "c1", T0);
+        final Memory sushi = Memory.newBuilder(memory("x1", null, null,
+                "User: I love sushi, any good places in Lisbon? \u2014 Assistant: Try Sushi Caf\u00e9 Avenida.", "c2", T0))
+            .setDisplayName(dev.engram.port.ExtractedMemory.EXCHANGE_RECOMMENDATION).build();
+        final Memory hooli = memory("e1", null, null, "Big week: I moved to Lisbon, I work at Hooli now; it is sunny there.",
+            "c3", T0);
+        final Memory leaning = memory("e2", null, null, "I live in Lisbon, I love it.", "c4", T0);
+
+        final List<Consolidator.Change> marks = Outdated.mark(lisbon, "Porto", "f2", null, CHANGE,
+            List.of(lisbon, sushi, hooli, leaning), "candidate:x");
+
+        assertThat(marks).extracting(c -> c.after().getOutdatedValues()).containsOnly(List.of("Lisbon"));
+        assertThat(marks).extracting(c -> Outdated.currentPart(c.after())).as("the reply answered the outdated turn;"
+            + " a clause leaning on the one before, or not of the user, says nothing alone")
+            .containsExactly("I love sushi.", "I work at Hooli now.", null);
+        assertThat(Outdated.currentPart(sushi)).as("not outdated").isNull();
+        assertThat(Outdated.currentPart(Memory.newBuilder(marks.get(0).after()).setOutdatedValues(List.of()).build()))
+            .as("outdated whole").isNull();
+
+        final Memory employer = memory("f3", "employer", "Hooli", "Works at Hooli", "c3", T0);
+        final Instant later = CHANGE.plusSeconds(86_400);
+        final List<Memory> marked = List.of(employer, marks.get(0).after(), marks.get(1).after(), marks.get(2).after());
+        final List<Consolidator.Change> again = Outdated.mark(employer, "Initech", "f4", null, later, marked, "candidate:y");
+        assertThat(again).as("a later change reaches what an episode still says as current").hasSize(1);
+        final Memory twice = again.get(0).after();
+        assertThat(twice.getMemoryId()).isEqualTo("e1");
+        assertThat(twice.getOutdatedValues()).containsExactly("Lisbon", "Hooli");
+        assertThat(Outdated.currentPart(twice)).isNull();
+        assertThat(twice.getValidTo()).as("the first mark's time and memory").isEqualTo(CHANGE);
+        assertThat(twice.getSupersededBy()).isEqualTo("f2");
+
+        final Memory read = Memory.newBuilder(lisbon).setSources(sushi.getSources()).build();
+        final List<Consolidator.Change> cited = Outdated.mark(read, "Porto", "f1", null, later,
+            List.of(read, marks.get(0).after()), "command:k1", Outdated.Reach.CITED_SOURCES);
+        assertThat(cited).as("a correction of the fact read from it makes it past whole").singleElement()
+            .satisfies(c -> assertThat(c.after().getOutdatedValues()).isEmpty())
+            .satisfies(c -> assertThat(c.after().getValidTo()).isEqualTo(CHANGE));
+    }
+
+    @Test
+    void shouldKeepNoClauseCurrentThatNamesAValueTheKeyHeldBefore() {
+        final Memory longName = Memory.newBuilder(memory("f1", "employer", "International Business Machines",
+            "Works at International Business Machines", "c1", T0)).setStatus(MemoryStatus.ARCHIVED).build();
+        final Memory ibm = memory("f2", "employer", "IBM", "Works at IBM", "c2", T0.plusSeconds(86_400));
+        final Memory exchange = Memory.newBuilder(memory("x1", null, null, "User: I work at International Business"
+                + " Machines, in the consulting arm. \u2014 Assistant: Consulting at IBM covers a lot.", "c1", T0))
+            .setDisplayName(dev.engram.port.ExtractedMemory.EXCHANGE_REPLY).build();
+
+        final List<Consolidator.Change> marks = Outdated.mark(ibm, "Accenture", "f3", null, CHANGE,
+            List.of(longName, ibm, exchange), "candidate:x");
+
+        assertThat(marks).singleElement().satisfies(c -> {
+            assertThat(c.after().getOutdatedValues()).containsExactly("IBM", "International Business Machines");
+            assertThat(Outdated.currentPart(c.after())).isNull();
+        });
+    }
+
+    @Test
+    void shouldReadAToolValueInAnyOfItsNames() {
+        assertThat(Outdated.states("I code in vscode all day.", "VS Code")).isTrue();
+        assertThat(Outdated.states("Visual Studio Code keeps crashing on me.", "vscode")).isTrue();
+        assertThat(Outdated.states("Visual Studio keeps crashing on me.", "VS Code")).as("another IDE").isFalse();
+    }
+
+    @Test
     void shouldReadAStanceByItsSubjectAndHanValuesAsWords() {
         final Memory likes = memory("f1", "preference:horror_movies", "like", "Likes horror movies", "c1", T0);
         final Memory loved = memory("e1", null, null, "I love horror movies, the scarier the better.", "c1", T0);

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
+import dev.engram.consolidation.Outdated;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.ScoredMemory;
@@ -32,7 +33,9 @@ import dev.engram.text.MemoryText;
  * </pre>
  * A memory that states what stopped being true (ACTIVE with a {@code validTo}: the fact it states was superseded,
  * corrected, deleted or negated, {@code Outdated} in the consolidator) is never told as current: it goes to the
- * last section with the time it held, so the model reads the old value as history.
+ * last section with the time it held, so the model reads the old value as history. What of it the change did not
+ * reach ({@link Outdated#currentPart}: "I love sushi" of "I love sushi, any good places in Lisbon?" after a move from
+ * Lisbon) is told as current too, on a line of its own under its section, before the whole memory as past.
  * Evidence per token: every heading (a fact category, an episode's day) is written once for its group;
  * a memory whose text is already in the block (a turn that an exchange episode quotes, the same
  * sentence stored twice) is left out — its sources are those of the line that holds it — except a safety fact
@@ -119,8 +122,8 @@ public final class ContextBlock {
         final List<Integer> order = new ArrayList<>(ranked.size());
         for (int i = 0; i < ranked.size(); i++) {
             final Memory m = ranked.get(i).memory();
-            density[i] = ranked.get(i).score()
-                / Math.pow(Math.max(MIN_LINE_TOKENS, estimateTokens(line(m, said(m)))), DENSITY_EXPONENT);
+            final int tokens = parts(m).stream().mapToInt(p -> estimateTokens(p.line())).sum();
+            density[i] = ranked.get(i).score() / Math.pow(Math.max(MIN_LINE_TOKENS, tokens), DENSITY_EXPONENT);
             order.add(i);
         }
         order.sort(java.util.Comparator.comparingDouble((Integer i) -> -density[i])); // stable: ties in rank order
@@ -157,19 +160,17 @@ public final class ContextBlock {
         String rendered = "";
         boolean leftOut = false;
         for (final Memory m : memories) {
-            final String section = section(m);
-            final String text = said(m);
-            final String key = normalized(text);
             final boolean kept = held.contains(m.getMemoryId());
-            if (key.isEmpty() || block.says(key, kept)) {
-                continue; // nothing new for the model: the block already says it
+            Block attempt = block;
+            for (final Part part : parts(m)) {
+                final String key = normalized(part.said());
+                if (!key.isEmpty() && !attempt.says(key, kept)) { // else nothing new for the model: the block says it
+                    attempt = attempt.with(part.section(), part.sub(), new Line(part.line(), key, kept));
+                }
             }
-            final String sub = section.equals(EARLIER) ? "" : switch (m.getType()) {
-                case SEMANTIC -> "## " + (ApiViews.categoryOf(m) == null ? "OTHER" : ApiViews.categoryOf(m));
-                case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
-                case PROCEDURAL -> "";
-            };
-            final Block attempt = block.with(section, sub, new Line(line(m, text), key, kept));
+            if (attempt == block) {
+                continue;
+            }
             final String next = attempt.render();
             if (estimateTokens(next) <= budgetTokens) {
                 block = attempt;
@@ -182,14 +183,47 @@ public final class ContextBlock {
         return new Packed(new Result(rendered, estimateTokens(rendered), included), leftOut);
     }
 
-    private static String section(final Memory m) {
-        if (m.getValidTo() != null) {
-            return EARLIER;
+    /**
+     * A line a memory gives the block.
+     *
+     * @param section its section heading
+     * @param sub its sub-heading ({@code ""} for none)
+     * @param said what it says of the memory
+     * @param line the line as written ({@code "- "}, and for a past one the time it held)
+     */
+    private record Part(String section, String sub, String said, String line) {
+    }
+
+    /**
+     * @return the lines of a memory: one under its section; a memory outdated in part ({@link Outdated#currentPart})
+     *     two, what it still says under its own section, then the whole memory under {@link #EARLIER}
+     */
+    private static List<Part> parts(final Memory m) {
+        final String whole = said(m);
+        if (m.getValidTo() == null) {
+            return List.of(new Part(section(m), sub(m), whole, line(m, whole)));
         }
+        final Part past = new Part(EARLIER, "", whole, line(m, whole));
+        final String current = Outdated.currentPart(m);
+        return current == null ? List.of(past)
+            : List.of(new Part(section(m), sub(m), current, "- " + current.strip().replace('\n', ' ')), past);
+    }
+
+    /** @return the section of a current memory's line */
+    private static String section(final Memory m) {
         return switch (m.getType()) {
             case SEMANTIC -> FACTS;
             case PROCEDURAL -> PROCEDURES;
             case EPISODIC -> EPISODES;
+        };
+    }
+
+    /** @return the sub-heading of a current memory's line: a fact's category, an episode's day */
+    private static String sub(final Memory m) {
+        return switch (m.getType()) {
+            case SEMANTIC -> "## " + (ApiViews.categoryOf(m) == null ? "OTHER" : ApiViews.categoryOf(m));
+            case EPISODIC -> "## " + m.getValidFrom().toString().substring(0, 10);
+            case PROCEDURAL -> "";
         };
     }
 

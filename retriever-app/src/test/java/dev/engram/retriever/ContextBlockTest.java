@@ -151,6 +151,22 @@ class ContextBlockTest {
     }
 
     @Test
+    void shouldTellWhatAChangeDidNotReachAsCurrentAndTheWholeMemoryAsPast() {
+        final String said = "User: I love sushi, any good places in Lisbon? \u2014 Assistant: Try Sushi Caf\u00e9 Avenida.";
+        final Memory sushi = memory("t1", "u", "x1", said, T0).setDisplayName(ExtractedMemory.EXCHANGE_RECOMMENDATION)
+            .setValidTo(T0.plusSeconds(30 * 86_400)).setOutdatedValues(List.of("Lisbon")).build();
+        final Memory whole = memory("t1", "u", "e1", "I live in Lisbon and cycle to work.", T0)
+            .setValidTo(T0.plusSeconds(30 * 86_400)).setOutdatedValues(List.of("Lisbon")).build();
+
+        final ContextBlock.Result result = ContextBlock.build(List.of(hit(sushi, 0.9), hit(whole, 0.8)), 1000);
+
+        assertThat(result.text()).isEqualTo("Relevant past conversations:\n## 2025-04-01\n- I love sushi.\n"
+            + "Earlier, no longer current:\n- " + said + " (2025-04-01 until 2025-05-01)\n"
+            + "- I live in Lisbon and cycle to work. (2025-04-01 until 2025-05-01)\n");
+        assertThat(result.included()).containsExactly("x1", "e1");
+    }
+
+    @Test
     void shouldLeaveOutSmallTalkAndTheAssistantsQuestionsButKeepAYesOrANo() {
         final List<ScoredMemory> episodes = List.of(
             hit(memory("t1", "u", "e1", "Hi Mel! Thanks so much. Nope. I never went back to the studio after the"

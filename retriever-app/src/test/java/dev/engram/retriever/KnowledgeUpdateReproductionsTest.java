@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * ({@link PipelineHarness}), commands as {@code PUT .../memories/{id}} builds them ({@link Corrections}), and the
  * context block as {@code GET .../context} builds it ({@link ContextBlock}); and the README trial's text-form defects:
  * a value restated in other case, accents or Unicode form is one value, a lowercase statement of a superseded value is
- * past, an assistant repeating an old value is not served.
+ * past, an assistant repeating an old value is not served; and a change reaches the sentence naming the old value, not
+ * the rest of the episode.
  */
 class KnowledgeUpdateReproductionsTest {
 
@@ -415,6 +416,28 @@ class KnowledgeUpdateReproductionsTest {
                 assertThat(m.getValue()).isEqualTo("Z\u00fcrich");
                 assertThat(m.getContent()).isEqualTo("Lives in Z\u00fcrich");
             });
+        }
+    }
+
+    @Test
+    void shouldTellTheRestOfAnEpisodeAsCurrentWhenAMoveOutdatesTheCityItNames() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            final String u = T + "/u-sushi";
+            pipeline.publish(conversation(T, "u-sushi", "c-1", user("Hi, I live in Lisbon.", day(0))));
+            pipeline.publish(conversation(T, "u-sushi", "c-2", user("I love sushi, any good places in Lisbon?", day(3)),
+                assistant("Try Sushi Café Avenida near Marquês de Pombal.", day(3, 30))));
+            pipeline.publish(conversation(T, "u-sushi", "c-3", user("I moved to Porto last week.", day(20))));
+
+            final Memory exchange = pipeline.retriever().memories(u).stream()
+                .filter(m -> m.getContent().contains("sushi")).findFirst().orElseThrow();
+            assertThat(exchange.getValidTo()).as("marked by the move").isNotNull();
+            assertThat(exchange.getOutdatedValues()).containsExactly("Lisbon");
+
+            final String block = context(pipeline, u, "What food do I love?");
+            assertThat(current(block)).as("the change reaches the sentence naming Lisbon, not the sushi")
+                .contains("- I love sushi.\n").doesNotContain("Lisbon");
+            assertThat(block.substring(block.indexOf(ContextBlock.EARLIER)))
+                .contains("I love sushi, any good places in Lisbon?", "Sushi Café Avenida");
         }
     }
 

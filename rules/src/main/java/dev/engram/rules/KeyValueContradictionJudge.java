@@ -5,6 +5,7 @@ import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryType;
 import dev.engram.consolidation.Facts;
 import dev.engram.core.MemoryIds;
+import dev.engram.core.ValueAliases;
 import dev.engram.port.ContradictionJudge;
 
 /**
@@ -35,7 +36,7 @@ public final class KeyValueContradictionJudge implements ContradictionJudge {
             final boolean sameValue = Facts.sameValue(existing.getValue(), existing.getContent(),
                 candidate.getValue(), candidate.getContent());
             if (candidate.getNegated()) {
-                return MemoryIds.fold(existing.getValue()).equals(MemoryIds.fold(candidate.getValue()))
+                return ValueAliases.fold(existing.getValue()).equals(ValueAliases.fold(candidate.getValue()))
                     ? Verdict.CONTRADICTS : Verdict.COMPATIBLE;
             }
             return sameValue ? Verdict.SAME : Verdict.CONTRADICTS;

@@ -246,6 +246,30 @@ class ConsolidationTopologyTest {
     }
 
     @Test
+    void shouldKeepOneEditorFactWhenTheUserNamesItByAnotherOfItsNames() {
+        final MemoryCandidate vscode = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "ide", "vscode", "I use vscode.");
+        final MemoryCandidate full = fact(MIRA, "c-2", "2025-02-10T09:00:00Z", "ide", "Visual Studio Code",
+            "Visual Studio Code is my editor.");
+        final MemoryCandidate shortName = fact(MIRA, "c-3", "2025-02-17T09:00:00Z", "ide", "VS Code",
+            "Uses VS Code as the editor.");
+        final MemoryCandidate neovim = fact(MIRA, "c-4", "2025-03-01T09:00:00Z", "ide", "Neovim", "I use Neovim now.");
+        try (PipelineHarness driver = new PipelineHarness()) {
+            driver.pipe(vscode, full, shortName);
+            assertThat(driver.consolidator().active(MIRA)).as("one editor, three names").singleElement().satisfies(m -> {
+                assertThat(m.getMemoryId()).isEqualTo(vscode.getCandidateId());
+                assertThat(m.getValue()).isEqualTo("vscode");
+                assertThat(m.getReinforcementCount()).isEqualTo(3);
+            });
+            assertThat(driver.contradictions()).isEmpty();
+
+            driver.pipe(neovim);
+            assertThat(driver.consolidator().active(MIRA)).as("another editor supersedes it").singleElement()
+                .satisfies(m -> assertThat(m.getValue()).isEqualTo("Neovim"));
+            assertThat(driver.contradictions()).hasSize(1);
+        }
+    }
+
+    @Test
     void shouldArchiveFactAsNegatedWhenUserNoLongerUsesIt() {
         final MemoryCandidate uses = fact(MIRA, "c-1", "2025-02-03T09:00:00Z", "uses:jira", "Jira", "Uses Jira at work.");
         final MemoryCandidate noLonger = MemoryCandidate.newBuilder(
