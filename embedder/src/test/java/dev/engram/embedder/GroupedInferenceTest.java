@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,6 +29,22 @@ class GroupedInferenceTest {
         final GroupedInference grouped = model.embedder().groupedForTest();
         for (final String text : texts()) {
             assertThat(grouped.tokenize(text).ids()).as(text).containsExactly(grouped.encodedIds(text));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = OnnxEmbedderTest.Model.class)
+    void shouldPoolTheSameVectorsFromTheThreadsStateBufferAsFromACopyOfTheOutput(final OnnxEmbedderTest.Model model) {
+        final GroupedInference grouped = model.embedder().groupedForTest();
+        final List<GroupedInference.Tokens> tokens = texts().stream().filter(t -> !t.isBlank()).map(grouped::tokenize)
+            .filter(t -> t.ids().length < GroupedInference.MAX_TOKENS).toList();
+        // groups of every size up to the largest, then a wider one after them: the thread's buffer is reused and grown
+        for (final List<GroupedInference.Tokens> group : List.of(tokens.subList(0, 2), tokens.subList(2, 6),
+                tokens.subList(6, 7), tokens.subList(0, tokens.size()), tokens.subList(3, 5))) {
+            final Map<String, float[]> pinned = grouped.run(group);
+            final Map<String, float[]> copied = grouped.runCopyingStates(group);
+            assertThat(pinned).hasSameSizeAs(group).containsOnlyKeys(copied.keySet());
+            copied.forEach((text, vector) -> assertThat(pinned.get(text)).as(text).containsExactly(vector));
         }
     }
 }
