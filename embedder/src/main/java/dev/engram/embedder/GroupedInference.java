@@ -35,7 +35,7 @@ import dev.langchain4j.model.embedding.onnx.PoolingMode;
  * {@link #MAX_TEXTS} texts of similar length), never of their order, of the machine or of what else runs. Measured difference from
  * the one-text vectors: BENCHMARKS.md, "Embedding in groups".
  *
- * <p>Thread-safe (ONNX Runtime sessions and the HuggingFace tokenizer are).
+ * <p>Thread-safe (ONNX Runtime sessions and the HuggingFace tokenizer are; each thread has its own output buffer).
  */
 final class GroupedInference {
 
@@ -232,7 +232,9 @@ final class GroupedInference {
 
     /**
      * @param floats hidden-state floats of one inference
-     * @return this thread's direct buffer for them, positioned at 0 with that many remaining (grown when too small)
+     * @return this thread's direct buffer for them, positioned at 0 with that many remaining (grown when too small: the
+     *     largest group it ran, at most {@value #MAX_TEXTS} × {@value #MAX_TOKENS} tokens × the dimensions, 4 MB, kept
+     *     for the pool thread's life)
      */
     private FloatBuffer stateBuffer(final int floats) {
         FloatBuffer buffer = stateBuffers.get();
