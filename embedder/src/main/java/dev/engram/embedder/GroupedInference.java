@@ -3,6 +3,9 @@ package dev.engram.embedder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,8 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
@@ -32,7 +35,7 @@ import dev.langchain4j.model.embedding.onnx.PoolingMode;
  * {@link #MAX_TEXTS} texts of similar length), never of their order, of the machine or of what else runs. Measured difference from
  * the one-text vectors: BENCHMARKS.md, "Embedding in groups".
  *
- * <p>Thread-safe (ONNX Runtime sessions and the HuggingFace tokenizer are).
+ * <p>Thread-safe (ONNX Runtime sessions and the HuggingFace tokenizer are; each thread has its own output buffer).
  */
 final class GroupedInference {
 
@@ -50,18 +53,26 @@ final class GroupedInference {
     private final HuggingFaceTokenizer tokenizer;
     private final PoolingMode pooling;
     private final boolean typeIds;
+    /** The model's first output: the last hidden states, {@code texts × tokens × dimensions}. */
+    private final String output;
+    private final int dimensions;
+    /** Each pool thread's buffer for the hidden states of its inference ({@link #run(List)}). */
+    private final ThreadLocal<FloatBuffer> stateBuffers = new ThreadLocal<>();
 
     /**
      * @param environment the ONNX Runtime environment
      * @param session the model's session (one intra-op thread)
      * @param tokenizer the model's {@code tokenizer.json}
      * @param pooling the model's pooling
+     * @param dimensions the model's hidden size, its vectors' length
      */
     GroupedInference(final OrtEnvironment environment, final OrtSession session, final InputStream tokenizer,
-                     final PoolingMode pooling) {
+                     final PoolingMode pooling, final int dimensions) {
         this.environment = environment;
         this.session = session;
         this.pooling = pooling;
+        this.dimensions = dimensions;
+        this.output = session.getOutputNames().iterator().next();
         try {
             this.tokenizer = HuggingFaceTokenizer.newInstance(tokenizer, Map.of("padding", "false"));
             this.typeIds = session.getInputNames().contains("token_type_ids");
@@ -75,12 +86,31 @@ final class GroupedInference {
     }
 
     /**
+     * The ids {@code tokenizer.encode(text, true, false).getIds()} gives, without the rest of that {@code Encoding}: DJL
+     * fetches every field of an encoding through its own JNI call (type and word ids, attention and special-token
+     * masks, a {@code String} per token, a {@code CharSpan} object per token, the overflow), which cost more than the
+     * tokenization itself, and the model takes the ids only. The text goes to the native tokenizer as {@code encode}
+     * passes it: this tokenizer is built without the options that rewrite it first ({@code addPrefixSpace},
+     * {@code doLowerCase}, {@code stripAccents}); {@code GroupedInferenceTest} holds the two ways equal.
+     *
      * @param text a passage
      * @return its token ids as the model takes them
      */
     Tokens tokenize(final String text) {
-        final Encoding encoding = tokenizer.encode(text, true, false);
-        return new Tokens(text, encoding.getIds());
+        final long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, true);
+        try {
+            return new Tokens(text, TokenizersLibrary.LIB.getTokenIds(encoding));
+        } finally {
+            TokenizersLibrary.LIB.deleteEncoding(encoding);
+        }
+    }
+
+    /**
+     * @param text a passage
+     * @return its token ids through DJL's whole {@code Encoding}, the way {@link #tokenize} must equal (tests)
+     */
+    long[] encodedIds(final String text) {
+        return tokenizer.encode(text, true, false).getIds();
     }
 
     /**
@@ -134,12 +164,29 @@ final class GroupedInference {
     }
 
     /**
-     * Runs one group of two or more texts, each of at most {@link #MAX_TOKENS} tokens, as one inference.
+     * Runs one group of two or more texts, each of at most {@link #MAX_TOKENS} tokens, as one inference. The model's
+     * hidden states ({@code texts × tokens × dimensions} floats, ~90 KB per text) are written by ONNX Runtime into a
+     * direct buffer this thread keeps ({@link #stateBuffer}), and only what the pooling needs is read from there: the
+     * {@code float[][][]} that {@code OnnxValue#getValue} builds was a copy of all of them, a Java array per token, the
+     * largest allocation per candidate of the extractor. The same floats pooled in the same order, so the same vectors
+     * ({@code GroupedInferenceTest}).
      *
      * @param group the texts
      * @return text → L2-normalized vector
      */
     Map<String, float[]> run(final List<Tokens> group) {
+        return run(group, true);
+    }
+
+    /**
+     * @param group the texts
+     * @return {@link #run(List)} with the hidden states copied out of ONNX Runtime's own output (the way it must equal)
+     */
+    Map<String, float[]> runCopyingStates(final List<Tokens> group) {
+        return run(group, false);
+    }
+
+    private Map<String, float[]> run(final List<Tokens> group, final boolean intoStateBuffer) {
         int width = 0;
         for (final Tokens t : group) {
             width = Math.max(width, t.ids().length);
@@ -153,20 +200,28 @@ final class GroupedInference {
             Arrays.fill(mask, i * width, i * width + own.length, 1L);
         }
         final long[] shape = {n, width};
+        final int floats = n * width * dimensions;
+        final FloatBuffer pinned = intoStateBuffer ? stateBuffer(floats) : null;
         try (OnnxTensor idsTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape);
              OnnxTensor maskTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape);
-             OnnxTensor typeTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[n * width]), shape)) {
+             OnnxTensor typeTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[n * width]), shape);
+             OnnxTensor statesTensor = pinned == null ? null
+                 : OnnxTensor.createTensor(environment, pinned, new long[] {n, width, dimensions})) {
             final Map<String, OnnxTensor> inputs = new HashMap<>();
             inputs.put("input_ids", idsTensor);
             inputs.put("attention_mask", maskTensor);
             if (typeIds) {
                 inputs.put("token_type_ids", typeTensor);
             }
-            try (OrtSession.Result result = session.run(inputs)) {
-                final float[][][] states = (float[][][]) result.get(0).getValue();
+            try (OrtSession.Result result = pinned == null ? session.run(inputs) : session.run(inputs, Map.of(output, statesTensor))) {
+                final FloatBuffer states = pinned != null ? pinned : ((OnnxTensor) result.get(output).orElseThrow()).getFloatBuffer();
+                if (states.remaining() != floats) {
+                    throw new IllegalStateException("the model gave " + states.remaining() + " hidden-state floats for "
+                        + n + " × " + width + " tokens of " + dimensions);
+                }
                 final Map<String, float[]> out = new HashMap<>();
                 for (int i = 0; i < n; i++) {
-                    out.put(group.get(i).text(), normalized(pool(states[i], group.get(i).ids().length)));
+                    out.put(group.get(i).text(), normalized(pool(states, i * width * dimensions, group.get(i).ids().length)));
                 }
                 return out;
             }
@@ -175,20 +230,40 @@ final class GroupedInference {
         }
     }
 
-    private float[] pool(final float[][] states, final int tokens) {
-        if (pooling == PoolingMode.CLS) {
-            return states[0].clone();
+    /**
+     * @param floats hidden-state floats of one inference
+     * @return this thread's direct buffer for them, positioned at 0 with that many remaining (grown when too small: the
+     *     largest group it ran, at most {@value #MAX_TEXTS} × {@value #MAX_TOKENS} tokens × the dimensions, 4 MB, kept
+     *     for the pool thread's life)
+     */
+    private FloatBuffer stateBuffer(final int floats) {
+        FloatBuffer buffer = stateBuffers.get();
+        if (buffer == null || buffer.capacity() < floats) {
+            buffer = ByteBuffer.allocateDirect(Math.max(floats, 64 * 1024) * Float.BYTES).order(ByteOrder.nativeOrder())
+                .asFloatBuffer();
+            stateBuffers.set(buffer);
         }
-        final float[] mean = new float[states[0].length];
+        buffer.clear().limit(floats);
+        return buffer;
+    }
+
+    /** Pools one text's hidden states, at {@code offset} of {@code states}, as the one-text path pools its array. */
+    private float[] pool(final FloatBuffer states, final int offset, final int tokens) {
+        final float[] pooled = new float[dimensions];
+        if (pooling == PoolingMode.CLS) {
+            states.get(offset, pooled);
+            return pooled;
+        }
         for (int t = 0; t < tokens; t++) {
-            for (int j = 0; j < mean.length; j++) {
-                mean[j] += states[t][j];
+            final int row = offset + t * dimensions;
+            for (int j = 0; j < dimensions; j++) {
+                pooled[j] += states.get(row + j);
             }
         }
-        for (int j = 0; j < mean.length; j++) {
-            mean[j] /= tokens;
+        for (int j = 0; j < dimensions; j++) {
+            pooled[j] /= tokens;
         }
-        return mean;
+        return pooled;
     }
 
     private static float[] normalized(final float[] v) {

@@ -93,7 +93,7 @@ public final class OnnxEmbedder implements Embedder {
             this.attributed = EmbeddingCpu.attributing(executor);
             this.model = new Model(attributed, new OnnxBertBiEncoder(environment, session, tokenizer, spec.pooling()),
                 spec.dimensions());
-            this.grouped = new GroupedInference(environment, session, groupTokenizer, spec.pooling());
+            this.grouped = new GroupedInference(environment, session, groupTokenizer, spec.pooling(), spec.dimensions());
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the embedding model " + spec.name(), e);
         } catch (OrtException e) {
