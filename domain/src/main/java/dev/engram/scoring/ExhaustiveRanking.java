@@ -83,7 +83,7 @@ final class ExhaustiveRanking {
                 features[i][2] > 0);
             final Candidate c = new Candidate(m, logit, m.getImportance(),
                 m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                m.getAccessCount(), null);
+                m.getAccessCount(), null, null);
             if (logit >= minLogit) {
                 candidates.add(c);
             }

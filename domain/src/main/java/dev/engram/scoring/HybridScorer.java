@@ -38,7 +38,8 @@ import dev.engram.port.VectorIndex;
  *       is (the user never said anything about it), so an unrelated question gets nothing. With
  *       {@code retrieval.observation.lift} an observation then takes the relevance of the best candidate statement it
  *       cites when that is higher than its own ({@link ObservationLift}), except when ranking for a context block
- *       ({@link RankRequest#forContext}).</li>
+ *       ({@link RankRequest#forContext}); a relevance it borrows from a statement it cites but does not state ranks it
+ *       right below that statement, never above ({@link ScoredMemory.Borrowed}).</li>
  *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
  *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
  *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
