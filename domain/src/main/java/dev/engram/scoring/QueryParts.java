@@ -21,9 +21,11 @@ import java.util.regex.Pattern;
  *
  * <p><b>What is a part.</b> English coordinated questions only: the question is cut before a wh-word (what, which,
  * who, whom, whose, where, when, why, how) that follows "and" or "or" (after an optional comma), or a ";" or "?"
- * (optionally followed by "and"/"or"); a piece is a part when it holds a wh-word and a content term
- * ({@link TextAnalysis}); a piece that is not joins its neighbour ("When and where did we meet?" stays whole: "When"
- * holds no content term). A part that names no period ({@link TimeCues}) takes the whole question's: "On May 6th,
+ * (optionally followed by "and"/"or"); a piece is a part when it is a question of its own: it begins with its only
+ * wh-word and holds a content term ({@link TextAnalysis}); a piece that is not joins its neighbour ("When and where did
+ * we meet?" stays whole: "When" holds no content term; so does "When I was taking photos in Mount Yuntai, what trouble
+ * did I encounter and who helped me?": its first piece is a clause and a question, and "who helped me?" alone would
+ * rank every memory of someone helping by the part that lost the place). A part that names no period ({@link TimeCues}) takes the whole question's: "On May 6th,
  * which books did I read and what did you recommend?" asks both about that day. A question of one part is ranked as
  * it always was. Stateless.
  */
@@ -112,7 +114,10 @@ final class QueryParts {
         return List.copyOf(out);
     }
 
+    /** A question of its own: it begins with its only wh-word and holds a content term. */
     private static boolean isPart(final String piece) {
-        return HAS_WH.matcher(piece).find() && !TextAnalysis.terms(piece).isEmpty();
+        final String question = piece.strip();
+        final Matcher wh = HAS_WH.matcher(question);
+        return wh.find() && wh.start() == 0 && !wh.find() && !TextAnalysis.terms(question).isEmpty();
     }
 }

@@ -28,6 +28,8 @@ class QueryPartsTest {
                 "According to Gina, what makes Jon a perfect mentor and guide?",
                 "I once recommended a food program to you, what was its name?",
                 "What was the weather like on April 30th? What did I do?",
+                "When I was taking photos in Mount Yuntai, what trouble did I encounter and who helped me?",
+                "I recently went to whose concert? What is my favorite song of theirs?",
                 "Who or which organizations have been the beneficiaries of John's charity tournaments?",
                 "Which editor do I use?", "我用什么编辑器，喜欢什么零食？"}) {
             assertThat(QueryParts.texts(whole)).as(whole).containsExactly(whole);
