@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -43,18 +42,15 @@ final class ExhaustiveRanking {
     }
 
     /**
-     * @param query the query text
-     * @param queryByModel embedding model → the query's normalised vector (null when not held)
+     * @param parts the question and its parts ({@link QueryParts}): a memory's relevance is the best of theirs
      * @param userMemories all memories of ONE user (the recency reference is theirs)
      * @param eligible which of them are ranked
      * @param k hits at most
-     * @param dense memory id → cosine from a dense index, or null for exact cosines
      * @param minScore hits with a total below this are dropped
      * @return at most k hits, best first
      */
-    List<ScoredMemory> rank(final String query, final Function<String, float[]> queryByModel,
-                            final Collection<Memory> userMemories, final Predicate<Memory> eligible,
-                            final int k, final Map<String, Double> dense, final double minScore) {
+    List<ScoredMemory> rank(final List<QueryParts.Part> parts, final Collection<Memory> userMemories,
+                            final Predicate<Memory> eligible, final int k, final double minScore) {
         final List<Memory> docs = new ArrayList<>();
         final List<float[]> vectors = new ArrayList<>();
         for (final Memory m : userMemories) {
@@ -63,27 +59,33 @@ final class ExhaustiveRanking {
                 vectors.add(normalizedEmbedding(m));
             }
         }
-        return rank(query, queryByModel, docs, vectors, MemoryTime.referenceTime(userMemories), k, dense, minScore);
+        return rank(parts, docs, vectors, MemoryTime.referenceTime(userMemories), k, minScore);
     }
 
     /** Scores every given memory from scratch; vectors normalised (null = none). */
-    List<ScoredMemory> rank(final String query, final Function<String, float[]> queryByModel,
-                            final List<Memory> docs, final List<float[]> vectors,
-                            final Instant reference, final int k, final Map<String, Double> dense,
-                            final double minScore) {
+    List<ScoredMemory> rank(final List<QueryParts.Part> parts, final List<Memory> docs, final List<float[]> vectors,
+                            final Instant reference, final int k, final double minScore) {
         if (docs.isEmpty()) {
             return List.of();
         }
-        final double[][] features = features(query, queryByModel, docs, vectors, dense);
+        final Bm25 bm25 = bm25(docs);
+        final double[] logits = new double[docs.size()];
+        java.util.Arrays.fill(logits, Double.NEGATIVE_INFINITY);
+        for (final QueryParts.Part part : parts) {
+            final double[][] features = features(part, bm25, docs, vectors);
+            for (int i = 0; i < docs.size(); i++) {
+                logits[i] = Math.max(logits[i], relevance.apply(docs.get(i).getEmbeddingModel()).logit(features[i][0],
+                    features[i][1], features[i][2] > 0));
+            }
+        }
         final List<Candidate> candidates = new ArrayList<>();
         final List<Candidate> observations = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
             final Memory m = docs.get(i);
-            final double logit = relevance.apply(m.getEmbeddingModel()).logit(features[i][0], features[i][1],
-                features[i][2] > 0);
+            final double logit = logits[i];
             final Candidate c = new Candidate(m, logit, m.getImportance(),
                 m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                m.getAccessCount(), null);
+                m.getAccessCount(), null, null);
             if (logit >= minLogit) {
                 candidates.add(c);
             }
@@ -103,28 +105,38 @@ final class ExhaustiveRanking {
     static double[][] features(final String query, final Function<String, float[]> queryByModel,
                                final List<Memory> docs, final List<float[]> vectors,
                                final Map<String, Double> dense) {
-        final List<String> terms = TextAnalysis.terms(query);
-        final Optional<TimeCues.Period> period = TimeCues.in(query);
+        final QueryParts.Part whole = new QueryParts.Part(query, TextAnalysis.terms(query),
+            TimeCues.in(query).orElse(null), queryByModel, dense);
+        return features(whole, bm25(docs), docs, vectors);
+    }
+
+    /** @return BM25 over the memories' searchable text */
+    private static Bm25 bm25(final List<Memory> docs) {
         final List<String> contents = new ArrayList<>(docs.size());
         docs.forEach(m -> contents.add(UserMemoryIndex.searchableText(m)));
-        final Bm25 bm25 = Bm25.index(contents);
-        final double[] lexicalScores = bm25.scores(terms);
-        final double idfMass = bm25.idfMass(terms);
+        return Bm25.index(contents);
+    }
+
+    /** @return per memory {cosine, BM25 / idf mass, 1 if in the part's period else 0} for one part of a question */
+    private static double[][] features(final QueryParts.Part part, final Bm25 bm25, final List<Memory> docs,
+                                       final List<float[]> vectors) {
+        final double[] lexicalScores = bm25.scores(part.terms());
+        final double idfMass = bm25.idfMass(part.terms());
         final Map<String, float[]> byModel = new HashMap<>();
         final double[][] out = new double[docs.size()][];
         for (int i = 0; i < docs.size(); i++) {
             final Memory m = docs.get(i);
             final float[] v = vectors.get(i);
             final double cosine;
-            if (dense != null) {
-                cosine = dense.getOrDefault(m.getMemoryId(), 0.0);
+            if (part.dense() != null) {
+                cosine = part.dense().getOrDefault(m.getMemoryId(), 0.0);
             } else {
                 final float[] q = v == null ? null : byModel.computeIfAbsent(
-                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), queryByModel);
+                    m.getEmbeddingModel() == null ? "" : m.getEmbeddingModel(), part.vectors());
                 cosine = q != null && v.length == q.length ? Vectors.dot(q, v, 0) : 0;
             }
             out[i] = new double[] {cosine, idfMass > 0 ? lexicalScores[i] / idfMass : 0,
-                period.isPresent() && period.get().contains(m) ? 1 : 0};
+                part.period() != null && part.period().contains(m) ? 1 : 0};
         }
         return out;
     }

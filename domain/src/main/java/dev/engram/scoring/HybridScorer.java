@@ -31,14 +31,17 @@ import dev.engram.port.VectorIndex;
  *       ({@link TimeCues}); semantic = {@link RelevanceModel} σ(b0 + b_dense·cosine + b_lexical·lexical +
  *       b_period·period), a calibrated 0..1 estimate that the memory answers the query, with the
  *       coefficients of the memory's embedding model (cosines of two models are on different scales).
- *       Dense, lexical and time cues are fused in one score on one scale.</li>
+ *       Dense, lexical and time cues are fused in one score on one scale. A question that asks two things
+ *       ("Which editor and what snacks?", {@link QueryParts}) gives each memory the best semantic of the whole
+ *       question and each part.</li>
  *   <li><b>Candidates</b>: the memories with semantic ≥ {@code retrieval.min.relevance}, the best
  *       {@code overfetch·k} by semantic (ties by memory id). A memory below the threshold is never
  *       returned; and when not even the best candidate reaches {@code retrieval.min.top.relevance}, nothing
  *       is (the user never said anything about it), so an unrelated question gets nothing. With
  *       {@code retrieval.observation.lift} an observation then takes the relevance of the best candidate statement it
  *       cites when that is higher than its own ({@link ObservationLift}), except when ranking for a context block
- *       ({@link RankRequest#forContext}).</li>
+ *       ({@link RankRequest#forContext}); a relevance it borrows from a statement it cites but does not state ranks it
+ *       right below that statement, never above ({@link ScoredMemory.Borrowed}).</li>
  *   <li><b>Priors</b>, on the candidates only: recency = exp(−days(reference − lastAccessedAt) / decay),
  *       the reference being the newest updatedAt/lastAccessedAt among the user's memories (event time,
  *       so a replay scores the same); importance; access = min(accessCount / saturation, 1).</li>
@@ -206,13 +209,24 @@ public final class HybridScorer {
             throw new IllegalArgumentException("nothing to rank: give the request an index or memories");
         }
         if (request.asOf() != null) {
-            return ranking.rank(query, model -> queryVector(query, model), request.memories(),
-                m -> MemoryTime.validAt(m, request.asOf()), k, null, request.minScore());
+            return ranking.rank(parts(query, model -> queryVector(query, model), null), request.memories(),
+                m -> MemoryTime.validAt(m, request.asOf()), k, request.minScore());
         }
         if (request.queryVector() != null) {
             return rankWithVector(ranking, query, request.queryVector(), request.memories(), k, request.minScore());
         }
         return rankExhaustive(ranking, request.user(), query, request.memories(), k, request.minScore());
+    }
+
+    /**
+     * @param query a question
+     * @param whole its vector per embedding model
+     * @param dense a part's vectors → its dense-index cosines, or null for exact cosines
+     * @return the question and its parts ({@link QueryParts}), the parts embedded on demand (cached)
+     */
+    private List<QueryParts.Part> parts(final String query, final Function<String, float[]> whole,
+                                        final Function<Function<String, float[]>, Map<String, Double>> dense) {
+        return QueryParts.of(query, whole, this::queryVector, dense);
     }
 
     /**
@@ -229,18 +243,19 @@ public final class HybridScorer {
      */
     private List<ScoredMemory> rankIndexed(final UserKey user, final UserMemoryIndex index, final String query,
                                            final int k, final double minScore, final boolean lifted) {
-        // embed outside the index's lock: one vector per model the user's memories were embedded with
+        // embed outside the index's lock: one vector per part of the question and model the user's memories were
+        // embedded with
         final List<String> models = index.models();
-        final float[][] vectors = new float[models.size()][];
-        for (int m = 0; m < models.size(); m++) {
-            vectors[m] = queryVector(query, models.get(m));
-        }
-        final List<String> terms = TextAnalysis.terms(query);
-        final TimeCues.Period period = TimeCues.in(query).orElse(null);
         final int fetch = Math.max(k, k * overfetch);
-        final Map<String, Double> dense = denseIndex == null ? null
-            : DenseHits.of(denseIndex, user, models, model -> queryVector(query, model), fetch);
-        return index.read(view -> priors.finish(topByRelevance(view, models, vectors, terms, period, fetch, dense, lifted),
+        final List<QueryParts.Part> parts = parts(query, model -> queryVector(query, model), denseIndex == null ? null
+            : vectors -> DenseHits.of(denseIndex, user, models, vectors, fetch));
+        final float[][][] vectors = new float[parts.size()][models.size()][];
+        for (int p = 0; p < parts.size(); p++) {
+            for (int m = 0; m < models.size(); m++) {
+                vectors[p][m] = parts.get(p).vectors().apply(models.get(m));
+            }
+        }
+        return index.read(view -> priors.finish(topByRelevance(view, models, parts, vectors, fetch, lifted),
             view.referenceTime(), k, minScore));
     }
 
@@ -259,62 +274,40 @@ public final class HybridScorer {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
             final Map<Memory, float[]> docs = view.copy(m -> MemoryTime.validAt(m, asOf));
-            return ranking.rank(query, vectors, new ArrayList<>(docs.keySet()), new ArrayList<>(docs.values()),
-                view.referenceTime(), k, null, 0);
+            return ranking.rank(parts(query, vectors, null), new ArrayList<>(docs.keySet()),
+                new ArrayList<>(docs.values()), view.referenceTime(), k, 0);
         });
     }
 
     private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
-                                           final float[][] queryByModel, final List<String> terms,
-                                           final TimeCues.Period period, final int fetch,
-                                           final Map<String, Double> dense, final boolean lifted) {
+                                           final List<QueryParts.Part> parts, final float[][][] queryByPart,
+                                           final int fetch, final boolean lifted) {
         final int slots = view.slots();
         final IndexScratch scratch = IndexScratch.get(slots);
-        final double[] bm25 = scratch.bm25;
         // the view may have seen a model since models were read: such slots have no dense relevance now
         final int known = Math.min(models.size(), view.models().size());
         final RelevanceModel[] relevanceOf = new RelevanceModel[known];
-        final boolean[] exact = new boolean[known];
         for (int m = 0; m < known; m++) {
             relevanceOf[m] = relevance(models.get(m));
-            exact[m] = dense == null && queryByModel[m] != null && queryByModel[m].length == view.dimensions(m);
         }
-        final long firstDay = period == null ? 0 : period.from().toEpochDay();
-        final long lastDay = period == null ? 0 : period.to().toEpochDay();
-        final CandidateHeap heap;
+        final double[] logits = scratch.logits;
+        for (int p = 0; p < parts.size(); p++) {
+            SlotLogits.of(view, scratch, relevanceOf, this::relevance, parts.get(p), queryByPart[p], p == 0);
+        }
+        final CandidateHeap heap = scratch.heap(fetch);
         final List<Candidate> observations = new ArrayList<>();
-        try {
-            final double idfMass = scratch.lexical(view, terms);
-            heap = scratch.heap(fetch);
-            for (int s = 0; s < slots; s++) {
-                if (!view.active(s)) {
-                    continue;
-                }
-                final int m = view.model(s);
-                final boolean knownModel = m >= 0 && m < known;
-                final double cosine;
-                if (dense != null) {
-                    cosine = dense.getOrDefault(view.memory(s).getMemoryId(), 0.0);
-                } else {
-                    cosine = knownModel && exact[m] ? Vectors.dot(queryByModel[m], view.vectors(m), s * view.dimensions(m)) : 0;
-                }
-                final double lexical = idfMass > 0 ? bm25[s] / idfMass : 0;
-                // an any-year day ("on May 3rd") has no epoch-day bounds to pre-filter with
-                final boolean inPeriod = period != null && (period.anyYear() || view.mayOverlap(s, firstDay, lastDay))
-                    && period.overlaps(view.days(s));
-                // as the exhaustive path: the memory's model's calibration, also without a usable vector
-                final RelevanceModel calibration = knownModel ? relevanceOf[m] : relevance(view.memory(s).getEmbeddingModel());
-                final double logit = calibration.logit(cosine, lexical, inPeriod);
-                // the id (a pointer chase to the memory object) only for a candidate the heap may keep
-                if (logit >= minLogit && !heap.rejects(logit)) {
-                    heap.offer(logit, s, view.memory(s).getMemoryId());
-                }
-                if (lifted && view.observation(s)) {
-                    observations.add(Candidate.of(view, s, logit));
-                }
+        for (int s = 0; s < slots; s++) {
+            if (!view.active(s)) {
+                continue;
             }
-        } finally {
-            scratch.clear();
+            final double logit = logits[s];
+            // the id (a pointer chase to the memory object) only for a candidate the heap may keep
+            if (logit >= minLogit && !heap.rejects(logit)) {
+                heap.offer(logit, s, view.memory(s).getMemoryId());
+            }
+            if (lifted && view.observation(s)) {
+                observations.add(Candidate.of(view, s, logit));
+            }
         }
         final List<Candidate> out = new ArrayList<>(heap.size);
         for (int i = 0; i < heap.size; i++) {
@@ -342,10 +335,10 @@ public final class HybridScorer {
      */
     private List<ScoredMemory> rankExhaustive(final ExhaustiveRanking ranking, final UserKey user, final String query,
                                               final Collection<Memory> userMemories, final int k, final double minScore) {
-        final Function<String, float[]> vectors = model -> queryVector(query, model);
-        final Map<String, Double> dense = denseIndex == null || user == null ? null
-            : DenseHits.of(denseIndex, user, DenseHits.modelsOf(embedder, userMemories), vectors, Math.max(k, k * overfetch));
-        return ranking.rank(query, vectors, userMemories, HybridScorer::isActive, k, dense, minScore);
+        final List<String> models = denseIndex == null || user == null ? null : DenseHits.modelsOf(embedder, userMemories);
+        return ranking.rank(parts(query, model -> queryVector(query, model), models == null ? null
+                : vectors -> DenseHits.of(denseIndex, user, models, vectors, Math.max(k, k * overfetch))),
+            userMemories, HybridScorer::isActive, k, minScore);
     }
 
     /**
@@ -361,8 +354,8 @@ public final class HybridScorer {
     private List<ScoredMemory> rankWithVector(final ExhaustiveRanking ranking, final String query, final float[] queryVector,
                                               final Collection<Memory> userMemories, final int k, final double minScore) {
         final float[] normalized = Vectors.normalized(queryVector);
-        return ranking.rank(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
-            userMemories, HybridScorer::isActive, k, null, minScore);
+        return ranking.rank(parts(query, model -> model.equals(embedder.modelName()) ? normalized : queryVector(query, model),
+            null), userMemories, HybridScorer::isActive, k, minScore);
     }
 
     /**

@@ -9,6 +9,8 @@ import java.util.List;
 final class IndexScratch {
     private static final ThreadLocal<IndexScratch> LOCAL = ThreadLocal.withInitial(IndexScratch::new);
     double[] bm25 = new double[0];
+    /** Per slot, the best relevance logit over a question's parts ({@link QueryParts}). */
+    double[] logits = new double[0];
     boolean[] marked = new boolean[0];
     int[] touched = new int[0];
     int touchedCount;
@@ -32,6 +34,7 @@ final class IndexScratch {
         if (s.bm25.length < slots) {
             final int capacity = Math.max(slots, s.bm25.length * 2);
             s.bm25 = new double[capacity];
+            s.logits = new double[capacity];
             s.marked = new boolean[capacity];
             s.touched = new int[capacity];
         }

@@ -2,12 +2,16 @@ package dev.engram.scoring;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.port.ExtractedMemory;
+import dev.engram.text.MemoryText;
+import dev.engram.text.TurnHeuristics;
 
 /**
  * An observation is as relevant as its best-matching statement: a memory that states up to 16 statements on one topic
@@ -18,6 +22,15 @@ import dev.engram.port.ExtractedMemory;
  * {@code Observations} builds an observation's sources), when that is above its own — the max over its members that
  * Hindsight and ColBERT-style late interaction score a multi-part document by, restricted to the members that are
  * candidates already (the best {@code overfetch·k}), so it costs no extra vector comparison.
+ *
+ * <p><b>Stated or only cited.</b> One message may say several things ("I work at Siemens. I am vegetarian. My cat is
+ * called Luna."): an observation about pets cites it, and so does the statement "Works at Siemens", which the
+ * observation does not state. The relevance is the observation's own only when it states the statement
+ * ({@link #states}: an observation holds the statement's own words; every sentence of the statement names a value a
+ * topic list lists); otherwise it is lent ({@link Candidate.Lent}): the derived memory is still a candidate with the
+ * lender's logit (it cites the lender's message, which is what LoCoMo's turn-level evidence counts), but the priors
+ * rank it right below the lender, never above it, and a list's kind prior does not apply to the lent relevance
+ * ({@link Priors}). Its own relevance (or that of the best statement it does state) still ranks it as its own.
  *
  * <p>Only statements lift: not an exchange episode, a conversation summary or another observation. The lifted
  * candidates join the ranking by relevance (ties by id) and the list is cut to its former length again, so the priors
@@ -49,16 +62,17 @@ final class ObservationLift {
         if (ranked.isEmpty() || observations.isEmpty()) {
             return ranked;
         }
-        final Map<SourceRef, Double> bestBySource = new HashMap<>();
+        // statements by first source, best first (ranked is)
+        final Map<SourceRef, List<Candidate>> bySource = new HashMap<>();
         for (final Candidate c : ranked) {
             final Memory m = c.memory();
             if (m.getSources().isEmpty() || lifts(m) || ExtractedMemory.isExchange(m.getDisplayName())
                 || ExtractedMemory.isSummary(m.getType(), m.getDisplayName())) {
                 continue;
             }
-            bestBySource.merge(m.getSources().get(0), c.logit(), Math::max);
+            bySource.computeIfAbsent(m.getSources().get(0), ref -> new ArrayList<>()).add(c);
         }
-        if (bestBySource.isEmpty()) {
+        if (bySource.isEmpty()) {
             return ranked;
         }
         final Map<String, Candidate> byId = new HashMap<>();
@@ -67,18 +81,11 @@ final class ObservationLift {
         }
         boolean changed = false;
         for (final Candidate o : observations) {
-            double best = Double.NEGATIVE_INFINITY;
-            for (final SourceRef ref : o.memory().getSources()) {
-                final Double logit = bestBySource.get(ref);
-                if (logit != null && logit > best) {
-                    best = logit;
-                }
-            }
             final Candidate held = byId.get(o.memory().getMemoryId());
-            final double current = held != null ? held.logit() : o.logit();
-            if (best > current) {
-                final Candidate c = held != null ? held : o;
-                byId.put(c.memory().getMemoryId(), c.withLogit(best));
+            final Candidate c = held != null ? held : o;
+            final Candidate lifted = lifted(c, bySource);
+            if (lifted != c) {
+                byId.put(c.memory().getMemoryId(), lifted);
                 changed = true;
             }
         }
@@ -88,5 +95,84 @@ final class ObservationLift {
         final List<Candidate> out = new ArrayList<>(byId.values());
         out.sort(Candidate.BY_RELEVANCE);
         return out.subList(0, Math.min(Math.max(fetch, ranked.size()), out.size()));
+    }
+
+    /**
+     * @param o an observation or topic list with its own logit
+     * @param bySource candidate statements by first source, best first
+     * @return o lifted to its best cited statement's logit (its own when it states that statement, else lent), or o
+     *     itself when no cited statement is more relevant
+     */
+    private static Candidate lifted(final Candidate o, final Map<SourceRef, List<Candidate>> bySource) {
+        final List<Candidate> cited = new ArrayList<>();
+        final Set<String> seen = new HashSet<>();
+        for (final SourceRef ref : o.memory().getSources()) {
+            for (final Candidate s : bySource.getOrDefault(ref, List.of())) {
+                if (s.logit() > o.logit() && seen.add(s.memory().getMemoryId())) {
+                    cited.add(s);
+                }
+            }
+        }
+        if (cited.isEmpty()) {
+            return o;
+        }
+        cited.sort(Candidate.BY_RELEVANCE);
+        for (int i = 0; i < cited.size(); i++) {
+            if (states(o.memory(), cited.get(i).memory())) {
+                // the best statement it states is its own relevance; a better one it only cites is lent
+                return i == 0 ? o.withLogit(cited.get(0).logit()) : o.borrowing(cited.get(0), cited.get(i).logit());
+            }
+        }
+        return o.borrowing(cited.get(0), o.logit());
+    }
+
+    /**
+     * Whether a derived memory states a statement it cites: an observation holds the statement's own words
+     * ({@link MemoryText#ownWords}, as {@code Observations} writes them); a topic list names one of its values in
+     * every sentence of the statement that is not small talk or a question (the terms of a value, {@link TextAnalysis},
+     * all in the sentence's).
+     *
+     * @param derived an observation or topic list
+     * @param statement a statement whose first source it cites
+     * @return whether it states it
+     */
+    static boolean states(final Memory derived, final Memory statement) {
+        final String own = MemoryText.ownWords(statement.getContent());
+        if (own.isEmpty()) {
+            return false;
+        }
+        if (!ExtractedMemory.isTopicList(derived.getType(), derived.getDisplayName())) {
+            return derived.getContent().contains(own);
+        }
+        final List<List<String>> values = listedValues(derived.getContent());
+        boolean any = false;
+        for (final String sentence : TurnHeuristics.sentences(own)) {
+            if (TurnHeuristics.isSmallTalk(sentence) || TurnHeuristics.isQuestion(sentence)) {
+                continue;
+            }
+            final Set<String> terms = new HashSet<>(TextAnalysis.terms(sentence));
+            if (values.stream().noneMatch(terms::containsAll)) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
+    /** @return the terms of each value a topic list lists ({@code Heading: value, value.}), values without terms left out */
+    private static List<List<String>> listedValues(final String content) {
+        final int colon = content.indexOf(':');
+        String listed = content.substring(colon + 1).strip();
+        if (listed.endsWith(".")) {
+            listed = listed.substring(0, listed.length() - 1);
+        }
+        final List<List<String>> out = new ArrayList<>();
+        for (final String value : listed.split(",\\s*")) {
+            final List<String> terms = TextAnalysis.terms(value);
+            if (!terms.isEmpty()) {
+                out.add(terms);
+            }
+        }
+        return out;
     }
 }

@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.engram.avro.Memory;
@@ -28,6 +30,11 @@ import dev.engram.port.MemoryKind;
  * episode of that turn and its reply), so the k hits cover as many messages as they can.
  * For a list, {@link #withKindPrior} re-scores the hits with semantic′ = σ(logit(semantic) + b_kind)
  * ({@link KindPrior}, {@code retrieval.relevance.kind.prior}).
+ *
+ * <p>A candidate whose relevance a statement lends it ({@link Candidate.Lent}: an observation or topic list that cites
+ * the statement's message without stating it, {@link ObservationLift}) scores the better of its own relevance and the
+ * lent one, the lent one without a kind prior and at most just below the lender's total (the next lower double): it
+ * ranks right below the statement it borrows from, never above it, unless what it states itself ranks it higher.
  */
 final class Priors {
 
@@ -85,15 +92,30 @@ final class Priors {
             return List.of();
         }
         final List<Hit> hits = new ArrayList<>(candidates.size());
+        final Map<String, Double> ownTotals = new HashMap<>();
+        final List<Candidate> lent = new ArrayList<>();
         for (final Candidate c : candidates) {
-            final double semantic = RelevanceModel.probability(c.logit());
-            final double recency = recency(reference, c.lastAccessed());
-            final double importance = clamp(c.importance());
-            final double access = Math.min(1.0, (double) Math.max(0, c.accessCount()) / accessSaturation);
-            final double total = (weightSemantic * semantic + weightRecency * recency
-                + weightImportance * importance + weightAccess * access) / weightSum;
-            if (total >= minScore) {
-                hits.add(new Hit(new ScoredMemory(c.memory(), total, semantic, recency, importance, access), c.cited()));
+            if (c.lent() != null) {
+                lent.add(c);
+                continue;
+            }
+            final ScoredMemory scored = scored(c, RelevanceModel.probability(c.logit()), reference);
+            ownTotals.put(c.memory().getMemoryId(), scored.score());
+            if (scored.score() >= minScore) {
+                hits.add(new Hit(scored, c.cited()));
+            }
+        }
+        for (final Candidate c : lent) {
+            // ranked by what it states, or right below the statement it borrows from, whichever is higher
+            final ScoredMemory own = scored(c, RelevanceModel.probability(c.lent().own()), reference);
+            final ScoredMemory borrowed = below(scored(c, RelevanceModel.probability(c.logit()), reference),
+                ownTotals.get(c.lent().lender()));
+            final ScoredMemory better = own.score() >= borrowed.score() ? own : borrowed;
+            final ScoredMemory scored = new ScoredMemory(c.memory(), better.score(), better.semantic(), better.recency(),
+                better.importance(), better.access(), new ScoredMemory.Borrowed(c.lent().lender(), own.semantic(),
+                    borrowed.semantic()));
+            if (scored.score() >= minScore) {
+                hits.add(new Hit(scored, c.cited()));
             }
         }
         hits.sort(Hit.BY_SCORE);
@@ -123,6 +145,34 @@ final class Priors {
     }
 
 
+    /** @return the candidate scored with a relevance (its semantic component) */
+    private ScoredMemory scored(final Candidate c, final double semantic, final Instant reference) {
+        final double recency = recency(reference, c.lastAccessed());
+        final double importance = clamp(c.importance());
+        final double access = Math.min(1.0, (double) Math.max(0, c.accessCount()) / accessSaturation);
+        return new ScoredMemory(c.memory(), total(semantic, recency, importance, access), semantic, recency, importance,
+            access);
+    }
+
+    /** @return the weighted mean of the four components */
+    private double total(final double semantic, final double recency, final double importance, final double access) {
+        return (weightSemantic * semantic + weightRecency * recency + weightImportance * importance
+            + weightAccess * access) / weightSum;
+    }
+
+    /**
+     * @param hit a hit ranked by a relevance it borrows
+     * @param lender the lender's total, or null when it is not a candidate
+     * @return the hit with a total just below the lender's when it would reach it
+     */
+    private static ScoredMemory below(final ScoredMemory hit, final Double lender) {
+        if (lender == null || hit.score() < lender) {
+            return hit;
+        }
+        return new ScoredMemory(hit.memory(), Math.nextDown(lender.doubleValue()), hit.semantic(), hit.recency(),
+            hit.importance(), hit.access());
+    }
+
     /** @return whether a kind prior is configured (some b_kind ≠ 0) */
     boolean hasKindPrior() {
         return anyKindPrior;
@@ -130,23 +180,48 @@ final class Priors {
 
     /**
      * The hits of a list, re-scored with their kind's prior log-odds ({@link KindPrior}): semantic′ =
-     * σ(logit(semantic) + b_kind), total′ the same weighted mean with semantic′; sorted by total′, ties by id.
+     * σ(logit(semantic) + b_kind), total′ the same weighted mean with semantic′; a {@link ScoredMemory.Borrowed} hit the
+     * better of its own relevance so re-scored and the lent one without a prior, at most just below its lender's total′;
+     * sorted by total′, ties by id.
      *
      * @param ranked hits of {@link #finish}, best first
      * @return the same hits re-scored and re-sorted
      */
     List<ScoredMemory> withKindPrior(final List<ScoredMemory> ranked) {
         final List<ScoredMemory> out = new ArrayList<>(ranked.size());
+        final Map<String, Double> ownTotals = new HashMap<>();
+        final List<ScoredMemory> lent = new ArrayList<>();
         for (final ScoredMemory h : ranked) {
-            final Memory m = h.memory();
-            final double semantic = RelevanceModel.probability(RelevanceModel.logitOf(h.semantic())
-                + kindPrior.offset(MemoryKind.of(m.getType(), m.getDisplayName())));
-            final double total = (weightSemantic * semantic + weightRecency * h.recency()
-                + weightImportance * h.importance() + weightAccess * h.access()) / weightSum;
-            out.add(new ScoredMemory(m, total, semantic, h.recency(), h.importance(), h.access()));
+            if (h.borrowed() != null) {
+                lent.add(h);
+                continue;
+            }
+            final ScoredMemory scored = withPrior(h, h.semantic());
+            ownTotals.put(h.memory().getMemoryId(), scored.score());
+            out.add(scored);
+        }
+        for (final ScoredMemory h : lent) {
+            // the prior is the derived memory's on its own relevance, not on the relevance a statement lends it
+            final ScoredMemory.Borrowed b = h.borrowed();
+            final ScoredMemory own = withPrior(h, b.own());
+            final ScoredMemory borrowed = below(new ScoredMemory(h.memory(),
+                total(b.lent(), h.recency(), h.importance(), h.access()), b.lent(), h.recency(), h.importance(),
+                h.access()), ownTotals.get(b.lender()));
+            final ScoredMemory better = own.score() >= borrowed.score() ? own : borrowed;
+            out.add(new ScoredMemory(h.memory(), better.score(), better.semantic(), h.recency(), h.importance(),
+                h.access(), b));
         }
         out.sort(BY_SCORE);
         return out;
+    }
+
+    /** @return the hit re-scored with a relevance and its kind's prior log-odds added to it */
+    private ScoredMemory withPrior(final ScoredMemory h, final double relevance) {
+        final Memory m = h.memory();
+        final double semantic = RelevanceModel.probability(RelevanceModel.logitOf(relevance)
+            + kindPrior.offset(MemoryKind.of(m.getType(), m.getDisplayName())));
+        return new ScoredMemory(m, total(semantic, h.recency(), h.importance(), h.access()), semantic, h.recency(),
+            h.importance(), h.access());
     }
 
     private double recency(final Instant reference, final long lastAccessedMillis) {

@@ -38,7 +38,8 @@ class IndexedRankingTest {
     private static final List<String> QUERIES = List.of(
         "what is my locker code", "where does she work", "你在哪里工作", "pets", "what painters were recommended",
         "what car did he buy", "weather in Paris tomorrow", "kids outdoor trips", "东京", "where did I move in 2021?",
-        "what did I do in May 2025", "pets in 2025", "what did I do on May 11th?", "在3月14号我做了什么？");
+        "what did I do in May 2025", "pets in 2025", "what did I do on May 11th?", "在3月14号我做了什么？",
+        "what car did he buy and where does she work?", "What did I do on May 11th? Which classes did I start?");
     /** Event dates the extractor writes (a day, a range) and one it does not, so a question's period matters. */
     private static final List<List<String>> EVENT_DATES = List.of(List.of(), List.of("2021-03-14"),
         List.of("2025-05-10/2025-05-12"), List.of("not-a-date", "2021-06-01/2021-06-30"));
