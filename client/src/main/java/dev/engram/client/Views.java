@@ -174,8 +174,8 @@ public final class Views {
      * @param memoryEnabled whether memory is on
      * @param activeMemories ACTIVE memories
      * @param archivedMemories ARCHIVED memories
-     * @param firstInteractionAt first event time
-     * @param lastInteractionAt last event time
+     * @param firstInteractionAt first event time (at most the newest message its memory cites)
+     * @param lastInteractionAt last event time, never later than the newest message its memory cites
      * @param facts by category name
      */
     public record Profile(String tenantId, String userId, boolean memoryEnabled, int activeMemories,

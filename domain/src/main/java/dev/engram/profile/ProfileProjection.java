@@ -8,12 +8,14 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.ProfileFact;
+import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 
 /**
  * Folds {@code memory-updated} events into a user's live profile: one active fact per key, counts
- * of active and archived memories, first and last interaction (event time).
+ * of active and archived memories, first and last interaction (event time, never later than the newest message
+ * the memory cites: {@link #interactionTime}).
  *
  * <p>The one place this projection is defined: the consolidator keeps its profiles store with it and
  * the retriever materializes its own from {@code memory-updated}, so both agree. Pure and
@@ -90,7 +92,7 @@ public final class ProfileProjection {
                 archived++;
             }
         }
-        final Instant at = event.getEventTime();
+        final Instant at = interactionTime(event);
         if (base.getFirstInteractionAt() == null || at.isBefore(base.getFirstInteractionAt())) {
             next.setFirstInteractionAt(at);
         }
@@ -99,5 +101,31 @@ public final class ProfileProjection {
         }
         return next.setFacts(facts).setActiveMemories(Math.max(0, active))
             .setArchivedMemories(Math.max(0, archived)).build();
+    }
+
+    /**
+     * When the user last spoke in what an event records: its event time, but never later than the newest message
+     * its memory cites ({@code SourceRef#observedAt}). A consolidator task stamps the writes of its regrouping and
+     * lifecycle pass (observations, topic lists, staleness) with its own clock, which follows the latest record of
+     * any user of the task, so another user's conversation would otherwise move this user's
+     * {@code lastInteractionAt} (a fresh user's trial: a conversation of 1 November showed the time another user had
+     * just posted). A memory without sources keeps the event time.
+     *
+     * @param event a change of one memory
+     * @return the time it tells of the user's interaction, at most the event time
+     */
+    static Instant interactionTime(final MemoryUpdated event) {
+        final Instant at = event.getEventTime();
+        final Memory memory = event.getMemory();
+        if (memory == null || memory.getSources().isEmpty()) {
+            return at;
+        }
+        Instant newest = null;
+        for (final SourceRef source : memory.getSources()) {
+            if (newest == null || source.getObservedAt().isAfter(newest)) {
+                newest = source.getObservedAt();
+            }
+        }
+        return newest.isBefore(at) ? newest : at;
     }
 }

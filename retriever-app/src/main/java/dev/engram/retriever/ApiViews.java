@@ -226,8 +226,9 @@ public final class ApiViews {
      * @param memoryEnabled whether memory is on for the user
      * @param activeMemories count of ACTIVE memories
      * @param archivedMemories count of ARCHIVED memories
-     * @param firstInteractionAt first event time
-     * @param lastInteractionAt last event time
+     * @param firstInteractionAt first event time (at most the newest message its memory cites)
+     * @param lastInteractionAt last event time, never later than the newest message its memory cites: the regrouping
+     *     and the lifecycle pass stamp their writes later than the user spoke
      * @param facts by category name (facts without a category under {@code OTHER}), each sorted by key
      */
     public record Profile(String tenantId, String userId, boolean memoryEnabled, int activeMemories,

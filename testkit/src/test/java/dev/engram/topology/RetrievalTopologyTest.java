@@ -19,6 +19,7 @@ import dev.engram.avro.FactCategory;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.avro.SourceRef;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
@@ -86,7 +87,10 @@ class RetrievalTopologyTest {
             "Uses IntelliJ", T0);
         send(updated(created, UpdateOperation.CREATED, T0));
         final Instant t1 = T0.plusSeconds(3600);
-        final Memory reinforced = Memory.newBuilder(created).setReinforcementCount(2).setUpdatedAt(t1).build();
+        // reinforcing adds the source that restated it (MemoryWrites#reinforce)
+        final Memory reinforced = Memory.newBuilder(created).setReinforcementCount(2).setUpdatedAt(t1)
+            .setSources(List.of(created.getSources().get(0), SourceRef.newBuilder().setConversationId("c-m1-again")
+                .setMessageIndexes(List.of(0)).setObservedAt(t1).build())).build();
         send(updated(reinforced, UpdateOperation.REINFORCED, t1));
 
         assertThat(scan(ANA)).singleElement().satisfies(m -> {
@@ -99,6 +103,24 @@ class RetrievalTopologyTest {
         assertThat(profile.getFacts().get("ide").getValue()).isEqualTo("IntelliJ");
         assertThat(profile.getFirstInteractionAt()).isEqualTo(T0);
         assertThat(profile.getLastInteractionAt()).isEqualTo(t1);
+    }
+
+    @Test
+    void shouldKeepTheLastInteractionAtTheUsersOwnMessageWhenARegroupingStampsItsWriteLater() {
+        final Memory created = fact("t1", "u-ana", "m1", FactCategory.PERSONAL, "pet:rex", "Rex",
+            "Has a dog named Rex", T0);
+        send(updated(created, UpdateOperation.CREATED, T0));
+        // the consolidator task's clock follows the latest record of any of its users: a regrouping a month later
+        // (another user's conversation) writes an observation citing only Ana's message of T0
+        final Instant later = T0.plusSeconds(30L * 86_400);
+        final Memory observation = memory("t1", "u-ana", "obs-1", "Has a dog named Rex.", T0)
+            .setDisplayName("Observation").setUpdatedAt(later).build();
+        send(updated(observation, UpdateOperation.CREATED, later));
+
+        final UserProfile profile = profiles.get(ANA.wire());
+        assertThat(profile.getActiveMemories()).isEqualTo(2);
+        assertThat(profile.getFirstInteractionAt()).isEqualTo(T0);
+        assertThat(profile.getLastInteractionAt()).isEqualTo(T0);
     }
 
     @Test
