@@ -3,10 +3,12 @@ package dev.engram.consolidation;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.engram.avro.Memory;
@@ -128,11 +130,13 @@ public final class TopicLists {
             final Map<String, String> listed = new LinkedHashMap<>();
             final StringBuilder content = new StringBuilder(topic.heading()).append(':');
             final List<Memory> members = new ArrayList<>();
+            final Set<String> kindsNamed = namedKinds(named.stream()
+                .flatMap(values -> values.getOrDefault(topic, List.of()).stream()).toList());
             for (int i = 0; i < ordered.size(); i++) {
                 boolean member = false;
                 for (final String value : named.get(i).getOrDefault(topic, List.of())) {
                     final String key = value.toLowerCase(Locale.ROOT);
-                    if (listed.containsKey(key)) {
+                    if (listed.containsKey(key) || kindsNamed.contains(key)) {
                         member = true;
                     } else if (content.length() + value.length() + 3 <= MAX_CHARS) {
                         content.append(listed.isEmpty() ? " " : ", ").append(value);
@@ -147,6 +151,35 @@ public final class TopicLists {
             if (listed.size() >= MIN_VALUES) {
                 out.add(new TopicList(topic, content.append('.').toString(), List.copyOf(listed.values()),
                     List.copyOf(members)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The bare kinds a topic's values also name with a name: "dog" beside "dog Rex" (a pet said once as "my dog" and
+     * once by name is one pet), so the list says "dog Rex" alone, not "dog, dog Rex" (a fresh user's trial read
+     * "Pets: dog, dog Rex." for one dog). A statement naming only the kind still belongs to the list.
+     *
+     * @param values every value of one topic, any case, repeats allowed
+     * @return the lower-case values that another value repeats followed by a capitalised name
+     */
+    static Set<String> namedKinds(final List<String> values) {
+        final Set<String> kinds = new HashSet<>();
+        for (final String value : values) {
+            for (int space = value.indexOf(' '); space > 0 && space + 1 < value.length();
+                 space = value.indexOf(' ', space + 1)) {
+                if (Character.isUpperCase(value.charAt(space + 1))) {
+                    kinds.add(value.substring(0, space).toLowerCase(Locale.ROOT));
+                    break;
+                }
+            }
+        }
+        final Set<String> out = new HashSet<>();
+        for (final String value : values) {
+            final String key = value.toLowerCase(Locale.ROOT);
+            if (kinds.contains(key)) {
+                out.add(key);
             }
         }
         return out;

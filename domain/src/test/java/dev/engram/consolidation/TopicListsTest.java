@@ -157,6 +157,25 @@ class TopicListsTest {
     }
 
     @Test
+    void shouldListAPetSaidByKindAndByNameOnceAndNoListForThatOnePet() {
+        // a fresh user's trial: "I work at Acme Corp. My dog is called Rex." gave "Pets: dog, dog Rex." for one dog
+        final Memory kind = said("s1", "I walked my dog this morning.", "c-1", 0);
+        final Memory name = said("s2", "I have a dog named Rex.", "c-2", 1);
+        assertThat(TopicLists.values(kind)).containsEntry(Topic.PETS, List.of("dog"));
+        assertThat(TopicLists.values(name)).containsEntry(Topic.PETS, List.of("dog Rex"));
+        assertThat(TopicLists.lists(List.of(kind, name))).extracting(TopicList::topic).doesNotContain(Topic.PETS);
+
+        final Memory cat = said("s3", "We got a cat named Luna.", "c-3", 2);
+        assertThat(list(List.of(kind, name, cat), Topic.PETS)).satisfies(l -> {
+            assertThat(l.content()).isEqualTo("Pets: dog Rex, cat Luna.");
+            assertThat(l.statements()).as("the statement naming only the kind is still one of the list's")
+                .extracting(Memory::getMemoryId).containsExactly("s1", "s2", "s3");
+        });
+        assertThat(TopicLists.namedKinds(List.of("guinea pig", "guinea pig Tom", "dog")))
+            .containsExactly("guinea pig");
+    }
+
+    @Test
     void shouldStopAtTheCharacterLimitAndCiteNoStatementOfAValueLeftOut() {
         final List<Memory> statements = new ArrayList<>();
         final String[] places = {"Amsterdam", "Barcelona", "Copenhagen", "Dubrovnik", "Edinburgh", "Florence", "Geneva",
