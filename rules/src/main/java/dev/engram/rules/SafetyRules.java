@@ -36,11 +36,13 @@ import dev.engram.text.TurnHeuristics;
  *       anxiety": a known condition ({@link #CONDITIONS}) after have / live with, any after diagnosed with / suffer
  *       from;</li>
  *   <li>{@code medication:<medication>} — "I take metformin", "I'm on blood thinners", "I carry an EpiPen": a known
- *       medication or a drug-name ending ({@link #MEDICATIONS});</li>
+ *       medication or a drug-name ending ({@link #MEDICATIONS}), or any name after a dose ("I take 5 mg of amlodipine
+ *       daily");</li>
  *   <li>{@code avoids:<food>} — "I don't eat pork", "I can't have dairy", "I avoid caffeine";</li>
  *   <li>{@code accessibility:<need>} — "I use a wheelchair", "I'm hard of hearing", "I need step-free access".</li>
  * </ul>
- * The same in Chinese is in {@link ChineseSafetyRules}. A fact about someone else ("my son is allergic to eggs")
+ * An allergy or medication that ended ("I'm no longer allergic to peanuts", "I'm not on warfarin anymore") is a negated
+ * fact of its key ({@link #RETRACTED}). The same in Chinese is in {@link ChineseSafetyRules}. A fact about someone else ("my son is allergic to eggs")
  * states nothing about the user: every rule needs the user as subject.
  */
 final class SafetyRules {
@@ -119,6 +121,23 @@ final class SafetyRules {
     private static final String DEGREE = "(?:(?:severely|very|highly|deathly|seriously|mildly|quite|badly|extremely)\\s+)?";
     private static final String REST = FactPatterns.LIST;
 
+    /** A dose ("5 mg", "0.5mg", "20 units"): what the user takes with one is a medication, named or not. */
+    private static final String DOSE = "\\d+(?:[.,]\\d+)?\\s*(?:mg|mcg|\u00b5g|micrograms?|milligrams?|ml|units?|iu)";
+
+    /**
+     * "I'm no longer allergic to peanuts", "I'm not on warfarin anymore", "I no longer take metformin": a negated
+     * fact of the item's key, which retracts the allergy or medication as "I no longer use Jira" retracts a tool.
+     */
+    static final List<Rule> RETRACTED = List.of(
+        rule("allergy-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+" + DEGREE + "allergic\\s+to\\s+" + REST,
+            (m, s) -> noLonger(m.group(1), s) ? retracted(listed(Slot.ALLERGY, m.group(2), 3, FactPatterns::singular),
+                "Is no longer allergic to ") : List.of()),
+        rule("medication-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+(?:taking|on)\\s+(?:my\\s+)?(" + MEDICATIONS
+            + ")\\b|\\bi\\s+(no\\s+longer|don't|do\\s+not)\\s+take\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
+            (m, s) -> noLonger(FactRules.first(m, 1, 3), s)
+                ? retracted(one(Slot.MEDICATION, medication(m.group(2) != null ? m.group(2) : m.group(4))),
+                    "No longer takes ") : List.of()));
+
     /** Allergies, intolerances, conditions, medications, foods avoided and accessibility needs, in English. */
     static final List<Rule> RULES = List.of(
         rule("allergy", I_AM + DEGREE + "allergic\\s+to\\s+" + REST,
@@ -153,6 +172,9 @@ final class SafetyRules {
         rule("medication", "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)|\\bi\\s+" + ADVS
             + "(?:take|use|need|carry|inject|rely\\s+on))\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
+        // "I take 5 mg of amlodipine daily": the dose says it is a medication, whatever its name
+        rule("medication-dose", "\\bi(?:\\s+" + ADVS + "take|(?:'m|\\s+am)\\s+" + ADVS + "taking)\\s+" + DOSE + "\\s+of\\s+(?:my\\s+)?"
+            + "(\\p{L}[\\p{L}-]{3,})\\b", (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
         rule("medication-and", "\\band\\s+(?:also\\s+)?(?:take|carry|use|need|inject)\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> userIsSubject(s, m.start()) ? one(Slot.MEDICATION, medication(m.group(1))) : List.of()),
         rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"
@@ -231,6 +253,23 @@ final class SafetyRules {
         }
         c = singular(c);
         return c;
+    }
+
+    /**
+     * @param word "no longer", "not", "don't" or "do not"
+     * @param sentence the whole sentence
+     * @return true when it ends a state rather than denies one: "no longer", or "not" with "anymore" ("I'm not
+     *     allergic to cats" says nothing was ever there to end)
+     */
+    private static boolean noLonger(final String word, final String sentence) {
+        return word.toLowerCase(Locale.ROOT).startsWith("no") && !word.toLowerCase(Locale.ROOT).startsWith("not")
+            || sentence.toLowerCase(Locale.ROOT).matches(".*\\bany\\s?more\\b.*");
+    }
+
+    /** @return the facts as retractions of their keys, "Is no longer allergic to peanut" */
+    private static List<Fact> retracted(final List<Fact> facts, final String content) {
+        return facts.stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+            content + f.value(), true, f.importance(), FactRules.RETRACTION, f.source())).toList();
     }
 
     private static String medication(final String raw) {
