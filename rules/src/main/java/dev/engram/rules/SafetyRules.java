@@ -36,8 +36,7 @@ import dev.engram.text.TurnHeuristics;
  *       anxiety": a known condition ({@link #CONDITIONS}) after have / live with, any after diagnosed with / suffer
  *       from;</li>
  *   <li>{@code medication:<medication>} — "I take metformin", "I'm on blood thinners", "I carry an EpiPen": a known
- *       medication or a drug-name ending ({@link #MEDICATIONS}), or any name after a dose ("I take 5 mg of amlodipine
- *       daily");</li>
+ *       medication or a drug-name ending ({@link #MEDICATIONS});</li>
  *   <li>{@code avoids:<food>} — "I don't eat pork", "I can't have dairy", "I avoid caffeine";</li>
  *   <li>{@code accessibility:<need>} — "I use a wheelchair", "I'm hard of hearing", "I need step-free access".</li>
  * </ul>
@@ -121,9 +120,6 @@ final class SafetyRules {
     private static final String DEGREE = "(?:(?:severely|very|highly|deathly|seriously|mildly|quite|badly|extremely)\\s+)?";
     private static final String REST = FactPatterns.LIST;
 
-    /** A dose ("5 mg", "0.5mg", "20 units"): what the user takes with one is a medication, named or not. */
-    private static final String DOSE = "\\d+(?:[.,]\\d+)?\\s*(?:mg|mcg|\u00b5g|micrograms?|milligrams?|ml|units?|iu)";
-
     /**
      * "I'm no longer allergic to peanuts", "I'm not on warfarin anymore", "I no longer take metformin": a negated
      * fact of the item's key, which retracts the allergy or medication as "I no longer use Jira" retracts a tool.
@@ -172,9 +168,6 @@ final class SafetyRules {
         rule("medication", "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)|\\bi\\s+" + ADVS
             + "(?:take|use|need|carry|inject|rely\\s+on))\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
-        // "I take 5 mg of amlodipine daily": the dose says it is a medication, whatever its name
-        rule("medication-dose", "\\bi(?:\\s+" + ADVS + "take|(?:'m|\\s+am)\\s+" + ADVS + "taking)\\s+" + DOSE + "\\s+of\\s+(?:my\\s+)?"
-            + "(\\p{L}[\\p{L}-]{3,})\\b", (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
         rule("medication-and", "\\band\\s+(?:also\\s+)?(?:take|carry|use|need|inject)\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> userIsSubject(s, m.start()) ? one(Slot.MEDICATION, medication(m.group(1))) : List.of()),
         rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"
