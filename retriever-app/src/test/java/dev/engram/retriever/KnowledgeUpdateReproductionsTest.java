@@ -33,6 +33,8 @@ import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The five reproductions of issue 26 ("memories that stay true") on the real pipeline: conversations through the
@@ -480,6 +482,38 @@ class KnowledgeUpdateReproductionsTest {
 
             assertThat(pipeline.consolidator().active(u)).noneMatch(m -> "city".equals(m.getKey()));
             assertThat(current(context(pipeline, u, "Where do I live?"))).doesNotContain("Lives in São Paulo");
+        }
+    }
+
+    /**
+     * A fresh user's trial: a change said as a move "from … to …", as leaving one employer and joining another, or as
+     * "my new employer is …" lost the new value (the move even left no city at all). The new value is the fact served,
+     * the old one history: valid until the change, superseded by the new one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I moved from Vienna to Graz.     | city     | Graz  | Vienna  | Where do I live?
+        I left Siemens and joined Bosch. | employer | Bosch | Siemens | Where do I work?
+        My new employer is Bosch.        | employer | Bosch | Siemens | Where do I work?
+        """)
+    void shouldKeepTheNewValueAndTellTheOldAsEarlierWhenTheUserSaysAChangeInOtherWords(
+        final String change, final String key, final String now, final String before, final String question) {
+        final String u = T + "/u-trial";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-trial", "c-1",
+                user("I live in Vienna and I work at Siemens.", T0.plus(Duration.ofHours(8)).toString())));
+            pipeline.publish(conversation(T, "u-trial", "c-2", user(change, T0.plus(Duration.ofHours(9)).toString())));
+
+            final Memory fact = fact(pipeline, u, key);
+            assertThat(fact.getValue()).isEqualTo(now);
+            assertThat(pipeline.retriever().memories(u)).filteredOn(m -> key.equals(m.getKey()) && before.equals(m.getValue()))
+                .as("the old value is history: valid until the change, superseded by the new one").singleElement()
+                .satisfies(old -> {
+                    assertThat(old.getSupersededBy()).isEqualTo(fact.getMemoryId());
+                    assertThat(old.getValidTo()).isEqualTo(T0.plus(Duration.ofHours(9)));
+                    assertThat(MemoryTime.validAt(old, T0.plus(Duration.ofMinutes(8 * 60 + 30)))).as("asOf 08:30").isTrue();
+                });
+            assertThat(current(context(pipeline, u, question))).contains(now).doesNotContain(before);
         }
     }
 }

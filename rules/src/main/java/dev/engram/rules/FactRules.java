@@ -170,6 +170,7 @@ final class FactRules {
         TechRules.RETRACTED,            // 3. retractions
         IdentityRules.RETRACTED,
         DietRules.RETRACTED,
+        SafetyRules.RETRACTED,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms

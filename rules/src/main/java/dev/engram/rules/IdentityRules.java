@@ -109,13 +109,21 @@ final class IdentityRules {
         rule("employer-joined", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:joined|started\\s+at|started\\s+working\\s+(?:at|for)"
             + "|(?:got|took|started|accepted|landed)\\s+(?:a|the|my)\\s+(?:new\\s+)?(?:job|position|role)\\s+(?:at|with))"
             + "\\s+(?:the\\s+)?(" + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
+        // "I left Siemens and joined Bosch": the subject is the sentence's; the new employer wins over the one left
+        rule("employer-and-joined", "\\b(?:and|then)\\s+(?:then\\s+|now\\s+)?(?:joined|started\\s+at"
+            + "|started\\s+working\\s+(?:at|for))\\s+(?:the\\s+)?(" + PROPER + ")",
+            (m, s) -> FactPatterns.userIsSubject(s, m.start()) ? employer(m.group(1), -1, false, EXPLICIT) : List.of()),
+        // "My new employer is Bosch", "my employer is now Bosch"
+        rule("employer-is", "\\bmy\\s+(?:new\\s+|current\\s+)?employer\\s+is\\s+(?:now\\s+)?(?:the\\s+)?(" + PROPER + ")",
+            (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
         rule("city-live", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are|'ve\\s+been|\\s+have\\s+been)?\\s+" + ADVS
             + "(?:live|living|reside|residing|based)\\s+in\\s+(" + PROPER + ")|\\b(?:i|we)(?:'ve|\\s+have)\\s+" + ADVS
             + "lived\\s+in\\s+(" + PROPER + ")\\s+(?:for|since)\\b", (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),
         rule("city-now-living", "(?:^|[,;]\\s*)" + ADVS + "(?:now|currently)\\s+(?:living|based|residing)\\s+in\\s+("
             + PROPER + ")", (m, s) -> city(m.group(1), false, FRAGMENT)),
+        // "we moved from Vienna to Graz": the place left is skipped, the new one is the city (it supersedes the old)
         rule("city-moved", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:moved|relocated)\\s+(?:back\\s+|over\\s+|out\\s+)?"
-            + "to\\s+(" + PROPER + ")", (m, s) -> city(m.group(1), false, EXPLICIT)));
+            + "(?:from\\s+" + PROPER + "\\s+)?to\\s+(" + PROPER + ")", (m, s) -> city(m.group(1), false, EXPLICIT)));
 
     private IdentityRules() {
     }

@@ -54,9 +54,12 @@ final class LikingRules {
     private static final Map<String, String> KIND_NAMES = Map.of("novel", "book", "film", "movie", "tv show", "show",
         "series", "show", "colour", "color", "writer", "author", "musician", "artist", "actress", "actor");
 
-    /** A title up to a clause mark, a sentence end (not an initial's dot: "Ursula K. Le Guin") or a reason. */
+    /**
+     * A title up to a clause mark, a sentence end (not an initial's dot: "Ursula K. Le Guin"), a reason or a closing
+     * lower-case "now" ("green now"; "Apocalypse Now" keeps its capital and stays the title).
+     */
     private static final String TITLE = "([^,;!?]+?)(?=\\s*(?:[,;!?]|(?<!\\b\\p{Lu})\\.(?:\\s|$)|$|\\s+(?:because|since|but|and\\s+i"
-        + "|which|these\\s+days|right\\s+now|at\\s+the\\s+moment)\\b))";
+        + "|which|these\\s+days|right\\s+now|at\\s+the\\s+moment)\\b|(?-i:\\s+now)\\s*[.!]?\\s*$))";
 
     /** Favourites, likes, dislikes. */
     static final List<Rule> RULES = List.of(

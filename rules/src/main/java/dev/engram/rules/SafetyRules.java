@@ -40,7 +40,8 @@ import dev.engram.text.TurnHeuristics;
  *   <li>{@code avoids:<food>} — "I don't eat pork", "I can't have dairy", "I avoid caffeine";</li>
  *   <li>{@code accessibility:<need>} — "I use a wheelchair", "I'm hard of hearing", "I need step-free access".</li>
  * </ul>
- * The same in Chinese is in {@link ChineseSafetyRules}. A fact about someone else ("my son is allergic to eggs")
+ * An allergy or medication that ended ("I'm no longer allergic to peanuts", "I'm not on warfarin anymore") is a negated
+ * fact of its key ({@link #RETRACTED}). The same in Chinese is in {@link ChineseSafetyRules}. A fact about someone else ("my son is allergic to eggs")
  * states nothing about the user: every rule needs the user as subject.
  */
 final class SafetyRules {
@@ -118,6 +119,20 @@ final class SafetyRules {
     private static final String I_AM = "\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS;
     private static final String DEGREE = "(?:(?:severely|very|highly|deathly|seriously|mildly|quite|badly|extremely)\\s+)?";
     private static final String REST = FactPatterns.LIST;
+
+    /**
+     * "I'm no longer allergic to peanuts", "I'm not on warfarin anymore", "I no longer take metformin": a negated
+     * fact of the item's key, which retracts the allergy or medication as "I no longer use Jira" retracts a tool.
+     */
+    static final List<Rule> RETRACTED = List.of(
+        rule("allergy-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+" + DEGREE + "allergic\\s+to\\s+" + REST,
+            (m, s) -> noLonger(m.group(1), s) ? retracted(listed(Slot.ALLERGY, m.group(2), 3, FactPatterns::singular),
+                "Is no longer allergic to ") : List.of()),
+        rule("medication-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+(?:taking|on)\\s+(?:my\\s+)?(" + MEDICATIONS
+            + ")\\b|\\bi\\s+(no\\s+longer|don't|do\\s+not)\\s+take\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
+            (m, s) -> noLonger(FactRules.first(m, 1, 3), s)
+                ? retracted(one(Slot.MEDICATION, medication(m.group(2) != null ? m.group(2) : m.group(4))),
+                    "No longer takes ") : List.of()));
 
     /** Allergies, intolerances, conditions, medications, foods avoided and accessibility needs, in English. */
     static final List<Rule> RULES = List.of(
@@ -231,6 +246,23 @@ final class SafetyRules {
         }
         c = singular(c);
         return c;
+    }
+
+    /**
+     * @param word "no longer", "not", "don't" or "do not"
+     * @param sentence the whole sentence
+     * @return true when it ends a state rather than denies one: "no longer", or "not" with "anymore" ("I'm not
+     *     allergic to cats" says nothing was ever there to end)
+     */
+    private static boolean noLonger(final String word, final String sentence) {
+        return word.toLowerCase(Locale.ROOT).startsWith("no") && !word.toLowerCase(Locale.ROOT).startsWith("not")
+            || sentence.toLowerCase(Locale.ROOT).matches(".*\\bany\\s?more\\b.*");
+    }
+
+    /** @return the facts as retractions of their keys, "Is no longer allergic to peanut" */
+    private static List<Fact> retracted(final List<Fact> facts, final String content) {
+        return facts.stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+            content + f.value(), true, f.importance(), FactRules.RETRACTION, f.source())).toList();
     }
 
     private static String medication(final String raw) {

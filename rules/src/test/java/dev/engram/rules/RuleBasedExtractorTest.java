@@ -175,6 +175,17 @@ class RuleBasedExtractorTest {
             .containsExactlyInAnyOrder(expected.split(",\\s*"));
     }
 
+    /** A trial: "green now" was stored as the colour; a title that ends in Now keeps it. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Actually my favourite colour is green now.      | favorite:color=green
+        My favorite color is blue now!                  | favorite:color=blue
+        My favourite movie is Apocalypse Now.           | favorite:movie=Apocalypse Now
+        """)
+    void shouldLeaveATrailingNowOutOfAFavouriteWhenTheUserSaysItChanged(final String text, final String expected) {
+        assertThat(facts(text)).extracting(m -> m.key() + "=" + m.value()).containsExactly(expected);
+    }
+
     @Test
     void shouldCallAPreferenceAPreferenceAndAFavouriteBookAFavouriteWhenTheUserSaysSo() {
         assertThat(facts("I prefer Trello.")).singleElement().satisfies(m -> {
@@ -214,6 +225,7 @@ class RuleBasedExtractorTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"My son is allergic to peanuts.", "My roommate has a cat named Gizmo.",
         "My wife uses a wheelchair.", "I have a headache today.", "I have a meeting at three.", "I'm not allergic to anything.",
+        "I'm not allergic to cats.", "My son takes metformin.",
         "I played chess with my nephew yesterday.", "I run a small bakery.", "我妹妹对花生过敏。", "我昨天去爬山了。",
         "Is it safe to eat prawns during pregnancy?", "I've been playing professionally for just under a year now."})
     void shouldStateNoFactOfTheUserWhenTheSentenceIsAboutSomeoneElseOrAPassingState(final String text) {
@@ -262,6 +274,10 @@ class RuleBasedExtractorTest {
         I'm not vegan anymore.             | diet       | vegan         | No longer follows a vegan diet
         I no longer live in Lyon.          | city       | Lyon          | No longer lives in Lyon
         I no longer work at Initech.       | employer   | Initech       | No longer works at Initech
+        I am no longer allergic to peanuts | allergy:peanut | peanut    | Is no longer allergic to peanut
+        I'm not allergic to cats anymore.  | allergy:cat | cat          | Is no longer allergic to cat
+        I'm no longer on warfarin.         | medication:warfarin | warfarin | No longer takes warfarin
+        I don't take metformin anymore.    | medication:metformin | metformin | No longer takes metformin
         """)
     void shouldExtractANegatedFactWithTheRetractedValueWhenTheUserNoLongerDoesIt(final String text, final String key,
                                                                                  final String value,
@@ -299,6 +315,10 @@ class RuleBasedExtractorTest {
         These days I work at Hooli.                                       | employer=Hooli
         Now I work at Accenture.                                          | employer=Accenture
         I've moved to Porto.                                              | city=Porto
+        I moved from Vienna to Graz.                                      | city=Graz
+        I left Siemens and joined Bosch.                                  | employer=Bosch
+        My new employer is Bosch.                                         | employer=Bosch
+        My employer is now Bosch.                                         | employer=Bosch
         These days I live in Braga.                                       | city=Braga
         I got a new job at Globex.                                        | employer=Globex
         I've started a new role with Umbrella Labs.                       | employer=Umbrella Labs
