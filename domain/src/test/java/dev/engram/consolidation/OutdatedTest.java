@@ -80,11 +80,11 @@ class OutdatedTest {
             List.of(lisbon, sushi, hooli, leaning), "candidate:x");
 
         assertThat(marks).extracting(c -> c.after().getOutdatedValues()).containsOnly(List.of("Lisbon"));
-        assertThat(marks).extracting(c -> Outdated.currentPart(c.after())).as("the reply answered the outdated turn;"
+        assertThat(marks).extracting(c -> OutdatedPart.currentPart(c.after())).as("the reply answered the outdated turn;"
             + " a clause leaning on the one before, or not of the user, says nothing alone")
             .containsExactly("I love sushi.", "I work at Hooli now.", null);
-        assertThat(Outdated.currentPart(sushi)).as("not outdated").isNull();
-        assertThat(Outdated.currentPart(Memory.newBuilder(marks.get(0).after()).setOutdatedValues(List.of()).build()))
+        assertThat(OutdatedPart.currentPart(sushi)).as("not outdated").isNull();
+        assertThat(OutdatedPart.currentPart(Memory.newBuilder(marks.get(0).after()).setOutdatedValues(List.of()).build()))
             .as("outdated whole").isNull();
 
         final Memory employer = memory("f3", "employer", "Hooli", "Works at Hooli", "c3", T0);
@@ -95,7 +95,7 @@ class OutdatedTest {
         final Memory twice = again.get(0).after();
         assertThat(twice.getMemoryId()).isEqualTo("e1");
         assertThat(twice.getOutdatedValues()).containsExactly("Lisbon", "Hooli");
-        assertThat(Outdated.currentPart(twice)).isNull();
+        assertThat(OutdatedPart.currentPart(twice)).isNull();
         assertThat(twice.getValidTo()).as("the first mark's time and memory").isEqualTo(CHANGE);
         assertThat(twice.getSupersededBy()).isEqualTo("f2");
 
@@ -121,7 +121,7 @@ class OutdatedTest {
 
         assertThat(marks).singleElement().satisfies(c -> {
             assertThat(c.after().getOutdatedValues()).containsExactly("IBM", "International Business Machines");
-            assertThat(Outdated.currentPart(c.after())).isNull();
+            assertThat(OutdatedPart.currentPart(c.after())).isNull();
         });
     }
 

@@ -7,7 +7,7 @@ import java.util.Map;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryType;
-import dev.engram.consolidation.Outdated;
+import dev.engram.consolidation.OutdatedPart;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.safety.SafetyFacts;
 import dev.engram.scoring.ScoredMemory;
@@ -34,7 +34,7 @@ import dev.engram.text.MemoryText;
  * A memory that states what stopped being true (ACTIVE with a {@code validTo}: the fact it states was superseded,
  * corrected, deleted or negated, {@code Outdated} in the consolidator) is never told as current: it goes to the
  * last section with the time it held, so the model reads the old value as history. What of it the change did not
- * reach ({@link Outdated#currentPart}: "I love sushi" of "I love sushi, any good places in Lisbon?" after a move from
+ * reach ({@link OutdatedPart#currentPart}: "I love sushi" of "I love sushi, any good places in Lisbon?" after a move from
  * Lisbon) is told as current too, on a line of its own under its section, before the whole memory as past.
  * Evidence per token: every heading (a fact category, an episode's day) is written once for its group;
  * a memory whose text is already in the block (a turn that an exchange episode quotes, the same
@@ -195,7 +195,7 @@ public final class ContextBlock {
     }
 
     /**
-     * @return the lines of a memory: one under its section; a memory outdated in part ({@link Outdated#currentPart})
+     * @return the lines of a memory: one under its section; a memory outdated in part ({@link OutdatedPart#currentPart})
      *     two, what it still says under its own section, then the whole memory under {@link #EARLIER}
      */
     private static List<Part> parts(final Memory m) {
@@ -204,7 +204,7 @@ public final class ContextBlock {
             return List.of(new Part(section(m), sub(m), whole, line(m, whole)));
         }
         final Part past = new Part(EARLIER, "", whole, line(m, whole));
-        final String current = Outdated.currentPart(m);
+        final String current = OutdatedPart.currentPart(m);
         return current == null ? List.of(past)
             : List.of(new Part(section(m), sub(m), current, "- " + current.strip().replace('\n', ' ')), past);
     }
