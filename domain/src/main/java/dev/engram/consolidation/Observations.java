@@ -233,7 +233,7 @@ public final class Observations {
         statementsByModel.forEach((model, statements) -> {
             for (final TopicLists.TopicList list : TopicLists.lists(statements,
                     statement -> TopicValues.of(statement, contentValues::get))) {
-                if (!model.equals(embedder.current().modelFor(list.content()))) {
+                if (!sameScriptSide(model, list.content())) {
                     continue; // its content would be embedded by another model (Han values under an English heading)
                 }
                 final String id = TopicLists.idOf(statements.get(0), model, list.topic());
@@ -272,6 +272,28 @@ public final class Observations {
             changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
         }
         return new Review(changes, retexted.size() <= maxRetexted);
+    }
+
+    /**
+     * Whether a topic list of statements embedded by {@code model} may say {@code content}: its content goes to the
+     * same side of the embedder's script routing as they do (mostly-Han text to the Han model, the rest to the main
+     * model). Which main model is active does not enter, so the answer does not depend on when the consolidator follows
+     * a switch of {@code bin/engram reembed}: a user regrouped between the re-embedded statements and the switch keeps
+     * the new model's lists, and a replay, which reads the switch first, ends with the same ones.
+     *
+     * @param model the statements' embedding model
+     * @param content the list's text
+     * @return false only for a list whose content the routing sends to the other side (Han values under an English
+     *     heading among a Han model's statements, or the reverse)
+     */
+    private boolean sameScriptSide(final String model, final String content) {
+        final Embedder now = embedder.current();
+        final List<String> models = now.models();
+        if (models.size() < 2) {
+            return true; // one model for every script (no Han routing, or a switch to the Han model itself)
+        }
+        final String han = models.get(models.size() - 1);
+        return now.modelFor(content).equals(han) == model.equals(han);
     }
 
     /**
