@@ -66,7 +66,7 @@ class RetrieverQdrantIT {
         final int port = qdrant.startTcp();
         final EngramConfig config = kafka.engramConfig(Map.of(RetrieverConfig.AUTH_ENABLED, false,
             QdrantConfig.VECTOR_INDEX, "qdrant",
-            QdrantConfig.QDRANT_HOST, "localhost", QdrantConfig.QDRANT_PORT, port, QdrantConfig.QDRANT_TIMEOUT_MS, 1000,
+            QdrantConfig.QDRANT_HOST, "localhost", QdrantConfig.QDRANT_PORT, port, QdrantConfig.QDRANT_TIMEOUT_MS, 10_000,
             PipelineConfig.QDRANT_RETRY_BUDGET_MS, 2000));
 
         // What the consolidator writes: the same memories into Qdrant and onto memory-updated.
@@ -104,7 +104,11 @@ class RetrieverQdrantIT {
     @Test
     void shouldSearchQdrantScopedToTheUserAndAnswer503WhileItIsDown() throws Exception {
         qdrant.clearCalls();
-        final JsonNode ben = JSON.readTree(get("/v1/tenants/t1/users/u-ben/memories?query=" + q("locker code")).body());
+        // the first query is the gRPC channel's first call: a deadline of 10 s (not the default 2) lets a CI machine at
+        // load 100 make it; Qdrant down below is refused at once, so the 503 does not wait for the deadline
+        final HttpResponse<String> benResponse = get("/v1/tenants/t1/users/u-ben/memories?query=" + q("locker code"));
+        assertThat(benResponse.statusCode()).as(benResponse.body()).isEqualTo(200);
+        final JsonNode ben = JSON.readTree(benResponse.body());
         assertThat(ben.get("memories")).isNotNull();
         assertThat(ben.get("memories").toString()).doesNotContain("4417");
         final JsonNode ana = JSON.readTree(get("/v1/tenants/t1/users/u-ana/memories?query=" + q("locker code")).body());
