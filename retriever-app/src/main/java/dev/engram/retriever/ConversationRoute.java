@@ -14,6 +14,7 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
+import dev.engram.core.EpochMillis;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.JsonBodies;
@@ -234,7 +235,8 @@ final class ConversationRoute {
     }
 
     /**
-     * ISO-8601 with an offset, or epoch milliseconds, within 1970..9999 (Kafka timestamps are not negative). A time
+     * ISO-8601 with an offset, or epoch milliseconds, within 1970..9999 (Kafka timestamps are not negative; a number
+     * that looks like epoch seconds is refused, {@link EpochMillis#secondsProblem}). A time
      * outside is refused stating the range the route accepts, up to {@code latest} (README trial: "out of range
      * (1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)" for 1969 while the accepted range ended an hour from now);
      * a readable time between {@code latest} and 9999 is {@link ConversationValidator#futureProblem}'s to refuse.
@@ -245,6 +247,10 @@ final class ConversationRoute {
         }
         final Instant at;
         if (value.isIntegralNumber() && value.canConvertToLong()) {
+            final String seconds = EpochMillis.secondsProblem(name, value.longValue());
+            if (seconds != null) {
+                throw ApiProblem.badRequest(seconds);
+            }
             at = Instant.ofEpochMilli(value.longValue());
         } else if (value.isTextual()) {
             try {

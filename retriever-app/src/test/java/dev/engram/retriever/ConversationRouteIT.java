@@ -117,6 +117,13 @@ class ConversationRouteIT {
             assertThat(answer.body()).as(body).contains(named, "input.max.future.ms=3600000",
                 "the latest event time accepted now is");
         });
+        // README trial: epoch seconds were read as milliseconds (a memory created 1970-01-21): refused, naming the fix
+        final HttpResponse<String> seconds = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY,
+            "{\"conversationId\": \"c-secs\", \"messages\": [{\"role\": \"user\", \"content\": \"I live in Reykjavik.\","
+                + " \"timestamp\": 1764979200}]}");
+        assertThat(seconds.statusCode()).as(seconds.body()).isEqualTo(400);
+        assertThat(seconds.body()).contains("messages[0].timestamp is 1764979200: epoch milliseconds are expected",
+            "send 1764979200000");
         // README trial: a time before 1970 was refused naming 9999 as the end of the range, not the real one
         final HttpResponse<String> before1970 = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY,
             "{\"conversationId\": \"c-1969\", \"completedAt\": \"1969-12-31T23:59:59Z\", \"messages\": ["

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
+import dev.engram.core.EpochMillis;
 import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
 import dev.engram.runtime.JsonBodies;
@@ -317,13 +318,18 @@ final class JsonLinesFile {
 
     /**
      * ISO-8601 with an offset ({@code 2025-02-03T09:12:00Z}), or epoch milliseconds as a number, within
-     * {@link #MIN_TIME}..{@link #MAX_TIME}.
+     * {@link #MIN_TIME}..{@link #MAX_TIME}; a number that looks like epoch seconds is refused
+     * ({@link EpochMillis#secondsProblem}).
      */
     private static Instant instant(final JsonNode value, final String name) {
         final Instant at;
         if (value.isIntegralNumber()) {
             if (!value.canConvertToLong()) {
                 throw new InvalidLine(name + " is out of range: " + value.asText() + " ms");
+            }
+            final String seconds = EpochMillis.secondsProblem(name, value.longValue());
+            if (seconds != null) {
+                throw new InvalidLine(seconds);
             }
             at = Instant.ofEpochMilli(value.longValue());
         } else if (!value.isTextual()) {

@@ -102,6 +102,26 @@ class ConversationSourcesTest {
         assertThat(report.problems()).extracting(Problem::location).containsExactly("conv-x");
     }
 
+    /** README trial: epoch seconds, which many platforms send, were read as milliseconds and dated January 1970. */
+    @Test
+    void shouldRejectATimestampThatLooksLikeEpochSecondsNamingTheMillisecondsToSend() throws IOException {
+        final Path file = write("seconds.jsonl", """
+            {"tenantId":"t1","userId":"u1","conversationId":"c1","messages":[{"role":"user","content":"I live in Reykjavik.","timestamp":1764979200}]}
+            {"tenantId":"t1","userId":"u1","conversationId":"c2","messages":[{"role":"user","content":"I live in Oslo.","timestamp":1764979200000}]}
+            """);
+
+        final Map.Entry<List<ConversationCompleted>, Report> read = ConversationSources.readAll(file);
+
+        assertThat(read.getKey()).extracting(ConversationCompleted::getConversationId).containsExactly("c2");
+        assertThat(read.getKey().get(0).getMessages().get(0).getTimestamp()).isEqualTo(Instant.parse("2025-12-06T00:00:00Z"));
+        assertThat(read.getValue().problems()).singleElement().satisfies(p -> {
+            assertThat(p.location()).isEqualTo("line 1");
+            assertThat(p.outcome()).isEqualTo(Outcome.REJECTED);
+            assertThat(p.reason()).contains("messages[0].timestamp is 1764979200: epoch milliseconds are expected",
+                "1970-01-21T10:16:19.200Z", "as epoch seconds it would be 2025-12-06T00:00:00Z", "send 1764979200000");
+        });
+    }
+
     @Test
     void shouldPublishInvalidRecordsAndRejectUnparseableLinesWithLineNumbersWhenInputIsBad() throws IOException {
         final Path file = write("bad.jsonl", """
