@@ -197,7 +197,7 @@ public final class DomainConfig implements ConfigGroup {
                     + "stream time advancing; the result depends on the statements only, not on when it runs.")
             .define(OBSERVE_QUIET_MS, Type.LONG, 0L, Range.atLeast(0), Importance.LOW,
                 "Also regroup those users' observations once no record of any task of the app instance has come for this long "
-                    + "and since the look before (looks every this many ms, wall clock), not only every "
+                    + "and since the look before (looks every quarter of this, wall clock), not only every "
                     + "lifecycle.observe.interval.ms; 0 (the default) = off: a live stream arriving in bursts would regroup "
                     + "after every burst. A quiet regrouping rewrites each user's observations completely at once (an interval's "
                     + "at most 8 per user). bin/engram rebuild sets it (with a longer interval), so the replay regroups once, "

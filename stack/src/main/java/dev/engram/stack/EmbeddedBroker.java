@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>Settings (docs/ARCHITECTURE.md, "Facts about the dependency set"): replication factor and min ISR 1 for the offsets and
  * transaction-state topics (without them an {@code exactly_once_v2} app hangs without a word),
  * {@code log.cleaner.dedupe.buffer.size=2097152} (the broker heap drops from ~170 MB to ~43 MB),
- * {@code group.initial.rebalance.delay.ms=0}, no topic auto-creation, no time-based retention (record
+ * {@code group.initial.rebalance.delay.ms} {@value #INITIAL_REBALANCE_DELAY_MS} ms (below), no topic auto-creation, no time-based retention (record
  * timestamps are event time, possibly years old), and few partitions for the internal topics so that a
  * laptop starts it in about two seconds. Ports are free ports chosen at start unless given.
  *
@@ -55,6 +55,18 @@ public final class EmbeddedBroker implements AutoCloseable {
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration CLUSTER_START_TIMEOUT = Duration.ofSeconds(180);
+    /**
+     * {@code group.initial.rebalance.delay.ms}: how long the coordinator holds the first JoinGroup of an empty group for
+     * more members (extended once by as much when one joins meanwhile). Kafka's default is 3000, which every group's
+     * first start would wait. At 0, an app with two stream threads (a consolidator or retriever rebuilt alone,
+     * {@code bin/engram rebuild}) joined in two rounds: the first thread's join completed alone, the second thread's,
+     * a few ms later, started a second rebalance, whose leader then asked the end offsets of the changelogs the first
+     * round had created (a newly created changelog is taken as empty only in the round that creates it): 0.7 s
+     * between join and assignment at load 31, 2.5 s at load 60, against 0.2–0.35 s for one round of both (scratch
+     * rebuild loop, BENCHMARKS.md "Rebuild"). 100 ms lets a second thread that joins within it share the round; a
+     * one-member group waits it once.
+     */
+    static final int INITIAL_REBALANCE_DELAY_MS = 100;
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
@@ -184,7 +196,7 @@ public final class EmbeddedBroker implements AutoCloseable {
         p.put("min.insync.replicas", "1");
         // The cleaner's default 128 MB dedupe buffer dominates a small broker's heap.
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
-        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("group.initial.rebalance.delay.ms", String.valueOf(INITIAL_REBALANCE_DELAY_MS));
         // Topics are created on purpose (TopicSetup, Streams' internal topics), never by a typo.
         p.put("auto.create.topics.enable", "false");
         // Record timestamps are event time (LoCoMo sessions date from 2023): time-based retention

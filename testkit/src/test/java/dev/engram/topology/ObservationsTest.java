@@ -280,13 +280,12 @@ class ObservationsTest {
                 driver.pipe(said().toArray(MemoryCandidate[]::new));
                 driver.advanceWallClock(Duration.ofMillis(100));
                 assertThat(observations(driver)).as("input quiet for 100 ms: not yet").isEmpty();
-                driver.advanceWallClock(Duration.ofMillis(150));
-                assertThat(observations(driver)).as("the first look after the last record (200 ms) never finds it quiet")
-                    .isEmpty();
-                driver.advanceWallClock(Duration.ofMillis(200));
+                driver.advanceWallClock(Duration.ofMillis(50));
+                assertThat(observations(driver)).as("quiet for 150 ms, looked at every 50 ms: not yet").isEmpty();
+                driver.advanceWallClock(Duration.ofMillis(50));
             }
-            assertThat(observations(onQuiet)).as("no record since the look before and quiet for 400 ms ≥ "
-                + "lifecycle.observe.quiet.ms").hasSize(1);
+            assertThat(observations(onQuiet)).as("the look at 200 ms (a quarter of lifecycle.observe.quiet.ms apart) finds "
+                + "no record since the look before and the input quiet for lifecycle.observe.quiet.ms").hasSize(1);
             assertThat(observations(onInterval)).as("only on the 60-s interval").isEmpty();
 
             onInterval.advanceWallClock(Duration.ofSeconds(60));
