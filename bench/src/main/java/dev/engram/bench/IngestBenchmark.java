@@ -68,6 +68,9 @@ import dev.engram.topics.Topic;
  *       extractor's groups ({@link RebuildBenchmark#ceiling}, as {@code bench rebuild} reports it), with the same
  *       pool figures: what a grouped inference costs with the cores to itself, against what it costs in the pipeline
  *       (BENCHMARKS.md "Ingest", "Why an inference costs more in the pipeline").</li>
+ *   <li>brokerTrafficPerCandidate: the broker's requests by API and records appended by topic (changelogs and
+ *       repartition topics included) in the pipeline phase, per candidate ({@link BrokerTraffic}): what the
+ *       {@code broker} stage's CPU paid for.</li>
  *   <li>memoryUpdatedPerCandidate: {@code memory-updated} records per candidate (every operation, observations
  *       included; {@code memoryUpdatedByOperation} splits them): the write amplification of consolidation.</li>
  * </ol>
@@ -139,9 +142,11 @@ public final class IngestBenchmark implements Callable<Integer> {
             final LoadPhases.CpuClock pipelineCpu = new LoadPhases.CpuClock();
             final CpuStages.Snapshot stagesBefore = CpuStages.take();
             final PoolReading poolBefore = PoolReading.take();
+            final BrokerTraffic trafficBefore = BrokerTraffic.take();
             publishAndSettle(stack, conversations);
             final CpuStages.Snapshot stagesAfter = CpuStages.take();
             final PoolReading poolAfter = PoolReading.take();
+            final BrokerTraffic trafficAfter = BrokerTraffic.take();
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
@@ -184,6 +189,8 @@ public final class IngestBenchmark implements Callable<Integer> {
             figures.put("cpuRatioToCeilingWithoutJit", BenchReport.round(before.cpuMsPerText() / (cpuMsPerCandidate - jit), 3));
             figures.put("busiestOtherThreadsMs", CpuStages.busiestOther(stagesBefore, stagesAfter, 5));
             figures.put("embeddingPool", poolAfter.minus(poolBefore));
+            // what the broker's CPU per candidate paid for: requests by API and records by topic, per candidate
+            figures.put("brokerTrafficPerCandidate", trafficAfter.minus(trafficBefore, candidates));
             figures.put("groupedCeiling", grouped);
             figures.put("availableProcessors", Runtime.getRuntime().availableProcessors());
             figures.put("warmupConversations", warmed);

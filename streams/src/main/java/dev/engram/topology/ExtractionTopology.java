@@ -301,9 +301,15 @@ public final class ExtractionTopology {
             Topic.USER_PROFILES.name());
         topology.addProcessor(PROFILES_PROCESSOR, () -> new MaterializeLatest<UserProfile>(StoreNames.EXTRACTOR_PROFILES),
             PROFILES_SOURCE);
+        // The consolidator writes a user's whole profile (every active fact, the counts) after each candidate it applies,
+        // so a burst of one user's candidates arrives here as a burst of profiles of that user: cached, as the
+        // consolidator's and the retriever's stores are, a commit interval's versions of one user reach RocksDB and the
+        // changelog once instead of once per candidate. The extractor's reads go through the cache: it sees the same
+        // latest profile.
         topology.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
             org.apache.kafka.streams.state.Stores.persistentKeyValueStore(StoreNames.EXTRACTOR_PROFILES),
-            Serdes.String(), PersonalSerdes.store(UserProfile.class, config, Topic.DATA_KEYS.name())), PROCESSOR, PROFILES_PROCESSOR);
+            Serdes.String(), PersonalSerdes.store(UserProfile.class, config, Topic.DATA_KEYS.name())).withCachingEnabled(),
+            PROCESSOR, PROFILES_PROCESSOR);
         // The tenant settings: a global store (every instance holds every tenant's versions; tenant-settings is keyed
         // by tenant, not by user), restored before processing starts and kept current by the global thread.
         topology.addGlobalStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
