@@ -134,14 +134,15 @@ final class AppReset {
         earliest.removeAll(byTime);
         out.printf("Resetting %s with Kafka's StreamsResetter: %s to the earliest offset%s; internal topics deleted%n",
             a.applicationId(config), earliest, byTime.isEmpty() ? "" : ", " + byTime + " to " + fromTimestamp);
-        runResetter(a, earliest, List.of("--to-earliest"));
+        runResetter(a, earliest, List.of("--to-earliest"), offsets);
         if (!byTime.isEmpty()) {
-            runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)));
+            runResetter(a, byTime, List.of("--to-datetime", RESETTER_TIME.format(fromTimestamp)), offsets);
         }
         return topics;
     }
 
-    private void runResetter(final Rebuild.App a, final Set<String> topics, final List<String> position) {
+    private void runResetter(final Rebuild.App a, final Set<String> topics, final List<String> position,
+                             final GroupOffsets offsets) {
         if (topics.isEmpty()) {
             return;
         }
@@ -153,8 +154,13 @@ final class AppReset {
         }
         final int code = new StreamsResetter().execute(args.toArray(String[]::new));
         if (code != 0) {
+            // README trial: --force against a running app removed its members, the app rejoined at once, and the
+            // resetter's offset commit failed with a stack trace about max.poll.interval.ms
+            final boolean running = force && offsets.hasMembers(a.applicationId(config));
             throw new IllegalStateException("StreamsResetter failed for " + a.applicationId(config) + " (exit " + code
-                + "); see its output above");
+                + (running ? "): the group has members again after --force removed them, so an instance is running: stop"
+                    + " every " + a.name().toLowerCase(Locale.ROOT) + " instance (--force is for instances already"
+                    + " stopped), then run the rebuild again" : "); see its output above"));
         }
     }
 
