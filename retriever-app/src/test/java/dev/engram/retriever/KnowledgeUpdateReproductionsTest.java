@@ -160,6 +160,24 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * A fresh user's trial: "My cat is now called Jerry, not Tom" made no fact ("is now called" was not read as a
+     * name), so Tom stayed the cat's current name in the context block.
+     */
+    @Test
+    void shouldTellTheOldNameOnlyAsPastWhenThePetIsNowCalledSomethingElse() {
+        final String u = T + "/u-tom";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-tom", "c-1", user("I have a cat named Tom.", day(0))));
+            pipeline.publish(conversation(T, "u-tom", "c-2", user("My cat is now called Jerry, not Tom.", day(3))));
+
+            assertThat(pipeline.consolidator().active(u)).filteredOn(m -> m.getKey() != null)
+                .extracting(Memory::getValue).containsExactly("Jerry");
+            final String block = context(pipeline, u, "What is my cat called?");
+            assertThat(current(block)).contains("Has a cat named Jerry").doesNotContain("named Tom");
+        }
+    }
+
     /** One history with a move, an echo and a correction of the value alone; the memory-updated events it gives. */
     private static List<MemoryUpdated> replayOnce() {
         try (PipelineHarness pipeline = new PipelineHarness()) {
