@@ -178,6 +178,47 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * A fresh user's trial: "I meant Lisbon, not Lisbn" named no fact slot, so the misspelled city stayed the fact and
+     * the correction one more episode. The user's correction corrects the fact in place, as {@code PUT
+     * .../memories/{id}} does: same id, the value and content corrected, the old value a version, not an earlier city.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I meant Lisbon, not Lisbn.
+        Sorry, I meant Lisbon.
+        oops i meant lisbon
+        """)
+    void shouldCorrectTheMisspelledCityInPlaceWhenTheUserSaysWhatTheyMeant(final String correction) {
+        final String u = T + "/u-typo";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-typo", "c-1", user("I live in Lisbn.", day(0))));
+            final Memory typo = fact(pipeline, u, "city");
+            pipeline.publish(conversation(T, "u-typo", "c-2", user(correction, day(0, 60))));
+
+            assertThat(cities(pipeline, u)).as("one city, the same id").singleElement().satisfies(city -> {
+                assertThat(city.getMemoryId()).isEqualTo(typo.getMemoryId());
+                assertThat(city.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+                assertThat(city.getValue()).isEqualTo("Lisbon");
+                assertThat(city.getContent()).isEqualTo("Lives in Lisbon");
+            });
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Lisbon");
+            assertThat(context(pipeline, u, "Where do I live?")).contains("Lives in Lisbon").doesNotContain("Lives in Lisbn");
+        }
+    }
+
+    @Test
+    void shouldCorrectNothingWhenWhatTheUserMeantIsNoTypoOfAKnownValue() {
+        final String u = T + "/u-meant";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-meant", "c-1", user("I live in Porto.", day(0))));
+            pipeline.publish(conversation(T, "u-meant", "c-2", user("Sorry, I meant Lisbon.", day(1))));
+            pipeline.publish(conversation(T, "u-meant", "c-3", user("I'm vegan, not vegetarian, and I meant it.", day(2))));
+
+            assertThat(fact(pipeline, u, "city").getValue()).isEqualTo("Porto");
+        }
+    }
+
     /** One history with a move, an echo and a correction of the value alone; the memory-updated events it gives. */
     private static List<MemoryUpdated> replayOnce() {
         try (PipelineHarness pipeline = new PipelineHarness()) {
