@@ -219,6 +219,29 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * A fresh user's trial: "Where did I live before Lisbon?" is answered by a superseded fact, which the ranking of
+     * the ACTIVE memories never reached. The question's "before" reaches it, told as earlier, never as current; a
+     * question without such a cue still gets the current value alone.
+     */
+    @Test
+    void shouldTellTheSupersededCityAsEarlierWhenTheQuestionAsksWhatWasBefore() {
+        final String u = T + "/u-before";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-before", "c-1", user("I live in Porto.", day(0))));
+            pipeline.publish(conversation(T, "u-before", "c-2", user("I work at Initech as a developer.", day(1))));
+            pipeline.publish(conversation(T, "u-before", "c-3", user("I moved to Lisbon.", day(20))));
+
+            final String before = context(pipeline, u, "Where did I live before Lisbon?");
+            assertThat(current(before)).contains("Lives in Lisbon").doesNotContain("Porto");
+            assertThat(before).contains(ContextBlock.EARLIER);
+            assertThat(before.substring(before.indexOf(ContextBlock.EARLIER))).contains("Lives in Porto (2024-03-04 until 2024-03-24)");
+            assertThat(pipeline.retrieve(u, "Where did I live previously?", 5)).extracting(h -> h.memory().getValue())
+                .contains("Porto");
+            assertThat(context(pipeline, u, "Where do I live?")).doesNotContain("Porto");
+        }
+    }
+
     /** One history with a move, an echo and a correction of the value alone; the memory-updated events it gives. */
     private static List<MemoryUpdated> replayOnce() {
         try (PipelineHarness pipeline = new PipelineHarness()) {
