@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.engram.core.EditDistance;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -190,27 +191,8 @@ public final class EnvironmentSettings {
         return declared.stream().min(Comparator.<String>comparingInt(d -> distance(key, d)).thenComparing(d -> d));
     }
 
-    /**
-     * @return the optimal string alignment distance of the two strings: insertions, deletions, substitutions and swaps
-     *     of two neighbouring characters, each one edit
-     */
+    /** @return {@link EditDistance#of}: the edits between a misspelt setting and a declared one */
     static int distance(final String a, final String b) {
-        final int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) {
-            d[i][0] = i;
-        }
-        for (int j = 0; j <= b.length(); j++) {
-            d[0][j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                final int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
+        return EditDistance.of(a, b);
     }
 }

@@ -13,8 +13,9 @@ import dev.engram.avro.MemoryStatus;
 import dev.engram.port.ExtractedMemory;
 
 /**
- * Rules 7 and 8 of the {@link Consolidator}: what a user's own episode does to the user's ACTIVE facts besides its
- * own decision (it confirms a fact whose value it names, it retracts one whose value it says ended). Stateless.
+ * Rules 7, 8 and 9 of the {@link Consolidator}: what a user's own episode does to the user's ACTIVE facts besides its
+ * own decision (it confirms a fact whose value it names, it retracts one whose value it says ended, it corrects one
+ * whose value it says was mistyped or mistaken: {@link SelfCorrections}). Stateless.
  */
 final class Confirmations {
 
@@ -46,6 +47,12 @@ final class Confirmations {
         final List<ContradictionDetected> contradictions = new ArrayList<>(decision.contradictions());
         final List<MemoryArchived> archived = new ArrayList<>(decision.archived());
         boolean factHoldsIt = false;
+        final Consolidator.Decision corrected = SelfCorrections.correct(candidate, userMemories);
+        if (corrected != null) {
+            // rule 9 first: "I meant Lisbon, not Lisbn" names the old value, which rule 7 would read as a restatement
+            corrected.changes().forEach(c -> written.add(c.after().getMemoryId()));
+            changes.addAll(corrected.changes());
+        }
         for (final Memory fact : userMemories) {
             if (fact.getStatus() != MemoryStatus.ACTIVE || fact.getKey() == null || written.contains(fact.getMemoryId())) {
                 continue;

@@ -79,6 +79,10 @@ import dev.engram.scoring.Vectors;
  *       new episode (a new thing said beside the fact) is still created.</li>
  *   <li><b>Ending.</b> an episode of the user's own words that says the value of an ACTIVE fact ended ("Marco and I
  *       broke up", "Biscuit died", "I left IBM"; {@link Outdated#ends}) retracts that fact as a negation does.</li>
+ *   <li><b>Self-correction.</b> an episode of the user's own words that corrects the value of an ACTIVE fact of a
+ *       single-valued slot ("I meant Lisbon, not Lisbn", "Sorry, I meant Lisbon" after "Lisbn"; {@link SelfCorrections})
+ *       corrects that fact in place, as a correction through the API does (before rule 7, which would read the old
+ *       value named as a restatement).</li>
  * </ol>
  * A superseded, corrected, deleted or negated fact marks the memories stating its old value ({@link Outdated}); a
  * memory so marked is never the hit a candidate reinforces or is judged against.

@@ -22,7 +22,8 @@ import dev.engram.port.VectorIndex;
  * Ranks one user's memories for a query: relevance chooses the candidates, the priors re-rank them.
  *
  * <ol>
- *   <li><b>Relevance</b> of every eligible memory (ACTIVE, or valid at {@code asOf}): cosine = the
+ *   <li><b>Relevance</b> of every eligible memory (ACTIVE, or valid at {@code asOf}; for a question about the past,
+ *       "Where did I live before Lisbon?", also the user's earlier values, {@link PastCues}): cosine = the
  *       normalised query vector · the normalised stored embedding, the query embedded by the memory's own
  *       embedding model ({@link Embedder#embedQuery(String, String)}: bge-small's query instruction; vectors
  *       of two models are never compared; 0 without a vector or for a model the embedder does not hold);
@@ -201,16 +202,18 @@ public final class HybridScorer {
         final int k = request.k();
         final boolean lifted = lift && !request.context();
         final ExhaustiveRanking ranking = lifted ? exhaustive : unlifted;
+        final boolean past = request.asOf() == null && PastCues.asks(query);
         if (request.index() != null) {
             return request.asOf() != null ? rankAsOf(ranking, request.index(), query, k, request.asOf())
+                : past ? rankWithPast(ranking, request.index(), query, k, request.minScore())
                 : rankIndexed(request.user(), request.index(), query, k, request.minScore(), lifted);
         }
         if (request.memories() == null) {
             throw new IllegalArgumentException("nothing to rank: give the request an index or memories");
         }
-        if (request.asOf() != null) {
+        if (request.asOf() != null || past) {
             return ranking.rank(parts(query, model -> queryVector(query, model), null), request.memories(),
-                m -> MemoryTime.validAt(m, request.asOf()), k, request.minScore());
+                past ? PastCues::eligible : m -> MemoryTime.validAt(m, request.asOf()), k, request.minScore());
         }
         if (request.queryVector() != null) {
             return rankWithVector(ranking, query, request.queryVector(), request.memories(), k, request.minScore());
@@ -271,11 +274,26 @@ public final class HybridScorer {
      */
     private List<ScoredMemory> rankAsOf(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query, final int k,
                                         final Instant asOf) {
+        return rankOver(ranking, index, query, k, 0, m -> MemoryTime.validAt(m, asOf));
+    }
+
+    /**
+     * Ranks a kept index's ACTIVE memories and the user's earlier values ({@link PastCues#eligible}) for a question
+     * about the past, exhaustively over them, as {@link #rankAsOf} does.
+     */
+    private List<ScoredMemory> rankWithPast(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query,
+                                            final int k, final double minScore) {
+        return rankOver(ranking, index, query, k, minScore, PastCues::eligible);
+    }
+
+    /** Ranks the memories of a kept index that are {@code eligible}, exhaustively (BM25 statistics of that set). */
+    private List<ScoredMemory> rankOver(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query,
+                                        final int k, final double minScore, final java.util.function.Predicate<Memory> eligible) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
-            final Map<Memory, float[]> docs = view.copy(m -> MemoryTime.validAt(m, asOf));
+            final Map<Memory, float[]> docs = view.copy(eligible);
             return ranking.rank(parts(query, vectors, null), new ArrayList<>(docs.keySet()),
-                new ArrayList<>(docs.values()), view.referenceTime(), k, 0);
+                new ArrayList<>(docs.values()), view.referenceTime(), k, minScore);
         });
     }
 

@@ -176,7 +176,7 @@ final class ReadRoutes {
     }
 
     /**
-     * A query ranks the ACTIVE memories of every kind (with {@code asOf}, the versions valid then): {@code type} and
+     * A query ranks the ACTIVE memories of every kind (with {@code asOf}, the versions valid then; a question about the past, also the earlier values, {@code PastCues}): {@code type} and
      * {@code status}, a list's filters, are a 400 naming the parameter and where it applies, instead of being ignored
      * ({@code &type=EPISODIC} answered SEMANTIC memories, {@code &status=ARCHIVED} ACTIVE ones).
      */

@@ -160,6 +160,88 @@ class KnowledgeUpdateReproductionsTest {
         }
     }
 
+    /**
+     * A fresh user's trial: "My cat is now called Jerry, not Tom" made no fact ("is now called" was not read as a
+     * name), so Tom stayed the cat's current name in the context block.
+     */
+    @Test
+    void shouldTellTheOldNameOnlyAsPastWhenThePetIsNowCalledSomethingElse() {
+        final String u = T + "/u-tom";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-tom", "c-1", user("I have a cat named Tom.", day(0))));
+            pipeline.publish(conversation(T, "u-tom", "c-2", user("My cat is now called Jerry, not Tom.", day(3))));
+
+            assertThat(pipeline.consolidator().active(u)).filteredOn(m -> m.getKey() != null)
+                .extracting(Memory::getValue).containsExactly("Jerry");
+            final String block = context(pipeline, u, "What is my cat called?");
+            assertThat(current(block)).contains("Has a cat named Jerry").doesNotContain("named Tom");
+        }
+    }
+
+    /**
+     * A fresh user's trial: "I meant Lisbon, not Lisbn" named no fact slot, so the misspelled city stayed the fact and
+     * the correction one more episode. The user's correction corrects the fact in place, as {@code PUT
+     * .../memories/{id}} does: same id, the value and content corrected, the old value a version, not an earlier city.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I meant Lisbon, not Lisbn.
+        Sorry, I meant Lisbon.
+        oops i meant lisbon
+        """)
+    void shouldCorrectTheMisspelledCityInPlaceWhenTheUserSaysWhatTheyMeant(final String correction) {
+        final String u = T + "/u-typo";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-typo", "c-1", user("I live in Lisbn.", day(0))));
+            final Memory typo = fact(pipeline, u, "city");
+            pipeline.publish(conversation(T, "u-typo", "c-2", user(correction, day(0, 60))));
+
+            assertThat(cities(pipeline, u)).as("one city, the same id").singleElement().satisfies(city -> {
+                assertThat(city.getMemoryId()).isEqualTo(typo.getMemoryId());
+                assertThat(city.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+                assertThat(city.getValue()).isEqualTo("Lisbon");
+                assertThat(city.getContent()).isEqualTo("Lives in Lisbon");
+            });
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Lisbon");
+            assertThat(context(pipeline, u, "Where do I live?")).contains("Lives in Lisbon").doesNotContain("Lives in Lisbn");
+        }
+    }
+
+    @Test
+    void shouldCorrectNothingWhenWhatTheUserMeantIsNoTypoOfAKnownValue() {
+        final String u = T + "/u-meant";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-meant", "c-1", user("I live in Porto.", day(0))));
+            pipeline.publish(conversation(T, "u-meant", "c-2", user("Sorry, I meant Lisbon.", day(1))));
+            pipeline.publish(conversation(T, "u-meant", "c-3", user("I'm vegan, not vegetarian, and I meant it.", day(2))));
+
+            assertThat(fact(pipeline, u, "city").getValue()).isEqualTo("Porto");
+        }
+    }
+
+    /**
+     * A fresh user's trial: "Where did I live before Lisbon?" is answered by a superseded fact, which the ranking of
+     * the ACTIVE memories never reached. The question's "before" reaches it, told as earlier, never as current; a
+     * question without such a cue still gets the current value alone.
+     */
+    @Test
+    void shouldTellTheSupersededCityAsEarlierWhenTheQuestionAsksWhatWasBefore() {
+        final String u = T + "/u-before";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-before", "c-1", user("I live in Porto.", day(0))));
+            pipeline.publish(conversation(T, "u-before", "c-2", user("I work at Initech as a developer.", day(1))));
+            pipeline.publish(conversation(T, "u-before", "c-3", user("I moved to Lisbon.", day(20))));
+
+            final String before = context(pipeline, u, "Where did I live before Lisbon?");
+            assertThat(current(before)).contains("Lives in Lisbon").doesNotContain("Porto");
+            assertThat(before).contains(ContextBlock.EARLIER);
+            assertThat(before.substring(before.indexOf(ContextBlock.EARLIER))).contains("Lives in Porto (2024-03-04 until 2024-03-24)");
+            assertThat(pipeline.retrieve(u, "Where did I live previously?", 5)).extracting(h -> h.memory().getValue())
+                .contains("Porto");
+            assertThat(context(pipeline, u, "Where do I live?")).doesNotContain("Porto");
+        }
+    }
+
     /** One history with a move, an echo and a correction of the value alone; the memory-updated events it gives. */
     private static List<MemoryUpdated> replayOnce() {
         try (PipelineHarness pipeline = new PipelineHarness()) {

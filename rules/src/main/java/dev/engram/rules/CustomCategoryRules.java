@@ -28,7 +28,14 @@ import dev.engram.text.TurnHeuristics;
  *       {@code <category>:<keyword>} with the most specific keyword it names (the longest; the first listed on a
  *       tie), so "I take 5 mg of amlodipine daily" is {@code medications:amlodipine} and a later "I take 10 mg of
  *       amlodipine now" restates the same slot with a new value; value and content the sentence as said; importance
- *       {@value #IMPORTANCE}, confidence {@value #CONFIDENCE} (explicit, but matched by words rather than a rule).</li>
+ *       {@value #IMPORTANCE}, confidence {@value #CONFIDENCE} (explicit, but matched by words rather than a rule).
+ *       <b>The item's own slot first:</b> when the sentence without its quantities ({@link #QUANTITY}: "20 mg of")
+ *       is a built-in fact of one item, the keyword fact takes that fact's key ({@link #itemKey}): "I take 20 mg of
+ *       lisinopril" is {@code medication:lisinopril}, the slot of "I take lisinopril". A keyword names how a tenant
+ *       spots its statements ("take", "mg"), not what they are about: keyed by it, a second medication
+ *       ("I take 10 mg of atorvastatin") or any sentence with the word ("I take the bus to work") restated the slot of
+ *       the first and superseded it, and the dose of a medication stated once without one made a second fact beside
+ *       it. The built-in key keeps the fact a safety fact ({@code medication:}, {@code SafetyFacts}).</li>
  * </ul>
  * The first category (in the tenant's order) with a match wins. Stateless and deterministic.
  */
@@ -38,6 +45,13 @@ final class CustomCategoryRules {
     static final double IMPORTANCE = 0.7;
     /** Confidence of a keyword fact: below the built-in rules' explicit 0.9. */
     static final double CONFIDENCE = 0.85;
+
+    /**
+     * A quantity with its unit and an optional "of" ("20 mg of", "0.5mg", "2 units of"): left out, the sentence
+     * says what the built-in rules read without it ("I take lisinopril").
+     */
+    static final Pattern QUANTITY = Pattern.compile("(?i)\\b\\d+(?:[.,]\\d+)?\\s*(?:mg|mcg|\u00b5g|micrograms?|milligrams?"
+        + "|ml|units?|iu)\\b\\s*(?:of\\s+)?");
 
     /** Compiled keywords (bounded by the tenants' keywords: at most 50 per category, 20 categories per tenant). */
     private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
@@ -84,13 +98,30 @@ final class CustomCategoryRules {
             for (final String keyword : keywords) {
                 slot = keyword.length() > slot.length() ? keyword : slot;
             }
+            final String item = itemKey(sentence);
+            final String key = item != null ? item : category.name() + ":" + slot.replaceAll("\\s+", "_");
+            final String named = item != null ? item.substring(item.lastIndexOf(':') + 1).replace('_', ' ') : slot;
             final String said = sentence.strip().replaceAll("[.!;]+$", "");
-            return Optional.of(new ExtractedMemory(MemoryType.SEMANTIC, null,
-                category.name() + ":" + slot.replaceAll("\\s+", "_"), said,
-                label(category.name()) + ": " + slot, said, false, IMPORTANCE, CONFIDENCE, MemorySource.EXPLICIT,
+            return Optional.of(new ExtractedMemory(MemoryType.SEMANTIC, null, key, said,
+                label(category.name()) + ": " + named, said, false, IMPORTANCE, CONFIDENCE, MemorySource.EXPLICIT,
                 List.of(index), time, language, List.of(), category.name()));
         }
         return Optional.empty();
+    }
+
+    /**
+     * @param sentence a sentence that made no built-in fact
+     * @return the key of the one item the built-in rules read in it once its quantities are left out
+     *     ({@code medication:lisinopril} for "I take 20 mg of lisinopril"), or null: no quantity, no fact, a
+     *     retraction, several facts, or a fact without an item ({@code city})
+     */
+    static String itemKey(final String sentence) {
+        final String bare = QUANTITY.matcher(sentence).replaceAll("");
+        if (bare.equals(sentence)) {
+            return null;
+        }
+        final List<FactRules.Fact> facts = FactRules.extract(bare);
+        return facts.size() == 1 && !facts.get(0).negated() && facts.get(0).key().contains(":") ? facts.get(0).key() : null;
     }
 
     /** The category's keywords the text names, in the category's order. */

@@ -61,9 +61,9 @@ final class LifeRules {
     private static final String PET_ADJ = "(?:(?:pet|new|little|old|sweet|adorable|cute|rescue|tabby|black|white|ginger"
         + "|grey|gray|brown|golden|\\p{L}+-year-old)\\s+)?";
 
-    /** "'s name is", "is called", "is actually named": a name said of someone or some pet. */
-    private static final String NAMED_AS = "(?:'s\\s+name\\s+is|\\s+is\\s+(?:actually\\s+|really\\s+)?(?:named|called))\\s+"
-        + "(?:actually\\s+|really\\s+)?";
+    /** "'s name is", "is called", "is actually named", "is now called": a name said of someone or some pet. */
+    private static final String NAMED_AS = "(?:'s\\s+name\\s+is(?:\\s+now)?|\\s+is\\s+(?:now\\s+|actually\\s+|really\\s+)?"
+        + "(?:named|called))\\s+(?:actually\\s+|really\\s+)?";
 
     private static final String COUNT = "(?:an?|one|two|three|four|five|\\d+)";
 
@@ -85,7 +85,11 @@ final class LifeRules {
             + "(?:'s|\\s+is)\\s+(?:now\\s+)?(?:called|named)|\\s+to)?\\s+(" + PROPER + ")",
             (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(1)))),
         rule("pet-named-now", "\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")" + "(?:'s\\s+name\\s+is|\\s+is\\s+(?:named|called))\\s+("
-            + PROPER + ")\\s+now\\b", (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(1)))),
+            + PROPER + ")\\s+now\\b|\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")(?:'s\\s+name\\s+is\\s+now|\\s+is\\s+now\\s+(?:named|called))"
+            + "\\s+(" + PROPER + ")", (m, s) -> {
+                final int g = m.group(1) != null ? 1 : 3; // "is called Max now", "is now called Max"
+                return renamed(pet(m.group(g + 1), m.group(g)), "pet:" + slug(m.group(g)));
+            }),
         rule("family-named", "\\bmy\\s+" + KIN_ADJ + "(" + RELATION + ")" + "(?:'s\\s+name\\s+is|\\s+is\\s+(?:named|called))\\s+(" + PROPER
             + ")", (m, s) -> family(m.group(1), m.group(2))),
         rule("children-named", "\\b(?:i|we)\\s+(?:have|'ve\\s+got)\\s+(?:two|three|four|\\d)\\s+(kids|children|sons|daughters"

@@ -37,6 +37,10 @@ class RenamingRulesTest {
         I renamed my hamster Nibbles.                        | pet:hamster=Nibbles | Has a hamster named Nibbles
         My dog is called Max now.                            | pet:dog=Max   | Has a dog named Max
         My son's name is Jonas, not Jonah.                   | family:son:jonah=Jonas | Has a son named Jonas
+        My cat is now called Jerry, not Tom.                 | pet:tom=Jerry | Has a cat named Jerry
+        My cat's name is now Jerry, not Tom.                 | pet:tom=Jerry | Has a cat named Jerry
+        My dog is now called Max.                            | pet:dog=Max   | Has a dog named Max
+        Our cat's name is now Jerry.                         | pet:cat=Jerry | Has a cat named Jerry
         """)
     void shouldKeyTheNewNameByWhatItReplacesWhenTheUserRenamesSomeone(final String text, final String fact,
                                                                       final String content) {

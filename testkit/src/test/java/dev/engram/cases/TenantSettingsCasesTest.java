@@ -82,6 +82,37 @@ class TenantSettingsCasesTest {
         }
     }
 
+    /**
+     * A fresh user's trial: keyed by the keyword "take", a second medication and "I take the bus to work" restated the
+     * first medication's slot and superseded it, and a dose stated after the bare medication made a second fact for
+     * one drug. Each medication is its own slot, the built-in one ({@code medication:<drug>}).
+     */
+    @Test
+    void shouldKeepOneSlotPerMedicationWhenTheKeywordsAreAVerbAndAUnit() {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.settings(settings("health", FROM_THE_START, medications(null)).build());
+
+            pipeline.publish(conversation("health", "u1", "c-1", user("I take lisinopril.", "2025-03-01T08:00:00Z")));
+            pipeline.publish(conversation("health", "u1", "c-2", user("I take 20 mg of lisinopril.", "2025-03-02T08:00:00Z")));
+            pipeline.publish(conversation("health", "u1", "c-3", user("I take 10 mg of atorvastatin.", "2025-03-03T08:00:00Z")));
+            pipeline.publish(conversation("health", "u1", "c-4", user("I take the bus to work.", "2025-03-04T08:00:00Z")));
+            pipeline.publish(conversation("health", "u1", "c-5",
+                user("Now I take 40 mg of lisinopril.", "2025-03-05T08:00:00Z")));
+
+            final List<Memory> active = pipeline.retriever().active("health/u1");
+            assertThat(active).filteredOn(m -> "medication:lisinopril".equals(m.getKey())).singleElement()
+                .satisfies(m -> {
+                    assertThat(m.getValue()).isEqualTo("Now I take 40 mg of lisinopril");
+                    assertThat(m.getCustomCategory()).isEqualTo("medications");
+                });
+            assertThat(active).filteredOn(m -> m.getKey() != null && m.getValue().contains("lisinopril")).hasSize(1);
+            assertThat(active).filteredOn(m -> "medication:atorvastatin".equals(m.getKey())).singleElement()
+                .satisfies(m -> assertThat(m.getValue()).isEqualTo("I take 10 mg of atorvastatin"));
+            assertThat(pipeline.retriever().profile("health/u1").getFacts())
+                .containsKeys("medication:lisinopril", "medication:atorvastatin");
+        }
+    }
+
     @Test
     void shouldNotRememberFactsOfABuiltInCategoryTheTenantTurnedOff() {
         try (PipelineHarness pipeline = new PipelineHarness()) {
