@@ -22,8 +22,8 @@ import dev.engram.rules.FactRules.Rule;
 /**
  * The user's technical setup, resolved through {@link TechVocabulary}: {@code preferred_language},
  * {@code ide}, {@code cloud_provider} and {@code uses:<tool>} (TECHNICAL facts), stated ("I use
- * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear") or retracted ("I no longer
- * use Jira").
+ * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear", "I use Obsidian now instead of Notion",
+ * "I replaced Notion with Obsidian": the named old tool retracted) or retracted ("I no longer use Jira").
  */
 final class TechRules {
 
@@ -40,6 +40,14 @@ final class TechRules {
 
     /** A language, IDE, cloud or tool the user works with. */
     static final List<Rule> STATED = List.of(
+        // a switch said by what it replaced: the old tool is retracted, so it is no longer served as used ("I use
+        // Obsidian now instead of Notion", "I replaced Notion with Obsidian", "we swapped Jenkins for GitHub Actions")
+        rule("tool-instead", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(?:use|using|rely\\s+on|relying\\s+on"
+            + "|work\\s+with|working\\s+with)\\s+(?:an?\\s+|my\\s+)?" + TOOL + "(?:\\s+(?:now|these\\s+days|nowadays))?"
+            + "(?:\\s+for\\s+(?:my\\s+)?[\\p{L}-]+(?:\\s+[\\p{L}-]+)?)?,?\\s+instead\\s+of\\s+(?:using\\s+)?" + TOOL,
+            (m, s) -> switched(m.group(2), m.group(1))),
+        rule("tool-replaced", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:replaced|swapped(?:\\s+out)?|traded)\\s+"
+            + "(?:my\\s+)?" + TOOL + "\\s+(?:with|for)\\s+" + TOOL, (m, s) -> switched(m.group(1), m.group(2))),
         rule("tech-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|moved|changed)\\s+(?:over\\s+)?"
             + "(?:from\\s+" + VOCAB + "\\s+)?to\\s+" + VOCAB, (m, s) -> switched(m.group(1), m.group(2))),
         // a tool or vendor the vocabulary does not know, by its capitalized name ("we switched to Linear", "I switched

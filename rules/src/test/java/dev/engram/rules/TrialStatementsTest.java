@@ -57,4 +57,16 @@ class TrialStatementsTest {
     void shouldKeepTheUsersOwnWordsWhenTheyReportOrQuoteThemselves(final String text, final String fact) {
         assertThat(facts(text)).contains(fact);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I use Obsidian now instead of Notion.                 | uses:obsidian=Obsidian, !uses:notion=Notion
+        I use Obsidian for notes instead of Notion.           | uses:obsidian=Obsidian, !uses:notion=Notion
+        I replaced Notion with Obsidian.                      | uses:obsidian=Obsidian, !uses:notion=Notion
+        We swapped Jenkins for GitHub Actions.                | uses:github_actions=GitHub Actions, !uses:jenkins=Jenkins
+        I switched from Notion to Obsidian.                   | uses:obsidian=Obsidian, !uses:notion=Notion
+        """)
+    void shouldRetractTheNamedOldToolWhenTheUserSwitchesTools(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
 }

@@ -61,4 +61,15 @@ class TrialStatementsPipelineTest {
             assertThat(episodes(driver)).anyMatch(e -> e.contains("My friend told me: I live in Rome."));
         }
     }
+
+    @Test
+    void shouldRetractTheOldToolWhenTheUserSaysWhatTheNewOneReplaced() {
+        for (final String change : List.of("I use Obsidian now instead of Notion.", "I replaced Notion with Obsidian.",
+            "I switched from Notion to Obsidian.")) {
+            try (PipelineHarness driver = said("I use Notion for notes.", change)) {
+                assertThat(activeFacts(driver)).as(change).contains("uses:obsidian=Obsidian")
+                    .doesNotContain("uses:notion=Notion");
+            }
+        }
+    }
 }
