@@ -69,4 +69,13 @@ class TrialStatementsTest {
     void shouldRetractTheNamedOldToolWhenTheUserSwitchesTools(final String text, final String expected) {
         assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I renamed my dog from Rex to Max.      | pet:rex=Max
+        We renamed our cat from Tom to Jerry.  | pet:tom=Jerry
+        """)
+    void shouldKeyTheNewNameByTheOldOneWhenTheRenameSaysBoth(final String text, final String fact) {
+        assertThat(facts(text)).containsExactly(fact);
+    }
 }

@@ -72,4 +72,12 @@ class TrialStatementsPipelineTest {
             }
         }
     }
+
+    @Test
+    void shouldRenameTheDogWhenTheRenameSaysBothNames() {
+        try (PipelineHarness driver = said("I have a dog named Rex.", "I renamed my dog from Rex to Max.")) {
+            assertThat(activeFacts(driver)).filteredOn(f -> f.startsWith("pet:")).as("one dog, named Max")
+                .singleElement().satisfies(f -> assertThat(f).endsWith("=Max"));
+        }
+    }
 }
