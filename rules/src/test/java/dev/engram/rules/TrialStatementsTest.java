@@ -78,4 +78,15 @@ class TrialStatementsTest {
     void shouldKeyTheNewNameByTheOldOneWhenTheRenameSaysBoth(final String text, final String fact) {
         assertThat(facts(text)).containsExactly(fact);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Actually I'm not allergic to peanuts, the test was wrong.  | !allergy:peanut=peanut
+        I'm not allergic to cats.                                  | !allergy:cat=cat
+        I am not vegetarian.                                       | !diet=vegetarian
+        I'm not on warfarin.                                       | !medication:warfarin=warfarin
+        """)
+    void shouldRetractAndStateNothingWhenTheUserDeniesAValue(final String text, final String fact) {
+        assertThat(facts(text)).containsExactly(fact);
+    }
 }

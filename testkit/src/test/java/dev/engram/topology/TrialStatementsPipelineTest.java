@@ -80,4 +80,12 @@ class TrialStatementsPipelineTest {
                 .singleElement().satisfies(f -> assertThat(f).endsWith("=Max"));
         }
     }
+
+    @Test
+    void shouldRetractTheAllergyWhenTheUserDeniesIt() {
+        try (PipelineHarness driver = said("I'm allergic to peanuts.",
+            "Actually I'm not allergic to peanuts, the test was wrong.")) {
+            assertThat(activeFacts(driver)).noneMatch(f -> f.startsWith("allergy:"));
+        }
+    }
 }
