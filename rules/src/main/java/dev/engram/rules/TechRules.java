@@ -12,6 +12,7 @@ import static dev.engram.rules.FactRules.rule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
@@ -30,6 +31,8 @@ final class TechRules {
     private static final String TOOL = "(" + TechVocabulary.ANY + "|" + PROPER + ")";
 
     private static final String VOCAB = "(" + TechVocabulary.ANY + ")";
+
+    private static final Pattern STILL = Pattern.compile("(?i)\\bstill\\b");
 
     /** "I no longer use Jira", "we're not using Jenkins". */
     static final List<Rule> RETRACTED = List.of(
@@ -68,13 +71,25 @@ final class TechRules {
         rule("tech-prefer-language", "\\b(?:i|we)\\s+" + ADVS + "prefer\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?![-+#])",
             (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
-            + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
+            + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> stillOneOf(m.group(), m.group(1))
+                ? List.of() : tech(m.group(1), false, EXPLICIT)),
         rule("tech-on", "\\b(?:i'm|i\\s+am|we're|we\\s+are|we've\\s+been|we\\s+have\\s+been)\\s+" + ADVS
             + "(?:all\\s+|fully\\s+)?on\\s+" + VOCAB, (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-host-on", "\\b(?:i|we)\\s+" + ADVS + "(?:deploy|host|run)\\s+(?:\\w+\\s+){0,2}?on\\s+" + VOCAB,
             (m, s) -> tech(m.group(1), false, EXPLICIT)));
 
     private TechRules() {
+    }
+
+    /**
+     * "I still use vim for quick edits though": "still" with a one-value slot (language, IDE, cloud) keeps an old value
+     * beside the current one, it does not switch back, so it states no value of the slot (the sentence stays in the
+     * turn's episode) and a newer IDE is not superseded. A tool ({@code uses:<tool>}) is one of many: "I still use
+     * Notion" is a plain use.
+     */
+    private static boolean stillOneOf(final String statement, final String raw) {
+        return STILL.matcher(statement).find()
+            && TechVocabulary.resolve(raw).map(t -> t.slot() != TechVocabulary.Slot.TOOL).orElse(false);
     }
 
     private static List<Fact> tech(final String raw, final boolean negated, final double confidence) {

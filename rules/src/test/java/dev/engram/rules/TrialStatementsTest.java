@@ -89,4 +89,11 @@ class TrialStatementsTest {
     void shouldRetractAndStateNothingWhenTheUserDeniesAValue(final String text, final String fact) {
         assertThat(facts(text)).containsExactly(fact);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"I still use vim for quick edits though.", "We're still using AWS for the old services."})
+    void shouldStateNoOneValueTechFactWhenTheUserStillUsesAnOldOne(final String text) {
+        assertThat(facts(text)).noneMatch(f -> f.startsWith("ide=") || f.startsWith("cloud_provider="));
+        assertThat(episode(text)).isTrue();
+    }
 }

@@ -88,4 +88,13 @@ class TrialStatementsPipelineTest {
             assertThat(activeFacts(driver)).noneMatch(f -> f.startsWith("allergy:"));
         }
     }
+
+    @Test
+    void shouldKeepTheNewIdeWhenTheUserStillUsesTheOldOneForSomething() {
+        try (PipelineHarness driver = said("I use vim.", "I switched from vim to VS Code.",
+            "I still use vim for quick edits though.")) {
+            assertThat(activeFacts(driver)).filteredOn(f -> f.startsWith("ide=")).containsExactly("ide=VS Code");
+            assertThat(episodes(driver)).anyMatch(e -> e.contains("quick edits"));
+        }
+    }
 }
