@@ -75,6 +75,14 @@ final class FactRules {
      * traveling and photography", "我喜欢看电影，这些电影总是让我感到兴奋").
      */
     static final int UNCOVERED_WORDS = 3;
+    /**
+     * Content words outside every matched statement from which any sentence says more than its facts: "I live in
+     * Lisbon, where I run a small bakery with my sister" is the city and a bakery run with a sister, which only the
+     * turn's episode keeps. Above {@link #UNCOVERED_WORDS}, so an aside ("As I said before, Kotlin is my main
+     * language", "I moved to Porto last month") leaves the fact alone, as an episode repeating a fact would embed next to
+     * it and reinforce or shadow it.
+     */
+    static final int SAYS_MORE_WORDS = 4;
 
     /**
      * Importance of a safety fact (allergy, condition, medication, food avoided, accessibility need): the highest, as
@@ -249,8 +257,10 @@ final class FactRules {
                 }
             }
         }
-        if (!byKey.isEmpty() && contentWords(outside(text, claimed)) >= UNCOVERED_WORDS) {
-            return byKey.values().stream().map(f -> mayBePartial(f) ? f.asPartial() : f).toList();
+        final int uncovered = byKey.isEmpty() ? 0 : contentWords(outside(text, claimed));
+        if (uncovered >= UNCOVERED_WORDS) {
+            return byKey.values().stream().map(f -> uncovered >= SAYS_MORE_WORDS || mayBePartial(f) ? f.asPartial() : f)
+                .toList();
         }
         return List.copyOf(byKey.values());
     }

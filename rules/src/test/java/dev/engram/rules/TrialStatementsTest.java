@@ -96,4 +96,16 @@ class TrialStatementsTest {
         assertThat(facts(text)).noneMatch(f -> f.startsWith("ide=") || f.startsWith("cloud_provider="));
         assertThat(episode(text)).isTrue();
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I live in Lisbon, where I run a small bakery with my sister.  | city=Lisbon                  | true
+        As I said before, Kotlin is my main language.                 | preferred_language=Kotlin    | false
+        I live in Lisbon.                                             | city=Lisbon                  | false
+        """)
+    void shouldKeepTheSentenceAsAnEpisodeWhenItSaysMoreThanItsFact(final String text, final String fact,
+                                                                   final boolean kept) {
+        assertThat(facts(text)).containsExactly(fact);
+        assertThat(episode(text)).isEqualTo(kept);
+    }
 }

@@ -97,4 +97,12 @@ class TrialStatementsPipelineTest {
             assertThat(episodes(driver)).anyMatch(e -> e.contains("quick edits"));
         }
     }
+
+    @Test
+    void shouldKeepTheBakeryAndTheSisterWhenTheCityIsSaidBesideThem() {
+        try (PipelineHarness driver = said("I live in Lisbon, where I run a small bakery with my sister.")) {
+            assertThat(activeFacts(driver)).contains("city=Lisbon");
+            assertThat(episodes(driver)).anyMatch(e -> e.contains("bakery") && e.contains("sister"));
+        }
+    }
 }
