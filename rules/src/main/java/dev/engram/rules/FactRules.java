@@ -75,6 +75,14 @@ final class FactRules {
      * traveling and photography", "我喜欢看电影，这些电影总是让我感到兴奋").
      */
     static final int UNCOVERED_WORDS = 3;
+    /**
+     * Content words outside every matched statement from which any sentence says more than its facts: "I live in
+     * Lisbon, where I run a small bakery with my sister" is the city and a bakery run with a sister, which only the
+     * turn's episode keeps. Above {@link #UNCOVERED_WORDS}, so an aside ("As I said before, Kotlin is my main
+     * language", "I moved to Porto last month") leaves the fact alone, as an episode repeating a fact would embed next to
+     * it and reinforce or shadow it.
+     */
+    static final int SAYS_MORE_WORDS = 4;
 
     /**
      * Importance of a safety fact (allergy, condition, medication, food avoided, accessibility need): the highest, as
@@ -163,6 +171,22 @@ final class FactRules {
         "\\b(?:if|unless|wish|would|could|might|maybe|perhaps|hope|hoping|dream|dreaming|someday|imagine|whether"
             + "|want\\s+to|wanna|plan\\s+to|planning\\s+to|going\\s+to|gonna|thinking\\s+(?:of|about)|considering)\\b");
 
+    /**
+     * Someone else quoted: a speaker who is not the user ("My friend told me:", "she says,", "Tom said \"") before a colon
+     * or a quotation mark, or anywhere in a sentence with a quotation ("\"I live in Rome,\" my friend said"). Group 1 is
+     * the speaker; a speaker of {@link #SELF} quotes the user's own words.
+     */
+    private static final CaselessPattern SPEAKER = CaselessPattern.compile(
+        "\\b([\\p{L}']+)\\s+(?:(?:always|just|once|then|now|also|even|often|keeps?|kept)\\s+)?"
+            + "(?:told|tells|tell|said|says|say|wrote|writes|texted|texts|replied|replies|asked|asks|put\\s+it)"
+            + "(?:\\s+(?:me|us|him|her|them))?\\s*(:|,?\\s*\")?");
+
+    /**
+     * Words before a speech verb whose quoted words are the user's: the user, a "we" that includes them, "let me tell
+     * you:" and "to tell you the truth:".
+     */
+    private static final List<String> SELF = List.of("i", "we", "me", "to");
+
     /** Every rule in priority order; the comments name the priority groups. */
     private static final List<Rule> RULES = Stream.of(
         ResponseStyleRules.RULES,       // 1. how the user wants to be served
@@ -211,13 +235,15 @@ final class FactRules {
         final Map<String, Fact> byKey = new LinkedHashMap<>();
         final CaselessText subject = CaselessText.of(text); // once for the ~150 rules
         final boolean ascii = subject.ascii();
+        final List<int[]> reported = reported(text, ascii);
         for (final Rule rule : RULES) {
             if (!rule.pattern().mayMatch(subject)) {
                 continue; // a word the rule cannot match without is missing: most rules, most sentences
             }
             final Matcher m = rule.pattern().matcher(subject);
             while (m.find()) {
-                if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start(), ascii)) {
+                if (overlaps(claimed, m.start(), m.end()) || hypothetical(text, m.start(), ascii)
+                    || overlaps(reported, m.start(), m.start() + 1)) {
                     continue;
                 }
                 final List<Fact> facts = rule.builder().build(m, text);
@@ -231,8 +257,10 @@ final class FactRules {
                 }
             }
         }
-        if (!byKey.isEmpty() && contentWords(outside(text, claimed)) >= UNCOVERED_WORDS) {
-            return byKey.values().stream().map(f -> mayBePartial(f) ? f.asPartial() : f).toList();
+        final int uncovered = byKey.isEmpty() ? 0 : contentWords(outside(text, claimed));
+        if (uncovered >= UNCOVERED_WORDS) {
+            return byKey.values().stream().map(f -> uncovered >= SAYS_MORE_WORDS || mayBePartial(f) ? f.asPartial() : f)
+                .toList();
         }
         return List.copyOf(byKey.values());
     }
@@ -298,6 +326,40 @@ final class FactRules {
             }
         }
         return false;
+    }
+
+    /**
+     * Where a sentence quotes someone else ({@link #SPEAKER}, the speaker not the user): from a colon or opening quotation
+     * mark right after the speech verb to the closing quotation mark (or the sentence's end), and every quotation in
+     * such a sentence. "My friend told me: I live in Rome" states the friend's city, not the user's; "I told him: I'm
+     * vegan" and an indirect "the doctor said I'm allergic to penicillin" (the user is the "I") stay the user's.
+     *
+     * @param text a sentence, quotes normalized
+     * @return [start, end) spans of someone else's words, possibly none
+     */
+    private static List<int[]> reported(final String text, final boolean ascii) {
+        if (text.indexOf(':') < 0 && text.indexOf('"') < 0) {
+            return List.of(); // no direct speech without a colon or a quotation mark
+        }
+        final List<int[]> spans = new ArrayList<>();
+        boolean other = false;
+        final Matcher m = SPEAKER.matcher(text, ascii);
+        while (m.find()) {
+            if (SELF.contains(m.group(1).toLowerCase(Locale.ROOT))) {
+                continue;
+            }
+            other = true;
+            if (m.group(2) != null) {
+                final int close = m.group(2).endsWith("\"") ? text.indexOf('"', m.end()) : -1;
+                spans.add(new int[] {m.end(), close < 0 ? text.length() : close});
+            }
+        }
+        for (int open = text.indexOf('"'); other && open >= 0; ) {
+            final int close = text.indexOf('"', open + 1);
+            spans.add(new int[] {open, close < 0 ? text.length() : close});
+            open = close < 0 ? -1 : text.indexOf('"', close + 1);
+        }
+        return spans;
     }
 
     /** A conditional, a wish, a plan or reported speech before the match: nothing is stated as true. */

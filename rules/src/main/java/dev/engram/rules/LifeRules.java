@@ -81,6 +81,9 @@ final class LifeRules {
             + PROPER + ")", (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(3)))),
         rule("family-renamed-not", "\\bmy\\s+" + KIN_ADJ + "(" + RELATION + ")" + NAMED_AS + "(" + PROPER + ")\\s*,?\\s+not\\s+("
             + PROPER + ")", (m, s) -> renamed(family(m.group(1), m.group(2)), null, m.group(3))),
+        // "I renamed my dog from Rex to Max": the old name said, so the fact replaces pet:rex
+        rule("pet-renamed-from", "\\b(?:i|we)\\s+" + ADVS + "renamed\\s+(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")\\s+from\\s+("
+            + PROPER + ")\\s+to\\s+(" + PROPER + ")", (m, s) -> renamed(pet(m.group(3), m.group(1)), "pet:" + slug(m.group(2)))),
         rule("pet-renamed", "\\b(?:i|we)\\s+" + ADVS + "renamed\\s+(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")(?:\\s*,\\s*(?:he|she|it)"
             + "(?:'s|\\s+is)\\s+(?:now\\s+)?(?:called|named)|\\s+to)?\\s+(" + PROPER + ")",
             (m, s) -> renamed(pet(m.group(2), m.group(1)), "pet:" + slug(m.group(1)))),

@@ -121,18 +121,19 @@ final class SafetyRules {
     private static final String REST = FactPatterns.LIST;
 
     /**
-     * "I'm no longer allergic to peanuts", "I'm not on warfarin anymore", "I no longer take metformin": a negated
-     * fact of the item's key, which retracts the allergy or medication as "I no longer use Jira" retracts a tool.
+     * "I'm no longer allergic to peanuts", "I'm not on warfarin anymore", "I no longer take metformin", and a
+     * present-tense denial ("Actually I'm not allergic to peanuts, the test was wrong", "I don't take aspirin"): a
+     * negated fact of the item's key, which retracts the allergy or medication as "I no longer use Jira" retracts a
+     * tool. A denial of what the user never said retracts nothing (the consolidator creates no memory from it).
      */
     static final List<Rule> RETRACTED = List.of(
         rule("allergy-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+" + DEGREE + "allergic\\s+to\\s+" + REST,
-            (m, s) -> noLonger(m.group(1), s) ? retracted(listed(Slot.ALLERGY, m.group(2), 3, FactPatterns::singular),
-                "Is no longer allergic to ") : List.of()),
+            (m, s) -> retracted(listed(Slot.ALLERGY, m.group(2), 3, FactPatterns::singular),
+                noLonger(m.group(1), s) ? "Is no longer allergic to " : "Is not allergic to ")),
         rule("medication-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+(?:taking|on)\\s+(?:my\\s+)?(" + MEDICATIONS
             + ")\\b|\\bi\\s+(no\\s+longer|don't|do\\s+not)\\s+take\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
-            (m, s) -> noLonger(FactRules.first(m, 1, 3), s)
-                ? retracted(one(Slot.MEDICATION, medication(m.group(2) != null ? m.group(2) : m.group(4))),
-                    "No longer takes ") : List.of()));
+            (m, s) -> retracted(one(Slot.MEDICATION, medication(m.group(2) != null ? m.group(2) : m.group(4))),
+                noLonger(FactRules.first(m, 1, 3), s) ? "No longer takes " : "Does not take ")));
 
     /** Allergies, intolerances, conditions, medications, foods avoided and accessibility needs, in English. */
     static final List<Rule> RULES = List.of(
@@ -252,7 +253,7 @@ final class SafetyRules {
      * @param word "no longer", "not", "don't" or "do not"
      * @param sentence the whole sentence
      * @return true when it ends a state rather than denies one: "no longer", or "not" with "anymore" ("I'm not
-     *     allergic to cats" says nothing was ever there to end)
+     *     allergic to cats" denies one: the same retraction, worded "Is not allergic to cat")
      */
     private static boolean noLonger(final String word, final String sentence) {
         return word.toLowerCase(Locale.ROOT).startsWith("no") && !word.toLowerCase(Locale.ROOT).startsWith("not")

@@ -12,6 +12,7 @@ import static dev.engram.rules.FactRules.rule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import dev.engram.avro.FactCategory;
 import dev.engram.avro.MemorySource;
@@ -22,14 +23,16 @@ import dev.engram.rules.FactRules.Rule;
 /**
  * The user's technical setup, resolved through {@link TechVocabulary}: {@code preferred_language},
  * {@code ide}, {@code cloud_provider} and {@code uses:<tool>} (TECHNICAL facts), stated ("I use
- * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear") or retracted ("I no longer
- * use Jira").
+ * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear", "I use Obsidian now instead of Notion",
+ * "I replaced Notion with Obsidian": the named old tool retracted) or retracted ("I no longer use Jira").
  */
 final class TechRules {
 
     private static final String TOOL = "(" + TechVocabulary.ANY + "|" + PROPER + ")";
 
     private static final String VOCAB = "(" + TechVocabulary.ANY + ")";
+
+    private static final Pattern STILL = Pattern.compile("(?i)\\bstill\\b");
 
     /** "I no longer use Jira", "we're not using Jenkins". */
     static final List<Rule> RETRACTED = List.of(
@@ -40,6 +43,14 @@ final class TechRules {
 
     /** A language, IDE, cloud or tool the user works with. */
     static final List<Rule> STATED = List.of(
+        // a switch said by what it replaced: the old tool is retracted, so it is no longer served as used ("I use
+        // Obsidian now instead of Notion", "I replaced Notion with Obsidian", "we swapped Jenkins for GitHub Actions")
+        rule("tool-instead", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(?:use|using|rely\\s+on|relying\\s+on"
+            + "|work\\s+with|working\\s+with)\\s+(?:an?\\s+|my\\s+)?" + TOOL + "(?:\\s+(?:now|these\\s+days|nowadays))?"
+            + "(?:\\s+for\\s+(?:my\\s+)?[\\p{L}-]+(?:\\s+[\\p{L}-]+)?)?,?\\s+instead\\s+of\\s+(?:using\\s+)?" + TOOL,
+            (m, s) -> switched(m.group(2), m.group(1))),
+        rule("tool-replaced", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:replaced|swapped(?:\\s+out)?|traded)\\s+"
+            + "(?:my\\s+)?" + TOOL + "\\s+(?:with|for)\\s+" + TOOL, (m, s) -> switched(m.group(1), m.group(2))),
         rule("tech-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|moved|changed)\\s+(?:over\\s+)?"
             + "(?:from\\s+" + VOCAB + "\\s+)?to\\s+" + VOCAB, (m, s) -> switched(m.group(1), m.group(2))),
         // a tool or vendor the vocabulary does not know, by its capitalized name ("we switched to Linear", "I switched
@@ -60,13 +71,25 @@ final class TechRules {
         rule("tech-prefer-language", "\\b(?:i|we)\\s+" + ADVS + "prefer\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?![-+#])",
             (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
-            + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> tech(m.group(1), false, EXPLICIT)),
+            + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> stillOneOf(m.group(), m.group(1))
+                ? List.of() : tech(m.group(1), false, EXPLICIT)),
         rule("tech-on", "\\b(?:i'm|i\\s+am|we're|we\\s+are|we've\\s+been|we\\s+have\\s+been)\\s+" + ADVS
             + "(?:all\\s+|fully\\s+)?on\\s+" + VOCAB, (m, s) -> tech(m.group(1), false, EXPLICIT)),
         rule("tech-host-on", "\\b(?:i|we)\\s+" + ADVS + "(?:deploy|host|run)\\s+(?:\\w+\\s+){0,2}?on\\s+" + VOCAB,
             (m, s) -> tech(m.group(1), false, EXPLICIT)));
 
     private TechRules() {
+    }
+
+    /**
+     * "I still use vim for quick edits though": "still" with a one-value slot (language, IDE, cloud) keeps an old value
+     * beside the current one, it does not switch back, so it states no value of the slot (the sentence stays in the
+     * turn's episode) and a newer IDE is not superseded. A tool ({@code uses:<tool>}) is one of many: "I still use
+     * Notion" is a plain use.
+     */
+    private static boolean stillOneOf(final String statement, final String raw) {
+        return STILL.matcher(statement).find()
+            && TechVocabulary.resolve(raw).map(t -> t.slot() != TechVocabulary.Slot.TOOL).orElse(false);
     }
 
     private static List<Fact> tech(final String raw, final boolean negated, final double confidence) {

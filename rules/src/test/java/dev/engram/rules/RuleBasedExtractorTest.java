@@ -225,7 +225,7 @@ class RuleBasedExtractorTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"My son is allergic to peanuts.", "My roommate has a cat named Gizmo.",
         "My wife uses a wheelchair.", "I have a headache today.", "I have a meeting at three.", "I'm not allergic to anything.",
-        "I'm not allergic to cats.", "My son takes metformin.",
+        "My son takes metformin.",
         "I played chess with my nephew yesterday.", "I run a small bakery.", "我妹妹对花生过敏。", "我昨天去爬山了。",
         "Is it safe to eat prawns during pregnancy?", "I've been playing professionally for just under a year now."})
     void shouldStateNoFactOfTheUserWhenTheSentenceIsAboutSomeoneElseOrAPassingState(final String text) {

@@ -1,0 +1,111 @@
+package dev.engram.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+
+import dev.engram.avro.ConversationCompleted;
+import dev.engram.avro.MemoryType;
+import dev.engram.avro.Message;
+import dev.engram.port.ExtractedMemory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Statements a fresh user's trial (session 12) read wrongly, through the whole {@link RuleBasedExtractor}: someone
+ * else's quoted words, a tool switch said by what it replaced, a rename with the old name, a denial, "still" with an
+ * old value, and a fact said beside more. Each case states the facts the turn gives ({@code key=value}, a retraction as
+ * {@code !key=value}) and whether the turn is also kept as an episode.
+ */
+class TrialStatementsTest {
+
+    private static List<ExtractedMemory> said(final String text) {
+        final Instant t0 = Instant.parse("2025-02-03T09:12:00Z");
+        final ConversationCompleted conversation = ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u1")
+            .setConversationId("c1").setCompletedAt(t0.plusSeconds(60))
+            .setMessages(List.of(new Message(0, "user", text, t0))).build();
+        return new RuleBasedExtractor().extract(conversation, null);
+    }
+
+    private static List<String> facts(final String text) {
+        return said(text).stream().filter(ExtractedMemory::isFact)
+            .map(m -> (m.negated() ? "!" : "") + m.key() + "=" + m.value()).toList();
+    }
+
+    private static boolean episode(final String text) {
+        return said(text).stream().anyMatch(m -> m.type() == MemoryType.EPISODIC);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"My friend told me: I live in Rome.", "My sister said, \"I'm vegan now.\"",
+        "\"I work at Google,\" my neighbour said.", "She says: I'm allergic to peanuts.",
+        "Tom wrote: \"I use Emacs every day.\""})
+    void shouldStateNoFactOfTheUserWhenTheFirstPersonIsSomeoneElseQuoted(final String text) {
+        assertThat(facts(text)).isEmpty();
+        assertThat(episode(text)).as("the turn is kept as said").isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I told him: I live in Rome.                                 | city=Rome
+        The doctor said I'm allergic to penicillin.                 | allergy:penicillin=penicillin
+        To tell you the truth: I'm vegan.                           | diet=vegan
+        I moved from Paris to London.                               | city=London
+        """)
+    void shouldKeepTheUsersOwnWordsWhenTheyReportOrQuoteThemselves(final String text, final String fact) {
+        assertThat(facts(text)).contains(fact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I use Obsidian now instead of Notion.                 | uses:obsidian=Obsidian, !uses:notion=Notion
+        I use Obsidian for notes instead of Notion.           | uses:obsidian=Obsidian, !uses:notion=Notion
+        I replaced Notion with Obsidian.                      | uses:obsidian=Obsidian, !uses:notion=Notion
+        We swapped Jenkins for GitHub Actions.                | uses:github_actions=GitHub Actions, !uses:jenkins=Jenkins
+        I switched from Notion to Obsidian.                   | uses:obsidian=Obsidian, !uses:notion=Notion
+        """)
+    void shouldRetractTheNamedOldToolWhenTheUserSwitchesTools(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I renamed my dog from Rex to Max.      | pet:rex=Max
+        We renamed our cat from Tom to Jerry.  | pet:tom=Jerry
+        """)
+    void shouldKeyTheNewNameByTheOldOneWhenTheRenameSaysBoth(final String text, final String fact) {
+        assertThat(facts(text)).containsExactly(fact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Actually I'm not allergic to peanuts, the test was wrong.  | !allergy:peanut=peanut
+        I'm not allergic to cats.                                  | !allergy:cat=cat
+        I am not vegetarian.                                       | !diet=vegetarian
+        I'm not on warfarin.                                       | !medication:warfarin=warfarin
+        """)
+    void shouldRetractAndStateNothingWhenTheUserDeniesAValue(final String text, final String fact) {
+        assertThat(facts(text)).containsExactly(fact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"I still use vim for quick edits though.", "We're still using AWS for the old services."})
+    void shouldStateNoOneValueTechFactWhenTheUserStillUsesAnOldOne(final String text) {
+        assertThat(facts(text)).noneMatch(f -> f.startsWith("ide=") || f.startsWith("cloud_provider="));
+        assertThat(episode(text)).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I live in Lisbon, where I run a small bakery with my sister.  | city=Lisbon                  | true
+        As I said before, Kotlin is my main language.                 | preferred_language=Kotlin    | false
+        I live in Lisbon.                                             | city=Lisbon                  | false
+        """)
+    void shouldKeepTheSentenceAsAnEpisodeWhenItSaysMoreThanItsFact(final String text, final String fact,
+                                                                   final boolean kept) {
+        assertThat(facts(text)).containsExactly(fact);
+        assertThat(episode(text)).isEqualTo(kept);
+    }
+}
