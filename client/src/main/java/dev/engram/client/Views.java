@@ -58,11 +58,18 @@ public final class Views {
      * @param validTo event time it stopped being current, null while current
      * @param supersededBy the id of the memory holding what replaced it, null while current or when nothing replaced
      *     it (a deletion, a negation)
+     * @param outdatedValues the old values the memory states that made it outdated ("Lisbon" after a move to Porto);
+     *     empty while current and for a memory outdated whole; null from a retriever older than this field
+     * @param currentPart what of an outdated memory is still current (the user's clauses that state none of
+     *     {@code outdatedValues}: "I love sushi." of "I love sushi, any good places in Lisbon?"), the line the context
+     *     block tells as current; a caller building its own prompt may tell it as current. Null while current, when
+     *     nothing of it is, and from a retriever older than this field
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
                       int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
-                      boolean outdated, Instant validTo, String supersededBy) {
+                      boolean outdated, Instant validTo, String supersededBy, List<String> outdatedValues,
+                      String currentPart) {
     }
 
     /**
@@ -106,13 +113,16 @@ public final class Views {
      * @param eventDates absolute dates the content refers to (ISO 8601 days or intervals), possibly empty; null from
      *     a retriever older than this field
      * @param agentId the agent whose own memory it is, null when every agent of the user shares it
+     * @param outdatedValues as a hit's ({@link Hit#outdatedValues}); kept after the memory is archived, as history
+     * @param currentPart as a hit's ({@link Hit#currentPart})
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
                              String status, String archiveReason, List<Source> sources, int reinforcementCount,
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
                              Instant validFrom, Instant validTo, String supersededBy, String language,
-                             List<String> eventDates, String agentId) {
+                             List<String> eventDates, String agentId, List<String> outdatedValues,
+                             String currentPart) {
     }
 
     /**

@@ -44,7 +44,7 @@ class ViewsContractTest {
              "components":{"semantic":0.8,"recency":1,"importance":0.5,"access":0},"sources":[],"status":"ACTIVE",
              "reinforcementCount":1,"createdAt":"2025-01-06T09:00:00Z","updatedAt":"2025-01-08T09:00:00Z",
              "agentId":"travel","outdated":true,"validTo":"2025-01-08T09:00:00Z","supersededBy":"m-2",
-             "aFieldOfANewerRetriever":{"x":1}}""";
+             "outdatedValues":["Umbrella Labs"],"currentPart":null,"aFieldOfANewerRetriever":{"x":1}}""";
 
         final Views.Hit hit = ClientTransport.convert(read(json), Views.Hit.class);
 
@@ -52,6 +52,8 @@ class ViewsContractTest {
         assertThat(hit.validTo()).isEqualTo(Instant.parse("2025-01-08T09:00:00Z"));
         assertThat(hit.supersededBy()).isEqualTo("m-2");
         assertThat(hit.agentId()).isEqualTo("travel");
+        assertThat(hit.outdatedValues()).containsExactly("Umbrella Labs");
+        assertThat(hit.currentPart()).isNull();
     }
 
     @Test
@@ -66,6 +68,8 @@ class ViewsContractTest {
         assertThat(hit.validTo()).isNull();
         assertThat(hit.supersededBy()).isNull();
         assertThat(hit.agentId()).isNull();
+        assertThat(hit.outdatedValues()).isNull();
+        assertThat(hit.currentPart()).isNull();
     }
 
     private static com.fasterxml.jackson.databind.JsonNode read(final String json) {

@@ -40,7 +40,8 @@ import dev.engram.text.TurnHeuristics;
  *
  * <p><b>Which statements.</b> The user's ACTIVE memories that are statements of the user: not a conversation
  * summary ({@link ExtractedMemory#isSummary}), not an exchange episode (the user's turn and the assistant's
- * reply, verbatim: {@link ExtractedMemory#isExchange}), not an observation.
+ * reply, verbatim: {@link ExtractedMemory#isExchange}), not an observation; of one that states a value that stopped
+ * being true ({@link Outdated#isOutdated}), only the clauses still current ({@link #statementOf}).
  *
  * <p><b>Grouping</b> (deterministic, so a replay gives the same observations): per embedding model, the
  * statements in order of {@code createdAt} (then memory id); each joins the open group whose centroid (the sum
@@ -140,13 +141,36 @@ public final class Observations {
 
     /**
      * @param memory a memory
-     * @return whether it is a statement an observation may hold (see the class comment)
+     * @return whether it is a statement an observation may hold, whole or in part ({@link #statementOf})
      */
     public static boolean isStatement(final Memory memory) {
-        return memory.getStatus() == MemoryStatus.ACTIVE && memory.getValidTo() == null
-            && !ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())
-            && !ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())
-            && !ExtractedMemory.isExchange(memory.getDisplayName());
+        return statementOf(memory) != null;
+    }
+
+    /**
+     * What observations and topic lists may state of a memory (see the class comment): a statement of the user (ACTIVE,
+     * not a summary, an exchange or an observation) as it is while it is current; while it is outdated ({@link
+     * Outdated#isOutdated}: a fact it names changed since) only the part that is still current ({@link
+     * OutdatedPart#currentPart}: "I love jazz." of "I live in Porto, I love jazz." after a move from Porto), so a
+     * regrouped observation never restates the old value as current, and what the user still holds stays grouped. Its
+     * vector stays the whole memory's (the consolidator embeds nothing), and so do its sources and event dates.
+     *
+     * @param memory a memory
+     * @return the memory itself, a copy of an outdated one with the part still current as its content, or null when
+     *     an observation states nothing of it (not a statement, or outdated whole)
+     */
+    public static Memory statementOf(final Memory memory) {
+        if (memory.getStatus() != MemoryStatus.ACTIVE
+            || ExtractedMemory.isSummary(memory.getType(), memory.getDisplayName())
+            || ExtractedMemory.isObservation(memory.getType(), memory.getDisplayName())
+            || ExtractedMemory.isExchange(memory.getDisplayName())) {
+            return null;
+        }
+        if (memory.getValidTo() == null) {
+            return memory;
+        }
+        final String current = OutdatedPart.currentPart(memory);
+        return current == null ? null : Memory.newBuilder(memory).setContent(current).build();
     }
 
     /**
@@ -223,8 +247,11 @@ public final class Observations {
                 deleted.add(m.getMemoryId()); // a DELETE command's marker (it keeps the id only)
             } else if (isObservation(m)) {
                 existing.put(m.getMemoryId(), m);
-            } else if (isStatement(m) && !m.getEmbedding().isEmpty() && substance.get(m.getContent())) {
-                statementsByModel.computeIfAbsent(m.getEmbeddingModel(), k -> new ArrayList<>()).add(m);
+            } else {
+                final Memory statement = statementOf(m);
+                if (statement != null && !m.getEmbedding().isEmpty() && substance.get(statement.getContent())) {
+                    statementsByModel.computeIfAbsent(m.getEmbeddingModel(), k -> new ArrayList<>()).add(statement);
+                }
             }
         }
         final Map<String, List<Memory>> groups = new LinkedHashMap<>();
@@ -311,8 +338,9 @@ public final class Observations {
     /**
      * Whether a change takes a statement back or moves it in the grouping order: anything that changes the
      * statements but a new statement or a restatement (the same statement still ACTIVE, same content, time and
-     * model). Such a change regroups the user at once: the observations do not serve what was taken back, and a
-     * regrouping before and after it give the same observations whenever they run.
+     * model; the content as an observation states it, {@link #statementOf}, so a mark that outdates a clause of it
+     * takes that clause back). Such a change regroups the user at once: the observations do not serve what was taken
+     * back, and a regrouping before and after it give the same observations whenever they run.
      *
      * @param change a change of one of a user's memories
      * @return whether the user is to be regrouped at once
@@ -321,14 +349,14 @@ public final class Observations {
         if (!changesStatements(change)) {
             return false;
         }
-        final Memory before = change.before();
-        final Memory after = change.after();
-        if (before == null || !isStatement(before)) {
-            return before != null && isStatement(after); // revived; a new statement waits
+        final Memory was = change.before() == null ? null : statementOf(change.before());
+        final Memory is = statementOf(change.after());
+        if (was == null) {
+            return change.before() != null && is != null; // revived; a new statement waits
         }
-        return !isStatement(after) || !after.getContent().equals(before.getContent())
-            || !after.getCreatedAt().equals(before.getCreatedAt())
-            || !Objects.equals(after.getEmbeddingModel(), before.getEmbeddingModel());
+        return is == null || !is.getContent().equals(was.getContent())
+            || !is.getCreatedAt().equals(was.getCreatedAt())
+            || !Objects.equals(is.getEmbeddingModel(), was.getEmbeddingModel());
     }
 
     /**

@@ -25,10 +25,10 @@ import dev.engram.text.MemoryText;
  * is a function of the statements like any observation ({@link Observations}: written, rewritten and removed by the
  * same pass, replay-deterministic, never a dedup, merge, TTL or staleness target).
  *
- * <p><b>Which statements.</b> Those an observation may hold ({@link Observations#isStatement}: ACTIVE, no
- * {@code validTo}, not a summary, exchange or observation), so a value the user took back (superseded, corrected,
- * deleted, negated: an {@code Outdated} mark sets {@code validTo}) or an assistant's echo (never a statement:
- * {@code Echoes}) is never listed. A sentence with a negation or aversion cue ({@link Facts#isNegative}: "I don't
+ * <p><b>Which statements.</b> Those an observation may hold ({@link Observations#statementOf}: ACTIVE, not a
+ * summary, exchange or observation; of a memory with {@code validTo} only its clauses still current), so a value the
+ * user took back (superseded, corrected, deleted, negated: an {@code Outdated} mark sets {@code validTo} and names the
+ * old value) or an assistant's echo (never a statement: {@code Echoes}) is never listed. A sentence with a negation or aversion cue ({@link Facts#isNegative}: "I don't
  * swim", "I hate running") names no value.
  *
  * <p><b>Values</b>, per sentence of the statement's own words ({@link MemoryText#ownWords}; an image caption the user

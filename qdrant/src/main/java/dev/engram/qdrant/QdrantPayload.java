@@ -1,5 +1,6 @@
 package dev.engram.qdrant;
 
+import static io.qdrant.client.ValueFactory.list;
 import static io.qdrant.client.ValueFactory.value;
 
 import java.time.Instant;
@@ -22,7 +23,8 @@ import io.qdrant.client.grpc.JsonWithInt.Value;
  * The mapping between a {@link Memory} and a Qdrant point: point id = the memory id (a UUID), vector =
  * the embedding, payload = every scalar field retrieval needs (snake_case keys below), so a search hit
  * can be scored and shown without another lookup. Times are RFC 3339 strings (Qdrant's datetime
- * payload type); absent optional fields are left out of the payload. Not in the payload: the
+ * payload type); absent optional fields are left out of the payload, and so are empty lists
+ * ({@value #OUTDATED_VALUES}). Not in the payload: the
  * embedding (it is the vector), {@code sources} and {@code supersedes} (lineage, read from the state
  * store or {@code memory-updated}).
  */
@@ -40,6 +42,12 @@ public final class QdrantPayload {
     public static final String EMBEDDING_MODEL = "embedding_model";
     /** Payload key of the memory id (same as the point id). */
     public static final String MEMORY_ID = "memory_id";
+    /**
+     * Payload key of the old values an outdated memory states ({@link Memory#getOutdatedValues}: a list of strings,
+     * left out when empty), so a reader of the collection tells, as the API does, which part of an ACTIVE memory with
+     * {@code valid_to} is past.
+     */
+    public static final String OUTDATED_VALUES = "outdated_values";
     /** Time fields with a datetime index (lifecycle: recency and TTL filters). */
     public static final List<String> TIME_FIELDS = List.of("created_at", "updated_at", "last_accessed_at", "expires_at");
     /** Keyword fields with a keyword index. */
@@ -87,6 +95,9 @@ public final class QdrantPayload {
         payload.put("access_count", value(memory.getAccessCount()));
         payload.put("reinforcement_count", value(memory.getReinforcementCount()));
         putIfPresent(payload, "superseded_by", memory.getSupersededBy());
+        if (!memory.getOutdatedValues().isEmpty()) {
+            payload.put(OUTDATED_VALUES, list(memory.getOutdatedValues().stream().map(v -> value(v)).toList()));
+        }
         payload.put(EMBEDDING_MODEL, value(memory.getEmbeddingModel()));
         return payload;
     }
@@ -117,7 +128,8 @@ public final class QdrantPayload {
             .setValidTo(optionalTime(payload, "valid_to"))
             .setAccessCount((int) payload.get("access_count").getIntegerValue())
             .setReinforcementCount((int) payload.get("reinforcement_count").getIntegerValue())
-            .setSupersededBy(optional(payload, "superseded_by")).setSupersedes(List.of()).setSources(List.of())
+            .setSupersededBy(optional(payload, "superseded_by")).setOutdatedValues(strings(payload, OUTDATED_VALUES))
+            .setSupersedes(List.of()).setSources(List.of())
             .setEmbedding(List.of()).setEmbeddingModel(string(payload, EMBEDDING_MODEL))
             .build();
     }
@@ -145,6 +157,13 @@ public final class QdrantPayload {
     private static String optional(final Map<String, Value> payload, final String key) {
         final Value v = payload.get(key);
         return v == null || v.hasNullValue() ? null : v.getStringValue();
+    }
+
+    /** @return the strings of a list value, none when the key is absent (a point written before the key existed) */
+    private static List<String> strings(final Map<String, Value> payload, final String key) {
+        final Value v = payload.get(key);
+        return v == null || !v.hasListValue() ? List.of()
+            : v.getListValue().getValuesList().stream().map(Value::getStringValue).toList();
     }
 
     private static double number(final Map<String, Value> payload, final String key) {

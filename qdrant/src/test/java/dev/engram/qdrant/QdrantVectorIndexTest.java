@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.engram.avro.ArchiveReason;
@@ -166,6 +167,30 @@ class QdrantVectorIndexTest {
         final Memory expected = Memory.newBuilder(m).setSources(List.of()).setSupersedes(List.of())
             .setEmbedding(List.of()).build();
         assertThat(back).isEqualTo(expected);
+    }
+
+    @Test
+    void shouldCarryTheOldValuesOfAnOutdatedMemoryAsAListOfStringsInThePayload() {
+        // an ACTIVE episode marked by two changes: a reader of the collection tells which part is past, as the API does
+        final Memory episode = Memory.newBuilder(memory("m-3", MemoryStatus.ACTIVE, 0, 1, 0, 0)).setKey(null)
+            .setValue(null).setCategory(null).setType(MemoryType.EPISODIC)
+            .setContent("Big week: I moved to Lisbon, I work at Hooli now; it is sunny there.")
+            .setValidTo(T.plusSeconds(60)).setSupersededBy(id("m-4")).setOutdatedValues(List.of("Lisbon", "Hooli")).build();
+        final Memory current = memory("m-5", MemoryStatus.ACTIVE, 0, 0, 1, 0);
+        index.upsert(episode);
+        index.upsert(current);
+
+        // on the wire: a payload list of strings (Qdrant's JSON array), left out of a current memory's payload
+        final Map<String, Map<String, io.qdrant.client.grpc.JsonWithInt.Value>> sent = new java.util.HashMap<>();
+        qdrant.requests(UpsertPoints.class).forEach(r -> r.getPointsList()
+            .forEach(p -> sent.put(p.getId().getUuid(), p.getPayloadMap())));
+        assertThat(sent.get(id("m-3")).get(QdrantPayload.OUTDATED_VALUES).getListValue().getValuesList())
+            .extracting(io.qdrant.client.grpc.JsonWithInt.Value::getStringValue).containsExactly("Lisbon", "Hooli");
+        assertThat(sent.get(id("m-5"))).as("left out while current").doesNotContainKey(QdrantPayload.OUTDATED_VALUES);
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {0, 1, 0, 0}, 1, true)).get(0).memory()
+            .getOutdatedValues()).containsExactly("Lisbon", "Hooli");
+        assertThat(index.search(new VectorIndex.Query(ANA, new float[] {0, 0, 1, 0}, 1, true)).get(0).memory()
+            .getOutdatedValues()).isEmpty();
     }
 
     @Test

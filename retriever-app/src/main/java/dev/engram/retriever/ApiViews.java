@@ -10,6 +10,8 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.ProfileFact;
 import dev.engram.avro.SourceRef;
 import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.Outdated;
+import dev.engram.consolidation.OutdatedPart;
 import dev.engram.scoring.ScoredMemory;
 
 /** The JSON bodies of the retrieval API (Jackson serializes records in declaration order). */
@@ -76,16 +78,24 @@ public final class ApiViews {
      * @param updatedAt event time of the last change
      * @param agentId the agent whose own memory it is, null when every agent of the user shares it
      * @param outdated true when the memory is ACTIVE but states something that stopped being true (a fact it names was
-     *     superseded, corrected, deleted or negated: {@link dev.engram.consolidation.Outdated#isOutdated}), the same
+     *     superseded, corrected, deleted or negated: {@link Outdated#isOutdated}), the same
      *     judgment that puts it under "Earlier, no longer current" in the context block ({@link ContextBlock})
      * @param validTo when it stopped being current, null while current
      * @param supersededBy the memory holding what replaced it, null while current or when nothing replaced it (a
      *     deletion, a negation)
+     * @param outdatedValues the old values it states that made it outdated ({@link Memory#getOutdatedValues}), in the
+     *     order they were marked; empty while current, and for a memory outdated whole (a correction reaching the
+     *     sentence a fact was read from, a mark written before the values were kept: {@code outdated} says it)
+     * @param currentPart what of it is still current: the clauses of the user's own words that state none of
+     *     {@code outdatedValues} ({@link OutdatedPart#currentPart}: "I love sushi." of "I love sushi, any good places
+     *     in Lisbon?" after a move from Lisbon), the line the context block tells as current; null while current
+     *     (all of it is) and when nothing of it is
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
                       int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
-                      boolean outdated, Instant validTo, String supersededBy) {
+                      boolean outdated, Instant validTo, String supersededBy, List<String> outdatedValues,
+                      String currentPart) {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
@@ -94,8 +104,8 @@ public final class ApiViews {
                 new Components(round(scored.semantic()), round(scored.recency()), round(scored.importance()),
                     round(scored.access())),
                 Source.of(m.getSources()), m.getStatus().name(), m.getReinforcementCount(), m.getCreatedAt(),
-                m.getUpdatedAt(), m.getAgentId(), dev.engram.consolidation.Outdated.isOutdated(m), m.getValidTo(),
-                m.getSupersededBy());
+                m.getUpdatedAt(), m.getAgentId(), Outdated.isOutdated(m), m.getValidTo(), m.getSupersededBy(),
+                List.copyOf(m.getOutdatedValues()), OutdatedPart.currentPart(m));
         }
     }
 
@@ -139,13 +149,18 @@ public final class ApiViews {
      *     ko, ar, vi, …), or null when unknown
      * @param eventDates absolute dates the content refers to (ISO 8601 days or intervals), possibly empty
      * @param agentId the agent whose own memory it is, null when every agent of the user shares it
+     * @param outdatedValues as a search hit's ({@link Hit#outdatedValues}): the old values it states that made it
+     *     outdated (kept after it is archived, as history), empty for a memory never marked or marked whole
+     * @param currentPart as a search hit's ({@link Hit#currentPart}): what of an outdated memory is still current,
+     *     null otherwise
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
                              String status, String archiveReason, List<Source> sources, int reinforcementCount,
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
                              Instant validFrom, Instant validTo, String supersededBy, String language,
-                             List<String> eventDates, String agentId) {
+                             List<String> eventDates, String agentId, List<String> outdatedValues,
+                             String currentPart) {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
@@ -154,7 +169,8 @@ public final class ApiViews {
                 m.getArchiveReason() == null ? null : m.getArchiveReason().name(), Source.of(m.getSources()),
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
                 m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy(), m.getLanguage(),
-                List.copyOf(m.getEventDates()), m.getAgentId());
+                List.copyOf(m.getEventDates()), m.getAgentId(), List.copyOf(m.getOutdatedValues()),
+                OutdatedPart.currentPart(m));
         }
     }
 

@@ -118,11 +118,16 @@ public final class ContextBlock {
         pinned.forEach(m -> ids.add(m.getMemoryId()));
         final List<ScoredMemory> ranked = hits.stream().filter(h -> !ids.contains(h.memory().getMemoryId())).toList();
         ranked.forEach(h -> memories.add(h.memory()));
+        // a memory's lines are read up to three times below (its density, then each packing): made once per request,
+        // since OutdatedPart#currentPart and the small-talk patterns of #said were a quarter of a block's CPU with
+        // 20 outdated memories among 100 hits (BENCHMARKS.md, "retrieval")
+        final Map<Memory, List<Part>> lines = new java.util.IdentityHashMap<>();
+        final java.util.function.Function<Memory, List<Part>> parts = m -> lines.computeIfAbsent(m, ContextBlock::parts);
         final double[] density = new double[ranked.size()];
         final List<Integer> order = new ArrayList<>(ranked.size());
         for (int i = 0; i < ranked.size(); i++) {
             final Memory m = ranked.get(i).memory();
-            final int tokens = parts(m).stream().mapToInt(p -> estimateTokens(p.line())).sum();
+            final int tokens = parts.apply(m).stream().mapToInt(p -> estimateTokens(p.line())).sum();
             density[i] = ranked.get(i).score() / Math.pow(Math.max(MIN_LINE_TOKENS, tokens), DENSITY_EXPONENT);
             order.add(i);
         }
@@ -131,12 +136,13 @@ public final class ContextBlock {
         order.forEach(i -> byDensity.add(ranked.get(i).memory()));
         final java.util.Set<String> held = new java.util.HashSet<>(ids);
         memories.stream().filter(SafetyFacts.DEFAULT::isSafety).forEach(m -> held.add(m.getMemoryId()));
-        final Packed chosen = pack(byDensity, budgetTokens, held);
+        final Packed chosen = pack(byDensity, budgetTokens, held, parts);
         // told in rank order: the same memories, each line as the block would write it in that order (a memory another
         // one quotes is then left out or replaced), unless that order no longer fits them all (it may say more: a
         // line is replaced only by a later one of its own section)
         final java.util.Set<String> in = java.util.Set.copyOf(chosen.result().included());
-        final Packed told = pack(memories.stream().filter(m -> in.contains(m.getMemoryId())).toList(), budgetTokens, held);
+        final Packed told = pack(memories.stream().filter(m -> in.contains(m.getMemoryId())).toList(), budgetTokens, held,
+            parts);
         if (!told.leftOut()) {
             return told.result();
         }
@@ -153,8 +159,10 @@ public final class ContextBlock {
 
     /**
      * @param held the memories whose lines no other line stands for ({@link Line#held}): the pinned and the safety facts
+     * @param parts a memory's lines ({@link #parts}), made once per request
      */
-    private static Packed pack(final List<Memory> memories, final int budgetTokens, final java.util.Set<String> held) {
+    private static Packed pack(final List<Memory> memories, final int budgetTokens, final java.util.Set<String> held,
+                               final java.util.function.Function<Memory, List<Part>> parts) {
         Block block = new Block();
         final List<String> included = new ArrayList<>();
         String rendered = "";
@@ -162,7 +170,7 @@ public final class ContextBlock {
         for (final Memory m : memories) {
             final boolean kept = held.contains(m.getMemoryId());
             Block attempt = block;
-            for (final Part part : parts(m)) {
+            for (final Part part : parts.apply(m)) {
                 final String key = normalized(part.said());
                 if (!key.isEmpty() && !attempt.says(key, kept)) { // else nothing new for the model: the block says it
                     attempt = attempt.with(part.section(), part.sub(), new Line(part.line(), key, kept));

@@ -49,6 +49,8 @@ class KnowledgeUpdateReproductionsTest {
 
     private static final String T = "t1";
     private static final Instant T0 = Instant.parse("2024-03-04T09:00:00Z");
+    /** The retriever's JSON mapper, as its routes write their bodies. */
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = dev.engram.runtime.AppHttpServer.objectMapper();
     private static Embedder embedder;
 
     @BeforeAll
@@ -522,6 +524,26 @@ class KnowledgeUpdateReproductionsTest {
                 .contains("- I love sushi.\n").doesNotContain("Lisbon");
             assertThat(block.substring(block.indexOf(ContextBlock.EARLIER)))
                 .contains("I love sushi, any good places in Lisbon?", "Sushi Café Avenida");
+
+            // the API's views say the same: a search hit and the listed memory (list, panel, export, MCP) name the
+            // old value and the part still current, as the server writes them
+            final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
+            final dev.engram.scoring.ScoredMemory hit = scorer.rank(RankRequest.of("What food do I love?", 5)
+                .memories(pipeline.retriever().memories(u))).stream()
+                .filter(h -> h.memory().getMemoryId().equals(exchange.getMemoryId())).findFirst().orElseThrow();
+            for (final Object view : List.of(ApiViews.Hit.of(hit), ApiViews.MemoryView.of(exchange))) {
+                final com.fasterxml.jackson.databind.JsonNode json = JSON.valueToTree(view);
+                assertThat(json.get("outdatedValues")).as("%s", view.getClass().getSimpleName())
+                    .containsExactly(JSON.getNodeFactory().textNode("Lisbon"));
+                assertThat(json.get("currentPart").asText()).isEqualTo("I love sushi.");
+                assertThat(json.get("validTo").isNull()).isFalse();
+                assertThat(json.get("content").asText()).as("the content stays what was said")
+                    .isEqualTo(exchange.getContent());
+            }
+            final Memory city = fact(pipeline, u, "city");
+            final com.fasterxml.jackson.databind.JsonNode current = JSON.valueToTree(ApiViews.MemoryView.of(city));
+            assertThat(current.get("outdatedValues")).as("a current memory").isEmpty();
+            assertThat(current.get("currentPart").isNull()).isTrue();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.engram.topology;
 
+import static dev.engram.testing.Conversations.conversation;
+import static dev.engram.testing.Conversations.user;
 import static dev.engram.topology.FedCandidates.episodic;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -221,6 +223,40 @@ class ObservationsTest {
                     assertThat(o.getSources()).extracting(SourceRef::getConversationId).containsExactly("c-0", "c-1", "c-2");
                 });
             assertThat(driver.retriever().memories(MIRA)).noneMatch(m -> m.getContent().contains(lake));
+        }
+    }
+
+    @Test
+    void shouldStateOnlyWhatIsStillCurrentOfAnEpisodeWhoseCityMovedAndNeverTheOldCityAsCurrent() {
+        // an episode naming the city beside a lasting taste: after the move its observation (regrouped at once) keeps
+        // the taste and no longer says the user lives in Porto
+        final String porto = "I live in Porto. Old jazz records from the fifties keep me company every evening.";
+        final List<String> jazz = List.of("I spend my evenings listening to old jazz records with my headphones.",
+            "Coltrane's A Love Supreme was spinning on my record player all weekend.");
+        try (PipelineHarness driver = harness()) {
+            driver.publish(conversation("t1", "u-mira", "c-1", user(porto, hour(0))));
+            for (int i = 0; i < jazz.size(); i++) {
+                driver.publish(conversation("t1", "u-mira", "c-" + (2 + i), user(jazz.get(i), hour(1 + i))));
+            }
+            driver.advanceTo(T0.plus(Duration.ofDays(7)));
+            assertThat(observations(driver)).as("the episode grouped whole while Porto is current")
+                .anySatisfy(o -> assertThat(o.getContent()).contains(porto));
+
+            driver.publish(conversation("t1", "u-mira", "c-9", user("I moved to Lisbon last month.", at(8))));
+
+            final Memory episode = driver.consolidator().memories(MIRA).stream()
+                .filter(m -> porto.equals(m.getContent())).findFirst().orElseThrow();
+            assertThat(episode.getValidTo()).as("marked by the move").isNotNull();
+            assertThat(episode.getOutdatedValues()).containsExactly("Porto");
+            assertThat(observations(driver)).as("regrouped at once, the part still current kept")
+                .allSatisfy(o -> assertThat(o.getContent()).doesNotContain("Porto"))
+                .anySatisfy(o -> assertThat(o.getContent())
+                    .contains("Old jazz records from the fifties keep me company every evening.").contains(jazz.get(0)));
+            assertThat(driver.retriever().memories(MIRA)).filteredOn(m -> Observations.isObservation(m)
+                && m.getStatus() == MemoryStatus.ACTIVE).noneMatch(m -> m.getContent().contains("Porto"));
+            driver.advanceTo(T0.plus(Duration.ofDays(12)));
+            assertThat(observations(driver)).as("and the next pass agrees")
+                .noneMatch(o -> o.getContent().contains("Porto"));
         }
     }
 
