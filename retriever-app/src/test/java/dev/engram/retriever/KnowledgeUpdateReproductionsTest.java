@@ -571,4 +571,27 @@ class KnowledgeUpdateReproductionsTest {
                 .findFirst().orElseThrow(() -> new AssertionError("the late episode: " + pipeline.retriever().memories(u)));
         }
     }
+
+    /**
+     * The assistant's claim about the user ("Noted: you work at SAP …") is not the user's fact, confirmed or not: it
+     * was stored as the user's exchange and was the only answer to "Where do I work?".
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Yes, that is right.
+        Hmm, what time is it?
+        """)
+    void shouldNotServeTheAssistantsClaimAboutTheUserAsTheUsersWords(final String answer) {
+        final String u = T + "/u-sap";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-sap", "c-1",
+                user("Please remember a few things about me.", day(0)),
+                assistant("Noted: you work at SAP and you are allergic to peanuts.", day(0, 20)),
+                user(answer, day(0, 40))));
+
+            assertThat(pipeline.retriever().memories(u)).as("nothing cites the claim")
+                .noneMatch(m -> m.getContent().contains("SAP"));
+            assertThat(context(pipeline, u, "Where do I work?")).doesNotContain("SAP");
+        }
+    }
 }
