@@ -272,7 +272,7 @@ public final class Consolidator {
             return Decision.nothing(Outcome.DUPLICATE);
         }
         if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
-            return MemoryWrites.create(candidate);
+            return MemoryWrites.create(candidate, userMemories);
         }
         final float[] vector = candidateVector;
         if (candidate.getKey() != null && candidate.getNegated()) {

@@ -26,7 +26,8 @@ import dev.engram.text.CaselessPattern;
  * An echo is a sentence of the assistant attributing a statement to the user: "as/like you told me / said /
  * mentioned", "you told me / said / mentioned …", or a second-person state after a causal connective ("since you
  * live in Leeds", "because you're vegan", "given that you work at …"), a sentence opening with the user's state
- * ("You live in Berlin, so …", "Sure! You live in Madrid and you work at Oracle") or the user's fact as an apposition
+ * ("You live in Berlin, so …", "Sure! You live in Madrid and you work at Oracle"), also after an acknowledgement
+ * ("Noted: you work at SAP and you are allergic to peanuts", "Got it, you're allergic to peanuts"), or the user's fact as an apposition
  * ("As a Berlin resident, …"). Recommendations ("you should try …") are not
  * echoes. Pure, deterministic.
  */
@@ -41,7 +42,9 @@ public final class Echoes {
             + "|\\s+eat|\\s+use|\\s+moved|\\s+were)\\b"
             // a sentence that opens by stating the user's life to them: "You live in Berlin, so …", "Sure! You live in
             // Madrid and you work at Oracle", "You're vegan, so …"
-            + "|(?:^|(?<=[.!?]\\s{0,3}))\\s*you(?:\\s+(?:live|work|moved|eat)\\s|(?:'re|\\s+are)\\s+(?:based\\s|(?:an?\\s+)?"
+            // "Noted: you work at SAP …", "Got it, you're allergic to peanuts": the acknowledgement of a claim it makes
+            + "|(?:^|(?<=[.!?]\\s{0,3}))\\s*(?:(?:noted|got\\s+it|okay|ok|understood|so|right)\\s*[:,.!\u2014-]?\\s*)?"
+            + "you(?:\\s+(?:live|work|moved|eat)\\s|(?:'re|\\s+are)\\s+(?:based\\s|allergic\\b|(?:an?\\s+)?"
             + "(?:vegan|vegetarian)\\b))"
             // the user's fact as an apposition: "As a Berlin resident, …", "As a vegan, …"
             + "|\\bas\\s+an?\\s+(?:[\\p{L}-]+\\s+){0,2}(?:resident|local|native|vegan|vegetarian)\\b"

@@ -57,7 +57,7 @@ final class Revivals {
             }
         }
         if (best == null) {
-            return MemoryWrites.create(candidate);
+            return MemoryWrites.create(candidate, userMemories);
         }
         final Consolidator.Decision reinforced = MemoryWrites.reinforce(Memory.newBuilder(best)
             .setStatus(MemoryStatus.ACTIVE).setArchiveReason(null).setSupersededBy(null).build(), candidate);

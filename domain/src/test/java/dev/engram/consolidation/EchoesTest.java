@@ -58,6 +58,9 @@ class EchoesTest {
         assertThat(Echoes.isEcho("Sure! You live in Madrid and you work at Oracle, right?")).isTrue();
         assertThat(Echoes.isEcho("As a Berlin resident, you can get a museum pass.")).isTrue();
         assertThat(Echoes.isEcho("You're vegan, so skip the cheese course.")).isTrue();
+        assertThat(Echoes.isEcho("Noted: you work at SAP and you are allergic to peanuts.")).isTrue();
+        assertThat(Echoes.isEcho("Got it, you're allergic to peanuts.")).isTrue();
+        assertThat(Echoes.isEcho("Noted, I will keep answers short.")).isFalse();
         assertThat(Echoes.isEcho("You're welcome!")).isFalse();
         assertThat(Echoes.isEcho("You should try the Pergamon Museum.")).isFalse();
         assertThat(Echoes.isEcho("As a result, the museum is closed on Mondays.")).isFalse();

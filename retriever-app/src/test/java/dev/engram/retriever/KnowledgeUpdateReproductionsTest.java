@@ -620,4 +620,82 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(current(context(pipeline, u, question))).contains(now).doesNotContain(before);
         }
     }
+
+    // A fresh user's trial (session 12): an old or unconfirmed value served as current
+
+    /**
+     * After a move, the assistant's reply names the old city ("close to your home in Lisbon") where the user did not:
+     * the exchange is born outdated, told under "Earlier", never as a current past conversation.
+     */
+    @Test
+    void shouldTellAnExchangeWhoseReplyNamesTheOldCityAsEarlierWhenItIsSaidAfterTheMove() {
+        final String u = T + "/u-cafe";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-cafe", "c-1", user("I live in Lisbon.", day(0))));
+            pipeline.publish(conversation(T, "u-cafe", "c-2", user("I moved to Porto last week.", day(10))));
+            pipeline.publish(conversation(T, "u-cafe", "c-3", user("Can you recommend a cafe near my place?", day(15)),
+                assistant("Sure, try Cafe A Brasileira in Lisbon, close to your home in Lisbon.", day(15, 30))));
+
+            final Memory exchange = pipeline.retriever().memories(u).stream()
+                .filter(m -> m.getContent().contains("Brasileira")).findFirst()
+                .orElseThrow(() -> new AssertionError("the exchange: " + pipeline.retriever().memories(u)));
+            assertThat(exchange.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(exchange.getOutdatedValues()).containsExactly("Lisbon");
+            assertThat(exchange.getValidTo()).as("born outdated: never current").isEqualTo(exchange.getValidFrom());
+            final String block = context(pipeline, u, "where do I live?");
+            assertThat(current(block)).contains("Lives in Porto").doesNotContain("Lisbon");
+        }
+    }
+
+    /**
+     * A conversation dated before a move that arrives after it is history, not current (docs/api.md): the late episode
+     * ends up as if it had come in order, outdated at the move by the newer city.
+     */
+    @Test
+    void shouldMarkALateConversationAsItWouldHaveBeenMarkedInOrderWhenANewerConversationMovedTheUser() {
+        final List<String> conversations = List.of("c-1", "c-late", "c-2");
+        final Memory inOrder = lateEpisode(List.of("c-1", "c-late", "c-2"));
+        final Memory late = lateEpisode(List.of("c-1", "c-2", "c-late"));
+        assertThat(inOrder.getValidTo()).isEqualTo(Instant.parse(day(5)));
+        assertThat(late).as("arrival order " + conversations).isEqualTo(inOrder);
+    }
+
+    private static Memory lateEpisode(final List<String> order) {
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            for (final String c : order) {
+                pipeline.publish(switch (c) {
+                    case "c-1" -> conversation(T, "u-vie", c, user("I live in Vienna.", day(0)));
+                    case "c-2" -> conversation(T, "u-vie", c, user("I moved to Salzburg.", day(5)));
+                    default -> conversation(T, "u-vie", c, user("Greetings from Vienna, where I live.", day(2)));
+                });
+            }
+            final String u = T + "/u-vie";
+            assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Salzburg").doesNotContain("Vienna");
+            return pipeline.retriever().memories(u).stream().filter(m -> m.getContent().contains("Greetings"))
+                .findFirst().orElseThrow(() -> new AssertionError("the late episode: " + pipeline.retriever().memories(u)));
+        }
+    }
+
+    /**
+     * The assistant's claim about the user ("Noted: you work at SAP …") is not the user's fact, confirmed or not: it
+     * was stored as the user's exchange and was the only answer to "Where do I work?".
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Yes, that is right.
+        Hmm, what time is it?
+        """)
+    void shouldNotServeTheAssistantsClaimAboutTheUserAsTheUsersWords(final String answer) {
+        final String u = T + "/u-sap";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-sap", "c-1",
+                user("Please remember a few things about me.", day(0)),
+                assistant("Noted: you work at SAP and you are allergic to peanuts.", day(0, 20)),
+                user(answer, day(0, 40))));
+
+            assertThat(pipeline.retriever().memories(u)).as("nothing cites the claim")
+                .noneMatch(m -> m.getContent().contains("SAP"));
+            assertThat(context(pipeline, u, "Where do I work?")).doesNotContain("SAP");
+        }
+    }
 }
