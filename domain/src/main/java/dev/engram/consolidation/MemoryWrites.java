@@ -32,10 +32,10 @@ final class MemoryWrites {
 
     /**
      * A new ACTIVE memory from the candidate, born outdated when it states a value a change of the user's facts ended
-     * ({@link Outdated#atBirth}: a late arrival dated before the change, or an assistant's reply naming the old value).
+     * ({@link BornOutdated#atBirth}: a late arrival dated before the change, or an assistant's reply naming the old value).
      */
     static Decision create(final MemoryCandidate candidate, final List<Memory> userMemories) {
-        final Memory created = Outdated.atBirth(newMemory(candidate, MemoryStatus.ACTIVE).build(), userMemories);
+        final Memory created = BornOutdated.atBirth(newMemory(candidate, MemoryStatus.ACTIVE).build(), userMemories);
         return new Decision(Outcome.CREATED, List.of(change(null, created, UpdateOperation.CREATED, candidate)),
             List.of(), List.of());
     }

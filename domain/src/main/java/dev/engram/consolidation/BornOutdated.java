@@ -1,0 +1,121 @@
+package dev.engram.consolidation;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.core.ValueAliases;
+import dev.engram.port.ExtractedMemory;
+
+/**
+ * The marks a memory is born with ({@link #atBirth}): what {@link Outdated} marks when a change comes, applied to a
+ * memory that comes after the change (a late arrival, or an assistant's reply naming the old value), so the order in
+ * which memories and changes arrive does not show. Stateless; thread-safe.
+ */
+public final class BornOutdated {
+
+    private BornOutdated() {
+    }
+
+    /**
+     * A memory born after a change it states the old value of, or arriving after a change dated later than it: marked
+     * at its creation as {@link Outdated#mark} marks what the change found, so the order memories and changes arrive in
+     * does not show and the one that came late is not served as current. The changes are read from the user's facts that a
+     * later statement superseded or a negation took back (ARCHIVED SUPERSEDED or NEGATED: value, {@code validTo},
+     * {@code supersededBy}). For each whose old value the memory states (not its new value; a stance aside):
+     * <ul>
+     *   <li>said at or before the change (a late arrival): outdated at the change, by the memory holding the new value,
+     *       as the change would have marked it (the change's message itself aside);</li>
+     *   <li>said after it, where the old value is only in words other than the user's own (an exchange's reply, a
+     *       summary: not the turn of an exchange, not an episode of the user's words, which say it again) and the user
+     *       did not state the value again since (no fact of the key with that value from after the change): outdated
+     *       at its own creation ({@code validTo} = {@code validFrom}), never current. After a move from Lisbon the
+     *       assistant's "try Cafe A Brasileira, close to your home in Lisbon" is what was said, not where the user
+     *       lives.</li>
+     * </ul>
+     * A correction or deletion through the API keeps no old value in the consolidator's state (the fact is rewritten in
+     * place), so a late arrival naming a corrected value is not reached by this rule.
+     *
+     * @param created a memory as a candidate creates it (ACTIVE, not marked)
+     * @param userMemories every memory of the user, every status, before it
+     * @return the memory, marked when a change reaches it ({@code outdatedValues}: the old values it states, each once,
+     *     in the order of {@code userMemories}; {@code validTo}: the earliest such change, or its creation;
+     *     {@code supersededBy}: that change's new fact), else {@code created} itself
+     */
+    public static Memory atBirth(final Memory created, final List<Memory> userMemories) {
+        if (created.getKey() != null || created.getStatus() != MemoryStatus.ACTIVE || created.getValidTo() != null
+            || ExtractedMemory.isObservation(created.getType(), created.getDisplayName())) {
+            return created;
+        }
+        final Instant said = created.getValidFrom();
+        final String ownWords = ownWords(created);
+        final List<String> values = new ArrayList<>();
+        Instant until = null;
+        String by = null;
+        for (final Memory f : userMemories) {
+            if (f.getKey() == null || f.getStatus() != MemoryStatus.ARCHIVED || f.getValidTo() == null
+                || f.getArchiveReason() != ArchiveReason.SUPERSEDED && f.getArchiveReason() != ArchiveReason.NEGATED
+                || Outdated.isPolarity(f.getValue()) || !Outdated.states(created.getContent(), f.getValue())
+                || values.contains(f.getValue())) {
+                continue;
+            }
+            final Instant changed = f.getValidTo();
+            final Memory newer = f.getSupersededBy() == null ? null : byId(userMemories, f.getSupersededBy());
+            if (newer != null && newer.getValue() != null && Outdated.states(created.getContent(), newer.getValue())) {
+                continue; // the sentence telling the change
+            }
+            final Instant at;
+            if (!said.isAfter(changed)) {
+                if (newer != null && newer.getSources().stream().anyMatch(s -> Outdated.cites(created, s))) {
+                    continue; // the message that made the change
+                }
+                at = changed;
+            } else if ((ownWords == null || !Outdated.states(ownWords, f.getValue()))
+                && !restatedSince(f, changed, said, userMemories)) {
+                at = said;
+            } else {
+                continue;
+            }
+            values.add(f.getValue());
+            if (until == null || at.isBefore(until)) {
+                until = at;
+                by = f.getSupersededBy();
+            }
+        }
+        if (until == null) {
+            return created;
+        }
+        return Memory.newBuilder(created).setValidTo(until).setSupersededBy(by).setOutdatedValues(values)
+            .setUpdatedAt(created.getUpdatedAt().isAfter(until) ? created.getUpdatedAt() : until).build();
+    }
+
+    /** @return the user's own words in a memory: an exchange's turn, an episode's text; null for a summary (none) */
+    private static String ownWords(final Memory m) {
+        if (ExtractedMemory.isSummary(m.getType(), m.getDisplayName())) {
+            return null;
+        }
+        final String turn = dev.engram.text.MemoryText.exchangeTurn(m.getContent());
+        return turn != null ? turn : m.getContent();
+    }
+
+    /** @return whether a fact of the changed fact's key stated its value again after the change, by {@code said} */
+    private static boolean restatedSince(final Memory changedFact, final Instant changed, final Instant said,
+                                         final List<Memory> userMemories) {
+        final String was = ValueAliases.fold(changedFact.getValue());
+        return userMemories.stream().anyMatch(f -> changedFact.getKey().equals(f.getKey()) && f.getValue() != null
+            && ValueAliases.fold(f.getValue()).equals(was) && f.getValidFrom().isAfter(changed)
+            && !f.getValidFrom().isAfter(said));
+    }
+
+    private static Memory byId(final List<Memory> memories, final String id) {
+        for (final Memory m : memories) {
+            if (m.getMemoryId().equals(id)) {
+                return m;
+            }
+        }
+        return null;
+    }
+}
