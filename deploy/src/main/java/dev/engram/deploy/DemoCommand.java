@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.crypto.PersonalSerdes;
 import dev.engram.qdrant.QdrantConfig;
 import dev.engram.retriever.RetrieverConfig;
 import dev.engram.stack.ConversationSources;
@@ -202,6 +203,9 @@ public final class DemoCommand implements Callable<Integer> {
             SampleDates.describe(sampleOffset, out);
             out.println("Starting the Kafka broker (KRaft, in-process)…");
             final EmbeddedBroker broker = resources.push(EmbeddedBroker.start(dir));
+            // the process's data key rings (PersonalSerdes) follow engram-data-keys on this broker: closed after the
+            // apps and before the broker, or their followers warn of timeouts after "Stopping:" (README trial)
+            resources.push((AutoCloseable) PersonalSerdes::closeAll);
             // The local demo serves one machine's loopback without API keys (retriever.auth.enabled=false,
             // printed below); every real deployment keeps the default (keys required).
             final Map<String, Object> overrides = demoOverrides(broker.bootstrapServers(), dir.resolve("streams"), retrieverPort);
