@@ -23,7 +23,9 @@ class KekTest {
         assertThat(EngramConfig.defaults().getBoolean(PipelineConfig.CRYPTO_ENABLED)).isTrue();
         assertThatThrownBy(() -> Kek.from(EngramConfig.defaults())).isInstanceOf(ConfigException.class)
             .hasMessageContaining("crypto.kek.file").hasMessageContaining("ENGRAM_CRYPTO_KEK")
-            .hasMessageContaining("openssl rand -base64 32").hasMessageContaining("crypto.enabled=false");
+            .hasMessageContaining("openssl rand -base64 32").hasMessageContaining("crypto.enabled=false")
+            // README trial: verify against the demo named crypto.kek.file but not where the demo keeps its key
+            .hasMessageContaining("ENGRAM_CRYPTO_KEK_FILE").hasMessageContaining("run/demo/crypto-kek.base64");
         assertThatThrownBy(() -> Topic.MEMORY_UPDATED.valueSerde(EngramConfig.defaults()))
             .hasMessageContaining("crypto.enabled=false");
     }
