@@ -54,8 +54,8 @@ public final class Kek {
             if (password == null || password.value().isBlank()) {
                 throw new ConfigException(PipelineConfig.CRYPTO_ENABLED + "=true (the default: erased users' records "
                     + "become unreadable at once) needs the key-encryption key: set " + PipelineConfig.CRYPTO_KEK_FILE
-                    + " (ENGRAM_CRYPTO_KEK_FILE: a file, e.g. a mounted Secret; the demo's is run/demo/crypto-kek.base64,"
-                    + " in its --run-dir) or " + PipelineConfig.CRYPTO_KEK + " (ENGRAM_CRYPTO_KEK) to base64 of "
+                    + " (ENGRAM_CRYPTO_KEK_FILE: a file, e.g. a mounted Secret; the demo's is"
+                    + " run/demo/crypto-kek.base64, in its --run-dir) or " + PipelineConfig.CRYPTO_KEK + " (ENGRAM_CRYPTO_KEK) to base64 of "
                     + "32 random bytes (openssl rand -base64 32), and keep it: records sealed under it cannot be read "
                     + "without it. Or set " + PipelineConfig.CRYPTO_ENABLED + "=false to run without crypto-shredding "
                     + "(erased content then stays readable on Engram's topics until their retention)");
