@@ -255,9 +255,10 @@ class RetrieverApiIT {
         hit.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
             "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt", "agentId", "outdated",
-            "validTo", "supersededBy");
+            "validTo", "supersededBy", "outdatedValues", "currentPart");
         assertThat(hit.get("outdated").asBoolean()).isFalse();
         assertThat(hit.get("validTo").isNull()).isTrue();
+        assertThat(hit.get("outdatedValues").isArray() && hit.get("outdatedValues").isEmpty()).as(hit.toString()).isTrue();
         final JsonNode c = hit.get("components");
         // the weighted mean of the components with the default weights 0.85/0/0.02/0.03
         assertThat(hit.get("score").asDouble()).isCloseTo((0.85 * c.get("semantic").asDouble()
