@@ -205,7 +205,7 @@ public final class HybridScorer {
         final boolean past = request.asOf() == null && PastCues.asks(query);
         if (request.index() != null) {
             return request.asOf() != null ? rankAsOf(ranking, request.index(), query, k, request.asOf())
-                : past ? rankWithPast(ranking, request.index(), query, k, request.minScore())
+                : past ? rankOver(ranking, request.index(), query, k, request.minScore(), PastCues::eligible)
                 : rankIndexed(request.user(), request.index(), query, k, request.minScore(), lifted);
         }
         if (request.memories() == null) {
@@ -278,15 +278,9 @@ public final class HybridScorer {
     }
 
     /**
-     * Ranks a kept index's ACTIVE memories and the user's earlier values ({@link PastCues#eligible}) for a question
-     * about the past, exhaustively over them, as {@link #rankAsOf} does.
+     * Ranks the memories of a kept index that are {@code eligible}, exhaustively (BM25 statistics of that set): those
+     * valid at {@code asOf}, or a question about the past's ACTIVE memories and earlier values ({@link PastCues#eligible}).
      */
-    private List<ScoredMemory> rankWithPast(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query,
-                                            final int k, final double minScore) {
-        return rankOver(ranking, index, query, k, minScore, PastCues::eligible);
-    }
-
-    /** Ranks the memories of a kept index that are {@code eligible}, exhaustively (BM25 statistics of that set). */
     private List<ScoredMemory> rankOver(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query,
                                         final int k, final double minScore, final java.util.function.Predicate<Memory> eligible) {
         final Function<String, float[]> vectors = model -> queryVector(query, model);
