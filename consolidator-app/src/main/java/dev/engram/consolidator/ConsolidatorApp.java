@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 import java.util.Properties;
 
+import dev.engram.core.ExitDrains;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.llm.LlmConfig;
@@ -160,6 +161,6 @@ public final class ConsolidatorApp extends StreamsApp {
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
-        System.exit(run(configFromArgs(args)));
+        ExitDrains.exit(run(configFromArgs(args)));
     }
 }

@@ -1,6 +1,7 @@
 package dev.engram.deploy;
 
 import dev.engram.bench.BenchCommand;
+import dev.engram.core.ExitDrains;
 import dev.engram.kafka.KafkaOperationFailed;
 import dev.engram.retriever.RetrieverApp;
 import picocli.CommandLine;
@@ -38,7 +39,7 @@ public final class EngramCli implements Runnable {
      */
     public static void main(final String[] args) {
         quietLogs();
-        System.exit(run(args));
+        ExitDrains.exit(run(args));
     }
 
     /** The log configuration of the command line, shipped in the runtime module. */

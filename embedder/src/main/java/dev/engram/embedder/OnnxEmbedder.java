@@ -15,11 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
+import dev.engram.core.ExitDrains;
 import dev.engram.port.Embedder;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
@@ -50,6 +52,12 @@ public final class OnnxEmbedder implements Embedder {
 
     private static final Map<String, OnnxEmbedder> SHARED = new ConcurrentHashMap<>();
     private static volatile ExecutorService sharedPool;
+    /** Every inference of every model passes it, so that the JVM does not exit under one ({@link ExitDrains}). */
+    private static final InferenceGate GATE = new InferenceGate();
+
+    static {
+        ExitDrains.register(GATE);
+    }
 
     private final OnnxModel spec;
     private final ExecutorService executor;
@@ -154,6 +162,10 @@ public final class OnnxEmbedder implements Embedder {
      */
     @Override
     public List<float[]> embedAll(final List<String> texts) {
+        return GATE.run(() -> embedEach(texts));
+    }
+
+    private List<float[]> embedEach(final List<String> texts) {
         if (texts.isEmpty()) {
             return List.of();
         }
@@ -185,9 +197,10 @@ public final class OnnxEmbedder implements Embedder {
      */
     @Override
     public List<float[]> embedGroup(final List<String> texts) {
-        if (texts.size() < 2 || !groups(spec)) {
-            return embedAll(texts);
-        }
+        return GATE.run(() -> texts.size() < 2 || !groups(spec) ? embedEach(texts) : embedRuns(texts));
+    }
+
+    private List<float[]> embedRuns(final List<String> texts) {
         final Map<String, GroupedInference.Tokens> distinct = new LinkedHashMap<>();
         for (final String text : texts) {
             distinct.computeIfAbsent(passage(text), grouped::tokenize);
@@ -245,7 +258,15 @@ public final class OnnxEmbedder implements Embedder {
         }
         executor.shutdownNow();
         try {
+            // a run still inside the session would read freed memory (ONNX Runtime ignores the interrupt)
+            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Embedding model " + spec.name() + ": inferences still running after 10 s;"
+                    + " its session is left open");
+            }
             session.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while closing the embedding model " + spec.name(), e);
         } catch (OrtException e) {
             throw new IllegalStateException(e);
         }

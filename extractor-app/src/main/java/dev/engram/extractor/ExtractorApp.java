@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.engram.core.ExitDrains;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -178,6 +179,6 @@ public final class ExtractorApp extends StreamsApp {
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
-        System.exit(run(configFromArgs(args)));
+        ExitDrains.exit(run(configFromArgs(args)));
     }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.engram.core.ExitDrains;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
@@ -371,6 +372,6 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param args {@code [--config FILE]}
      */
     public static void main(final String[] args) {
-        System.exit(new CommandLine(new RetrieverApp()).execute(args));
+        ExitDrains.exit(new CommandLine(new RetrieverApp()).execute(args));
     }
 }

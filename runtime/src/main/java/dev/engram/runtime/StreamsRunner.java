@@ -17,6 +17,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KafkaStreams.State;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+
+import dev.engram.core.ExitDrains;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,14 +123,17 @@ public final class StreamsRunner implements AutoCloseable {
     }
 
     /**
-     * Starts (unless started), installs a JVM shutdown hook that closes the client, and blocks until
+     * Starts (unless started), installs a JVM shutdown hook that closes the client (then waits for {@link ExitDrains}), and blocks until
      * the client reaches NOT_RUNNING or ERROR.
      *
      * @return {@link #EXIT_OK} after a clean shutdown, {@link #EXIT_ERROR} if it ended in ERROR or a
      *     stream thread died with an uncaught exception
      */
     public int runUntilShutdown() {
-        final Thread hook = new Thread(() -> close(Duration.ofSeconds(30)), appName + "-shutdown");
+        final Thread hook = new Thread(() -> {
+            close(Duration.ofSeconds(30));
+            ExitDrains.awaitAll(ExitDrains.EXIT_DRAIN); // a stream thread that did not stop may still be in native code
+        }, appName + "-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         if (!started.get()) {
             start();
