@@ -2,8 +2,6 @@ package dev.engram.retriever;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -15,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.core.EpochMillis;
+import dev.engram.core.IsoTimestamps;
 import dev.engram.core.UserKey;
 import dev.engram.runtime.ApiProblem;
 import dev.engram.runtime.JsonBodies;
@@ -254,13 +253,12 @@ final class ConversationRoute {
             at = Instant.ofEpochMilli(value.longValue());
         } else if (value.isTextual()) {
             try {
-                at = OffsetDateTime.parse(value.asText().strip()).toInstant();
-            } catch (DateTimeParseException e) {
-                throw ApiProblem.badRequest(name + " must be an ISO-8601 timestamp with an offset (2025-02-03T09:12:00Z)"
-                    + " or epoch milliseconds");
+                at = IsoTimestamps.parse(name, value.asText());
+            } catch (IllegalArgumentException e) {
+                throw ApiProblem.badRequest(e.getMessage());
             }
         } else {
-            throw ApiProblem.badRequest(name + " must be an ISO-8601 timestamp with an offset or epoch milliseconds");
+            throw ApiProblem.badRequest(name + " must be an ISO-8601 timestamp with an offset or epoch milliseconds as a JSON number");
         }
         if (at.isBefore(Instant.EPOCH) || at.isAfter(MAX_TIME)) {
             throw ApiProblem.badRequest(name + " is out of range: accepted from 1970-01-01T00:00:00Z to " + latest

@@ -327,8 +327,8 @@ class McpEndpointIT {
             assertThat(onTheTopic("c-mcp-epoch")).singleElement()
                 .satisfies(r -> assertThat(r.value().getCompletedAt()).isEqualTo(java.time.Instant.ofEpochMilli(at)));
             assertThat(words.isError()).as(text(words)).isTrue();
-            assertThat(text(words)).startsWith("400").contains("completedAt must be an ISO-8601 timestamp with an offset",
-                "or epoch milliseconds");
+            assertThat(text(words)).startsWith("400").contains("completedAt is not an ISO-8601 timestamp with an offset",
+                "or epoch milliseconds as a JSON number");
         }
     }
 

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.Message;
 import dev.engram.core.EpochMillis;
+import dev.engram.core.IsoTimestamps;
 import dev.engram.core.UserKey;
 import dev.engram.core.Utf8Text;
 import dev.engram.runtime.JsonBodies;
@@ -336,9 +335,9 @@ final class JsonLinesFile {
             throw new InvalidLine(name + " is missing or not an ISO-8601 timestamp");
         } else {
             try {
-                at = OffsetDateTime.parse(value.asText()).toInstant();
-            } catch (DateTimeParseException e) {
-                throw new InvalidLine(name + " is not an ISO-8601 timestamp with offset: " + value.asText());
+                at = IsoTimestamps.parse(name, value.asText());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidLine(e.getMessage());
             }
         }
         if (at.isBefore(MIN_TIME) || at.isAfter(MAX_TIME)) {
