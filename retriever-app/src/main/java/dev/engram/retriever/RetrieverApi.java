@@ -194,7 +194,8 @@ public final class RetrieverApi {
      */
     public void register(final Javalin app) {
         app.before("/v1/*", ApiAccess::rejectMissingIds);
-        app.before("/v1/*", ApiAccess::rejectNonJsonBody);
+        // only where a route matched: a POST to a path that takes none is a 405, whatever its Content-Type
+        app.beforeMatched("/v1/*", ApiAccess::rejectNonJsonBody);
         app.before("/v1/*", auth::authenticate);
         app.after("/v1/*", auth::audit);
         app.get("/panel", ctx -> notFramed(ctx).html(panelHtml));

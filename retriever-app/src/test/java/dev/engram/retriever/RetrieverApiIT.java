@@ -708,6 +708,13 @@ class RetrieverApiIT {
             assertThat(detail(typed(city, type, "{\"value\":\"Delft\"}"), 415)).as(type)
                 .contains("\"" + type.split(";")[0] + "\" is not accepted", "application/json", "UTF-8");
         }
+        // a method the path does not take is a 405 with Allow whatever the body's type (a form POST got a 415 first)
+        final HttpResponse<String> formPost = HTTP.send(HttpRequest.newBuilder(URI.create(retriever.baseUrl()
+                + "/v1/tenants/t1/users/u-ana/memories")).header("Authorization", "Bearer " + T1_ADMIN)
+            .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString("{}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(detail(formPost, 405)).startsWith("Method POST is not allowed on /v1/tenants/t1/users/u-ana/memories");
+        assertThat(formPost.headers().firstValue("Allow")).hasValueSatisfying(a -> assertThat(a).contains("GET"));
         // JSON is UTF-8: another charset is refused, not read as UTF-8
         assertThat(detail(typed(city, "application/json; charset=ISO-8859-1", "{\"value\":\"Delft\"}"), 415))
             .contains("charset \"ISO-8859-1\" is not accepted", "application/json", "charset=utf-8");
