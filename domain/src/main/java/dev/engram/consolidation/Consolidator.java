@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import dev.engram.avro.ContradictionDetected;
+import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -45,7 +46,11 @@ import dev.engram.scoring.Vectors;
  *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
  *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
- *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. <b>A renamed entity</b>: a
+ *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. A fact corrected in place
+ *       through the API is reinforced, not superseded, by a statement dated before the correction of the value it held
+ *       then ({@link Facts#formerValueAt}: "Greetings from Graz, I live in Graz" dated before a PUT from Graz to Vienna
+ *       is evidence of the fact's history, as a replay, ordering candidates and commands by time, applies it before the
+ *       correction; the value stays Vienna). <b>A renamed entity</b>: a
  *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
  *       {@code family:<relation>:}) that has no ACTIVE memory, whose value ({@link MemoryIds#fold}) is the value of an
  *       ACTIVE fact of the same slot, is about that fact: a correction changed its value but not its key
@@ -296,6 +301,11 @@ public final class Consolidator {
         }
         final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
         for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
+                final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());
+                if (held != null && Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())) {
+                    // said before a correction, of the value the fact held then: history, as a replay applies it
+                    return MemoryWrites.reinforce(current, candidate);
+                }
                 candidate.getEmbeddingModel(), leastDecidingCosine(candidate.getEmbeddingModel())))) {
             final Memory existing = hit.memory();
             if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())
