@@ -88,6 +88,9 @@ import dev.engram.scoring.Vectors;
  *       single-valued slot ("I meant Lisbon, not Lisbn", "Sorry, I meant Lisbon" after "Lisbn"; {@link SelfCorrections})
  *       corrects that fact in place, as a correction through the API does (before rule 7, which would read the old
  *       value named as a restatement).</li>
+ *   <li><b>Diet.</b> a diet or a food given up ("I'm vegetarian now", "I no longer eat meat"), written ACTIVE, archives
+ *       the user's food likes said before it that it rules out ("Likes steak"; {@link DietChanges}, {@link FoodGroups}),
+ *       as SUPERSEDED by the diet's memory.</li>
  * </ol>
  * A superseded, corrected, deleted or negated fact marks the memories stating its old value ({@link Outdated}); a
  * memory so marked is never the hit a candidate reinforces or is judged against.
@@ -263,7 +266,9 @@ public final class Consolidator {
     public Decision decide(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         final Decision decision = decideOwn(candidate, userMemories, index);
         return switch (decision.outcome()) {
-            case CREATED, REINFORCED, REVIVED -> Confirmations.withConfirmations(candidate, decision, userMemories);
+            case CREATED, REINFORCED, REVIVED -> DietChanges.withRuledOutLikes(candidate,
+                Confirmations.withConfirmations(candidate, decision, userMemories), userMemories);
+            case SUPERSEDED -> DietChanges.withRuledOutLikes(candidate, decision, userMemories);
             default -> decision;
         };
     }
@@ -296,16 +301,16 @@ public final class Consolidator {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
                 }
-                return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key", userMemories);
-            }
-        }
-        final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
-        for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
                 final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());
                 if (held != null && Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())) {
                     // said before a correction, of the value the fact held then: history, as a replay applies it
                     return MemoryWrites.reinforce(current, candidate);
                 }
+                return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key", userMemories);
+            }
+        }
+        final UserKey user = new UserKey(candidate.getTenantId(), candidate.getUserId());
+        for (final VectorIndex.Hit hit : index.search(new VectorIndex.Query(user, vector, SEARCH_LIMIT, true,
                 candidate.getEmbeddingModel(), leastDecidingCosine(candidate.getEmbeddingModel())))) {
             final Memory existing = hit.memory();
             if (ExtractedMemory.isSummary(existing.getType(), existing.getDisplayName())

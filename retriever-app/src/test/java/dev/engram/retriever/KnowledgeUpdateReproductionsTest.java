@@ -442,6 +442,38 @@ class KnowledgeUpdateReproductionsTest {
     }
 
     /**
+     * User trial, session 12: after "I love steak", "I no longer eat meat" or "I'm vegetarian now" left "Likes steak"
+     * current beside the diet. A diet or a food given up takes back the likes it rules out ({@code FoodGroups}); a like
+     * it does not rule out stays.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I no longer eat meat.
+        I'm vegetarian now.
+        I've gone vegan, it feels great.
+        """)
+    void shouldTakeBackAFoodLikeWhenTheUserStopsEatingIt(final String change) {
+        final String u = T + "/u-steak";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-steak", "c-1", user("I love steak.", day(0)),
+                user("I love chocolate too.", day(0, 60))));
+            final Memory steak = fact(pipeline, u, "preference:steak");
+            pipeline.publish(conversation(T, "u-steak", "c-2", user(change, day(5))));
+
+            final Memory diet = pipeline.consolidator().active(u).stream()
+                .filter(m -> "diet".equals(m.getKey()) || "avoids:meat".equals(m.getKey())).findFirst()
+                .orElseThrow(() -> new AssertionError("the diet: " + pipeline.consolidator().active(u)));
+            final Memory taken = pipeline.retriever().memory(u, steak.getMemoryId());
+            assertThat(taken.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(taken.getSupersededBy()).isEqualTo(diet.getMemoryId());
+            assertThat(taken.getValidTo()).isEqualTo(Instant.parse(day(5)));
+            assertThat(pipeline.retriever().profile(u).getFacts()).doesNotContainKey("preference:steak")
+                .containsKey("preference:chocolate");
+            assertThat(current(context(pipeline, u, "What food do I like?"))).doesNotContain("steak");
+        }
+    }
+
+    /**
      * A replay (bin/engram rebuild) orders candidates and commands by time: the late conversation before the
      * correction. The memories must come out the same as live, where it arrived after.
      */
