@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.engram.avro.ArchiveReason;
+import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.core.ValueAliases;
@@ -23,9 +24,10 @@ public final class BornOutdated {
     /**
      * A memory born after a change it states the old value of, or arriving after a change dated later than it: marked
      * at its creation as {@link Outdated#mark} marks what the change found, so the order memories and changes arrive in
-     * does not show and the one that came late is not served as current. The changes are read from the user's facts that a
-     * later statement superseded or a negation took back (ARCHIVED SUPERSEDED or NEGATED: value, {@code validTo},
-     * {@code supersededBy}). For each whose old value the memory states (not its new value; a stance aside):
+     * does not show and the one that came late is not served as current. The changes are read from the user's facts
+     * that a later statement superseded or a negation took back (ARCHIVED SUPERSEDED or NEGATED: value,
+     * {@code validTo}, {@code supersededBy}) and from the values corrections replaced (below). For each whose old value
+     * the memory states (not its new value; a stance aside):
      * <ul>
      *   <li>said at or before the change (a late arrival): outdated at the change, by the memory holding the new value,
      *       as the change would have marked it (the change's message itself aside);</li>
@@ -36,8 +38,11 @@ public final class BornOutdated {
      *       assistant's "try Cafe A Brasileira, close to your home in Lisbon" is what was said, not where the user
      *       lives.</li>
      * </ul>
-     * A correction or deletion through the API keeps no old value in the consolidator's state (the fact is rewritten in
-     * place), so a late arrival naming a corrected value is not reached by this rule.
+     * A correction through the API rewrites the fact in place but keeps the values it replaced, each with the
+     * correction's time ({@link Memory#getFormerValues}): they are changes too, made by the fact itself and by no
+     * message, so a late conversation dated before the correction that names the value it had ("Greetings from Graz,
+     * where I live" after a PUT from Graz to Vienna) is outdated at the correction, by the fact. A deletion keeps
+     * nothing (the marker holds no value), so a late arrival naming a deleted value is not reached by this rule.
      *
      * @param created a memory as a candidate creates it (ACTIVE, not marked)
      * @param userMemories every memory of the user, every status, before it
@@ -55,34 +60,30 @@ public final class BornOutdated {
         final List<String> values = new ArrayList<>();
         Instant until = null;
         String by = null;
-        for (final Memory f : userMemories) {
-            if (f.getKey() == null || f.getStatus() != MemoryStatus.ARCHIVED || f.getValidTo() == null
-                || f.getArchiveReason() != ArchiveReason.SUPERSEDED && f.getArchiveReason() != ArchiveReason.NEGATED
-                || Outdated.isPolarity(f.getValue()) || !Outdated.states(created.getContent(), f.getValue())
-                || values.contains(f.getValue())) {
+        for (final Change c : changes(userMemories)) {
+            if (Outdated.isPolarity(c.oldValue()) || !Outdated.states(created.getContent(), c.oldValue())
+                || values.contains(c.oldValue())) {
                 continue;
             }
-            final Instant changed = f.getValidTo();
-            final Memory newer = f.getSupersededBy() == null ? null : byId(userMemories, f.getSupersededBy());
-            if (newer != null && newer.getValue() != null && Outdated.states(created.getContent(), newer.getValue())) {
+            if (c.newValue() != null && Outdated.states(created.getContent(), c.newValue())) {
                 continue; // the sentence telling the change
             }
             final Instant at;
-            if (!said.isAfter(changed)) {
-                if (newer != null && newer.getSources().stream().anyMatch(s -> Outdated.cites(created, s))) {
+            if (!said.isAfter(c.at())) {
+                if (c.madeBy() != null && c.madeBy().getSources().stream().anyMatch(s -> Outdated.cites(created, s))) {
                     continue; // the message that made the change
                 }
-                at = changed;
-            } else if ((ownWords == null || !Outdated.states(ownWords, f.getValue()))
-                && !restatedSince(f, changed, said, userMemories)) {
+                at = c.at();
+            } else if ((ownWords == null || !Outdated.states(ownWords, c.oldValue()))
+                && !restatedSince(c, said, userMemories)) {
                 at = said;
             } else {
                 continue;
             }
-            values.add(f.getValue());
+            values.add(c.oldValue());
             if (until == null || at.isBefore(until)) {
                 until = at;
-                by = f.getSupersededBy();
+                by = c.by();
             }
         }
         if (until == null) {
@@ -90,6 +91,48 @@ public final class BornOutdated {
         }
         return Memory.newBuilder(created).setValidTo(until).setSupersededBy(by).setOutdatedValues(values)
             .setUpdatedAt(created.getUpdatedAt().isAfter(until) ? created.getUpdatedAt() : until).build();
+    }
+
+    /**
+     * One change of a fact's value that a memory born later may state the old value of.
+     *
+     * @param key the fact's key
+     * @param oldValue the value the change ended
+     * @param at when it ended (event time)
+     * @param by the memory holding the value that replaced it, or null (a negation)
+     * @param newValue that value, or null
+     * @param madeBy the memory whose statement made the change (its sources are the change's message), or null for a
+     *     correction through the API (a command has no message)
+     */
+    private record Change(String key, String oldValue, Instant at, String by, String newValue, Memory madeBy) {
+    }
+
+    /**
+     * The changes of the user's facts, in the order of the memories: a fact a later statement superseded or a negation
+     * took back (ARCHIVED SUPERSEDED or NEGATED: its value, {@code validTo}, {@code supersededBy}), then each value a
+     * correction through the API replaced in place ({@link Memory#getFormerValues}: the value, the correction's time,
+     * the fact itself holding the next value).
+     */
+    private static List<Change> changes(final List<Memory> userMemories) {
+        final List<Change> out = new ArrayList<>();
+        for (final Memory f : userMemories) {
+            if (f.getKey() == null) {
+                continue;
+            }
+            if (f.getStatus() == MemoryStatus.ARCHIVED && f.getValidTo() != null
+                && (f.getArchiveReason() == ArchiveReason.SUPERSEDED || f.getArchiveReason() == ArchiveReason.NEGATED)) {
+                final Memory newer = f.getSupersededBy() == null ? null : byId(userMemories, f.getSupersededBy());
+                out.add(new Change(f.getKey(), f.getValue(), f.getValidTo(), f.getSupersededBy(),
+                    newer == null ? null : newer.getValue(), newer));
+            }
+            final List<FormerValue> former = f.getFormerValues();
+            for (int i = 0; i < former.size(); i++) {
+                final String next = i + 1 < former.size() ? former.get(i + 1).getValue() : f.getValue();
+                out.add(new Change(f.getKey(), former.get(i).getValue(), former.get(i).getCorrectedAt(), f.getMemoryId(),
+                    next, null));
+            }
+        }
+        return out;
     }
 
     /** @return the user's own words in a memory: an exchange's turn, an episode's text; null for a summary (none) */
@@ -101,12 +144,11 @@ public final class BornOutdated {
         return turn != null ? turn : m.getContent();
     }
 
-    /** @return whether a fact of the changed fact's key stated its value again after the change, by {@code said} */
-    private static boolean restatedSince(final Memory changedFact, final Instant changed, final Instant said,
-                                         final List<Memory> userMemories) {
-        final String was = ValueAliases.fold(changedFact.getValue());
-        return userMemories.stream().anyMatch(f -> changedFact.getKey().equals(f.getKey()) && f.getValue() != null
-            && ValueAliases.fold(f.getValue()).equals(was) && f.getValidFrom().isAfter(changed)
+    /** @return whether a fact of the changed fact's key stated its old value again after the change, by {@code said} */
+    private static boolean restatedSince(final Change change, final Instant said, final List<Memory> userMemories) {
+        final String was = ValueAliases.fold(change.oldValue());
+        return userMemories.stream().anyMatch(f -> change.key().equals(f.getKey()) && f.getValue() != null
+            && ValueAliases.fold(f.getValue()).equals(was) && f.getValidFrom().isAfter(change.at())
             && !f.getValidFrom().isAfter(said));
     }
 

@@ -27,7 +27,8 @@ final class Confirmations {
      * and each of the user's ACTIVE facts the decision did not already write. Rule 8: an episode that says what the
      * fact's value names ended ("Marco and I broke up", "Biscuit died", "I left IBM": {@link Outdated#ends}), said at
      * or after the fact, retracts it as a negation does (ARCHIVED, reason NEGATED, and the memories stating it marked).
-     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system") is a restatement of that
+     * Rule 7: an episode that names the value ("Still at NASA, fighting our build system"; of a fact corrected since
+     * through the API, the value it held when the episode was said, {@link Facts#valueAt}) is a restatement of that
      * fact too: the fact is reinforced as well (one more conversation, {@code lastConfirmedAt}, the message among its
      * sources; importance and confidence stay), so its expiry counts from this confirmation; not when the sentence
      * naming the value is negative ("I'm not at NASA any more"). When the episode's own decision only reinforced or
@@ -61,7 +62,9 @@ final class Confirmations {
             if (Outdated.ends(candidate.getContent(), fact.getValue())
                 && !candidate.getEventTime().isBefore(fact.getValidFrom())) {
                 more = MemoryWrites.retract(fact, candidate, 0.0, userMemories);
-            } else if (Facts.restates(candidate.getContent(), fact.getValue())) {
+            } else if (Facts.restates(candidate.getContent(), Facts.valueAt(fact, candidate.getEventTime()))) {
+                // the value the fact held when it was said: a late episode naming a value a correction replaced after it
+                // confirms the fact as a replay (candidates and commands in time order) confirms it before the correction
                 more = MemoryWrites.confirm(fact, candidate);
                 // DUPLICATE: the fact already cites this very message (its own candidate came first)
                 factHoldsIt |= more.outcome() == Consolidator.Outcome.DUPLICATE;

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import dev.engram.avro.ContradictionDetected;
+import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
@@ -45,7 +46,11 @@ import dev.engram.scoring.Vectors;
  *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
  *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
- *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. <b>A renamed entity</b>: a
+ *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. A fact corrected in place
+ *       through the API is reinforced, not superseded, by a statement dated before the correction of the value it held
+ *       then ({@link Facts#formerValueAt}: "Greetings from Graz, I live in Graz" dated before a PUT from Graz to Vienna
+ *       is evidence of the fact's history, as a replay, ordering candidates and commands by time, applies it before the
+ *       correction; the value stays Vienna). <b>A renamed entity</b>: a
  *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
  *       {@code family:<relation>:}) that has no ACTIVE memory, whose value ({@link MemoryIds#fold}) is the value of an
  *       ACTIVE fact of the same slot, is about that fact: a correction changed its value but not its key
@@ -83,6 +88,9 @@ import dev.engram.scoring.Vectors;
  *       single-valued slot ("I meant Lisbon, not Lisbn", "Sorry, I meant Lisbon" after "Lisbn"; {@link SelfCorrections})
  *       corrects that fact in place, as a correction through the API does (before rule 7, which would read the old
  *       value named as a restatement).</li>
+ *   <li><b>Diet.</b> a diet or a food given up ("I'm vegetarian now", "I no longer eat meat"), written ACTIVE, archives
+ *       the user's food likes said before it that it rules out ("Likes steak"; {@link DietChanges}, {@link FoodGroups}),
+ *       as SUPERSEDED by the diet's memory.</li>
  * </ol>
  * A superseded, corrected, deleted or negated fact marks the memories stating its old value ({@link Outdated}); a
  * memory so marked is never the hit a candidate reinforces or is judged against.
@@ -258,7 +266,9 @@ public final class Consolidator {
     public Decision decide(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         final Decision decision = decideOwn(candidate, userMemories, index);
         return switch (decision.outcome()) {
-            case CREATED, REINFORCED, REVIVED -> Confirmations.withConfirmations(candidate, decision, userMemories);
+            case CREATED, REINFORCED, REVIVED -> DietChanges.withRuledOutLikes(candidate,
+                Confirmations.withConfirmations(candidate, decision, userMemories), userMemories);
+            case SUPERSEDED -> DietChanges.withRuledOutLikes(candidate, decision, userMemories);
             default -> decision;
         };
     }
@@ -289,6 +299,11 @@ public final class Consolidator {
             final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
+                    return MemoryWrites.reinforce(current, candidate);
+                }
+                final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());
+                if (held != null && Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())) {
+                    // said before a correction, of the value the fact held then: history, as a replay applies it
                     return MemoryWrites.reinforce(current, candidate);
                 }
                 return MemoryWrites.supersede(current, candidate, similarity(candidate, vector, current), "same-key", userMemories);

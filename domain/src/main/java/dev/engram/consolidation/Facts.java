@@ -1,5 +1,6 @@
 package dev.engram.consolidation;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -8,6 +9,8 @@ import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.engram.avro.FormerValue;
+import dev.engram.avro.Memory;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.ValueAliases;
 import dev.engram.text.CaselessPattern;
@@ -50,6 +53,38 @@ public final class Facts {
         + "|switched\\s+from|broke\\s+up|died|passed\\s+away|former|used\\s+to|ex)\\b|离开|不再|以前");
 
     private Facts() {
+    }
+
+    /**
+     * The value a fact held at a time, for a fact corrected in place ({@link Memory#getFormerValues}): the first former
+     * value replaced after that time, else the value it has. A statement dated then of that value is what a replay, which
+     * orders candidates and commands by time, applies before the correction: evidence of the fact, not a contradiction.
+     *
+     * @param fact a keyed memory
+     * @param at an event time
+     * @return the former value held at {@code at} (the correction after it not yet made), or null when it held its
+     *     current value then, or {@code at} is before the fact's {@code validFrom}
+     */
+    public static FormerValue formerValueAt(final Memory fact, final Instant at) {
+        if (at.isBefore(fact.getValidFrom())) {
+            return null;
+        }
+        for (final FormerValue former : fact.getFormerValues()) {
+            if (former.getCorrectedAt().isAfter(at)) {
+                return former;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param fact a keyed memory
+     * @param at an event time
+     * @return the value the fact held at that time ({@link #formerValueAt}, else its value)
+     */
+    public static String valueAt(final Memory fact, final Instant at) {
+        final FormerValue former = formerValueAt(fact, at);
+        return former == null ? fact.getValue() : former.getValue();
     }
 
     /**

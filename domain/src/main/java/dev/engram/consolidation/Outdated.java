@@ -160,8 +160,9 @@ public final class Outdated {
     }
 
     /**
-     * @return the values the changed fact's key held before, as other facts of the user (superseded, corrected before),
-     *     said at or before the change, other than the old and the new value (each once, in the order of the memories)
+     * @return the values the changed fact's key held before, as other facts of the user (superseded, corrected before)
+     *     and as values a correction replaced ({@link Memory#getFormerValues}), said at or before the change, other than
+     *     the old and the new value (each once, in the order of the memories)
      */
     private static List<String> earlierValues(final Memory old, final String newValue, final Instant at,
                                               final List<Memory> userMemories) {
@@ -169,10 +170,20 @@ public final class Outdated {
         final String now = ValueAliases.fold(newValue);
         final String was = ValueAliases.fold(old.getValue());
         for (final Memory f : userMemories) {
-            final String folded = ValueAliases.fold(f.getValue());
-            if (old.getKey().equals(f.getKey()) && f.getValue() != null && !f.getValidFrom().isAfter(at)
-                && !folded.equals(now) && !folded.equals(was) && !isPolarity(f.getValue()) && !out.contains(f.getValue())) {
-                out.add(f.getValue());
+            if (!old.getKey().equals(f.getKey()) || f.getValidFrom().isAfter(at)) {
+                continue;
+            }
+            final List<String> held = new ArrayList<>();
+            // a fact corrected in place held its former values before the one it has (Memory.formerValues)
+            f.getFormerValues().forEach(v -> held.add(v.getValue()));
+            if (f.getValue() != null) {
+                held.add(f.getValue());
+            }
+            for (final String v : held) {
+                final String folded = ValueAliases.fold(v);
+                if (!folded.equals(now) && !folded.equals(was) && !isPolarity(v) && !out.contains(v)) {
+                    out.add(v);
+                }
             }
         }
         return out;

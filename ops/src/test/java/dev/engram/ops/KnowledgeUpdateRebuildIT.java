@@ -44,7 +44,8 @@ import picocli.CommandLine;
 
 /**
  * Replay determinism of the knowledge-update marks (issue 26): a history with a move, an assistant echo, a tool
- * switched and an employer corrected by value alone through {@code PUT .../memories/{id}} runs through the real
+ * switched, an employer corrected by value alone through {@code PUT .../memories/{id}} and a late conversation dated
+ * before that correction naming the employer's former value runs through the real
  * extractor, consolidator and retriever on an in-process broker; the memories that still state an old value are
  * marked ({@code validTo}, {@code supersededBy}). Then {@code bin/engram rebuild}'s path ({@link Rebuild}: Kafka's
  * StreamsResetter, local state deleted, {@code memory-candidates} and {@code memory-commands} replayed) rebuilds the
@@ -97,6 +98,12 @@ class KnowledgeUpdateRebuildIT {
                 + USER + "/memories/" + employer.getMemoryId(), "{\"value\":\"Hooli\"}");
             assertThat(put.statusCode()).as(put.body()).isEqualTo(202);
             settle(bootstrap, extractor);
+            // a conversation dated before the correction that reaches Engram after it (a late upload): it names the
+            // value the fact held then, which a replay applies before the correction (candidates and commands in time
+            // order), the live run after it
+            publish(config, conversation(TENANT, USER, "c-late",
+                user("Another long evening at Initech, where I work, the release slipped again.", at(t0, 10))));
+            settle(bootstrap, extractor);
             publish(config, conversation(TENANT, USER, "c-5",
                 // after the correction in event time too: a replay orders the two topics by timestamp, and a
                 // time truncated to the second could fall before the correction's own (wall-clock) stamp
@@ -111,6 +118,15 @@ class KnowledgeUpdateRebuildIT {
         assertThat(marked).as("episodes that still state Lisbon or Initech are marked, not archived")
             .anyMatch(m -> m.getContent().contains("Lisbon") && m.getSupersededBy() != null)
             .anyMatch(m -> m.getContent().contains("Initech") && m.getSupersededBy() != null);
+        final Memory corrected = before.get(TENANT + "/" + USER).stream()
+            .filter(m -> "employer".equals(m.getKey()) && m.getStatus() == MemoryStatus.ACTIVE).findFirst().orElseThrow();
+        assertThat(corrected.getFormerValues()).as("the value it held before the PUT, kept")
+            .extracting(f -> f.getValue()).containsExactly("Initech");
+        assertThat(before.get(TENANT + "/" + USER)).as("the late conversation naming Initech: history, not current")
+            .filteredOn(m -> m.getContent().contains("Another long evening")).isNotEmpty().allSatisfy(m -> {
+                assertThat(m.getValidTo()).isEqualTo(corrected.getFormerValues().get(0).getCorrectedAt());
+                assertThat(m.getSupersededBy()).isEqualTo(corrected.getMemoryId());
+            });
         assertThat(before.get(TENANT + "/" + USER)).as("the corrected fact, rewritten by value alone")
             .anyMatch(m -> "employer".equals(m.getKey()) && m.getStatus() == MemoryStatus.ACTIVE
                 && m.getContent().contains("Hooli") && !m.getContent().contains("Initech"))

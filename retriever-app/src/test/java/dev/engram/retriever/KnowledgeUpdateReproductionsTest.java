@@ -395,19 +395,125 @@ class KnowledgeUpdateReproductionsTest {
                 .isEqualTo(city.getMemoryId());
             assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Lublin");
             assertThat(current(context(pipeline, u, "Which city do I live in?"))).contains("Lublin").doesNotContain("Lodz");
-            final List<Memory> late = pipeline.retriever().memories(u).stream()
-                .filter(m -> "city".equals(m.getKey()) && !m.getMemoryId().equals(city.getMemoryId())).toList();
-            assertThat(late).as("the late statement is kept as history: said at 10:05, no longer true since the correction")
-                .isNotEmpty().allSatisfy(m -> {
-                    assertThat(m.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
-                    assertThat(m.getSupersededBy()).isEqualTo(city.getMemoryId());
-                    assertThat(m.getValidTo()).isEqualTo(T0.plus(Duration.ofDays(4)));
-                });
+            assertThat(pipeline.retriever().memories(u)).as("no second city: the late statement of the value the fact "
+                + "held at 10:05 is evidence of its history, as a replay (in time order, before the correction) reads it")
+                .filteredOn(m -> "city".equals(m.getKey())).extracting(Memory::getMemoryId).containsExactly(city.getMemoryId());
+            assertThat(fact(pipeline, u, "city").getSources()).extracting(SourceRef::getConversationId).contains("c-late");
+            assertThat(pipeline.retriever().memories(u)).as("nothing current states Lodz")
+                .filteredOn(m -> m.getStatus() == MemoryStatus.ACTIVE && m.getValidTo() == null)
+                .noneMatch(m -> m.getContent().contains("Lodz"));
 
             pipeline.publish(conversation(T, "u-lodz", "c-moved", user("I moved, I live in Gdansk now.", day(5))));
             assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue())
                 .as("a statement after the correction still supersedes it").isEqualTo("Gdansk");
         }
+    }
+
+    /**
+     * User trial, session 12: a city corrected through the API (Graz → Vienna), then a conversation dated before the
+     * correction arrives ("Greetings from Graz, where I live"): the late episode named the value the fact had before the
+     * PUT, which nothing kept, so it was served as current beside Vienna. The corrected fact keeps its former value and
+     * when it was corrected ({@code formerValues}); the late episode is born outdated at the correction, by the fact.
+     */
+    @Test
+    void shouldTellALateConversationNamingTheValueBeforeAnApiCorrectionAsPast() {
+        final String u = T + "/u-graz";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            final Memory city = graz(pipeline, true);
+
+            final Memory corrected = fact(pipeline, u, "city");
+            assertThat(corrected.getValue()).isEqualTo("Vienna");
+            assertThat(corrected.getFormerValues()).singleElement().satisfies(f -> {
+                assertThat(f.getValue()).isEqualTo("Graz");
+                assertThat(f.getCorrectedAt()).isEqualTo(T0.plus(Duration.ofDays(6)));
+            });
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Vienna");
+            final Memory late = pipeline.retriever().memories(u).stream()
+                .filter(m -> m.getContent().contains("Greetings")).findFirst()
+                .orElseThrow(() -> new AssertionError("the late episode: " + pipeline.retriever().memories(u)));
+            assertThat(late.getStatus()).as("what the user said").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(late.getValidTo()).as("born outdated at the correction").isEqualTo(T0.plus(Duration.ofDays(6)));
+            assertThat(late.getSupersededBy()).isEqualTo(city.getMemoryId());
+            assertThat(late.getOutdatedValues()).containsExactly("Graz");
+            final String block = context(pipeline, u, "Where do I live?");
+            assertThat(current(block)).contains("Vienna").doesNotContain("Graz");
+            assertThat(block).contains(ContextBlock.EARLIER);
+        }
+    }
+
+    /**
+     * User trial, session 12: after "I love steak", "I no longer eat meat" or "I'm vegetarian now" left "Likes steak"
+     * current beside the diet. A diet or a food given up takes back the likes it rules out ({@code FoodGroups}); a like
+     * it does not rule out stays.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I no longer eat meat.
+        I'm vegetarian now.
+        I've gone vegan, it feels great.
+        """)
+    void shouldTakeBackAFoodLikeWhenTheUserStopsEatingIt(final String change) {
+        final String u = T + "/u-steak";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-steak", "c-1", user("I love steak.", day(0)),
+                user("I love chocolate too.", day(0, 60))));
+            final Memory steak = fact(pipeline, u, "preference:steak");
+            pipeline.publish(conversation(T, "u-steak", "c-2", user(change, day(5))));
+
+            final Memory diet = pipeline.consolidator().active(u).stream()
+                .filter(m -> "diet".equals(m.getKey()) || "avoids:meat".equals(m.getKey())).findFirst()
+                .orElseThrow(() -> new AssertionError("the diet: " + pipeline.consolidator().active(u)));
+            final Memory taken = pipeline.retriever().memory(u, steak.getMemoryId());
+            assertThat(taken.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(taken.getSupersededBy()).isEqualTo(diet.getMemoryId());
+            assertThat(taken.getValidTo()).isEqualTo(Instant.parse(day(5)));
+            assertThat(pipeline.retriever().profile(u).getFacts()).doesNotContainKey("preference:steak")
+                .containsKey("preference:chocolate");
+            assertThat(current(context(pipeline, u, "What food do I like?"))).doesNotContain("steak");
+        }
+    }
+
+    /**
+     * A replay (bin/engram rebuild) orders candidates and commands by time: the late conversation before the
+     * correction. The memories must come out the same as live, where it arrived after.
+     */
+    @Test
+    void shouldEndWithTheSameMemoriesWhenTheLateConversationIsAppliedBeforeTheCorrectionAsAReplayDoes() {
+        final String u = T + "/u-graz";
+        final List<Memory> live;
+        final List<Memory> replayed;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            graz(pipeline, true);
+            live = pipeline.consolidator().memories(u);
+        }
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            graz(pipeline, false);
+            replayed = pipeline.consolidator().memories(u);
+        }
+        assertThat(live).as("the fact and the late episode").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(replayed).containsExactlyInAnyOrderElementsOf(live);
+    }
+
+    /**
+     * "I live in Graz." on day 0, corrected to Vienna through the API on day 6, and a conversation of day 3 naming Graz,
+     * which arrives after the correction ({@code late}) or before it (time order, as a replay applies them).
+     *
+     * @return the city fact as the first conversation made it
+     */
+    private static Memory graz(final PipelineHarness pipeline, final boolean late) {
+        pipeline.publish(conversation(T, "u-graz", "c-1", user("I live in Graz.", day(0))));
+        final Memory city = fact(pipeline, T + "/u-graz", "city");
+        final MemoryCommand put = correction(city, null, "Vienna", T0.plus(Duration.ofDays(6)));
+        if (late) {
+            pipeline.command(put);
+        }
+        pipeline.publish(conversation(T, "u-graz", "c-late",
+            user("Greetings from Graz, where I live. The weather is lovely today.", day(3)),
+            user("I live in Graz, by the way.", day(3, 60))));
+        if (!late) {
+            pipeline.command(put);
+        }
+        return city;
     }
 
     @Test

@@ -165,8 +165,13 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final Map<String, String> sentences = new LinkedHashMap<>();
         final Map<String, ExtractedMemory> custom = new LinkedHashMap<>();
         final List<String> substantive = new ArrayList<>();
-        for (final String sentence : TurnHeuristics.sentences(TurnHeuristics.withoutImage(message.getContent()))) {
-            final List<FactRules.Fact> stated = FactRules.extract(sentence);
+        final String said = TurnHeuristics.withoutImage(message.getContent());
+        final List<int[]> quoted = FactRules.othersQuotations(said);
+        int at = 0;
+        for (final String sentence : TurnHeuristics.sentences(said)) {
+            final int start = Math.max(at, said.indexOf(sentence, at));
+            at = start + sentence.length();
+            final List<FactRules.Fact> stated = FactRules.extract(sentence, within(quoted, start, sentence.length()));
             final Optional<ExtractedMemory> keyword = stated.isEmpty()
                 ? CustomCategoryRules.fact(policy, sentence, index, time, language) : Optional.empty();
             keyword.ifPresent(k -> custom.put(k.key(), k));
@@ -202,6 +207,24 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             out.add(new ExtractedMemory(MemoryType.EPISODIC, null, null, null, null, content,
                 false, TurnHeuristics.importance(substantive), EPISODIC_CONFIDENCE, MemorySource.EXPLICIT,
                 List.of(index), time, language, turn.dates()));
+        }
+        return out;
+    }
+
+    /**
+     * @param spans [start, end) spans of a turn
+     * @param start where a sentence starts in the turn
+     * @param length its length
+     * @return the parts of the spans inside the sentence, relative to its start
+     */
+    private static List<int[]> within(final List<int[]> spans, final int start, final int length) {
+        final List<int[]> out = new ArrayList<>();
+        for (final int[] span : spans) {
+            final int from = Math.max(span[0] - start, 0);
+            final int to = Math.min(span[1] - start, length);
+            if (from < to) {
+                out.add(new int[] {from, to});
+            }
         }
         return out;
     }

@@ -47,6 +47,34 @@ class TrialStatementsTest {
         assertThat(episode(text)).as("the turn is kept as said").isTrue();
     }
 
+    /**
+     * Session 12's leftovers: a quotation over several sentences (each sentence was read alone, so the ones after the
+     * first were the user's), a quotation whose speaker comes after it, and indirect speech in the present tense
+     * without a colon or quotation mark.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"She said: \"I live in Rome. I love my job. I work at Google.\"",
+        "\"I live in Rome. I work at Google,\" she said.", "My brother wrote: \"I'm vegan now. I use Emacs.\"",
+        "She says I live in Rome.", "Tom tells me I'm allergic to cats.", "My friend says I'm vegan now."})
+    void shouldStateNoFactOfTheUserWhenEverySentenceIsSomeoneElsesWords(final String text) {
+        assertThat(facts(text)).isEmpty();
+        assertThat(episode(text)).as("the turn is kept as said").isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        She said: "I live in Rome. I love my job." I live in Paris.     | city=Paris
+        I told him: "I live in Rome. I work at Google."                 | employer=Google
+        "I live in Rome. I work at Google," I told her.                 | employer=Google
+        I told him I live in Rome.                                      | city=Rome
+        My doctor says I'm allergic to penicillin.                      | allergy:penicillin=penicillin
+        She says that my Python is clean. I live in Rome.               | city=Rome
+        """)
+    void shouldKeepTheUsersOwnWordsAroundAndInTheirOwnQuotations(final String text, final String fact) {
+        assertThat(facts(text)).contains(fact);
+        assertThat(facts(text)).noneMatch(f -> f.equals("city=Rome") && text.startsWith("She said"));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
         I told him: I live in Rome.                                 | city=Rome

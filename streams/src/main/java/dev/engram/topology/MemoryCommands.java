@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.engram.avro.AuditRecord;
 import dev.engram.avro.CommandKind;
+import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemorySource;
@@ -38,8 +39,11 @@ import dev.engram.topics.AppIds;
  * <ul>
  *   <li>CORRECT: the memory takes the new content and/or value (and the embedding the retriever computed
  *       for the new content), source CORRECTED, confidence 1.0; event CORRECTED. Unknown or deleted
- *       memory: nothing. A fact whose value changes marks the user's memories stating the old value as outdated
- *       ({@link Outdated}: {@code validTo} = {@code issuedAt}, {@code supersededBy} = the fact; events SUPERSEDED).</li>
+ *       memory: nothing. A fact whose value changes keeps the value and content it had, with the command's
+ *       {@code issuedAt} ({@code formerValues}, oldest first: a late conversation dated before the correction that
+ *       states it is born outdated, {@code BornOutdated}), and marks the user's memories stating the old value as
+ *       outdated ({@link Outdated}: {@code validTo} = {@code issuedAt}, {@code supersededBy} = the fact; events
+ *       SUPERSEDED).</li>
  *   <li>DELETE: the memory is replaced in the store by a content-free marker (status DELETED, no content,
  *       key, value, sources or embedding) so that a redelivered or replayed candidate with its id stays a
  *       duplicate and never recreates it; the vector index point is deleted; event DELETED with no
@@ -168,13 +172,23 @@ final class MemoryCommands {
         if (command.getValue() != null && before.getKey() != null && !command.getValue().isBlank()) {
             after.setValue(command.getValue());
         }
+        final boolean valueChanged = before.getKey() != null
+            && !MemoryIds.normalize(before.getValue()).equals(MemoryIds.normalize(after.getValue()));
+        if (valueChanged && before.getValue() != null) {
+            // the value it held until now: a late conversation dated before this correction states history, not the
+            // current value (BornOutdated), and a replay of the command keeps the same record
+            final List<FormerValue> former = new ArrayList<>(before.getFormerValues());
+            former.add(FormerValue.newBuilder().setValue(before.getValue()).setContent(before.getContent())
+                .setCorrectedAt(command.getIssuedAt()).build());
+            after.setFormerValues(former);
+        }
         final Memory corrected = after.build();
         memories.put(user.storeKey(corrected.getMemoryId()), corrected);
         written(user.storeKey(corrected.getMemoryId()), corrected);
         index.upsert(corrected);
         emit(user, before, commandEvent(user, corrected.getMemoryId(), UpdateOperation.CORRECTED, corrected,
             before.getValue(), command), command);
-        if (before.getKey() != null && !MemoryIds.normalize(before.getValue()).equals(MemoryIds.normalize(corrected.getValue()))) {
+        if (valueChanged) {
             markOutdated(user, before, corrected.getValue(), corrected.getMemoryId(), command);
         }
         dropObservationsOf(user, before, command);
@@ -347,7 +361,7 @@ final class MemoryCommands {
         return Memory.newBuilder(before).setStatus(MemoryStatus.DELETED).setArchiveReason(null)
             .setCategory(null).setKey(null).setValue(null).setDisplayName(null).setContent("")
             .setSources(List.of()).setEmbedding(List.of()).setEmbeddingModel("").setSupersedes(List.of())
-            .setSupersededBy(null).setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
+            .setSupersededBy(null).setFormerValues(List.of()).setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
             .setValidTo(command.getIssuedAt()).build();
     }
 
