@@ -200,6 +200,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 LlmConfig.LLM_BASE_URL, llm.baseUrl(),
                 LlmConfig.LLM_MODEL, "bench-stub",
                 LlmConfig.LLM_MAX_CONCURRENCY, concurrency));
+            final long textsBefore = EmbeddingCpu.texts();
             try (PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers());
                  ExtractorApp app = ExtractorApp.start(config)) {
                 if (!app.runner().awaitRunning(Duration.ofSeconds(120))) {
@@ -275,6 +276,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("cpuMsPerConversationByStage", CpuStages.msPer(stagesStart, stagesEnd, n));
                 figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                     .getSystemLoadAverage());
+                figures.putAll(CandidateDigest.of(config, broker.bootstrapServers(), EmbeddingCpu.texts() - textsBefore));
             }
         }
         out.printf("%-24s %s%n", "figure", "value");
