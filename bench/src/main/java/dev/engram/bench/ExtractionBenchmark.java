@@ -49,8 +49,12 @@ import picocli.CommandLine.Option;
  * <p>Measured: from the moment the Streams client is RUNNING (with {@code --warmup N}: the moment its committed
  * offsets cover N conversations, so the JIT has compiled the extraction path as in a long-running extractor; the
  * conversations committed by then are {@code warmupConversations}, not timed) until the extractor's committed offsets
- * on {@code conversations-completed} cover every published conversation (polled every 50 ms), so only
- * committed, exactly-once work counts. {@code conversationsPerSecond} = timed conversations / that time; with a
+ * on {@code conversations-completed} cover every published conversation (polled every 50 ms once the app has consumed
+ * them all, so the benchmark's own requests stay out of the measured broker share), so only committed, exactly-once
+ * work counts. Committed offsets cover the conversations in flight too (kept in the pending store), at the start as at
+ * the end, so in a steady run the two ends balance; the candidates are counted (and digested) only once every
+ * conversation is finished (until 2026-12-06 they were counted at once, and a run could read them while the last
+ * conversations were still in flight). {@code conversationsPerSecond} = timed conversations / that time; with a
  * warm-up, {@code candidates} is the timed conversations' share of the run's candidates.
  * The model load is done before the clock starts. Bounded: gives up after 5 minutes. In the same window the
  * JVM's CPU time ({@code cpuMillisPerConversation}) and that of the embedder pool's threads
@@ -139,20 +143,60 @@ public final class ExtractionBenchmark implements Callable<Integer> {
         if (warm == 0) {
             return 0;
         }
-        final long deadline = System.nanoTime() + LIMIT.toNanos();
-        long consumed;
-        while ((consumed = monitor.extractorConsumed()) < warm) {
-            if (System.nanoTime() > deadline || app.runner().failure() != null) {
-                throw new IllegalStateException("extractor stopped at " + consumed + "/" + warm
-                    + " warm-up conversations", app.runner().failure());
-            }
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
+        final long consumed = awaitCommitted(monitor, app, warm, System.nanoTime() + LIMIT.toNanos(), null);
         if (consumed >= published) {
             throw new IllegalStateException("the warm-up took every conversation: give --conversations more than "
                 + "the warm-up leaves");
         }
         return consumed;
+    }
+
+    /**
+     * Waits, every 50 ms, until the extractor's committed offsets on {@code conversations-completed} cover {@code wanted}
+     * conversations. The broker is asked only once the app has consumed as many (finished or pending, read in this
+     * JVM), so that the benchmark's own requests stay out of the measured broker share.
+     *
+     * @param progress where to print progress every 5 s, or null
+     * @return the committed conversations at that moment
+     * @throws IllegalStateException if the extractor fails or does not get there by {@code deadline} (nano time)
+     */
+    private static long awaitCommitted(final PipelineMonitor monitor, final ExtractorApp app, final long wanted,
+                                       final long deadline, final PrintStream progress) throws InterruptedException {
+        long consumed = 0;
+        long lastPrint = System.nanoTime();
+        while (finished(app) + app.pendingConversations() < wanted || (consumed = monitor.extractorConsumed()) < wanted) {
+            if (System.nanoTime() > deadline || app.runner().failure() != null) {
+                throw new IllegalStateException("extractor stopped at " + consumed + "/" + wanted
+                    + " conversations committed", app.runner().failure());
+            }
+            if (progress != null && System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(5)) {
+                progress.printf("  %d/%d conversations finished%n", finished(app), wanted);
+                lastPrint = System.nanoTime();
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        return consumed;
+    }
+
+    /** @return the conversations the app has finished: candidates forwarded, nothing to remember, or dead-lettered */
+    private static long finished(final ExtractorApp app) {
+        return app.conversationOutcomes().values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Waits, after the clock, until the app has finished every conversation: committed offsets cover the ones still in
+     * flight (kept in the pending store), whose candidates are written later, and the candidates are counted and digested
+     * only once all of them are.
+     */
+    private static void awaitFinished(final ExtractorApp app, final long wanted, final long deadline)
+        throws InterruptedException {
+        while (finished(app) < wanted) {
+            if (System.nanoTime() > deadline || app.runner().failure() != null) {
+                throw new IllegalStateException("extractor finished " + finished(app) + "/" + wanted
+                    + " conversations", app.runner().failure());
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
     }
 
     private static long processCpuNanos() {
@@ -200,6 +244,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 LlmConfig.LLM_BASE_URL, llm.baseUrl(),
                 LlmConfig.LLM_MODEL, "bench-stub",
                 LlmConfig.LLM_MAX_CONCURRENCY, concurrency));
+            final long textsBefore = EmbeddingCpu.texts();
             try (PipelineMonitor monitor = new PipelineMonitor(broker.bootstrapServers());
                  ExtractorApp app = ExtractorApp.start(config)) {
                 if (!app.runner().awaitRunning(Duration.ofSeconds(120))) {
@@ -213,26 +258,14 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 final CpuStages.Snapshot stagesStart = CpuStages.take();
                 final long textsStart = EmbeddingCpu.texts();
                 final long inferencesStart = EmbeddingCpu.inferences();
-                final long deadline = start + LIMIT.toNanos();
-                long consumed = 0;
-                long lastPrint = start;
-                while ((consumed = monitor.extractorConsumed()) < published) {
-                    if (System.nanoTime() > deadline || app.runner().failure() != null) {
-                        throw new IllegalStateException("extractor stopped at " + consumed + "/" + published + " conversations",
-                            app.runner().failure());
-                    }
-                    if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(5)) {
-                        out.printf("  %d/%d conversations committed%n", consumed, published);
-                        lastPrint = System.nanoTime();
-                    }
-                    TimeUnit.MILLISECONDS.sleep(50);
-                }
+                awaitCommitted(monitor, app, published, start + LIMIT.toNanos(), out);
                 final double seconds = (System.nanoTime() - start) / 1e9;
                 final double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
                 final double embedderSeconds = (LoadPhases.embedderCpuNanos() - embedderStart) / 1e9;
                 final CpuStages.Snapshot stagesEnd = CpuStages.take();
                 final long texts = EmbeddingCpu.texts() - textsStart;
                 final long inferences = EmbeddingCpu.inferences() - inferencesStart;
+                awaitFinished(app, published, System.nanoTime() + LIMIT.toNanos());
                 // Count what was written (read_committed) until three polls in a row add nothing (one empty poll is
                 // not the end: a poll may return only other topics' records)
                 long seen = -1;
@@ -275,6 +308,7 @@ public final class ExtractionBenchmark implements Callable<Integer> {
                 figures.put("cpuMsPerConversationByStage", CpuStages.msPer(stagesStart, stagesEnd, n));
                 figures.put("loadAverage", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                     .getSystemLoadAverage());
+                figures.putAll(CandidateDigest.of(config, broker.bootstrapServers(), EmbeddingCpu.texts() - textsBefore));
             }
         }
         out.printf("%-24s %s%n", "figure", "value");

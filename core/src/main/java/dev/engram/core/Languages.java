@@ -1,9 +1,13 @@
 package dev.engram.core;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Tells the language of a short text from its script and, for Latin script, its function words.
@@ -19,6 +23,9 @@ import java.util.Set;
  * Ukrainian); that is enough to choose an analyzer, an embedding model, and the heuristics' word units.
  */
 public final class Languages {
+
+    /** Between words (compiled once: String#split compiles a pattern of more than one character at every call). */
+    private static final Pattern NOT_A_WORD = Pattern.compile("[^\\p{L}']+");
 
     private static final String VIETNAMESE = "ơưăđạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ";
     private static final Map<String, Set<String>> FUNCTION_WORDS = new LinkedHashMap<>();
@@ -40,6 +47,24 @@ public final class Languages {
             "voor", "niet", "op", "wij", "we"));
     }
 
+    /** The languages of {@link #FUNCTION_WORDS}, in its order. */
+    private static final List<String> LANGUAGES = List.copyOf(FUNCTION_WORDS.keySet());
+    /** Function word → the indexes in {@link #LANGUAGES} of the languages it is one of, ascending. */
+    private static final Map<String, int[]> WORD_LANGUAGES = new HashMap<>();
+    private static final int[] NONE = new int[0];
+    private static final Character.UnicodeScript[] SCRIPTS = Character.UnicodeScript.values();
+
+    static {
+        for (int i = 0; i < LANGUAGES.size(); i++) {
+            for (final String word : FUNCTION_WORDS.get(LANGUAGES.get(i))) {
+                final int[] before = WORD_LANGUAGES.getOrDefault(word, NONE);
+                final int[] after = java.util.Arrays.copyOf(before, before.length + 1);
+                after[before.length] = i;
+                WORD_LANGUAGES.put(word, after);
+            }
+        }
+    }
+
     private Languages() {
     }
 
@@ -51,7 +76,9 @@ public final class Languages {
         if (text == null || text.isBlank()) {
             return null;
         }
-        final Map<Character.UnicodeScript, Integer> letters = new LinkedHashMap<>();
+        // letters per script, and the scripts in the order first seen: the most letters wins, a tie the script seen first
+        final int[] letters = new int[SCRIPTS.length];
+        final List<Character.UnicodeScript> seen = new ArrayList<>(2);
         int vietnamese = 0;
         for (int i = 0; i < text.length(); ) {
             final int cp = text.codePointAt(i);
@@ -59,19 +86,22 @@ public final class Languages {
             if (!Character.isLetter(cp)) {
                 continue;
             }
-            final Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+            // an ASCII letter is Latin and none of the Vietnamese letters: no script lookup, no scan of them
+            final Character.UnicodeScript script = cp < 0x80 ? Character.UnicodeScript.LATIN : Character.UnicodeScript.of(cp);
             if (script == Character.UnicodeScript.HIRAGANA || script == Character.UnicodeScript.KATAKANA) {
                 return "ja";
             }
-            letters.merge(script, 1, Integer::sum);
-            if (VIETNAMESE.indexOf(Character.toLowerCase(cp)) >= 0) {
+            if (letters[script.ordinal()]++ == 0) {
+                seen.add(script);
+            }
+            if (cp >= 0x80 && VIETNAMESE.indexOf(Character.toLowerCase(cp)) >= 0) {
                 vietnamese++;
             }
         }
         Character.UnicodeScript top = null;
-        for (final Map.Entry<Character.UnicodeScript, Integer> e : letters.entrySet()) {
-            if (top == null || e.getValue() > letters.get(top)) {
-                top = e.getKey();
+        for (final Character.UnicodeScript script : seen) {
+            if (top == null || letters[script.ordinal()] > letters[top.ordinal()]) {
+                top = script;
             }
         }
         if (top == null) {
@@ -101,20 +131,23 @@ public final class Languages {
     }
 
     private static String latin(final String text) {
-        final Map<String, Integer> hits = new LinkedHashMap<>();
-        for (final String word : text.toLowerCase(Locale.ROOT).split("[^\\p{L}']+")) {
-            for (final Map.Entry<String, Set<String>> e : FUNCTION_WORDS.entrySet()) {
-                if (e.getValue().contains(word)) {
-                    hits.merge(e.getKey(), 1, Integer::sum);
+        // hits per language (FUNCTION_WORDS order); the most hits wins, a tie the language hit first (text order, then
+        // FUNCTION_WORDS order within a word)
+        final int[] hits = new int[LANGUAGES.size()];
+        final List<Integer> seen = new ArrayList<>(2);
+        for (final String word : NOT_A_WORD.split(text.toLowerCase(Locale.ROOT))) {
+            for (final int language : WORD_LANGUAGES.getOrDefault(word, NONE)) {
+                if (hits[language]++ == 0) {
+                    seen.add(language);
                 }
             }
         }
-        String best = null;
-        for (final Map.Entry<String, Integer> e : hits.entrySet()) {
-            if (best == null || e.getValue() > hits.get(best)) {
-                best = e.getKey();
+        int best = -1;
+        for (final int language : seen) {
+            if (best < 0 || hits[language] > hits[best]) {
+                best = language;
             }
         }
-        return best;
+        return best < 0 ? null : LANGUAGES.get(best);
     }
 }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 /**
  * Deterministic identities. Replaying a topic produces the same ids, so writes to compacted topics,
@@ -12,6 +13,11 @@ import java.util.UUID;
  * <p>All ids are name-based (type 3) UUIDs over NUL-separated parts.
  */
 public final class MemoryIds {
+
+    /** Compiled once: these run per memory and per candidate (String#replaceAll compiles its pattern at every call). */
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    private static final Pattern TRAILING_PUNCTUATION = Pattern.compile("[\\p{Punct}\\s]+$");
+    private static final Pattern MARKS = Pattern.compile("\\p{M}+");
 
     private MemoryIds() {
     }
@@ -54,7 +60,7 @@ public final class MemoryIds {
             return "";
         }
         final String nfkc = Normalizer.normalize(text, Normalizer.Form.NFKC).toLowerCase(Locale.ROOT);
-        return nfkc.replaceAll("\\s+", " ").strip().replaceAll("[\\p{Punct}\\s]+$", "");
+        return TRAILING_PUNCTUATION.matcher(WHITESPACE.matcher(nfkc).replaceAll(" ").strip()).replaceAll("");
     }
 
     /**
@@ -79,7 +85,7 @@ public final class MemoryIds {
         if (text == null || text.chars().allMatch(c -> c < 0xC0)) {
             return text; // ASCII and Latin-1 symbols: no letter with an accent
         }
-        return Normalizer.normalize(Normalizer.normalize(text, Normalizer.Form.NFD).replaceAll("\\p{M}+", ""),
+        return Normalizer.normalize(MARKS.matcher(Normalizer.normalize(text, Normalizer.Form.NFD)).replaceAll(""),
             Normalizer.Form.NFC);
     }
 

@@ -26,4 +26,18 @@ class LanguagesTest {
         assertThat(Languages.detect("12:30 :-)")).isNull();
         assertThat(Languages.detect("Kotlin Gradle")).isNull();
     }
+
+    @Test
+    void shouldGiveATieToWhatCameFirstWhenTwoLanguagesOrScriptsCountAlike() {
+        // two Spanish and two German function words: the language hit first wins, in either order
+        assertThat(Languages.detect("yo soy ich bin")).isEqualTo("es");
+        assertThat(Languages.detect("ich bin yo soy")).isEqualTo("de");
+        // "la" alone is French, Spanish and Italian: the first of them in the table
+        assertThat(Languages.detect("la")).isEqualTo("fr");
+        // as many Han as Hangul letters: the script seen first
+        assertThat(Languages.detect("北京 부산")).isEqualTo("zh");
+        assertThat(Languages.detect("부산 北京")).isEqualTo("ko");
+        // ASCII letters are Latin, whatever else the text holds
+        assertThat(Languages.detect("Das ist mein Hund, 我的狗")).isEqualTo("de");
+    }
 }

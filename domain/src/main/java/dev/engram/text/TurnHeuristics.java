@@ -34,6 +34,9 @@ import java.util.regex.Pattern;
  */
 public final class TurnHeuristics {
 
+    /** Between word units (compiled once: String#split compiles it at every call). */
+    private static final Pattern BETWEEN_WORDS = Pattern.compile("[^\\p{L}\\p{N}'\\p{M}]+");
+
     /** Importance of a substantive turn with no signal. */
     public static final double BASE = 0.2;
     /** Added for first person, a named entity, or a number/date each. */
@@ -184,7 +187,7 @@ public final class TurnHeuristics {
     static int wordUnitsOfAnyScript(final String text) {
         int words = 0;
         int unspaced = 0;
-        for (final String w : text.split("[^\\p{L}\\p{N}'\\p{M}]+")) {
+        for (final String w : BETWEEN_WORDS.split(text)) {
             if (w.isEmpty()) {
                 continue;
             }

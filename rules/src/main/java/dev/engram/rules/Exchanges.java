@@ -2,6 +2,7 @@ package dev.engram.rules;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import dev.engram.port.ExtractedMemory;
 import dev.engram.text.CaselessPattern;
@@ -25,6 +26,10 @@ import dev.engram.text.TurnHeuristics;
  * </ul>
  */
 final class Exchanges {
+
+    /** Compiled once: String#split compiles a pattern of more than one character at every call. */
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    private static final Pattern NOT_A_WORD = Pattern.compile("[^\\p{L}\\p{M}\\p{N}']+");
 
     /** Question sentences kept as context. */
     static final int QUESTIONS = 2;
@@ -55,7 +60,7 @@ final class Exchanges {
         }
         final String joined = String.join(" ", questions.subList(Math.max(0, questions.size() - QUESTIONS),
             questions.size())).replace('"', '\'');
-        final String[] words = joined.split("\\s+");
+        final String[] words = WHITESPACE.split(joined);
         return words.length <= QUESTION_WORDS ? joined
             : String.join(" ", java.util.Arrays.copyOfRange(words, words.length - QUESTION_WORDS, words.length));
     }
@@ -84,7 +89,7 @@ final class Exchanges {
     /** Lower-case words of three letters or more, and every letter of a script written without spaces. */
     private static List<String> words(final String text) {
         final List<String> out = new ArrayList<>();
-        for (final String w : text.toLowerCase(java.util.Locale.ROOT).split("[^\\p{L}\\p{M}\\p{N}']+")) {
+        for (final String w : NOT_A_WORD.split(text.toLowerCase(java.util.Locale.ROOT))) {
             if (w.codePoints().anyMatch(TurnHeuristics::unspacedScript)) {
                 w.codePoints().filter(TurnHeuristics::unspacedScript).forEach(cp -> out.add(Character.toString(cp)));
             } else if (w.length() >= 3) {

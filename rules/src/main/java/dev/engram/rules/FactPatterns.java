@@ -1,6 +1,7 @@
 package dev.engram.rules;
 
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Regular-expression fragments and word lists shared by the statement rules of {@link FactRules}
@@ -9,6 +10,12 @@ import java.util.Set;
  * sensitivity back on for itself.
  */
 final class FactPatterns {
+
+    /** Compiled once: String#split, #replaceAll and #matches compile their pattern at every call, here per word. */
+    private static final Pattern ITEM_WORDS = Pattern.compile("(?<=,)\\s*|\\s+");
+    private static final Pattern WORD_END = Pattern.compile("[,.;:!?)\\]\"]+$");
+    private static final Pattern COMMA_OR_STOP_END = Pattern.compile("[,.]+$");
+    private static final Pattern DIGIT = Pattern.compile(".*\\d.*");
 
     /** Adverbs allowed between the subject and the verb ("I mostly use", "we recently moved"). */
     private static final String ADV = "(?:mostly|mainly|now|primarily|usually|always|still|also|really|just|actually"
@@ -84,19 +91,19 @@ final class FactPatterns {
      */
     static java.util.List<String> items(final String rest, final int maxWords) {
         final java.util.List<String> out = new java.util.ArrayList<>();
-        final String[] words = rest.strip().split("(?<=,)\\s*|\\s+");
+        final String[] words = ITEM_WORDS.split(rest.strip());
         final java.util.List<String> current = new java.util.ArrayList<>();
         for (int i = 0; i < words.length; i++) {
             String w = words[i];
             final boolean comma = w.endsWith(",");
-            w = w.replaceAll("[,.;:!?)\\]\"]+$", "");
+            w = WORD_END.matcher(w).replaceAll("");
             final String lower = w.toLowerCase(java.util.Locale.ROOT);
             if (w.isEmpty()) {
                 break;
             }
             if (lower.equals("and") || lower.equals("or") || lower.equals("&")) {
                 final String next = i + 1 < words.length ? words[i + 1].toLowerCase(java.util.Locale.ROOT) : "";
-                if (current.isEmpty() || CLAUSE_START.contains(next.replaceAll("[,.]+$", ""))) {
+                if (current.isEmpty() || CLAUSE_START.contains(COMMA_OR_STOP_END.matcher(next).replaceAll(""))) {
                     break;
                 }
                 out.add(String.join(" ", current));
@@ -106,7 +113,7 @@ final class FactPatterns {
             if ((lower.equals("a") || lower.equals("an") || lower.equals("some")) && current.isEmpty()) {
                 continue;
             }
-            if (LIST_END.contains(lower) || lower.matches(".*\\d.*") || NumberWords.parse(lower) > 0
+            if (LIST_END.contains(lower) || DIGIT.matcher(lower).matches() || NumberWords.parse(lower) > 0
                 || (current.isEmpty() && (NOT_A_SUBJECT.contains(lower) || STOP_WORDS.contains(lower)))
                 || current.size() == maxWords) {
                 break;

@@ -61,6 +61,13 @@ import dev.engram.text.TurnHeuristics;
  */
 final class FactRules {
 
+    /** Compiled once: String#split and #replaceAll compile their pattern at every call, and these run per sentence. */
+    private static final Pattern BETWEEN_WORDS = Pattern.compile("[^\\p{L}\\p{N}'\\p{M}]+");
+    private static final Pattern TRAILING_PUNCTUATION = Pattern.compile("[\\p{Punct}\\s]+$");
+    private static final Pattern LEADING_PUNCTUATION = Pattern.compile("^[\\p{Punct}\\s]+");
+    private static final Pattern NOT_SLUG = Pattern.compile("[^\\p{L}\\p{N}+#]+");
+    private static final Pattern EDGE_UNDERSCORE = Pattern.compile("^_|_$");
+
     /** Confidence of a first-person statement matched by a specific pattern. */
     static final double EXPLICIT = 0.9;
     /** Confidence of a subject-less fragment. */
@@ -315,7 +322,7 @@ final class FactRules {
      */
     private static int contentWords(final String text) {
         int words = 0;
-        for (final String w : text.split("[^\\p{L}\\p{N}'\\p{M}]+")) {
+        for (final String w : BETWEEN_WORDS.split(text)) {
             final String lower = w.toLowerCase(Locale.ROOT);
             if (!w.isEmpty() && !FactPatterns.STOP_WORDS.contains(lower) && !FactPatterns.NOT_A_SUBJECT.contains(lower)) {
                 final int unspaced = (int) w.codePoints().filter(TurnHeuristics::unspacedScript).count();
@@ -463,11 +470,11 @@ final class FactRules {
 
     /** Trims surrounding spaces and trailing punctuation ("Labs." → "Labs"). */
     static String trimValue(final String raw) {
-        return raw == null ? "" : raw.strip().replaceAll("[\\p{Punct}\\s]+$", "").replaceAll("^[\\p{Punct}\\s]+", "");
+        return raw == null ? "" : LEADING_PUNCTUATION.matcher(TRAILING_PUNCTUATION.matcher(raw.strip()).replaceAll("")).replaceAll("");
     }
 
     /** @return lower-case snake_case of the words ("Thai food" → "thai_food") */
     static String slug(final String text) {
-        return trimValue(text).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}+#]+", "_").replaceAll("^_|_$", "");
+        return EDGE_UNDERSCORE.matcher(NOT_SLUG.matcher(trimValue(text).toLowerCase(Locale.ROOT)).replaceAll("_")).replaceAll("");
     }
 }

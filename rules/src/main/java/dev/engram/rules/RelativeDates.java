@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.engram.text.CaselessPattern;
 import dev.engram.text.CaselessText;
@@ -39,6 +40,9 @@ import dev.engram.text.CaselessText;
  * ago") are left alone rather than guessed.
  */
 public final class RelativeDates {
+
+    /** Compiled once (String#replaceAll compiles its pattern at every call). */
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     /**
      * One resolved expression.
@@ -230,7 +234,7 @@ public final class RelativeDates {
     }
 
     private static int count(final String word) {
-        final String w = word.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String w = WHITESPACE.matcher(word.toLowerCase(Locale.ROOT)).replaceAll(" ");
         return SMALL_NUMBERS.containsKey(w) ? SMALL_NUMBERS.get(w) : Integer.parseInt(w);
     }
 
