@@ -17,9 +17,11 @@ import dev.engram.avro.Memory;
  *     (EPISODIC memories), null when they are to be read from the memory
  * @param lent when {@code logit} is a statement's that this derived memory cites but does not state
  *     ({@link ObservationLift}): the lender and the memory's own logit; null when the logit is its own
+ * @param lift the memory's text as {@link ObservationLift} reads it when the kept index holds it ({@link LiftText}),
+ *     null when it is to be read from the memory
  */
 record Candidate(Memory memory, double logit, double importance, long lastAccessed, int accessCount, Set<String> cited,
-                 Lent lent) {
+                 Lent lent, LiftText lift) {
 
     /**
      * A borrowed relevance: {@link ObservationLift} lent a statement's logit to a derived memory that does not state it.
@@ -42,7 +44,7 @@ record Candidate(Memory memory, double logit, double importance, long lastAccess
      */
     static Candidate of(final UserMemoryIndex.View view, final int slot, final double logit) {
         return new Candidate(view.memory(slot), logit, view.importance(slot), view.lastAccessed(slot),
-            view.accessCount(slot), view.cited(slot), null);
+            view.accessCount(slot), view.cited(slot), null, view.liftText(slot));
     }
 
     /**
@@ -50,7 +52,7 @@ record Candidate(Memory memory, double logit, double importance, long lastAccess
      * @return this candidate with that logit as its own
      */
     Candidate withLogit(final double lifted) {
-        return new Candidate(memory, lifted, importance, lastAccessed, accessCount, cited, null);
+        return new Candidate(memory, lifted, importance, lastAccessed, accessCount, cited, null, lift);
     }
 
     /**
@@ -60,6 +62,11 @@ record Candidate(Memory memory, double logit, double importance, long lastAccess
      */
     Candidate borrowing(final Candidate lender, final double own) {
         return new Candidate(memory, lender.logit(), importance, lastAccessed, accessCount, cited,
-            new Lent(lender.memory().getMemoryId(), own));
+            new Lent(lender.memory().getMemoryId(), own), lift);
+    }
+
+    /** @return the memory's text for {@link ObservationLift#states}: the kept one, else made from the memory now */
+    LiftText text() {
+        return lift != null ? lift : LiftText.of(memory);
     }
 }

@@ -85,7 +85,7 @@ final class ExhaustiveRanking {
             final double logit = logits[i];
             final Candidate c = new Candidate(m, logit, m.getImportance(),
                 m.getLastAccessedAt() == null ? Long.MIN_VALUE : m.getLastAccessedAt().toEpochMilli(),
-                m.getAccessCount(), null, null);
+                m.getAccessCount(), null, null, null);
             if (logit >= minLogit) {
                 candidates.add(c);
             }

@@ -11,7 +11,6 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.SourceRef;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.text.MemoryText;
-import dev.engram.text.TurnHeuristics;
 
 /**
  * An observation is as relevant as its best-matching statement: a memory that states up to 16 statements on one topic
@@ -117,8 +116,9 @@ final class ObservationLift {
             return o;
         }
         cited.sort(Candidate.BY_RELEVANCE);
+        final LiftText derived = o.text();
         for (int i = 0; i < cited.size(); i++) {
-            if (states(o.memory(), cited.get(i).memory())) {
+            if (states(derived, cited.get(i).text())) {
                 // the best statement it states is its own relevance; a better one it only cites is lent
                 return i == 0 ? o.withLogit(cited.get(0).logit()) : o.borrowing(cited.get(0), cited.get(i).logit());
             }
@@ -137,42 +137,32 @@ final class ObservationLift {
      * @return whether it states it
      */
     static boolean states(final Memory derived, final Memory statement) {
-        final String own = MemoryText.ownWords(statement.getContent());
+        return states(LiftText.of(derived), LiftText.of(statement));
+    }
+
+    /**
+     * {@link #states(Memory, Memory)} over the two memories' texts, which keep what they computed ({@link LiftText}).
+     *
+     * @param derived an observation's or topic list's text
+     * @param statement a cited statement's text
+     * @return whether the derived memory states the statement
+     */
+    static boolean states(final LiftText derived, final LiftText statement) {
+        final String own = statement.own();
         if (own.isEmpty()) {
             return false;
         }
-        if (!ExtractedMemory.isTopicList(derived.getType(), derived.getDisplayName())) {
-            return derived.getContent().contains(own);
+        if (!derived.topicList()) {
+            return derived.content().contains(own);
         }
-        final List<List<String>> values = listedValues(derived.getContent());
+        final List<List<String>> values = derived.listedValues();
         boolean any = false;
-        for (final String sentence : TurnHeuristics.sentences(own)) {
-            if (TurnHeuristics.isSmallTalk(sentence) || TurnHeuristics.isQuestion(sentence)) {
-                continue;
-            }
-            final Set<String> terms = new HashSet<>(TextAnalysis.terms(sentence));
+        for (final Set<String> terms : statement.sentenceTerms()) {
             if (values.stream().noneMatch(terms::containsAll)) {
                 return false;
             }
             any = true;
         }
         return any;
-    }
-
-    /** @return the terms of each value a topic list lists ({@code Heading: value, value.}), values without terms left out */
-    private static List<List<String>> listedValues(final String content) {
-        final int colon = content.indexOf(':');
-        String listed = content.substring(colon + 1).strip();
-        if (listed.endsWith(".")) {
-            listed = listed.substring(0, listed.length() - 1);
-        }
-        final List<List<String>> out = new ArrayList<>();
-        for (final String value : listed.split(",\\s*")) {
-            final List<String> terms = TextAnalysis.terms(value);
-            if (!terms.isEmpty()) {
-                out.add(terms);
-            }
-        }
-        return out;
     }
 }

@@ -11,7 +11,7 @@ import dev.engram.core.MemoryIds;
 /**
  * The per-slot records of a {@link UserMemoryIndex}: the memory as stored and as served (joined with its
  * retrieval hits), the ranking primitives (ACTIVE, importance, lastAccessedAt in epoch ms, access count), an
- * EPISODIC memory's cited messages, and the slot allocation (high-water mark and free list, freed slots reused).
+ * EPISODIC memory's cited messages, its text as the observation lift reads it ({@link LiftText}), and the slot allocation (high-water mark and free list, freed slots reused).
  * Not thread-safe: the index's lock guards it.
  */
 final class SlotRecords {
@@ -32,6 +32,8 @@ final class SlotRecords {
     Memory[] memories = new Memory[0];
     /** An EPISODIC memory's cited messages (the priors' covered-episode rule reads them per request), else null. */
     Object[] cited = new Object[0];
+    /** The memory's text as {@link ObservationLift} reads it, computed on first use ({@link LiftText}). */
+    LiftText[] lift = new LiftText[0];
     /** The newest updatedAt / lastAccessedAt of any memory held in epoch ms (the recency reference), MIN_VALUE for none. */
     private long newestEvent = Long.MIN_VALUE;
 
@@ -64,6 +66,7 @@ final class SlotRecords {
             memories = Arrays.copyOf(memories, capacity);
             stored = Arrays.copyOf(stored, capacity);
             cited = Arrays.copyOf(cited, capacity);
+            lift = Arrays.copyOf(lift, capacity);
         }
         return size++;
     }
@@ -81,6 +84,7 @@ final class SlotRecords {
         stored[s] = MemoryCopies.withoutEmbedding(memory);
         join(s, hits);
         cited[s] = memory.getType() == MemoryType.EPISODIC ? Set.copyOf(MemoryIds.citedMessages(memory)) : null;
+        lift[s] = LiftText.of(memory);
     }
 
     /** The slot's served memory and ranking primitives from its stored memory and its hits. */
@@ -100,6 +104,7 @@ final class SlotRecords {
         memories[slot] = null;
         stored[slot] = null;
         cited[slot] = null;
+        lift[slot] = null;
         observation[slot] = false;
         if (freeCount == free.length) {
             free = Arrays.copyOf(free, freeCount * 2);

@@ -132,7 +132,12 @@ public final class TimeCues {
             }
             final int month = from.getMonthValue();
             final int dayOfMonth = from.getDayOfMonth();
-            final int firstYear = LocalDate.ofEpochDay(start).getYear();
+            final LocalDate first = LocalDate.ofEpochDay(start);
+            if (end == start) {
+                // one day, most event dates: it is the named day or not (a 29 February exists in a leap year only)
+                return first.getMonthValue() == month && first.getDayOfMonth() == dayOfMonth;
+            }
+            final int firstYear = first.getYear();
             for (int year = firstYear; year <= firstYear + 1 && year <= Year.MAX_VALUE; year++) {
                 if (month == 2 && dayOfMonth == 29 && !Year.isLeap(year)) {
                     continue;

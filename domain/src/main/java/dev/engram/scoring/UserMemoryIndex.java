@@ -250,6 +250,14 @@ public final class UserMemoryIndex {
 
         /**
          * @param slot a slot (not free)
+         * @return its memory's text as {@link ObservationLift} reads it, kept while the slot holds that memory
+         */
+        LiftText liftText(final int slot) {
+            return records.lift[slot];
+        }
+
+        /**
+         * @param slot a slot (not free)
          * @return whether it holds an observation or topic list ({@link ObservationLift#lifts})
          */
         boolean observation(final int slot) {

@@ -111,6 +111,11 @@ class TimeCuesTest {
                         .isEqualTo(holds);
                 }
             }
+            // one day, every day of those years (29 February 2020 and 2024 among them)
+            for (long day = LocalDate.of(2019, 1, 1).toEpochDay(); day <= LocalDate.of(2024, 12, 31).toEpochDay(); day++) {
+                assertThat(period.overlaps(new long[] {day, day})).as("%s on %s", named, LocalDate.ofEpochDay(day))
+                    .isEqualTo(MonthDay.from(LocalDate.ofEpochDay(day)).equals(named));
+            }
             assertThat(period.overlaps(new long[] {10, 5})).isFalse();
         }
     }
