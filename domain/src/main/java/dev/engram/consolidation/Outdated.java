@@ -42,7 +42,7 @@ import dev.engram.port.ExtractedMemory;
  * said at or before the change, the content does not also state the new value (the sentence telling the change,
  * "I moved from Porto to Braga", stays current), and it does not cite the message that made the change. Values of
  * fewer than {@value #MIN_VALUE_CHARS} characters (in Han script {@value #MIN_HAN_CHARS}) mark nothing (too many
- * words contain them); for
+ * words contain them), but a short number is stated as the user's age ({@link #statesAge}: "I'm 29"); for
  * a stance ("like", "dislike" of a {@code preference:<subject>} key) the key's subject in words is what a memory
  * must name ("I love horror movies" states {@code preference:horror_movies = like}).
  *
@@ -288,7 +288,7 @@ public final class Outdated {
             return v.codePointCount(0, v.length()) >= MIN_HAN_CHARS && content.contains(v); // 北京 is a word
         }
         if (v.length() < MIN_VALUE_CHARS) {
-            return false;
+            return v.chars().allMatch(Character::isDigit) && !v.isEmpty() && statesAge(content, v);
         }
         final String bare = MemoryIds.withoutAccents(v);
         final String text = MemoryIds.withoutAccents(content);
@@ -299,6 +299,16 @@ public final class Outdated {
             }
         }
         return false;
+    }
+
+    /**
+     * A number too short to be found as a word (every other sentence has a "3" or a "29") is stated only as the user's
+     * age: "I'm 29", "I am 29 years old", "I turned 29" ("My dog Rex is 3 years old. I'm 29." states 29, not 3).
+     */
+    private static boolean statesAge(final String content, final String number) {
+        return Pattern.compile("\\bi(?:'m|\\s+am|\\s+(?:just\\s+)?turned)\\s+" + number + "(?![\\p{N}.,:%]\\d|\\s*(?:%|percent"
+            + "|minutes?|mins?|hours?|km|miles?|kg|lbs?|pounds|points|weeks?|months?|days?|hrs?|mm|cm|\\p{N}))",
+            Pattern.CASE_INSENSITIVE).matcher(dev.engram.text.TurnHeuristics.normalizeQuotes(content)).find();
     }
 
     /**

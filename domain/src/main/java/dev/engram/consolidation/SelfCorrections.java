@@ -27,7 +27,8 @@ import dev.engram.core.MemoryIds;
  *       compared as values are, {@link MemoryIds#fold}), or</li>
  *   <li>it names no replaced value and its new value is a typing error away from the fact's value (Damerau–Levenshtein
  *       distance 1, or 2 for values of {@value #LONG_VALUE} letters or more, letters compared folded; never equal):
- *       "Sorry, I meant Lisbon" corrects "Lisbn", not "Porto".</li>
+ *       "Sorry, I meant Lisbon" corrects "Lisbn", not "Porto"; a number corrects a number one typing error away
+ *       however short ("I'm 41. Sorry, I meant 42." corrects the age), never a word.</li>
  * </ul>
  * said at or after the fact's {@code validFrom}. Exactly one fact must qualify (two facts holding the value: which one
  * is unsaid, nothing changes). The fact is then corrected in place, as a {@code PUT .../memories/{id}} correction does
@@ -43,8 +44,8 @@ final class SelfCorrections {
 
     /** From this many letters a value may be two typing errors away from its correction. */
     static final int LONG_VALUE = 8;
-    /** A value said as the correction: one to four words, a letter first. */
-    private static final String VALUE = "(\\p{L}[\\p{L}\\p{N}'&.-]*(?:\\s+\\p{L}[\\p{L}\\p{N}'&.-]*){0,3}?)";
+    /** A value said as the correction: one to four words, a letter first, or a number ("I meant 42"). */
+    private static final String VALUE = "(\\p{L}[\\p{L}\\p{N}'&.-]*(?:\\s+\\p{L}[\\p{L}\\p{N}'&.-]*){0,3}?|\\p{N}+)";
     private static final String MEANT = "\\bi\\s+(?:meant|mean)(?:\\s+to\\s+(?:say|write|type))?\\s+";
     private static final String REPLACES = "\\s*,?\\s*(?:not|instead\\s+of|rather\\s+than)\\s+";
     private static final String END = "\\s*(?:[.!]+|$)";
@@ -152,8 +153,16 @@ final class SelfCorrections {
             return MemoryIds.fold(said.replaced()).equals(old);
         }
         final int longest = Math.max(now.length(), old.length());
+        if (number(now) || number(old)) {
+            // "I'm 41. Sorry, I meant 42.": a number corrects a number one typing error away, however short
+            return number(now) && number(old) && EditDistance.of(now, old) <= 1;
+        }
         return Math.abs(now.length() - old.length()) <= 2 && EditDistance.of(now, old) <= (longest >= LONG_VALUE ? 2 : 1)
             && Math.min(now.length(), old.length()) >= 3;
+    }
+
+    private static boolean number(final String value) {
+        return !value.isEmpty() && value.chars().allMatch(Character::isDigit);
     }
 
     private static Consolidator.Decision corrected(final Memory fact, final String value, final String content,

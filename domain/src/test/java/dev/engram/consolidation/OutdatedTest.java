@@ -126,6 +126,16 @@ class OutdatedTest {
     }
 
     @Test
+    void shouldReadAShortNumberOnlyAsTheUsersAge() {
+        assertThat(Outdated.states("My dog Rex is 3 years old. I'm 29.", "29")).isTrue();
+        assertThat(Outdated.states("I am 29 years old and I live in Graz.", "29")).isTrue();
+        assertThat(Outdated.states("I turned 29 in May.", "29")).isTrue();
+        assertThat(Outdated.states("My dog Rex is 3 years old. I'm 29.", "3")).as("the dog's age").isFalse();
+        assertThat(Outdated.states("I'm 29 minutes away.", "29")).isFalse();
+        assertThat(Outdated.states("We were 29 at the party.", "29")).isFalse();
+    }
+
+    @Test
     void shouldReadAToolValueInAnyOfItsNames() {
         assertThat(Outdated.states("I code in vscode all day.", "VS Code")).isTrue();
         assertThat(Outdated.states("Visual Studio Code keeps crashing on me.", "vscode")).isTrue();

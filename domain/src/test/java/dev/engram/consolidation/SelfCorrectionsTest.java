@@ -24,6 +24,8 @@ class SelfCorrectionsTest {
         Sorry, Lisbon, not Lisbn.                  | Lisbn
         It was late. Oops, I meant Barcelona.      | Barcleonna
         I mean Initech, not Initek.                | Initek
+        I'm 41. Sorry, I meant 42.                 | 41
+        Sorry, 42, not 41.                         | 41
         """)
     void shouldCorrectTheValueWhenTheUserSaysWhatTheyMeant(final String statement, final String value) {
         assertThat(corrects(statement, value)).isTrue();
@@ -38,6 +40,9 @@ class SelfCorrectionsTest {
         I meant it, not the other thing.           | the other thing
         I meant to call you yesterday.             | Lisbn
         I live in Lisbon, not far from the sea.    | the sea
+        Sorry, I meant 42.                         | 35
+        Sorry, I meant 42.                         | 142a
+        Sorry, I meant 4.                          | Lisbn
         """)
     void shouldLeaveTheValueWhenTheSentenceCorrectsAnotherOrNone(final String statement, final String value) {
         assertThat(corrects(statement, value)).isFalse();

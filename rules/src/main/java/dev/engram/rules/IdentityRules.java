@@ -57,8 +57,12 @@ final class IdentityRules {
             (m, s) -> city(first(m, 1, 2), true, RETRACTION)),
         rule("employer-retracted", "\\bi\\s+(?:no\\s+longer|don't|do\\s+not)\\s+work\\s+(?:at|for)\\s+(" + PROPER + ")"
             + "|\\bi(?:'m|\\s+am)\\s+(?:no\\s+longer|not)\\s+working\\s+(?:at|for)\\s+(" + PROPER + ")"
-            + "|\\bi(?:'ve|\\s+have)?\\s+" + ADVS + "(?:left|quit)\\s+(?:my\\s+job\\s+at\\s+)?(" + PROPER + ")",
-            (m, s) -> employer(first(m, 1, 3), -1, true, RETRACTION)),
+            + "|\\bi(?:'ve|\\s+have)?\\s+" + ADVS + "(?:left|quit)\\s+(?:my\\s+job\\s+at\\s+)?(" + PROPER + ")"
+            // a job ended in other words: "I am no longer at Spotify", "I got laid off from Spotify", "I lost my job at X"
+            + "|\\bi(?:'m|\\s+am)\\s+no\\s+longer\\s+(?:at|with)\\s+(" + PROPER + ")"
+            + "|\\bi(?:\\s+got|\\s+was|'ve\\s+been|\\s+have\\s+been)\\s+(?:laid\\s+off|fired|let\\s+go|made\\s+redundant)"
+            + "\\s+(?:from|by|at)\\s+(" + PROPER + ")|\\bi\\s+lost\\s+my\\s+job\\s+(?:at|with)\\s+(" + PROPER + ")",
+            (m, s) -> employer(first(m, 1, 6), -1, true, RETRACTION)),
         rule("role-retracted", "\\bi\\s+(?:no\\s+longer|don't|do\\s+not)\\s+work\\s+as\\s+" + AS_ROLE
             + "|\\bi(?:'m|\\s+am)\\s+(?:no\\s+longer|not)\\s+an?\\s+((?:[\\p{L}-]+\\s+){0,2}?" + JOB + ")s?\\b",
             (m, s) -> role(first(m, 1, 2), true)));
@@ -121,9 +125,11 @@ final class IdentityRules {
             + "lived\\s+in\\s+(" + PROPER + ")\\s+(?:for|since)\\b", (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),
         rule("city-now-living", "(?:^|[,;]\\s*)" + ADVS + "(?:now|currently)\\s+(?:living|based|residing)\\s+in\\s+("
             + PROPER + ")", (m, s) -> city(m.group(1), false, FRAGMENT)),
-        // "we moved from Vienna to Graz": the place left is skipped, the new one is the city (it supersedes the old)
+        // "we moved from Vienna to Graz": the place left is skipped, the new one is the city (it supersedes the old);
+        // from or to a tool ("we moved from Jira to Linear") it is a tool switch (TechRules), not a move
         rule("city-moved", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:moved|relocated)\\s+(?:back\\s+|over\\s+|out\\s+)?"
-            + "(?:from\\s+" + PROPER + "\\s+)?to\\s+(" + PROPER + ")", (m, s) -> city(m.group(1), false, EXPLICIT)));
+            + "(?:from\\s+(" + PROPER + ")\\s+)?to\\s+(" + PROPER + ")", (m, s) -> TechVocabulary.isKnownTool(m.group(2))
+                || m.group(1) != null && TechVocabulary.isKnownTool(m.group(1)) ? List.of() : city(m.group(2), false, EXPLICIT)));
 
     private IdentityRules() {
     }

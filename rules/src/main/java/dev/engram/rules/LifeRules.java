@@ -135,7 +135,8 @@ final class LifeRules {
         rule("pet-have", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:have|got|own|adopted|rescued|have\\s+got)\\s+"
             + COUNT + "\\s+(?:pet\\s+)?" + PET_ADJ + "(" + PET + ")" + "(?:s|es)?\\b(?!\\s*,?\\s+(?:named|called))",
             (m, s) -> pet(null, m.group(1))),
-        rule("pet-mine", "\\b(?:with|and|walk|feed|love|miss)\\s+(?:my|our)\\s+(?:two|three|four|\\d\\s+)?\\s*" + PET_ADJ
+        // "I really miss my dog" is said of a pet that died or is far away: no pet the user has now
+        rule("pet-mine", "\\b(?:with|and|walk|feed|love)\\s+(?:my|our)\\s+(?:two|three|four|\\d\\s+)?\\s*" + PET_ADJ
             + "(" + PET + ")" + "s?\\b(?!\\s*,?\\s+(?:named|called|\\p{Lu}))", (m, s) -> pet(null, m.group(1))),
         rule("hometown", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:originally\\s+)?from\\s+(" + PROPER + ")"
             + "|\\bi\\s+" + ADVS + "(?:originally\\s+)?(?:come|came)\\s+from\\s+(" + PROPER + ")"

@@ -125,7 +125,30 @@ final class LikingRules {
     }
 
     private static List<Fact> liked(final Matcher m, final String sentence, final boolean like) {
-        return relativeClause(sentence, m.start()) ? List.of() : preference(subject(m.group(1), false), like);
+        return relativeClause(sentence, m.start()) || like && sarcastic(sentence, m.group())
+            ? List.of() : preference(subject(m.group(1), false), like);
+    }
+
+    /** A sarcastic opener ("Oh sure, …", "Yeah right, …", "Oh great, …", "Sure, because …"); a closing "/s" too. */
+    private static final java.util.regex.Pattern SARCASTIC_OPENER = java.util.regex.Pattern.compile(
+        "^\\W*(?:oh\\W+(?:sure|great|yes|yeah|joy|goody|wonderful|fantastic|perfect)|yeah\\W+(?:right|sure)|sure\\W+because"
+            + "|as\\s+if)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /** The liking verb shouted after "just" ("I just LOVE …"). */
+    private static final java.util.regex.Pattern SARCASTIC_MARK = java.util.regex.Pattern.compile(
+        "\\bjust\\s+(?:LOVE|LIKE|ADORE|ENJOY)\\b");
+
+    /**
+     * Whether a liking is said in clear sarcasm ("Oh sure, I just LOVE working weekends", "Yeah right, I just adore
+     * filling in tax forms"): the words say the opposite of what is meant, so they state no liking (the sentence stays
+     * in the turn's episode as said). Only explicit markers count: "I just love hiking" is a liking.
+     *
+     * @param sentence the whole sentence
+     * @param statement the matched statement ("I just LOVE working weekends")
+     */
+    static boolean sarcastic(final String sentence, final String statement) {
+        return SARCASTIC_OPENER.matcher(sentence).find() || SARCASTIC_MARK.matcher(statement).find()
+            || sentence.strip().endsWith("/s");
     }
 
     private static List<Fact> preference(final String subject, final boolean like) {
@@ -150,6 +173,21 @@ final class LikingRules {
      *     the phrase is specific rather than a liking ("the color"), a pronoun, a possessive, an infinitive,
      *     a clause, or a gerund whose object is a pronoun or particle ("making him happy", "trying out")
      */
+    /**
+     * A particle that keeps the gerund's object in the liked thing when a bare noun follows ("filling in tax forms",
+     * "swimming in lakes"); "in the sea" or "in Europe" is where, not what ("swimming", "traveling"). "out" and "up"
+     * stay {@link #GERUND_NEEDS_MORE}: "I love trying out new recipes" is said of a moment, not a liking.
+     */
+    private static final Set<String> PARTICLES = Set.of("in");
+
+    /** A lower-case noun that can be an object without an article ("forms", "tax"), not a name, pronoun or stop word. */
+    private static boolean bareNoun(final String word) {
+        final String w = trimValue(word);
+        final String lower = w.toLowerCase(Locale.ROOT);
+        return !w.isEmpty() && w.equals(lower) && w.chars().allMatch(Character::isLetter) && !STOP_WORDS.contains(lower)
+            && !NOT_A_SUBJECT.contains(lower) && !GERUND_NEEDS_MORE.contains(lower) && !lower.endsWith("ly");
+    }
+
     static String subject(final String raw, final boolean sentenceInitial) {
         final String[] words = trimValue(raw).split("\\s+");
         int start = 0;
@@ -159,10 +197,14 @@ final class LikingRules {
         final List<String> kept = new ArrayList<>();
         final boolean title = words.length > start + 1 && Character.isUpperCase(words[start].charAt(0))
             && Character.isUpperCase(words[words.length - 1].charAt(0));
-        for (int i = start; i < words.length && kept.size() < (title ? 4 : 3); i++) {
+        boolean phrasal = false;
+        for (int i = start; i < words.length && kept.size() < (title || phrasal ? 4 : 3); i++) {
             final String w = words[i];
             final String lower = w.toLowerCase(Locale.ROOT);
-            if (kept.isEmpty()) {
+            if (kept.size() == 1 && kept.get(0).endsWith("ing") && PARTICLES.contains(lower) && i + 1 < words.length
+                && bareNoun(words[i + 1])) {
+                phrasal = true; // "filling in tax forms": the particle and its object are the liked thing
+            } else if (kept.isEmpty()) {
                 if (NOT_A_SUBJECT.contains(lower) || STOP_WORDS.contains(lower) || lower.equals("not")
                     || lower.equals("they") || lower.equals("he") || lower.equals("she") || lower.equals("we")) {
                     return "";

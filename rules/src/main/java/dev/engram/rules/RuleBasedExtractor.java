@@ -36,7 +36,9 @@ import dev.engram.text.TurnHeuristics;
  *       dislike, {@code response_style}). Retractions ("I no longer use Jira") become negated facts
  *       carrying the key and value they retract. Within a turn the last positive statement of a key
  *       wins, and a retraction is dropped when the same turn states a new value for that key ("Started
- *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only). Facts only
+ *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only). A short answer to the
+ *       other party's yes/no question about a slot is the statement it answers ({@link Answers}: "No, Ottawa now." to
+ *       "Are you still living in Toronto?" is {@code city=Ottawa}). Facts only
  *       ever come from the user's own sentences: what the assistant says is never a fact about the user.</li>
  *   <li><b>Episodes.</b> A turn with at least one substantive sentence that made no fact becomes one
  *       EPISODIC memory whose content is the turn text as said (LoCoMo's " [image: caption]" included),
@@ -168,10 +170,15 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final String said = TurnHeuristics.withoutImage(message.getContent());
         final List<int[]> quoted = FactRules.othersQuotations(said);
         int at = 0;
+        boolean first = true;
         for (final String sentence : TurnHeuristics.sentences(said)) {
             final int start = Math.max(at, said.indexOf(sentence, at));
             at = start + sentence.length();
-            final List<FactRules.Fact> stated = FactRules.extract(sentence, within(quoted, start, sentence.length()));
+            // "No, Ottawa now." to "Are you still living in Toronto?" says "I live in Ottawa."
+            final String answer = first && asked != null ? Answers.restated(asked.getContent(), sentence) : null;
+            first = false;
+            final List<FactRules.Fact> stated = answer != null ? FactRules.extract(answer)
+                : FactRules.extract(sentence, within(quoted, start, sentence.length()));
             final Optional<ExtractedMemory> keyword = stated.isEmpty()
                 ? CustomCategoryRules.fact(policy, sentence, index, time, language) : Optional.empty();
             keyword.ifPresent(k -> custom.put(k.key(), k));

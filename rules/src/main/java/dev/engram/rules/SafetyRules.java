@@ -93,6 +93,21 @@ final class SafetyRules {
         + "\\s+(?:medication|meds|pills|tablets)|immunosuppressants?|steroids|melatonin|hrt"
         + "|\\p{L}+(?:statin|pril|olol|sartan|prazole|cillin|mycin|oxetine|azepam|tinib|formin|thyroxine))";
 
+    /** Who prescribes or stops a medication: the user's doctor of any kind. */
+    private static final String PRESCRIBER = "(?:doctor|doc|gp|physician|psychiatrist|cardiologist|endocrinologist"
+        + "|neurologist|oncologist|rheumatologist|dermatologist|gastroenterologist|specialist|consultant|nurse"
+        + "|pharmacist|care\\s+team|medical\\s+team)";
+
+    /**
+     * A dose before a medication's name in the units of a prescription: "20 mg of", "50mg", "0.5 milligrams of" (grams
+     * and millilitres are kitchen units too: "I use 200 g of flour" names no medication).
+     */
+    private static final String DOSE = "\\d+(?:[.,]\\d+)?\\s*(?:mg|mcg|µg|milligrams?|micrograms?|iu)\\b"
+        + "(?:\\s+of)?\\s+";
+
+    /** A medication said after "off" or "stopped": "the sertraline", "my 20 mg of atorvastatin". */
+    private static final String THE_MED = "(?:the\\s+|my\\s+|his\\s+|her\\s+)?(?:" + DOSE + ")?(" + MEDICATIONS + ")\\b";
+
     /** Foods and drinks "I can't have / avoid / gave up" names (after eat or drink any food counts). */
     private static final String FOODS = "(?:dairy|gluten|wheat|lactose|alcohol|caffeine|coffee|sugar|salt|(?:red\\s+)?meat"
         + "|pork|beef|lamb|fish|seafood|shellfish|prawns|shrimp|nuts|peanuts|eggs|milk|cheese|soy|spicy\\s+food"
@@ -116,6 +131,10 @@ final class SafetyRules {
         "enough", "before", "after", "anything", "everything", "much", "a", "the", "it", "that", "there", "here",
         "meals", "food", "well", "properly", "right", "alone");
 
+    /** "I take", "I'm on", "I've been taking": the user takes what follows. */
+    private static final String TAKE = "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)"
+        + "|\\bi\\s+" + ADVS + "(?:take|use|need|carry|inject|rely\\s+on))";
+
     private static final String I_AM = "\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS;
     private static final String DEGREE = "(?:(?:severely|very|highly|deathly|seriously|mildly|quite|badly|extremely)\\s+)?";
     private static final String REST = FactPatterns.LIST;
@@ -133,7 +152,15 @@ final class SafetyRules {
         rule("medication-retracted", "\\bi(?:'m|\\s+am)\\s+(no\\s+longer|not)\\s+(?:taking|on)\\s+(?:my\\s+)?(" + MEDICATIONS
             + ")\\b|\\bi\\s+(no\\s+longer|don't|do\\s+not)\\s+take\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> retracted(one(Slot.MEDICATION, medication(m.group(2) != null ? m.group(2) : m.group(4))),
-                noLonger(FactRules.first(m, 1, 3), s) ? "No longer takes " : "Does not take ")));
+                noLonger(FactRules.first(m, 1, 3), s) ? "No longer takes " : "Does not take ")),
+        // a medication ended by the user or their doctor: "My doctor took me off lisinopril", "My psychiatrist stopped
+        // the sertraline", "I stopped taking metformin", "I was taken off warfarin", "I'm off the pill now"
+        rule("medication-stopped", "\\bmy\\s+" + PRESCRIBER + "\\s+(?:has\\s+|just\\s+|finally\\s+)?(?:took|taken|takes)\\s+me"
+            + "\\s+off\\s+" + THE_MED + "|\\bmy\\s+" + PRESCRIBER + "\\s+(?:has\\s+|just\\s+|finally\\s+)?(?:stopped"
+            + "|discontinued|cancell?ed|ended)\\s+" + THE_MED + "|\\bi(?:'ve|\\s+have)?\\s+" + ADVS + "(?:stopped|quit)\\s+"
+            + "taking\\s+" + THE_MED + "|\\bi(?:\\s+was|'ve\\s+been|\\s+have\\s+been|\\s+got)\\s+taken\\s+off\\s+"
+            + THE_MED + "|\\bi(?:'m|\\s+am)\\s+(?:now\\s+)?off\\s+" + THE_MED + "|\\bi\\s+(?:came|went|got)\\s+off\\s+" + THE_MED,
+            (m, s) -> retracted(one(Slot.MEDICATION, medication(FactRules.first(m, 1, 6))), "No longer takes ")));
 
     /** Allergies, intolerances, conditions, medications, foods avoided and accessibility needs, in English. */
     static final List<Rule> RULES = List.of(
@@ -166,9 +193,11 @@ final class SafetyRules {
                 ? one(Slot.CONDITION, CONDITION_ADJECTIVES.get(m.group(1).toLowerCase(Locale.ROOT))) : List.of()),
         rule("condition-my", "\\b(?:because\\s+of|due\\s+to|for|with|of)\\s+my\\s+(" + CONDITIONS + ")\\b",
             (m, s) -> one(Slot.CONDITION, condition(m.group(1)))),
-        rule("medication", "(?:\\bi(?:'m|\\s+am|'ve\\s+been|\\s+have\\s+been)\\s+" + ADVS + "(?:taking|on)|\\bi\\s+" + ADVS
-            + "(?:take|use|need|carry|inject|rely\\s+on))\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
+        rule("medication", TAKE + "\\s+(?:my\\s+)?(?:" + DOSE + ")?(" + MEDICATIONS + ")\\b",
             (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
+        // a dose names a medication whatever its name: "I take 20 mg of atorvastatin at night", "I'm on 5mg of Eliquis"
+        rule("medication-dose", TAKE + "\\s+(?:my\\s+)?" + DOSE + REST, (m, s) -> items(m.group(1), 2).stream().limit(1)
+            .flatMap(item -> one(Slot.MEDICATION, medication(item)).stream()).toList()),
         rule("medication-and", "\\band\\s+(?:also\\s+)?(?:take|carry|use|need|inject)\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> userIsSubject(s, m.start()) ? one(Slot.MEDICATION, medication(m.group(1))) : List.of()),
         rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"

@@ -58,6 +58,11 @@ final class TechRules {
         rule("tool-switched", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:switched|migrated|changed)\\s+(?:over\\s+)?"
             + "(?:from\\s+" + TOOL + "\\s+)?to\\s+(?:using\\s+)?" + TOOL, (m, s) -> FactPatterns.NOT_A_PLACE.contains(
                 FactRules.trimValue(m.group(2)).toLowerCase(java.util.Locale.ROOT)) ? List.of() : switched(m.group(1), m.group(2))),
+        // "we moved from Jira to Linear": "moved" is a switch only between tools ("we moved from Vienna to Graz" is a
+        // move, IdentityRules), one side a known tool
+        rule("tool-moved", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "moved\\s+(?:over\\s+)?from\\s+" + TOOL
+            + "\\s+to\\s+(?:using\\s+)?" + TOOL, (m, s) -> TechVocabulary.isKnownTool(m.group(1))
+                || TechVocabulary.isKnownTool(m.group(2)) ? switched(m.group(1), m.group(2)) : List.of()),
         rule("tech-main", VOCAB + "\\s+is\\s+my\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?"
             + "(?:programming\\s+language|language|ide|editor|cloud(?:\\s+provider)?)\\b"
             + "|\\bmy\\s+(?:(?:main|primary|favou?rite|go-to|preferred|daily|default|usual)\\s+)?(?:programming\\s+language"

@@ -70,6 +70,20 @@ final class TechVocabulary {
         }
     }
 
+    /**
+     * Widely used work tools by their product names (trackers, chat, notes, code hosting, CI, design, office): a name
+     * here is software, never a place, so "we moved from Jira to Linear" is a tool switch, not a move
+     * ({@link #isKnownTool}). They stay {@code uses:<tool>} facts like any other capitalized tool name and are not
+     * part of {@link #ANY}: "on teams" or "in linear order" in lower case is no tool.
+     */
+    private static final java.util.Set<String> KNOWN_TOOLS = java.util.Set.of("jira", "linear", "asana", "trello",
+        "clickup", "basecamp", "youtrack", "notion", "obsidian", "evernote", "onenote", "confluence", "slack", "teams",
+        "microsoft teams", "discord", "zoom", "skype", "webex", "google meet", "github", "gitlab", "bitbucket", "jenkins",
+        "circleci", "github actions", "travis ci", "docker", "kubernetes", "terraform", "figma", "photoshop", "excel",
+        "google sheets", "google docs", "airtable", "salesforce", "hubspot", "zendesk", "dropbox", "google drive",
+        "onedrive", "sharepoint", "outlook", "gmail", "postgres", "postgresql", "mysql", "mongodb", "datadog", "grafana",
+        "sentry", "splunk", "vercel", "netlify", "miro", "loom", "todoist", "monday.com", "smartsheet", "wrike");
+
     /** A regex alternation of every alias, longest first, case-insensitive, bounded by non-word characters. */
     static final String ANY = alternation(null);
     /** A regex alternation of the programming languages only. */
@@ -97,6 +111,20 @@ final class TechVocabulary {
             out.append(i == 0 ? "" : "|").append(Pattern.quote(names.get(i)).replace(" ", "\\E\\s+\\Q"));
         }
         return out.append(")(?![\\w+#])").toString();
+    }
+
+    /**
+     * @param raw a name as written
+     * @return true for a capitalized name of {@link #KNOWN_TOOLS} ("Jira", "Microsoft Teams") or any term of the
+     *     vocabulary (a language, IDE or cloud): software, not a place
+     */
+    static boolean isKnownTool(final String raw) {
+        final String cleaned = FactRules.trimValue(raw);
+        if (cleaned.isEmpty() || !Character.isUpperCase(cleaned.charAt(0))) {
+            return false;
+        }
+        final String lower = cleaned.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        return KNOWN_TOOLS.contains(lower) || ALIASES.containsKey(lower);
     }
 
     /**

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TrialStatementsTest {
 
-    private static List<ExtractedMemory> said(final String text) {
+    static List<ExtractedMemory> said(final String text) {
         final Instant t0 = Instant.parse("2025-02-03T09:12:00Z");
         final ConversationCompleted conversation = ConversationCompleted.newBuilder().setTenantId("t1").setUserId("u1")
             .setConversationId("c1").setCompletedAt(t0.plusSeconds(60))
@@ -29,12 +29,12 @@ class TrialStatementsTest {
         return new RuleBasedExtractor().extract(conversation, null);
     }
 
-    private static List<String> facts(final String text) {
+    static List<String> facts(final String text) {
         return said(text).stream().filter(ExtractedMemory::isFact)
             .map(m -> (m.negated() ? "!" : "") + m.key() + "=" + m.value()).toList();
     }
 
-    private static boolean episode(final String text) {
+    static boolean episode(final String text) {
         return said(text).stream().anyMatch(m -> m.type() == MemoryType.EPISODIC);
     }
 

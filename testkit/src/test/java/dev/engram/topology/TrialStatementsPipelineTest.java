@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Test;
  */
 class TrialStatementsPipelineTest {
 
-    private static final String TENANT = "t12";
-    private static final String ANA = "u-ana";
+    static final String TENANT = "t12";
+    static final String ANA = "u-ana";
     private static final String USER = TENANT + "/" + ANA;
     private static final Instant T0 = Instant.parse("2025-03-01T09:00:00Z");
 
     /** Each text a user turn of its own conversation, a day after the one before. */
-    private static PipelineHarness said(final String... texts) {
+    static PipelineHarness said(final String... texts) {
         final PipelineHarness driver = new PipelineHarness();
         for (int i = 0; i < texts.length; i++) {
             driver.publish(conversation(TENANT, ANA, "c-" + i, user(texts[i], T0.plus(Duration.ofDays(i)).toString())));
@@ -37,7 +37,7 @@ class TrialStatementsPipelineTest {
     }
 
     /** The ACTIVE facts, {@code key=value}, in the consolidator and in the retriever's read model (asserted equal). */
-    private static List<String> activeFacts(final PipelineHarness driver) {
+    static List<String> activeFacts(final PipelineHarness driver) {
         final List<String> consolidator = facts(driver.consolidator().active(USER));
         assertThat(facts(driver.retriever().active(USER))).containsExactlyInAnyOrderElementsOf(consolidator);
         return consolidator;
