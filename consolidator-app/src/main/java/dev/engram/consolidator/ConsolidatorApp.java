@@ -9,6 +9,7 @@ import java.util.function.UnaryOperator;
 import java.util.Properties;
 
 import dev.engram.core.ExitDrains;
+import dev.engram.serde.AvroSerdes;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.llm.LlmConfig;
@@ -161,6 +162,7 @@ public final class ConsolidatorApp extends StreamsApp {
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
+        AvroSerdes.trustGeneratedRecords(); // before any record is built: a default of a record type is resolved by class
         ExitDrains.exit(run(configFromArgs(args)));
     }
 }

@@ -2,6 +2,7 @@ package dev.engram.deploy;
 
 import dev.engram.bench.BenchCommand;
 import dev.engram.core.ExitDrains;
+import dev.engram.serde.AvroSerdes;
 import dev.engram.kafka.KafkaOperationFailed;
 import dev.engram.retriever.RetrieverApp;
 import picocli.CommandLine;
@@ -38,6 +39,7 @@ public final class EngramCli implements Runnable {
      * @param args the command line
      */
     public static void main(final String[] args) {
+        AvroSerdes.trustGeneratedRecords(); // before any record is built: a default of a record type is resolved by class
         quietLogs();
         ExitDrains.exit(run(args));
     }

@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.engram.core.ExitDrains;
+import dev.engram.serde.AvroSerdes;
 import dev.engram.config.EngramConfig;
 import dev.engram.embedder.ActiveModelEmbedder;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -179,6 +180,7 @@ public final class ExtractorApp extends StreamsApp {
      * @param args optionally a properties file; settings also come from {@code ENGRAM_*} variables
      */
     public static void main(final String[] args) {
+        AvroSerdes.trustGeneratedRecords(); // before any record is built: a default of a record type is resolved by class
         ExitDrains.exit(run(configFromArgs(args)));
     }
 }

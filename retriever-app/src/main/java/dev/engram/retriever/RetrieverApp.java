@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.engram.core.ExitDrains;
+import dev.engram.serde.AvroSerdes;
 import dev.engram.config.EngramConfig;
 import dev.engram.domain.DomainConfig;
 import dev.engram.qdrant.QdrantVectorIndex;
@@ -372,6 +373,7 @@ public final class RetrieverApp implements Callable<Integer> {
      * @param args {@code [--config FILE]}
      */
     public static void main(final String[] args) {
+        AvroSerdes.trustGeneratedRecords(); // before any record is built: a default of a record type is resolved by class
         ExitDrains.exit(new CommandLine(new RetrieverApp()).execute(args));
     }
 }
