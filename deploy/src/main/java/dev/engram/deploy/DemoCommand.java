@@ -13,11 +13,12 @@ import java.util.concurrent.CountDownLatch;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
+import dev.engram.core.ExitDrains;
 import dev.engram.crypto.PersonalSerdes;
 import dev.engram.qdrant.QdrantConfig;
 import dev.engram.retriever.RetrieverConfig;
-import dev.engram.stack.ConversationSources;
 import dev.engram.stack.ConversationSources.ExampleQuery;
+import dev.engram.stack.ConversationSources;
 import dev.engram.stack.DemoApps;
 import dev.engram.stack.DemoSummary;
 import dev.engram.stack.EmbeddedBroker;
@@ -196,7 +197,10 @@ public final class DemoCommand implements Callable<Integer> {
             return 1;
         }
         out.print(said.toString(java.nio.charset.StandardCharsets.UTF_8));
-        final Thread hook = new Thread(this::stop, "engram-demo-shutdown");
+        final Thread hook = new Thread(() -> {
+            stop();
+            ExitDrains.awaitAll(ExitDrains.EXIT_DRAIN); // Ctrl-C: a query or candidate may still be in an inference
+        }, "engram-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             out.printf("Engram demo — input %s, run directory %s (emptied at each start: memories of an earlier demo run are gone)%n", file, dir);
