@@ -117,9 +117,18 @@ final class IdentityRules {
         rule("employer-and-joined", "\\b(?:and|then)\\s+(?:then\\s+|now\\s+)?(?:joined|started\\s+at"
             + "|started\\s+working\\s+(?:at|for))\\s+(?:the\\s+)?(" + PROPER + ")",
             (m, s) -> FactPatterns.userIsSubject(s, m.start()) ? employer(m.group(1), -1, false, EXPLICIT) : List.of()),
-        // "My new employer is Bosch", "my employer is now Bosch"
-        rule("employer-is", "\\bmy\\s+(?:new\\s+|current\\s+)?employer\\s+is\\s+(?:now\\s+)?(?:the\\s+)?(" + PROPER + ")",
-            (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
+        // "My new employer is Bosch", "my employer is now Bosch", "my company is Netflix"
+        rule("employer-is", "\\bmy\\s+(?:new\\s+|current\\s+)?(?:employer|company)\\s+is\\s+(?:now\\s+)?(?:the\\s+)?("
+            + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
+        // "I am employed by Netflix", "I'm employed at Netflix" (README trial: a restatement kept as an episode)
+        rule("employer-employed", "\\b(?:i|we)(?:'m|\\s+am|'re|\\s+are)\\s+" + ADVS + "employed\\s+(?:by|at|with)\\s+"
+            + "(?:the\\s+)?(" + PROPER + ")", (m, s) -> employer(m.group(1), -1, false, EXPLICIT)),
+        // "Oslo is my home.", "Oslo is home now", "my home is Oslo", "home is Oslo these days": the city; not "Oslo is
+        // my hometown" (where the user grew up), not "Oslo is home to …" (a description)
+        rule("city-home", "(?:^|[,;]\\s*)(?!(?:This|That|It|Here|There|Where|What|Which|Who|Home|Anywhere|Somewhere"
+            + "|Everywhere|Nowhere|Everything|Nothing)\\b)(" + PROPER + ")\\s+is\\s+(?:now\\s+)?(?:my\\s+)?home(?:\\s+now)?\\s*(?:[.!,;]|$)"
+            + "|(?:^|[,;]\\s*|\\bmy\\s+)home\\s+is\\s+(?:now\\s+)?(?:in\\s+)?(" + PROPER + ")(?!\\s+to\\b)",
+            (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),
         rule("city-live", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are|'ve\\s+been|\\s+have\\s+been)?\\s+" + ADVS
             + "(?:live|living|reside|residing|based)\\s+in\\s+(" + PROPER + ")|\\b(?:i|we)(?:'ve|\\s+have)\\s+" + ADVS
             + "lived\\s+in\\s+(" + PROPER + ")\\s+(?:for|since)\\b", (m, s) -> city(first(m, 1, 2), false, EXPLICIT)),

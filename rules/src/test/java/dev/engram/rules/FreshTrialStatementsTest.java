@@ -139,4 +139,26 @@ class FreshTrialStatementsTest {
     void shouldStateNoSlotWhenTheAnswerIsNoShortNoOrTheQuestionNoSlot(final String question, final String answer) {
         assertThat(answered(question, answer)).noneMatch(f -> f.startsWith("city="));
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        Oslo is my home.                          | city=Oslo
+        Oslo is home now.                         | city=Oslo
+        My home is Oslo.                          | city=Oslo
+        Home is Oslo these days.                  | city=Oslo
+        I am employed by Netflix.                 | employer=Netflix
+        I'm employed at Netflix as of May.        | employer=Netflix
+        My company is Netflix.                    | employer=Netflix
+        """)
+    void shouldReadARestatedCityOrEmployerInOtherWords(final String text, final String fact) {
+        // README trial: each of these kept an episode beside the fact, so one city came back three times in a block
+        assertThat(facts(text)).containsExactly(fact);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"This is my home.", "It is home now.", "Oslo is my hometown.", "Oslo is home to many museums.",
+        "My home is a mess.", "Where is my home?", "My company is growing fast."})
+    void shouldReadNoCityOrEmployerFromOtherSentencesAboutHomeOrCompany(final String text) {
+        assertThat(facts(text)).noneMatch(f -> f.startsWith("city=") || f.startsWith("employer="));
+    }
 }
