@@ -68,9 +68,11 @@ import dev.engram.topics.Topic;
  *       extractor's groups ({@link RebuildBenchmark#ceiling}, as {@code bench rebuild} reports it), with the same
  *       pool figures: what a grouped inference costs with the cores to itself, against what it costs in the pipeline
  *       (BENCHMARKS.md "Ingest", "Why an inference costs more in the pipeline").</li>
- *   <li>brokerTrafficPerCandidate: the broker's requests by API and records appended by topic (changelogs and
- *       repartition topics included) in the pipeline phase, per candidate ({@link BrokerTraffic}): what the
- *       {@code broker} stage's CPU paid for.</li>
+ *   <li>brokerTrafficPerCandidate: the broker's requests by API, and records and bytes appended by topic (changelogs
+ *       and repartition topics included) in the pipeline phase, per candidate ({@link BrokerTraffic}): what the
+ *       {@code broker} stage's CPU paid for; {@code benchClientRequests}: how many of those requests the bench's own
+ *       producer and settle monitor sent (not the pipeline's work: the monitor asks the cluster only while the counts
+ *       stand still, {@link EmbeddedStack#awaitSettled}).</li>
  *   <li>memoryUpdatedPerCandidate: {@code memory-updated} records per candidate (every operation, observations
  *       included; {@code memoryUpdatedByOperation} splits them): the write amplification of consolidation.</li>
  * </ol>
@@ -85,6 +87,10 @@ public final class IngestBenchmark implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
         description = "LoCoMo JSON or JSON Lines (default: " + Inputs.LOCOMO_DEV + ").")
     Path input;
+
+    @Option(names = "--conversations", paramLabel = "N", defaultValue = "0",
+        description = "Use the first N conversations (default: all of the input).")
+    int limit;
 
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "" + DEFAULT_WARMUP,
         description = "Conversations through a discarded stack before the timed one, so the pipeline is timed with "
@@ -113,7 +119,8 @@ public final class IngestBenchmark implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final Path file = Inputs.resolve(input);
-        final List<ConversationCompleted> conversations = ConversationSources.readAll(file).getKey();
+        final List<ConversationCompleted> all = ConversationSources.readAll(file).getKey();
+        final List<ConversationCompleted> conversations = limit > 0 && all.size() > limit ? all.subList(0, limit) : all;
         out.printf("bench ingest — %s: %d conversations%n", file, conversations.size());
 
         final List<String> texts = new ArrayList<>();
@@ -143,10 +150,9 @@ public final class IngestBenchmark implements Callable<Integer> {
             final CpuStages.Snapshot stagesBefore = CpuStages.take();
             final PoolReading poolBefore = PoolReading.take();
             final BrokerTraffic trafficBefore = BrokerTraffic.take();
-            publishAndSettle(stack, conversations);
+            final BrokerTraffic trafficAfter = publishAndSettle(stack, conversations, BrokerTraffic::take);
             final CpuStages.Snapshot stagesAfter = CpuStages.take();
             final PoolReading poolAfter = PoolReading.take();
-            final BrokerTraffic trafficAfter = BrokerTraffic.take();
             final double seconds = (System.nanoTime() - start) / 1e9;
             final long candidates = stack.monitor().count(Topic.MEMORY_CANDIDATES.name());
             final long created = stack.monitor().updates(UpdateOperation.CREATED);
@@ -264,14 +270,26 @@ public final class IngestBenchmark implements Callable<Integer> {
 
     /** Publishes the conversations and waits until the stack has processed them. */
     static void publishAndSettle(final EmbeddedStack stack, final List<ConversationCompleted> conversations) {
+        publishAndSettle(stack, conversations, () -> null);
+    }
+
+    /**
+     * Publishes the conversations, waits until the stack has processed them, then reads what {@code settled} reads
+     * while the bench's producer is still open (its client metrics go with it: {@link BrokerTraffic}).
+     *
+     * @return what {@code settled} returned
+     */
+    static <T> T publishAndSettle(final EmbeddedStack stack, final List<ConversationCompleted> conversations,
+                                  final java.util.function.Supplier<T> settled) {
         try (Ingest ingest = new Ingest(stack.bootstrapServers(), Map.of())) {
             conversations.forEach(ingest::send);
             ingest.flush();
             if (ingest.failed() > 0) {
                 throw new IllegalStateException("Could not publish: " + ingest.errors());
             }
+            stack.awaitSettled(Duration.ofMinutes(3));
+            return settled.get();
         }
-        stack.awaitSettled(Duration.ofMinutes(3));
     }
 
     /**

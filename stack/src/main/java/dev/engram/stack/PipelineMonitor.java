@@ -95,7 +95,9 @@ public final class PipelineMonitor implements AutoCloseable {
      */
     public PipelineMonitor(final String bootstrapServers, final Deserializer<MemoryUpdated> updates) {
         this.updates = updates;
-        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+        // named, so a benchmark tells its requests from the pipeline's (bench ingest's brokerTrafficPerCandidate)
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            AdminClientConfig.CLIENT_ID_CONFIG, "engram-demo-monitor-admin"));
         this.consumer = new KafkaConsumer<>(Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
             ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString(),
