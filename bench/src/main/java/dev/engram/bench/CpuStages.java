@@ -25,7 +25,8 @@ import dev.engram.embedder.EmbeddingCpu;
  * {@code embeddingExtractor} (the candidates' texts), {@code embeddingConsolidator} (observations) and
  * {@code embeddingRetriever} (queries), plus {@code embeddingPoolOverhead} (the pool threads' time outside any text);
  * {@code broker} (the in-process KRaft broker); {@code benchClient} (the benchmark's own producer and monitor: counted
- * apart, not the pipeline's); {@code other} (Java threads of none of these). The JVM's compiler and collector threads
+ * apart, not the pipeline's); {@code other} (Java threads of none of these, e.g. the apps' Micrometer Kafka metrics
+ * binders, {@code micrometer-kafka-metrics}, and topic followers). The JVM's compiler and collector threads
  * are not Java threads, so the thread bean does not list them: what the process used beyond the listed threads is split
  * into {@code gc}, {@code jit} and {@code exited} (the rest: threads that ended between the snapshots, other VM
  * threads). On Linux {@code gc} and {@code jit} are those threads' own CPU time, read from {@code /proc/self/task}
@@ -200,6 +201,9 @@ final class CpuStages {
         if (name.contains("engram-retriever") || name.startsWith("engram-access-reporter")
             || name.startsWith("engram-audit-reporter") || name.contains("JettyServerThreadPool") || name.startsWith("qtp")) {
             return "retriever";
+        }
+        if (name.startsWith("micrometer-")) {
+            return "other"; // the apps' metrics binders (micrometer-kafka-metrics): theirs, not the broker's
         }
         if (name.contains("kafka") || name.contains("raft") || name.contains("broker") || name.contains("controller")
             || name.contains("ExpirationReaper") || name.contains("coordinator") || name.contains("LogDirFailure")

@@ -19,6 +19,8 @@ class CpuStagesTest {
         assertThat(CpuStages.stage("kafka-producer-network-thread | engram-ingest")).isEqualTo("benchClient");
         assertThat(CpuStages.stage("data-plane-kafka-request-handler-3")).isEqualTo("broker");
         assertThat(CpuStages.stage("TxnMarkerSenderThread-1")).isEqualTo("broker");
+        // Micrometer's Kafka binder of the apps' client metrics: not the broker's work, though its name says kafka
+        assertThat(CpuStages.stage("micrometer-kafka-metrics")).isEqualTo("other");
     }
 
     @Test
