@@ -168,7 +168,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final Map<String, ExtractedMemory> custom = new LinkedHashMap<>();
         final List<String> substantive = new ArrayList<>();
         final String said = TurnHeuristics.withoutImage(message.getContent());
-        final List<int[]> quoted = FactRules.othersQuotations(said);
+        final List<int[]> quoted = ReportedSpeech.othersQuotations(said);
         int at = 0;
         boolean first = true;
         for (final String sentence : TurnHeuristics.sentences(said)) {
