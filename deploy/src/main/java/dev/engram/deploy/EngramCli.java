@@ -39,8 +39,8 @@ public final class EngramCli implements Runnable {
      * @param args the command line
      */
     public static void main(final String[] args) {
+        quietLogs(); // first: Avro's classes start the logging, which must find the command line's configuration
         AvroSerdes.trustGeneratedRecords(); // before any record is built: a default of a record type is resolved by class
-        quietLogs();
         ExitDrains.exit(run(args));
     }
 

@@ -154,6 +154,11 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         return role.equals(message.getRole().strip().toLowerCase(Locale.ROOT));
     }
 
+    /** @return whether a fact is a medication the user takes (not a retraction) */
+    private static boolean medication(final FactRules.Fact fact) {
+        return !fact.negated() && fact.key().startsWith("medication:");
+    }
+
     /**
      * @param message a user turn
      * @param asked the other party's message right before it, or null
@@ -177,10 +182,15 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             // "No, Ottawa now." to "Are you still living in Toronto?" says "I live in Ottawa."
             final String answer = first && asked != null ? Answers.restated(asked.getContent(), sentence) : null;
             first = false;
-            final List<FactRules.Fact> stated = answer != null ? FactRules.extract(answer)
+            List<FactRules.Fact> stated = answer != null ? FactRules.extract(answer)
                 : FactRules.extract(sentence, within(quoted, start, sentence.length()));
-            final Optional<ExtractedMemory> keyword = stated.isEmpty()
+            // a tenant's own category takes what it names before the built-in medication rules ("I take 5 mg of
+            // amlodipine daily" is the health tenant's medications fact, dose and all); other built-in facts stay first
+            final Optional<ExtractedMemory> keyword = stated.stream().allMatch(RuleBasedExtractor::medication)
                 ? CustomCategoryRules.fact(policy, sentence, index, time, language) : Optional.empty();
+            if (keyword.isPresent()) {
+                stated = List.of();
+            }
             keyword.ifPresent(k -> custom.put(k.key(), k));
             if (keyword.isEmpty() && stated.stream().noneMatch(FactRules::coversSentence)) {
                 if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
