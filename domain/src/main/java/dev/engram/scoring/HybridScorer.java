@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
@@ -204,9 +205,9 @@ public final class HybridScorer {
         final ExhaustiveRanking ranking = lifted ? exhaustive : unlifted;
         final boolean past = request.asOf() == null && PastCues.asks(query);
         if (request.index() != null) {
-            return request.asOf() != null ? rankAsOf(ranking, request.index(), query, k, request.asOf())
-                : past ? rankOver(ranking, request.index(), query, k, request.minScore(), PastCues::eligible)
-                : rankIndexed(request.user(), request.index(), query, k, request.minScore(), lifted);
+            final Instant asOf = request.asOf();
+            return rankIndexed(request.user(), request.index(), query, k, asOf != null ? 0 : request.minScore(), lifted,
+                asOf != null ? m -> MemoryTime.validAt(m, asOf) : past ? PastCues::eligible : null);
         }
         if (request.memories() == null) {
             throw new IllegalArgumentException("nothing to rank: give the request an index or memories");
@@ -233,7 +234,10 @@ public final class HybridScorer {
     }
 
     /**
-     * Ranks the ACTIVE memories of a kept index.
+     * Ranks the ACTIVE memories of a kept index, or the memories {@code eligible} accepts (a question about the past's
+     * ACTIVE memories and earlier values, {@link PastCues#eligible}; those valid at {@code asOf}, an audit read) with
+     * the BM25 statistics of that set ({@link EligibleSlots}): what exhaustive scoring of those memories gives, from the
+     * kept vectors and postings (exact cosines: a dense index holds the ACTIVE memories only).
      *
      * @param user whose index this is (the dense index's user scope)
      * @param index the user's search structures
@@ -241,61 +245,39 @@ public final class HybridScorer {
      * @param k how many hits at most, ≥ 1
      * @param minScore hits with a total below this are dropped (0 keeps all)
      * @param lifted whether observations take their best candidate statement's relevance ({@link ObservationLift})
+     * @param eligible which memories (any status) are ranked, or null for the ACTIVE ones
      * @return at most k hits, best first
      * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
      */
     private List<ScoredMemory> rankIndexed(final UserKey user, final UserMemoryIndex index, final String query,
-                                           final int k, final double minScore, final boolean lifted) {
+                                           final int k, final double minScore, final boolean lifted,
+                                           final Predicate<Memory> eligible) {
         // embed outside the index's lock: one vector per part of the question and model the user's memories were
         // embedded with
         final List<String> models = index.models();
         final int fetch = Math.max(k, k * overfetch);
-        final List<QueryParts.Part> parts = parts(query, model -> queryVector(query, model), denseIndex == null ? null
-            : vectors -> DenseHits.of(denseIndex, user, models, vectors, fetch));
+        final List<QueryParts.Part> parts = parts(query, model -> queryVector(query, model),
+            denseIndex == null || eligible != null ? null : vectors -> DenseHits.of(denseIndex, user, models, vectors, fetch));
         final float[][][] vectors = new float[parts.size()][models.size()][];
         for (int p = 0; p < parts.size(); p++) {
             for (int m = 0; m < models.size(); m++) {
                 vectors[p][m] = parts.get(p).vectors().apply(models.get(m));
             }
         }
-        return index.read(view -> priors.finish(topByRelevance(view, models, parts, vectors, fetch, lifted),
-            view.referenceTime(), k, minScore));
-    }
-
-    /**
-     * Ranks the memories of a kept index that were valid at a point in event time, exhaustively over
-     * them (BM25 statistics of that set): an audit read, not the hot path.
-     *
-     * @param index the user's search structures
-     * @param query the query text
-     * @param k how many hits at most
-     * @param asOf the point in event time
-     * @return at most k hits, best first
-     */
-    private List<ScoredMemory> rankAsOf(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query, final int k,
-                                        final Instant asOf) {
-        return rankOver(ranking, index, query, k, 0, m -> MemoryTime.validAt(m, asOf));
-    }
-
-    /**
-     * Ranks the memories of a kept index that are {@code eligible}, exhaustively (BM25 statistics of that set): those
-     * valid at {@code asOf}, or a question about the past's ACTIVE memories and earlier values ({@link PastCues#eligible}).
-     */
-    private List<ScoredMemory> rankOver(final ExhaustiveRanking ranking, final UserMemoryIndex index, final String query,
-                                        final int k, final double minScore, final java.util.function.Predicate<Memory> eligible) {
-        final Function<String, float[]> vectors = model -> queryVector(query, model);
         return index.read(view -> {
-            final Map<Memory, float[]> docs = view.copy(eligible);
-            return ranking.rank(parts(query, vectors, null), new ArrayList<>(docs.keySet()),
-                new ArrayList<>(docs.values()), view.referenceTime(), k, minScore);
+            final IndexScratch scratch = IndexScratch.get(view.slots());
+            final EligibleSlots read = eligible == null ? EligibleSlots.active(view)
+                : EligibleSlots.matching(view, eligible, scratch.eligible);
+            return priors.finish(topByRelevance(view, scratch, read, models, parts, vectors, fetch, lifted),
+                view.referenceTime(), k, minScore);
         });
     }
 
-    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final List<String> models,
+    private List<Candidate> topByRelevance(final UserMemoryIndex.View view, final IndexScratch scratch,
+                                           final EligibleSlots read, final List<String> models,
                                            final List<QueryParts.Part> parts, final float[][][] queryByPart,
                                            final int fetch, final boolean lifted) {
         final int slots = view.slots();
-        final IndexScratch scratch = IndexScratch.get(slots);
         // the view may have seen a model since models were read: such slots have no dense relevance now
         final int known = Math.min(models.size(), view.models().size());
         final RelevanceModel[] relevanceOf = new RelevanceModel[known];
@@ -304,12 +286,12 @@ public final class HybridScorer {
         }
         final double[] logits = scratch.logits;
         for (int p = 0; p < parts.size(); p++) {
-            SlotLogits.of(view, scratch, relevanceOf, this::relevance, parts.get(p), queryByPart[p], p == 0);
+            SlotLogits.of(view, scratch, relevanceOf, this::relevance, parts.get(p), queryByPart[p], p == 0, read);
         }
         final CandidateHeap heap = scratch.heap(fetch);
         final List<Candidate> observations = new ArrayList<>();
         for (int s = 0; s < slots; s++) {
-            if (!view.active(s)) {
+            if (!read.test(s)) {
                 continue;
             }
             final double logit = logits[s];

@@ -12,6 +12,8 @@ final class IndexScratch {
     /** Per slot, the best relevance logit over a question's parts ({@link QueryParts}). */
     double[] logits = new double[0];
     boolean[] marked = new boolean[0];
+    /** Per slot whether a ranking over other slots than the ACTIVE ones reads it ({@link EligibleSlots#matching}). */
+    boolean[] eligible = new boolean[0];
     int[] touched = new int[0];
     int touchedCount;
     private final CandidateHeap heap = new CandidateHeap();
@@ -36,6 +38,7 @@ final class IndexScratch {
             s.bm25 = new double[capacity];
             s.logits = new double[capacity];
             s.marked = new boolean[capacity];
+            s.eligible = new boolean[capacity];
             s.touched = new int[capacity];
         }
         return s;
@@ -51,20 +54,22 @@ final class IndexScratch {
     }
 
     /**
-     * BM25 ({@link Bm25#idf}, {@link Bm25#term}) of the ACTIVE memories holding a query term, from the
-     * postings, into {@link #bm25} (the slots touched listed in {@link #touched}; {@link #clear} resets them).
+     * BM25 ({@link Bm25#idf}, {@link Bm25#term}) of the slots read holding a query term, with the statistics of
+     * those slots (n, average length, document frequency), from the postings, into {@link #bm25} (the slots touched
+     * listed in {@link #touched}; {@link #clear} resets them).
      *
      * @param view the index under its read lock
      * @param terms the query's analyzed terms (repeats count, as in {@link Bm25#scores})
-     * @return the query's idf mass over the ACTIVE memories
+     * @param slots the slots the ranking reads (the ACTIVE ones, or a question's eligible memories)
+     * @return the query's idf mass over those slots
      */
-    double lexical(final UserMemoryIndex.View view, final List<String> terms) {
-        final int n = view.activeCount();
-        final double averageLength = n == 0 ? 0 : (double) view.activeLength() / n;
+    double lexical(final UserMemoryIndex.View view, final List<String> terms, final EligibleSlots slots) {
+        final int n = slots.count();
+        final double averageLength = n == 0 ? 0 : (double) slots.length() / n;
         double idfMass = 0;
         for (final String term : terms) {
             final Postings p = view.postings(term);
-            final int df = p == null ? 0 : p.activeDf;
+            final int df = p == null ? 0 : slots.df(p);
             final double idf = Bm25.idf(n, df);
             idfMass += idf;
             if (df == 0) {
@@ -72,7 +77,7 @@ final class IndexScratch {
             }
             for (int i = 0; i < p.count; i++) {
                 final int slot = p.slots[i];
-                if (!view.active(slot)) {
+                if (!slots.test(slot)) {
                     continue;
                 }
                 if (!marked[slot]) {

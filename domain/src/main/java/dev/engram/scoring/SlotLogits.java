@@ -14,7 +14,7 @@ final class SlotLogits {
     }
 
     /**
-     * The relevance logit of every ACTIVE slot for one part of the question, into {@link IndexScratch#logits} (the
+     * The relevance logit of every slot read for one part of the question, into {@link IndexScratch#logits} (the
      * first part's, or the better of it and what is there).
      *
      * @param view a read view of the user's kept index
@@ -24,10 +24,11 @@ final class SlotLogits {
      * @param part the part
      * @param queryByModel its normalised vector per known model (null when not held)
      * @param first whether it is the first part (its logits replace what is there)
+     * @param read the slots ranked (the ACTIVE ones, or a question's eligible memories)
      */
     static void of(final UserMemoryIndex.View view, final IndexScratch scratch, final RelevanceModel[] relevanceOf,
                    final Function<String, RelevanceModel> relevance, final QueryParts.Part part,
-                   final float[][] queryByModel, final boolean first) {
+                   final float[][] queryByModel, final boolean first, final EligibleSlots read) {
         final int slots = view.slots();
         final int known = relevanceOf.length;
         final Map<String, Double> dense = part.dense();
@@ -41,9 +42,9 @@ final class SlotLogits {
         final double[] bm25 = scratch.bm25;
         final double[] logits = scratch.logits;
         try {
-            final double idfMass = scratch.lexical(view, part.terms());
+            final double idfMass = scratch.lexical(view, part.terms(), read);
             for (int s = 0; s < slots; s++) {
-                if (!view.active(s)) {
+                if (!read.test(s)) {
                     continue;
                 }
                 final int m = view.model(s);

@@ -86,10 +86,4 @@ final class SlotVectors {
         System.arraycopy(normalized, 0, vectorsOf[m], slot * dimensionsOf[m], dimensionsOf[m]);
         modelOf[slot] = m;
     }
-
-    /** @return a copy of the slot's normalised vector, null without one */
-    float[] copy(final int slot) {
-        final int m = modelOf[slot];
-        return m < 0 ? null : Arrays.copyOfRange(vectorsOf[m], slot * dimensionsOf[m], (slot + 1) * dimensionsOf[m]);
-    }
 }

@@ -2,12 +2,10 @@ package dev.engram.scoring;
 
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import dev.engram.avro.Memory;
@@ -331,23 +329,6 @@ public final class UserMemoryIndex {
          */
         Postings postings(final String term) {
             return terms.postings(term);
-        }
-
-        /**
-         * The memories a predicate accepts, with their vectors (a copy: for the exhaustive path only).
-         *
-         * @param eligible which memories
-         * @return memory id → (memory, normalized vector or null), in slot order
-         */
-        public Map<Memory, float[]> copy(final Predicate<Memory> eligible) {
-            final Map<Memory, float[]> out = new LinkedHashMap<>();
-            for (int s = 0; s < records.size(); s++) {
-                final Memory memory = records.memories[s];
-                if (memory != null && eligible.test(memory)) {
-                    out.put(memory, vectors.copy(s));
-                }
-            }
-            return out;
         }
     }
 

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import dev.engram.avro.ArchiveReason;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryType;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.UserKey;
 import dev.engram.embedder.ScriptRoutedEmbedder;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The kept index ranks exactly as scoring every memory from scratch, through creates, content changes,
- * status changes, counter updates and deletes (the default embedders: bge-small-en, and bge-small-zh for the
+ * status changes (earlier values among them), counter updates and deletes, for the ACTIVE memories, a question about
+ * the past (ACTIVE and earlier values) and an {@code asOf} read (the default embedders: bge-small-en, and bge-small-zh for the
  * Han texts, so one user holds vectors of two models and sizes).
  */
 class IndexedRankingTest {
@@ -39,7 +42,8 @@ class IndexedRankingTest {
         "what is my locker code", "where does she work", "你在哪里工作", "pets", "what painters were recommended",
         "what car did he buy", "weather in Paris tomorrow", "kids outdoor trips", "东京", "where did I move in 2021?",
         "what did I do in May 2025", "pets in 2025", "what did I do on May 11th?", "在3月14号我做了什么？",
-        "what car did he buy and where does she work?", "What did I do on May 11th? Which classes did I start?");
+        "what car did he buy and where does she work?", "What did I do on May 11th? Which classes did I start?",
+        "Where did I live before?", "what was my former job", "which pets did I have in the past?");
     /** Event dates the extractor writes (a day, a range) and one it does not, so a question's period matters. */
     private static final List<List<String>> EVENT_DATES = List.of(List.of(), List.of("2021-03-14"),
         List.of("2025-05-10/2025-05-12"), List.of("not-a-date", "2021-06-01/2021-06-30"));
@@ -64,10 +68,7 @@ class IndexedRankingTest {
                         .setEventDates(EVENT_DATES.get(random.nextInt(EVENT_DATES.size()))).build();
                     case 2 -> m = Memory.newBuilder(memory("t1", "u-ana", someId,
                         TEXTS.get(random.nextInt(TEXTS.size())), truth.get(someId).getUpdatedAt()).build()).build();
-                    case 3 -> m = Memory.newBuilder(truth.get(someId))
-                        .setStatus(random.nextBoolean() ? MemoryStatus.ARCHIVED : MemoryStatus.ACTIVE)
-                        .setAccessCount(random.nextInt(20)).setLastAccessedAt(T0.plusSeconds(86_400L * random.nextInt(90)))
-                        .build();
+                    case 3 -> m = changedStatus(truth.get(someId), random);
                     default -> m = null;
                 }
                 if (m == null) {
@@ -85,8 +86,32 @@ class IndexedRankingTest {
                         .isEqualTo(signature(scorer.rank(RankRequest.of(query, k).memories(truth.values()))));
                 }
             }
+            for (final Instant asOf : List.of(T0.plusSeconds(3600L * 500), T0.plusSeconds(3600L * 1500))) {
+                for (final String query : List.of(QUERIES.get(1), QUERIES.get(9), QUERIES.get(12))) {
+                    assertThat(signature(scorer.rank(RankRequest.of(query, 10).index(USER, index).asOf(asOf))))
+                        .as("round %d, %s as of %s", round, query, asOf)
+                        .isEqualTo(signature(scorer.rank(RankRequest.of(query, 10).memories(truth.values()).asOf(asOf))));
+                }
+            }
         }
         assertThat(index.count()).isEqualTo(truth.size());
+        assertThat(truth.values()).as("the rounds made earlier values a question about the past reaches")
+            .anyMatch(PastCues::earlierValue);
+    }
+
+    /**
+     * A memory's status changed: ACTIVE again, ARCHIVED as stale, or an earlier value (a fact ARCHIVED as SUPERSEDED
+     * with the time its value ended: what a question about the past ranks beside the ACTIVE memories).
+     */
+    private static Memory changedStatus(final Memory memory, final Random random) {
+        final Memory.Builder b = Memory.newBuilder(memory).setAccessCount(random.nextInt(20))
+            .setLastAccessedAt(T0.plusSeconds(86_400L * random.nextInt(90)));
+        return switch (random.nextInt(3)) {
+            case 0 -> b.setStatus(MemoryStatus.ACTIVE).setKey(null).setValidTo(null).setArchiveReason(null).build();
+            case 1 -> b.setStatus(MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.STALE).build();
+            default -> b.setStatus(MemoryStatus.ARCHIVED).setType(MemoryType.SEMANTIC).setKey("fact:" + memory.getMemoryId())
+                .setArchiveReason(ArchiveReason.SUPERSEDED).setValidTo(memory.getUpdatedAt().plusSeconds(3600)).build();
+        };
     }
 
     /**
