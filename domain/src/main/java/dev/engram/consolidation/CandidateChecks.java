@@ -21,7 +21,7 @@ final class CandidateChecks {
      * @param candidate the value, or null for a tombstone
      * @return the reason it is invalid, or empty when valid
      */
-    static Optional<String> validate(final Consolidator.Settings settings, final String recordKey,
+    static Optional<String> validate(final ConsolidatorSettings settings, final String recordKey,
                                      final MemoryCandidate candidate) {
         if (candidate == null) {
             return Optional.of("empty value: a memory candidate is required");
@@ -81,7 +81,7 @@ final class CandidateChecks {
      * model pass whatever {@code embedding.dimensions} says; else {@code embedding.han.dimensions} for the Han
      * model and {@code embedding.dimensions} for any other (a model served elsewhere).
      */
-    static int expectedDimensions(final Consolidator.Settings settings, final String model) {
+    static int expectedDimensions(final ConsolidatorSettings settings, final String model) {
         return EmbeddingModels.dimensions(model)
             .orElse(model.equals(settings.hanModel()) ? settings.hanDimensions() : settings.dimensions());
     }

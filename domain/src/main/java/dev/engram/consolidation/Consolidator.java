@@ -10,16 +10,12 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryArchived;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryUpdated;
-import dev.engram.config.ConfigValues;
-import dev.engram.config.CoreConfig;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
 import dev.engram.core.ValueAliases;
-import dev.engram.domain.DomainConfig;
 import dev.engram.port.ContradictionJudge;
 import dev.engram.port.ExtractedMemory;
 import dev.engram.port.VectorIndex;
-import dev.engram.scoring.SimilarityScale;
 import dev.engram.scoring.Vectors;
 
 /**
@@ -42,6 +38,8 @@ import dev.engram.scoring.Vectors;
  *       citing the same message — the LLM's fact beside the offline episodes ({@code llm.extraction.episodes}) keeps
  *       what the model chose of the turn ("Melanie's family has been supportive"), the turn as said keeps the rest
  *       ("… we enjoyed camping in the forest"), which list questions ask for.</li>
+ *   <li><b>Deleted.</b> a candidate stating what a memory the user deleted stated, said at or before the deletion,
+ *       → {@link Outcome#DELETED_BEFORE}, nothing stored ({@link DeletedStatements}); said after it, it goes on.</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
  *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
  *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
@@ -139,7 +137,9 @@ public final class Consolidator {
          */
         RESTATED_FACT,
         /** importance or confidence below the configured minimum: not stored */
-        BELOW_THRESHOLD
+        BELOW_THRESHOLD,
+        /** it states what the user deleted and was said at or before the deletion: not stored ({@link DeletedStatements}) */
+        DELETED_BEFORE
     }
 
     /**
@@ -178,59 +178,14 @@ public final class Consolidator {
         }
     }
 
-    /**
-     * The numbers the decision depends on.
-     *
-     * @param minImportance candidates below it are dropped (0..1)
-     * @param minConfidence candidates below it are dropped (0..1)
-     * @param reinforceThreshold similarity ({@code scale}) above which a hit is reinforced
-     * @param judgeThreshold similarity from which (up to the reinforce threshold) the judge is asked
-     * @param reviveThreshold similarity from which an unkeyed memory archived as STALE or EXPIRED is revived by
-     *     a restatement ({@code lifecycle.merge.threshold}: what the daily pass would merge were both active)
-     * @param dimensions expected embedding size of the default model
-     * @param hanModel the model of mostly-Han text ({@code embedding.model.han}), or null when there is none
-     * @param hanDimensions expected embedding size of a candidate of {@code hanModel}
-     * @param maxContentChars longest accepted content
-     * @param scale puts each model's cosines on the thresholds' scale ({@code embedding.similarity.floors})
-     */
-    public record Settings(double minImportance, double minConfidence, double reinforceThreshold,
-                           double judgeThreshold, double reviveThreshold, int dimensions, String hanModel, int hanDimensions,
-                           int maxContentChars, SimilarityScale scale) {
-
-        /**
-         * @param config {@code memory.min.importance}, {@code memory.min.confidence},
-         *     {@code dedup.reinforce.threshold}, {@code dedup.judge.threshold}, {@code lifecycle.merge.threshold},
-         *     {@code embedding.dimensions}, {@code embedding.model.han}, {@code embedding.han.dimensions},
-         *     {@code input.max.message.chars}, {@code embedding.similarity.floors}
-         * @return the settings
-         */
-        public static Settings from(final ConfigValues config) {
-            return new Settings(config.getDouble(DomainConfig.MIN_IMPORTANCE),
-                config.getDouble(DomainConfig.MIN_CONFIDENCE),
-                config.getDouble(DomainConfig.REINFORCE_THRESHOLD),
-                config.getDouble(DomainConfig.JUDGE_THRESHOLD),
-                Math.min(config.getDouble(DomainConfig.MERGE_THRESHOLD), config.getDouble(DomainConfig.REINFORCE_THRESHOLD)),
-                config.getInt(CoreConfig.EMBEDDING_DIMENSIONS),
-                hanModel(config),
-                config.getInt(CoreConfig.EMBEDDING_HAN_DIMENSIONS),
-                config.getInt(DomainConfig.MAX_MESSAGE_CHARS),
-                SimilarityScale.fromConfig(config));
-        }
-
-        private static String hanModel(final ConfigValues config) {
-            final String han = config.getString(CoreConfig.EMBEDDING_MODEL_HAN);
-            return han == null || han.isBlank() || han.equals(config.getString(CoreConfig.EMBEDDING_MODEL)) ? null : han;
-        }
-    }
-
-    private final Settings settings;
+    private final ConsolidatorSettings settings;
     private final ContradictionJudge judge;
 
     /**
      * @param settings thresholds
      * @param judge asked for hits in the judge band
      */
-    public Consolidator(final Settings settings, final ContradictionJudge judge) {
+    public Consolidator(final ConsolidatorSettings settings, final ContradictionJudge judge) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.judge = Objects.requireNonNull(judge, "judge");
     }
@@ -280,6 +235,9 @@ public final class Consolidator {
         final float[] candidateVector = Vectors.toArray(candidate.getEmbedding());
         if (UserFacts.alreadySeen(candidate, userMemories, m -> otherReadingOfTurn(candidate, candidateVector, m))) {
             return Decision.nothing(Outcome.DUPLICATE);
+        }
+        if (DeletedStatements.deletedAfter(candidate, userMemories) != null) {
+            return Decision.nothing(Outcome.DELETED_BEFORE); // older data of a deleted statement, not said again
         }
         if (ExtractedMemory.isSummary(candidate.getType(), candidate.getDisplayName())) {
             return MemoryWrites.create(candidate, userMemories);

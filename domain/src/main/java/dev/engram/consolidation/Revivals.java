@@ -29,7 +29,7 @@ final class Revivals {
      * @param userMemories every memory of the candidate's user, every status
      * @param similarity the candidate's similarity to a memory on the thresholds' scale (0 across embedding models)
      * @param reviveThreshold least similarity of an unkeyed memory the candidate revives
-     *     ({@link Consolidator.Settings#reviveThreshold})
+     *     ({@link ConsolidatorSettings#reviveThreshold})
      * @return REVIVED with the one change, CREATED, or DUPLICATE when the revived memory already cites the candidate's
      *     messages (a redelivery)
      */

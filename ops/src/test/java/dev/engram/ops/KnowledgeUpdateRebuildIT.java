@@ -44,8 +44,9 @@ import picocli.CommandLine;
 
 /**
  * Replay determinism of the knowledge-update marks (issue 26): a history with a move, an assistant echo, a tool
- * switched, an employer corrected by value alone through {@code PUT .../memories/{id}} and a late conversation dated
- * before that correction naming the employer's former value runs through the real
+ * switched, an employer corrected by value alone through {@code PUT .../memories/{id}}, a food like deleted through
+ * {@code DELETE .../memories/{id}} and a late conversation dated before that correction and deletion naming the
+ * employer's former value and saying the like again runs through the real
  * extractor, consolidator and retriever on an in-process broker; the memories that still state an old value are
  * marked ({@code validTo}, {@code supersededBy}). Then {@code bin/engram rebuild}'s path ({@link Rebuild}: Kafka's
  * StreamsResetter, local state deleted, {@code memory-candidates} and {@code memory-commands} replayed) rebuilds the
@@ -85,7 +86,8 @@ class KnowledgeUpdateRebuildIT {
             publish(config, conversation(TENANT, USER, "c-1",
                 user("I live in Lisbon and I work at Initech as a developer.", at(t0, 0)),
                 assistant("Lisbon is lovely, and Initech sounds interesting.", at(t0, 0, 30))),
-                conversation(TENANT, USER, "c-2", user("I use Jira for all my project tracking at work.", at(t0, 2))),
+                conversation(TENANT, USER, "c-2", user("I use Jira for all my project tracking at work.", at(t0, 2)),
+                    user("I love steak.", at(t0, 2, 60))),
                 conversation(TENANT, USER, "c-3",
                     user("I moved to Porto last weekend, the river view is amazing.", at(t0, 20)),
                     assistant("As you told me, you work at Initech and live in Braga.", at(t0, 20, 30))),
@@ -94,15 +96,20 @@ class KnowledgeUpdateRebuildIT {
             settle(bootstrap, extractor);
             final Memory employer = activeFact(bootstrap, config, "employer");
             assertThat(employer.getValue()).isEqualTo("Initech");
-            final HttpResponse<String> put = putUntilServed(retriever.baseUrl() + "/v1/tenants/" + TENANT + "/users/"
+            final HttpResponse<String> put = sendUntilServed("PUT", retriever.baseUrl() + "/v1/tenants/" + TENANT + "/users/"
                 + USER + "/memories/" + employer.getMemoryId(), "{\"value\":\"Hooli\"}");
             assertThat(put.statusCode()).as(put.body()).isEqualTo(202);
+            final HttpResponse<String> delete = sendUntilServed("DELETE", retriever.baseUrl() + "/v1/tenants/" + TENANT
+                + "/users/" + USER + "/memories/" + activeFact(bootstrap, config, "preference:steak").getMemoryId(), null);
+            assertThat(delete.statusCode()).as(delete.body()).isEqualTo(202);
             settle(bootstrap, extractor);
             // a conversation dated before the correction that reaches Engram after it (a late upload): it names the
             // value the fact held then, which a replay applies before the correction (candidates and commands in time
             // order), the live run after it
             publish(config, conversation(TENANT, USER, "c-late",
-                user("Another long evening at Initech, where I work, the release slipped again.", at(t0, 10))));
+                user("Another long evening at Initech, where I work, the release slipped again.", at(t0, 10)),
+                // and says again what the user deleted: older data of a deleted statement, not stored (DeletedStatements)
+                user("I love steak.", at(t0, 10, 60))));
             settle(bootstrap, extractor);
             publish(config, conversation(TENANT, USER, "c-5",
                 // after the correction in event time too: a replay orders the two topics by timestamp, and a
@@ -130,7 +137,8 @@ class KnowledgeUpdateRebuildIT {
         assertThat(before.get(TENANT + "/" + USER)).as("the corrected fact, rewritten by value alone")
             .anyMatch(m -> "employer".equals(m.getKey()) && m.getStatus() == MemoryStatus.ACTIVE
                 && m.getContent().contains("Hooli") && !m.getContent().contains("Initech"))
-            .anyMatch(m -> "uses:jira".equals(m.getKey()) && m.getArchiveReason() == ArchiveReason.NEGATED);
+            .anyMatch(m -> "uses:jira".equals(m.getKey()) && m.getArchiveReason() == ArchiveReason.NEGATED)
+            .as("the deleted steak fact, not back from the late conversation").noneMatch(m -> "preference:steak".equals(m.getKey()));
 
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();
         final Rebuild.Report report = new Rebuild(config, Rebuild.App.CONSOLIDATOR, null, false, true, work, WAIT,
@@ -186,12 +194,13 @@ class KnowledgeUpdateRebuildIT {
             .orElseThrow(() -> new AssertionError("no ACTIVE " + key));
     }
 
-    /** PUT, asked again while the retriever answers 503 (it has not caught up with memory-updated yet). */
-    private static HttpResponse<String> putUntilServed(final String url, final String body) throws Exception {
+    /** PUT or DELETE, asked again while the retriever answers 503 (it has not caught up with memory-updated yet). */
+    private static HttpResponse<String> sendUntilServed(final String method, final String url, final String body)
+        throws Exception {
         final HttpClient http = HttpClient.newHttpClient();
-        return Waits.until("PUT " + url + " served (not 503/404)", WAIT, () -> http.send(HttpRequest.newBuilder(URI.create(url))
+        return Waits.until(method + " " + url + " served (not 503/404)", WAIT, () -> http.send(HttpRequest.newBuilder(URI.create(url))
             .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()),
-            r -> r.statusCode() != 503 && r.statusCode() != 404);
+            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+            .build(), HttpResponse.BodyHandlers.ofString()), r -> r.statusCode() != 503 && r.statusCode() != 404);
     }
 }

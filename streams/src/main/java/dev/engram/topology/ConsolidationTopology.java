@@ -8,6 +8,7 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.UserProfile;
 import dev.engram.config.EngramConfig;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.ConsolidatorSettings;
 import dev.engram.consolidation.MemoryLifecycle;
 import dev.engram.consolidation.Observations;
 import dev.engram.crypto.PersonalSerdes;
@@ -179,7 +180,7 @@ public final class ConsolidationTopology {
     public static Topology build(final EngramConfig config, final ContradictionJudge judge, final MemoryMerger merger,
                                  final Embedder embedder, final VectorIndexFactory indexFactory,
                                  final MeterRegistry registry) {
-        final Consolidator consolidator = new Consolidator(Consolidator.Settings.from(config), judge);
+        final Consolidator consolidator = new Consolidator(ConsolidatorSettings.from(config), judge);
         final ConsolidateMemoriesProcessor.Counters counters =
             new ConsolidateMemoriesProcessor.Counters(registry, AppIds.CONSOLIDATOR);
         final MemoryLifecycle lifecycle = new MemoryLifecycle(MemoryLifecycle.Settings.from(config), merger, embedder);

@@ -15,6 +15,7 @@ import dev.engram.avro.MemoryUpdated;
 import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
+import dev.engram.consolidation.DeletedStatements;
 import dev.engram.consolidation.Observations;
 import dev.engram.consolidation.Outdated;
 import dev.engram.core.MemoryIds;
@@ -44,10 +45,12 @@ import dev.engram.topics.AppIds;
  *       states it is born outdated, {@code BornOutdated}), and marks the user's memories stating the old value as
  *       outdated ({@link Outdated}: {@code validTo} = {@code issuedAt}, {@code supersededBy} = the fact; events
  *       SUPERSEDED).</li>
- *   <li>DELETE: the memory is replaced in the store by a content-free marker (status DELETED, no content,
- *       key, value, sources or embedding) so that a redelivered or replayed candidate with its id stays a
- *       duplicate and never recreates it; the vector index point is deleted; event DELETED with no
- *       memory state. A deleted fact marks the memories stating its value as outdated, as CORRECT does.</li>
+ *   <li>DELETE: the memory is replaced in the store by a content-free marker ({@link DeletedStatements#marker}:
+ *       status DELETED, no content, key, value, sources or embedding; its id, the deletion time as {@code validTo} and
+ *       one-way digests of what it stated) so that a redelivered or replayed candidate with its id stays a duplicate,
+ *       and a candidate with another id stating the same, said at or before the deletion, is not stored either; the
+ *       vector index point is deleted; event DELETED with no memory state. A deleted fact marks the memories stating
+ *       its value as outdated, as CORRECT does.</li>
  *   <li>ERASE: every store entry of the user (memories, markers, profile) is deleted (tombstones on the
  *       changelogs), the vector index drops the user ({@link VectorIndex#deleteUser}), the ledger
  *       records the erasure time (= the command's {@code issuedAt}); one event ERASED (memory id
@@ -284,7 +287,7 @@ final class MemoryCommands {
             counters.skipped("nothing_to_delete");
             return;
         }
-        final Memory marker = deletedMarker(before, command);
+        final Memory marker = DeletedStatements.marker(before, command.getIssuedAt());
         memories.put(user.storeKey(before.getMemoryId()), marker);
         written(user.storeKey(before.getMemoryId()), marker);
         index.delete(user, before.getMemoryId());
@@ -354,15 +357,6 @@ final class MemoryCommands {
             ConsolidationTopology.UPDATED_SINK);
         context.forward(new Record<String, Object>(user.wire(), profile, command.getIssuedAt().toEpochMilli()),
             ConsolidationTopology.PROFILES_SINK);
-    }
-
-    /** What stays of a deleted memory: its id (so a replayed candidate stays a duplicate) and times. */
-    private static Memory deletedMarker(final Memory before, final MemoryCommand command) {
-        return Memory.newBuilder(before).setStatus(MemoryStatus.DELETED).setArchiveReason(null)
-            .setCategory(null).setKey(null).setValue(null).setDisplayName(null).setContent("")
-            .setSources(List.of()).setEmbedding(List.of()).setEmbeddingModel("").setSupersedes(List.of())
-            .setSupersededBy(null).setFormerValues(List.of()).setUpdatedAt(later(before.getUpdatedAt(), command.getIssuedAt()))
-            .setValidTo(command.getIssuedAt()).build();
     }
 
     private static MemoryUpdated commandEvent(final UserKey user, final String memoryId, final UpdateOperation operation,

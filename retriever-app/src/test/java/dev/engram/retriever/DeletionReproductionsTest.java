@@ -1,0 +1,197 @@
+package dev.engram.retriever;
+
+import static dev.engram.testing.Conversations.conversation;
+import static dev.engram.testing.Conversations.user;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import dev.engram.avro.CommandKind;
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryCommand;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.MemoryUpdated;
+import dev.engram.testing.PipelineHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * User trial, session 14: a user deletes a memory ({@code DELETE .../memories/{id}}, MCP {@code delete_memory}), then a
+ * conversation dated before the deletion is uploaded late and says the same again ("I love steak" after "Likes steak"
+ * was deleted). It came back as a new ACTIVE memory, because the deletion kept nothing a candidate with another id could
+ * be compared with. On the real pipeline ({@link PipelineHarness}: rule-based extractor, default embedding model,
+ * consolidation topology, the retriever's read model): older data of a deleted statement is not stored again (a counted
+ * skip, {@code reason="deleted_before"}, no {@code memory-updated} event), the same statement said after the deletion
+ * is, an episode is recognised by its content, ERASE leaves no marker, and a replay (candidates and commands in time
+ * order) ends with the same memories as the live order.
+ */
+class DeletionReproductionsTest {
+
+    private static final String T = "t1";
+    private static final Instant T0 = Instant.parse("2024-03-04T09:00:00Z");
+    private static final Instant DELETED_AT = T0.plus(Duration.ofDays(6));
+
+    private static String day(final int day) {
+        return T0.plus(Duration.ofDays(day)).toString();
+    }
+
+    private static String day(final int day, final int seconds) {
+        return T0.plus(Duration.ofDays(day)).plusSeconds(seconds).toString();
+    }
+
+    /** A command as {@code DELETE .../memories/{id}} ({@code kind} DELETE) or {@code DELETE .../users/{user}} (ERASE) issues it. */
+    private static MemoryCommand command(final String userId, final CommandKind kind, final String memoryId, final Instant at) {
+        return MemoryCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setTenantId(T).setUserId(userId)
+            .setKind(kind).setMemoryId(memoryId).setContent(null).setValue(null).setMemoryEnabled(null).setActor("test")
+            .setIssuedAt(at).build();
+    }
+
+    private static Memory fact(final PipelineHarness pipeline, final String userKey, final String key) {
+        return pipeline.consolidator().active(userKey).stream().filter(m -> key.equals(m.getKey())).findFirst()
+            .orElseThrow(() -> new AssertionError("no ACTIVE " + key + " among " + pipeline.consolidator().active(userKey)));
+    }
+
+    private static double skipped(final PipelineHarness pipeline, final String reason) {
+        final var counter = pipeline.consolidatorMeters().find("engram.candidates.skipped").tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    /** What the user is served: the retriever's memories that are ACTIVE and current. */
+    private static List<String> served(final PipelineHarness pipeline, final String userKey) {
+        return pipeline.retriever().memories(userKey).stream()
+            .filter(m -> m.getStatus() == MemoryStatus.ACTIVE && m.getValidTo() == null).map(Memory::getContent).toList();
+    }
+
+    /**
+     * "I love steak." on day 0, the fact deleted on day 6, and a conversation of day 3 saying it again, which arrives after
+     * the deletion ({@code late}: live) or before it (time order, as a replay applies them).
+     *
+     * @return the fact as the first conversation made it
+     */
+    private static Memory steak(final PipelineHarness pipeline, final String userId, final boolean late) {
+        if (late) {
+            final Memory steak = steakDeleted(pipeline, userId);
+            pipeline.publish(conversation(T, userId, "c-late", user("I love steak.", day(3))));
+            return steak;
+        }
+        pipeline.publish(conversation(T, userId, "c-1", user("I love steak.", day(0))));
+        final Memory steak = fact(pipeline, T + "/" + userId, "preference:steak");
+        pipeline.publish(conversation(T, userId, "c-late", user("I love steak.", day(3))));
+        pipeline.command(command(userId, CommandKind.DELETE, steak.getMemoryId(), DELETED_AT));
+        return steak;
+    }
+
+    /** @return the fact "I love steak." made on day 0, deleted on day 6 */
+    private static Memory steakDeleted(final PipelineHarness pipeline, final String userId) {
+        pipeline.publish(conversation(T, userId, "c-1", user("I love steak.", day(0))));
+        final Memory steak = fact(pipeline, T + "/" + userId, "preference:steak");
+        pipeline.command(command(userId, CommandKind.DELETE, steak.getMemoryId(), DELETED_AT));
+        return steak;
+    }
+
+    @Test
+    void shouldNotBringBackADeletedFactWhenAConversationDatedBeforeTheDeletionArrivesAfterIt() {
+        final String u = T + "/u-steak";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            final Memory steak = steakDeleted(pipeline, "u-steak");
+            final int updates = pipeline.updates().size();
+
+            pipeline.publish(conversation(T, "u-steak", "c-late", user("I love steak.", day(3))));
+
+            assertThat(pipeline.consolidator().active(u)).as("nothing about steak is back").isEmpty();
+            assertThat(served(pipeline, u)).noneMatch(c -> c.toLowerCase().contains("steak"));
+            assertThat(pipeline.retriever().profile(u).getFacts()).doesNotContainKey("preference:steak");
+            assertThat(pipeline.updates()).as("no memory-updated event for older data").hasSize(updates);
+            assertThat(skipped(pipeline, "deleted_before")).isGreaterThanOrEqualTo(1.0);
+            final Memory marker = pipeline.consolidator().memory(u, steak.getMemoryId());
+            assertThat(marker.getStatus()).isEqualTo(MemoryStatus.DELETED);
+            assertThat(marker.getContent()).isEmpty();
+            assertThat(marker.getKey()).isNull();
+            assertThat(marker.getValue()).isNull();
+            assertThat(marker.getSources()).isEmpty();
+            assertThat(marker.getValidTo()).as("the deletion time").isEqualTo(DELETED_AT);
+            assertThat(marker.getDeletedDigests()).singleElement().asString().hasSize(32).doesNotContainIgnoringCase("steak");
+        }
+    }
+
+    @Test
+    void shouldRememberTheFactAgainWhenTheUserSaysItAfterTheDeletion() {
+        final String u = T + "/u-again";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            final Memory steak = steakDeleted(pipeline, "u-again");
+
+            pipeline.publish(conversation(T, "u-again", "c-2", user("I love steak.", day(8))));
+
+            final Memory again = fact(pipeline, u, "preference:steak");
+            assertThat(again.getMemoryId()).as("a new memory, the marker stays").isNotEqualTo(steak.getMemoryId());
+            assertThat(again.getValidFrom()).isEqualTo(Instant.parse(day(8)));
+            assertThat(pipeline.retriever().profile(u).getFacts()).containsKey("preference:steak");
+            assertThat(skipped(pipeline, "deleted_before")).isZero();
+        }
+    }
+
+    @Test
+    void shouldNotBringBackADeletedEpisodeWhenTheSameConversationIsUploadedAgainUnderAnotherId() {
+        final String u = T + "/u-zion";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-zion", "c-1", user("We went hiking in Zion with my sister last weekend.", day(0))));
+            final Memory episode = pipeline.consolidator().active(u).stream().filter(m -> m.getContent().contains("Zion"))
+                .findFirst().orElseThrow(() -> new AssertionError("the episode: " + pipeline.consolidator().active(u)));
+            assertThat(episode.getKey()).isNull();
+            pipeline.command(command("u-zion", CommandKind.DELETE, episode.getMemoryId(), DELETED_AT));
+
+            // the platform's backfill: the same conversation again, under another id
+            pipeline.publish(conversation(T, "u-zion", "c-1-backfill",
+                user("We went hiking in Zion with my sister last weekend!", day(0))));
+
+            assertThat(served(pipeline, u)).noneMatch(c -> c.contains("Zion"));
+            assertThat(skipped(pipeline, "deleted_before")).isGreaterThanOrEqualTo(1.0);
+
+            pipeline.publish(conversation(T, "u-zion", "c-2", user("We went hiking in Zion with my sister last weekend.", day(9))));
+            assertThat(served(pipeline, u)).as("said again after the deletion").anyMatch(c -> c.contains("Zion"));
+        }
+    }
+
+    @Test
+    void shouldLeaveNoMarkerWhenTheUserIsErased() {
+        final String u = T + "/u-erase";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            steakDeleted(pipeline, "u-erase");
+            assertThat(pipeline.consolidator().memoriesStore().keySet()).as("the marker").isNotEmpty();
+
+            pipeline.command(command("u-erase", CommandKind.ERASE, null, T0.plus(Duration.ofDays(7))));
+
+            assertThat(pipeline.consolidator().memoriesStore()).as("no marker, no digest").isEmpty();
+            assertThat(pipeline.consolidator().memories(u)).isEmpty();
+        }
+    }
+
+    /**
+     * A replay (bin/engram rebuild) orders candidates and commands by time: the late conversation before the deletion,
+     * where it reinforces the fact the deletion then removes. The memories must come out the same as live, where it
+     * arrived after the deletion and was skipped.
+     */
+    @Test
+    void shouldEndWithTheSameMemoriesWhenTheLateConversationIsAppliedBeforeTheDeletionAsAReplayDoes() {
+        final String u = T + "/u-order";
+        final List<Memory> live;
+        final List<Memory> replayed;
+        final List<MemoryUpdated> liveUpdates;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            steak(pipeline, "u-order", true);
+            live = pipeline.consolidator().memories(u);
+            assertThat(served(pipeline, u)).noneMatch(c -> c.toLowerCase().contains("steak"));
+            liveUpdates = pipeline.updates();
+        }
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            steak(pipeline, "u-order", false);
+            replayed = pipeline.consolidator().memories(u);
+            assertThat(served(pipeline, u)).noneMatch(c -> c.toLowerCase().contains("steak"));
+        }
+        assertThat(live).as("the marker").isNotEmpty().allMatch(m -> m.getStatus() == MemoryStatus.DELETED);
+        assertThat(replayed).containsExactlyInAnyOrderElementsOf(live);
+        assertThat(liveUpdates).isNotEmpty();
+    }
+}
