@@ -59,7 +59,8 @@ final class LowercaseNames {
         "about", "like", "than", "then", "after", "before", "during", "over", "under", "around", "between", "is",
         "was", "are", "be", "not", "literally", "officially", "basically", "last", "this", "year", "years", "month",
         "months", "week", "weeks", "day", "days", "time", "times", "ages", "hours", "forever", "long", "abroad",
-        "overseas", "downtown", "uptown", "upstairs", "downstairs", "nearby", "locally", "online", "offline"));
+        "overseas", "downtown", "uptown", "upstairs", "downstairs", "nearby", "locally", "online", "offline", "part",
+        "full", "half", "remote", "hybrid"));
 
     /**
      * Words that start no name after a cue, though a name may go on with them ("new york", "deutsche bank"): the

@@ -33,6 +33,7 @@ class LowercaseNamesTest {
         we moved from vienna to graz                     | city=Graz
         i no longer live in oslo                         | !city=Oslo
         i live in oslo and i love skiing                 | city=Oslo
+        i work for uber eats part time                   | employer=Uber Eats
         """)
     void shouldReadTheNameAfterACueAsANameWhenTheWholeMessageIsLowercase(final String text, final String fact) {
         assertThat(facts(text)).contains(fact);
