@@ -23,6 +23,16 @@ public final class Views {
     }
 
     /**
+     * A value a fact held before a correction ({@code correct}) rewrote it in place.
+     *
+     * @param value the fact's value before the correction
+     * @param content the fact's sentence before the correction
+     * @param correctedAt when the correction replaced it: the value held until then
+     */
+    public record FormerValue(String value, String content, Instant correctedAt) {
+    }
+
+    /**
      * The four components of a hit's score, each 0..1 before weighting.
      *
      * @param semantic fused dense + BM25 relevance
@@ -64,12 +74,14 @@ public final class Views {
      *     {@code outdatedValues}: "I love sushi." of "I love sushi, any good places in Lisbon?"), the line the context
      *     block tells as current; a caller building its own prompt may tell it as current. Null while current, when
      *     nothing of it is, and from a retriever older than this field
+     * @param formerValues the values corrections replaced, oldest first; empty for a memory never corrected in place,
+     *     null from a retriever older than this field
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
                       int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
                       boolean outdated, Instant validTo, String supersededBy, List<String> outdatedValues,
-                      String currentPart) {
+                      String currentPart, List<FormerValue> formerValues) {
     }
 
     /**
@@ -115,6 +127,7 @@ public final class Views {
      * @param agentId the agent whose own memory it is, null when every agent of the user shares it
      * @param outdatedValues as a hit's ({@link Hit#outdatedValues}); kept after the memory is archived, as history
      * @param currentPart as a hit's ({@link Hit#currentPart})
+     * @param formerValues as a hit's ({@link Hit#formerValues}): in a history version, what the fact held before it
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
@@ -122,7 +135,7 @@ public final class Views {
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
                              Instant validFrom, Instant validTo, String supersededBy, String language,
                              List<String> eventDates, String agentId, List<String> outdatedValues,
-                             String currentPart) {
+                             String currentPart, List<FormerValue> formerValues) {
     }
 
     /**

@@ -29,6 +29,7 @@ class ViewsContractTest {
             new Class<?>[] {ApiViews.MemoryView.class, Views.MemoryView.class},
             new Class<?>[] {ApiViews.Components.class, Views.Components.class},
             new Class<?>[] {ApiViews.Source.class, Views.Source.class},
+            new Class<?>[] {ApiViews.FormerValue.class, Views.FormerValue.class},
             new Class<?>[] {ApiViews.Fact.class, Views.Fact.class},
             new Class<?>[] {ApiViews.Profile.class, Views.Profile.class},
             new Class<?>[] {ApiViews.Context.class, Views.Context.class})) {
@@ -70,6 +71,7 @@ class ViewsContractTest {
         assertThat(hit.agentId()).isNull();
         assertThat(hit.outdatedValues()).isNull();
         assertThat(hit.currentPart()).isNull();
+        assertThat(hit.formerValues()).isNull();
     }
 
     private static com.fasterxml.jackson.databind.JsonNode read(final String json) {

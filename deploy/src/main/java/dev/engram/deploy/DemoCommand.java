@@ -4,13 +4,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-import dev.engram.avro.UpdateOperation;
 import dev.engram.config.CoreConfig;
 import dev.engram.config.EngramConfig;
 import dev.engram.core.ExitDrains;
@@ -46,7 +43,7 @@ import picocli.CommandLine.Spec;
  *       while printing a progress line every ~2 s;</li>
  *   <li>waits until everything is processed: the three apps' consumer groups have no lag on their
  *       inputs (checked in pipeline order) and the counting consumer has read every committed output
- *       ({@link PipelineMonitor});</li>
+ *       ({@link PipelineMonitor}, {@link DemoProgress});</li>
  *   <li>prints the {@link DemoSummary} (counted on the topics) and example retrievals over HTTP;</li>
  *   <li>with {@code --once} exits 0; otherwise keeps serving until Ctrl-C, then closes everything in
  *       reverse order.</li>
@@ -58,11 +55,6 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Preferred retriever port when none is given; a free port is used if it is taken. */
     static final int DEFAULT_PORT = DemoPort.DEFAULT_PORT;
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
-    /** How often lag is checked; also the gap between the two checks that declare the run settled. */
-    private static final Duration SETTLE_CHECK = Duration.ofMillis(500);
-    /** The demo fails when nothing moves for this long while work is pending. */
-    private static final Duration STALL_LIMIT = Duration.ofMinutes(3);
 
     @Option(names = "--input", paramLabel = "FILE",
         description = "LoCoMo JSON or JSON Lines of ConversationCompleted (default: the shipped sample, deploy/sample/conversations.jsonl).")
@@ -237,7 +229,7 @@ public final class DemoCommand implements Callable<Integer> {
                 config.getInt(CoreConfig.MAX_RECORD_BYTES), CoreConfig.MAX_RECORD_BYTES));
             final DemoIngestThread ingestThread = new DemoIngestThread(ingest, file, SampleDates.shift(sampleOffset));
             ingestThread.start();
-            awaitProcessed(monitor, ingestThread, apps, ingestStartedAt);
+            DemoProgress.awaitProcessed(out, monitor, ingestThread, apps, ingestStartedAt, () -> stopping);
             final ConversationSources.Report report = ingestThread.report();
             final DemoSummary summary = monitor.summary(seconds(ingestStartedAt)).with(DemoSummary.Outcomes.of(
                 monitor.count(dev.engram.topics.Topic.CONVERSATIONS_COMPLETED.name()), apps.conversationOutcomes()));
@@ -300,52 +292,6 @@ public final class DemoCommand implements Callable<Integer> {
         }
         resources.closeAll();
         stopped.countDown();
-    }
-
-    /**
-     * Polls and prints progress (every {@link #PROGRESS_EVERY}) until everything ingested is processed;
-     * fails on a dead app or a stall. Settled = ingest done, no group lag, the counting consumer caught
-     * up, the extractor's candidates committed ({@link DemoApps#extractorIdle}: after the first check's "extractor
-     * without lag", its committed pending store empty; the second check's lag then counts those candidates for the
-     * consolidator) — twice in a row, {@link #SETTLE_CHECK} apart, because the last commit of one app and our
-     * reads are not atomic.
-     */
-    private void awaitProcessed(final PipelineMonitor monitor, final DemoIngestThread ingest, final DemoApps apps,
-                                final long ingestStartedAt) {
-        long lastSignature = -1;
-        long lastChange = System.nanoTime();
-        long lastPrint = System.nanoTime();
-        int settledChecks = 0;
-        while (!stopping) {
-            monitor.poll(SETTLE_CHECK);
-            ingest.rethrow();
-            apps.requireAlive();
-            final long lag = monitor.lag();
-            final boolean settled = ingest.done() && lag == 0 && apps.extractorIdle() && monitor.caughtUp();
-            settledChecks = settled ? settledChecks + 1 : 0;
-            final boolean finished = settledChecks >= 2;
-            if (finished || System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {
-                lastPrint = System.nanoTime();
-                out.printf(Locale.ROOT, "[%6.1f s] ingested %,d%s · extractor consumed %,d · candidates %,d · memories %,d"
-                        + " created / %,d reinforced / %,d superseded · lag %,d%n",
-                    seconds(ingestStartedAt), ingest.sent(), ingest.done() ? "" : "…", monitor.extractorConsumed(),
-                    monitor.count(Topic.MEMORY_CANDIDATES.name()), monitor.updates(UpdateOperation.CREATED),
-                    monitor.updates(UpdateOperation.REINFORCED), monitor.updates(UpdateOperation.SUPERSEDED), lag);
-            }
-            if (finished) {
-                return;
-            }
-            final long signature = Objects.hash(ingest.sent(), lag, monitor.count(Topic.MEMORY_CANDIDATES.name()),
-                monitor.count(Topic.MEMORY_UPDATED.name()), monitor.deadLetters());
-            if (signature != lastSignature) {
-                lastSignature = signature;
-                lastChange = System.nanoTime();
-            } else if (!settled && System.nanoTime() - lastChange > STALL_LIMIT.toNanos()) {
-                throw new IllegalStateException("The pipeline made no progress for " + STALL_LIMIT.toMinutes()
-                    + " minutes (lag " + lag + "); see the log above");
-            }
-        }
-        throw new IllegalStateException("Stopped");
     }
 
     /**

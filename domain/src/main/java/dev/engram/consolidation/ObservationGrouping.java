@@ -99,7 +99,7 @@ final class ObservationGrouping {
      * vector is the {@link #centroid} of the statements its text voices.
      */
     static Memory observation(final String id, final List<Memory> group, final Memory before) {
-        final Observations.Voiced voiced = Observations.voiced(group);
+        final ObservationText.Voiced voiced = ObservationText.voiced(group);
         return derived(id, group, before, voiced.text(), centroid(voiced.statements()),
             ExtractedMemory.OBSERVATION_DISPLAY_NAME, true);
     }

@@ -3,11 +3,9 @@ package dev.engram.consolidation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +70,7 @@ import dev.engram.text.TurnHeuristics;
  * differing from the live run: see {@code ObservationRegroups} in the topology. An observation is rewritten only
  * when what its group gives differs from what is stored (one the user corrected only when its sources changed).
  *
- * <p><b>Text.</b> Each statement's own words, as a sentence (a period added when it ends without terminal
+ * <p><b>Text</b> ({@link ObservationText}). Each statement's own words, as a sentence (a period added when it ends without terminal
  * punctuation), in order, each said once: a sentence already in the text is not repeated, nor a fact that a
  * statement of the group says in the user's words (the rule extractor keeps the turn that names someone as an episode
  * beside its fact, so "Has a dog named Max" and "I have a dog named Max" would both be told); without the
@@ -96,9 +94,6 @@ public final class Observations {
     public static final String CAUSE_REGROUP = "observation";
     /** Distinct content terms ({@link TextAnalysis}) a statement's substance needs to join a group. */
     public static final int MIN_CONTENT_TERMS = 2;
-    /** Ends a sentence, before closing quotes and brackets (a caption's {@code ]} is not one: it ends a phrase). */
-    private static final String TERMINAL = ".!?\u2026\u3002\uFF01\uFF1F";
-    private static final String CLOSING = "\"'\u201D\u2019)\u300D";
 
     /** Distinct statement contents whose derived values a pass keeps ({@link TextMemo}): a few hundred per user. */
     static final int MEMO_CAPACITY = 16_384;
@@ -260,7 +255,7 @@ public final class Observations {
         statementsByModel.forEach((model, statements) -> {
             for (final TopicLists.TopicList list : TopicLists.lists(statements,
                     statement -> TopicValues.of(statement, contentValues::get))) {
-                if (!sameScriptSide(model, list.content())) {
+                if (!TopicLists.sameScriptSide(embedder, model, list.content())) {
                     continue; // its content would be embedded by another model (Han values under an English heading)
                 }
                 final String id = TopicLists.idOf(statements.get(0), model, list.topic());
@@ -299,28 +294,6 @@ public final class Observations {
             changes.add(change(existing.get(after.getMemoryId()), after, UpdateOperation.CREATED, cause, now));
         }
         return new Review(changes, retexted.size() <= maxRetexted);
-    }
-
-    /**
-     * Whether a topic list of statements embedded by {@code model} may say {@code content}: its content goes to the
-     * same side of the embedder's script routing as they do (mostly-Han text to the Han model, the rest to the main
-     * model). Which main model is active does not enter, so the answer does not depend on when the consolidator follows
-     * a switch of {@code bin/engram reembed}: a user regrouped between the re-embedded statements and the switch keeps
-     * the new model's lists, and a replay, which reads the switch first, ends with the same ones.
-     *
-     * @param model the statements' embedding model
-     * @param content the list's text
-     * @return false only for a list whose content the routing sends to the other side (Han values under an English
-     *     heading among a Han model's statements, or the reverse)
-     */
-    private boolean sameScriptSide(final String model, final String content) {
-        final Embedder now = embedder.current();
-        final List<String> models = now.models();
-        if (models.size() < 2) {
-            return true; // one model for every script (no Han routing, or a switch to the Han model itself)
-        }
-        final String han = models.get(models.size() - 1);
-        return now.modelFor(content).equals(han) == model.equals(han);
     }
 
     /**
@@ -379,61 +352,7 @@ public final class Observations {
      *     {@link MemoryMerger#MAX_CHARS}
      */
     public static String text(final List<Memory> statements) {
-        return voiced(statements).text();
-    }
-
-    /**
-     * An observation's text and the statements it voices.
-     *
-     * @param text each voiced statement's own words as a sentence, in order
-     * @param statements the statements whose sentence the text holds (a statement whose sentence is empty, already
-     *     in the text, a fact restated by a voiced statement, or beyond {@link MemoryMerger#MAX_CHARS} is not voiced)
-     */
-    record Voiced(String text, List<Memory> statements) {
-    }
-
-    /**
-     * @param statements the statements of a group, in order
-     * @return the text of {@link #text} and the statements it voices, in order; a fact another statement of the group
-     *     restates in the user's words ({@link ObservationGrouping#restatedFacts}: "Has a dog named Max" beside "I have
-     *     a dog named Max") is not voiced while that statement is
-     */
-    static Voiced voiced(final List<Memory> statements) {
-        final Map<Integer, List<Integer>> restated = ObservationGrouping.restatedFacts(statements);
-        while (true) {
-            final Voiced voiced = voiced(statements, restated.keySet());
-            final Set<Memory> told = Collections.newSetFromMap(new IdentityHashMap<>());
-            told.addAll(voiced.statements());
-            // a fact is left out only while a statement saying it is in the text (not cut by the length bound)
-            if (!restated.values().removeIf(by -> by.stream().noneMatch(i -> told.contains(statements.get(i))))) {
-                return voiced;
-            }
-        }
-    }
-
-    private static Voiced voiced(final List<Memory> statements, final Set<Integer> leftOut) {
-        final StringBuilder text = new StringBuilder();
-        final List<Memory> voiced = new ArrayList<>(statements.size());
-        for (int i = 0; i < statements.size(); i++) {
-            final Memory m = statements.get(i);
-            final String sentence = sentence(MemoryText.ownWords(m.getContent()));
-            if (sentence.isEmpty() || leftOut.contains(i) || text.indexOf(sentence) >= 0
-                || text.length() + sentence.length() + 1 > MemoryMerger.MAX_CHARS) {
-                continue;
-            }
-            text.append(text.length() == 0 ? "" : " ").append(sentence);
-            voiced.add(m);
-        }
-        return new Voiced(text.toString(), voiced);
-    }
-
-    /** The words with a period at the end unless they end with terminal punctuation (before closing quotes). */
-    static String sentence(final String words) {
-        int end = words.length();
-        while (end > 0 && CLOSING.indexOf(words.charAt(end - 1)) >= 0) {
-            end--;
-        }
-        return end == 0 || TERMINAL.indexOf(words.charAt(end - 1)) >= 0 ? words : words + ".";
+        return ObservationText.voiced(statements).text();
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.function.Function;
 
 import dev.engram.avro.Memory;
 import dev.engram.core.MemoryIds;
+import dev.engram.port.Embedder;
 import dev.engram.text.MemoryText;
 
 /**
@@ -201,5 +202,28 @@ public final class TopicLists {
      */
     public static Map<Topic, List<String>> values(final Memory statement) {
         return TopicValues.of(statement);
+    }
+
+    /**
+     * Whether a topic list of statements embedded by {@code model} may say {@code content}: its content goes to the
+     * same side of the embedder's script routing as they do (mostly-Han text to the Han model, the rest to the main
+     * model). Which main model is active does not enter, so the answer does not depend on when the consolidator follows
+     * a switch of {@code bin/engram reembed}: a user regrouped between the re-embedded statements and the switch keeps
+     * the new model's lists, and a replay, which reads the switch first, ends with the same ones.
+     *
+     * @param embedder the consolidator's embedder (asked only which model a text goes to)
+     * @param model the statements' embedding model
+     * @param content the list's text
+     * @return false only for a list whose content the routing sends to the other side (Han values under an English
+     *     heading among a Han model's statements, or the reverse)
+     */
+    static boolean sameScriptSide(final Embedder embedder, final String model, final String content) {
+        final Embedder now = embedder.current();
+        final List<String> models = now.models();
+        if (models.size() < 2) {
+            return true; // one model for every script (no Han routing, or a switch to the Han model itself)
+        }
+        final String han = models.get(models.size() - 1);
+        return now.modelFor(content).equals(han) == model.equals(han);
     }
 }

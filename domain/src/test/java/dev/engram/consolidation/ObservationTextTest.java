@@ -35,7 +35,7 @@ class ObservationTextTest {
         final Memory turn = said("b", "I have a dog named Max.", 0);
         final Memory more = said("c", "Max loves chasing tennis balls at the park.", 1);
 
-        final Observations.Voiced voiced = Observations.voiced(List.of(fact, turn, more));
+        final ObservationText.Voiced voiced = ObservationText.voiced(List.of(fact, turn, more));
 
         assertThat(voiced.text()).isEqualTo("I have a dog named Max. Max loves chasing tennis balls at the park.");
         assertThat(voiced.statements()).containsExactly(turn, more);
@@ -59,7 +59,7 @@ class ObservationTextTest {
         final Memory longer = said("b", "x".repeat(MemoryMerger.MAX_CHARS - 40) + ".", 0);
         final Memory turn = said("c", "I have a dog named Max and he is a very good boy.", 1);
 
-        final Observations.Voiced voiced = Observations.voiced(List.of(fact, longer, turn));
+        final ObservationText.Voiced voiced = ObservationText.voiced(List.of(fact, longer, turn));
 
         assertThat(voiced.statements()).containsExactly(fact, longer);
     }

@@ -43,7 +43,7 @@ final class RebuiltApps implements AutoCloseable {
      * Starts the apps, in order; returns once each was asked to start (not when RUNNING).
      *
      * @param apps the apps, in flow order (extractor, consolidator, retriever)
-     * @param config their config ({@link Rebuild#replayConfig})
+     * @param config their config ({@link ReplayConfig#of})
      * @param partitions the partition count of their topics (more stream threads than tasks would idle)
      */
     void start(final List<Rebuild.App> apps, final EngramConfig config, final int partitions) {

@@ -50,6 +50,25 @@ public final class ApiViews {
     }
 
     /**
+     * A value a fact held before a correction rewrote it in place ({@code PUT} on the memory, event CORRECTED;
+     * {@link Memory#getFormerValues}).
+     *
+     * @param value the fact's value before the correction
+     * @param content the fact's sentence before the correction
+     * @param correctedAt when the correction replaced it (the command's issue time): the value held until then
+     */
+    public record FormerValue(String value, String content, Instant correctedAt) {
+
+        static List<FormerValue> of(final Memory m) {
+            final List<FormerValue> out = new ArrayList<>(m.getFormerValues().size());
+            for (final dev.engram.avro.FormerValue former : m.getFormerValues()) {
+                out.add(new FormerValue(former.getValue(), former.getContent(), former.getCorrectedAt()));
+            }
+            return List.copyOf(out);
+        }
+    }
+
+    /**
      * The four score components, each 0..1 before weighting.
      *
      * @param semantic fused dense + BM25 relevance
@@ -90,12 +109,14 @@ public final class ApiViews {
      *     {@code outdatedValues} ({@link OutdatedPart#currentPart}: "I love sushi." of "I love sushi, any good places
      *     in Lisbon?" after a move from Lisbon), the line the context block tells as current; null while current
      *     (all of it is) and when nothing of it is
+     * @param formerValues the values a correction replaced, oldest first ({@link FormerValue}): what the fact said
+     *     before each {@code PUT}; empty for a memory never corrected in place
      */
     public record Hit(String memoryId, String type, String category, String key, String value, String content,
                       double score, Components components, List<Source> sources, String status,
                       int reinforcementCount, Instant createdAt, Instant updatedAt, String agentId,
                       boolean outdated, Instant validTo, String supersededBy, List<String> outdatedValues,
-                      String currentPart) {
+                      String currentPart, List<FormerValue> formerValues) {
 
         static Hit of(final ScoredMemory scored) {
             final Memory m = scored.memory();
@@ -105,7 +126,7 @@ public final class ApiViews {
                     round(scored.access())),
                 Source.of(m.getSources()), m.getStatus().name(), m.getReinforcementCount(), m.getCreatedAt(),
                 m.getUpdatedAt(), m.getAgentId(), Outdated.isOutdated(m), m.getValidTo(), m.getSupersededBy(),
-                List.copyOf(m.getOutdatedValues()), OutdatedPart.currentPart(m));
+                List.copyOf(m.getOutdatedValues()), OutdatedPart.currentPart(m), FormerValue.of(m));
         }
     }
 
@@ -153,6 +174,8 @@ public final class ApiViews {
      *     outdated (kept after it is archived, as history), empty for a memory never marked or marked whole
      * @param currentPart as a search hit's ({@link Hit#currentPart}): what of an outdated memory is still current,
      *     null otherwise
+     * @param formerValues as a search hit's ({@link Hit#formerValues}): the values corrections replaced, oldest first,
+     *     so a version of the history shows what the fact held before that version
      */
     public record MemoryView(String memoryId, String type, String category, String key, String value,
                              String displayName, String content, double importance, double confidence, String source,
@@ -160,7 +183,7 @@ public final class ApiViews {
                              int accessCount, Instant createdAt, Instant updatedAt, Instant lastAccessedAt,
                              Instant validFrom, Instant validTo, String supersededBy, String language,
                              List<String> eventDates, String agentId, List<String> outdatedValues,
-                             String currentPart) {
+                             String currentPart, List<FormerValue> formerValues) {
 
         static MemoryView of(final Memory m) {
             return new MemoryView(m.getMemoryId(), m.getType().name(),
@@ -170,7 +193,7 @@ public final class ApiViews {
                 m.getReinforcementCount(), m.getAccessCount(), m.getCreatedAt(), m.getUpdatedAt(),
                 m.getLastAccessedAt(), m.getValidFrom(), m.getValidTo(), m.getSupersededBy(), m.getLanguage(),
                 List.copyOf(m.getEventDates()), m.getAgentId(), List.copyOf(m.getOutdatedValues()),
-                OutdatedPart.currentPart(m));
+                OutdatedPart.currentPart(m), FormerValue.of(m));
         }
     }
 

@@ -427,6 +427,14 @@ class KnowledgeUpdateReproductionsTest {
                 assertThat(f.getValue()).isEqualTo("Graz");
                 assertThat(f.getCorrectedAt()).isEqualTo(T0.plus(Duration.ofDays(6)));
             });
+            // and the API shows what the correction replaced (list, history, export, MCP), as the server writes it
+            final com.fasterxml.jackson.databind.JsonNode view = JSON.valueToTree(ApiViews.MemoryView.of(corrected));
+            assertThat(view.get("value").asText()).isEqualTo("Vienna");
+            assertThat(view.get("formerValues")).singleElement().satisfies(f -> {
+                assertThat(f.get("value").asText()).isEqualTo("Graz");
+                assertThat(f.get("content").asText()).isEqualTo(city.getContent());
+                assertThat(f.get("correctedAt").asText()).isEqualTo(day(6));
+            });
             assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Vienna");
             final Memory late = pipeline.retriever().memories(u).stream()
                 .filter(m -> m.getContent().contains("Greetings")).findFirst()
@@ -650,6 +658,7 @@ class KnowledgeUpdateReproductionsTest {
             final com.fasterxml.jackson.databind.JsonNode current = JSON.valueToTree(ApiViews.MemoryView.of(city));
             assertThat(current.get("outdatedValues")).as("a current memory").isEmpty();
             assertThat(current.get("currentPart").isNull()).isTrue();
+            assertThat(current.get("formerValues")).as("never corrected in place").isEmpty();
         }
     }
 

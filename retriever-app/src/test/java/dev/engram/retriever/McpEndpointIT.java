@@ -127,6 +127,45 @@ class McpEndpointIT {
         }
     }
 
+    /**
+     * A model reading a user's memories through MCP sees what a correction replaced (Graz before the PUT of Vienna):
+     * {@code list_memories} and {@code search_memories} carry {@code formerValues} in the text and in the structured
+     * content, which the SDK has checked against the tool's output schema.
+     */
+    @Test
+    void shouldShowTheValueACorrectionReplacedInTheListAndSearchTools() {
+        final java.time.Instant corrected = TwoUserRetriever.T0.plus(Duration.ofDays(6));
+        final dev.engram.avro.Memory vienna = dev.engram.avro.Memory.newBuilder(dev.engram.testing.MemoryFixtures.fact(
+                "t1", "u-dora", "m-dora-city", dev.engram.avro.FactCategory.PERSONAL, "city", "Vienna", "Lives in Vienna",
+                TwoUserRetriever.T0)).setSource(dev.engram.avro.MemorySource.CORRECTED).setUpdatedAt(corrected)
+            .setFormerValues(List.of(dev.engram.avro.FormerValue.newBuilder().setValue("Graz").setContent("Lives in Graz")
+                .setCorrectedAt(corrected).build())).build();
+        fixture.kafka().send(dev.engram.topics.Topic.MEMORY_UPDATED.name(),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            dev.engram.serde.AvroSerdes.serde(dev.engram.avro.MemoryUpdated.class).serializer(),
+            List.of(new dev.engram.testing.EmbeddedKafka.Record<>("t1/u-dora", dev.engram.testing.MemoryFixtures.updated(
+                vienna, dev.engram.avro.UpdateOperation.CORRECTED, corrected), corrected)));
+        dev.engram.testing.EmbeddedKafka.waitUntil(() -> fixture.get("/v1/tenants/t1/users/u-dora/memories",
+            TwoUserRetriever.ADMIN_KEY).body().contains("Vienna"), Duration.ofSeconds(60), "u-dora's correction served");
+        try (McpSyncClient admin = client(TwoUserRetriever.ADMIN_KEY)) {
+            for (final McpSchema.CallToolRequest call : List.of(
+                new McpSchema.CallToolRequest(McpEndpoint.LIST, Map.of("userId", "u-dora")),
+                new McpSchema.CallToolRequest(McpEndpoint.SEARCH, Map.of("userId", "u-dora", "query", "where do I live",
+                    "recordAccess", false)))) {
+                final McpSchema.CallToolResult result = admin.callTool(call);
+                assertThat(result.isError()).as(text(result)).isFalse();
+                assertThat(text(result)).contains("\"formerValues\":[{\"value\":\"Graz\",\"content\":\"Lives in Graz\","
+                    + "\"correctedAt\":\"" + corrected + "\"}]");
+                assertThat(result.structuredContent()).isInstanceOfSatisfying(Map.class, body -> {
+                    final Map<?, ?> memory = (Map<?, ?>) ((List<?>) body.get("memories")).get(0);
+                    assertThat(memory.get("value")).isEqualTo("Vienna");
+                    assertThat((List<?>) memory.get("formerValues")).singleElement().isEqualTo(Map.of("value", "Graz",
+                        "content", "Lives in Graz", "correctedAt", corrected.toString()));
+                });
+            }
+        }
+    }
+
     private static final Map<String, String> MCP_HEADERS = Map.of("Accept", "application/json, text/event-stream");
 
     private static HttpResponse<String> post(final String message, final Map<String, String> headers) {

@@ -255,7 +255,7 @@ class RetrieverApiIT {
         hit.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("memoryId", "type", "category", "key", "value", "content", "score",
             "components", "sources", "status", "reinforcementCount", "createdAt", "updatedAt", "agentId", "outdated",
-            "validTo", "supersededBy", "outdatedValues", "currentPart");
+            "validTo", "supersededBy", "outdatedValues", "currentPart", "formerValues");
         assertThat(hit.get("outdated").asBoolean()).isFalse();
         assertThat(hit.get("validTo").isNull()).isTrue();
         assertThat(hit.get("outdatedValues").isArray() && hit.get("outdatedValues").isEmpty()).as(hit.toString()).isTrue();
@@ -543,6 +543,56 @@ class RetrieverApiIT {
         assertThat(history.get("versions").get(0).get("value").asText()).isEqualTo("Kotlin");
         // another user's memory id is not found through this user
         assertThat(status("/v1/tenants/t1/users/u-ben/memories/m-ana-kotlin/history")).isEqualTo(404);
+    }
+
+    /**
+     * Trial of session 13: a fact corrected through the API (Graz → Vienna) kept its former value on the topic
+     * ({@code Memory.formerValues}), but no view showed it, so the user could not see what the correction replaced.
+     * The list, the history, the export and a search hit carry it; a memory never corrected carries an empty list.
+     */
+    @Test
+    void shouldShowTheValueACorrectionReplacedInTheListHistoryExportAndSearch() throws Exception {
+        final Instant corrected = T0.plus(Duration.ofDays(6));
+        final Memory graz = fact("t1", "u-dora", "m-dora-city", FactCategory.PERSONAL, "city", "Graz",
+            "Lives in Graz", T0);
+        final Memory vienna = Memory.newBuilder(fact("t1", "u-dora", "m-dora-city", FactCategory.PERSONAL, "city",
+                "Vienna", "Lives in Vienna", T0)).setSource(dev.engram.avro.MemorySource.CORRECTED).setConfidence(1.0)
+            .setUpdatedAt(corrected).setFormerValues(List.of(dev.engram.avro.FormerValue.newBuilder().setValue("Graz")
+                .setContent("Lives in Graz").setCorrectedAt(corrected).build())).build();
+        final MemoryUpdated correction = MemoryUpdated.newBuilder(updated(vienna, UpdateOperation.CORRECTED, corrected))
+            .setPreviousValue("Graz").build();
+        kafka.send(Topic.MEMORY_UPDATED.name(), new StringSerializer(), AvroSerdes.serde(MemoryUpdated.class).serializer(),
+            List.of(new EmbeddedKafka.Record<>("t1/u-dora", updated(graz, UpdateOperation.CREATED, T0), T0),
+                new EmbeddedKafka.Record<>("t1/u-dora", correction, corrected)));
+        final String user = "/v1/tenants/t1/users/u-dora";
+        EmbeddedKafka.waitUntil(() -> status(user + "/memories") == 200
+                && body(user + "/memories").toString().contains("Vienna"), TIMEOUT, "the retriever to serve u-dora's correction");
+
+        final JsonNode listed = body(user + "/memories").get("memories").get(0);
+        assertFormerGraz(listed, corrected);
+        final JsonNode versions = body(user + "/memories/m-dora-city/history").get("versions");
+        assertThat(versions).hasSize(2);
+        assertThat(versions.get(0).get("value").asText()).isEqualTo("Graz");
+        assertThat(versions.get(0).get("formerValues")).as("before the correction").isEmpty();
+        assertThat(versions.get(1).get("operation").asText()).isEqualTo("CORRECTED");
+        assertFormerGraz(versions.get(1), corrected);
+        assertFormerGraz(body(user + "/export").get("memories").get(0), corrected);
+        final JsonNode hit = body(user + "/memories?query=" + q("where do I live") + "&recordAccess=false")
+            .get("memories").get(0);
+        assertFormerGraz(hit, corrected);
+        // a memory never corrected in place: an empty list, never absent or null
+        assertThat(body("/v1/tenants/t1/users/u-ana/memories").get("memories"))
+            .allSatisfy(m -> assertThat(m.get("formerValues").isArray() && m.get("formerValues").isEmpty())
+                .as(m.toString()).isTrue());
+    }
+
+    private static void assertFormerGraz(final JsonNode memory, final Instant corrected) {
+        assertThat(memory.get("value").asText()).as(memory.toString()).isEqualTo("Vienna");
+        assertThat(memory.get("formerValues")).as(memory.toString()).singleElement().satisfies(f -> {
+            assertThat(f.get("value").asText()).isEqualTo("Graz");
+            assertThat(f.get("content").asText()).isEqualTo("Lives in Graz");
+            assertThat(f.get("correctedAt").asText()).isEqualTo(corrected.toString());
+        });
     }
 
     @Test

@@ -38,7 +38,8 @@ import dev.engram.text.TurnHeuristics;
  *       wins, and a retraction is dropped when the same turn states a new value for that key ("Started
  *       eating fish again; being vegan wasn't working" gives {@code diet=pescatarian} only). A short answer to the
  *       other party's yes/no question about a slot is the statement it answers ({@link Answers}: "No, Ottawa now." to
- *       "Are you still living in Toronto?" is {@code city=Ottawa}). Facts only
+ *       "Are you still living in Toronto?" is {@code city=Ottawa}). A message typed all in lower case has its names in
+ *       lower case too: the name after a cue ("i live in oslo") is read as capitalized ({@link LowercaseNames}). Facts only
  *       ever come from the user's own sentences: what the assistant says is never a fact about the user.</li>
  *   <li><b>Episodes.</b> A turn with at least one substantive sentence that made no fact becomes one
  *       EPISODIC memory whose content is the turn text as said (LoCoMo's " [image: caption]" included),
@@ -173,6 +174,8 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         final Map<String, ExtractedMemory> custom = new LinkedHashMap<>();
         final List<String> substantive = new ArrayList<>();
         final String said = TurnHeuristics.withoutImage(message.getContent());
+        // a user who types everything in lower case types names so too ("i live in oslo")
+        final boolean lowercase = LowercaseNames.applies(said);
         final List<int[]> quoted = ReportedSpeech.othersQuotations(said);
         int at = 0;
         boolean first = true;
@@ -183,7 +186,8 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             final String answer = first && asked != null ? Answers.restated(asked.getContent(), sentence) : null;
             first = false;
             List<FactRules.Fact> stated = answer != null ? FactRules.extract(answer)
-                : FactRules.extract(sentence, within(quoted, start, sentence.length()));
+                : FactRules.extract(lowercase ? LowercaseNames.capitalized(sentence) : sentence,
+                    within(quoted, start, sentence.length()));
             // a tenant's own category takes what it names before the built-in medication rules ("I take 5 mg of
             // amlodipine daily" is the health tenant's medications fact, dose and all); other built-in facts stay first
             final Optional<ExtractedMemory> keyword = stated.stream().allMatch(RuleBasedExtractor::medication)
