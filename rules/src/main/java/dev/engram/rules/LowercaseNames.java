@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 /**
  * Names typed in lower case by a user who types everything in lower case ("i live in oslo", "i work at google", "my
  * name is tom"): the statement rules read a name as a capitalized word ({@link FactPatterns#PROPER}), so such a user
- * gave no fact. When a whole user message has no capital letter at all ({@link #applies}), the words right after the
+ * gave no fact. When a user message has no capital letter but at sentence starts and in "I" ({@link #applies}), the words right after the
  * cues below are read as the name a capitalized message would have ({@link #capitalized}), and the rules then read the
  * sentence as usual: the fact's value and content carry the name capitalized ("Oslo", "Lives in Oslo").
  *
@@ -96,19 +96,34 @@ final class LowercaseNames {
 
     /**
      * @param message a user message as said
-     * @return true when it has a letter and no capital letter at all: its names are typed in lower case too
+     * @return true when it has a letter and no capital letter but where a phone's autocorrect or a sentence-case habit
+     *     puts one: the first letter of a sentence (of the message, or after {@code .}, {@code !}, {@code ?}) and the
+     *     pronoun "I" ("I live in oslo", "Moved to graz last year. I love it"); its names are typed in lower case too
      */
     static boolean applies(final String message) {
         boolean letter = false;
+        boolean sentenceStart = true;
         for (int i = 0; i < message.length(); ) {
             final int c = message.codePointAt(i);
-            if (Character.isUpperCase(c) || Character.isTitleCase(c)) {
+            final int next = i + Character.charCount(c);
+            if ((Character.isUpperCase(c) || Character.isTitleCase(c)) && !sentenceStart && !pronounI(message, i, next)) {
                 return false;
             }
-            letter |= Character.isLowerCase(c);
-            i += Character.charCount(c);
+            if (Character.isLetterOrDigit(c)) {
+                letter |= Character.isLetter(c);
+                sentenceStart = false;
+            } else if (c == '.' || c == '!' || c == '?') {
+                sentenceStart = true;
+            }
+            i = next;
         }
         return letter;
+    }
+
+    /** @return whether the capital at [at, end) is the word "I" (alone, or "I'm", "I've", "I'd", "I'll") */
+    private static boolean pronounI(final String message, final int at, final int end) {
+        return message.charAt(at) == 'I' && (at == 0 || !Character.isLetterOrDigit(message.codePointBefore(at)))
+            && (end == message.length() || !Character.isLetterOrDigit(message.codePointAt(end)));
     }
 
     /**
