@@ -117,7 +117,7 @@ public final class EngramCli implements Runnable {
         return new CommandLine(new EngramCli()).setParameterExceptionHandler((e, args) -> {
             final CommandLine cmd = e.getCommandLine();
             final String name = cmd.getCommandSpec().qualifiedName();
-            cmd.getErr().println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+            cmd.getErr().println(name + ": " + usageProblem(e, args) + " (see " + name + " --help)");
             return EXIT_USAGE;
         }).setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (System.getenv("ENGRAM_DEBUG") != null) {
@@ -128,6 +128,37 @@ public final class EngramCli implements Runnable {
                 + (System.getenv("ENGRAM_DEBUG") == null ? " (set ENGRAM_DEBUG=1 for the stack trace)" : ""));
             return 1;
         });
+    }
+
+    /**
+     * What is wrong with a command line, unknown options first and named alone. picocli checks the required options
+     * before it reports what it did not match, so {@code ingest --bogus-flag x} said "Missing required option:
+     * '--bootstrap-servers…'", and it lists every unmatched word, so {@code ingest --bootstrap-servers H --bogus x f}
+     * said "Unknown options: '--bogus', 'f'" (the file taken for an option: {@code x} was read as FILE). Words that
+     * do not start with {@code -} are left out when an option is unknown: they follow from it.
+     *
+     * @param e picocli's refusal of the command line
+     * @param args the command line
+     * @return {@code unknown option '--bogus'} (with picocli's suggestions when it has some that the command line does
+     *     not hold already), else picocli's message
+     */
+    static String usageProblem(final CommandLine.ParameterException e, final String[] args) {
+        final java.util.LinkedHashSet<String> unmatched = new java.util.LinkedHashSet<>(
+            e.getCommandLine().getUnmatchedArguments());
+        if (e instanceof CommandLine.UnmatchedArgumentException u) {
+            unmatched.addAll(u.getUnmatched());
+        }
+        final java.util.List<String> options = unmatched.stream()
+            .filter(arg -> arg.length() > 1 && arg.startsWith("-") && !arg.matches("-\\d.*")).toList();
+        if (options.isEmpty()) {
+            return e.getMessage();
+        }
+        final java.util.List<String> suggestions =
+            new CommandLine.UnmatchedArgumentException(e.getCommandLine(), options).getSuggestions().stream()
+                .filter(s -> java.util.Arrays.stream(args).noneMatch(a -> a.equals(s) || a.startsWith(s + "="))).toList();
+        return (options.size() == 1 ? "unknown option " : "unknown options ")
+            + options.stream().map(o -> "'" + o + "'").collect(java.util.stream.Collectors.joining(", "))
+            + (suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions) + "?");
     }
 
     /**

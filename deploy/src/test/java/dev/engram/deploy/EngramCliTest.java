@@ -196,6 +196,36 @@ class EngramCliTest {
         assertThat(tmp.resolve("rebuild")).doesNotExist();
     }
 
+    /**
+     * README trial: {@code ingest --bogus-flag x} said "Missing required option: '--bootstrap-servers…'", and
+     * {@code ingest --bootstrap-servers H --bogus x f} "Unknown options: '--bogus', 'f'" (the file taken for an option).
+     */
+    @Test
+    void shouldNameTheUnknownOptionAloneBeforeAMissingOneWhenAnOptionIsUnknown(@TempDir final Path tmp) {
+        final String file = tmp.resolve("in.jsonl").toString();
+
+        final Run missingToo = run("ingest", "--bogus-flag", "x");
+        final Run withValue = run("ingest", "--bootstrap-servers", "127.0.0.1:1", "--bogus", "x", file);
+        final Run two = run("ingest", "--bootstrap-servers", "127.0.0.1:1", "--bogus", "--other=1", file);
+        final Run typo = run("ingest", "--bootstrap-server", "127.0.0.1:1", file);
+        final Run demo = run("demo", "--once", "--bogus", "--run-dir", tmp.resolve("run").toString());
+
+        for (final Run r : java.util.List.of(missingToo, withValue, two, typo, demo)) {
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+            assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
+            assertThat(r.err()).doesNotContain("Missing required", file, "'x'");
+        }
+        assertThat(missingToo.err()).startsWith("engram ingest: unknown option '--bogus-flag'")
+            .endsWith("(see engram ingest --help)" + System.lineSeparator());
+        assertThat(withValue.err()).startsWith("engram ingest: unknown option '--bogus'")
+            .as("no suggestion of an option already given").doesNotContain("did you mean");
+        assertThat(two.err()).startsWith("engram ingest: unknown options '--bogus', '--other=1'");
+        assertThat(typo.err()).startsWith("engram ingest: unknown option '--bootstrap-server'; did you mean "
+            + "--bootstrap-servers?");
+        assertThat(demo.err()).startsWith("engram demo: unknown option '--bogus'");
+        assertThat(tmp.resolve("run")).doesNotExist();
+    }
+
     /** {@code topics} on an unreachable cluster: one line naming the bootstrap servers within its bound, exit 1 (was 62 s of silence). */
     @Test
     void shouldNameTheBootstrapServersAndExitOneWhenTopicsCannotReachTheCluster() {
