@@ -226,6 +226,36 @@ class EngramCliTest {
         assertThat(tmp.resolve("run")).doesNotExist();
     }
 
+    /** README trial: no command's {@code --help} said what its exit codes mean. */
+    @Test
+    void shouldListTheExitCodesInTheHelpOfEveryCommand() {
+        final java.util.Map<String, String> helps = new java.util.TreeMap<>();
+        final java.util.ArrayDeque<picocli.CommandLine> commands = new java.util.ArrayDeque<>(
+            java.util.List.of(EngramCli.commandLine()));
+        while (!commands.isEmpty()) {
+            final picocli.CommandLine command = commands.pop();
+            helps.put(command.getCommandSpec().qualifiedName(), command.getUsageMessage(picocli.CommandLine.Help.Ansi.OFF));
+            commands.addAll(command.getSubcommands().values());
+        }
+        final java.io.StringWriter printed = new java.io.StringWriter();
+        final picocli.CommandLine cli = EngramCli.commandLine();
+        cli.setOut(new java.io.PrintWriter(printed, true));
+
+        final int exit = cli.execute("ingest", "--help");
+
+        assertThat(exit).isZero();
+        assertThat(helps).containsKeys("engram ingest", "engram demo", "engram verify-erasure", "engram bench",
+            "engram schemas export");
+        helps.forEach((name, help) -> assertThat(help).as(name).contains("Exit codes:")
+            .containsPattern("(?m)^ +0 +\\S").containsPattern("(?m)^ +2 +usage error")
+            .containsPattern("(?m)^ +130 +interrupted").containsPattern("(?m)^ +143 +terminated"));
+        assertThat(printed.toString()).contains("Exit codes:")
+            .containsPattern("(?m)^ +1 +failed: .*missing or unreadable file")
+            .containsPattern("(?m)^ +2 +usage error .*a line of the input refused");
+        assertThat(helps.get("engram verify-erasure")).containsPattern("(?m)^ +3 +something readable of the user");
+        assertThat(helps.get("engram demo")).contains("with --once: a record of the input", "stopped with Ctrl-C");
+    }
+
     /** {@code topics} on an unreachable cluster: one line naming the bootstrap servers within its bound, exit 1 (was 62 s of silence). */
     @Test
     void shouldNameTheBootstrapServersAndExitOneWhenTopicsCannotReachTheCluster() {
