@@ -162,7 +162,9 @@ public final class EngramCli implements Runnable {
             "1", "failed: a bad setting, a missing or unreadable file, a cluster that does not answer, or a record"
                 + " that failed to send (one line on stderr)",
             "2", "usage error (one line on stderr), a line of the input refused (listed by number, the others"
-                + " published), or a file in none of the formats (nothing published)"),
+                + " published), or a file in none of the formats (nothing published)",
+            "130", "interrupted (Ctrl-C, SIGINT): the producer flushed, what was published is printed",
+            "143", "terminated (SIGTERM): the producer flushed, what was published is printed"),
         "engram demo", java.util.Map.of(
             "0", "with --once: done, every record of the input published",
             "2", "usage error (one line on stderr), or with --once: a record of the input refused",
