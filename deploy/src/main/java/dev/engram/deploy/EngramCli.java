@@ -114,10 +114,12 @@ public final class EngramCli implements Runnable {
      * @return the configured picocli command line
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new EngramCli()).setParameterExceptionHandler((e, args) -> {
+        final CommandLine cli = new CommandLine(new EngramCli());
+        documentExitCodes(cli);
+        return cli.setParameterExceptionHandler((e, args) -> {
             final CommandLine cmd = e.getCommandLine();
             final String name = cmd.getCommandSpec().qualifiedName();
-            cmd.getErr().println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+            cmd.getErr().println(name + ": " + usageProblem(e, args) + " (see " + name + " --help)");
             return EXIT_USAGE;
         }).setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (System.getenv("ENGRAM_DEBUG") != null) {
@@ -128,6 +130,106 @@ public final class EngramCli implements Runnable {
                 + (System.getenv("ENGRAM_DEBUG") == null ? " (set ENGRAM_DEBUG=1 for the stack trace)" : ""));
             return 1;
         });
+    }
+
+    /** The heading of the exit codes in every command's {@code --help}. */
+    static final String EXIT_CODES_HEADING = "%nExit codes:%n";
+
+    /**
+     * The exit codes every command shares, as its {@code --help} lists them: 1 from the execution exception handler
+     * ({@link #commandLine}), 2 from the parameter exception handler and {@link #usageError}, 130 and 143 from the JVM
+     * (128 + the signal's number; the shutdown hooks run first: the demo and the apps close, ingest reports).
+     */
+    private static java.util.Map<String, String> commonExitCodes() {
+        final java.util.Map<String, String> codes = new java.util.LinkedHashMap<>();
+        codes.put("0", "done");
+        codes.put("1", "failed: a bad setting, a missing or unreadable file, a cluster that does not answer or refuses,"
+            + " an error while running (one line on stderr; ENGRAM_DEBUG=1 adds the stack trace)");
+        codes.put(Integer.toString(EXIT_USAGE), "usage error: an unknown command or option, a missing or invalid option"
+            + " value (one line on stderr)");
+        codes.put("130", "interrupted (Ctrl-C, SIGINT)");
+        codes.put("143", "terminated (SIGTERM)");
+        return codes;
+    }
+
+    /**
+     * Where a command's exit codes differ from or add to {@link #commonExitCodes}, by qualified name; each from the
+     * command's code (the values it returns).
+     */
+    private static final java.util.Map<String, java.util.Map<String, String>> OWN_EXIT_CODES = java.util.Map.of(
+        "engram ingest", java.util.Map.of(
+            "0", "every record published and acknowledged",
+            "1", "failed: a bad setting, a missing or unreadable file, a cluster that does not answer, or a record"
+                + " that failed to send (one line on stderr)",
+            "2", "usage error (one line on stderr), a line of the input refused (listed by number, the others"
+                + " published), or a file in none of the formats (nothing published)",
+            "130", "interrupted (Ctrl-C, SIGINT): the producer flushed, what was published is printed",
+            "143", "terminated (SIGTERM): the producer flushed, what was published is printed"),
+        "engram demo", java.util.Map.of(
+            "0", "with --once: done, every record of the input published",
+            "2", "usage error (one line on stderr), or with --once: a record of the input refused",
+            "130", "interrupted: stopped with Ctrl-C (SIGINT), the end of a demo that serves"),
+        "engram verify", java.util.Map.of(
+            "1", "failed (one line on stderr), or the snapshots differ (the differences are printed)"),
+        "engram rebuild", java.util.Map.of(
+            "1", "failed (one line on stderr), or the rebuilt memories differ from those before"),
+        "engram reembed", java.util.Map.of(
+            "1", "failed (one line on stderr), or not every memory was re-embedded, or the apps did not catch up",
+            "2", "usage error: no --model, --drop or --list, an unknown model or option (one line on stderr)"),
+        "engram verify-erasure", java.util.Map.of(
+            "3", "something readable of the user is still held (the places are listed)"));
+
+    /**
+     * Adds the exit codes to the {@code --help} of the command and of each of its subcommands, under
+     * {@value #EXIT_CODES_HEADING}: {@link #commonExitCodes} with the command's own ({@link #OWN_EXIT_CODES}), unless
+     * the command lists its own in its annotation.
+     *
+     * @param command the command line to document, with its subcommands
+     */
+    static void documentExitCodes(final CommandLine command) {
+        final CommandLine.Model.UsageMessageSpec usage = command.getCommandSpec().usageMessage();
+        if (usage.exitCodeList().isEmpty()) {
+            final java.util.Map<String, String> codes = commonExitCodes();
+            final java.util.Map<String, String> own =
+                OWN_EXIT_CODES.getOrDefault(command.getCommandSpec().qualifiedName(), java.util.Map.of());
+            codes.putAll(own);
+            final java.util.Map<String, String> ordered = new java.util.TreeMap<>(
+                java.util.Comparator.comparingInt(Integer::parseInt));
+            ordered.putAll(codes);
+            usage.exitCodeListHeading(EXIT_CODES_HEADING).exitCodeList(new java.util.LinkedHashMap<>(ordered));
+        }
+        command.getSubcommands().values().forEach(EngramCli::documentExitCodes);
+    }
+
+    /**
+     * What is wrong with a command line, unknown options first and named alone. picocli checks the required options
+     * before it reports what it did not match, so {@code ingest --bogus-flag x} said "Missing required option:
+     * '--bootstrap-servers…'", and it lists every unmatched word, so {@code ingest --bootstrap-servers H --bogus x f}
+     * said "Unknown options: '--bogus', 'f'" (the file taken for an option: {@code x} was read as FILE). Words that
+     * do not start with {@code -} are left out when an option is unknown: they follow from it.
+     *
+     * @param e picocli's refusal of the command line
+     * @param args the command line
+     * @return {@code unknown option '--bogus'} (with picocli's suggestions when it has some that the command line does
+     *     not hold already), else picocli's message
+     */
+    static String usageProblem(final CommandLine.ParameterException e, final String[] args) {
+        final java.util.LinkedHashSet<String> unmatched = new java.util.LinkedHashSet<>(
+            e.getCommandLine().getUnmatchedArguments());
+        if (e instanceof CommandLine.UnmatchedArgumentException u) {
+            unmatched.addAll(u.getUnmatched());
+        }
+        final java.util.List<String> options = unmatched.stream()
+            .filter(arg -> arg.length() > 1 && arg.startsWith("-") && !arg.matches("-\\d.*")).toList();
+        if (options.isEmpty()) {
+            return e.getMessage();
+        }
+        final java.util.List<String> suggestions =
+            new CommandLine.UnmatchedArgumentException(e.getCommandLine(), options).getSuggestions().stream()
+                .filter(s -> java.util.Arrays.stream(args).noneMatch(a -> a.equals(s) || a.startsWith(s + "="))).toList();
+        return (options.size() == 1 ? "unknown option " : "unknown options ")
+            + options.stream().map(o -> "'" + o + "'").collect(java.util.stream.Collectors.joining(", "))
+            + (suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions) + "?");
     }
 
     /**

@@ -37,6 +37,10 @@ import picocli.CommandLine.Parameters;
  * {@code ENGRAM_SCHEMA_REGISTRY_URL}: the registry's wire format) and compressed with
  * {@code ingest.compression.type} (gzip by default).
  *
+ * <p>While it runs, a line on stderr every {@code --progress-seconds} (default 5) gives the records published and the
+ * lines refused so far, and the rate; an interrupted run (SIGINT, SIGTERM) flushes the producer and prints the same
+ * counts with the input line of the last record published ({@link IngestProgress}), then exits 130 or 143.
+ *
  * <p>Exit code 0 when every record was published and acknowledged, 1 when some failed to send, 2 when
  * some lines were refused (they are listed with their line numbers; nothing is silently dropped) or the
  * file is in none of the formats (a JSON array of something else: the message names the formats read).
@@ -57,6 +61,11 @@ public final class IngestCommand implements Callable<Integer> {
         description = "Seconds to wait for the cluster to answer before giving up, nothing published (default: ${DEFAULT-VALUE}).")
     int connectTimeoutSeconds;
 
+    @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS",
+        converter = dev.engram.ops.OptionValues.Seconds.class,
+        description = "Seconds between two progress lines on stderr: records published, lines refused, rate (default: ${DEFAULT-VALUE}).")
+    int progressSeconds;
+
     @Parameters(index = "0", paramLabel = "FILE", description = "The input file (resolved against the working directory).")
     Path file;
 
@@ -72,14 +81,33 @@ public final class IngestCommand implements Callable<Integer> {
         final long acknowledged;
         final long failed;
         final List<String> errors;
-        try (Ingest ingest = Ingest.of(bootstrapServers, config, limit.getKey(), limit.getValue())) {
+        try (Ingest ingest = Ingest.of(bootstrapServers, config, limit.getKey(), limit.getValue());
+             IngestProgress progress = new IngestProgress(ingest, System.err, progressSeconds)) {
+            // SIGINT, SIGTERM: the JVM runs this, then exits 130 or 143; what was published is said, not lost in silence
+            final Thread hook = new Thread(progress::interrupted, "engram-ingest-interrupted");
+            Runtime.getRuntime().addShutdownHook(hook);
+            ConversationSources.Report read = null;
+            boolean completed = false;
             try {
-                report = ingest.publish(input, null);
+                read = ingest.publish(input, null);
+                ingest.flush();
             } catch (ConversationSources.UnknownFormat e) {
                 System.err.println(e.getMessage() + "; nothing was published");
+            } finally {
+                completed = progress.finish();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs (or ran): it reported, or finds the run completed
+                }
+            }
+            if (!completed) {
+                return 1; // interrupted: the hook printed what was published; the JVM exits 130 or 143
+            }
+            if (read == null) {
                 return 2;
             }
-            ingest.flush();
+            report = read;
             acknowledged = ingest.acknowledged();
             failed = ingest.failed();
             errors = ingest.errors();

@@ -196,6 +196,66 @@ class EngramCliTest {
         assertThat(tmp.resolve("rebuild")).doesNotExist();
     }
 
+    /**
+     * README trial: {@code ingest --bogus-flag x} said "Missing required option: '--bootstrap-servers…'", and
+     * {@code ingest --bootstrap-servers H --bogus x f} "Unknown options: '--bogus', 'f'" (the file taken for an option).
+     */
+    @Test
+    void shouldNameTheUnknownOptionAloneBeforeAMissingOneWhenAnOptionIsUnknown(@TempDir final Path tmp) {
+        final String file = tmp.resolve("in.jsonl").toString();
+
+        final Run missingToo = run("ingest", "--bogus-flag", "x");
+        final Run withValue = run("ingest", "--bootstrap-servers", "127.0.0.1:1", "--bogus", "x", file);
+        final Run two = run("ingest", "--bootstrap-servers", "127.0.0.1:1", "--bogus", "--other=1", file);
+        final Run typo = run("ingest", "--bootstrap-server", "127.0.0.1:1", file);
+        final Run demo = run("demo", "--once", "--bogus", "--run-dir", tmp.resolve("run").toString());
+
+        for (final Run r : java.util.List.of(missingToo, withValue, two, typo, demo)) {
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+            assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
+            assertThat(r.err()).doesNotContain("Missing required", file, "'x'");
+        }
+        assertThat(missingToo.err()).startsWith("engram ingest: unknown option '--bogus-flag'")
+            .endsWith("(see engram ingest --help)" + System.lineSeparator());
+        assertThat(withValue.err()).startsWith("engram ingest: unknown option '--bogus'")
+            .as("no suggestion of an option already given").doesNotContain("did you mean");
+        assertThat(two.err()).startsWith("engram ingest: unknown options '--bogus', '--other=1'");
+        assertThat(typo.err()).startsWith("engram ingest: unknown option '--bootstrap-server'; did you mean "
+            + "--bootstrap-servers?");
+        assertThat(demo.err()).startsWith("engram demo: unknown option '--bogus'");
+        assertThat(tmp.resolve("run")).doesNotExist();
+    }
+
+    /** README trial: no command's {@code --help} said what its exit codes mean. */
+    @Test
+    void shouldListTheExitCodesInTheHelpOfEveryCommand() {
+        final java.util.Map<String, String> helps = new java.util.TreeMap<>();
+        final java.util.ArrayDeque<picocli.CommandLine> commands = new java.util.ArrayDeque<>(
+            java.util.List.of(EngramCli.commandLine()));
+        while (!commands.isEmpty()) {
+            final picocli.CommandLine command = commands.pop();
+            helps.put(command.getCommandSpec().qualifiedName(), command.getUsageMessage(picocli.CommandLine.Help.Ansi.OFF));
+            commands.addAll(command.getSubcommands().values());
+        }
+        final java.io.StringWriter printed = new java.io.StringWriter();
+        final picocli.CommandLine cli = EngramCli.commandLine();
+        cli.setOut(new java.io.PrintWriter(printed, true));
+
+        final int exit = cli.execute("ingest", "--help");
+
+        assertThat(exit).isZero();
+        assertThat(helps).containsKeys("engram ingest", "engram demo", "engram verify-erasure", "engram bench",
+            "engram schemas export");
+        helps.forEach((name, help) -> assertThat(help).as(name).contains("Exit codes:")
+            .containsPattern("(?m)^ +0 +\\S").containsPattern("(?m)^ +2 +usage error")
+            .containsPattern("(?m)^ +130 +interrupted").containsPattern("(?m)^ +143 +terminated"));
+        assertThat(printed.toString()).contains("Exit codes:")
+            .containsPattern("(?m)^ +1 +failed: .*missing or unreadable file")
+            .containsPattern("(?m)^ +2 +usage error .*a line of the input refused");
+        assertThat(helps.get("engram verify-erasure")).containsPattern("(?m)^ +3 +something readable of the user");
+        assertThat(helps.get("engram demo")).contains("with --once: a record of the input", "stopped with Ctrl-C");
+    }
+
     /** {@code topics} on an unreachable cluster: one line naming the bootstrap servers within its bound, exit 1 (was 62 s of silence). */
     @Test
     void shouldNameTheBootstrapServersAndExitOneWhenTopicsCannotReachTheCluster() {

@@ -198,6 +198,80 @@ class IngestIT {
             file.toString())).as("a value the option does not allow: a usage error").isEqualTo(2);
     }
 
+    /**
+     * README trial: 600,000 lines printed nothing for 31 s, and SIGTERM or Ctrl-C ended the run with 143 or 130 and
+     * not a word. Run as {@code bin/engram} runs it (a JVM of its own): progress lines on stderr while it publishes,
+     * and on SIGTERM the producer flushed and what was published said; the topic holds exactly the records it says
+     * were acknowledged.
+     */
+    @Test
+    void shouldPrintProgressWhileItRunsAndWhatWasPublishedWhenItIsTerminated() throws Exception {
+        final Path file = dir.resolve("long.jsonl");
+        try (java.io.BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (int i = 0; i < 400_000; i++) {
+                out.write((i % 1000 == 7 ? "not json" : line("c-long-" + i, "I drink tea number " + i + ".")
+                    .replace("u-size", "u-long")) + "\n");
+            }
+        }
+        final long before = endOffset();
+        final Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m", "-cp", System.getProperty("java.class.path"), EngramCli.class.getName(), "ingest",
+            "--bootstrap-servers", kafka.bootstrapServers(), "--progress-seconds", "1", file.toString())
+            .redirectErrorStream(true).start();
+        final List<String> lines = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        final java.util.concurrent.CountDownLatch progressed = new java.util.concurrent.CountDownLatch(1);
+        final Thread reader = new Thread(() -> new java.io.BufferedReader(new java.io.InputStreamReader(
+            process.getInputStream(), StandardCharsets.UTF_8)).lines().forEach(l -> {
+                lines.add(l);
+                if (l.matches("ingest: [1-9][\\d,]* records published .*")) {
+                    progressed.countDown();
+                }
+            }));
+        reader.start();
+
+        final boolean sawProgress = progressed.await(120, TimeUnit.SECONDS);
+        // SIGTERM; not Process#destroy, which closes the pipes as it signals and so loses what the hook prints
+        process.toHandle().destroy();
+        assertThat(process.waitFor(90, TimeUnit.SECONDS)).isTrue();
+        reader.join(10_000);
+
+        final String output = String.join("\n", lines);
+        assertThat(sawProgress).as(output).isTrue();
+        assertThat(process.exitValue()).as(output).isEqualTo(143);
+        assertThat(lines).as(output).anySatisfy(l -> assertThat(l)
+            .matches("ingest: [\\d,]+ records published \\([\\d,]+ acknowledged, 0 failed\\), [\\d,]+ lines refused, "
+                + "[\\d,]+ records/s over \\d+ s"));
+        assertThat(lines).as(output).contains("ingest: stopping: waiting for the records in flight…");
+        final String interrupted = lines.stream().filter(l -> l.startsWith("ingest: interrupted: ")).findFirst()
+            .orElseThrow(() -> new AssertionError("no interrupted line in:\n" + output));
+        assertThat(interrupted).containsPattern("lines refused, .*; the last record published is line \\d+, the input "
+            + "after it was not read");
+        assertThat(interrupted).doesNotContain("400,000 records published");
+        final java.util.regex.Matcher counts = java.util.regex.Pattern
+            .compile("interrupted: ([\\d,]+) records published \\(([\\d,]+) acknowledged, 0 failed\\), ([\\d,]+) lines refused")
+            .matcher(interrupted);
+        assertThat(counts.find()).as(interrupted).isTrue();
+        final long published = Long.parseLong(counts.group(1).replace(",", ""));
+        assertThat(Long.parseLong(counts.group(2).replace(",", ""))).as("flushed: every record sent acknowledged")
+            .isEqualTo(published);
+        assertThat(Long.parseLong(counts.group(3).replace(",", ""))).as("one line in 1000 is not JSON")
+            .isBetween(published / 1000 - 1, published / 1000 + 1);
+        assertThat(endOffset() - before).as("records on the topic").isEqualTo(published);
+        assertThat(lines).as(output).noneMatch(l -> l.startsWith("Read "));
+    }
+
+    /** @return the end offset of conversations-completed (one partition here) */
+    private static long endOffset() {
+        final org.apache.kafka.common.TopicPartition partition =
+            new org.apache.kafka.common.TopicPartition(Topic.CONVERSATIONS_COMPLETED.name(), 0);
+        try {
+            return kafka.admin().listOffsets(Map.of(partition, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .partitionResult(partition).get(30, TimeUnit.SECONDS).offset();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private record Run(int exit, String out) {
     }
 
@@ -222,7 +296,7 @@ class IngestIT {
         EmbeddedKafka.waitUntil(() -> {
             published.clear();
             kafka.read(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().deserializer(),
-                AvroSerdes.serde(ConversationCompleted.class).deserializer(), 1, Duration.ofSeconds(30))
+                AvroSerdes.serde(ConversationCompleted.class).deserializer(), (int) endOffset(), Duration.ofSeconds(30))
                 .forEach(r -> published.add(r.value().getConversationId()));
             return published.contains(expected);
         }, Duration.ofSeconds(60), expected + " on " + Topic.CONVERSATIONS_COMPLETED.name());

@@ -139,8 +139,17 @@ final class ConversationRoute {
             throw ApiProblem.badRequest("conversationId must be a non-blank string, not " + JsonBodies.describe(id));
         }
         final JsonNode list = body.get("messages");
-        if (list == null || !list.isArray() || list.isEmpty()) {
+        if (list == null || list.isNull()) {
             throw ApiProblem.badRequest("messages (a non-empty array of {role, content, timestamp}) is required");
+        }
+        if (!list.isArray()) {
+            // the field is there with another type ("messages": "hi"): say so, not that it is missing
+            throw ApiProblem.badRequest("messages must be a non-empty array of {role, content, timestamp}, not "
+                + JsonBodies.describe(list));
+        }
+        if (list.isEmpty()) {
+            throw ApiProblem.badRequest("messages must be a non-empty array of {role, content, timestamp}, not an empty"
+                + " array");
         }
         final Instant completed = instant(body.get("completedAt"), "completedAt", latest);
         final List<JsonNode> turns = new ArrayList<>();

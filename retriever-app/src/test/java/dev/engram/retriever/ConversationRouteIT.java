@@ -99,6 +99,28 @@ class ConversationRouteIT {
     }
 
     @Test
+    void shouldNameTheTypeGivenWhenMessagesIsNotAnArray() {
+        // README trial: "messages": "hi" was answered as if the field were missing
+        final Map<String, String> refusals = Map.of(
+            "{\"conversationId\": \"c-1\", \"messages\": \"hi\"}",
+            "messages must be a non-empty array of {role, content, timestamp}, not a string (\\\"hi\\\")",
+            "{\"conversationId\": \"c-1\", \"messages\": {\"role\": \"user\", \"content\": \"hi\"}}",
+            "messages must be a non-empty array of {role, content, timestamp}, not an object",
+            "{\"conversationId\": \"c-1\", \"messages\": 3}",
+            "messages must be a non-empty array of {role, content, timestamp}, not a number (3)",
+            "{\"conversationId\": \"c-1\", \"messages\": []}",
+            "messages must be a non-empty array of {role, content, timestamp}, not an empty array",
+            "{\"conversationId\": \"c-1\"}", "messages (a non-empty array of {role, content, timestamp}) is required",
+            "{\"conversationId\": \"c-1\", \"messages\": null}",
+            "messages (a non-empty array of {role, content, timestamp}) is required");
+        refusals.forEach((body, detail) -> {
+            final HttpResponse<String> answer = fixture.send("POST", ANA, TwoUserRetriever.ANA_KEY, body);
+            assertThat(answer.statusCode()).as(body + " -> " + answer.body()).isEqualTo(400);
+            assertThat(answer.body()).as(body).contains(detail);
+        });
+    }
+
+    @Test
     void shouldRefuseAnEventTimeMoreThanAnHourAheadWithA400NamingTheValueTheLimitAndTheSetting() {
         final Instant inTwoHours = Instant.now().plus(Duration.ofHours(2)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         final Map<String, String> refusals = Map.of(

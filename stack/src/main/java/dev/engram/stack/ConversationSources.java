@@ -139,6 +139,16 @@ public final class ConversationSources {
          *     it at its location and goes on
          */
         void accept(String location, ConversationCompleted record);
+
+        /**
+         * Told of each input unit of JSON Lines or a JSON array that did not become a record, or that
+         * {@link #accept} refused, as the read goes (progress counts; the report has them all at the end). By
+         * default nothing.
+         *
+         * @param location {@code line <n>}
+         */
+        default void rejected(final String location) {
+        }
     }
 
     /** A sink's refusal of one record; the message is the reason. */

@@ -67,6 +67,11 @@ public final class Ingest implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile String lastSent = "";
+    /** Guards the hand-over to the producer against {@link #stopSending}. */
+    private final Object sending = new Object();
+    private boolean stopped;
     private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
 
     /**
@@ -208,18 +213,45 @@ public final class Ingest implements AutoCloseable {
             throw new ConversationSources.Refused(String.format(java.util.Locale.ROOT,
                 "the record is %,d bytes, over %s = %,d bytes", value.length, limitName, maxRecordBytes));
         }
-        sent.incrementAndGet();
-        producer.send(new ProducerRecord<>(Topic.CONVERSATIONS_COMPLETED.name(), null,
-            conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), value), (metadata, error) -> {
-                if (error == null) {
-                    acknowledged.incrementAndGet();
-                } else {
-                    failed.incrementAndGet();
-                    if (errors.size() < KEPT_ERRORS) {
-                        errors.add(location + " (" + conversation.getConversationId() + "): " + error);
+        synchronized (sending) {
+            while (stopped) {
+                awaitHalt();
+            }
+            sent.incrementAndGet();
+            lastSent = location;
+            producer.send(new ProducerRecord<>(Topic.CONVERSATIONS_COMPLETED.name(), null,
+                conversation.getCompletedAt().toEpochMilli(), keyOf(conversation), value), (metadata, error) -> {
+                    if (error == null) {
+                        acknowledged.incrementAndGet();
+                    } else {
+                        failed.incrementAndGet();
+                        if (errors.size() < KEPT_ERRORS) {
+                            errors.add(location + " (" + conversation.getConversationId() + "): " + error);
+                        }
                     }
-                }
-            });
+                });
+        }
+    }
+
+    /**
+     * Hands no more records to the producer: returns once no {@link #send} is inside the producer, and a later one
+     * waits until the JVM halts. For a shutdown hook (an interrupted {@code bin/engram ingest}): after this and
+     * {@link #flush}, {@link #sent} equals {@link #acknowledged} plus {@link #failed} and stays so.
+     */
+    public void stopSending() {
+        synchronized (sending) {
+            stopped = true;
+        }
+    }
+
+    /** Parks the calling thread (the reading one, after {@link #stopSending}) until the JVM halts. */
+    private void awaitHalt() {
+        try {
+            sending.wait();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConversationSources.Refused("interrupted: ingest stopped");
+        }
     }
 
     /**
@@ -249,10 +281,18 @@ public final class Ingest implements AutoCloseable {
     public ConversationSources.Report publish(final Path file,
                                               final java.util.function.UnaryOperator<ConversationCompleted> change,
                                               final LongConsumer progress) throws IOException {
-        final ConversationSources.Report report = ConversationSources.readLocated(file, (location, c) -> {
-            send(location, change.apply(c));
-            if (progress != null) {
-                progress.accept(sent.get());
+        final ConversationSources.Report report = ConversationSources.readLocated(file, new ConversationSources.Sink() {
+            @Override
+            public void accept(final String location, final ConversationCompleted c) {
+                send(location, change.apply(c));
+                if (progress != null) {
+                    progress.accept(sent.get());
+                }
+            }
+
+            @Override
+            public void rejected(final String location) {
+                refused.incrementAndGet();
             }
         });
         flush();
@@ -267,6 +307,20 @@ public final class Ingest implements AutoCloseable {
     /** @return records handed to the producer */
     public long sent() {
         return sent.get();
+    }
+
+    /**
+     * @return lines of JSON Lines or elements of a JSON array refused so far by {@link #publish} (not JSON, invalid,
+     *     over the size limit, …; {@link ConversationSources.Sink#rejected}), counted as the read goes; the other
+     *     formats' refusals are in the read's report only
+     */
+    public long refused() {
+        return refused.get();
+    }
+
+    /** @return where the last record handed to the producer came from ({@code line 7}), "" before the first */
+    public String lastSent() {
+        return lastSent;
     }
 
     /** @return records the broker acknowledged */

@@ -152,6 +152,7 @@ final class JsonLinesFile {
             // whatever else one unit does, the rest of the file goes on
             problems.add(new Problem(location, "cannot be read: " + e, false));
         }
+        sink.rejected(location);
         return new Counts(0, 1, 0);
     }
 

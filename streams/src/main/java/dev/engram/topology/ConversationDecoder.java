@@ -88,7 +88,8 @@ final class ConversationDecoder {
         try {
             conversation = deserializer.deserialize(Topic.CONVERSATIONS_COMPLETED.name(), bytes);
         } catch (RuntimeException e) {
-            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(), e.getMessage());
+            throw new RejectedConversation(DeadLetters.STAGE_DESERIALIZATION, e.getClass().getName(),
+                undecodable(bytes, e.getMessage()));
         }
         // a time ahead of this wall clock would move the consolidator's lifecycle time for its whole partition; a
         // replay runs later, so what the live run accepted it accepts again (ConversationValidator#futureProblem)
@@ -101,5 +102,35 @@ final class ConversationDecoder {
         counters.replaced().increment(ConversationValidator.replacements(conversation));
         // one text form on every way in: NFC, no zero-width characters inside words ("Zu\u0308rich" is "Zürich")
         return ConversationValidator.canonical(conversation);
+    }
+
+    /**
+     * The dead-letter reason of a value that does not decode. JSON written straight to the topic (Kafka's console
+     * producer, a Python or Node client without Avro) failed with Avro's bare "Unrecognized header bytes: 0x7B 0x22";
+     * such a value is now named as JSON with the two ways that take it.
+     *
+     * @param bytes the consumed value
+     * @param message the deserializer's message
+     * @return {@code message}, preceded by what to do when the value looks like JSON
+     */
+    static String undecodable(final byte[] bytes, final String message) {
+        final int first = firstNonBlank(bytes);
+        if (first != '{' && first != '[') {
+            return message;
+        }
+        return "the value looks like JSON (it starts with '" + (char) first + "'), not Avro: "
+            + Topic.CONVERSATIONS_COMPLETED.name() + " takes a ConversationCompleted in Avro single-object encoding"
+            + " (C3 01, the schema fingerprint, the binary body; the schemas: bin/engram schemas export DIR) or in the"
+            + " schema registry wire format (serde.format=registry); a client without Avro sends the JSON to"
+            + " POST /v1/tenants/{tenant}/users/{user}/conversations or runs bin/engram ingest (" + message + ")";
+    }
+
+    /** @return the first byte that is not JSON white space or a UTF-8 byte order mark, or -1 */
+    private static int firstNonBlank(final byte[] bytes) {
+        int i = bytes.length >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
+        while (i < bytes.length && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n')) {
+            i++;
+        }
+        return i < bytes.length ? bytes[i] : -1;
     }
 }

@@ -45,7 +45,8 @@ import dev.engram.topics.Topic;
  * Engram's too. The records Kafka Streams' exception handlers set aside (a value that does not deserialize, a
  * processor that throws: {@link StreamsSettings}) get the same header set through {@link FromHandler}, in every app,
  * the retriever included, and no stack trace header. Counter {@value #METER} (tag {@code application}) counts the
- * records written, by a processor or by a handler.
+ * records written, by a processor or by a handler. The log has the first ones of each kind and then counts
+ * ({@link DeadLetterLog}), not a line per record.
  *
  * <p>Thread-safe: one instance is shared by every task of a topology.
  */
@@ -96,6 +97,7 @@ public final class DeadLetters {
 
     private final String topic;
     private final Counter written;
+    private final DeadLetterLog log;
 
     /**
      * Where a rejected record was read from.
@@ -124,6 +126,7 @@ public final class DeadLetters {
         this.topic = Topic.deadLetters(Objects.requireNonNull(applicationId, "applicationId")).name();
         this.written = Counter.builder(METER).description("Records sent to the dead-letter topic")
             .tag("application", applicationId).register(registry);
+        this.log = new DeadLetterLog(topic, LOG);
     }
 
     /** @return the dead-letter topic, {@code <application.id>-dlq} */
@@ -145,8 +148,7 @@ public final class DeadLetters {
     public <K> void write(final ProcessorContext<K, Object> context, final Record<K, ?> original, final Source source,
                           final String stage, final String errorClass, final String reason) {
         final Headers headers = headers(original.headers(), source, stage, errorClass, reason);
-        LOG.warn("Dead letter to {} ({} at {}-{}@{}): {}", topic, stage, source.topic(), source.partition(),
-            source.offset(), reason);
+        log.record(stage, errorClass, source.topic() + "-" + source.partition() + "@" + source.offset(), reason);
         context.forward(new Record<K, Object>(original.key(), original.value(), original.timestamp(), headers), SINK);
         written.increment();
     }
@@ -185,8 +187,9 @@ public final class DeadLetters {
      *
      * @param topic the dead-letter topic, or null when none is configured (nothing is written)
      * @param written {@value #METER} of the app
+     * @param log the lines of its dead letters, rate-limited ({@link DeadLetterLog})
      */
-    public record FromHandler(String topic, Counter written) {
+    public record FromHandler(String topic, Counter written, DeadLetterLog log) {
 
         /**
          * @param configs the Streams properties a handler's {@code configure} receives
@@ -196,10 +199,11 @@ public final class DeadLetters {
             final Object registry = configs.get(KafkaConnection.METER_REGISTRY_CONFIG);
             final Object applicationId = configs.get(StreamsConfig.APPLICATION_ID_CONFIG);
             final Object topic = configs.get(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG);
-            return new FromHandler(topic == null || topic.toString().isBlank() ? null : topic.toString(),
-                Counter.builder(METER).description("Records sent to the dead-letter topic")
+            final String name = topic == null || topic.toString().isBlank() ? null : topic.toString();
+            return new FromHandler(name, Counter.builder(METER).description("Records sent to the dead-letter topic")
                     .tag("application", String.valueOf(applicationId))
-                    .register(registry instanceof MeterRegistry r ? r : Metrics.globalRegistry));
+                    .register(registry instanceof MeterRegistry r ? r : Metrics.globalRegistry),
+                new DeadLetterLog(String.valueOf(name), LOG));
         }
 
         /**
@@ -220,8 +224,8 @@ public final class DeadLetters {
             final Headers headers = headers(context.headers(), new Source(context.topic(), context.partition(), context.offset()),
                 stage, exception.getClass().getName(),
                 message.length() > MAX_REASON_CHARS ? message.substring(0, MAX_REASON_CHARS) + "…" : message);
-            LOG.warn("Dead letter to {} ({} at {}-{}@{}): {}", topic, stage, context.topic(), context.partition(),
-                context.offset(), exception.toString());
+            log.record(stage, exception.getClass().getName(), context.topic() + "-" + context.partition() + "@"
+                + context.offset(), exception.toString());
             written.increment();
             return List.of(new ProducerRecord<>(topic, null, context.timestamp() < 0 ? null : context.timestamp(), key,
                 value, headers));

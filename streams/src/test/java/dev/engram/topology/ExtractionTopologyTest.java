@@ -388,6 +388,67 @@ class ExtractionTopologyTest {
         assertThat(count(DeadLetters.METER)).isEqualTo(3.0);
     }
 
+    /**
+     * README trial: 200,000 bad records gave 200,004 WARN lines (52 MB) in the demo's log. The first ones of a kind are
+     * logged with their reason, the rest counted in a summary; every one is still on the topic and in the counter.
+     */
+    @Test
+    void shouldLogTheFirstDeadLettersOfAKindThenSumUpTheRestWhenManyRecordsAreBad() {
+        final String name = DeadLetters.class.getName();
+        final org.apache.logging.log4j.core.LoggerContext context =
+            (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+        final org.apache.logging.log4j.core.config.Configuration configuration = context.getConfiguration();
+        final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        final org.apache.logging.log4j.core.appender.AbstractAppender capture =
+            new org.apache.logging.log4j.core.appender.AbstractAppender("dead-letter-capture", null, null, true,
+                org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+                @Override
+                public void append(final org.apache.logging.log4j.core.LogEvent event) {
+                    lines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
+                }
+            };
+        capture.start();
+        final org.apache.logging.log4j.core.config.LoggerConfig logger =
+            new org.apache.logging.log4j.core.config.LoggerConfig(name, org.apache.logging.log4j.Level.WARN, true);
+        logger.addAppender(capture, org.apache.logging.log4j.Level.WARN, null);
+        configuration.addLogger(name, logger);
+        context.updateLoggers();
+        try {
+            DeadLetterLog.summarizeAll(); // the counts of this JVM's earlier topologies out of the way
+            lines.clear();
+            for (int i = 0; i < 200; i++) {
+                input.pipeInput("t1/u-mira", ("not avro " + i).getBytes(StandardCharsets.UTF_8), SENT.plusMillis(i));
+            }
+            for (int i = 0; i < 3; i++) {
+                input.pipeInput("t1/u-mira", bytes(mira().setTenantId("").build()), SENT.plusSeconds(1));
+            }
+            DeadLetterLog.summarizeAll(); // what the timer does every 30 s
+
+            assertThat(deadLetters.readRecordsToList()).hasSize(203);
+            assertThat(count(DeadLetters.METER)).isEqualTo(203.0);
+            final String output = String.join("\n", lines);
+            assertThat(lines).as(output).allMatch(l -> l.startsWith("WARN "));
+            assertThat(lines).as(output).filteredOn(l -> l.contains("(deserialization at conversations-completed-0@"))
+                .hasSize(DeadLetterLog.FIRST_PER_KIND);
+            assertThat(lines).as(output).filteredOn(l -> l.contains("(validation at conversations-completed-0@"))
+                .hasSize(3);
+            assertThat(lines).as(output).filteredOn(l -> l.contains("the next ones of this kind are counted"))
+                .singleElement().asString().contains("'deserialization org.apache.kafka.common.errors.SerializationException'");
+            final java.util.regex.Pattern summary = java.util.regex.Pattern.compile(
+                "not logged one by one since the last summary: [\\d,]+ \\(deserialization "
+                    + "org\\.apache\\.kafka\\.common\\.errors\\.SerializationException: ([\\d,]+)\\)");
+            // the timer may have written one summary in between: the counts add up either way
+            assertThat(lines.stream().map(summary::matcher).filter(java.util.regex.Matcher::find)
+                .mapToLong(m -> Long.parseLong(m.group(1).replace(",", ""))).sum()).as(output)
+                .isEqualTo(200 - DeadLetterLog.FIRST_PER_KIND);
+            assertThat(lines).as(output).hasSizeLessThanOrEqualTo(DeadLetterLog.FIRST_PER_KIND + 3 + 1 + 2);
+        } finally {
+            configuration.removeLogger(name);
+            context.updateLoggers();
+            capture.stop();
+        }
+    }
+
     @Test
     void shouldEmbedEachDistinctTextOfAConversationOnceAndGiveRepeatsTheSameVector() {
         final dev.engram.port.Embedder model = ScriptRoutedEmbedder.defaults();

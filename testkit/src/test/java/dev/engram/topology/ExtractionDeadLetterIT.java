@@ -64,6 +64,9 @@ class ExtractionDeadLetterIT {
         final EngramConfig config = kafka.engramConfig(Map.of());
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         final byte[] corrupt = "\u0000garbage, not a conversation".getBytes(StandardCharsets.UTF_8);
+        // what Kafka's console producer sends: the JSON line itself (a fresh user's first try)
+        final byte[] json = " {\"tenantId\":\"t1\",\"userId\":\"u-jon\",\"conversationId\":\"c-json\",\"messages\":[]}"
+            .getBytes(StandardCharsets.UTF_8);
         final byte[] invalid = conversation("", "c-invalid", "I use IntelliJ for everything.");
         final byte[] valid = conversation("t1", "c-a", "I use IntelliJ for everything.");
         // message indexes the edges refuse (ingest, POST …/conversations: ConversationValidator.indexProblem), already
@@ -77,6 +80,7 @@ class ExtractionDeadLetterIT {
         final Instant sent = Instant.parse("2025-07-07T10:00:01Z");
         kafka.send(Topic.CONVERSATIONS_COMPLETED.name(), Serdes.String().serializer(), Serdes.ByteArray().serializer(),
             List.of(new EmbeddedKafka.Record<>("t1/u-jon", corrupt, sent),
+                new EmbeddedKafka.Record<>("t1/u-jon", json, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", invalid, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", valid, sent),
                 new EmbeddedKafka.Record<>("t1/u-jon", oddIndexes, sent)));
@@ -89,7 +93,7 @@ class ExtractionDeadLetterIT {
             final List<ConsumerRecord<String, MemoryCandidate>> all = kafka.read(Topic.MEMORY_CANDIDATES.name(),
                 Serdes.String().deserializer(), AvroSerdes.serde(MemoryCandidate.class).deserializer(), 3, TIMEOUT);
             final List<ConsumerRecord<byte[], byte[]>> dead =
-                kafka.readRaw(ExtractionTopology.DEAD_LETTER_TOPIC, 2, TIMEOUT);
+                kafka.readRaw(ExtractionTopology.DEAD_LETTER_TOPIC, 3, TIMEOUT);
 
             assertThat(all).filteredOn(r -> r.value().getConversationId().equals("c-odd-indexes"))
                 .as("the odd indexes' conversation remembered, its evidence naming the index it carries")
@@ -106,18 +110,23 @@ class ExtractionDeadLetterIT {
                 assertThat(r.value().getValue()).isEqualTo("IntelliJ");
                 assertThat(r.value().getEmbedding()).hasSize(384);
             });
-            assertThat(dead).hasSize(2);
-            assertThat(dead).extracting(ConsumerRecord::value).containsExactly(corrupt, invalid);
+            assertThat(dead).hasSize(3);
+            assertThat(dead).extracting(ConsumerRecord::value).containsExactly(corrupt, json, invalid);
             assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_STAGE))
-                .containsExactly("deserialization", "validation");
-            assertThat(header(dead.get(0), DeadLetters.HEADER_CLASS))
-                .isEqualTo("org.apache.kafka.common.errors.SerializationException");
-            assertThat(header(dead.get(1), DeadLetters.HEADER_REASON))
+                .containsExactly("deserialization", "deserialization", "validation");
+            assertThat(dead.subList(0, 2)).extracting(r -> header(r, DeadLetters.HEADER_CLASS))
+                .containsOnly("org.apache.kafka.common.errors.SerializationException");
+            assertThat(header(dead.get(0), DeadLetters.HEADER_REASON)).doesNotContain("JSON");
+            assertThat(header(dead.get(1), DeadLetters.HEADER_REASON)).as("the JSON value named, with what to do")
+                .startsWith("the value looks like JSON (it starts with '{'), not Avro")
+                .contains("Avro single-object encoding", "bin/engram schemas export DIR",
+                    "POST /v1/tenants/{tenant}/users/{user}/conversations", "Unrecognized header bytes: 0x20 0x7B");
+            assertThat(header(dead.get(2), DeadLetters.HEADER_REASON))
                 .isEqualTo("invalid user key: tenantId is missing or blank");
             assertThat(dead).extracting(r -> header(r, DeadLetters.HEADER_SOURCE_TOPIC))
                 .containsOnly(Topic.CONVERSATIONS_COMPLETED.name());
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
-            assertThat(registry.get(DeadLetters.METER).counter().count()).isEqualTo(2.0);
+            assertThat(registry.get(DeadLetters.METER).counter().count()).isEqualTo(3.0);
         }
     }
 }
