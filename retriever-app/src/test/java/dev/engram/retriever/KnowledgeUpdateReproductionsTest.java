@@ -43,7 +43,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * context block as {@code GET .../context} builds it ({@link ContextBlock}); and the README trial's text-form defects:
  * a value restated in other case, accents or Unicode form is one value, a lowercase statement of a superseded value is
  * past, an assistant repeating an old value is not served; and a change reaches the sentence naming the old value, not
- * the rest of the episode.
+ * the rest of the episode; and a later trial's (t14) retractions: a withdrawn allergy's sentence is past in the
+ * episode that said it, the message that made a change stays current, an unnamed pet the user no longer has is
+ * retracted, and a retraction of nothing keeps the message.
  */
 class KnowledgeUpdateReproductionsTest {
 
@@ -802,6 +804,41 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(pipeline.retriever().memories(u)).as("nothing cites the claim")
                 .noneMatch(m -> m.getContent().contains("SAP"));
             assertThat(context(pipeline, u, "Where do I work?")).doesNotContain("SAP");
+        }
+    }
+
+    private static Memory episode(final PipelineHarness pipeline, final String userKey, final String content) {
+        return pipeline.retriever().memories(userKey).stream()
+            .filter(m -> m.getKey() == null && m.getContent().equals(content)).findFirst()
+            .orElseThrow(() -> new AssertionError("no episode '" + content + "' among " + pipeline.retriever().memories(userKey)));
+    }
+
+    private static List<String> activeKeys(final PipelineHarness pipeline, final String userKey) {
+        return pipeline.consolidator().active(userKey).stream().map(Memory::getKey).filter(k -> k != null).toList();
+    }
+
+
+    /**
+     * "I'm not allergic to peanuts anymore" negated {@code allergy:peanut}, but the episode saying "I'm allergic to
+     * peanuts" was served as current, its current part dropping only the outdated age: the fact keeps the item in
+     * the singular, the user said it in the plural.
+     */
+    @Test
+    void shouldTellAWithdrawnAllergyOnlyAsPastInTheEpisodeThatSaidIt() {
+        final String u = T + "/u-peanuts";
+        final String said = "I have a dog. I'm allergic to peanuts. I'm 30 years old. I work at Erste Bank.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-peanuts", "c-1", user(said, day(0))));
+            pipeline.publish(conversation(T, "u-peanuts", "c-2", user("I'm 31 now.", day(2))));
+            pipeline.publish(conversation(T, "u-peanuts", "c-3", user("I'm not allergic to peanuts anymore.", day(4))));
+
+            assertThat(activeKeys(pipeline, u)).doesNotContain("allergy:peanut").contains("employer", "pet:dog");
+            final Memory episode = episode(pipeline, u, said);
+            assertThat(episode.getStatus()).as("still what the user said").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(episode.getOutdatedValues()).contains("30", "peanut");
+            final String block = context(pipeline, u, "What am I allergic to?");
+            assertThat(current(block)).as(block).doesNotContain("I'm allergic to peanuts").contains("I work at Erste Bank");
+            assertThat(block).contains(ContextBlock.EARLIER);
         }
     }
 }
