@@ -841,4 +841,29 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(block).contains(ContextBlock.EARLIER);
         }
     }
+
+    /**
+     * "My doctor stopped the metformin, I take insulin now. …" was born outdated (validFrom = validTo, listed under
+     * "Earlier, no longer current (2026-11-28 until 2026-11-28)"): a negation has no new fact citing its message, so
+     * the message that made it was marked for naming the value it took back.
+     */
+    @Test
+    void shouldKeepTheMessageThatMadeTheChangesCurrent() {
+        final String u = T + "/u-insulin";
+        final String change = "My doctor stopped the metformin, I take insulin now. Sadly Rex died; we adopted a cat called Luna.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-insulin", "c-1", user("I take metformin. I have a dog named Rex.", day(0))));
+            pipeline.publish(conversation(T, "u-insulin", "c-2", user(change, day(8))));
+
+            assertThat(activeKeys(pipeline, u)).contains("medication:insulin", "pet:luna")
+                .doesNotContain("medication:metformin", "pet:rex");
+            final Memory told = episode(pipeline, u, change);
+            assertThat(told.getValidTo()).as("the message telling the change is current").isNull();
+            assertThat(told.getOutdatedValues()).isEmpty();
+            final String block = context(pipeline, u, "What medication do I take?");
+            assertThat(block.substring(block.indexOf(ContextBlock.EARLIER) + 1)).as(block).doesNotContain("I take insulin now");
+            assertThat(episode(pipeline, u, "I take metformin. I have a dog named Rex.").getValidTo())
+                .as("the earlier message is past").isEqualTo(Instant.parse(day(8)));
+        }
+    }
 }
