@@ -35,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The five reproductions of issue 26 ("memories that stay true") on the real pipeline: conversations through the
@@ -864,6 +865,22 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(block.substring(block.indexOf(ContextBlock.EARLIER) + 1)).as(block).doesNotContain("I take insulin now");
             assertThat(episode(pipeline, u, "I take metformin. I have a dog named Rex.").getValidTo())
                 .as("the earlier message is past").isEqualTo(Instant.parse(day(8)));
+        }
+    }
+
+    /** "I have a dog." then "I don't have a dog anymore." left {@code pet:dog} "Has a pet dog" ACTIVE. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"I don't have a dog anymore.", "I no longer have a dog.", "Our old dog died last winter."})
+    void shouldRetractAnUnnamedPetTheUserNoLongerHas(final String gone) {
+        final String u = T + "/u-dog";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-dog", "c-1", user("I have a dog.", day(0))));
+            assertThat(activeKeys(pipeline, u)).contains("pet:dog");
+            pipeline.publish(conversation(T, "u-dog", "c-2", user(gone, day(3))));
+
+            assertThat(activeKeys(pipeline, u)).doesNotContain("pet:dog");
+            assertThat(current(context(pipeline, u, "Do I have any pets?"))).doesNotContain("Has a pet dog");
+            assertThat(episode(pipeline, u, gone).getValidTo()).as("what the user said of it stays current").isNull();
         }
     }
 }

@@ -186,6 +186,7 @@ final class FactRules {
         IdentityRules.RETRACTED,
         DietRules.RETRACTED,
         SafetyRules.RETRACTED,
+        LifeRules.RETRACTED,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms

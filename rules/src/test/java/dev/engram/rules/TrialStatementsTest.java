@@ -118,6 +118,24 @@ class TrialStatementsTest {
         assertThat(facts(text)).containsExactly(fact);
     }
 
+    /**
+     * A fresh user's trial (t14): "I don't have a dog anymore" left "Has a pet dog" current. A pet said without its
+     * name that the user no longer has retracts {@code pet:<species>}; someone else's pet, or a named one, does not.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I don't have a dog anymore.              | !pet:dog=dog
+        I no longer have a dog.                  | !pet:dog=dog
+        We don't own a cat any more.             | !pet:cat=cat
+        Our old dog died last winter.            | !pet:dog=dog
+        My sister doesn't have a dog anymore.    |
+        I don't have a dog named Rex anymore.    |
+        """)
+    void shouldRetractAnUnnamedPetTheUserNoLongerHas(final String text, final String fact) {
+        assertThat(facts(text)).containsExactlyElementsOf(fact == null ? List.of() : List.of(fact));
+        assertThat(episode(text)).as("a retraction keeps the user's words").isTrue();
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"I still use vim for quick edits though.", "We're still using AWS for the old services."})
     void shouldStateNoOneValueTechFactWhenTheUserStillUsesAnOldOne(final String text) {
