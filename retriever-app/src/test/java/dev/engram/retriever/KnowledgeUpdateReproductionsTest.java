@@ -838,7 +838,8 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(episode.getStatus()).as("still what the user said").isEqualTo(MemoryStatus.ACTIVE);
             assertThat(episode.getOutdatedValues()).contains("30", "peanut");
             final String block = context(pipeline, u, "What am I allergic to?");
-            assertThat(current(block)).as(block).doesNotContain("I'm allergic to peanuts").contains("I work at Erste Bank");
+            assertThat(current(block)).as(block).doesNotContain("I'm allergic to peanuts").contains("I work at Erste Bank")
+                .contains("I'm not allergic to peanuts anymore");
             assertThat(block).contains(ContextBlock.EARLIER);
         }
     }
@@ -881,6 +882,30 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(activeKeys(pipeline, u)).doesNotContain("pet:dog");
             assertThat(current(context(pipeline, u, "Do I have any pets?"))).doesNotContain("Has a pet dog");
             assertThat(episode(pipeline, u, gone).getValidTo()).as("what the user said of it stays current").isNull();
+        }
+    }
+
+    /**
+     * "I'm no longer allergic to penicillin. I stopped taking aspirin." as a first message stored nothing: every
+     * sentence was a retraction, which made no episode, and retracted nothing. The words are kept as an episode; no
+     * negated fact is (a "not allergic to penicillin" in the allergy's slot could be read as the value a later "I'm
+     * allergic to penicillin" restates, and hide it), so the later allergy is a fact.
+     */
+    @Test
+    void shouldKeepTheMessageWhenARetractionHasNothingToRetract() {
+        final String u = T + "/u-first";
+        final String said = "I'm no longer allergic to penicillin. I stopped taking aspirin.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-first", "c-1", user(said, day(0))));
+
+            final Memory kept = episode(pipeline, u, said);
+            assertThat(kept.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(kept.getValidTo()).isNull();
+            assertThat(activeKeys(pipeline, u)).isEmpty();
+            assertThat(current(context(pipeline, u, "Am I allergic to penicillin?"))).contains(said);
+
+            pipeline.publish(conversation(T, "u-first", "c-2", user("I'm allergic to penicillin after all.", day(5))));
+            assertThat(activeKeys(pipeline, u)).contains("allergy:penicillin");
         }
     }
 }

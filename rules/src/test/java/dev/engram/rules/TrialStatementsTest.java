@@ -9,6 +9,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.port.ExtractedMemory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -134,6 +135,18 @@ class TrialStatementsTest {
     void shouldRetractAnUnnamedPetTheUserNoLongerHas(final String text, final String fact) {
         assertThat(facts(text)).containsExactlyElementsOf(fact == null ? List.of() : List.of(fact));
         assertThat(episode(text)).as("a retraction keeps the user's words").isTrue();
+    }
+
+    /**
+     * A first message of retractions ("I'm no longer allergic to penicillin. I stopped taking aspirin.") stored
+     * nothing: each sentence made a negated fact, which covered it, and the consolidator keeps a negated fact only as
+     * the end of one it takes back. A retraction covers no sentence, so the turn is an episode.
+     */
+    @Test
+    void shouldKeepATurnOfRetractionsAsAnEpisode() {
+        final String text = "I'm no longer allergic to penicillin. I stopped taking aspirin.";
+        assertThat(facts(text)).containsExactly("!allergy:penicillin=penicillin", "!medication:aspirin=aspirin");
+        assertThat(episode(text)).isTrue();
     }
 
     @ParameterizedTest(name = "{0}")
