@@ -908,4 +908,28 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(activeKeys(pipeline, u)).contains("allergy:penicillin");
         }
     }
+
+    /**
+     * A wished-for or hypothetical place became a place visited: "If I moved to Paris I would learn French." and "I
+     * would love to visit Tokyo someday, and maybe Seoul if I ever get the time." gave "Places visited: Paris, Tokyo."
+     * (INFERRED) for "Have I been to Paris?", and a move gave "Munich, Paris".
+     */
+    @Test
+    void shouldListNoPlaceVisitedThatTheUserOnlyWishedForOrMovedTo() {
+        final String u = T + "/u-paris";
+        try (PipelineHarness pipeline = PipelineHarness.builder().observations(embedder).build()) {
+            pipeline.publish(conversation(T, "u-paris", "c-1", user("If I moved to Paris I would learn French.", day(0))));
+            pipeline.publish(conversation(T, "u-paris", "c-2",
+                user("I would love to visit Tokyo someday, and maybe Seoul if I ever get the time.", day(1))));
+            pipeline.publish(conversation(T, "u-paris", "c-3", user("I moved to Munich.", day(2))));
+            pipeline.advanceTo(Instant.parse(day(3))); // the observations and topic lists regrouped
+            assertThat(context(pipeline, u, "Have I been to Paris?")).doesNotContain("Places visited");
+
+            pipeline.publish(conversation(T, "u-paris", "c-4", user("I was in Vienna last week and we went to Prague.", day(3))));
+            pipeline.advanceTo(Instant.parse(day(4)));
+            assertThat(pipeline.retriever().memories(u)).filteredOn(m -> m.getContent().startsWith("Places visited"))
+                .extracting(Memory::getContent).as("the visited fact first, then the episode's place")
+                .containsExactly("Places visited: Prague, Vienna.");
+        }
+    }
 }
