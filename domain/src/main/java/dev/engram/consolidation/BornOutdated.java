@@ -30,7 +30,8 @@ public final class BornOutdated {
      * the memory states (not its new value; a stance aside):
      * <ul>
      *   <li>said at or before the change (a late arrival): outdated at the change, by the memory holding the new value,
-     *       as the change would have marked it (the change's message itself aside);</li>
+     *       as the change would have marked it (the change's message itself aside, and a memory naming the old value
+     *       only as ended or taken back, {@link Facts#restates}: a negation's message, which no new fact cites);</li>
      *   <li>said after it, where the old value is only in words other than the user's own (an exchange's reply, a
      *       summary: not the turn of an exchange, not an episode of the user's words, which say it again) and the user
      *       did not state the value again since (no fact of the key with that value from after the change): outdated
@@ -72,6 +73,11 @@ public final class BornOutdated {
             if (!said.isAfter(c.at())) {
                 if (c.madeBy() != null && c.madeBy().getSources().stream().anyMatch(s -> Outdated.cites(created, s))) {
                     continue; // the message that made the change
+                }
+                if (!Facts.restates(created.getContent(), c.oldValue())) {
+                    // it names the old value only as ended or taken back: the message that made a negation (which
+                    // has no new fact to cite it), "My doctor stopped the metformin, I take insulin now"
+                    continue;
                 }
                 at = c.at();
             } else if ((ownWords == null || !Outdated.states(ownWords, c.oldValue()))

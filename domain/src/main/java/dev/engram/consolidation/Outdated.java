@@ -36,7 +36,8 @@ import dev.engram.port.ExtractedMemory;
  * sources ({@link Reach#CITED_SOURCES}) makes it past whole.
  *
  * <p>What "states the old value" means: the value occurs in the content as a word, without regard to accents
- * ("Sao Paulo" states "São Paulo") or letter case ("oslo", "OSLO" state "Oslo"), except that a name (a value with a
+ * ("Sao Paulo" states "São Paulo") or letter case ("oslo", "OSLO" state "Oslo"), a lowercase word also in its regular
+ * plural ("peanuts" states "peanut", "allergies" "allergy"), except that a name (a value with a
  * capital letter) in lower case in a text that capitalizes is a common word ("the bill" does not state "Bill"); in
  * scripts without spaces, as a substring; the memory was
  * said at or before the change, the content does not also state the new value (the sentence telling the change,
@@ -292,7 +293,7 @@ public final class Outdated {
         }
         final String bare = MemoryIds.withoutAccents(v);
         final String text = MemoryIds.withoutAccents(content);
-        final java.util.regex.Matcher named = word(bare).matcher(text);
+        final java.util.regex.Matcher named = (isCommonNoun(bare) ? plural(bare) : word(bare)).matcher(text);
         while (named.find()) {
             if (sameName(named.group(), bare, text)) {
                 return true;
@@ -321,6 +322,24 @@ public final class Outdated {
         return value.equals(value.toLowerCase(Locale.ROOT)) || occurrence.equals(value)
             || occurrence.equals(occurrence.toUpperCase(Locale.ROOT))
             || text.equals(text.toLowerCase(Locale.ROOT));
+    }
+
+    /** @return whether a value is one lowercase word of letters, which a sentence may say in the plural */
+    private static boolean isCommonNoun(final String value) {
+        return value.chars().allMatch(c -> c >= 'a' && c <= 'z');
+    }
+
+    /**
+     * The value as a word or its regular plural: a fact keeps an item in the singular ("allergy:peanut" = "peanut")
+     * that the user said in the plural ("I'm allergic to peanuts"; a fresh user's trial kept that sentence current
+     * after "I'm not allergic to peanuts anymore").
+     */
+    private static Pattern plural(final String value) {
+        final String forms = value.endsWith("y") && value.length() > 3
+            ? Pattern.quote(value.substring(0, value.length() - 1)) + "(?:y|ies)"
+            : Pattern.quote(value) + "(?:s|es)?";
+        return Pattern.compile("(?<![\\p{L}\\p{N}])" + forms + "(?![\\p{L}\\p{N}])",
+            Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
     }
 
     /** The value as a word, letters compared without case (see {@link #sameName} for a name). */

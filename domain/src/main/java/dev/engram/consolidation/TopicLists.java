@@ -39,7 +39,10 @@ import dev.engram.text.MemoryText;
  * "Toby, my puppy", or a name introduced with a photo of the animal: "this is Max! [image: a photo of a dog …]"),
  * musical instruments
  * (with "play", "learn", "lessons" or a possessive), books (a quoted title in a sentence about books or reading),
- * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", "was in", …), family (a relative
+ * places visited (a capitalised place after "visited", "trip to", "went to", "moved from", "was in", …, in a clause
+ * telling the user's own stay: not a condition, wish, plan or future trip, "If I moved to Paris", "I would love to
+ * visit Tokyo someday", nor someone else's, "my sister visited Oslo"; a move to a place is the city fact, no visit),
+ * family (a relative
  * after "my" or "our", with the name when said, but not the first of an enumeration: "my girlfriend, Toby and I" names
  * no girlfriend Toby) and events (a determiner, up to two modifiers and an event noun
  * in a sentence with an attendance verb: "went to a pride parade"); read by {@link TopicValues}.
@@ -70,7 +73,7 @@ public final class TopicLists {
         INSTRUMENTS("Musical instruments"),
         /** Books by title. */
         BOOKS("Books"),
-        /** Places the user visited, travelled to, moved to or from. */
+        /** Places the user says they were in: visited, travelled to, stayed in, moved from. */
         PLACES("Places visited"),
         /** Relatives, with their names when said. */
         FAMILY("Family"),

@@ -98,7 +98,20 @@ final class TopicValues {
 
     private static final CaselessPattern VISITED = CaselessPattern.compile("\\b(?:visit(?:ed|ing|s)?|trips?\\s+to|travel(?:l?ed|l?ing|s)?"
         + "\\s+to|went\\s+(?:back\\s+)?to|been\\s+to|flew\\s+to|vacation(?:ed|ing)?\\s+in|holiday\\s+in|road\\s?trip\\s+to"
-        + "|moved\\s+(?:here\\s+|back\\s+)?(?:from|to)|toured|(?:was|were|been|stayed)\\s+in)\\s+(?:the\\s+)?(" + PLACE + ")");
+        + "|moved\\s+(?:here\\s+|back\\s+)?from|toured|(?:was|were|been|stayed)\\s+in)\\s+(?:the\\s+)?(" + PLACE + ")");
+    /**
+     * A clause that tells no trip the user made: a condition, a wish, a plan or a guess ("If I moved to Paris", "I would
+     * love to visit Tokyo someday", "maybe Seoul", "I hope to visit Rome"), or a future one.
+     */
+    private static final CaselessPattern NOT_BEEN = CaselessPattern.compile("\\b(?:if|unless|would|wouldn't|'d(?!\\s+been)|could|might"
+        + "|should|will|won't|'ll|wish(?:es|ed|ing)?|wants?|wanted|wanting|wanna|hop(?:e|es|ed|ing)|plan(?:s|ned|ning)?"
+        + "|someday|some\\s+day|one\\s+day|maybe|perhaps|dream(?:s|ed|ing|t)?|going\\s+to|gonna|thinking\\s+(?:about|of)"
+        + "|consider(?:s|ed|ing)?|next\\s+(?:week|month|year|summer|winter|spring|fall|autumn|time))\\b");
+    /** Someone who is not the user ("my sister visited Rome", "they went to Oslo"): their trip, not the user's. */
+    private static final CaselessPattern OTHERS = CaselessPattern.compile("\\b(?:he|she|they|you|his|her|their|your|my|our)\\b"
+        + "|(?-i:\\b[A-Z][\\p{L}'-]+(?<!ly|Yesterday|Today|Once|Then|Also|Just|Last|Recently|Lately)\\s*$)");
+    /** The user among those who went ("I", "we", "my wife and I", "me and the kids"). */
+    private static final CaselessPattern USER = CaselessPattern.compile("\\b(?:I|I'm|I've|I'd|we|we've|we're|me|us)\\b");
 
     private static final CaselessPattern RELATIVE = CaselessPattern.compile("\\b(?:my|our)\\s+(?:(?:little|big|younger|older|oldest"
         + "|youngest|eldest|baby|twin|late|new|two|three|step)\\s+)?(husband|wife|partner|sons?|daughters?|kids|children"
@@ -237,6 +250,9 @@ final class TopicValues {
         }
         final Matcher place = VISITED.matcher(sentence);
         while (place.find()) {
+            if (!wasThere(sentence, place.start(), place.end())) {
+                continue;
+            }
             final String where = place.group(1).replaceFirst("[.'-]+$", "").replaceFirst("'s$", "");
             if (isName(where.split("\\s+")[0])) {
                 add(out, Topic.PLACES, where);
@@ -260,6 +276,34 @@ final class TopicValues {
                 add(out, Topic.EVENTS, String.join(" ", words));
             }
         }
+    }
+
+    /**
+     * Whether the clause of a place match tells that the user was there: not a condition, wish, plan or future trip
+     * anywhere in the clause ({@link #NOT_BEEN}; clauses end at a comma, semicolon, colon or dash), and not someone
+     * else's trip (before the verb a pronoun, possessive or name other than the user's, {@link #OTHERS}, without the
+     * user among them, {@link #USER}). A trial's "If I moved to Paris I would learn French." and "I would love to visit
+     * Tokyo someday" listed both under "Places visited".
+     *
+     * @param sentence one sentence
+     * @param start where the match starts (its verb)
+     * @param end where the match ends (its place)
+     * @return true when the clause states the user's own trip or stay
+     */
+    private static boolean wasThere(final String sentence, final int start, final int end) {
+        int from = start;
+        while (from > 0 && ",;:\u2013\u2014".indexOf(sentence.charAt(from - 1)) < 0 && !sentence.startsWith(" - ", from - 1)) {
+            from--;
+        }
+        int to = end;
+        while (to < sentence.length() && ",;:\u2013\u2014".indexOf(sentence.charAt(to)) < 0 && !sentence.startsWith(" - ", to)) {
+            to++;
+        }
+        if (NOT_BEEN.matcher(sentence.substring(from, to)).find()) {
+            return false;
+        }
+        final String before = sentence.substring(from, start);
+        return USER.matcher(before).find() || !OTHERS.matcher(before.strip()).find();
     }
 
     /** @return a name without a possessive ending ("Sara's" → "Sara") */

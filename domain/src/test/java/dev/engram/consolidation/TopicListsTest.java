@@ -135,6 +135,28 @@ class TopicListsTest {
     }
 
     @Test
+    void shouldListOnlyPlacesTheUserSaysTheyWereInWhenTheyWishPlanOrMove() {
+        // a fresh user's trial (t14): "Places visited: Paris, Tokyo." from a condition and a wish, and
+        // "Places visited: Munich, Paris." after "I moved to Munich" (a move is the city fact, not a trip)
+        final List<Memory> wishes = List.of(
+            said("a", "If I moved to Paris I would learn French.", "c1", 0),
+            said("b", "I would love to visit Tokyo someday, and maybe Seoul if I ever get the time.", "c2", 1),
+            said("c", "I moved to Munich last spring.", "c3", 2),
+            said("d", "I hope to visit Rome next year. We're planning a trip to Lisbon.", "c4", 3),
+            said("e", "My sister visited Oslo and she went to Bergen too.", "c5", 4));
+        assertThat(wishes).allSatisfy(s -> assertThat(TopicLists.values(s)).as(s.getContent())
+            .doesNotContainKey(Topic.PLACES));
+        assertThat(TopicLists.lists(wishes)).noneMatch(l -> l.topic() == Topic.PLACES);
+        final List<Memory> trips = List.of(
+            said("f", "If I moved to Paris I would learn French.", "c1", 0),
+            said("g", "I was in Vienna last week, it was lovely, and I would go back anytime.", "c2", 1),
+            said("h", "My husband and I went to Kyoto in May.", "c3", 2),
+            said("i", "Finally visited Prague!", "c4", 3),
+            said("j", "We moved here from Porto two years ago.", "c5", 4));
+        assertThat(list(trips, Topic.PLACES).values()).containsExactly("Vienna", "Kyoto", "Prague", "Porto");
+    }
+
+    @Test
     void shouldListTheValuesOfSeveralConversationsAndCiteOnlyTheStatementsNamingOne() {
         final Memory cat = said("s1", "We got another cat named Bailey, she is tiny.", "c-1", 0);
         final Memory dog = statement("s2", "pet:max", "Max", "Pet dog", "Has a dog named Max", "c-2", 5);

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The five reproductions of issue 26 ("memories that stay true") on the real pipeline: conversations through the
@@ -43,7 +44,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * context block as {@code GET .../context} builds it ({@link ContextBlock}); and the README trial's text-form defects:
  * a value restated in other case, accents or Unicode form is one value, a lowercase statement of a superseded value is
  * past, an assistant repeating an old value is not served; and a change reaches the sentence naming the old value, not
- * the rest of the episode.
+ * the rest of the episode; and a later trial's (t14) retractions: a withdrawn allergy's sentence is past in the
+ * episode that said it, the message that made a change stays current, an unnamed pet the user no longer has is
+ * retracted, and a retraction of nothing keeps the message.
  */
 class KnowledgeUpdateReproductionsTest {
 
@@ -811,6 +814,131 @@ class KnowledgeUpdateReproductionsTest {
             assertThat(pipeline.retriever().memories(u)).as("nothing cites the claim")
                 .noneMatch(m -> m.getContent().contains("SAP"));
             assertThat(context(pipeline, u, "Where do I work?")).doesNotContain("SAP");
+        }
+    }
+
+    private static Memory episode(final PipelineHarness pipeline, final String userKey, final String content) {
+        return pipeline.retriever().memories(userKey).stream()
+            .filter(m -> m.getKey() == null && m.getContent().equals(content)).findFirst()
+            .orElseThrow(() -> new AssertionError("no episode '" + content + "' among " + pipeline.retriever().memories(userKey)));
+    }
+
+    private static List<String> activeKeys(final PipelineHarness pipeline, final String userKey) {
+        return pipeline.consolidator().active(userKey).stream().map(Memory::getKey).filter(k -> k != null).toList();
+    }
+
+
+    /**
+     * "I'm not allergic to peanuts anymore" negated {@code allergy:peanut}, but the episode saying "I'm allergic to
+     * peanuts" was served as current, its current part dropping only the outdated age: the fact keeps the item in
+     * the singular, the user said it in the plural.
+     */
+    @Test
+    void shouldTellAWithdrawnAllergyOnlyAsPastInTheEpisodeThatSaidIt() {
+        final String u = T + "/u-peanuts";
+        final String said = "I have a dog. I'm allergic to peanuts. I'm 30 years old. I work at Erste Bank.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-peanuts", "c-1", user(said, day(0))));
+            pipeline.publish(conversation(T, "u-peanuts", "c-2", user("I'm 31 now.", day(2))));
+            pipeline.publish(conversation(T, "u-peanuts", "c-3", user("I'm not allergic to peanuts anymore.", day(4))));
+
+            assertThat(activeKeys(pipeline, u)).doesNotContain("allergy:peanut").contains("employer", "pet:dog");
+            final Memory episode = episode(pipeline, u, said);
+            assertThat(episode.getStatus()).as("still what the user said").isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(episode.getOutdatedValues()).contains("30", "peanut");
+            final String block = context(pipeline, u, "What am I allergic to?");
+            assertThat(current(block)).as(block).doesNotContain("I'm allergic to peanuts").contains("I work at Erste Bank")
+                .contains("I'm not allergic to peanuts anymore");
+            assertThat(block).contains(ContextBlock.EARLIER);
+        }
+    }
+
+    /**
+     * "My doctor stopped the metformin, I take insulin now. …" was born outdated (validFrom = validTo, listed under
+     * "Earlier, no longer current (2026-11-28 until 2026-11-28)"): a negation has no new fact citing its message, so
+     * the message that made it was marked for naming the value it took back.
+     */
+    @Test
+    void shouldKeepTheMessageThatMadeTheChangesCurrent() {
+        final String u = T + "/u-insulin";
+        final String change = "My doctor stopped the metformin, I take insulin now. Sadly Rex died; we adopted a cat called Luna.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-insulin", "c-1", user("I take metformin. I have a dog named Rex.", day(0))));
+            pipeline.publish(conversation(T, "u-insulin", "c-2", user(change, day(8))));
+
+            assertThat(activeKeys(pipeline, u)).contains("medication:insulin", "pet:luna")
+                .doesNotContain("medication:metformin", "pet:rex");
+            final Memory told = episode(pipeline, u, change);
+            assertThat(told.getValidTo()).as("the message telling the change is current").isNull();
+            assertThat(told.getOutdatedValues()).isEmpty();
+            final String block = context(pipeline, u, "What medication do I take?");
+            assertThat(block.substring(block.indexOf(ContextBlock.EARLIER) + 1)).as(block).doesNotContain("I take insulin now");
+            assertThat(episode(pipeline, u, "I take metformin. I have a dog named Rex.").getValidTo())
+                .as("the earlier message is past").isEqualTo(Instant.parse(day(8)));
+        }
+    }
+
+    /** "I have a dog." then "I don't have a dog anymore." left {@code pet:dog} "Has a pet dog" ACTIVE. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"I don't have a dog anymore.", "I no longer have a dog.", "Our old dog died last winter."})
+    void shouldRetractAnUnnamedPetTheUserNoLongerHas(final String gone) {
+        final String u = T + "/u-dog";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-dog", "c-1", user("I have a dog.", day(0))));
+            assertThat(activeKeys(pipeline, u)).contains("pet:dog");
+            pipeline.publish(conversation(T, "u-dog", "c-2", user(gone, day(3))));
+
+            assertThat(activeKeys(pipeline, u)).doesNotContain("pet:dog");
+            assertThat(current(context(pipeline, u, "Do I have any pets?"))).doesNotContain("Has a pet dog");
+            assertThat(episode(pipeline, u, gone).getValidTo()).as("what the user said of it stays current").isNull();
+        }
+    }
+
+    /**
+     * "I'm no longer allergic to penicillin. I stopped taking aspirin." as a first message stored nothing: every
+     * sentence was a retraction, which made no episode, and retracted nothing. The words are kept as an episode; no
+     * negated fact is (a "not allergic to penicillin" in the allergy's slot could be read as the value a later "I'm
+     * allergic to penicillin" restates, and hide it), so the later allergy is a fact.
+     */
+    @Test
+    void shouldKeepTheMessageWhenARetractionHasNothingToRetract() {
+        final String u = T + "/u-first";
+        final String said = "I'm no longer allergic to penicillin. I stopped taking aspirin.";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-first", "c-1", user(said, day(0))));
+
+            final Memory kept = episode(pipeline, u, said);
+            assertThat(kept.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+            assertThat(kept.getValidTo()).isNull();
+            assertThat(activeKeys(pipeline, u)).isEmpty();
+            assertThat(current(context(pipeline, u, "Am I allergic to penicillin?"))).contains(said);
+
+            pipeline.publish(conversation(T, "u-first", "c-2", user("I'm allergic to penicillin after all.", day(5))));
+            assertThat(activeKeys(pipeline, u)).contains("allergy:penicillin");
+        }
+    }
+
+    /**
+     * A wished-for or hypothetical place became a place visited: "If I moved to Paris I would learn French." and "I
+     * would love to visit Tokyo someday, and maybe Seoul if I ever get the time." gave "Places visited: Paris, Tokyo."
+     * (INFERRED) for "Have I been to Paris?", and a move gave "Munich, Paris".
+     */
+    @Test
+    void shouldListNoPlaceVisitedThatTheUserOnlyWishedForOrMovedTo() {
+        final String u = T + "/u-paris";
+        try (PipelineHarness pipeline = PipelineHarness.builder().observations(embedder).build()) {
+            pipeline.publish(conversation(T, "u-paris", "c-1", user("If I moved to Paris I would learn French.", day(0))));
+            pipeline.publish(conversation(T, "u-paris", "c-2",
+                user("I would love to visit Tokyo someday, and maybe Seoul if I ever get the time.", day(1))));
+            pipeline.publish(conversation(T, "u-paris", "c-3", user("I moved to Munich.", day(2))));
+            pipeline.advanceTo(Instant.parse(day(3))); // the observations and topic lists regrouped
+            assertThat(context(pipeline, u, "Have I been to Paris?")).doesNotContain("Places visited");
+
+            pipeline.publish(conversation(T, "u-paris", "c-4", user("I was in Vienna last week and we went to Prague.", day(3))));
+            pipeline.advanceTo(Instant.parse(day(4)));
+            assertThat(pipeline.retriever().memories(u)).filteredOn(m -> m.getContent().startsWith("Places visited"))
+                .extracting(Memory::getContent).as("the visited fact first, then the episode's place")
+                .containsExactly("Places visited: Prague, Vienna.");
         }
     }
 }

@@ -186,6 +186,7 @@ final class FactRules {
         IdentityRules.RETRACTED,
         DietRules.RETRACTED,
         SafetyRules.RETRACTED,
+        LifeRules.RETRACTED,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms
@@ -310,10 +311,13 @@ final class FactRules {
      * @param fact a fact from {@link #extract}
      * @return false for a fact of a sentence that says more ({@link Fact#partial}) and for facts that only
      *     name a person, pet or place ("my brother Tomas plays the trumpet"): the rest of the sentence is not
-     *     in the fact, so the sentence still belongs in the turn's episode
+     *     in the fact, so the sentence still belongs in the turn's episode; and for a retraction ({@link Fact#negated}:
+     *     "I'm no longer allergic to penicillin"), which is kept only when it takes back a fact the user stated: a
+     *     retraction of nothing would otherwise lose the message (a fresh user's first message, all retractions,
+     *     stored nothing)
      */
     static boolean coversSentence(final Fact fact) {
-        return !fact.partial() && MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
+        return !fact.partial() && !fact.negated() && MENTION_KEYS.stream().noneMatch(k -> fact.key().startsWith(k));
     }
 
     /** Straight quotes for typographic ones, so "I’m" matches like "I'm" (same length: spans stay valid). */

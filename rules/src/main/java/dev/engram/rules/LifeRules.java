@@ -75,6 +75,23 @@ final class LifeRules {
     private static final Map<String, String> KIDS = Map.of("kids", "child", "children", "child", "sons", "son",
         "daughters", "daughter", "boys", "son", "girls", "daughter");
 
+    /**
+     * A pet the user no longer has, said without its name ("I don't have a dog anymore", "I no longer have a dog",
+     * "we don't have our cat any more", "my old dog died"): a negated {@code pet:<species>} fact, which retracts "Has a
+     * pet dog" as "I no longer use Jira" retracts a tool (a fresh user's trial left it ACTIVE; a named pet's death is
+     * the consolidator's, {@code Outdated#ends}). A denial of a pet the user never had retracts nothing.
+     */
+    static final List<Rule> RETRACTED = List.of(
+        rule("pet-gone", "\\b(?:i|we)\\s+(no\\s+longer|don't|do\\s+not)\\s+(?:have|own)\\s+(?:an?|my|our|the)\\s+" + PET_ADJ
+            + "(" + PET + ")\\b(?!\\s*,?\\s+(?:named|called|(?-i:\\p{Lu})))|\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")\\s+"
+            + "(?:(?:just|recently|sadly)\\s+)?(?:died|passed\\s+away|ran\\s+away)\\b",
+            (m, s) -> pet(null, m.group(2) != null ? m.group(2) : m.group(3)).stream()
+                .map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+                    (m.group(1) == null || m.group(1).toLowerCase(Locale.ROOT).startsWith("no")
+                        || s.toLowerCase(Locale.ROOT).matches(".*\\bany\\s?more\\b.*")
+                        ? "No longer has a pet " : "Does not have a pet ") + f.value(),
+                    true, f.importance(), FactRules.RETRACTION, f.source())).toList()));
+
     /** Family, pets, hometown, places visited, languages, age; wishes and plans. */
     static final List<Rule> RULES = List.of(
         rule("pet-renamed-not", "\\b(?:my|our)\\s+" + PET_ADJ + "(" + PET + ")" + NAMED_AS + "(" + PROPER + ")\\s*,?\\s+not\\s+("

@@ -47,7 +47,9 @@ import dev.engram.text.TurnHeuristics;
  *       2023)", also in {@code eventDates}), and, when the message before it asked something, that
  *       question as context ({@code (re: "…")}, {@link Exchanges}); importance from
  *       {@link TurnHeuristics#importance(List)}, confidence {@value #EPISODIC_CONFIDENCE}. A turn whose
- *       every sentence made a fact or was small talk gives no episode: the episode would repeat the fact
+ *       every sentence made a fact (not a retraction: "I'm no longer allergic to penicillin" is kept as the user's
+ *       words, since the consolidator stores a retraction only as the end of a fact it takes back) or was small talk
+ *       gives no episode: the episode would repeat the fact
  *       in other words, embed above the 0.9 reinforce threshold next to it, and reinforce (or shadow) the
  *       wrong memory. Pure small talk and questions give nothing.</li>
  * </ol>

@@ -9,6 +9,7 @@ import dev.engram.avro.ConversationCompleted;
 import dev.engram.avro.MemoryType;
 import dev.engram.avro.Message;
 import dev.engram.port.ExtractedMemory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -116,6 +117,36 @@ class TrialStatementsTest {
         """)
     void shouldRetractAndStateNothingWhenTheUserDeniesAValue(final String text, final String fact) {
         assertThat(facts(text)).containsExactly(fact);
+    }
+
+    /**
+     * A fresh user's trial (t14): "I don't have a dog anymore" left "Has a pet dog" current. A pet said without its
+     * name that the user no longer has retracts {@code pet:<species>}; someone else's pet, or a named one, does not.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I don't have a dog anymore.              | !pet:dog=dog
+        I no longer have a dog.                  | !pet:dog=dog
+        We don't own a cat any more.             | !pet:cat=cat
+        Our old dog died last winter.            | !pet:dog=dog
+        My sister doesn't have a dog anymore.    |
+        I don't have a dog named Rex anymore.    |
+        """)
+    void shouldRetractAnUnnamedPetTheUserNoLongerHas(final String text, final String fact) {
+        assertThat(facts(text)).containsExactlyElementsOf(fact == null ? List.of() : List.of(fact));
+        assertThat(episode(text)).as("a retraction keeps the user's words").isTrue();
+    }
+
+    /**
+     * A first message of retractions ("I'm no longer allergic to penicillin. I stopped taking aspirin.") stored
+     * nothing: each sentence made a negated fact, which covered it, and the consolidator keeps a negated fact only as
+     * the end of one it takes back. A retraction covers no sentence, so the turn is an episode.
+     */
+    @Test
+    void shouldKeepATurnOfRetractionsAsAnEpisode() {
+        final String text = "I'm no longer allergic to penicillin. I stopped taking aspirin.";
+        assertThat(facts(text)).containsExactly("!allergy:penicillin=penicillin", "!medication:aspirin=aspirin");
+        assertThat(episode(text)).isTrue();
     }
 
     @ParameterizedTest(name = "{0}")
