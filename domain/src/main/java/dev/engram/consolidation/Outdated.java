@@ -293,7 +293,7 @@ public final class Outdated {
         }
         final String bare = MemoryIds.withoutAccents(v);
         final String text = MemoryIds.withoutAccents(content);
-        final java.util.regex.Matcher named = (isCommonNoun(bare) ? plural(bare) : word(bare)).matcher(text);
+        final java.util.regex.Matcher named = (ValueWords.isCommonNoun(bare) ? ValueWords.plural(bare) : ValueWords.word(bare)).matcher(text);
         while (named.find()) {
             if (sameName(named.group(), bare, text)) {
                 return true;
@@ -324,30 +324,6 @@ public final class Outdated {
             || text.equals(text.toLowerCase(Locale.ROOT));
     }
 
-    /** @return whether a value is one lowercase word of letters, which a sentence may say in the plural */
-    private static boolean isCommonNoun(final String value) {
-        return value.chars().allMatch(c -> c >= 'a' && c <= 'z');
-    }
-
-    /**
-     * The value as a word or its regular plural: a fact keeps an item in the singular ("allergy:peanut" = "peanut")
-     * that the user said in the plural ("I'm allergic to peanuts"; a fresh user's trial kept that sentence current
-     * after "I'm not allergic to peanuts anymore").
-     */
-    private static Pattern plural(final String value) {
-        final String forms = value.endsWith("y") && value.length() > 3
-            ? Pattern.quote(value.substring(0, value.length() - 1)) + "(?:y|ies)"
-            : Pattern.quote(value) + "(?:s|es)?";
-        return Pattern.compile("(?<![\\p{L}\\p{N}])" + forms + "(?![\\p{L}\\p{N}])",
-            Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-    }
-
-    /** The value as a word, letters compared without case (see {@link #sameName} for a name). */
-    private static Pattern word(final String value) {
-        return Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(value) + "(?![\\p{L}\\p{N}])",
-            Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-    }
-
     /**
      * Whether a statement says that what a fact's value names ended for the user, the value named right at the
      * ending: "Marco and I broke up", "broke up with Marco", "Biscuit died", "Biscuit passed away", "I left IBM",
@@ -364,7 +340,7 @@ public final class Outdated {
         }
         final String v = MemoryIds.withoutAccents(value.strip());
         final String w = v.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)
-            ? Pattern.quote(v) : word(v).pattern();
+            ? Pattern.quote(v) : ValueWords.word(v).pattern();
         final int flags = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
         return Pattern.compile("(?i:\\b(?:broke|split)\\s+up\\s+with\\s+|\\bdivorced\\s+|\\b(?:quit|left)\\s+(?:my\\s+job\\s+"
             + "(?:at|with)\\s+|my\\s+position\\s+at\\s+)?|\\bmoved\\s+(?:away\\s+from|out\\s+of|from)\\s+)" + w
@@ -394,8 +370,8 @@ public final class Outdated {
             return content.contains(v) ? content.replace(v, newValue.strip()) : null;
         }
         // the fact's own content names its value as written: a name case-sensitively ("Go", not "go hiking")
-        final java.util.regex.Matcher named = (v.equals(v.toLowerCase(Locale.ROOT)) ? word(v)
-            : Pattern.compile(word(v).pattern())).matcher(content);
+        final java.util.regex.Matcher named = (v.equals(v.toLowerCase(Locale.ROOT)) ? ValueWords.word(v)
+            : Pattern.compile(ValueWords.word(v).pattern())).matcher(content);
         return named.find() ? named.replaceAll(java.util.regex.Matcher.quoteReplacement(newValue.strip())) : null;
     }
 
