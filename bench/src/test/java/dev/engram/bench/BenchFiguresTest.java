@@ -50,6 +50,17 @@ class BenchFiguresTest {
     }
 
     @Test
+    void shouldRefuseAWarmupThatIsNeitherSteadyNorACountBeforeMeasuringAnything() {
+        final java.io.StringWriter err = new java.io.StringWriter();
+        final picocli.CommandLine cli = new picocli.CommandLine(new IngestBenchmark(
+            new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8)));
+        cli.setErr(new java.io.PrintWriter(err));
+        assertThat(cli.execute("--warmup", "-3", "missing.json")).isEqualTo(2);
+        assertThat(err.toString()).contains("--warmup must be 'steady' or a number of conversations", "'-3'");
+        assertThat(cli.execute("--warmup", "twice", "missing.json")).isEqualTo(2);
+    }
+
+    @Test
     void shouldCarryFreshnessPercentilesWhenFiguresAreBuilt() throws Exception {
         final Histogram h = Latencies.histogram();
         for (int i = 1; i <= 100; i++) {
