@@ -102,8 +102,11 @@ import dev.engram.scoring.Vectors;
  * memory becomes ARCHIVED / SUPERSEDED with {@code supersededBy} and {@code validTo} = the new
  * {@code validFrom}, the new memory lists it in {@code supersedes}; events SUPERSEDED then CREATED,
  * a ContradictionDetected and a MemoryArchived. When the candidate is older (it arrived late), it
- * is stored directly as ARCHIVED / SUPERSEDED by the current memory; events SUPERSEDED, a
- * ContradictionDetected and a MemoryArchived; the current memory is unchanged.
+ * takes its place in the key's history ({@link Timeline}): a restatement of the archived value in force at its time
+ * reinforces that memory; another value dated inside an archived value's interval ends that one at its time and is
+ * stored ARCHIVED / SUPERSEDED until the interval's end; otherwise it is stored ARCHIVED / SUPERSEDED by the current
+ * memory, valid until the key's next value after it; events SUPERSEDED, a ContradictionDetected and a MemoryArchived;
+ * the current memory is unchanged.
  *
  * <p>Every time field comes from the candidate's {@code eventTime}; ids from {@link MemoryIds}. So
  * the same candidates in the same order give byte-identical memories and events.

@@ -126,15 +126,45 @@ final class MemoryWrites {
                 List.of(contradiction(existing, created, similarity, reason, at)),
                 List.of(archivedEvent(existing, ArchiveReason.SUPERSEDED, created.getMemoryId(), at)));
         }
+        if (order < 0) {
+            final Memory held = Timeline.heldAt(userMemories, existing, at);
+            if (held != null) {
+                return Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())
+                    ? reinforce(held, candidate) // the value then in force, said again: its evidence, not a second memory
+                    : insertBetween(held, candidate, similarity, reason);
+            }
+        }
         final Memory late = newMemory(candidate, MemoryStatus.ARCHIVED)
             .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(existing.getMemoryId())
-            .setValidTo(order < 0 ? existing.getValidFrom() : lastStated(existing)).build();
+            .setValidTo(order < 0 ? Timeline.nextValueAfter(userMemories, existing, at) : lastStated(existing)).build();
         return new Decision(Outcome.STORED_AS_SUPERSEDED,
             List.of(change(null, late, UpdateOperation.SUPERSEDED, candidate)),
             List.of(contradiction(late, existing, similarity, reason, at)),
             List.of(archivedEvent(late, ArchiveReason.SUPERSEDED, existing.getMemoryId(), at)));
     }
 
+
+    /**
+     * A late statement of another value, dated inside {@code held}'s interval (an archived value of the same key): as
+     * in time order, it ended {@code held} at its own time and was itself ended by what ended {@code held}. It is
+     * stored ARCHIVED / SUPERSEDED, valid from its time to {@code held}'s {@code validTo}, superseded by
+     * {@code held}'s successor; {@code held} now ends at the statement's time, superseded by it (a SUPERSEDED event for
+     * each, a ContradictionDetected between them, a MemoryArchived for the new one).
+     */
+    private static Decision insertBetween(final Memory held, final MemoryCandidate candidate, final double similarity,
+                                          final String reason) {
+        final Instant at = candidate.getEventTime();
+        final Memory inserted = newMemory(candidate, MemoryStatus.ARCHIVED)
+            .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(held.getSupersededBy())
+            .setSupersedes(List.of(held.getMemoryId())).setValidTo(held.getValidTo()).build();
+        final Memory ended = Memory.newBuilder(held)
+            .setSupersededBy(inserted.getMemoryId()).setValidTo(at).setUpdatedAt(later(held.getUpdatedAt(), at)).build();
+        return new Decision(Outcome.STORED_AS_SUPERSEDED,
+            List.of(change(held, ended, UpdateOperation.SUPERSEDED, candidate),
+                change(null, inserted, UpdateOperation.SUPERSEDED, candidate)),
+            List.of(contradiction(held, inserted, similarity, reason, at)),
+            List.of(archivedEvent(inserted, ArchiveReason.SUPERSEDED, held.getSupersededBy(), at)));
+    }
 
     /**
      * When the user last stated {@code fact}'s value: its {@code lastConfirmedAt}, which a restatement
