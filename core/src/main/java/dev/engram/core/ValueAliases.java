@@ -6,22 +6,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The other names of one tool or product: "vscode", "VS Code" and "Visual Studio Code" are one editor, "k8s" is
- * Kubernetes, "Postgres" is PostgreSQL. Two values of a fact are the same value when their folded forms
- * ({@link MemoryIds#fold}: letter case, accents, Unicode form aside) are equal or name one entry of this table
- * ({@link #fold}), so a restatement in another name reinforces the fact instead of superseding it, whichever extractor
- * read it (the rule-based one already writes its own vocabulary's canonical spelling; a model writes what the user
- * typed).
+ * The other names of one tool, product or city: "vscode", "VS Code" and "Visual Studio Code" are one editor, "k8s" is
+ * Kubernetes, "Postgres" is PostgreSQL; "NYC" and "New York City" are New York, "SF" and "旧金山" San Francisco
+ * ({@link PlaceNames}). Two values of a fact are the same value when their folded forms ({@link MemoryIds#fold}:
+ * letter case, accents, Unicode form aside) are equal or name one entry of this table ({@link #fold}), so a restatement
+ * in another name reinforces the fact instead of superseding it, whichever extractor read it (the rule-based one
+ * already writes its own vocabulary's canonical spelling; a model writes what the user typed).
  *
- * <p>A small table of common tool names only, each alias unambiguous as a whole value (no "code", "idea", "node" or
+ * <p>Two small tables: common tool names, each alias unambiguous as a whole value (no "code", "idea", "node" or
  * "teams", which are words, nor two-letter names): editors and IDEs, languages, cloud providers, databases, container
- * tools. A value is looked up whole: "I use vscode daily" as a content is not a value, and a content naming an alias
- * is read by {@link #spellings}.
+ * tools; and well-known cities ({@link PlaceNames}), whose abbreviations ("SF", "LA", "HK") name a place only as a
+ * whole value. A value is looked up whole: "I use vscode daily" as a content is not a value, and a content naming an
+ * alias is read by {@link #spellings}.
  */
 public final class ValueAliases {
 
     /** Each entry: its canonical spelling first, then its other names. */
-    private static final List<List<String>> ENTRIES = List.of(
+    private static final List<List<String>> TOOLS = List.of(
         List.of("VS Code", "vscode", "vs-code", "Visual Studio Code"),
         List.of("IntelliJ IDEA", "IntelliJ", "IntelliJ IDEA Ultimate", "IntelliJ IDEA Community"),
         List.of("Neovim", "nvim"),
@@ -36,6 +37,9 @@ public final class ValueAliases {
         List.of("Azure", "Microsoft Azure"),
         List.of("Microsoft Teams", "MS Teams"),
         List.of("GitHub Actions", "GH Actions"));
+    /** The tools, then the places ({@link PlaceNames}). */
+    private static final List<List<String>> ENTRIES =
+        java.util.stream.Stream.concat(TOOLS.stream(), PlaceNames.ENTRIES.stream()).toList();
 
     /** Folded alias → the folded canonical spelling of its entry. */
     private static final Map<String, String> CANONICAL = new HashMap<>();

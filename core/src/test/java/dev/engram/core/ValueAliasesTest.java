@@ -28,7 +28,7 @@ class ValueAliasesTest {
     void shouldListEverySpellingOfAValueItselfFirst() {
         assertThat(ValueAliases.spellings("vscode")).startsWith("vscode")
             .contains("VS Code", "Visual Studio Code").doesNotContain("Visual Studio");
-        assertThat(ValueAliases.spellings("Lisbon")).containsExactly("Lisbon");
+        assertThat(ValueAliases.spellings("Porto")).containsExactly("Porto");
         assertThat(ValueAliases.spellings(null)).isEmpty();
     }
 }

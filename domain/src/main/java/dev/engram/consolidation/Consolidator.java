@@ -44,7 +44,8 @@ import dev.engram.scoring.Vectors;
  *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
  *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
- *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. A fact corrected in place
+ *       same numbers when both contents carry numbers; another name of it, {@link dev.engram.core.ValueAliases}: "NYC",
+ *       "纽约"; a place slot's current value mistyped, {@link Facts#mistypedPlace}) → reinforce; otherwise supersede. A fact corrected in place
  *       through the API is reinforced, not superseded, by a statement dated before the correction of the value it held
  *       then ({@link Facts#formerValueAt}: "Greetings from Graz, I live in Graz" dated before a PUT from Graz to Vienna
  *       is evidence of the fact's history, as a replay, ordering candidates and commands by time, applies it before the
@@ -259,7 +260,8 @@ public final class Consolidator {
         if (candidate.getKey() != null) {
             final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
             if (current != null) {
-                if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
+                if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())
+                    || Facts.mistypedPlace(candidate.getKey(), current.getValue(), candidate.getValue())) {
                     return MemoryWrites.reinforce(current, candidate);
                 }
                 final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.core.MemoryIds;
+import dev.engram.core.PlaceNames;
 import dev.engram.core.ValueAliases;
 import dev.engram.text.CaselessPattern;
 
@@ -46,6 +47,8 @@ public final class Facts {
 
     /** The prefixes of keys naming one person or pet by name ({@link #entitySlot}). */
     private static final List<String> ENTITY_KEYS = List.of("pet:", "friend:", "family:");
+    /** The single-valued slots whose value is a place, where a typing error of the current value restates it. */
+    private static final List<String> PLACE_KEYS = List.of("city", "hometown");
 
     private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?。！？;；])\\s*|,\\s+(?:but|and)\\s+");
     /** Leaving or ending what a value names: it is not confirmed by the sentence that ends it. */
@@ -108,6 +111,20 @@ public final class Facts {
         final List<String> numbersA = numbers(contentA);
         final List<String> numbersB = numbers(contentB);
         return numbersA.isEmpty() || numbersB.isEmpty() || numbersA.equals(numbersB);
+    }
+
+    /**
+     * Whether a fact of a place slot ({@code city}, {@code hometown}) says the slot's current value mistyped
+     * ({@link PlaceNames#mistyped}: "I live in San Fransisco" after "San Francisco"): a restatement, which reinforces the
+     * fact, not a move. Asked of the current value only, so a typing error never brings an earlier place back.
+     *
+     * @param key the candidate's key, may be null
+     * @param currentValue the ACTIVE fact's value
+     * @param saidValue the candidate's value
+     * @return true when the key is a place slot and the value said is the current one mistyped
+     */
+    public static boolean mistypedPlace(final String key, final String currentValue, final String saidValue) {
+        return key != null && PLACE_KEYS.contains(key) && PlaceNames.mistyped(currentValue, saidValue);
     }
 
     /**

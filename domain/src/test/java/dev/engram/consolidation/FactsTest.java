@@ -30,6 +30,24 @@ class FactsTest {
     }
 
     @Test
+    void shouldTreatAnotherNameOfACityAsTheSameValue() {
+        assertThat(Facts.sameValue("San Francisco", "Lives in San Francisco", "SF", "SF is great, I live in SF")).isTrue();
+        assertThat(Facts.sameValue("New York", "Lives in New York", "纽约", "住在纽约")).isTrue();
+        assertThat(Facts.sameValue("Sydney", "Lives in Sydney", "Sidney", "Lives in Sidney")).isFalse();
+    }
+
+    @Test
+    void shouldTakeAMistypedPlaceAsTheCurrentOneOnlyInAPlaceSlot() {
+        assertThat(Facts.mistypedPlace("city", "San Francisco", "San Fransisco")).isTrue();
+        assertThat(Facts.mistypedPlace("hometown", "Toronto", "Toronot")).isTrue();
+        assertThat(Facts.mistypedPlace("city", "Sydney", "Sidney")).as("two places").isFalse();
+        assertThat(Facts.mistypedPlace("city", "Austin", "Boston")).isFalse();
+        assertThat(Facts.mistypedPlace("employer", "Siemens", "Simens")).as("not a place slot").isFalse();
+        assertThat(Facts.mistypedPlace("name", "Daniel", "Daniela")).as("two names").isFalse();
+        assertThat(Facts.mistypedPlace(null, "Toronto", "Toronot")).isFalse();
+    }
+
+    @Test
     void shouldDetectNegationAndAversionCuesWhenPresent() {
         assertThat(Facts.isNegative("I've totally gone off sushi, can't stand it anymore.")).isTrue();
         assertThat(Facts.isNegative("I no longer use Jira.")).isTrue();

@@ -23,6 +23,11 @@ import dev.engram.text.TurnHeuristics;
  *       questions becomes {@code User: <turn> — Assistant: <reply>}, with both messages as sources, so
  *       "what did you recommend to me?" finds the recommendation. It is an episode, never a fact: facts
  *       keep the user as their subject and only come from the user's own sentences.</li>
+ *   <li><b>Claims about the user.</b> A reply's sentence telling the user where they live or work ("Oh, so you live in
+ *       Hamburg now?", "Great that you're in Hamburg now", "you work at SAP"; {@link #claimsAboutUser}) is the
+ *       assistant's guess, possibly wrong: it is left out of the exchange unless the user's next turn confirms it
+ *       ("Yes, …", "Right, …"), so a wrong echo the user corrects ("No, I still live in Berlin") or ignores is never
+ *       served as a statement about the user. The rest of the reply stays.</li>
  * </ul>
  */
 final class Exchanges {
@@ -41,7 +46,44 @@ final class Exchanges {
     private static final CaselessPattern RECOMMENDS = CaselessPattern.compile("\\b(?:recommend\\w*|suggest\\w*|try|consider|check\\s+out"
         + "|you\\s+(?:could|should|might|can)|how\\s+about|i'd\\s+(?:go|start)|start\\s+with)\\b|推荐|建议|试试|可以");
 
+    /**
+     * A second-person claim of where the user lives or works, the place or employer capitalized: "you live in X",
+     * "you're (now) in X", "you moved to X", "you work at X"; not asked ("Do you live in X?", "where do you work"), not
+     * supposed ("if you moved to X").
+     */
+    private static final Pattern CLAIM = Pattern.compile(
+        "(?<!(?i:\\b(?:do|did|if|when|where|would|could|can|will|whether|unless|once|before|after)\\s))"
+            + "\\b(?i:you(?:['\u2019]re|\\s+are)\\s+(?:now\\s+|still\\s+)?(?:living\\s+in|based\\s+in|staying\\s+in"
+            + "|working\\s+(?:at|for)|settled\\s+in|settling\\s+into?|in)"
+            + "|you(?:['\u2019]ve|\\s+have)?\\s+(?:now\\s+|still\\s+)?(?:live\\s+in|moved\\s+to|relocated\\s+to"
+            + "|work\\s+(?:at|for)))\\s+(?:the\\s+)?\\p{Lu}");
+    /** A user turn that confirms what it answers: "Yes", "Yep, since May", "Right", "Exactly", "That's right", 对. */
+    private static final Pattern CONFIRMS = Pattern.compile(
+        "^\\W*(?i:(?:yes|yeah|yep|yup|right|exactly|correct|indeed|true|that['\u2019]?s\\s+right|that\\s+is\\s+right)\\b)"
+            + "|^\\s*(?:是的|对|對|没错)");
+
     private Exchanges() {
+    }
+
+    /**
+     * @param sentence a sentence of the assistant's reply
+     * @return whether it tells the user where they live or work (see {@link #CLAIM})
+     */
+    static boolean claimsAboutUser(final String sentence) {
+        return CLAIM.matcher(sentence).find();
+    }
+
+    /**
+     * @param sentences the reply's sentences
+     * @param next the user's turn after the reply, or null
+     * @return the sentences without the claims about the user ({@link #claimsAboutUser}) unless {@code next} confirms
+     *     them; the same list when there is none or the user confirmed
+     */
+    static List<String> withoutUnconfirmedClaims(final List<String> sentences, final String next) {
+        if (next != null && CONFIRMS.matcher(next).find() || sentences.stream().noneMatch(Exchanges::claimsAboutUser)) {
+            return sentences;
+        }
+        return sentences.stream().filter(s -> !claimsAboutUser(s)).toList();
     }
 
     /**

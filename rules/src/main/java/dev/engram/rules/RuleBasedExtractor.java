@@ -142,7 +142,8 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             if (isRole(message, USER_ROLE)) {
                 memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null, policy);
             } else if (exchanges && isRole(message, ASSISTANT_ROLE) && before != null && isRole(before, USER_ROLE)) {
-                memories = fromReply(before, message);
+                final Message after = i + 1 < messages.size() && isRole(messages.get(i + 1), USER_ROLE) ? messages.get(i + 1) : null;
+                memories = fromReply(before, message, after == null ? null : after.getContent());
             } else {
                 memories = List.of();
             }
@@ -254,12 +255,16 @@ public final class RuleBasedExtractor implements MemoryExtractor {
 
     /**
      * An exchange: the user's turn and the assistant's reply to it, as one episode that says who said
-     * what. Never a fact: what the assistant says is not a statement about the user.
+     * what. Never a fact: what the assistant says is not a statement about the user, and its claims about where the
+     * user lives or works stay out unless the user's next turn confirms them ({@link Exchanges#withoutUnconfirmedClaims}).
      */
-    private static List<ExtractedMemory> fromReply(final Message turn, final Message reply) {
-        final String said = TurnHeuristics.withoutImage(reply.getContent()).strip();
+    private static List<ExtractedMemory> fromReply(final Message turn, final Message reply, final String next) {
+        final String whole = TurnHeuristics.withoutImage(reply.getContent()).strip();
+        final List<String> sentences = TurnHeuristics.sentences(whole);
+        final List<String> kept = Exchanges.withoutUnconfirmedClaims(sentences, next);
+        final String said = kept == sentences ? whole : String.join(" ", kept);
         final List<String> substantive = new ArrayList<>();
-        for (final String sentence : TurnHeuristics.sentences(said)) {
+        for (final String sentence : kept) {
             if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
                 substantive.add(sentence);
             }
@@ -269,7 +274,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
         }
         final String language = Languages.detect(said + " " + TurnHeuristics.withoutImage(turn.getContent()));
         final Dated user = Dated.of(turn.getContent().strip(), turn.getTimestamp(), language);
-        final Dated assistant = Dated.of(reply.getContent().strip(), turn.getTimestamp(), language);
+        final Dated assistant = Dated.of(kept == sentences ? reply.getContent().strip() : said, turn.getTimestamp(), language);
         final List<String> dates = new ArrayList<>(user.dates());
         assistant.dates().stream().filter(d -> !dates.contains(d)).forEach(dates::add);
         final String content = new MemoryText.Exchange(user.text(), assistant.text()).content();

@@ -27,7 +27,7 @@ class RuleBasedExtractorTest {
     private final RuleBasedExtractor extractor = new RuleBasedExtractor();
 
     /** One conversation whose messages alternate user / assistant starting with the given roles. */
-    private static ConversationCompleted conversation(final String... roleAndText) {
+    static ConversationCompleted conversation(final String... roleAndText) {
         final List<Message> messages = new ArrayList<>();
         for (int i = 0; i < roleAndText.length; i += 2) {
             messages.add(new Message(i / 2, roleAndText[i], roleAndText[i + 1], T0.plusSeconds(i)));
