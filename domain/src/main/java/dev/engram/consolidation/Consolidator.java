@@ -51,7 +51,8 @@ import dev.engram.scoring.Vectors;
  *   <li><b>Same key.</b> a fact whose key has an ACTIVE memory: the same value (normalized, and the
  *       same numbers when both contents carry numbers) → reinforce; otherwise supersede. A fact corrected in place
  *       through the API is reinforced, not superseded, by a statement dated before the correction of the value it held
- *       then ({@link Facts#formerValueAt}: "Greetings from Graz, I live in Graz" dated before a PUT from Graz to Vienna
+ *       then ({@link Facts#formerValueAt}, its first value for a statement dated before the fact began: "Greetings from
+ *       Graz, I live in Graz" dated before a PUT from Graz to Vienna
  *       is evidence of the fact's history, as a replay, ordering candidates and commands by time, applies it before the
  *       correction; the value stays Vienna). <b>A renamed entity</b>: a
  *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
@@ -272,7 +273,9 @@ public final class Consolidator {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())) {
                     return MemoryWrites.reinforce(current, candidate);
                 }
-                final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());
+                // said before the fact began: of the value it held first (a late upload of the fact's own history)
+                final FormerValue held = Facts.formerValueAt(current, MemoryWrites.later(candidate.getEventTime(),
+                    current.getValidFrom()));
                 if (held != null && Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())) {
                     // said before a correction, of the value the fact held then: history, as a replay applies it
                     return MemoryWrites.reinforce(current, candidate);

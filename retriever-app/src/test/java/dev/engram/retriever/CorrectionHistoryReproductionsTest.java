@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * User trial, session 15: a fact corrected in place through {@code PUT .../memories/{id}} (Graz → Vienna) keeps what it
- * replaced ({@code formerValues}), but an {@code asOf} read before the correction answered the corrected value. On the real pipeline ({@link PipelineHarness}:
+ * replaced ({@code formerValues}), but an {@code asOf} read before the correction answered the corrected value, and a
+ * late upload naming Graz, dated before the fact was first said, made a separate ARCHIVED "Lives in Graz" valid until
+ * the fact's first statement instead of reinforcing the fact's history. On the real pipeline ({@link PipelineHarness}:
  * rule-based extractor, default embedding model, consolidation, the retriever's read model) and the retriever's ranking
  * ({@link HybridScorer}, both the kept index's path and the exhaustive one).
  */
@@ -98,6 +100,27 @@ class CorrectionHistoryReproductionsTest {
                     assertThat(m.getValue()).isEqualTo("Vienna");
                     assertThat(m.getContent()).contains("Vienna");
                 });
+        }
+    }
+
+    @Test
+    void shouldReinforceTheFactsHistoryWhenALateStatementOfItsFirstValueIsDatedBeforeTheFactBegan() {
+        final String u = T + "/u-late-graz";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            final Memory vienna = grazCorrectedToVienna(pipeline, "u-late-graz");
+
+            pipeline.publish(conversation(T, "u-late-graz", "c-late", user("I live in Graz.", day(0))));
+
+            assertThat(pipeline.consolidator().memories(u)).as("no second Graz memory")
+                .filteredOn(m -> "city".equals(m.getKey())).singleElement().satisfies(m -> {
+                    assertThat(m.getMemoryId()).isEqualTo(vienna.getMemoryId());
+                    assertThat(m.getStatus()).isEqualTo(MemoryStatus.ACTIVE);
+                    assertThat(m.getValue()).as("still the corrected value").isEqualTo("Vienna");
+                    assertThat(m.getFormerValues()).extracting(f -> f.getValue()).containsExactly("Graz");
+                    assertThat(m.getFormerValues().get(0).getCorrectedAt()).isEqualTo(CORRECTED_AT);
+                    assertThat(m.getSources()).extracting(s -> s.getConversationId()).contains("c-1", "c-late");
+                });
+            assertThat(pipeline.retriever().profile(u).getFacts().get("city").getValue()).isEqualTo("Vienna");
         }
     }
 }
