@@ -39,7 +39,12 @@ import dev.engram.scoring.Vectors;
  *       what the model chose of the turn ("Melanie's family has been supportive"), the turn as said keeps the rest
  *       ("… we enjoyed camping in the forest"), which list questions ask for.</li>
  *   <li><b>Deleted.</b> a candidate stating what a memory the user deleted stated, said at or before the deletion,
- *       → {@link Outcome#DELETED_BEFORE}, nothing stored ({@link DeletedStatements}); said after it, it goes on.</li>
+ *       → {@link Outcome#DELETED_BEFORE}, nothing stored ({@link DeletedStatements}); said after it, it goes on. A fact
+ *       of another value, said before a deleted fact of its key began (and before any ACTIVE fact of the key between
+ *       them), is history: that fact superseded it in time order, so it is stored ARCHIVED / SUPERSEDED by the deleted
+ *       fact's id until it began ({@link Outcome#STORED_AS_SUPERSEDED}, {@link DeletedStatements#laterDeletedFact}); said
+ *       after it began and before its deletion, it supersedes it in time order and is created ACTIVE, listing it in
+ *       {@code supersedes} ({@link DeletedStatements#withDeletedSuperseded}).</li>
  *   <li><b>Retraction.</b> a negated fact ("I no longer use Jira") archives the ACTIVE memory with the
  *       same key (or the renamed entity of rule 4) and value (reason NEGATED, {@code validTo} = the candidate's event
  *       time) when it was said at or after that memory's {@code validFrom}; otherwise nothing changes.</li>
@@ -47,7 +52,8 @@ import dev.engram.scoring.Vectors;
  *       same numbers when both contents carry numbers; another name of it, {@link dev.engram.core.ValueAliases}: "NYC",
  *       "纽约"; a place slot's current value mistyped, {@link Facts#mistypedPlace}) → reinforce; otherwise supersede. A fact corrected in place
  *       through the API is reinforced, not superseded, by a statement dated before the correction of the value it held
- *       then ({@link Facts#formerValueAt}: "Greetings from Graz, I live in Graz" dated before a PUT from Graz to Vienna
+ *       then ({@link Facts#formerValueAt}, its first value for a statement dated before the fact began: "Greetings from
+ *       Graz, I live in Graz" dated before a PUT from Graz to Vienna
  *       is evidence of the fact's history, as a replay, ordering candidates and commands by time, applies it before the
  *       correction; the value stays Vienna). <b>A renamed entity</b>: a
  *       key naming a person or pet by name ({@link Facts#entitySlot}: {@code pet:}, {@code friend:},
@@ -225,8 +231,8 @@ public final class Consolidator {
     public Decision decide(final MemoryCandidate candidate, final List<Memory> userMemories, final VectorIndex index) {
         final Decision decision = decideOwn(candidate, userMemories, index);
         return switch (decision.outcome()) {
-            case CREATED, REINFORCED, REVIVED -> DietChanges.withRuledOutLikes(candidate,
-                Confirmations.withConfirmations(candidate, decision, userMemories), userMemories);
+            case CREATED, REINFORCED, REVIVED -> DietChanges.withRuledOutLikes(candidate, Confirmations.withConfirmations(
+                candidate, DeletedStatements.withDeletedSuperseded(candidate, decision, userMemories), userMemories), userMemories);
             case SUPERSEDED -> DietChanges.withRuledOutLikes(candidate, decision, userMemories);
             default -> decision;
         };
@@ -259,12 +265,22 @@ public final class Consolidator {
         }
         if (candidate.getKey() != null) {
             final Memory current = UserFacts.factOf(userMemories, candidate.getKey(), candidate.getValue());
+            final Memory deleted = DeletedStatements.laterDeletedFact(candidate, userMemories);
+            if (deleted != null && (current == null || !current.getValidFrom().isAfter(candidate.getEventTime())
+                || !current.getValidFrom().isBefore(deleted.getValidFrom()))
+                && (current == null || !Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(),
+                    candidate.getContent()))) {
+                // said before a value of its key the user deleted began: that value superseded it, as a replay applies it
+                return MemoryWrites.supersededByDeleted(candidate, deleted);
+            }
             if (current != null) {
                 if (Facts.sameValue(current.getValue(), current.getContent(), candidate.getValue(), candidate.getContent())
                     || Facts.mistypedPlace(candidate.getKey(), current.getValue(), candidate.getValue())) {
                     return MemoryWrites.reinforce(current, candidate);
                 }
-                final FormerValue held = Facts.formerValueAt(current, candidate.getEventTime());
+                // said before the fact began: of the value it held first (a late upload of the fact's own history)
+                final FormerValue held = Facts.formerValueAt(current, MemoryWrites.later(candidate.getEventTime(),
+                    current.getValidFrom()));
                 if (held != null && Facts.sameValue(held.getValue(), held.getContent(), candidate.getValue(), candidate.getContent())) {
                     // said before a correction, of the value the fact held then: history, as a replay applies it
                     return MemoryWrites.reinforce(current, candidate);

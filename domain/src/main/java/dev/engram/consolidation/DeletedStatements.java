@@ -15,6 +15,7 @@ import dev.engram.avro.FormerValue;
 import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.MemoryStatus;
+import dev.engram.avro.UpdateOperation;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.ValueAliases;
 
@@ -30,8 +31,10 @@ import dev.engram.core.ValueAliases;
  * <ul>
  *   <li>a fact (a memory with a key): the key and the value ({@link ValueAliases#fold}: "NYC" and "New York" are one
  *       value), one digest per value it held (its current value and each {@code formerValues} entry). The value is part
- *       of it: another value of the key said before the deletion is another statement (it would have superseded the
- *       deleted one had it come in time, and a replay in time order keeps it the same way);</li>
+ *       of it: another value of the key said before the deletion is another statement. Then one digest of the key
+ *       alone, which with the marker's {@code validFrom} tells when another value of the key is older than the deleted
+ *       fact ({@link #laterDeletedFact}): the deleted fact superseded it in time order, so it is history, not
+ *       current;</li>
  *   <li>anything else (an episode, a preference without a key): the normalized content ({@link MemoryIds#normalize}:
  *       NFKC, lower case, whitespace and trailing punctuation folded).</li>
  * </ul>
@@ -72,7 +75,8 @@ public final class DeletedStatements {
 
     /**
      * @param memory a memory (not a marker)
-     * @return the digests of what it states: one per value of a fact (current, then former ones), else its content's
+     * @return the digests of what it states: one per value of a fact (current, then former ones) and one of its key,
+     *     else its content's
      */
     public static List<String> digests(final Memory memory) {
         final List<String> digests = new ArrayList<>();
@@ -87,6 +91,7 @@ public final class DeletedStatements {
                 digests.add(d);
             }
         }
+        digests.add(digest(memory.getTenantId(), memory.getUserId(), key(memory.getKey())));
         return digests;
     }
 
@@ -118,6 +123,89 @@ public final class DeletedStatements {
             }
         }
         return null;
+    }
+
+    /**
+     * The deleted fact of the candidate's key that the candidate, in time order, would have been superseded by: a marker
+     * whose key digest is the candidate's key's and whose {@code validFrom} (when the deleted fact was first said) is
+     * after the candidate's {@code eventTime}; of several, the one that began first (ties: the greater id, as
+     * supersession breaks them). A replay applies the candidate before that fact, which supersedes it (same key, another
+     * value: the consolidator's rule 5), then the deletion removes the fact and leaves the candidate ARCHIVED; so live,
+     * after the deletion, it is stored ARCHIVED the same way ({@link MemoryWrites#supersededByDeleted}), not as the
+     * current value. A candidate of the key dated after the deleted fact began is not concerned: in time order it
+     * supersedes the fact and stays current, as it is stored live.
+     *
+     * @param candidate a valid candidate with a key
+     * @param userMemories every memory of the candidate's user, every status
+     * @return that marker, or null (none; or markers written before the key digest, which do not tell their key)
+     */
+    public static Memory laterDeletedFact(final MemoryCandidate candidate, final List<Memory> userMemories) {
+        Memory first = null;
+        String digest = null;
+        for (final Memory memory : userMemories) {
+            if (memory.getStatus() != MemoryStatus.DELETED || memory.getDeletedDigests().isEmpty()
+                || !memory.getValidFrom().isAfter(candidate.getEventTime())) {
+                continue;
+            }
+            digest = digest == null ? digest(candidate.getTenantId(), candidate.getUserId(), key(candidate.getKey())) : digest;
+            if (memory.getDeletedDigests().contains(digest) && (first == null
+                || memory.getValidFrom().isBefore(first.getValidFrom()) || memory.getValidFrom().equals(first.getValidFrom())
+                && memory.getMemoryId().compareTo(first.getMemoryId()) > 0)) {
+                first = memory;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * A fact created while no fact of its key is ACTIVE, said after a deleted fact of its key began and at or before
+     * its deletion, supersedes that fact in time order (a replay applies it before the deletion): the new memory lists
+     * the deleted fact's id in {@code supersedes}, as the supersession writes it. The memories the deletion marked
+     * outdated keep the deletion's mark (its time, no {@code supersededBy}), where a replay marks them at the new
+     * value's time, by it: the marker keeps no value to find them by.
+     *
+     * @param candidate the candidate decided
+     * @param decision its decision
+     * @param userMemories every memory of the candidate's user, every status, before the decision
+     * @return the decision, its new fact listing the deleted fact it supersedes when there is one
+     */
+    static Consolidator.Decision withDeletedSuperseded(final MemoryCandidate candidate, final Consolidator.Decision decision,
+                                                       final List<Memory> userMemories) {
+        if (candidate.getKey() == null || decision.outcome() != Consolidator.Outcome.CREATED) {
+            return decision;
+        }
+        Memory current = null;
+        String digest = null;
+        for (final Memory memory : userMemories) {
+            if (memory.getStatus() != MemoryStatus.DELETED || memory.getDeletedDigests().isEmpty()
+                || !memory.getValidFrom().isBefore(candidate.getEventTime())
+                || memory.getValidTo() == null || candidate.getEventTime().isAfter(memory.getValidTo())) {
+                continue;
+            }
+            digest = digest == null ? digest(candidate.getTenantId(), candidate.getUserId(), key(candidate.getKey())) : digest;
+            if (memory.getDeletedDigests().contains(digest) && (current == null
+                || memory.getValidFrom().isAfter(current.getValidFrom()))) {
+                current = memory;
+            }
+        }
+        if (current == null) {
+            return decision;
+        }
+        final List<Consolidator.Change> changes = new ArrayList<>(decision.changes());
+        for (int i = 0; i < changes.size(); i++) {
+            final Memory created = changes.get(i).after();
+            if (changes.get(i).before() == null && created.getMemoryId().equals(candidate.getCandidateId())
+                && created.getSupersedes().isEmpty()) {
+                changes.set(i, MemoryWrites.change(null, Memory.newBuilder(created)
+                    .setSupersedes(List.of(current.getMemoryId())).build(), UpdateOperation.CREATED, candidate));
+            }
+        }
+        return new Consolidator.Decision(decision.outcome(), changes, decision.contradictions(), decision.archived());
+    }
+
+    /** A fact's key alone, so a marker tells another value of its key (never equal to a statement's digest). */
+    private static String key(final String key) {
+        return "key\0" + key;
     }
 
     private static String fact(final String key, final String value) {

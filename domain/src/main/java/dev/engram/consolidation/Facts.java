@@ -14,6 +14,7 @@ import dev.engram.avro.Memory;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.PlaceNames;
 import dev.engram.core.ValueAliases;
+import dev.engram.scoring.MemoryTime;
 import dev.engram.text.CaselessPattern;
 
 /**
@@ -69,15 +70,7 @@ public final class Facts {
      *     current value then, or {@code at} is before the fact's {@code validFrom}
      */
     public static FormerValue formerValueAt(final Memory fact, final Instant at) {
-        if (at.isBefore(fact.getValidFrom())) {
-            return null;
-        }
-        for (final FormerValue former : fact.getFormerValues()) {
-            if (former.getCorrectedAt().isAfter(at)) {
-                return former;
-            }
-        }
-        return null;
+        return MemoryTime.formerValueAt(fact, at);
     }
 
     /**

@@ -103,7 +103,9 @@ final class MemoryWrites {
      * {@link #lastStated existing's last statement}: a conversation that arrives late, dated between the fact's
      * first statement and a restatement or a correction of it, was said before the value that stays. It is stored
      * ARCHIVED / SUPERSEDED, valid from its own time to that restatement or correction (the one interval a memory
-     * holds; the value's earlier interval stays on {@code existing}).
+     * holds; the value's earlier interval stays on {@code existing}), archived then ({@code updatedAt} = {@code validTo},
+     * as the supersession stamps it when the statements come in time order, so an {@code asOf} read within that
+     * interval finds it, {@code MemoryTime#validAt}).
      */
     static Decision supersede(final Memory existing, final MemoryCandidate candidate, final double similarity,
                                final String reason, final List<Memory> userMemories) {
@@ -134,15 +136,29 @@ final class MemoryWrites {
                     : insertBetween(held, candidate, similarity, reason);
             }
         }
+        final Instant until = order < 0 ? Timeline.nextValueAfter(userMemories, existing, at) : lastStated(existing);
         final Memory late = newMemory(candidate, MemoryStatus.ARCHIVED)
             .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(existing.getMemoryId())
-            .setValidTo(order < 0 ? Timeline.nextValueAfter(userMemories, existing, at) : lastStated(existing)).build();
+            .setValidTo(until).setUpdatedAt(until).build(); // archived when it ended, as a supersession in time order stamps it
         return new Decision(Outcome.STORED_AS_SUPERSEDED,
             List.of(change(null, late, UpdateOperation.SUPERSEDED, candidate)),
             List.of(contradiction(late, existing, similarity, reason, at)),
             List.of(archivedEvent(late, ArchiveReason.SUPERSEDED, existing.getMemoryId(), at)));
     }
 
+    /**
+     * A candidate dated before a deleted fact of its key began ({@link DeletedStatements#laterDeletedFact}): stored as a
+     * replay in time order leaves it, ARCHIVED / SUPERSEDED by the deleted fact's id, valid until that fact began
+     * ({@code validTo} and {@code updatedAt} = the marker's {@code validFrom}, as the supersession stamped it). No
+     * contradiction event: the deleted value is gone, nothing names it.
+     */
+    static Decision supersededByDeleted(final MemoryCandidate candidate, final Memory marker) {
+        final Instant until = marker.getValidFrom();
+        final Memory late = newMemory(candidate, MemoryStatus.ARCHIVED).setArchiveReason(ArchiveReason.SUPERSEDED)
+            .setSupersededBy(marker.getMemoryId()).setValidTo(until).setUpdatedAt(until).build();
+        return new Decision(Outcome.STORED_AS_SUPERSEDED, List.of(change(null, late, UpdateOperation.SUPERSEDED, candidate)),
+            List.of(), List.of(archivedEvent(late, ArchiveReason.SUPERSEDED, marker.getMemoryId(), until)));
+    }
 
     /**
      * A late statement of another value, dated inside {@code held}'s interval (an archived value of the same key): as
@@ -156,7 +172,8 @@ final class MemoryWrites {
         final Instant at = candidate.getEventTime();
         final Memory inserted = newMemory(candidate, MemoryStatus.ARCHIVED)
             .setArchiveReason(ArchiveReason.SUPERSEDED).setSupersededBy(held.getSupersededBy())
-            .setSupersedes(List.of(held.getMemoryId())).setValidTo(held.getValidTo()).build();
+            .setSupersedes(List.of(held.getMemoryId())).setValidTo(held.getValidTo())
+            .setUpdatedAt(held.getValidTo()).build(); // archived when it ended, as in time order
         final Memory ended = Memory.newBuilder(held)
             .setSupersededBy(inserted.getMemoryId()).setValidTo(at).setUpdatedAt(later(held.getUpdatedAt(), at)).build();
         return new Decision(Outcome.STORED_AS_SUPERSEDED,

@@ -195,10 +195,16 @@ public final class HybridScorer {
      * ({@link Priors}) applied to the best {@code overfetch·k}.
      *
      * @param request the query, k, and what to rank ({@link RankRequest})
-     * @return at most k hits, best first; fewer (or none) when fewer memories are relevant
+     * @return at most k hits, best first; fewer (or none) when fewer memories are relevant; with {@code asOf}, a fact
+     *     corrected in place after it reads as it did then ({@link MemoryTime#heldAt})
      * @throws dev.engram.port.VectorIndexUnavailableException when a dense index cannot answer now
      */
     public List<ScoredMemory> rank(final RankRequest request) {
+        final List<ScoredMemory> hits = rankEligible(request);
+        return request.asOf() == null ? hits : MemoryTime.heldAt(hits, request.asOf()); // a corrected fact as it read then
+    }
+
+    private List<ScoredMemory> rankEligible(final RankRequest request) {
         final String query = request.query();
         final int k = request.k();
         final boolean lifted = lift && !request.context();

@@ -248,8 +248,19 @@ public final class ConversationValidator {
             return Optional.of("conversation has " + conversation.getMessages().size() + " messages, more than "
                 + DomainConfig.MAX_MESSAGES + "=" + maxMessages);
         }
-        for (int i = 0; i < conversation.getMessages().size(); i++) {
-            final Optional<String> problem = problem(i, conversation.getMessages().get(i));
+        return messagesProblem(conversation.getMessages());
+    }
+
+    /**
+     * The checks of {@link #problem} on each message: a role of {@link #ROLES}, content neither missing nor blank nor
+     * over the message size limit, a timestamp from 1970 on.
+     *
+     * @param messages a conversation's messages
+     * @return why the first invalid message is invalid ("message 1 has the role 'robot', not one of …"), or empty
+     */
+    public Optional<String> messagesProblem(final List<Message> messages) {
+        for (int i = 0; i < messages.size(); i++) {
+            final Optional<String> problem = problem(i, messages.get(i));
             if (problem.isPresent()) {
                 return problem;
             }

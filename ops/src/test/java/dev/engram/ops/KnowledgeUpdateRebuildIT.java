@@ -59,6 +59,8 @@ class KnowledgeUpdateRebuildIT {
 
     private static final String TENANT = "t";
     private static final String USER = "u-rebuild";
+    /** A second user: "I live in Lyon" deleted, then a late "I live in Paris" dated before Lyon (session 15 trial). */
+    private static final String MOVER = "u-rebuild-paris";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static EmbeddedKafka kafka;
 
@@ -92,7 +94,8 @@ class KnowledgeUpdateRebuildIT {
                     user("I moved to Porto last weekend, the river view is amazing.", at(t0, 20)),
                     assistant("As you told me, you work at Initech and live in Braga.", at(t0, 20, 30))),
                 conversation(TENANT, USER, "c-4",
-                    user("I no longer use Jira, we switched to Linear and it's much faster.", at(t0, 30))));
+                    user("I no longer use Jira, we switched to Linear and it's much faster.", at(t0, 30))),
+                conversation(TENANT, MOVER, "c-lyon", user("I live in Lyon.", at(t0, 12))));
             settle(bootstrap, extractor);
             final Memory employer = activeFact(bootstrap, config, "employer");
             assertThat(employer.getValue()).isEqualTo("Initech");
@@ -102,6 +105,9 @@ class KnowledgeUpdateRebuildIT {
             final HttpResponse<String> delete = sendUntilServed("DELETE", retriever.baseUrl() + "/v1/tenants/" + TENANT
                 + "/users/" + USER + "/memories/" + activeFact(bootstrap, config, "preference:steak").getMemoryId(), null);
             assertThat(delete.statusCode()).as(delete.body()).isEqualTo(202);
+            final HttpResponse<String> deleteLyon = sendUntilServed("DELETE", retriever.baseUrl() + "/v1/tenants/" + TENANT
+                + "/users/" + MOVER + "/memories/" + activeFact(bootstrap, config, MOVER, "city").getMemoryId(), null);
+            assertThat(deleteLyon.statusCode()).as(deleteLyon.body()).isEqualTo(202);
             settle(bootstrap, extractor);
             // a conversation dated before the correction that reaches Engram after it (a late upload): it names the
             // value the fact held then, which a replay applies before the correction (candidates and commands in time
@@ -109,7 +115,9 @@ class KnowledgeUpdateRebuildIT {
             publish(config, conversation(TENANT, USER, "c-late",
                 user("Another long evening at Initech, where I work, the release slipped again.", at(t0, 10)),
                 // and says again what the user deleted: older data of a deleted statement, not stored (DeletedStatements)
-                user("I love steak.", at(t0, 10, 60))));
+                user("I love steak.", at(t0, 10, 60))),
+                // dated before the deleted Lyon began: Lyon superseded it in time order, so it is history, not current
+                conversation(TENANT, MOVER, "c-paris", user("I live in Paris.", at(t0, 5))));
             settle(bootstrap, extractor);
             publish(config, conversation(TENANT, USER, "c-5",
                 // after the correction in event time too: a replay orders the two topics by timestamp, and a
@@ -139,6 +147,11 @@ class KnowledgeUpdateRebuildIT {
                 && m.getContent().contains("Hooli") && !m.getContent().contains("Initech"))
             .anyMatch(m -> "uses:jira".equals(m.getKey()) && m.getArchiveReason() == ArchiveReason.NEGATED)
             .as("the deleted steak fact, not back from the late conversation").noneMatch(m -> "preference:steak".equals(m.getKey()));
+        assertThat(before.get(TENANT + "/" + MOVER)).as("Paris, said before the deleted Lyon began: history")
+            .filteredOn(m -> "city".equals(m.getKey())).singleElement().satisfies(m -> {
+                assertThat(m.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+                assertThat(m.getValidTo()).isEqualTo(Instant.parse(at(t0, 12)));
+            });
 
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();
         final Rebuild.Report report = new Rebuild(config, Rebuild.App.CONSOLIDATOR, null, false, true, work, WAIT,
@@ -189,7 +202,12 @@ class KnowledgeUpdateRebuildIT {
     }
 
     private static Memory activeFact(final String bootstrap, final EngramConfig config, final String key) {
-        return state(bootstrap, config).getOrDefault(TENANT + "/" + USER, List.of()).stream()
+        return activeFact(bootstrap, config, USER, key);
+    }
+
+    private static Memory activeFact(final String bootstrap, final EngramConfig config, final String userId,
+                                     final String key) {
+        return state(bootstrap, config).getOrDefault(TENANT + "/" + userId, List.of()).stream()
             .filter(m -> m.getStatus() == MemoryStatus.ACTIVE && key.equals(m.getKey())).findFirst()
             .orElseThrow(() -> new AssertionError("no ACTIVE " + key));
     }

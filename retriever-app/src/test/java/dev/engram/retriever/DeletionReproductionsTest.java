@@ -112,7 +112,8 @@ class DeletionReproductionsTest {
             assertThat(marker.getValue()).isNull();
             assertThat(marker.getSources()).isEmpty();
             assertThat(marker.getValidTo()).as("the deletion time").isEqualTo(DELETED_AT);
-            assertThat(marker.getDeletedDigests()).singleElement().asString().hasSize(32).doesNotContainIgnoringCase("steak");
+            assertThat(marker.getDeletedDigests()).as("the statement's and the key's").hasSize(2)
+                .allSatisfy(d -> assertThat(d).hasSize(32).doesNotContainIgnoringCase("steak").doesNotContainIgnoringCase("preference"));
         }
     }
 
@@ -193,5 +194,85 @@ class DeletionReproductionsTest {
         assertThat(live).as("the marker").isNotEmpty().allMatch(m -> m.getStatus() == MemoryStatus.DELETED);
         assertThat(replayed).containsExactlyInAnyOrderElementsOf(live);
         assertThat(liveUpdates).isNotEmpty();
+    }
+
+    /**
+     * User trial, session 15: "I live in Paris" (day 0) uploaded after "I live in Lyon" (day 2) was deleted (day 6).
+     * In time order Lyon supersedes Paris, then the deletion removes Lyon: Paris is history, not the current city.
+     * {@code late}: live, the Paris conversation arrives after the deletion; otherwise in time order, as a replay.
+     */
+    private static void lyonDeletedThenParis(final PipelineHarness pipeline, final String userId, final boolean late,
+                                             final int parisDay) {
+        final String u = T + "/" + userId;
+        if (!late && parisDay < 2) {
+            pipeline.publish(conversation(T, userId, "c-paris", user("I live in Paris.", day(parisDay))));
+        }
+        pipeline.publish(conversation(T, userId, "c-lyon", user("I live in Lyon.", day(2))));
+        final String lyon = fact(pipeline, u, "city").getMemoryId();
+        if (!late && parisDay > 2) {
+            pipeline.publish(conversation(T, userId, "c-paris", user("I live in Paris.", day(parisDay))));
+        }
+        pipeline.command(command(userId, CommandKind.DELETE, lyon, DELETED_AT));
+        if (late) {
+            pipeline.publish(conversation(T, userId, "c-paris", user("I live in Paris.", day(parisDay))));
+        }
+    }
+
+    @Test
+    void shouldKeepAnOlderValueArchivedWhenItArrivesAfterTheDeletionOfTheValueThatSupersededIt() {
+        final String u = T + "/u-paris";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            lyonDeletedThenParis(pipeline, "u-paris", true, 0);
+
+            assertThat(pipeline.consolidator().active(u)).as("Paris is not the current city")
+                .noneMatch(m -> "city".equals(m.getKey()));
+            assertThat(served(pipeline, u)).noneMatch(c -> c.contains("Paris"));
+            assertThat(pipeline.retriever().profile(u).getFacts()).doesNotContainKey("city");
+            final Memory paris = pipeline.consolidator().memories(u).stream().filter(m -> "city".equals(m.getKey()))
+                .findFirst().orElseThrow(() -> new AssertionError("Paris, as history: " + pipeline.consolidator().memories(u)));
+            assertThat(paris.getStatus()).isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(paris.getValidTo()).as("until Lyon began").isEqualTo(Instant.parse(day(2)));
+        }
+    }
+
+    /** The trial's order against a replay's (time order): the same memories, byte for byte, for a value dated before the deleted one. */
+    @Test
+    void shouldEndWithTheSameMemoriesWhenAnOlderValueOfADeletedFactIsAppliedInTimeOrder() {
+        assertLiveEqualsReplay("u-paris-order", 0);
+    }
+
+    /**
+     * A value dated after the deleted value began and before the deletion: in time order it supersedes the deleted value
+     * and stays current (the deletion then removes a value that had ended), so live it is stored ACTIVE too.
+     */
+    @Test
+    void shouldEndWithTheSameMemoriesWhenALaterValueOfADeletedFactArrivesAfterTheDeletion() {
+        final List<Memory> live = assertLiveEqualsReplay("u-paris-later", 4);
+        assertThat(live).anyMatch(m -> "city".equals(m.getKey()) && m.getStatus() == MemoryStatus.ACTIVE
+            && m.getValidTo() == null && "Paris".equals(m.getValue()));
+    }
+
+    private static List<Memory> assertLiveEqualsReplay(final String userId, final int parisDay) {
+        final String u = T + "/" + userId;
+        final List<Memory> live;
+        final List<Memory> replayed;
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            lyonDeletedThenParis(pipeline, userId, true, parisDay);
+            live = pipeline.consolidator().memories(u);
+        }
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            lyonDeletedThenParis(pipeline, userId, false, parisDay);
+            replayed = pipeline.consolidator().memories(u);
+        }
+        assertThat(live).as("the live order").hasSizeGreaterThan(1);
+        assertThat(replayed.stream().map(DeletionReproductionsTest::brief).sorted())
+            .containsExactlyElementsOf(live.stream().map(DeletionReproductionsTest::brief).sorted().toList());
+        assertThat(replayed).containsExactlyInAnyOrderElementsOf(live);
+        return live;
+    }
+
+    /** @return a memory without its vector, for a readable difference */
+    private static String brief(final Memory m) {
+        return Memory.newBuilder(m).setEmbedding(List.of()).build().toString();
     }
 }

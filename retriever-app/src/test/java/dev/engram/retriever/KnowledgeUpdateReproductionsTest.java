@@ -91,6 +91,12 @@ class KnowledgeUpdateReproductionsTest {
     /** A correction as {@code PUT .../memories/{id}} issues it. */
     private static MemoryCommand correction(final Memory target, final String content, final String value,
                                             final Instant at) {
+        return correction(embedder, target, content, value, at);
+    }
+
+    /** A correction as {@code PUT .../memories/{id}} issues it, its content embedded by {@code embedder}. */
+    static MemoryCommand correction(final Embedder embedder, final Memory target, final String content,
+                                    final String value, final Instant at) {
         final Corrections.Correction c = Corrections.resolve(target, content, value);
         final MemoryCommand.Builder command = MemoryCommand.newBuilder().setCommandId(UUID.randomUUID().toString())
             .setTenantId(target.getTenantId()).setUserId(target.getUserId()).setKind(CommandKind.CORRECT)

@@ -365,6 +365,15 @@ public final class ConversationSources {
         new dev.engram.validation.ConversationValidator(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
 
     /**
+     * @return why {@code POST …/conversations} and the extractor refuse one of this record's messages
+     *     ({@link dev.engram.validation.ConversationValidator#messagesProblem}, without the deployment's size limits), or
+     *     empty
+     */
+    static java.util.Optional<String> messagesProblem(final ConversationCompleted record) {
+        return RULES.messagesProblem(record.getMessages());
+    }
+
+    /**
      * @return why the extractor will reject this record ({@link dev.engram.validation.ConversationValidator}: e.g. a
      *     message with the role 'robot'), or null if it looks valid
      */

@@ -48,6 +48,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@link ConversationValidator#futureProblem}): the record's time would be the consolidator's clock for every user of
  * its partition. The topics still take any timestamp (old data replays).
  *
+ * <p>Messages: a message {@code POST …/conversations} refuses (a role other than user, assistant, system or tool, blank
+ * content, a timestamp before 1970; {@link ConversationValidator#messagesProblem}, the same code) is refused here, the
+ * line named and counted as refused, instead of being published for the extractor to dead-letter. A record without a
+ * user key or without messages is still published, and the extractor dead-letters it (no request can carry one, and
+ * the demo's sample shows the dead-letter path with two).
+ *
  * <p>Message indexes: a negative one, or two messages of one index, is refused the same way, naming the positions
  * ({@link ConversationValidator#indexProblem}, the rule of {@code POST …/conversations}); the extractor still takes such
  * records from the topic.
@@ -192,14 +198,17 @@ public final class Ingest implements AutoCloseable {
      *
      * @param location where it came from, e.g. {@code line 7}
      * @param conversation the record
-     * @throws ConversationSources.Refused if a message index is negative or shared, its serialized size is over the
+     * @throws ConversationSources.Refused if a message index is negative or shared, a message is invalid as
+     *     {@code POST …/conversations} refuses it (a role other than user, assistant, system, tool; no content; a
+     *     timestamp before 1970: {@link ConversationValidator#messagesProblem}), its serialized size is over the
      *     limit, an event time lies more than {@code input.max.future.ms} after this machine's clock, or it cannot be
      *     serialized (nothing is sent)
      */
     public void send(final String location, final ConversationCompleted conversation) {
-        ConversationValidator.indexProblem(conversation.getMessages()).ifPresent(problem -> {
-            throw new ConversationSources.Refused(problem);
-        });
+        ConversationValidator.indexProblem(conversation.getMessages()).or(() -> ConversationSources.messagesProblem(conversation))
+            .ifPresent(problem -> {
+                throw new ConversationSources.Refused(problem);
+            });
         ConversationValidator.futureProblem(conversation, System.currentTimeMillis(), maxFutureMs).ifPresent(problem -> {
             throw new ConversationSources.Refused(problem);
         });
