@@ -192,6 +192,7 @@ final class FactRules {
         TechRules.STATED,               // 7. technical terms
         DietRules.STATED,               // 8. diet stated in the first person
         LikingRules.RULES,              // 9. favourites, likes and dislikes
+        DrinkRules.RULES,               //    the drinks of the user's habits
         HobbyRules.RULES,               // 10. hobbies
         LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
         RoutineRules.RULES,             //     the times of the user's day (wake-up, bedtime)

@@ -204,8 +204,9 @@ final class SafetyRules {
             + "|won't|no\\s+longer|try\\s+not\\s+to)\\s+(?:eat|drink|consume|touch)\\s+" + REST,
             (m, s) -> listed(Slot.AVOIDS, m.group(1), 2, UnaryOperator.identity())),
         rule("avoids-have", "\\bi\\s+" + ADVS + "(?:can't|cannot|can\\s+not|don't|do\\s+not|shouldn't|mustn't)\\s+have\\s+("
-            + FOODS + ")\\b|\\bi\\s+" + ADVS + "(?:avoid|stay\\s+away\\s+from|steer\\s+clear\\s+of|cut\\s+out|gave\\s+up"
-            + "|'ve\\s+given\\s+up|have\\s+given\\s+up|stopped\\s+eating|stopped\\s+drinking)\\s+(?:all\\s+)?(" + FOODS + ")\\b",
+            + FOODS + ")\\b|(?:\\bi\\s+" + ADVS + "(?:avoid|stay\\s+away\\s+from|steer\\s+clear\\s+of|cut\\s+out|gave\\s+up|quit"
+            + "|(?:stopped|quit)\\s+(?:eating|drinking))|\\bi(?:'ve|\\s+have)\\s+" + ADVS + "(?:given\\s+up|quit|cut\\s+out"
+            + "|(?:stopped|quit)\\s+(?:eating|drinking)))\\s+(?:all\\s+)?(" + FOODS + ")\\b",
             (m, s) -> one(Slot.AVOIDS, m.group(1) != null ? m.group(1) : m.group(2))),
         rule("accessibility-aid", "(?:\\bi(?:'m|\\s+am)?\\s+" + ADVS + "|\\band\\s+)(?:use|need|rely\\s+on|require|in"
             + "|get\\s+around\\s+(?:in|with))\\s+(?:an?\\s+|my\\s+)?" + AIDS + "(?:[- ]accessible)?",

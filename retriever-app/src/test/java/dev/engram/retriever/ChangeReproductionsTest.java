@@ -1,0 +1,71 @@
+package dev.engram.retriever;
+
+import static dev.engram.testing.Conversations.conversation;
+import static dev.engram.testing.Conversations.user;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import dev.engram.avro.Memory;
+import dev.engram.avro.MemoryStatus;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
+import dev.engram.testing.PipelineHarness;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The findings of session 15's user trials on the real pipeline (rule-based extractor, default embedding model,
+ * consolidator, the retriever's read model, {@link PipelineHarness}), the context block as {@code GET .../context}
+ * builds it ({@link ContextBlock}; the helpers of {@link KnowledgeUpdateReproductionsTest}): a change said in words the
+ * rules did not read as one left the old value current.
+ */
+class ChangeReproductionsTest {
+
+    private static final String T = "t1";
+    private static Embedder embedder;
+
+    @BeforeAll
+    static void loadModel() {
+        embedder = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults());
+    }
+
+    @AfterAll
+    static void closeModel() throws Exception {
+        embedder.close();
+    }
+
+    private static String day(final int day) {
+        return KnowledgeUpdateReproductionsTest.day(day);
+    }
+
+    private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
+        return KnowledgeUpdateReproductionsTest.context(embedder, pipeline, userKey, message);
+    }
+
+    private static String current(final String block) {
+        return KnowledgeUpdateReproductionsTest.current(block);
+    }
+
+    private static List<String> activeContents(final PipelineHarness pipeline, final String userKey) {
+        return pipeline.retriever().active(userKey).stream().map(Memory::getContent).toList();
+    }
+
+    @Test
+    void shouldTellTheOldDrinkOnlyAsPastWhenTheUserQuitsItForAnother() {
+        final String u = T + "/u-coffee";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-coffee", "c-1", user("I drink coffee every morning.", day(0))));
+            pipeline.publish(conversation(T, "u-coffee", "c-2", user("I quit coffee, only tea now.", day(5))));
+
+            final Memory coffee = pipeline.retriever().memories(u).stream()
+                .filter(m -> "preference:coffee".equals(m.getKey())).findFirst().orElseThrow();
+            assertThat(coffee.getStatus()).as("the old drink, taken back").isEqualTo(MemoryStatus.ARCHIVED);
+            assertThat(activeContents(pipeline, u)).contains("Drinks tea now").doesNotContain("Drinks coffee");
+            assertThat(current(context(pipeline, u, "What should I drink in the morning?")))
+                .contains("Drinks tea now").doesNotContain("Drinks coffee");
+        }
+    }
+}
