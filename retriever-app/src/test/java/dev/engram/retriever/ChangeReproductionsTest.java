@@ -68,4 +68,28 @@ class ChangeReproductionsTest {
                 .contains("Drinks tea now").doesNotContain("Drinks coffee");
         }
     }
+
+    @Test
+    void shouldServeTheNewDoseAsCurrentAndTheOldOneAsPast() {
+        final String u = T + "/u-dose";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-dose", "c-1", user("I take amlodipine 5 mg.", day(0))));
+            pipeline.publish(conversation(T, "u-dose", "c-2", user("I raised my amlodipine to 10 mg.", day(5))));
+            assertThat(activeContents(pipeline, u)).contains("Takes amlodipine 10 mg (medication)")
+                .doesNotContain("Takes amlodipine 5 mg (medication)");
+
+            // the drug of a dose said without it: the user's profile's
+            pipeline.publish(conversation(T, "u-dose", "c-3", user("My dose went up to 20 mg.", day(9))));
+            assertThat(activeContents(pipeline, u)).contains("Takes amlodipine 20 mg (medication)")
+                .doesNotContain("Takes amlodipine 10 mg (medication)");
+            assertThat(pipeline.retriever().memories(u).stream().filter(m -> "medication:amlodipine".equals(m.getKey())))
+                .extracting(Memory::getStatus).containsExactlyInAnyOrder(MemoryStatus.ARCHIVED, MemoryStatus.ARCHIVED,
+                    MemoryStatus.ACTIVE);
+            assertThat(current(context(pipeline, u, "What dose of amlodipine do I take?"))).contains("20 mg")
+                .doesNotContain("5 mg").doesNotContain("10 mg");
+
+            pipeline.publish(conversation(T, "u-dose", "c-4", user("I stopped taking amlodipine.", day(12))));
+            assertThat(pipeline.retriever().active(u)).noneMatch(m -> "medication:amlodipine".equals(m.getKey()));
+        }
+    }
 }

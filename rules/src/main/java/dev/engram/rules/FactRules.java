@@ -188,6 +188,7 @@ final class FactRules {
         SafetyRules.RETRACTED,
         LifeRules.RETRACTED,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
+        DoseRules.RULES,                //    a medication's dose changed
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms
         DietRules.STATED,               // 8. diet stated in the first person

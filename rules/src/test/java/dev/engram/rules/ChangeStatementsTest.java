@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Changes a user trial (session 15) said in words the rules did not read as one, through the whole
- * {@link RuleBasedExtractor}: a drink given up for another. Each case states the facts the turn gives
+ * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed. Each case states the facts the turn gives
  * ({@code key=value}, a retraction as {@code !key=value}).
  */
 class ChangeStatementsTest {
@@ -52,5 +52,44 @@ class ChangeStatementsTest {
         """)
     void shouldWordADrinkAsTheHabitItIs(final String text, final String content) {
         assertThat(contents(text)).contains(content);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I take amlodipine 5 mg.                        | Takes amlodipine 5 mg (medication)
+        I'm on amlodipine 5mg and it's fine.           | Takes amlodipine 5 mg (medication)
+        I take 20 mg of atorvastatin at night.         | Takes atorvastatin 20 mg (medication)
+        I raised my amlodipine to 10 mg.               | Takes amlodipine 10 mg (medication)
+        My doctor increased my lisinopril to 20mg.     | Takes lisinopril 20 mg (medication)
+        My metformin dose was lowered to 500 mg.       | Takes metformin 500 mg (medication)
+        I take metformin.                              | Takes metformin (medication)
+        """)
+    void shouldWordTheDoseInTheMedicationFactWhoseValueStaysTheDrug(final String text, final String content) {
+        assertThat(contents(text)).containsExactly(content);
+        assertThat(facts(text)).singleElement().asString().startsWith("medication:").doesNotContain("mg");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"My dose went up to 20 mg.", "They raised my dose to 10 mg.", "I upped my coffee to 3 cups."})
+    void shouldStateNoMedicationWhenTheDoseNamesNoKnownDrug(final String text) {
+        assertThat(facts(text)).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldGiveADoseSaidWithoutItsDrugTheDrugNamedBeforeIt() {
+        final java.time.Instant t0 = java.time.Instant.parse("2025-02-03T09:12:00Z");
+        final dev.engram.avro.ConversationCompleted conversation = dev.engram.avro.ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u1").setConversationId("c1").setCompletedAt(t0.plusSeconds(60))
+            .setMessages(List.of(new dev.engram.avro.Message(0, "user", "I take amlodipine 5 mg.", t0),
+                new dev.engram.avro.Message(1, "user", "My dose went up to 20 mg.", t0.plusSeconds(5))))
+            .build();
+        assertThat(new RuleBasedExtractor().extract(conversation, null).stream().filter(ExtractedMemory::isFact)
+            .map(ExtractedMemory::content)).containsExactly("Takes amlodipine 5 mg (medication)",
+                "Takes amlodipine 20 mg (medication)");
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldRetractTheMedicationWhateverItsDose() {
+        assertThat(facts("I stopped taking amlodipine.")).containsExactly("!medication:amlodipine=amlodipine");
     }
 }
