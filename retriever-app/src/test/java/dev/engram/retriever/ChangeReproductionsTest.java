@@ -92,4 +92,18 @@ class ChangeReproductionsTest {
             assertThat(pipeline.retriever().active(u)).noneMatch(m -> "medication:amlodipine".equals(m.getKey()));
         }
     }
+
+    @Test
+    void shouldTellTheOldTrackerOnlyAsPastWhenTheTeamSwitchesFromIt() {
+        final String u = T + "/u-jira";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-jira", "c-1", user("We track work in Jira.", day(0))));
+            assertThat(activeContents(pipeline, u)).contains("Uses Jira");
+
+            pipeline.publish(conversation(T, "u-jira", "c-2", user("We switched from Jira to Linear.", day(10))));
+            assertThat(activeContents(pipeline, u)).contains("Uses Linear").doesNotContain("Uses Jira");
+            assertThat(current(context(pipeline, u, "Do we use Jira or Linear for tickets?"))).contains("Linear")
+                .doesNotContain("Jira");
+        }
+    }
 }

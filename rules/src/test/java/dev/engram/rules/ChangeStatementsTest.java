@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Changes a user trial (session 15) said in words the rules did not read as one, through the whole
- * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed. Each case states the facts the turn gives
+ * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed, the tool work is tracked in.
+ * Each case states the facts the turn gives
  * ({@code key=value}, a retraction as {@code !key=value}).
  */
 class ChangeStatementsTest {
@@ -91,5 +92,24 @@ class ChangeStatementsTest {
     @org.junit.jupiter.api.Test
     void shouldRetractTheMedicationWhateverItsDose() {
         assertThat(facts("I stopped taking amlodipine.")).containsExactly("!medication:amlodipine=amlodipine");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        We track work in Jira.                  | uses:jira=Jira
+        I manage my tasks in Todoist.           | uses:todoist=Todoist
+        We track tickets in Shortcut.           | uses:shortcut=Shortcut
+        We keep our backlog in Notion.          | uses:notion=Notion
+        We use Jira for tickets.                | uses:jira=Jira
+        We switched from Jira to Linear.        | uses:linear=Linear, !uses:jira=Jira
+        """)
+    void shouldReadWhereWorkIsTrackedAsATool(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"We manage projects in London.", "We manage work in Monday.", "My team tracks work in Jira."})
+    void shouldStateNoToolWhenWorkIsManagedInAPlaceOrBySomeoneElse(final String text) {
+        assertThat(facts(text)).noneMatch(f -> f.startsWith("uses:"));
     }
 }
