@@ -106,4 +106,28 @@ class ChangeReproductionsTest {
                 .doesNotContain("Jira");
         }
     }
+
+    @Test
+    void shouldKeepANameAskedOfOneAgentForThatAgentAndTheUsersNameForEveryOther() {
+        final String u = T + "/u-captain";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-captain", "c-1", user("My name is Dana.", day(0))));
+            final dev.engram.avro.ConversationCompleted toTravel = conversation(T, "u-captain", "c-2",
+                user("Call me Captain.", day(3)));
+            toTravel.setAgentId("travel");
+            pipeline.publish(toTravel);
+
+            final Memory name = pipeline.retriever().active(u).stream().filter(m -> "name".equals(m.getKey()))
+                .findFirst().orElseThrow();
+            assertThat(name.getValue()).as("the user's name, every agent's").isEqualTo("Dana");
+            final Memory nickname = pipeline.retriever().active(u).stream()
+                .filter(m -> "nickname:travel".equals(m.getKey())).findFirst().orElseThrow();
+            assertThat(nickname.getValue()).isEqualTo("Captain");
+            assertThat(nickname.getAgentId()).isEqualTo("travel");
+            assertThat(ReadRoutes.visibleTo(nickname, "travel")).isTrue();
+            assertThat(ReadRoutes.visibleTo(nickname, "coding")).isFalse();
+            assertThat(pipeline.retriever().profile(u).getFacts()).containsKey("name").doesNotContainKey("nickname:travel");
+            assertThat(pipeline.retriever().profile(u).getFacts().get("name").getValue()).isEqualTo("Dana");
+        }
+    }
 }

@@ -143,7 +143,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             final List<ExtractedMemory> memories;
             if (isRole(message, USER_ROLE)) {
                 memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null, policy,
-                    medications);
+                    medications, conversation.getAgentId());
             } else if (exchanges && isRole(message, ASSISTANT_ROLE) && before != null && isRole(before, USER_ROLE)) {
                 memories = fromReply(before, message);
             } else {
@@ -171,9 +171,10 @@ public final class RuleBasedExtractor implements MemoryExtractor {
      * @param policy the tenant's settings (its own categories)
      * @param medications the user's medications known so far (profile, then this conversation), the latest last: a
      *     dose said without its drug is of the latest ({@link DoseRules#resolve}); updated with the turn's
+     * @param agent the conversation's agent or null: a name asked of it is its own ({@link IdentityRules#agentName})
      */
     private static List<ExtractedMemory> fromTurn(final Message message, final Message asked, final TenantPolicy policy,
-                                                  final List<String> medications) {
+                                                  final List<String> medications, final String agent) {
         final int index = message.getIndex();
         final Instant time = message.getTimestamp();
         final String language = Languages.detect(TurnHeuristics.withoutImage(message.getContent()));
@@ -222,11 +223,12 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             }
         }
         final List<ExtractedMemory> out = new ArrayList<>();
-        for (final FactRules.Fact f : facts.values()) {
+        for (final FactRules.Fact made : facts.values()) {
+            final FactRules.Fact f = IdentityRules.agentName(made, sentences.get(made.key()), agent);
             final ExtractedMemory fact = new ExtractedMemory(f.type(), f.category(), f.key(), f.value(), f.displayName(),
                 NumberWords.toDigits(f.content()), f.negated(), f.importance(), f.confidence(), f.source(),
                 List.of(index), time, language, List.of());
-            out.add(CustomCategoryRules.file(policy, sentences.get(f.key()), f.key(), f.value())
+            out.add(CustomCategoryRules.file(policy, sentences.get(made.key()), f.key(), f.value())
                 .map(c -> fact.withCustomCategory(c.name())).orElse(fact));
         }
         out.addAll(custom.values());

@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Changes a user trial (session 15) said in words the rules did not read as one, through the whole
- * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed, the tool work is tracked in.
- * Each case states the facts the turn gives
+ * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed, the tool work is tracked in, a name asked of one
+ * agent. Each case states the facts the turn gives
  * ({@code key=value}, a retraction as {@code !key=value}).
  */
 class ChangeStatementsTest {
@@ -111,5 +111,25 @@ class ChangeStatementsTest {
     @ValueSource(strings = {"We manage projects in London.", "We manage work in Monday.", "My team tracks work in Jira."})
     void shouldStateNoToolWhenWorkIsManagedInAPlaceOrBySomeoneElse(final String text) {
         assertThat(facts(text)).noneMatch(f -> f.startsWith("uses:"));
+    }
+
+    private static List<String> toAgent(final String agent, final String text) {
+        final java.time.Instant t0 = java.time.Instant.parse("2025-02-03T09:12:00Z");
+        final dev.engram.avro.ConversationCompleted conversation = dev.engram.avro.ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u1").setConversationId("c1").setCompletedAt(t0.plusSeconds(60)).setAgentId(agent)
+            .setMessages(List.of(new dev.engram.avro.Message(0, "user", text, t0))).build();
+        return new RuleBasedExtractor().extract(conversation, null).stream().filter(ExtractedMemory::isFact)
+            .map(m -> m.key() + "=" + m.value()).toList();
+    }
+
+    @ParameterizedTest(name = "{0} / {1}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        travel | Call me Captain.                 | nickname:travel=Captain
+        travel | Please call me Cap.              | nickname:travel=Cap
+        travel | My name is Dana.                 | name=Dana
+        -      | Call me Captain.                 | name=Captain
+        """)
+    void shouldKeepANameAskedOfOneAgentAsThatAgentsOwn(final String agent, final String text, final String expected) {
+        assertThat(toAgent(agent, text)).containsExactly(expected);
     }
 }
