@@ -130,4 +130,17 @@ class ChangeReproductionsTest {
             assertThat(pipeline.retriever().profile(u).getFacts().get("name").getValue()).isEqualTo("Dana");
         }
     }
+
+    @Test
+    void shouldMoveTheUserWhenALowercaseAnswerNamesTheNewCity() {
+        final String u = T + "/u-ottawa";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-ottawa", "c-1", user("I live in Toronto.", day(0))));
+            pipeline.publish(conversation(T, "u-ottawa", "c-2",
+                dev.engram.testing.Conversations.assistant("do you still live in Toronto?", day(5)),
+                user("no, ottawa now", day(5))));
+            assertThat(activeContents(pipeline, u)).contains("Lives in Ottawa").doesNotContain("Lives in Toronto");
+            assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Ottawa").doesNotContain("Toronto");
+        }
+    }
 }

@@ -152,9 +152,11 @@ final class LifeRules {
         rule("pet-have", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:have|got|own|adopted|rescued|have\\s+got)\\s+"
             + COUNT + "\\s+(?:pet\\s+)?" + PET_ADJ + "(" + PET + ")" + "(?:s|es)?\\b(?!\\s*,?\\s+(?:named|called))",
             (m, s) -> pet(null, m.group(1))),
-        // "I really miss my dog" is said of a pet that died or is far away: no pet the user has now
+        // "I really miss my dog" is said of a pet that died or is far away: no pet the user has now. The capital of the
+        // name after it is matched case-sensitively: under the rules' CASE_INSENSITIVE \\p{Lu} is any cased letter,
+        // and "I walk my dog every day" gave no pet
         rule("pet-mine", "\\b(?:with|and|walk|feed|love)\\s+(?:my|our)\\s+(?:two|three|four|\\d\\s+)?\\s*" + PET_ADJ
-            + "(" + PET + ")" + "s?\\b(?!\\s*,?\\s+(?:named|called|\\p{Lu}))", (m, s) -> pet(null, m.group(1))),
+            + "(" + PET + ")" + "s?\\b(?!\\s*,?\\s+(?:named|called|(?-i:\\p{Lu})))", (m, s) -> pet(null, m.group(1))),
         rule("hometown", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:originally\\s+)?from\\s+(" + PROPER + ")"
             + "|\\bi\\s+" + ADVS + "(?:originally\\s+)?(?:come|came)\\s+from\\s+(" + PROPER + ")"
             + "|\\bi\\s+" + ADVS + "(?:grew\\s+up|was\\s+born(?:\\s+and\\s+raised)?|was\\s+raised)\\s+in\\s+(" + PROPER + ")"

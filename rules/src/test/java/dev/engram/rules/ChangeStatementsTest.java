@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Changes a user trial (session 15) said in words the rules did not read as one, through the whole
  * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed, the tool work is tracked in, a name asked of one
- * agent. Each case states the facts the turn gives
+ * agent; and two rule bugs of review: a pet said before a lowercase word, a lowercase answer. Each case states the facts the turn gives
  * ({@code key=value}, a retraction as {@code !key=value}).
  */
 class ChangeStatementsTest {
@@ -131,5 +131,42 @@ class ChangeStatementsTest {
         """)
     void shouldKeepANameAskedOfOneAgentAsThatAgentsOwn(final String agent, final String text, final String expected) {
         assertThat(toAgent(agent, text)).containsExactly(expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I walk my dog every day.         | pet:dog=dog
+        I feed my cat twice a day.       | pet:cat=cat
+        I walk my dog Rex every day.     | pet:rex=Rex
+        """)
+    void shouldReadAPetBeforeALowercaseWordAndItsNameBeforeACapital(final String text, final String expected) {
+        assertThat(facts(text)).containsExactly(expected);
+    }
+
+    private static List<String> answered(final String question, final String answer) {
+        final java.time.Instant t0 = java.time.Instant.parse("2025-02-03T09:12:00Z");
+        final dev.engram.avro.ConversationCompleted conversation = dev.engram.avro.ConversationCompleted.newBuilder()
+            .setTenantId("t1").setUserId("u1").setConversationId("c1").setCompletedAt(t0.plusSeconds(60))
+            .setMessages(List.of(new dev.engram.avro.Message(0, "assistant", question, t0),
+                new dev.engram.avro.Message(1, "user", answer, t0.plusSeconds(5)))).build();
+        return new RuleBasedExtractor().extract(conversation, null).stream().filter(ExtractedMemory::isFact)
+            .map(m -> (m.negated() ? "!" : "") + m.key() + "=" + m.value()).toList();
+    }
+
+    @ParameterizedTest(name = "{0} / {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+        do you still live in Toronto?      | no, ottawa now         | city=Ottawa
+        do you still live in toronto?      | no, ottawa now         | city=Ottawa
+        Are you still working at Google?   | nope, meta now         | employer=Meta
+        Do you still live in Toronto?      | No, Ottawa now.        | city=Ottawa
+        do you still live in Toronto?      | no                     | !city=Toronto
+        """)
+    void shouldReadALowercaseAnswerToAYesNoQuestion(final String question, final String answer, final String expected) {
+        assertThat(answered(question, answer)).containsExactly(expected);
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldReadNoNameInALowercaseAnswerThatGivesNone() {
+        assertThat(answered("do you still live in Toronto?", "no, not really")).isEmpty();
     }
 }
