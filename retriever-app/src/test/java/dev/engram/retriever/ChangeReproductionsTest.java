@@ -143,4 +143,18 @@ class ChangeReproductionsTest {
             assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Ottawa").doesNotContain("Toronto");
         }
     }
+
+    @Test
+    void shouldServeTheAgeOfABirthdayAheadAsTheNewerAge() {
+        final String u = T + "/u-age";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-age", "c-1", user("I'm 30.", day(0))));
+            pipeline.publish(conversation(T, "u-age", "c-2", user("I'm turning 31 next week.", day(40))));
+            final Memory age = pipeline.retriever().active(u).stream().filter(m -> "age".equals(m.getKey()))
+                .findFirst().orElseThrow();
+            assertThat(age.getValue()).isEqualTo("31");
+            assertThat(activeContents(pipeline, u)).doesNotContain("Is 30 years old");
+            assertThat(current(context(pipeline, u, "How old am I?"))).contains("31").doesNotContain("30 years");
+        }
+    }
 }

@@ -171,6 +171,11 @@ final class LifeRules {
         rule("age", "(?:^|[,;]\\s*|\\band\\s+)i(?:'m|\\s+am)\\s+(\\d{1,2})(?:\\s+years?\\s+old)?(?=\\s*(?:[,.;!]|$|and\\b|now\\b))"
             + "|\\bi(?:'m|\\s+am)\\s+(\\d{1,2})\\s+years?\\s+old|\\bi\\s+" + ADVS + "turned\\s+(\\d{1,2})\\b",
             (m, s) -> age(FactRules.first(m, 1, 3))),
+        // a birthday ahead is the newer age ("I'm turning 31 next week" after "I'm 30"): the number differs, so it
+        // supersedes, the sentence's date kept by the turn's episode
+        rule("age-turning", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "turning\\s+(\\d{1,2})\\b|\\bi(?:'ll|\\s+will)\\s+be\\s+(\\d{1,2})"
+            + "(?=\\s+(?:next|this|tomorrow|on|in|soon|later)\\b)|\\bi\\s+turn\\s+(\\d{1,2})(?=\\s+(?:next|this|tomorrow|on|in"
+            + "|soon|later)\\b)", (m, s) -> turning(FactRules.first(m, 1, 3))),
         rule("plan", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(want|wanna|plan|planning|hope|hoping"
             + "|would\\s+like|'d\\s+like|going)\\s+to\\s+(get\\s+into|learn|try|start|take\\s+up|visit|go\\s+to"
             + "|travel\\s+to|become|adopt|buy|open|write|run|join|move\\s+to)\\s+" + SUBJ,
@@ -275,6 +280,11 @@ final class LifeRules {
         }
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "age", String.valueOf(years), "Age",
             "Is " + years + " years old", false, IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> turning(final String raw) {
+        return age(raw).stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+            "Is turning " + f.value(), false, f.importance(), f.confidence(), f.source()).asPartial()).toList();
     }
 
     private static List<Fact> plan(final String verb, final String action, final String raw) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Changes a user trial (session 15) said in words the rules did not read as one, through the whole
  * {@link RuleBasedExtractor}: a drink given up for another, a medication's dose changed, the tool work is tracked in, a name asked of one
- * agent; and two rule bugs of review: a pet said before a lowercase word, a lowercase answer. Each case states the facts the turn gives
+ * agent, a birthday ahead; and two rule bugs of review: a pet said before a lowercase word, a lowercase answer. Each case states the facts the turn gives
  * ({@code key=value}, a retraction as {@code !key=value}).
  */
 class ChangeStatementsTest {
@@ -168,5 +168,21 @@ class ChangeStatementsTest {
     @org.junit.jupiter.api.Test
     void shouldReadNoNameInALowercaseAnswerThatGivesNone() {
         assertThat(answered("do you still live in Toronto?", "no, not really")).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I'm turning 31 next week.    | age=31
+        I turn 40 in May.            | age=40
+        I'll be 31 tomorrow.         | age=31
+        """)
+    void shouldReadABirthdayAheadAsTheNewerAgeAndKeepTheSentence(final String text, final String expected) {
+        assertThat(facts(text)).containsExactly(expected);
+        assertThat(TrialStatementsTest.episode(text)).as("the date, in the turn's episode").isTrue();
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldStateNoAgeOfTheUserWhenSomeoneElseTurnsIt() {
+        assertThat(facts("My son is turning 5 next week.")).isEmpty();
     }
 }
