@@ -157,4 +157,21 @@ class ChangeReproductionsTest {
             assertThat(current(context(pipeline, u, "How old am I?"))).contains("31").doesNotContain("30 years");
         }
     }
+
+    @Test
+    void shouldServeNoRelativeClauseOfAnOutdatedEpisodeAsCurrent() {
+        final String u = T + "/u-graz";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            pipeline.publish(conversation(T, "u-graz", "c-1", user("I live in Graz.", day(0))));
+            pipeline.publish(conversation(T, "u-graz", "c-2", user("Greetings from Graz, where I live.", day(2))));
+            pipeline.publish(conversation(T, "u-graz", "c-3", user("I moved to Vienna.", day(10))));
+
+            final Memory greetings = pipeline.retriever().memories(u).stream()
+                .filter(m -> m.getContent().startsWith("Greetings from Graz")).findFirst().orElseThrow();
+            assertThat(greetings.getValidTo()).as("outdated by the move").isNotNull();
+            assertThat(dev.engram.consolidation.OutdatedPart.currentPart(greetings)).isNull();
+            assertThat(current(context(pipeline, u, "Where do I live?"))).contains("Vienna")
+                .doesNotContain("where I live").doesNotContain("Graz");
+        }
+    }
 }
