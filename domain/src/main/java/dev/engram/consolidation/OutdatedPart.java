@@ -21,6 +21,14 @@ public final class OutdatedPart {
     private static final Pattern LEANS_BACK = Pattern.compile("(?<![\\p{L}'])(?:it|it's|its|there|here|they|them|he|she"
         + "|him|her|that's)(?![\\p{L}'])", Pattern.CASE_INSENSITIVE);
 
+    /**
+     * A relative clause ("where I live", "which I love", "who I work with"): it says something of the clause before it
+     * and nothing alone, so once that clause is outdated ("Greetings from Graz, where I live." after a move) it is no
+     * current part.
+     */
+    private static final Pattern RELATIVE = Pattern.compile("^(?:and\\s+|but\\s+)?(?:where|which|who|whom|whose|wherein"
+        + "|whereby)(?![\\p{L}'])", Pattern.CASE_INSENSITIVE);
+
     private OutdatedPart() {
     }
 
@@ -29,7 +37,8 @@ public final class OutdatedPart {
      * {@code (re: "…")} question it answered, an exchange's turn without the assistant's reply, which answered the
      * whole turn) that state none of the values that outdated it ({@link Memory#getOutdatedValues}) and carry content
      * of their own: first person ({@link TurnHeuristics#isFirstPerson}), neither small talk nor a question, not leaning
-     * on what came before ("I love it there"). "I love sushi, any good places in Lisbon?" outdated by the city's
+     * on what came before ("I love it there", a relative clause: "where I live" of "Greetings from Graz, where I live."
+     * after a move from Graz). "I love sushi, any good places in Lisbon?" outdated by the city's
      * change from Lisbon still says "I love sushi"; "I live in Lisbon and cycle to work" (one clause) says nothing
      * current. Clauses end at a sentence end, a comma, a semicolon, a colon or a dash ({@link #CLAUSE_END}).
      *
@@ -53,6 +62,7 @@ public final class OutdatedPart {
                 final String clause = part.strip().replaceAll("[,;:\uFF0C\uFF1B\uFF1A\u3001\\s]+$", "");
                 if (!clause.isEmpty() && !TurnHeuristics.isQuestion(clause) && !TurnHeuristics.isSmallTalk(clause)
                     && TurnHeuristics.isFirstPerson(clause) && !LEANS_BACK.matcher(clause).find()
+                    && !RELATIVE.matcher(clause).find()
                     && memory.getOutdatedValues().stream().noneMatch(v -> Outdated.states(clause, v))) {
                     final boolean ended = ".!\u3002\uFF01".indexOf(clause.charAt(clause.length() - 1)) >= 0;
                     final boolean han = clause.codePoints().anyMatch(TurnHeuristics::unspacedScript);

@@ -50,6 +50,21 @@ class OutdatedStatementsTest {
     }
 
     @Test
+    void shouldKeepNoRelativeClauseOfTheOutdatedValueAsCurrent() {
+        final Memory graz = statement("f1", "city", "Graz", "City", "Lives in Graz", "c-1", 0);
+        final Memory greetings = statement("e1", null, null, null, "Greetings from Graz, where I live.", "c-2", 1);
+        final Memory more = statement("e2", null, null, null, "Greetings from Graz, where I live, I love hiking.", "c-3", 2);
+
+        final List<Consolidator.Change> moved = Outdated.mark(graz, "Vienna", "f2", null, CHANGE,
+            List.of(graz, greetings, more), "candidate:x");
+
+        assertThat(moved).filteredOn(c -> c.after().getMemoryId().equals("e1")).singleElement()
+            .satisfies(c -> assertThat(OutdatedPart.currentPart(c.after())).as("\"where I live.\" says nothing alone").isNull());
+        assertThat(moved).filteredOn(c -> c.after().getMemoryId().equals("e2")).singleElement()
+            .satisfies(c -> assertThat(OutdatedPart.currentPart(c.after())).isEqualTo("I love hiking."));
+    }
+
+    @Test
     void shouldStateNothingOfAnEpisodeOutdatedWhole() {
         final Memory whole = Memory.newBuilder(statement("e1", null, null, null, "I live in Lisbon and cycle to work.",
             "c-1", 0)).setValidTo(CHANGE).setSupersededBy("f2").setOutdatedValues(List.of("Lisbon")).build();

@@ -67,12 +67,19 @@ final class Answers {
             return null;
         }
         for (final Asked slot : ASKED) {
-            final Matcher q = slot.question().matcher(TurnHeuristics.normalizeQuotes(question));
+            final String asking = TurnHeuristics.normalizeQuotes(question);
+            Matcher q = slot.question().matcher(asking);
             if (!q.find()) {
-                continue;
+                // "do you still live in toronto?" typed in lower case names its city so too
+                q = slot.question().matcher(LowercaseNames.applies(asking) ? LowercaseNames.capitalized(asking) : "");
+                if (!q.find()) {
+                    continue;
+                }
             }
             final String old = FactRules.first(q, 1, 2);
-            final Matcher named = NO_AND_NAME.matcher(sentence.strip());
+            // "no, ottawa now": a user who types in lower case names the new value so too (LowercaseNames)
+            final String answer = LowercaseNames.applies(sentence) ? LowercaseNames.answer(sentence.strip()) : sentence.strip();
+            final Matcher named = NO_AND_NAME.matcher(answer);
             if (named.find() && !FactRules.trimValue(named.group(1)).equalsIgnoreCase(FactRules.trimValue(old))) {
                 return String.format(slot.stated(), FactRules.trimValue(named.group(1)), FactRules.trimValue(old));
             }

@@ -152,9 +152,11 @@ final class LifeRules {
         rule("pet-have", "\\b(?:i|we)(?:'ve|\\s+have)?\\s+" + ADVS + "(?:have|got|own|adopted|rescued|have\\s+got)\\s+"
             + COUNT + "\\s+(?:pet\\s+)?" + PET_ADJ + "(" + PET + ")" + "(?:s|es)?\\b(?!\\s*,?\\s+(?:named|called))",
             (m, s) -> pet(null, m.group(1))),
-        // "I really miss my dog" is said of a pet that died or is far away: no pet the user has now
+        // "I really miss my dog" is said of a pet that died or is far away: no pet the user has now. The capital of the
+        // name after it is matched case-sensitively: under the rules' CASE_INSENSITIVE \\p{Lu} is any cased letter,
+        // and "I walk my dog every day" gave no pet
         rule("pet-mine", "\\b(?:with|and|walk|feed|love)\\s+(?:my|our)\\s+(?:two|three|four|\\d\\s+)?\\s*" + PET_ADJ
-            + "(" + PET + ")" + "s?\\b(?!\\s*,?\\s+(?:named|called|\\p{Lu}))", (m, s) -> pet(null, m.group(1))),
+            + "(" + PET + ")" + "s?\\b(?!\\s*,?\\s+(?:named|called|(?-i:\\p{Lu})))", (m, s) -> pet(null, m.group(1))),
         rule("hometown", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "(?:originally\\s+)?from\\s+(" + PROPER + ")"
             + "|\\bi\\s+" + ADVS + "(?:originally\\s+)?(?:come|came)\\s+from\\s+(" + PROPER + ")"
             + "|\\bi\\s+" + ADVS + "(?:grew\\s+up|was\\s+born(?:\\s+and\\s+raised)?|was\\s+raised)\\s+in\\s+(" + PROPER + ")"
@@ -169,6 +171,11 @@ final class LifeRules {
         rule("age", "(?:^|[,;]\\s*|\\band\\s+)i(?:'m|\\s+am)\\s+(\\d{1,2})(?:\\s+years?\\s+old)?(?=\\s*(?:[,.;!]|$|and\\b|now\\b))"
             + "|\\bi(?:'m|\\s+am)\\s+(\\d{1,2})\\s+years?\\s+old|\\bi\\s+" + ADVS + "turned\\s+(\\d{1,2})\\b",
             (m, s) -> age(FactRules.first(m, 1, 3))),
+        // a birthday ahead is the newer age ("I'm turning 31 next week" after "I'm 30"): the number differs, so it
+        // supersedes, the sentence's date kept by the turn's episode
+        rule("age-turning", "\\bi(?:'m|\\s+am)\\s+" + ADVS + "turning\\s+(\\d{1,2})\\b|\\bi(?:'ll|\\s+will)\\s+be\\s+(\\d{1,2})"
+            + "(?=\\s+(?:next|this|tomorrow|on|in|soon|later)\\b)|\\bi\\s+turn\\s+(\\d{1,2})(?=\\s+(?:next|this|tomorrow|on|in"
+            + "|soon|later)\\b)", (m, s) -> turning(FactRules.first(m, 1, 3))),
         rule("plan", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS + "(want|wanna|plan|planning|hope|hoping"
             + "|would\\s+like|'d\\s+like|going)\\s+to\\s+(get\\s+into|learn|try|start|take\\s+up|visit|go\\s+to"
             + "|travel\\s+to|become|adopt|buy|open|write|run|join|move\\s+to)\\s+" + SUBJ,
@@ -273,6 +280,11 @@ final class LifeRules {
         }
         return List.of(new Fact(MemoryType.SEMANTIC, FactCategory.PERSONAL, "age", String.valueOf(years), "Age",
             "Is " + years + " years old", false, IMPORTANCE_CONTEXT, EXPLICIT, MemorySource.EXPLICIT));
+    }
+
+    private static List<Fact> turning(final String raw) {
+        return age(raw).stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
+            "Is turning " + f.value(), false, f.importance(), f.confidence(), f.source()).asPartial()).toList();
     }
 
     private static List<Fact> plan(final String verb, final String action, final String raw) {

@@ -150,6 +150,24 @@ final class LowercaseNames {
         return out == null ? sentence : out.toString();
     }
 
+    /** The start of a short "no" answer, before the name it gives ("no, ottawa now", "nope, in graz"). */
+    private static final Pattern ANSWER = Pattern.compile("^\\W*(?:no|nope|nah|not\\s+any\\s?more|no\\s+longer)\\b"
+        + "[\\s,;:.!-]*(?:(?:i'm\\s+in|i\\s+am\\s+in|in|at|it's|using)\\s+)?", Pattern.CASE_INSENSITIVE);
+
+    /**
+     * @param sentence a short answer for which {@link #applies} holds
+     * @return it with the name after its "no" capitalized ("no, ottawa now" → "no, Ottawa now", {@link Answers}); the
+     *     sentence itself when it is no such answer or names nothing there
+     */
+    static String answer(final String sentence) {
+        final Matcher cue = ANSWER.matcher(sentence);
+        if (!cue.lookingAt()) {
+            return sentence;
+        }
+        final StringBuilder out = new StringBuilder(sentence);
+        return capitalize(sentence, cue.end(), out) > cue.end() ? out.toString() : sentence;
+    }
+
     /**
      * Capitalizes the words of the name starting at {@code at}, in {@code out}.
      *
