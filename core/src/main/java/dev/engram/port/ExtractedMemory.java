@@ -164,6 +164,21 @@ public record ExtractedMemory(
             sourceMessageIndexes, eventTime, null, List.of(), null);
     }
 
+    /**
+     * The key prefix of a name the user asked one agent to call them ("Call me Captain" in a conversation with an
+     * {@code agentId}): {@code nickname:<agentId>}. Such a fact is that agent's own, not the user's name every agent
+     * shares: it keeps the conversation's agent, stays out of the profile, and supersedes only the same agent's.
+     */
+    public static final String AGENT_NICKNAME = "nickname:";
+
+    /**
+     * @param key a fact's key, may be null
+     * @return whether the fact belongs to the agent of its conversation rather than to every agent ({@link #AGENT_NICKNAME})
+     */
+    public static boolean agentScoped(final String key) {
+        return key != null && key.startsWith(AGENT_NICKNAME);
+    }
+
     /** @return true when this is a keyed fact (semantic or procedural with key and value) */
     public boolean isFact() {
         return key != null;

@@ -81,7 +81,8 @@ public final class ProfileProjection {
         if (after != null) {
             if (after.getStatus() == MemoryStatus.ACTIVE) {
                 active++;
-                if (after.getKey() != null && after.getValue() != null) {
+                // an agent's own fact (a name asked of that agent) is not the user's, which every agent sees
+                if (after.getKey() != null && after.getValue() != null && after.getAgentId() == null) {
                     facts.put(after.getKey(), ProfileFact.newBuilder()
                         .setKey(after.getKey()).setValue(after.getValue()).setCategory(after.getCategory())
                         .setDisplayName(after.getDisplayName()).setMemoryId(after.getMemoryId())

@@ -66,7 +66,8 @@ class KnowledgeUpdateReproductionsTest {
         embedder.close();
     }
 
-    private static String day(final int day) {
+    /** @return the ISO instant {@code day} days after {@link #T0}, as the reproductions date their messages */
+    static String day(final int day) {
         return T0.plus(Duration.ofDays(day)).toString();
     }
 
@@ -74,8 +75,13 @@ class KnowledgeUpdateReproductionsTest {
         return T0.plus(Duration.ofDays(day)).plusSeconds(seconds).toString();
     }
 
-    /** The context block for a message, as {@code GET .../context} packs the retriever's ranking. */
     private static String context(final PipelineHarness pipeline, final String userKey, final String message) {
+        return context(embedder, pipeline, userKey, message);
+    }
+
+    /** The context block for a message, as {@code GET .../context} packs the retriever's ranking. */
+    static String context(final Embedder embedder, final PipelineHarness pipeline, final String userKey,
+                          final String message) {
         final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
         final List<Memory> memories = pipeline.retriever().memories(userKey);
         return ContextBlock.build(scorer.rank(RankRequest.of(message, EngramConfig.defaults().getInt(DomainConfig.MAX_K)).memories(memories)), 512)
@@ -83,7 +89,7 @@ class KnowledgeUpdateReproductionsTest {
     }
 
     /** The lines of a context block that are not told as past (before its "Earlier, no longer current" section). */
-    private static String current(final String block) {
+    static String current(final String block) {
         final int past = block.indexOf(ContextBlock.EARLIER);
         return past < 0 ? block : block.substring(0, past);
     }

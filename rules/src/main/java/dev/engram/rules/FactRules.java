@@ -188,10 +188,12 @@ final class FactRules {
         SafetyRules.RETRACTED,
         LifeRules.RETRACTED,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
+        DoseRules.RULES,                //    a medication's dose changed
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms
         DietRules.STATED,               // 8. diet stated in the first person
         LikingRules.RULES,              // 9. favourites, likes and dislikes
+        DrinkRules.RULES,               //    the drinks of the user's habits
         HobbyRules.RULES,               // 10. hobbies
         LifeRules.RULES,                // 11. people, pets, hometown, places visited, languages, age; wishes and plans
         RoutineRules.RULES,             //     the times of the user's day (wake-up, bedtime)

@@ -14,6 +14,7 @@ import static dev.engram.rules.FactRules.IMPORTANCE_WORK;
 import static dev.engram.rules.FactRules.RETRACTION;
 import static dev.engram.rules.FactRules.first;
 import static dev.engram.rules.FactRules.rule;
+import static dev.engram.rules.FactRules.slug;
 import static dev.engram.rules.FactRules.trimValue;
 
 import java.util.ArrayList;
@@ -203,6 +204,33 @@ final class IdentityRules {
     private static String article(final String word) {
         return "aeiou".indexOf(word.charAt(0)) >= 0 ? "an" : "a";
     }
+
+    private static final java.util.regex.Pattern CALL_ME = java.util.regex.Pattern.compile(
+        "\\b(?:please\\s+)?call\\s+me\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /**
+     * A name asked of one agent ("Call me Captain" to the travel bot) is what that agent calls the user, not the user's
+     * name: in a conversation with an agent, the {@code name} a "call me" states becomes
+     * {@code nickname:<agentId>} ({@link dev.engram.port.ExtractedMemory#AGENT_NICKNAME}), the agent's own. "My name is
+     * Dana" stays the user's name for every agent, and without an agent "call me" is the name as before.
+     *
+     * @param fact a fact of the sentence
+     * @param sentence the sentence that stated it
+     * @param agent the conversation's agent, or null
+     * @return the fact, or the agent's nickname of it
+     */
+    static Fact agentName(final Fact fact, final String sentence, final String agent) {
+        if (agent == null || fact.negated() || !"name".equals(fact.key()) || sentence == null
+            || !CALL_ME.matcher(sentence).find() || NAME_IS.matcher(sentence).find()) {
+            return fact;
+        }
+        return new Fact(fact.type(), fact.category(), dev.engram.port.ExtractedMemory.AGENT_NICKNAME + slug(agent),
+            fact.value(), "Called by this assistant", "Wants to be called " + fact.value() + " here", false,
+            fact.importance(), fact.confidence(), fact.source(), fact.partial());
+    }
+
+    private static final java.util.regex.Pattern NAME_IS = java.util.regex.Pattern.compile(
+        "\\bmy\\s+name(?:'s|\\s+is)\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
 
     private static List<Fact> name(final String raw) {
         final String name = trimValue(raw);

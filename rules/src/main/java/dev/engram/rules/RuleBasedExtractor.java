@@ -134,13 +134,16 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             return List.of();
         }
         final Map<String, ExtractedMemory> byContent = new LinkedHashMap<>();
+        final List<String> medications = profile == null ? new ArrayList<>() : new ArrayList<>(profile.getFacts().values()
+            .stream().filter(f -> f.getKey().startsWith("medication:")).map(f -> f.getValue()).toList());
         final List<Message> messages = conversation.getMessages();
         for (int i = 0; i < messages.size(); i++) {
             final Message message = messages.get(i);
             final Message before = i > 0 ? messages.get(i - 1) : null;
             final List<ExtractedMemory> memories;
             if (isRole(message, USER_ROLE)) {
-                memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null, policy);
+                memories = fromTurn(message, before != null && isRole(before, ASSISTANT_ROLE) ? before : null, policy,
+                    medications, conversation.getAgentId());
             } else if (exchanges && isRole(message, ASSISTANT_ROLE) && before != null && isRole(before, USER_ROLE)) {
                 memories = fromReply(before, message);
             } else {
@@ -166,8 +169,12 @@ public final class RuleBasedExtractor implements MemoryExtractor {
      * @param message a user turn
      * @param asked the other party's message right before it, or null
      * @param policy the tenant's settings (its own categories)
+     * @param medications the user's medications known so far (profile, then this conversation), the latest last: a
+     *     dose said without its drug is of the latest ({@link DoseRules#resolve}); updated with the turn's
+     * @param agent the conversation's agent or null: a name asked of it is its own ({@link IdentityRules#agentName})
      */
-    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked, final TenantPolicy policy) {
+    private static List<ExtractedMemory> fromTurn(final Message message, final Message asked, final TenantPolicy policy,
+                                                  final List<String> medications, final String agent) {
         final int index = message.getIndex();
         final Instant time = message.getTimestamp();
         final String language = Languages.detect(TurnHeuristics.withoutImage(message.getContent()));
@@ -197,6 +204,7 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             if (keyword.isPresent()) {
                 stated = List.of();
             }
+            stated = knownMedications(stated, medications);
             keyword.ifPresent(k -> custom.put(k.key(), k));
             if (keyword.isEmpty() && stated.stream().noneMatch(FactRules::coversSentence)) {
                 if (!TurnHeuristics.isSmallTalk(sentence) && !TurnHeuristics.isQuestion(sentence)) {
@@ -215,11 +223,12 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             }
         }
         final List<ExtractedMemory> out = new ArrayList<>();
-        for (final FactRules.Fact f : facts.values()) {
+        for (final FactRules.Fact made : facts.values()) {
+            final FactRules.Fact f = IdentityRules.agentName(made, sentences.get(made.key()), agent);
             final ExtractedMemory fact = new ExtractedMemory(f.type(), f.category(), f.key(), f.value(), f.displayName(),
                 NumberWords.toDigits(f.content()), f.negated(), f.importance(), f.confidence(), f.source(),
                 List.of(index), time, language, List.of());
-            out.add(CustomCategoryRules.file(policy, sentences.get(f.key()), f.key(), f.value())
+            out.add(CustomCategoryRules.file(policy, sentences.get(made.key()), f.key(), f.value())
                 .map(c -> fact.withCustomCategory(c.name())).orElse(fact));
         }
         out.addAll(custom.values());
@@ -248,6 +257,30 @@ public final class RuleBasedExtractor implements MemoryExtractor {
             if (from < to) {
                 out.add(new int[] {from, to});
             }
+        }
+        return out;
+    }
+
+    /**
+     * @param stated the facts of a sentence
+     * @param medications the medications known so far, the latest last; the sentence's own are added (a retracted one
+     *     removed)
+     * @return the facts with a dose said without its drug given the latest drug, or dropped when none is known
+     */
+    private static List<FactRules.Fact> knownMedications(final List<FactRules.Fact> stated, final List<String> medications) {
+        final List<FactRules.Fact> out = new ArrayList<>();
+        for (final FactRules.Fact said : stated) {
+            final FactRules.Fact fact = DoseRules.resolve(said, medications);
+            if (fact == null) {
+                continue;
+            }
+            if (fact.key().startsWith("medication:")) {
+                medications.remove(fact.value());
+                if (!fact.negated()) {
+                    medications.add(fact.value());
+                }
+            }
+            out.add(fact);
         }
         return out;
     }

@@ -91,7 +91,7 @@ final class SafetyRules {
         + "|epipens?|an?\\s+inhaler|inhalers?|ibuprofen|aspirin|paracetamol|acetaminophen|prednisone|lithium|sertraline"
         + "|fluoxetine|ssris?|adderall|ritalin|methotrexate|chemo(?:therapy)?|(?:blood\\s+pressure|thyroid|heart|diabetes)"
         + "\\s+(?:medication|meds|pills|tablets)|immunosuppressants?|steroids|melatonin|hrt"
-        + "|\\p{L}+(?:statin|pril|olol|sartan|prazole|cillin|mycin|oxetine|azepam|tinib|formin|thyroxine))";
+        + "|\\p{L}+(?:statin|pril|olol|sartan|prazole|cillin|mycin|oxetine|azepam|tinib|formin|thyroxine|dipine|thiazide|semide))";
 
     /** Who prescribes or stops a medication: the user's doctor of any kind. */
     private static final String PRESCRIBER = "(?:doctor|doc|gp|physician|psychiatrist|cardiologist|endocrinologist"
@@ -193,19 +193,20 @@ final class SafetyRules {
                 ? one(Slot.CONDITION, CONDITION_ADJECTIVES.get(m.group(1).toLowerCase(Locale.ROOT))) : List.of()),
         rule("condition-my", "\\b(?:because\\s+of|due\\s+to|for|with|of)\\s+my\\s+(" + CONDITIONS + ")\\b",
             (m, s) -> one(Slot.CONDITION, condition(m.group(1)))),
-        rule("medication", TAKE + "\\s+(?:my\\s+)?(?:" + DOSE + ")?(" + MEDICATIONS + ")\\b",
-            (m, s) -> one(Slot.MEDICATION, medication(m.group(1)))),
+        rule("medication", TAKE + "\\s+(?:my\\s+)?(?:" + DOSE + ")?(" + MEDICATIONS + ")\\b" + DoseRules.AFTER,
+            (m, s) -> DoseRules.withDose(one(Slot.MEDICATION, medication(m.group(1))), m.group())),
         // a dose names a medication whatever its name: "I take 20 mg of atorvastatin at night", "I'm on 5mg of Eliquis"
-        rule("medication-dose", TAKE + "\\s+(?:my\\s+)?" + DOSE + REST, (m, s) -> items(m.group(1), 2).stream().limit(1)
-            .flatMap(item -> one(Slot.MEDICATION, medication(item)).stream()).toList()),
+        rule("medication-dose", TAKE + "\\s+(?:my\\s+)?" + DOSE + REST, (m, s) -> DoseRules.withDose(items(m.group(1), 2)
+            .stream().limit(1).flatMap(item -> one(Slot.MEDICATION, medication(item)).stream()).toList(), m.group())),
         rule("medication-and", "\\band\\s+(?:also\\s+)?(?:take|carry|use|need|inject)\\s+(?:my\\s+)?(" + MEDICATIONS + ")\\b",
             (m, s) -> userIsSubject(s, m.start()) ? one(Slot.MEDICATION, medication(m.group(1))) : List.of()),
         rule("avoids-eat", "\\bi\\s+" + ADVS + "(?:don't|do\\s+not|never|can't|cannot|can\\s+not|shouldn't|mustn't|must\\s+not"
             + "|won't|no\\s+longer|try\\s+not\\s+to)\\s+(?:eat|drink|consume|touch)\\s+" + REST,
             (m, s) -> listed(Slot.AVOIDS, m.group(1), 2, UnaryOperator.identity())),
         rule("avoids-have", "\\bi\\s+" + ADVS + "(?:can't|cannot|can\\s+not|don't|do\\s+not|shouldn't|mustn't)\\s+have\\s+("
-            + FOODS + ")\\b|\\bi\\s+" + ADVS + "(?:avoid|stay\\s+away\\s+from|steer\\s+clear\\s+of|cut\\s+out|gave\\s+up"
-            + "|'ve\\s+given\\s+up|have\\s+given\\s+up|stopped\\s+eating|stopped\\s+drinking)\\s+(?:all\\s+)?(" + FOODS + ")\\b",
+            + FOODS + ")\\b|(?:\\bi\\s+" + ADVS + "(?:avoid|stay\\s+away\\s+from|steer\\s+clear\\s+of|cut\\s+out|gave\\s+up|quit"
+            + "|(?:stopped|quit)\\s+(?:eating|drinking))|\\bi(?:'ve|\\s+have)\\s+" + ADVS + "(?:given\\s+up|quit|cut\\s+out"
+            + "|(?:stopped|quit)\\s+(?:eating|drinking)))\\s+(?:all\\s+)?(" + FOODS + ")\\b",
             (m, s) -> one(Slot.AVOIDS, m.group(1) != null ? m.group(1) : m.group(2))),
         rule("accessibility-aid", "(?:\\bi(?:'m|\\s+am)?\\s+" + ADVS + "|\\band\\s+)(?:use|need|rely\\s+on|require|in"
             + "|get\\s+around\\s+(?:in|with))\\s+(?:an?\\s+|my\\s+)?" + AIDS + "(?:[- ]accessible)?",
@@ -293,6 +294,14 @@ final class SafetyRules {
     private static List<Fact> retracted(final List<Fact> facts, final String content) {
         return facts.stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
             content + f.value(), true, f.importance(), FactRules.RETRACTION, f.source())).toList();
+    }
+
+    /**
+     * @param raw a medication as said ("the amlodipine", "statins")
+     * @return its fact ({@code medication:<drug>}), empty when the words are no thing
+     */
+    static List<Fact> medicationFact(final String raw) {
+        return one(Slot.MEDICATION, medication(raw));
     }
 
     private static String medication(final String raw) {

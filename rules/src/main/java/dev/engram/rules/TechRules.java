@@ -23,7 +23,7 @@ import dev.engram.rules.FactRules.Rule;
 /**
  * The user's technical setup, resolved through {@link TechVocabulary}: {@code preferred_language},
  * {@code ide}, {@code cloud_provider} and {@code uses:<tool>} (TECHNICAL facts), stated ("I use
- * IntelliJ", "we deploy on GCP", "switched from Java to Kotlin", "we switched to Linear", "I use Obsidian now instead of Notion",
+ * IntelliJ", "we deploy on GCP", "We track work in Jira", "switched from Java to Kotlin", "we switched to Linear", "I use Obsidian now instead of Notion",
  * "I replaced Notion with Obsidian": the named old tool retracted) or retracted ("I no longer use Jira").
  */
 final class TechRules {
@@ -33,6 +33,10 @@ final class TechRules {
     private static final String VOCAB = "(" + TechVocabulary.ANY + ")";
 
     private static final Pattern STILL = Pattern.compile("(?i)\\bstill\\b");
+
+    /** Work items no place holds: a name after them that the vocabulary does not know is still a tool. */
+    private static final Pattern WORK_ITEMS = Pattern.compile("(?i)\\b(?:tasks?|tickets?|issues?|bugs?|sprints?|backlogs?"
+        + "|to-?dos?)\\b");
 
     /** "I no longer use Jira", "we're not using Jenkins". */
     static final List<Rule> RETRACTED = List.of(
@@ -75,6 +79,15 @@ final class TechRules {
         // "I prefer Trello" is a liking (LikingRules), not use; a programming language preferred is the preferred_language
         rule("tech-prefer-language", "\\b(?:i|we)\\s+" + ADVS + "prefer\\s+(" + TechVocabulary.LANGUAGES + ")\\b(?![-+#])",
             (m, s) -> tech(m.group(1), false, EXPLICIT)),
+        // where the user's work is tracked is a tool they use ("We track work in Jira", "I manage my tasks in Todoist",
+        // "we handle bugs on GitHub"), so a later switch from it retracts it; a place is not ("projects in London")
+        rule("tool-track", "\\b(?:i|we)(?:'re|\\s+are|'m|\\s+am)?\\s+" + ADVS + "(?:track|tracking|manage|managing|plan"
+            + "|planning|organi[sz]e|organi[sz]ing|handle|handling|log|logging|file|filing|keep|keeping|run|running)\\s+"
+            + "(?:(?:our|my|all|the|all\\s+(?:our|my))\\s+)?(?:work|tasks?|tickets?|issues?|bugs?|projects?|sprints?"
+            + "|backlogs?|to-?dos?|roadmaps?)\\s+(?:in|on|with|using|through|via)\\s+" + TOOL,
+            (m, s) -> FactPatterns.NOT_A_PLACE.contains(FactRules.trimValue(m.group(1)).toLowerCase(java.util.Locale.ROOT))
+                || !TechVocabulary.isKnownTool(m.group(1)) && !WORK_ITEMS.matcher(m.group()).find() ? List.of()
+                : tech(m.group(1), false, EXPLICIT)),
         rule("tech-use", "\\b(?:i|we)(?:'m|'re|\\s+am|\\s+are)?\\s+" + ADVS
             + "(?:use|using|rely\\s+on|relying\\s+on)\\s+(?:an?\\s+|my\\s+)?" + TOOL, (m, s) -> stillOneOf(m.group(), m.group(1))
                 ? List.of() : tech(m.group(1), false, EXPLICIT)),

@@ -331,8 +331,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             .setCustomCategory(memory.customCategory())
             .setTtlDays(policy.ttlDays(memory))
             .setSettingsVersion(policy.version())
-            // the user's keyed facts (the profile) are every agent's; what else the user told an agent is its own
-            .setAgentId(memory.isFact() ? null : conversation.getAgentId())
+            // the user's keyed facts (the profile) are every agent's, but a name asked of one agent; what else the user
+            // told an agent is its own
+            .setAgentId(memory.isFact() && !ExtractedMemory.agentScoped(memory.key()) ? null : conversation.getAgentId())
             .build();
     }
 
