@@ -85,7 +85,16 @@ async function decode(value) {
     const writer = await registryType(value.readInt32BE(1));
     return reader.fromBuffer(value.subarray(5), reader.createResolver(writer));
   }
-  throw new Error('neither single-object encoding (C3 01) nor the registry format (00)');
+  if (value.length >= 4 && value[0] === 0xe5 && value[1] === 0x01) {
+    // Crypto-shredding (crypto.enabled=true, the default and the demo's): the Avro record is sealed with the user's
+    // data key (Tink AES-256-SIV) kept on engram-data-keys, wrapped by the KEK. Opening it takes the KEK, the key topic
+    // and Tink's deterministic AEAD, none of which this example has (docs/api.md, "Reading sealed topics").
+    const userKey = value.subarray(4, 4 + value.readUInt16BE(2)).toString('utf8');
+    throw new Error(`sealed record of user ${userKey} (E5 01: crypto.enabled=true): this consumer cannot open it; read `
+      + 'the memories over the retriever\'s HTTP API, from a JVM with the KEK, or run Engram with crypto.enabled=false '
+      + '(see README.md, "Sealed records")');
+  }
+  throw new Error('neither single-object encoding (C3 01), the registry format (00) nor a sealed record (E5 01)');
 }
 
 async function main() {

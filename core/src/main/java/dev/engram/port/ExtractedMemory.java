@@ -172,11 +172,18 @@ public record ExtractedMemory(
     public static final String AGENT_NICKNAME = "nickname:";
 
     /**
+     * Between a shared key and the agent that owns a fact of it ({@code city@storybot}): a fact told to one agent that
+     * would change the user's shared profile is that agent's own, as a name asked of it is ({@code AgentFacts}).
+     */
+    public static final String AGENT_KEY = "@";
+
+    /**
      * @param key a fact's key, may be null
-     * @return whether the fact belongs to the agent of its conversation rather than to every agent ({@link #AGENT_NICKNAME})
+     * @return whether the fact belongs to the agent of its conversation rather than to every agent
+     *     ({@link #AGENT_NICKNAME}, {@link #AGENT_KEY})
      */
     public static boolean agentScoped(final String key) {
-        return key != null && key.startsWith(AGENT_NICKNAME);
+        return key != null && (key.startsWith(AGENT_NICKNAME) || key.contains(AGENT_KEY));
     }
 
     /** @return true when this is a keyed fact (semantic or procedural with key and value) */

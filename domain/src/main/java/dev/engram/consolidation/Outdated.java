@@ -256,7 +256,7 @@ public final class Outdated {
     }
 
     /** @return the subject of a {@code <kind>:<subject>} key in words ("preference:horror_movies" → "horror movies"), or null */
-    private static String subject(final String key) {
+    static String subject(final String key) {
         final int colon = key.indexOf(':');
         return colon < 0 ? null : key.substring(colon + 1).replaceAll("[_-]+", " ").strip();
     }

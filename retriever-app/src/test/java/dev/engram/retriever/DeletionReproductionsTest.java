@@ -14,6 +14,9 @@ import dev.engram.avro.Memory;
 import dev.engram.avro.MemoryCommand;
 import dev.engram.avro.MemoryStatus;
 import dev.engram.avro.MemoryUpdated;
+import dev.engram.config.EngramConfig;
+import dev.engram.embedder.ScriptRoutedEmbedder;
+import dev.engram.port.Embedder;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.Test;
 
@@ -152,6 +155,50 @@ class DeletionReproductionsTest {
 
             pipeline.publish(conversation(T, "u-zion", "c-2", user("We went hiking in Zion with my sister last weekend.", day(9))));
             assertThat(served(pipeline, u)).as("said again after the deletion").anyMatch(c -> c.contains("Zion"));
+        }
+    }
+
+    /**
+     * Session 15 trial (F11): "Likes hurling" deleted, and the context block still told the turn it was read from,
+     * "Dublin is where I live. Hurling is what I love.", under "Earlier, no longer current". A deleted fact takes the
+     * memories saying it with it: no read (list, search, context block, history) holds the words, the other facts of
+     * the turn stay, and the turn uploaded again late is not stored.
+     */
+    @Test
+    void shouldServeNoWordOfADeletedFactFromTheTurnItWasReadFrom() throws Exception {
+        final String u = T + "/u-hurling";
+        try (PipelineHarness pipeline = new PipelineHarness();
+             Embedder embedder = ScriptRoutedEmbedder.fromConfig(EngramConfig.defaults())) {
+            pipeline.publish(conversation(T, "u-hurling", "c-0", user("I live in Dublin.", day(0))));
+            pipeline.publish(conversation(T, "u-hurling", "c-1", user("Dublin is where I live. Hurling is what I love.", day(0))));
+            pipeline.publish(conversation(T, "u-hurling", "c-3", user("I love hurling and my brother coaches a team in Cork.", day(0))));
+            pipeline.publish(conversation(T, "u-hurling", "c-2", user("Hurling on Sunday with my cousins again.", day(1))));
+            final Memory hurling = fact(pipeline, u, "preference:hurling");
+            final List<Memory> held = pipeline.retriever().memories(u);
+            final List<String> saying = held.stream()
+                .filter(m -> m.getContent().toLowerCase().contains("hurling")).map(Memory::getMemoryId).toList();
+            assertThat(held).as("the fact and the turns").extracting(Memory::getContent)
+                .contains("Likes hurling", "Dublin is where I live. Hurling is what I love.");
+            assertThat(saying).hasSizeGreaterThanOrEqualTo(3);
+
+            pipeline.command(command("u-hurling", CommandKind.DELETE, hurling.getMemoryId(), DELETED_AT));
+
+            assertThat(pipeline.retriever().memories(u)).as("every status").extracting(Memory::getContent)
+                .noneMatch(c -> c.toLowerCase().contains("hurling"));
+            assertThat(fact(pipeline, u, "city").getValue()).as("a fact of its own").isEqualTo("Dublin");
+            for (final String message : List.of("What sports do I like?", "Did I ever mention hurling?")) {
+                assertThat(PipelineContext.of(embedder, pipeline, u, message, 512).text()).as(message)
+                    .doesNotContainIgnoringCase("hurling");
+            }
+            assertThat(pipeline.retrieve(u, "hurling", 10)).extracting(h -> h.memory().getContent())
+                .noneMatch(c -> c.toLowerCase().contains("hurling"));
+            saying.forEach(id -> assertThat(pipeline.history(u, id)).as("history of " + id).isEmpty());
+            assertThat(pipeline.consolidator().memories(u)).filteredOn(m -> saying.contains(m.getMemoryId()))
+                .allMatch(m -> m.getStatus() == MemoryStatus.DELETED && m.getContent().isEmpty());
+
+            pipeline.publish(conversation(T, "u-hurling", "c-1-backfill",
+                user("Dublin is where I live. Hurling is what I love.", day(0))));
+            assertThat(served(pipeline, u)).as("the late upload of the turn").noneMatch(c -> c.toLowerCase().contains("hurling"));
         }
     }
 

@@ -114,15 +114,32 @@ final class ConversationDecoder {
      * @return {@code message}, preceded by what to do when the value looks like JSON
      */
     static String undecodable(final byte[] bytes, final String message) {
-        final int first = firstNonBlank(bytes);
+        return undecodable(bytes, message, Topic.CONVERSATIONS_COMPLETED.name(), "ConversationCompleted",
+            "sends the JSON to POST /v1/tenants/{tenant}/users/{user}/conversations or runs bin/engram ingest");
+    }
+
+    /**
+     * The dead-letter reason of a value of any Engram topic that does not decode: the same words for JSON on
+     * {@code memory-commands} as on {@code conversations-completed} (session 15 trial: the consolidator's dead letter
+     * said only "Unrecognized header bytes: 0x7B 0x22").
+     *
+     * @param bytes the consumed value
+     * @param message the deserializer's message
+     * @param topic the topic's name
+     * @param record the Avro record the topic takes ("MemoryCommand")
+     * @param instead what a client without Avro does instead ("sends … to …")
+     * @return {@code message}, preceded by what to do when the value looks like JSON
+     */
+    static String undecodable(final byte[] bytes, final String message, final String topic, final String record,
+                              final String instead) {
+        final int first = bytes == null ? -1 : firstNonBlank(bytes);
         if (first != '{' && first != '[') {
             return message;
         }
         return "the value looks like JSON (it starts with '" + (char) first + "'), not Avro: "
-            + Topic.CONVERSATIONS_COMPLETED.name() + " takes a ConversationCompleted in Avro single-object encoding"
+            + topic + " takes a " + record + " in Avro single-object encoding"
             + " (C3 01, the schema fingerprint, the binary body; the schemas: bin/engram schemas export DIR) or in the"
-            + " schema registry wire format (serde.format=registry); a client without Avro sends the JSON to"
-            + " POST /v1/tenants/{tenant}/users/{user}/conversations or runs bin/engram ingest (" + message + ")";
+            + " schema registry wire format (serde.format=registry); a client without Avro " + instead + " (" + message + ")";
     }
 
     /** @return the first byte that is not JSON white space or a UTF-8 byte order mark, or -1 */

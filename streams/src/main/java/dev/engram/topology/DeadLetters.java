@@ -220,7 +220,13 @@ public final class DeadLetters {
             if (topic == null || context.topic() == null || (key == null && value == null && context.offset() < 0)) {
                 return List.of();
             }
-            final String message = exception.getMessage() == null ? exception.getClass().getSimpleName() : exception.getMessage();
+            final String raw = exception.getMessage() == null ? exception.getClass().getSimpleName() : exception.getMessage();
+            // JSON written straight to memory-commands is named as such, as the extractor names it on conversations
+            final String message = STAGE_DESERIALIZATION.equals(stage) && Topic.MEMORY_COMMANDS.name().equals(context.topic())
+                ? ConversationDecoder.undecodable(value, raw, context.topic(), "MemoryCommand", "asks the retriever's"
+                    + " HTTP API (PUT or DELETE /v1/tenants/{tenant}/users/{user}/memories/{id}, DELETE"
+                    + " /v1/tenants/{tenant}/users/{user}) or its MCP tools, which write the commands")
+                : raw;
             final Headers headers = headers(context.headers(), new Source(context.topic(), context.partition(), context.offset()),
                 stage, exception.getClass().getName(),
                 message.length() > MAX_REASON_CHARS ? message.substring(0, MAX_REASON_CHARS) + "…" : message);

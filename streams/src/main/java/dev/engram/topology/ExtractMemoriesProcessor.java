@@ -20,6 +20,7 @@ import dev.engram.avro.LlmUsage;
 import dev.engram.avro.MemoryCandidate;
 import dev.engram.avro.TenantSettings;
 import dev.engram.avro.UserProfile;
+import dev.engram.consolidation.AgentFacts;
 import dev.engram.consolidation.Echoes;
 import dev.engram.core.MemoryIds;
 import dev.engram.core.UserKey;
@@ -258,7 +259,9 @@ final class ExtractMemoriesProcessor implements Processor<String, byte[], String
             final LlmUsage usage = extraction.usage().calls() == 0 ? null : usageRecorder.record(conversation, extraction);
             final List<ExtractedMemory> found = Echoes.withoutEchoes(conversation, extraction.memories());
             final List<ExtractedMemory> unredacted = found.isEmpty() ? found : pii.apply(found);
-            final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps).toList();
+            // a fact told to one agent that would change the user's shared profile is that agent's (AgentFacts)
+            final List<ExtractedMemory> extracted = unredacted.stream().filter(policy::keeps)
+                .map(m -> AgentFacts.scoped(m, conversation.getAgentId(), profile)).toList();
             if (extracted.isEmpty()) {
                 return new Extracted(List.of(), usage, !unredacted.isEmpty() ? ExtractionTopology.REASON_CATEGORY_OFF
                     : !found.isEmpty() ? ExtractionTopology.REASON_ALL_REDACTED

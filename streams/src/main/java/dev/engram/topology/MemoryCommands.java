@@ -16,6 +16,7 @@ import dev.engram.avro.UpdateOperation;
 import dev.engram.avro.UserProfile;
 import dev.engram.consolidation.Consolidator;
 import dev.engram.consolidation.DeletedStatements;
+import dev.engram.consolidation.DeletedWords;
 import dev.engram.consolidation.Observations;
 import dev.engram.consolidation.Outdated;
 import dev.engram.core.MemoryIds;
@@ -49,8 +50,9 @@ import dev.engram.topics.AppIds;
  *       status DELETED, no content, key, value, sources or embedding; its id, the deletion time as {@code validTo} and
  *       one-way digests of what it stated) so that a redelivered or replayed candidate with its id stays a duplicate,
  *       and a candidate with another id stating the same, said at or before the deletion, is not stored either; the
- *       vector index point is deleted; event DELETED with no memory state. A deleted fact marks the memories stating
- *       its value as outdated, as CORRECT does.</li>
+ *       vector index point is deleted; event DELETED with no memory state. A deleted fact takes with it, the same
+ *       way, the memories without a key saying its value and the episodes it was read from ({@link DeletedWords}), so
+ *       the deleted statement reaches no read (not even as "Earlier, no longer current").</li>
  *   <li>ERASE: every store entry of the user (memories, markers, profile) is deleted (tombstones on the
  *       changelogs), the vector index drops the user ({@link VectorIndex#deleteUser}), the ledger
  *       records the erasure time (= the command's {@code issuedAt}); one event ERASED (memory id
@@ -198,7 +200,7 @@ final class MemoryCommands {
     }
 
     /**
-     * A corrected or deleted fact's old value: the user's memories stating it, and the episodes citing a message the
+     * A corrected fact's old value: the user's memories stating it, and the episodes citing a message the
      * fact was read from, are marked as outdated ({@link Outdated}, {@link Outdated.Reach#CITED_SOURCES}; events
      * SUPERSEDED at the command's time).
      */
@@ -207,12 +209,8 @@ final class MemoryCommands {
         if (fact.getKey() == null) {
             return;
         }
-        final List<Memory> userMemories = new ArrayList<>();
-        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
-            it.forEachRemaining(kv -> userMemories.add(kv.value));
-        }
         for (final Consolidator.Change change : Outdated.mark(fact, newValue, by, null, command.getIssuedAt(),
-                userMemories, "command:" + command.getCommandId(), Outdated.Reach.CITED_SOURCES)) {
+                userMemories(user), "command:" + command.getCommandId(), Outdated.Reach.CITED_SOURCES)) {
             final Memory after = change.after();
             index.upsert(after);
             memories.put(user.storeKey(after.getMemoryId()), after);
@@ -287,6 +285,16 @@ final class MemoryCommands {
             counters.skipped("nothing_to_delete");
             return;
         }
+        final List<Memory> sayingIt = DeletedWords.sayingIt(before, command.getIssuedAt(), userMemories(user));
+        remove(user, before, command);
+        sayingIt.forEach(m -> remove(user, m, command));
+        if (Observations.isStatement(before) || sayingIt.stream().anyMatch(Observations::isStatement)) {
+            regroups.regroup(user, command.getIssuedAt());
+        }
+    }
+
+    /** One memory deleted by a DELETE command: its marker in the store, out of the vector index, event DELETED. */
+    private void remove(final UserKey user, final Memory before, final MemoryCommand command) {
         final Memory marker = DeletedStatements.marker(before, command.getIssuedAt());
         memories.put(user.storeKey(before.getMemoryId()), marker);
         written(user.storeKey(before.getMemoryId()), marker);
@@ -294,8 +302,15 @@ final class MemoryCommands {
         access.forget(user, before.getMemoryId());
         emit(user, before, commandEvent(user, before.getMemoryId(), UpdateOperation.DELETED, null, null, command),
             command);
-        markOutdated(user, before, null, null, command);
-        dropObservationsOf(user, before, command);
+    }
+
+    /** @return every memory of the user in the consolidator's store, markers included */
+    private List<Memory> userMemories(final UserKey user) {
+        final List<Memory> out = new ArrayList<>();
+        try (KeyValueIterator<String, Memory> it = memories.prefixScan(user.storePrefix(), ConsolidateMemoriesProcessor.PREFIX_SERIALIZER)) {
+            it.forEachRemaining(kv -> out.add(kv.value));
+        }
+        return out;
     }
 
     private void erase(final UserKey user, final MemoryCommand command, final Long erasedBefore) {

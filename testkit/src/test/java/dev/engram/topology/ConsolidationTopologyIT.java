@@ -33,7 +33,8 @@ import dev.engram.topics.AppIds;
 /**
  * {@link ConsolidationTopology} on the in-process KRaft broker under exactly_once_v2: dead letters
  * from both paths (undeserializable bytes through Streams' KIP-1034 handler, invalid candidates
- * through the topology's own sink), a supersede, and the changelog topic names. Candidates are FED.
+ * through the topology's own sink; JSON on memory-commands named as JSON), a supersede, and the changelog topic names.
+ * Candidates are FED.
  */
 class ConsolidationTopologyIT {
 
@@ -63,6 +64,11 @@ class ConsolidationTopologyIT {
             new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), wrongSize), lyon.getEventTime()),
             new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), lyon), lyon.getEventTime()),
             new EmbeddedKafka.Record<>(USER, serializer.serialize(Topic.MEMORY_CANDIDATES.name(), nantes), nantes.getEventTime())));
+        // what Kafka's console producer sends to memory-commands (session 15 trial F19): named as JSON, as the extractor
+        // names it on conversations-completed, not only "Unrecognized header bytes: 0x7B 0x22"
+        final byte[] jsonCommand = "{\"kind\":\"DELETE\"}".getBytes(StandardCharsets.UTF_8);
+        kafka.send(Topic.MEMORY_COMMANDS.name(), new StringSerializer(), new ByteArraySerializer(),
+            List.of(new EmbeddedKafka.Record<>(USER, jsonCommand, lyon.getEventTime())));
 
         final KafkaStreams streams = new KafkaStreams(
             ConsolidationTopology.build(kafka.engramConfig(Map.of()), new KeyValueContradictionJudge(),
@@ -77,8 +83,19 @@ class ConsolidationTopologyIT {
             assertThat(updated).extracting(ConsumerRecord::key).containsOnly(USER);
             assertThat(updated.get(2).timestamp()).isEqualTo(nantes.getEventTime().toEpochMilli());
 
-            final List<ConsumerRecord<byte[], byte[]>> dead =
-                kafka.readRaw(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), 2, Duration.ofSeconds(30));
+            final List<ConsumerRecord<byte[], byte[]>> all =
+                kafka.readRaw(Topic.deadLetters(AppIds.CONSOLIDATOR).name(), 3, Duration.ofSeconds(30));
+            assertThat(all).hasSize(3);
+            assertThat(all).filteredOn(r -> Topic.MEMORY_COMMANDS.name().equals(header(r, DeadLetters.HEADER_SOURCE_TOPIC)))
+                .singleElement().satisfies(r -> {
+                    assertThat(r.value()).isEqualTo(jsonCommand);
+                    assertThat(header(r, DeadLetters.HEADER_REASON))
+                        .startsWith("the value looks like JSON (it starts with '{'), not Avro: memory-commands takes a"
+                            + " MemoryCommand in Avro single-object encoding")
+                        .contains("DELETE /v1/tenants/{tenant}/users/{user}/memories/{id}", "Unrecognized header bytes: 0x7B 0x22");
+                });
+            final List<ConsumerRecord<byte[], byte[]>> dead = all.stream()
+                .filter(r -> Topic.MEMORY_CANDIDATES.name().equals(header(r, DeadLetters.HEADER_SOURCE_TOPIC))).toList();
             assertThat(dead).hasSize(2);
             assertThat(dead.get(0).value()).isEqualTo(corrupt);
             assertThat(header(dead.get(0), "__streams.errors.exception")).contains("SerializationException");
