@@ -48,7 +48,7 @@ final class ChineseRules {
     static final String I = "(?:我们?|(?<=[，,；;]))\\s*(?:(?:现在|目前|一直|也|还|都|就|正|平时|主要|去年|今年|前年|最近|已经|从小|每天|经常"
         + "|每个周末|周末|每周|平常|业余时间|早上|晚上|而且|并且|常常)\\s*){0,3}";
     /** The value: a lazy run of letters and digits, cut before the next clause. */
-    private static final String VALUE = "([\\p{IsHan}\\p{L}\\p{N}·&.\\- ]{" + MIN_VALUE + "," + MAX_VALUE + "}?)";
+    static final String VALUE = "([\\p{IsHan}\\p{L}\\p{N}·&.\\- ]{" + MIN_VALUE + "," + MAX_VALUE + "}?)";
     /** After a liked thing only a clause mark ends it: 看动作片和喜剧片 keeps its 和. */
     static final String LIKE_END = "(?=[，,。.！!？?；;、:：\\s]|$|的时候)";
     static final String CLAUSE_END = "(?=[，,。.！!？?；;、:：\\s]|$|在|和|并|还|也|而|但|工作|上班|任职|附近|一带|这边|那边|的时候)";

@@ -187,6 +187,7 @@ final class FactRules {
         DietRules.RETRACTED,
         SafetyRules.RETRACTED,
         LifeRules.RETRACTED,
+        ChineseRetractions.RULES,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives
         TechRules.STATED,               // 7. technical terms

@@ -1,0 +1,45 @@
+package dev.engram.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Changes a fresh user's trial (session 15) read wrongly, through the whole {@link RuleBasedExtractor}: a withdrawal
+ * said in Chinese, a medication switched, an allergy outgrown, someone else's words, a job or pet that ended and a
+ * change said in everyday words. Each case states the facts the turn gives ({@code key=value}, a retraction as
+ * {@code !key=value}).
+ */
+class ChangeStatementsTest {
+
+    private static List<String> facts(final String text) {
+        return TrialStatementsTest.facts(text);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        我的医生说我对花生不过敏了。          | !allergy:花生=花生
+        我对花生已经不过敏了。                | !allergy:花生=花生
+        我不再对青霉素过敏。                  | !allergy:青霉素=青霉素
+        我对花生过敏。                        | allergy:花生=花生
+        我不再在华为工作了，现在在腾讯。      | employer=腾讯
+        我已经不在华为上班了。                | !employer=华为
+        我从华为离职了。                      | !employer=华为
+        我不在华为工作了。                    | !employer=华为
+        我不再在华为工作了。                  | !employer=华为
+        """)
+    void shouldReadAChineseNegationAsTheWithdrawalItIs(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"我妹妹对花生不过敏了。", "我不在北京工作了。"})
+    void shouldRetractNothingOfTheUsersWhenTheChineseNegationIsSomeoneElsesOrAPlace(final String text) {
+        assertThat(facts(text)).noneMatch(f -> f.startsWith("!employer") || f.startsWith("!allergy"))
+            .noneMatch(f -> f.contains("不"));
+    }
+}
