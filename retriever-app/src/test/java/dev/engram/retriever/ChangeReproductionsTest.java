@@ -87,4 +87,25 @@ class ChangeReproductionsTest {
             assertThat(current(pipeline, u, "晚饭吃什么？我可以吃花生酱吗？")).doesNotContain("- 对花生过敏");
         }
     }
+
+    /**
+     * F9: "I switched from metformin to insulin last week" left metformin a current constraint and stored no insulin;
+     * "I outgrew my shellfish allergy" left the allergy current.
+     */
+    @Test
+    void shouldSwitchTheMedicationAndWithdrawTheAllergyTheUserOutgrew() {
+        final String u = T + "/med";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            say(pipeline, "med", 0, "I take metformin for my diabetes. I'm allergic to shellfish. I have a cat named Luna.");
+            assertThat(active(pipeline, u)).contains("medication:metformin=metformin", "allergy:shellfish=shellfish");
+
+            say(pipeline, "med", 9, "I switched from metformin to insulin last week.");
+            say(pipeline, "med", 12, "I outgrew my shellfish allergy, I can eat shrimp now.");
+
+            assertThat(active(pipeline, u)).contains("medication:insulin=insulin")
+                .doesNotContain("medication:metformin=metformin", "allergy:shellfish=shellfish");
+            assertThat(current(pipeline, u, "Plan a dinner for me with shrimp. Anything about my health I should consider?"))
+                .doesNotContain("Takes metformin", "Is allergic to shellfish");
+        }
+    }
 }

@@ -49,12 +49,12 @@ final class ChineseRetractions {
         final String said = m.group();
         final boolean ended = said.contains("不再") || said.contains("已经") || said.contains("早就")
             || sentence.startsWith("了", m.end()) || sentence.startsWith("啦", m.end());
-        return withdrawn(SafetyRules.one(Slot.ALLERGY, allergen), ended ? "不再对%s过敏" : "对%s不过敏");
+        return ChangeRules.withdrawn(SafetyRules.one(Slot.ALLERGY, allergen), ended ? "不再对%s过敏" : "对%s不过敏");
     }
 
     /** @return the employer left as a retraction (a place is no employer: nothing), and the employer now, if said */
     private static List<Fact> employer(final String left, final String now) {
-        final List<Fact> out = new ArrayList<>(withdrawn(ChineseRules.employer(left).stream()
+        final List<Fact> out = new ArrayList<>(ChangeRules.withdrawn(ChineseRules.employer(left).stream()
             .filter(f -> "employer".equals(f.key())).toList(), "不再在%s工作"));
         if (out.isEmpty()) {
             return List.of();
@@ -63,11 +63,5 @@ final class ChineseRetractions {
             out.addAll(ChineseRules.employer(now).stream().filter(f -> "employer".equals(f.key())).toList());
         }
         return out;
-    }
-
-    /** @return the facts as retractions of their keys, worded by the format (%s: the value) */
-    private static List<Fact> withdrawn(final List<Fact> facts, final String format) {
-        return facts.stream().map(f -> new Fact(f.type(), f.category(), f.key(), f.value(), f.displayName(),
-            String.format(format, f.value()), true, f.importance(), FactRules.RETRACTION, f.source())).toList();
     }
 }

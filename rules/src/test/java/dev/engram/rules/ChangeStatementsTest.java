@@ -42,4 +42,16 @@ class ChangeStatementsTest {
         assertThat(facts(text)).noneMatch(f -> f.startsWith("!employer") || f.startsWith("!allergy"))
             .noneMatch(f -> f.contains("不"));
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I switched from metformin to insulin last week.      | medication:insulin=insulin, !medication:metformin=metformin
+        I was switched from lisinopril to losartan.          | medication:losartan=losartan, !medication:lisinopril=lisinopril
+        I outgrew my shellfish allergy, I can eat shrimp now. | !allergy:shellfish=shellfish
+        I grew out of my peanut allergy.                     | !allergy:peanut=peanut
+        My peanut allergy is gone.                           | !allergy:peanut=peanut
+        """)
+    void shouldReadAMedicationSwitchedAndAnAllergyOutgrownAsTheChangeTheyAre(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
 }
