@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * change said in everyday words. Each case states the facts the turn gives ({@code key=value}, a retraction as
  * {@code !key=value}).
  */
-class ChangeStatementsTest {
+class StaleFactStatementsTest {
 
     private static List<String> facts(final String text) {
         return TrialStatementsTest.facts(text);
@@ -53,5 +53,23 @@ class ChangeStatementsTest {
         """)
     void shouldReadAMedicationSwitchedAndAnAllergyOutgrownAsTheChangeTheyAre(final String text, final String expected) {
         assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"我朋友说：我住在上海。", "我朋友说「我住在上海」。", "他告诉我：我是素食者。",
+        "My boss said I live in Ottawa now, lol he is confused.", "She said that I'm vegan.", "Tom said I work at Google."})
+    void shouldStateNoFactOfTheUserInSomeoneElsesWords(final String text) {
+        assertThat(facts(text)).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        我说：我住在上海。                                 | city=上海
+        我跟他说：我住在上海。                             | city=上海
+        The doctor said I'm allergic to penicillin.       | allergy:penicillin=penicillin
+        Like I said, I live in Rome.                      | city=Rome
+        """)
+    void shouldKeepTheUsersOwnAndTheCliniciansWords(final String text, final String fact) {
+        assertThat(facts(text)).containsExactly(fact);
     }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * {@code GET .../context} builds it ({@link ContextBlock}). Each test is one of the trial's reproductions of a change
  * that left the old value current (or made a false one), and asserts what the bot is served afterwards.
  */
-class ChangeReproductionsTest {
+class StaleFactReproductionsTest {
 
     private static final String T = "t15";
     private static final Instant T0 = Instant.parse("2026-11-20T10:00:00Z");
@@ -106,6 +106,23 @@ class ChangeReproductionsTest {
                 .doesNotContain("medication:metformin=metformin", "allergy:shellfish=shellfish");
             assertThat(current(pipeline, u, "Plan a dinner for me with shrimp. Anything about my health I should consider?"))
                 .doesNotContain("Takes metformin", "Is allergic to shellfish");
+        }
+    }
+
+    /**
+     * F4: "My boss said I live in Ottawa now, lol he is confused" and "我朋友说：我住在上海。" each became the user's city;
+     * the user still lives in Toronto.
+     */
+    @Test
+    void shouldKeepTheUsersCityWhenSomeoneElseSaysWhereTheUserLives() {
+        final String u = T + "/mix";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            say(pipeline, "mix", 0, "I live in Toronto and work at Shopify.");
+            say(pipeline, "mix", 2, "My boss said I live in Ottawa now, lol he is confused.");
+            say(pipeline, "mix", 3, "我朋友说：我住在上海。");
+
+            assertThat(active(pipeline, u)).contains("city=Toronto").noneMatch(f -> f.startsWith("city=") && !f.equals("city=Toronto"));
+            assertThat(current(pipeline, u, "Where do I live?")).contains("Lives in Toronto").doesNotContain("- 住在上海", "- Lives in Ottawa");
         }
     }
 }
