@@ -125,4 +125,24 @@ class StaleFactReproductionsTest {
             assertThat(current(pipeline, u, "Where do I live?")).contains("Lives in Toronto").doesNotContain("- 住在上海", "- Lives in Ottawa");
         }
     }
+
+    /**
+     * F18: "I got promoted to senior engineer!", "Our team ditched Slack for Discord." and "Just started a new gig at
+     * Revolut." each left the old role, tool and employer current.
+     */
+    @Test
+    void shouldServeTheNewRoleToolAndEmployerAfterAChangeSaidInEverydayWords() {
+        final String u = T + "/ind2";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            say(pipeline, "ind2", 0, "I live in London. I work at Monzo as a junior engineer. I use Slack.");
+            say(pipeline, "ind2", 4, "I got promoted to senior engineer!");
+            say(pipeline, "ind2", 7, "Our team ditched Slack for Discord.");
+            say(pipeline, "ind2", 8, "Just started a new gig at Revolut.");
+
+            assertThat(active(pipeline, u)).contains("role=senior engineer", "uses:discord=Discord", "employer=Revolut")
+                .doesNotContain("role=junior engineer", "uses:slack=Slack", "employer=Monzo");
+            assertThat(current(pipeline, u, "Where do I work and which chat app does my team use?"))
+                .doesNotContain("- Works at Monzo", "- Uses Slack");
+        }
+    }
 }

@@ -72,4 +72,15 @@ class StaleFactStatementsTest {
     void shouldKeepTheUsersOwnAndTheCliniciansWords(final String text, final String fact) {
         assertThat(facts(text)).containsExactly(fact);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I got promoted to senior engineer!                          | role=senior engineer
+        Just started a new gig at Revolut.                          | employer=Revolut
+        I left Google in October, joined Meta as a product manager. | employer=Meta, role=product manager
+        Our team ditched Slack for Discord.                         | uses:discord=Discord, !uses:slack=Slack
+        """)
+    void shouldReadAJobOrToolChangeSaidInEverydayWords(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
 }
