@@ -145,4 +145,22 @@ class StaleFactReproductionsTest {
                 .doesNotContain("- Works at Monzo", "- Uses Slack");
         }
     }
+
+    /**
+     * F6: "I switched from nvim to VS Code" (the old editor by its alias) and "switched from notion to obsidian" (lower
+     * case) left the old tool current.
+     */
+    @Test
+    void shouldServeTheNewToolWhenTheOldOneIsNamedByAnAliasOrInLowerCase() {
+        final String u = T + "/ing";
+        try (PipelineHarness pipeline = new PipelineHarness()) {
+            say(pipeline, "ing", 0, "I live in Lyon and I use Neovim. I use Notion for notes.");
+            say(pipeline, "ing", 1, "I switched from nvim to VS Code.");
+            say(pipeline, "ing", 2, "switched from notion to obsidian");
+
+            assertThat(active(pipeline, u)).contains("ide=VS Code", "uses:obsidian=Obsidian")
+                .doesNotContain("ide=Neovim", "uses:notion=Notion");
+            assertThat(current(pipeline, u, "Which editor should I set up?")).doesNotContain("- Uses Neovim as IDE");
+        }
+    }
 }

@@ -19,7 +19,7 @@ import dev.engram.rules.SafetyRules.Slot;
  * allergy is gone": {@code allergy:shellfish} retracted), a promotion ("I got promoted to senior engineer": the new
  * {@code role}), a new job said as its start ("Just started a new gig at Revolut"), a job joined as a role ("left Google,
  * joined Meta as a product manager": {@code employer} and {@code role}) and a tool dropped for another ("Our team ditched
- * Slack for Discord"). Tried with the changes, before every statement rule, so the
+ * Slack for Discord", and between known tools in lower case: "switched from notion to obsidian"). Tried with the changes, before every statement rule, so the
  * words they claim are not read again as a use of the old value.
  */
 final class ChangeRules {
@@ -59,9 +59,22 @@ final class ChangeRules {
         // a tool dropped for another, by a team too: "Our team ditched Slack for Discord"
         rule("tool-ditched", "\\b(?:i|we|(?:our|my|the)\\s+(?:team|company))(?:'ve|\\s+have)?\\s+" + ADVS
             + "(?:ditched|dropped|dumped|abandoned)\\s+" + TOOL + "\\s+(?:for|in\\s+favou?r\\s+of)\\s+" + TOOL,
-            (m, s) -> TechRules.switched(m.group(1), m.group(2))));
+            (m, s) -> TechRules.switched(m.group(1), m.group(2))),
+        // a switch between known tools typed in lower case: "switched from notion to obsidian"
+        rule("tool-switched-lowercase", "(?:^|\\b(?:i|we)(?:'ve|\\s+have)?\\s+)" + ADVS + "(?:switched|migrated|moved|changed)\\s+"
+            + "(?:over\\s+)?from\\s+(" + TechVocabulary.KNOWN + ")\\s+to\\s+(?:using\\s+)?(" + TechVocabulary.KNOWN + ")",
+            (m, s) -> TechRules.switched(capitalized(m.group(1)), capitalized(m.group(2)))));
 
     private ChangeRules() {
+    }
+
+    /** @return each word with a capital first letter ("github actions" → "Github Actions"), as a name is typed */
+    private static String capitalized(final String words) {
+        final StringBuilder out = new StringBuilder();
+        for (final String w : words.strip().split("\\s+")) {
+            out.append(out.length() == 0 ? "" : " ").append(Character.toUpperCase(w.charAt(0))).append(w.substring(1));
+        }
+        return out.toString();
     }
 
     /** @return the medication switched to, stated, and the one switched from, retracted */

@@ -83,4 +83,15 @@ class StaleFactStatementsTest {
     void shouldReadAJobOrToolChangeSaidInEverydayWords(final String text, final String expected) {
         assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+        I switched from nvim to VS Code.           | ide=VS Code
+        switched from notion to obsidian           | uses:obsidian=Obsidian, !uses:notion=Notion
+        we moved from jira to linear last month    | uses:linear=Linear, !uses:jira=Jira
+        I use nvim every day.                      | ide=Neovim
+        """)
+    void shouldReadAToolSwitchNamedByAnAliasOrInLowerCase(final String text, final String expected) {
+        assertThat(facts(text)).containsExactlyInAnyOrder(expected.split(",\\s*"));
+    }
 }
