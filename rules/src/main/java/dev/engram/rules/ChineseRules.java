@@ -48,7 +48,7 @@ final class ChineseRules {
     static final String I = "(?:我们?|(?<=[，,；;]))\\s*(?:(?:现在|目前|一直|也|还|都|就|正|平时|主要|去年|今年|前年|最近|已经|从小|每天|经常"
         + "|每个周末|周末|每周|平常|业余时间|早上|晚上|而且|并且|常常)\\s*){0,3}";
     /** The value: a lazy run of letters and digits, cut before the next clause. */
-    private static final String VALUE = "([\\p{IsHan}\\p{L}\\p{N}·&.\\- ]{" + MIN_VALUE + "," + MAX_VALUE + "}?)";
+    static final String VALUE = "([\\p{IsHan}\\p{L}\\p{N}·&.\\- ]{" + MIN_VALUE + "," + MAX_VALUE + "}?)";
     /** After a liked thing only a clause mark ends it: 看动作片和喜剧片 keeps its 和. */
     static final String LIKE_END = "(?=[，,。.！!？?；;、:：\\s]|$|的时候)";
     static final String CLAUSE_END = "(?=[，,。.！!？?；;、:：\\s]|$|在|和|并|还|也|而|但|工作|上班|任职|附近|一带|这边|那边|的时候)";
@@ -57,7 +57,7 @@ final class ChineseRules {
         + "|顾问|架构师|产品经理|创业者|农民|工人|秘书|实习生|飞行员|药剂师|心理咨询师|建筑师|科学家|主管|老板)";
     private static final Pattern CONDITION = Pattern.compile("如果|要是|假如|假设|希望|想要|打算|准备|可能|也许|梦想|以前|曾经|过去");
     /** A sentence whose first clause is about the user: 我 not followed by 的 or a person (我朋友, 我妈 …). */
-    private static final Pattern USER_FIRST = Pattern.compile("我们?(?!的|朋友|同事|家人|妈|爸|哥|姐|弟|妹|老公|老婆|丈夫|妻子"
+    static final Pattern USER_FIRST = Pattern.compile("我们?(?!的|朋友|同事|家人|妈|爸|哥|姐|弟|妹|老公|老婆|丈夫|妻子"
         + "|男朋友|女朋友|孩子|儿子|女儿|室友|邻居|同学|老板|领导|爷爷|奶奶|外公|外婆|叔叔|阿姨)");
     private static final Pattern PLACE_SUFFIX = Pattern.compile(".*[市省区县镇村州]$");
     /**

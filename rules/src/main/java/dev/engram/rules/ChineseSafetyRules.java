@@ -31,7 +31,7 @@ final class ChineseSafetyRules {
 
     /** Safety facts and the vegetarian diet stated in Chinese. */
     static final List<Rule> RULES = List.of(
-        rule("zh-allergy", I + "对([\\p{IsHan}A-Za-z]{1,8}?)(?:严重)?过敏",
+        rule("zh-allergy", I + "对([\\p{IsHan}A-Za-z]{1,8}?)(?<![不没再])(?:严重)?过敏",
             (m, s) -> subjectIsUser(m, s) ? each(Slot.ALLERGY, m.group(1)) : List.of()),
         rule("zh-intolerance", I + "(?:对|有)?([\\p{IsHan}]{1,4}?)不耐受?",
             (m, s) -> subjectIsUser(m, s) ? SafetyRules.one(Slot.INTOLERANCE, m.group(1)) : List.of()),

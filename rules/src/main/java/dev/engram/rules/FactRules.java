@@ -182,11 +182,13 @@ final class FactRules {
     private static final List<Rule> RULES = Stream.of(
         ResponseStyleRules.RULES,       // 1. how the user wants to be served
         DietRules.CHANGES,              // 2. diet changes stated by what the user eats again
+        ChangeRules.RULES,              //    changes said in everyday words (a medication switched, an allergy outgrown)
         TechRules.RETRACTED,            // 3. retractions
         IdentityRules.RETRACTED,
         DietRules.RETRACTED,
         SafetyRules.RETRACTED,
         LifeRules.RETRACTED,
+        ChineseRetractions.RULES,
         SafetyRules.RULES,              // 4. allergies, conditions, medication, foods avoided, accessibility
         DoseRules.RULES,                //    a medication's dose changed
         IdentityRules.STATED,           // 5. who the user is, 6. where the user lives

@@ -155,7 +155,7 @@ final class IdentityRules {
             MemorySource.EXPLICIT));
     }
 
-    private static List<Fact> employer(final String raw, final int years, final boolean negated,
+    static List<Fact> employer(final String raw, final int years, final boolean negated,
                                        final double confidence) {
         final String company = trimValue(raw);
         if (company.isEmpty() || NOT_A_PLACE.contains(company.toLowerCase(Locale.ROOT))) {
@@ -178,7 +178,7 @@ final class IdentityRules {
      * @param rawEmployer the employer, or null
      * @param ofWords true when "of" may be inside the role ("head of marketing")
      */
-    private static List<Fact> roleAndEmployer(final String rawRole, final String rawEmployer, final boolean ofWords) {
+    static List<Fact> roleAndEmployer(final String rawRole, final String rawEmployer, final boolean ofWords) {
         final List<Fact> facts = new ArrayList<>(role(rawRole, false));
         if (facts.isEmpty() && !ofWords) {
             return List.of();

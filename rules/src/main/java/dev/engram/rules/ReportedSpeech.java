@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.engram.text.CaselessPattern;
 
@@ -12,8 +13,10 @@ import dev.engram.text.CaselessPattern;
  * after a speaker who is not the user ("My friend told me: I live in Rome", "Tom said \"I use Emacs\""), quotations
  * over several sentences whose speaker is named before or after them, and present-tense indirect speech before a
  * first-person clause ("she says I live in Rome"), except from a clinician ("my doctor says I'm allergic to penicillin"
- * stays the user's, a safety fact). The user's own quotes ("I told him: I'm vegan") and past-tense reported speech
- * ("the doctor said I'm allergic to penicillin") stay the user's.
+ * stays the user's, a safety fact), "X said (that) I …" of anyone but the user or a clinician ("My boss said I live in
+ * Ottawa"), and a Chinese quotation after 说 with a colon or quotation mark (我朋友说：我住在上海). The user's own quotes
+ * ("I told him: I'm vegan"), reported speech ("I told him I live in Rome") and a clinician's ("the doctor said I'm
+ * allergic to penicillin") stay the user's.
  */
 final class ReportedSpeech {
 
@@ -43,6 +46,23 @@ final class ReportedSpeech {
     private static final CaselessPattern INDIRECT = CaselessPattern.compile(
         "\\b([\\p{L}']+)\\s+(?:(?:always|just|now|also|even|often|still)\\s+)?"
             + "(?:says|writes|texts|tells\\s+(?:me|us|him|her|them|everyone|people))\\s+(?=i(?:'m|'ve|'ll|'d)?\\b)");
+
+    /**
+     * Someone else's past words about "I" said with "said": "My boss said I live in Ottawa now, lol he is confused",
+     * "she said that I'm vegan". What another person said the user is, is theirs to say: the user's facts are the user's
+     * own words (a clinician's, {@link #CLINICIANS}, stay the user's: "the doctor said I'm allergic to penicillin"; and
+     * "I told him I live in Rome" is the user's). Group 1 is the speaker.
+     */
+    private static final CaselessPattern SAID = CaselessPattern.compile(
+        "\\b([\\p{L}']+)\\s+(?:(?:always|just|once|also|even|then)\\s+)?said\\s+(?:that\\s+)?(?=i(?:'m|'ve|'ll|'d)?\\b)");
+
+    /**
+     * A Chinese quotation: a speaker, a speech verb and a full-width or ASCII colon or an opening quotation mark
+     * (我朋友说：我住在上海。, 他告诉我「我是素食者」, 老板说"…"; curly quotes are straight ones here). Group 1 is the speaker,
+     * the words of the clause before the verb; the user when it starts with 我 as {@link ChineseRules#USER_FIRST} reads it.
+     */
+    private static final Pattern CHINESE_QUOTE = Pattern.compile(
+        "([^，,。；;！!？?\\s：:「\"]{1,8}?)(?:说过?|告诉过?我|讲|写道|问我)\\s*[：:「\"]");
 
     /** Speakers whose present-tense words about "I" are still about the user: who examines or treats them. */
     private static final List<String> CLINICIANS = List.of("doctor", "dr", "gp", "nurse", "dentist", "allergist",
@@ -75,6 +95,8 @@ final class ReportedSpeech {
                 spans.add(new int[] {indirect.end(), text.length()});
             }
         }
+        spans.addAll(othersSaid(text, ascii));
+        spans.addAll(chineseQuotations(text));
         if (text.indexOf(':') < 0 && text.indexOf('"') < 0) {
             return spans; // no direct speech without a colon or a quotation mark
         }
@@ -94,6 +116,33 @@ final class ReportedSpeech {
             final int close = text.indexOf('"', open + 1);
             spans.add(new int[] {open, close < 0 ? text.length() : close});
             open = close < 0 ? -1 : text.indexOf('"', close + 1);
+        }
+        return spans;
+    }
+
+    /** @return from each "X said (that) I" of a speaker not the user nor a clinician ({@link #SAID}) to the sentence's end */
+    private static List<int[]> othersSaid(final String text, final boolean ascii) {
+        final List<int[]> spans = new ArrayList<>();
+        final Matcher said = SAID.matcher(text, ascii);
+        while (said.find()) {
+            final String speaker = said.group(1).toLowerCase(Locale.ROOT);
+            if (!SELF.contains(speaker) && !CLINICIANS.contains(speaker)) {
+                spans.add(new int[] {said.end(), text.length()});
+            }
+        }
+        return spans;
+    }
+
+    /** @return the words of each Chinese quotation ({@link #CHINESE_QUOTE}) whose speaker is not the user */
+    private static List<int[]> chineseQuotations(final String text) {
+        final List<int[]> spans = new ArrayList<>();
+        final Matcher m = CHINESE_QUOTE.matcher(text);
+        while (m.find()) {
+            if (!ChineseRules.USER_FIRST.matcher(m.group(1)).lookingAt()) {
+                final char open = text.charAt(m.end() - 1);
+                final int close = open == '「' ? text.indexOf('」', m.end()) : open == '"' ? text.indexOf('"', m.end()) : -1;
+                spans.add(new int[] {m.end(), close < 0 ? text.length() : close});
+            }
         }
         return spans;
     }

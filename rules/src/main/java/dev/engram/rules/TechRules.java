@@ -142,7 +142,7 @@ final class TechRules {
             negated, importance, confidence, MemorySource.EXPLICIT));
     }
 
-    private static List<Fact> switched(final String from, final String to) {
+    static List<Fact> switched(final String from, final String to) {
         final List<Fact> facts = new ArrayList<>(tech(to, false, EXPLICIT));
         if (from != null && !facts.isEmpty()) {
             final List<Fact> old = tech(from, true, RETRACTION);

@@ -57,7 +57,8 @@ final class TechVocabulary {
         add(Slot.LANGUAGE, "Go", "Golang");
         add(Slot.IDE, "IntelliJ", "IntelliJ", "IntelliJ IDEA", "IDEA");
         add(Slot.IDE, "VS Code", "VS Code", "VSCode", "Visual Studio Code");
-        for (final String ide : List.of("Visual Studio", "Eclipse", "Vim", "Neovim", "Emacs", "PyCharm", "WebStorm",
+        add(Slot.IDE, "Neovim", "Neovim", "nvim");
+        for (final String ide : List.of("Visual Studio", "Eclipse", "Vim", "Emacs", "PyCharm", "WebStorm",
             "GoLand", "CLion", "Rider", "Xcode", "Android Studio", "Sublime Text", "NetBeans", "Cursor", "Zed")) {
             add(Slot.IDE, ide, ide);
         }
@@ -84,6 +85,12 @@ final class TechVocabulary {
         "onedrive", "sharepoint", "outlook", "gmail", "postgres", "postgresql", "mysql", "mongodb", "datadog", "grafana",
         "sentry", "splunk", "vercel", "netlify", "miro", "loom", "todoist", "monday.com", "smartsheet", "wrike");
 
+    /**
+     * A regex alternation of {@link #KNOWN_TOOLS}, longest first, for a switch typed in lower case ("switched from notion
+     * to obsidian"), where no capital marks a name.
+     */
+    static final String KNOWN = known();
+
     /** A regex alternation of every alias, longest first, case-insensitive, bounded by non-word characters. */
     static final String ANY = alternation(null);
     /** A regex alternation of the programming languages only. */
@@ -96,6 +103,13 @@ final class TechVocabulary {
         for (final String alias : aliases) {
             ALIASES.put(alias.toLowerCase(Locale.ROOT), new Term(slot, slot.key, canonical));
         }
+    }
+
+    private static String known() {
+        final List<String> names = new ArrayList<>(KNOWN_TOOLS);
+        names.sort(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()));
+        return "(?<![\\w])(?:" + String.join("|", names.stream().map(n -> Pattern.quote(n).replace(" ", "\\E\\s+\\Q"))
+            .toList()) + ")(?![\\w+#])";
     }
 
     private static String alternation(final Slot only) {
