@@ -153,24 +153,9 @@ public final class IngestBenchmark implements Callable<Integer> {
         out.printf("Embedding ceiling: %d texts at %.0f embeddings/s (load average %.1f)%n", texts.size(), ceilingBefore, load);
 
         final Map<String, Object> stackSettings = settings.over(Map.of());
-        final List<Map<String, Object>> warmupPasses = new ArrayList<>();
-        int warmed = 0;
-        if (STEADY.equals(warmup)) {
-            for (int pass = 1; pass <= MAX_STEADY_PASSES; pass++) {
-                final Map<String, Object> done = warmUp(conversations, stackSettings);
-                warmupPasses.add(done);
-                warmed += conversations.size();
-                if (((Number) done.get("jitPercent")).doubleValue() < STEADY_JIT_PERCENT) {
-                    break;
-                }
-            }
-        } else {
-            for (final int pass : warmupPasses(warmupConversations, conversations.size())) {
-                warmupPasses.add(warmUp(conversations.subList(0, pass), stackSettings));
-                warmed += pass;
-            }
-        }
-
+        final List<Map<String, Object>> warmupPasses = new IngestWarmup(out, stackSettings)
+            .run(conversations, warmupConversations);
+        final int warmed = warmupPasses.stream().mapToInt(p -> ((Number) p.get("conversations")).intValue()).sum();
         final Map<String, Object> figures;
         try (EmbeddedStack stack = EmbeddedStack.start("ingest", stackSettings)) {
             stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
@@ -274,23 +259,6 @@ public final class IngestBenchmark implements Callable<Integer> {
     }
 
     /**
-     * Splits a warm-up into passes over the set: each pass a fresh discarded stack (the same conversation twice in one
-     * stack would be a duplicate, not more of the workload).
-     *
-     * @param warmup conversations to run before the timed stack (0 or less: none)
-     * @param size conversations in the set
-     * @return the conversations of each pass, from the start of the set: {@code size} for every full pass, the rest in
-     *     a last pass (e.g. 800 of 374 → 374, 374, 52); empty for no warm-up or an empty set
-     */
-    static List<Integer> warmupPasses(final int warmup, final int size) {
-        final List<Integer> passes = new ArrayList<>();
-        for (int done = 0; size > 0 && done < warmup; done += size) {
-            passes.add(Math.min(size, warmup - done));
-        }
-        return passes;
-    }
-
-    /**
      * The conversations a numeric {@code --warmup} asks for.
      *
      * @param warmup the option's value: a whole number of conversations
@@ -308,35 +276,6 @@ public final class IngestBenchmark implements Callable<Integer> {
         }
         throw new ParameterException(spec.commandLine(),
             "--warmup must be '" + STEADY + "' or a number of conversations ≥ 0, not '" + warmup + "'");
-    }
-
-    /**
-     * Runs conversations through a stack of their own until it has settled, then closes it: what the JVM compiles
-     * meanwhile (broker, Kafka Streams, Avro, the apps) stays compiled for the timed stack, which shares nothing
-     * else with it.
-     *
-     * @return the pass: conversations, seconds, and jitPercent (the compiler threads' share of the JVM's CPU time in
-     *     the pass, stack start and close included)
-     */
-    private Map<String, Object> warmUp(final List<ConversationCompleted> conversations,
-                                       final Map<String, Object> stackSettings) {
-        final long start = System.nanoTime();
-        final CpuStages.Snapshot cpuBefore = CpuStages.take();
-        try (EmbeddedStack stack = EmbeddedStack.start("ingest-warmup", stackSettings)) {
-            stack.apps().awaitRetrieverReady(Duration.ofSeconds(120));
-            publishAndSettle(stack, conversations);
-        }
-        final CpuStages.Snapshot cpuAfter = CpuStages.take();
-        final double seconds = (System.nanoTime() - start) / 1e9;
-        final long process = Math.max(1, cpuAfter.processNanos() - cpuBefore.processNanos());
-        final double jitPercent = 100.0 * (cpuAfter.jitNanos() - cpuBefore.jitNanos()) / process;
-        out.printf("Warm-up: %d conversations through a discarded stack in %.1f s, the JIT %.1f %% of the CPU%n",
-            conversations.size(), seconds, jitPercent);
-        final Map<String, Object> pass = new LinkedHashMap<>();
-        pass.put("conversations", conversations.size());
-        pass.put("seconds", BenchReport.round(seconds, 1));
-        pass.put("jitPercent", BenchReport.round(jitPercent, 1));
-        return pass;
     }
 
     /** Publishes the conversations and waits until the stack has processed them. */

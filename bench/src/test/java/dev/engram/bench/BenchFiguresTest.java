@@ -41,12 +41,12 @@ class BenchFiguresTest {
 
     @Test
     void shouldRunTheSetAgainThroughFreshStacksWhenTheWarmupExceedsIt() {
-        assertThat(IngestBenchmark.warmupPasses(100, 374)).containsExactly(100);
-        assertThat(IngestBenchmark.warmupPasses(374, 374)).containsExactly(374);
-        assertThat(IngestBenchmark.warmupPasses(800, 374)).containsExactly(374, 374, 52);
-        assertThat(IngestBenchmark.warmupPasses(0, 374)).isEmpty();
-        assertThat(IngestBenchmark.warmupPasses(-5, 374)).isEmpty();
-        assertThat(IngestBenchmark.warmupPasses(10, 0)).isEmpty();
+        assertThat(IngestWarmup.passes(100, 374)).containsExactly(100);
+        assertThat(IngestWarmup.passes(374, 374)).containsExactly(374);
+        assertThat(IngestWarmup.passes(800, 374)).containsExactly(374, 374, 52);
+        assertThat(IngestWarmup.passes(0, 374)).isEmpty();
+        assertThat(IngestWarmup.passes(-5, 374)).isEmpty();
+        assertThat(IngestWarmup.passes(10, 0)).isEmpty();
     }
 
     @Test
