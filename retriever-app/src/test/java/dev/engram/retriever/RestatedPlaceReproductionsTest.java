@@ -53,9 +53,7 @@ class RestatedPlaceReproductionsTest {
 
     /** The context block's lines told as current (before "Earlier, no longer current"). */
     private static String current(final PipelineHarness pipeline, final String userKey, final String message) {
-        final String block = PipelineContext.of(embedder, pipeline, userKey, message, 512).text();
-        final int past = block.indexOf(ContextBlock.EARLIER);
-        return past < 0 ? block : block.substring(0, past);
+        return KnowledgeUpdateReproductionsTest.current(PipelineContext.of(embedder, pipeline, userKey, message, 512).text());
     }
 
     @Test

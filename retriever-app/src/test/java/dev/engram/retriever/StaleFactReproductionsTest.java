@@ -10,11 +10,8 @@ import java.util.List;
 
 import dev.engram.avro.Memory;
 import dev.engram.config.EngramConfig;
-import dev.engram.domain.DomainConfig;
 import dev.engram.embedder.ScriptRoutedEmbedder;
 import dev.engram.port.Embedder;
-import dev.engram.scoring.HybridScorer;
-import dev.engram.scoring.RankRequest;
 import dev.engram.testing.PipelineHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,11 +45,7 @@ class StaleFactReproductionsTest {
 
     /** The lines of the context block for a message that are not told as past. */
     private static String current(final PipelineHarness pipeline, final String userKey, final String message) {
-        final HybridScorer scorer = new HybridScorer(embedder, EngramConfig.defaults());
-        final String block = ContextBlock.build(scorer.rank(RankRequest.of(message,
-            EngramConfig.defaults().getInt(DomainConfig.MAX_K)).memories(pipeline.retriever().memories(userKey))), 512).text();
-        final int past = block.indexOf(ContextBlock.EARLIER);
-        return past < 0 ? block : block.substring(0, past);
+        return KnowledgeUpdateReproductionsTest.current(PipelineContext.of(embedder, pipeline, userKey, message, 512).text());
     }
 
     /** @return the ACTIVE keyed facts, as {@code key=value} */
